@@ -1,0 +1,1122 @@
+//! GNU ld command-line syntax → [`Options`].
+//!
+//! Compiler drivers (gcc's collect2, clang) call the linker with GNU ld's syntax, so that is what
+//! rld accepts: multi-letter options with one or two dashes, arguments as `--opt=V` or `--opt V`,
+//! one-letter options with the argument glued on (`-lfoo`, `-L/dir`, `-znow`), `@file` response
+//! files, and position-dependent state (`--as-needed`, `-Bstatic`, ...) that applies to the
+//! inputs after it.
+//!
+//! Options are described by a table (`SPECS`) rather than a `match` on raw strings, so spelling
+//! rules live in one place (`Parser::option`) and `--help` is generated from the same table.
+
+use std::fmt::Write as _;
+use std::num::NonZeroUsize;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+use crate::options::*;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ArgsError {
+    #[error("unknown option: {0}")]
+    UnknownOption(String),
+    #[error("missing argument to {0}")]
+    MissingArgument(String),
+    #[error("option {0} does not take an argument")]
+    UnexpectedArgument(String),
+    #[error("invalid argument to {option}: {value}")]
+    InvalidValue { option: String, value: String },
+    #[error("unsupported emulation: {0} (only elf_x86_64 is supported)")]
+    UnsupportedEmulation(String),
+    #[error("cannot read response file @{0}: {1}")]
+    ResponseFile(String, #[source] std::io::Error),
+    #[error("--pop-state without a matching --push-state")]
+    PopStateWithoutPush,
+    #[error("--start-group inside another group: groups may not nest")]
+    NestedGroup,
+    #[error("--end-group without a matching --start-group")]
+    EndGroupWithoutStart,
+}
+
+/// Parses the linker's arguments (without argv[0]).
+///
+/// Having no inputs is not an error here: `-v` alone is legitimate, and whether to complain is
+/// the driver's decision.
+pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<Options, ArgsError> {
+    let mut expanded = Vec::new();
+    expand_response_files(args, 0, &mut expanded)?;
+    let mut rest = expanded.into_iter();
+    let mut p = Parser::default();
+    let mut only_inputs = false;
+    while let Some(arg) = rest.next() {
+        if only_inputs || !arg.starts_with('-') {
+            p.push_file(arg);
+        } else if arg == "--" {
+            // getopt's end-of-options marker: what follows are file names even if they start with '-'.
+            only_inputs = true;
+        } else if arg == "-" {
+            // Reading an input from stdin is not supported (GNU ld rejects it too).
+            return Err(ArgsError::UnknownOption(arg));
+        } else {
+            p.option(&arg, &mut rest)?;
+        }
+    }
+    Ok(p.finish())
+}
+
+/// The `--help` text: usage and one line per supported option, generated from the option table.
+pub fn help_text() -> &'static str {
+    static HELP: OnceLock<String> = OnceLock::new();
+    HELP.get_or_init(|| {
+        let mut s = String::from(
+            "Usage: rld [options] file...\n\n\
+             Multi-letter options take one or two dashes, and their argument as --opt=ARG or \
+             --opt ARG.\n\nOptions:\n",
+        );
+        for spec in SPECS {
+            let names: Vec<String> = spec.names.iter().map(|n| spec.usage(n)).collect();
+            let _ = writeln!(s, "  {:<38} {}", names.join(", "), spec.help);
+        }
+        let _ = writeln!(s, "  {:<38} Read options from FILE", "@FILE");
+        s
+    })
+}
+
+/// Nesting limit for `@file`, so a file that includes itself fails instead of looping forever.
+const MAX_RESPONSE_DEPTH: usize = 32;
+
+/// Replaces each `@file` argument by the arguments in the file, recursively (libiberty's
+/// `expandargv`). Unlike libiberty, an unreadable file is an error rather than a literal `@file`
+/// input, which would only fail later with a more confusing message.
+fn expand_response_files<I: IntoIterator<Item = String>>(
+    args: I,
+    depth: usize,
+    out: &mut Vec<String>,
+) -> Result<(), ArgsError> {
+    for arg in args {
+        let Some(path) = arg.strip_prefix('@').filter(|p| !p.is_empty()) else {
+            out.push(arg);
+            continue;
+        };
+        let error = |e| ArgsError::ResponseFile(path.to_string(), e);
+        if depth >= MAX_RESPONSE_DEPTH {
+            return Err(error(std::io::Error::other(
+                "response files nested too deeply",
+            )));
+        }
+        let text = std::fs::read_to_string(path).map_err(error)?;
+        expand_response_files(split_response_file(&text), depth + 1, out)?;
+    }
+    Ok(())
+}
+
+/// Splits a response file like libiberty's `buildargv`: whitespace separates arguments, single
+/// and double quotes group, and a backslash takes the next character literally (inside quotes too).
+fn split_response_file(text: &str) -> Vec<String> {
+    let mut args = Vec::new();
+    let mut chars = text.chars().peekable();
+    loop {
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        if chars.peek().is_none() {
+            return args;
+        }
+        let mut arg = String::new();
+        let mut quote = None;
+        while let Some(c) = chars.next() {
+            match quote {
+                _ if c == '\\' => arg.extend(chars.next()),
+                Some(q) if c == q => quote = None,
+                Some(_) => arg.push(c),
+                None if c == '\'' || c == '"' => quote = Some(c),
+                None if c.is_whitespace() => break,
+                None => arg.push(c),
+            }
+        }
+        args.push(arg);
+    }
+}
+
+/// How an option takes its argument, and what it does.
+#[derive(Clone, Copy)]
+enum Action {
+    /// No argument.
+    Flag(fn(&mut Parser)),
+    /// No argument, but may fail (state stack and group bookkeeping).
+    Check(fn(&mut Parser) -> Result<(), ArgsError>),
+    /// Required argument (`--opt=V`, `--opt V`, and for one-letter options `-oV`); cannot fail.
+    Set(fn(&mut Parser, &str)),
+    /// Required argument like `Set`, validated.
+    Value(fn(&mut Parser, &str) -> Result<(), ArgsError>),
+    /// Optional argument, only as `--opt=V` (so in `--build-id foo.o`, `foo.o` stays an input).
+    Optional(fn(&mut Parser, Option<&str>) -> Result<(), ArgsError>),
+    /// Argument glued to the name, lld style: `--lto-O2`.
+    Joined(fn(&mut Parser, &str) -> Result<(), ArgsError>),
+}
+
+struct Spec {
+    /// Names as usually written; either dash form is accepted. Only one-letter names accept
+    /// a glued argument (`-oV`).
+    names: &'static [&'static str],
+    /// Argument placeholder for `--help`.
+    meta: &'static str,
+    help: &'static str,
+    action: Action,
+}
+
+impl Spec {
+    /// How `--help` shows `name`.
+    fn usage(&self, name: &str) -> String {
+        let (long, meta) = (name.starts_with("--"), self.meta);
+        match self.action {
+            Action::Flag(_) | Action::Check(_) => name.to_string(),
+            Action::Set(_) | Action::Value(_) if long => format!("{name}={meta}"),
+            Action::Set(_) | Action::Value(_) => format!("{name} {meta}"),
+            Action::Optional(_) => format!("{name}[={meta}]"),
+            Action::Joined(_) => format!("{name}{meta}"),
+        }
+    }
+}
+
+type Names = &'static [&'static str];
+
+const fn flag(names: Names, help: &'static str, f: fn(&mut Parser)) -> Spec {
+    let action = Action::Flag(f);
+    Spec {
+        names,
+        meta: "",
+        help,
+        action,
+    }
+}
+
+const fn arg(names: Names, meta: &'static str, help: &'static str, action: Action) -> Spec {
+    Spec {
+        names,
+        meta,
+        help,
+        action,
+    }
+}
+
+use Action::{Check, Joined, Optional, Set, Value};
+use OutputKind::{Executable, Pie, Shared};
+
+#[rustfmt::skip]
+const SPECS: &[Spec] = &[
+    // Output.
+    arg(&["-o", "--output"], "FILE", "Write the output to FILE (default a.out)",
+        Set(|p, v| p.o.output = v.into())),
+    flag(&["-pie", "--pic-executable"], "Produce a position-independent executable", |p| p.o.kind = Pie),
+    flag(&["-no-pie", "--no-pic-executable"], "Produce a position-dependent executable (default)",
+        |p| p.o.kind = Executable),
+    flag(&["-shared", "-Bshareable"], "Produce a shared library", |p| p.o.kind = Shared),
+    flag(&["-static"], "Link statically: no dynamic linker, -l finds only archives", Parser::static_link),
+    flag(&["-static-pie"], "Produce a static position-independent executable", Parser::static_pie),
+    flag(&["-r", "--relocatable"], "Produce a relocatable object", |p| p.o.relocatable = true),
+    flag(&["--no-dynamic-linker"], "Do not request a program interpreter (no PT_INTERP)",
+        |p| p.o.no_dynamic_linker = true),
+    arg(&["-I", "--dynamic-linker"], "FILE", "Use FILE as the program interpreter",
+        Set(|p, v| p.o.dynamic_linker = Some(v.into()))),
+    arg(&["-m"], "EMULATION", "Set the emulation; only elf_x86_64 is supported", Value(Parser::emulation)),
+    arg(&["-e", "--entry"], "SYMBOL", "Start execution at SYMBOL (default _start)",
+        Set(|p, v| p.o.entry = Some(v.into()))),
+    arg(&["-u", "--undefined"], "SYMBOL", "Treat SYMBOL as referenced, pulling it from archives",
+        Set(|p, v| p.o.undefined.push(v.into()))),
+    arg(&["--sysroot"], "DIR", "Use DIR as the system root for library search",
+        Set(|p, v| p.o.sysroot = Some(v.into()))),
+    // Inputs and the state that applies to them.
+    arg(&["-L", "--library-path"], "DIR", "Add DIR to the library search path",
+        Set(|p, v| p.o.library_paths.push(v.into()))),
+    arg(&["-l", "--library"], "NAME", "Link libNAME.so or libNAME.a (-l:FILE: exactly FILE)",
+        Value(Parser::library)),
+    flag(&["--as-needed"], "Record following shared libraries only if used", |p| p.state.as_needed = true),
+    flag(&["--no-as-needed"], "Record following shared libraries always (default)",
+        |p| p.state.as_needed = false),
+    flag(&["--whole-archive"], "Link every member of following archives", |p| p.state.whole_archive = true),
+    flag(&["--no-whole-archive"], "Link only needed archive members (default)",
+        |p| p.state.whole_archive = false),
+    flag(&["-Bstatic", "-dn", "-non_shared"], "Following -l find only archives",
+        |p| p.state.static_only = true),
+    flag(&["-Bdynamic", "-dy", "-call_shared"], "Following -l also find shared libraries (default)",
+        |p| p.state.static_only = false),
+    flag(&["--push-state"], "Save the input state (as-needed, whole-archive, static)",
+        |p| p.stack.push(p.state)),
+    arg(&["--pop-state"], "", "Restore the input state saved by --push-state", Check(Parser::pop_state)),
+    arg(&["--start-group", "-("], "", "Search the following archives repeatedly", Check(Parser::start_group)),
+    arg(&["--end-group", "-)"], "", "End a group", Check(Parser::end_group)),
+    // Dynamic linking.
+    arg(&["-h", "-soname"], "NAME", "Set DT_SONAME", Set(|p, v| p.o.soname = Some(v.into()))),
+    arg(&["-rpath", "-R"], "DIR", "Add DIR to the runtime library search path",
+        Set(|p, v| p.o.rpath.push(v.into()))),
+    flag(&["--enable-new-dtags"], "Emit the rpath as DT_RUNPATH (default)", |p| p.o.new_dtags = true),
+    flag(&["--disable-new-dtags"], "Emit the rpath as DT_RPATH", |p| p.o.new_dtags = false),
+    arg(&["-init"], "SYMBOL", "Call SYMBOL at load time (DT_INIT, default _init)",
+        Set(|p, v| p.o.init = v.into())),
+    arg(&["-fini"], "SYMBOL", "Call SYMBOL at unload time (DT_FINI, default _fini)",
+        Set(|p, v| p.o.fini = v.into())),
+    arg(&["--hash-style"], "STYLE", "Symbol hash table: sysv (default), gnu or both",
+        Value(Parser::hash_style)),
+    flag(&["-E", "--export-dynamic"], "Export all global symbols to the dynamic symbol table",
+        |p| p.o.export_dynamic = true),
+    flag(&["--no-export-dynamic"], "Export only symbols that shared libraries need (default)",
+        |p| p.o.export_dynamic = false),
+    flag(&["-Bsymbolic"], "Bind global references within a shared library locally", |p| p.o.bsymbolic = true),
+    flag(&["-Bsymbolic-functions"], "Bind global function references locally",
+        |p| p.o.bsymbolic_functions = true),
+    flag(&["--copy-dt-needed-entries", "--add-needed"], "Follow DT_NEEDED of shared libraries for symbols",
+        |p| p.o.copy_dt_needed_entries = true),
+    flag(&["--no-copy-dt-needed-entries", "--no-add-needed"], "Do not follow DT_NEEDED (default)",
+        |p| p.o.copy_dt_needed_entries = false),
+    arg(&["--version-script"], "FILE", "Read a version script", Set(|p, v| p.o.version_scripts.push(v.into()))),
+    arg(&["--dynamic-list"], "FILE", "Read a list of symbols to export",
+        Set(|p, v| p.o.dynamic_lists.push(v.into()))),
+    arg(&["--exclude-libs"], "LIBS", "Do not export symbols from the comma-separated archives",
+        Set(|p, v| p.o.exclude_libs.push(v.into()))),
+    // Output contents.
+    arg(&["--build-id"], "STYLE", "Add .note.gnu.build-id: fast (default), md5, sha1, uuid, none, 0xHEX",
+        Optional(Parser::build_id)),
+    flag(&["--eh-frame-hdr"], "Create .eh_frame_hdr and PT_GNU_EH_FRAME", |p| p.o.eh_frame_hdr = true),
+    flag(&["--no-eh-frame-hdr"], "Do not create .eh_frame_hdr (default)", |p| p.o.eh_frame_hdr = false),
+    arg(&["-z"], "KEYWORD", "relro, now, text, defs, separate-code, max-page-size=N, ... (and no* forms)",
+        Value(Parser::z_keyword)),
+    flag(&["--gc-sections"], "Remove unreferenced sections", |p| p.o.gc_sections = true),
+    flag(&["--no-gc-sections"], "Keep unreferenced sections (default)", |p| p.o.gc_sections = false),
+    flag(&["--print-gc-sections"], "List the sections --gc-sections removes", |p| p.o.print_gc_sections = true),
+    flag(&["-s", "--strip-all"], "Omit all symbol information", |p| p.o.strip_all = true),
+    flag(&["-S", "--strip-debug"], "Omit debug information", |p| p.o.strip_debug = true),
+    flag(&["-X", "--discard-locals"], "Drop temporary local symbols (.L*)", |p| p.o.discard_locals = true),
+    flag(&["-x", "--discard-all"], "Drop all local symbols", |p| p.o.discard_all = true),
+    arg(&["--wrap"], "SYMBOL", "Resolve SYMBOL to __wrap_SYMBOL, __real_SYMBOL to SYMBOL",
+        Set(|p, v| p.o.wrap.push(v.into()))),
+    arg(&["--defsym"], "SYMBOL=EXPR", "Define SYMBOL", Value(Parser::defsym)),
+    arg(&["-Map"], "FILE", "Write a link map to FILE", Set(|p, v| p.o.map_file = Some(v.into()))),
+    // Diagnostics.
+    flag(&["--allow-multiple-definition"], "Let the first definition win over duplicates",
+        |p| p.o.allow_multiple_definition = true),
+    flag(&["--no-undefined"], "Report undefined symbols even in shared libraries", |p| p.o.no_undefined = true),
+    flag(&["--fatal-warnings"], "Treat warnings as errors", |p| p.o.fatal_warnings = true),
+    flag(&["--no-fatal-warnings"], "Do not treat warnings as errors (default)", |p| p.o.fatal_warnings = false),
+    // rld's diagnostics are plain text; coloring them is not implemented.
+    arg(&["--color-diagnostics"], "WHEN", "Accepted; diagnostics are not colored", Optional(|_, _| Ok(()))),
+    flag(&["--no-color-diagnostics"], "Accepted; diagnostics are not colored", |_| {}),
+    // Common symbols are allocated by size and alignment anyway; warning about them is moot.
+    flag(&["--sort-common"], "Accepted and ignored", |_| {}),
+    flag(&["--warn-common"], "Accepted and ignored", |_| {}),
+    // rld only reads x86-64 ELF, so there is no mismatch to tolerate.
+    flag(&["--no-warn-mismatch"], "Accepted and ignored", |_| {}),
+    // Not folding identical code is always correct, only larger.
+    arg(&["--icf"], "none|all|safe", "Accepted; identical code folding is not done", Value(Parser::icf)),
+    // Linking.
+    arg(&["-O"], "LEVEL", "Optimize the output (level 0-3)", Value(Parser::opt_level)),
+    flag(&["-nostdlib"], "Search only the -L directories", |p| p.o.nostdlib = true),
+    flag(&["--time"], "Print how long each link phase took", |p| p.o.print_timing = true),
+    arg(&["--threads"], "N", "Use N threads (default: all cores)", Value(Parser::threads)),
+    flag(&["--no-threads"], "Use one thread", |p| p.o.threads = Some(1)),
+    flag(&["-v", "-V", "--version"], "Print the version (and link if there are inputs)",
+        |p| p.o.print_version = true),
+    flag(&["--help"], "Print this help", |p| p.o.print_help = true),
+    // LTO.
+    flag(&["-flto"], "Link-time optimize bitcode inputs", |p| p.o.lto = true),
+    // rld does LTO itself; the compiler's plugin (liblto_plugin.so, LLVMgold.so) is never loaded.
+    arg(&["-plugin"], "FILE", "Accepted and ignored: rld does LTO itself", Set(|_, _| {})),
+    arg(&["-plugin-opt"], "OPT", "LTO option (O2, jobs=N, mcpu=CPU, -llvm-option, ...)",
+        Value(Parser::plugin_opt)),
+    arg(&["-mllvm"], "OPT", "Pass OPT to LLVM", Set(|p, v| p.o.lto_opts.llvm_args.push(v.into()))),
+    arg(&["--lto-O"], "<0-3>", "LTO optimization level (default 2)", Joined(Parser::lto_level)),
+    arg(&["--lto-partitions"], "N", "Split full LTO code generation into N parts (default 1)",
+        Value(|p, v| { p.o.lto_opts.partitions = count(&p.opt, v)?; Ok(()) })),
+    arg(&["--thinlto-jobs"], "N", "Run N ThinLTO backends at once (default: all cores)",
+        Value(Parser::lto_jobs)),
+    flag(&["--save-temps"], "Keep LTO intermediate files", |p| p.o.lto_opts.save_temps = true),
+    arg(&["--lto-cache-dir", "--thinlto-cache-dir"], "DIR", "Cache LTO results in DIR",
+        Set(|p, v| p.o.lto_opts.cache_dir = Some(v.into()))),
+    arg(&["--opt-remarks-filename"], "FILE", "Write LTO optimization remarks to FILE",
+        Set(|p, v| p.o.lto_opts.remarks_filename = Some(v.into()))),
+    arg(&["--opt-remarks-passes"], "REGEX", "Only remarks from passes matching REGEX",
+        Set(|p, v| p.o.lto_opts.remarks_passes = Some(v.into()))),
+    arg(&["--opt-remarks-format"], "FORMAT", "Remarks file format",
+        Set(|p, v| p.o.lto_opts.remarks_format = Some(v.into()))),
+    flag(&["--opt-remarks-with-hotness"], "Include profile hotness in remarks",
+        |p| p.o.lto_opts.remarks_with_hotness = true),
+];
+
+/// Options of gcc's liblto_plugin (gcc passes them as `-plugin-opt=-OPT`), which must not be
+/// mistaken for LLVM options.
+const GCC_PLUGIN_OPTS: &[&str] = &[
+    "-pass-through=",
+    "-fresolution=",
+    "-linker-output-known",
+    "-linker-output-auto-nolto-rel",
+    "-sym-style=",
+];
+
+fn bare(name: &str) -> &str {
+    name.trim_start_matches('-')
+}
+
+/// The spec with `name` (given without dashes).
+fn find(name: &str) -> Option<&'static Spec> {
+    SPECS
+        .iter()
+        .find(|s| s.names.iter().any(|n| bare(n) == name))
+}
+
+#[derive(Default)]
+struct Parser {
+    o: Options,
+    /// State applied to the next input.
+    state: InputState,
+    /// `--push-state` saves.
+    stack: Vec<InputState>,
+    in_group: bool,
+    /// The option being handled, as written (`-o`, `--hash-style`), for error messages.
+    opt: String,
+}
+
+impl Parser {
+    /// Handles one argument that starts with `-`; `rest` supplies a separate option argument.
+    fn option(
+        &mut self,
+        arg: &str,
+        rest: &mut std::vec::IntoIter<String>,
+    ) -> Result<(), ArgsError> {
+        let (dashes, body) = match arg.strip_prefix("--") {
+            Some(body) => ("--", body),
+            None => ("-", &arg[1..]),
+        };
+        let (name, inline) = match body.split_once('=') {
+            Some((name, v)) => (name, Some(v)),
+            None => (body, None),
+        };
+        // Whole multi-letter names first, so `-static` is not `-s tatic` and `-export-dynamic`
+        // is not `-e xport-dynamic`.
+        if name.len() > 1 {
+            if let Some(spec) = find(name).filter(|s| !matches!(s.action, Action::Joined(_))) {
+                self.opt = format!("{dashes}{name}");
+                return self.apply(spec.action, inline, rest);
+            }
+        }
+        for spec in SPECS {
+            if let Action::Joined(f) = spec.action {
+                for n in spec.names.iter().map(|n| bare(n)) {
+                    if let Some(v) = body.strip_prefix(n) {
+                        self.opt = format!("{dashes}{n}");
+                        return f(self, v);
+                    }
+                }
+            }
+        }
+        // One-letter options, possibly with the argument glued on: `-lfoo`, `-zmax-page-size=N`.
+        if dashes == "-" && body.is_char_boundary(1) {
+            let (letter, glued) = body.split_at(1);
+            if let Some(spec) = find(letter) {
+                let takes_value = matches!(spec.action, Action::Set(_) | Action::Value(_));
+                if takes_value || glued.is_empty() {
+                    self.opt = format!("-{letter}");
+                    let glued = Some(glued).filter(|g| !g.is_empty());
+                    return self.apply(spec.action, glued, rest);
+                }
+            }
+        }
+        Err(ArgsError::UnknownOption(format!("{dashes}{name}")))
+    }
+
+    fn apply(
+        &mut self,
+        action: Action,
+        inline: Option<&str>,
+        rest: &mut std::vec::IntoIter<String>,
+    ) -> Result<(), ArgsError> {
+        let unexpected = |opt: &str| Err(ArgsError::UnexpectedArgument(opt.to_string()));
+        let mut required = |opt: &str| match inline {
+            Some(v) => Ok(v.to_string()),
+            None => rest
+                .next()
+                .ok_or_else(|| ArgsError::MissingArgument(opt.to_string())),
+        };
+        match action {
+            Action::Flag(_) | Action::Check(_) if inline.is_some() => unexpected(&self.opt),
+            Action::Flag(f) => {
+                f(self);
+                Ok(())
+            }
+            Action::Check(f) => f(self),
+            Action::Set(f) => {
+                let v = required(&self.opt)?;
+                f(self, &v);
+                Ok(())
+            }
+            Action::Value(f) => {
+                let v = required(&self.opt)?;
+                f(self, &v)
+            }
+            Action::Optional(f) => f(self, inline),
+            Action::Joined(f) => f(self, inline.unwrap_or_default()),
+        }
+    }
+
+    fn finish(mut self) -> Options {
+        if self.in_group {
+            // GNU ld's behaviour: warn and close the group at the end.
+            self.o
+                .warnings
+                .push("missing --end-group; added as last command line option".into());
+            self.o.inputs.push(InputArg::EndGroup);
+        }
+        self.o
+    }
+
+    fn push_file(&mut self, path: String) {
+        let state = self.state;
+        self.o.inputs.push(InputArg::File {
+            path: path.into(),
+            state,
+        });
+    }
+
+    fn library(&mut self, name: &str) -> Result<(), ArgsError> {
+        if name.is_empty() || name == ":" {
+            return Err(invalid(&self.opt, name));
+        }
+        let state = self.state;
+        self.o.inputs.push(InputArg::Library {
+            name: name.into(),
+            state,
+        });
+        Ok(())
+    }
+
+    /// `-static` is GNU ld's alias of `-Bstatic`, but a driver passes it for a fully static
+    /// link, so it also drops the interpreter and makes shared inputs an error.
+    fn static_link(&mut self) {
+        self.state.static_only = true;
+        self.o.static_link = true;
+        self.o.no_dynamic_linker = true;
+    }
+
+    /// lld's `-static-pie`; gcc spells the same thing `-static -pie --no-dynamic-linker`.
+    fn static_pie(&mut self) {
+        self.static_link();
+        self.o.kind = Pie;
+    }
+
+    fn pop_state(&mut self) -> Result<(), ArgsError> {
+        self.state = self.stack.pop().ok_or(ArgsError::PopStateWithoutPush)?;
+        Ok(())
+    }
+
+    fn start_group(&mut self) -> Result<(), ArgsError> {
+        if self.in_group {
+            return Err(ArgsError::NestedGroup);
+        }
+        self.in_group = true;
+        self.o.inputs.push(InputArg::StartGroup);
+        Ok(())
+    }
+
+    fn end_group(&mut self) -> Result<(), ArgsError> {
+        if !self.in_group {
+            return Err(ArgsError::EndGroupWithoutStart);
+        }
+        self.in_group = false;
+        self.o.inputs.push(InputArg::EndGroup);
+        Ok(())
+    }
+
+    fn emulation(&mut self, v: &str) -> Result<(), ArgsError> {
+        if v != "elf_x86_64" {
+            return Err(ArgsError::UnsupportedEmulation(v.into()));
+        }
+        self.o.emulation = Some(v.into());
+        Ok(())
+    }
+
+    fn hash_style(&mut self, v: &str) -> Result<(), ArgsError> {
+        let (sysv, gnu) = match v {
+            "sysv" => (true, false),
+            "gnu" => (false, true),
+            "both" => (true, true),
+            _ => return Err(invalid(&self.opt, v)),
+        };
+        self.o.hash_style = HashStyle { sysv, gnu };
+        Ok(())
+    }
+
+    fn build_id(&mut self, v: Option<&str>) -> Result<(), ArgsError> {
+        self.o.build_id = match v {
+            None | Some("fast") => BuildId::Fast,
+            Some("md5") => BuildId::Md5,
+            Some("sha1") => BuildId::Sha1,
+            Some("uuid") => BuildId::Uuid,
+            Some("none") => BuildId::None,
+            Some(s) => {
+                let hex = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"));
+                BuildId::Hex(
+                    hex.and_then(parse_hex)
+                        .ok_or_else(|| invalid(&self.opt, s))?,
+                )
+            }
+        };
+        Ok(())
+    }
+
+    fn z_keyword(&mut self, v: &str) -> Result<(), ArgsError> {
+        let (opt, o) = (&self.opt, &mut self.o);
+        match v.split_once('=') {
+            Some(("max-page-size", n)) => o.max_page_size = Some(page_size(opt, v, n)?),
+            Some(("common-page-size", n)) => o.common_page_size = Some(page_size(opt, v, n)?),
+            _ => match v {
+                "relro" => o.z_relro = true,
+                "norelro" => o.z_relro = false,
+                "now" => o.z_now = true,
+                "lazy" => o.z_now = false,
+                "execstack" => o.z_execstack = true,
+                "noexecstack" => o.z_execstack = false,
+                "text" => o.z_text = true,
+                "notext" | "textoff" => o.z_text = false,
+                "separate-code" => o.z_separate_code = true,
+                "noseparate-code" => o.z_separate_code = false,
+                "defs" => o.no_undefined = true,
+                "undefs" | "nodefs" => o.no_undefined = false,
+                "muldefs" => o.allow_multiple_definition = true,
+                "origin" => o.z_origin = true,
+                "nodelete" => o.z_nodelete = true,
+                "nodlopen" => o.z_nodlopen = true,
+                "ibt" => o.z_ibt = true,
+                "shstk" => o.z_shstk = true,
+                // Only the order of dynamic relocations; rld's order is fixed and valid either way.
+                "combreloc" | "nocombreloc" => {}
+                // GNU ld warns and carries on, and drivers rely on that for newer keywords.
+                _ => o.warnings.push(format!("unknown -z value: {v}")),
+            },
+        }
+        Ok(())
+    }
+
+    fn defsym(&mut self, v: &str) -> Result<(), ArgsError> {
+        match v.split_once('=') {
+            Some((sym, expr)) if !sym.is_empty() && !expr.is_empty() => {
+                self.o.defsym.push((sym.into(), expr.into()));
+                Ok(())
+            }
+            _ => Err(invalid(&self.opt, v)),
+        }
+    }
+
+    fn icf(&mut self, v: &str) -> Result<(), ArgsError> {
+        match v {
+            "none" | "all" | "safe" => Ok(()),
+            _ => Err(invalid(&self.opt, v)),
+        }
+    }
+
+    fn opt_level(&mut self, v: &str) -> Result<(), ArgsError> {
+        self.o.opt_level = number(&self.opt, v)?;
+        Ok(())
+    }
+
+    fn threads(&mut self, v: &str) -> Result<(), ArgsError> {
+        self.o.threads = Some(count(&self.opt, v)?);
+        Ok(())
+    }
+
+    fn lto_level(&mut self, v: &str) -> Result<(), ArgsError> {
+        match number(&self.opt, v)? {
+            level @ 0..=3 => self.o.lto_opts.opt_level = level,
+            _ => return Err(invalid(&self.opt, v)),
+        }
+        Ok(())
+    }
+
+    /// lld's `--thinlto-jobs` also takes `all`, meaning the default.
+    fn lto_jobs(&mut self, v: &str) -> Result<(), ArgsError> {
+        self.o.lto_opts.jobs = if v == "all" {
+            None
+        } else {
+            Some(count(&self.opt, v)?)
+        };
+        Ok(())
+    }
+
+    /// `-plugin-opt=OPT`: kept verbatim in `plugin_opts`, and LLVMgold's options that mean
+    /// something to rld are mapped onto `lto_opts`.
+    fn plugin_opt(&mut self, v: &str) -> Result<(), ArgsError> {
+        self.o.plugin_opts.push(v.into());
+        // gcc's collect2 talks to its own liblto_plugin: the lto-wrapper path, the resolution
+        // file, the pass-through libraries (already on the command line) and the like mean
+        // nothing to rld.
+        if v.starts_with('/') || GCC_PLUGIN_OPTS.iter().any(|o| v.starts_with(o)) {
+            return Ok(());
+        }
+        if v.starts_with('-') {
+            self.o.lto_opts.llvm_args.push(v.into());
+            return Ok(());
+        }
+        let (opt, lto) = (&self.opt, &mut self.o.lto_opts);
+        match v.split_once('=') {
+            Some(("jobs", n)) => lto.jobs = Some(count(opt, n)?),
+            Some(("lto-partitions", n)) => lto.partitions = count(opt, n)?,
+            Some(("mcpu", cpu)) => lto.mcpu = Some(cpu.into()),
+            Some(("cache-dir", dir)) => lto.cache_dir = Some(dir.into()),
+            Some(("opt-remarks-filename", f)) => lto.remarks_filename = Some(f.into()),
+            Some(("opt-remarks-passes", re)) => lto.remarks_passes = Some(re.into()),
+            Some(("opt-remarks-format", f)) => lto.remarks_format = Some(f.into()),
+            _ => match v {
+                "O0" | "O1" | "O2" | "O3" => return self.lto_level(&v[1..]),
+                "save-temps" => lto.save_temps = true,
+                "opt-remarks-with-hotness" => lto.remarks_with_hotness = true,
+                // Full or thin LTO is decided per module by whether it carries a summary.
+                "thinlto" => {}
+                _ => self
+                    .o
+                    .warnings
+                    .push(format!("unknown -plugin-opt value: {v}")),
+            },
+        }
+        Ok(())
+    }
+}
+
+fn invalid(opt: &str, value: &str) -> ArgsError {
+    ArgsError::InvalidValue {
+        option: opt.to_string(),
+        value: value.to_string(),
+    }
+}
+
+fn number<T: FromStr>(opt: &str, v: &str) -> Result<T, ArgsError> {
+    v.parse().map_err(|_| invalid(opt, v))
+}
+
+/// A positive count (threads, jobs, partitions).
+fn count(opt: &str, v: &str) -> Result<usize, ArgsError> {
+    Ok(number::<NonZeroUsize>(opt, v)?.get())
+}
+
+/// `-z max-page-size=N` / `common-page-size=N`: decimal or 0x-hex, and a power of two.
+fn page_size(opt: &str, keyword: &str, n: &str) -> Result<u64, ArgsError> {
+    let parsed = match n.strip_prefix("0x").or_else(|| n.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => n.parse().ok(),
+    };
+    parsed
+        .filter(|n| n.is_power_of_two())
+        .ok_or_else(|| invalid(opt, keyword))
+}
+
+/// GNU ld's `--build-id=0xHEX`: pairs of hex digits, optionally separated by `-` or `:`.
+fn parse_hex(s: &str) -> Option<Vec<u8>> {
+    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let mut bytes = Vec::new();
+    let mut rest = s.as_bytes();
+    while let [first, tail @ ..] = rest {
+        match (first, tail) {
+            (b'-' | b':', _) => rest = tail,
+            (_, [second, tail @ ..]) => {
+                bytes.push(digit(*first)? << 4 | digit(*second)?);
+                rest = tail;
+            }
+            _ => return None,
+        }
+    }
+    Some(bytes).filter(|b| !b.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn try_parse(cmdline: &str) -> Result<Options, ArgsError> {
+        parse_args(cmdline.split_whitespace().map(String::from))
+    }
+
+    fn parse(cmdline: &str) -> Options {
+        try_parse(cmdline).unwrap()
+    }
+
+    fn error(cmdline: &str) -> String {
+        try_parse(cmdline).unwrap_err().to_string()
+    }
+
+    /// "" if `flags` are all off, else "[x..]" or " x ..." with the names of those that are on.
+    fn on(flags: &[(bool, &str)], open: &str, sep: &str, close: &str) -> String {
+        let names: Vec<&str> = flags.iter().filter(|f| f.0).map(|f| f.1).collect();
+        let names = names.join(sep);
+        if names.is_empty() {
+            names
+        } else {
+            format!("{open}{names}{close}")
+        }
+    }
+
+    /// The inputs in one line: paths and `-lNAME`, each with its state as `[n]` (as-needed),
+    /// `[w]` (whole-archive), `[s]` (static-only); groups as `(` and `)`.
+    fn inputs(o: &Options) -> String {
+        let state = |s: &InputState| {
+            let flags = [
+                (s.as_needed, "n"),
+                (s.whole_archive, "w"),
+                (s.static_only, "s"),
+            ];
+            on(&flags, "[", "", "]")
+        };
+        let show = |i: &InputArg| match i {
+            InputArg::File { path, state: s } => format!("{}{}", path.display(), state(s)),
+            InputArg::Library { name, state: s } => format!("-l{name}{}", state(s)),
+            InputArg::StartGroup => "(".into(),
+            InputArg::EndGroup => ")".into(),
+        };
+        o.inputs.iter().map(show).collect::<Vec<_>>().join(" ")
+    }
+
+    /// What the driver tests check besides inputs, in one line.
+    fn settings(o: &Options) -> String {
+        let hash = match (o.hash_style.sysv, o.hash_style.gnu) {
+            (true, true) => "both",
+            (false, true) => "gnu",
+            _ => "sysv",
+        };
+        let interp = o.dynamic_linker.as_deref().unwrap_or("none");
+        let flags = [
+            (o.eh_frame_hdr, "eh-frame-hdr"),
+            (o.static_link, "static"),
+            (o.no_dynamic_linker, "no-interp"),
+        ];
+        let flags = on(&flags, " ", " ", "");
+        format!(
+            "{:?} interp={interp} hash={hash} build-id={:?}{flags}",
+            o.kind, o.build_id
+        )
+    }
+
+    fn dirs(o: &Options) -> String {
+        o.library_paths
+            .iter()
+            .map(|d| d.to_str().unwrap())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn clang14_pie() {
+        let o = parse(
+            "-pie --hash-style=both --build-id --eh-frame-hdr -m elf_x86_64 -dynamic-linker \
+             /lib64/ld-linux-x86-64.so.2 -o t /lib/x86_64-linux-gnu/Scrt1.o \
+             /lib/x86_64-linux-gnu/crti.o /usr/bin/../lib/gcc/x86_64-linux-gnu/12/crtbeginS.o \
+             -L/usr/bin/../lib/gcc/x86_64-linux-gnu/12 -L/lib/x86_64-linux-gnu \
+             -L/usr/lib/x86_64-linux-gnu -L/lib -L/usr/lib /tmp/t-e58115.o -lgcc --as-needed \
+             -lgcc_s --no-as-needed -lc -lgcc --as-needed -lgcc_s --no-as-needed \
+             /usr/bin/../lib/gcc/x86_64-linux-gnu/12/crtendS.o /lib/x86_64-linux-gnu/crtn.o",
+        );
+        let interp = "interp=/lib64/ld-linux-x86-64.so.2";
+        let expected = format!("Pie {interp} hash=both build-id=Fast eh-frame-hdr");
+        assert_eq!((settings(&o), o.output.to_str()), (expected, Some("t")));
+        let (gcc, lib) = (
+            "/usr/bin/../lib/gcc/x86_64-linux-gnu/12",
+            "/lib/x86_64-linux-gnu",
+        );
+        let expected = format!("{gcc} {lib} /usr/lib/x86_64-linux-gnu /lib /usr/lib");
+        assert_eq!(dirs(&o), expected);
+        let expected = format!(
+            "{lib}/Scrt1.o {lib}/crti.o {gcc}/crtbeginS.o /tmp/t-e58115.o -lgcc -lgcc_s[n] -lc \
+             -lgcc -lgcc_s[n] {gcc}/crtendS.o {lib}/crtn.o"
+        );
+        assert_eq!(inputs(&o), expected);
+    }
+
+    /// gcc-12's collect2 command line, with `kind` before `-o`, and the inputs it should give:
+    /// gcc passes --as-needed up front, so every input carries it, through push/pop too.
+    fn gcc12(kind: &str, crt1: &str, s: &str) -> (Options, String) {
+        let gcc = "/usr/lib/gcc/x86_64-linux-gnu/12";
+        let lib = "/usr/lib/gcc/x86_64-linux-gnu/12/../../../x86_64-linux-gnu";
+        let o = parse(&format!(
+            "-plugin {gcc}/liblto_plugin.so -plugin-opt={gcc}/lto-wrapper \
+             -plugin-opt=-fresolution=/tmp/cc.res -plugin-opt=-pass-through=-lgcc \
+             -plugin-opt=-pass-through=-lgcc_s --build-id --eh-frame-hdr -m elf_x86_64 \
+             --hash-style=gnu --as-needed {kind} -o t {lib}/{crt1} {lib}/crti.o \
+             {gcc}/crtbegin{s}.o -L{gcc} -L{lib} -L/usr/lib/../lib /tmp/cc.o -lgcc --push-state \
+             --as-needed -lgcc_s --pop-state -lc -lgcc --push-state --as-needed -lgcc_s \
+             --pop-state {gcc}/crtend{s}.o {lib}/crtn.o"
+        ));
+        assert_eq!(dirs(&o), format!("{gcc} {lib} /usr/lib/../lib"));
+        let expected = format!(
+            "{lib}/{crt1}[n] {lib}/crti.o[n] {gcc}/crtbegin{s}.o[n] /tmp/cc.o[n] -lgcc[n] \
+             -lgcc_s[n] -lc[n] -lgcc[n] -lgcc_s[n] {gcc}/crtend{s}.o[n] {lib}/crtn.o[n]"
+        );
+        (o, expected)
+    }
+
+    #[test]
+    fn gcc12_dynamic() {
+        let interp = "interp=/lib64/ld-linux-x86-64.so.2";
+        let (o, expected) = gcc12(
+            "-dynamic-linker /lib64/ld-linux-x86-64.so.2 -pie",
+            "Scrt1.o",
+            "S",
+        );
+        let gnu = "hash=gnu build-id=Fast eh-frame-hdr";
+        assert_eq!(
+            (settings(&o), inputs(&o)),
+            (format!("Pie {interp} {gnu}"), expected)
+        );
+        // gcc's own plugin options are kept, but are neither LLVM options nor warnings.
+        assert_eq!(o.plugin_opts.len(), 4);
+        assert!(o.lto_opts.llvm_args.is_empty() && o.warnings.is_empty());
+
+        let (o, expected) = gcc12("-dynamic-linker /lib64/ld-linux-x86-64.so.2", "crt1.o", "");
+        let settings_ = format!("Executable {interp} {gnu}");
+        assert_eq!((settings(&o), inputs(&o)), (settings_, expected));
+
+        let (o, expected) = gcc12("-shared", "crti.o", "S");
+        let settings_ = format!("Shared interp=none {gnu}");
+        assert_eq!((settings(&o), inputs(&o)), (settings_, expected));
+    }
+
+    #[test]
+    fn gcc12_static() {
+        let o = parse(
+            "--build-id -m elf_x86_64 --hash-style=gnu --as-needed -static -o t crt1.o crti.o \
+             crtbeginT.o -L/usr/lib/gcc/x86_64-linux-gnu/12 t.o --start-group -lgcc -lgcc_eh -lc \
+             --end-group crtend.o crtn.o",
+        );
+        let expected = "Executable interp=none hash=gnu build-id=Fast static no-interp";
+        assert_eq!((settings(&o), dirs(&o)), (expected.into(), GCC_DIR.into()));
+        let expected = "crt1.o[ns] crti.o[ns] crtbeginT.o[ns] t.o[ns] ( -lgcc[ns] -lgcc_eh[ns] \
+                        -lc[ns] ) crtend.o[ns] crtn.o[ns]";
+        assert_eq!(inputs(&o), expected);
+    }
+
+    const GCC_DIR: &str = "/usr/lib/gcc/x86_64-linux-gnu/12";
+
+    #[test]
+    fn gcc12_static_pie() {
+        let o = parse(
+            "--build-id --eh-frame-hdr -m elf_x86_64 --hash-style=gnu --as-needed -static -pie \
+             --no-dynamic-linker -z text -pie -o t rcrt1.o crti.o crtbeginS.o t.o --start-group \
+             -lgcc -lgcc_eh -lc --end-group crtendS.o crtn.o",
+        );
+        let expected = "Pie interp=none hash=gnu build-id=Fast eh-frame-hdr static no-interp";
+        assert_eq!(settings(&o), expected);
+        let expected = "rcrt1.o[ns] crti.o[ns] crtbeginS.o[ns] t.o[ns] ( -lgcc[ns] -lgcc_eh[ns] \
+                        -lc[ns] ) crtendS.o[ns] crtn.o[ns]";
+        assert_eq!(inputs(&o), expected);
+        // lld's spelling of the same thing.
+        let o = parse("-static-pie -lc");
+        let expected = "Pie interp=none hash=sysv build-id=None static no-interp";
+        assert_eq!(
+            (settings(&o), inputs(&o)),
+            (expected.into(), "-lc[s]".into())
+        );
+    }
+
+    #[test]
+    fn argument_spellings() {
+        let spellings = ["-L x -l foo", "-Lx -lfoo", "--library-path=x --library=foo"];
+        for cmd in spellings
+            .into_iter()
+            .chain(["-library-path x --library foo"])
+        {
+            let o = parse(cmd);
+            assert_eq!(
+                (dirs(&o), inputs(&o)),
+                ("x".into(), "-lfoo".into()),
+                "{cmd}"
+            );
+        }
+        for cmd in [
+            "-o out",
+            "-oout",
+            "--output=out",
+            "--output out",
+            "-output=out",
+        ] {
+            assert_eq!(parse(cmd).output, PathBuf::from("out"), "{cmd}");
+        }
+        assert_eq!(
+            inputs(&parse("-l:libfoo.a -l :libbar.so")),
+            "-l:libfoo.a -l:libbar.so"
+        );
+        let o = parse("-e main --entry=start -u a --undefined=b --soname=x.so -rpath /r -R /s");
+        assert_eq!(
+            (o.entry.as_deref(), o.undefined.join(" ")),
+            (Some("start"), "a b".into())
+        );
+        assert_eq!(
+            (o.soname.as_deref(), o.rpath.join(" ")),
+            (Some("x.so"), "/r /s".into())
+        );
+        assert_eq!(parse("-hlibh.so").soname.as_deref(), Some("libh.so"));
+        assert_eq!(
+            parse("-melf_x86_64").emulation.as_deref(),
+            Some("elf_x86_64")
+        );
+        assert_eq!(
+            (parse("--pie").kind, parse("-Bshareable").kind),
+            (Pie, Shared)
+        );
+        assert_eq!(parse("-pie --no-pic-executable").kind, Executable);
+        assert!(parse("-export-dynamic").export_dynamic && parse("-E").export_dynamic);
+        assert_eq!((parse("-O2").opt_level, parse("-O 1").opt_level), (2, 1));
+        assert_eq!(parse("--threads=4").threads, Some(4));
+        assert_eq!(parse("--threads 3 --no-threads").threads, Some(1));
+        assert_eq!(inputs(&parse("a.o -- -weird.o")), "a.o -weird.o");
+        let o = parse("-Map=m.txt --defsym a=b --wrap=malloc --version-script v -flto -r");
+        assert_eq!(
+            (o.map_file, o.defsym),
+            (Some("m.txt".into()), vec![("a".into(), "b".into())])
+        );
+        assert!(o.wrap == ["malloc"] && o.version_scripts == [PathBuf::from("v")]);
+        assert!(o.lto && o.relocatable);
+    }
+
+    #[test]
+    fn errors() {
+        let cases = [
+            "--frobnicate => unknown option: --frobnicate",
+            "-frobnicate=1 => unknown option: -frobnicate",
+            "- => unknown option: -",
+            "a.o -o => missing argument to -o",
+            "--soname => missing argument to --soname",
+            "--gc-sections=1 => option --gc-sections does not take an argument",
+            "-m elf_i386 => unsupported emulation: elf_i386 (only elf_x86_64 is supported)",
+            "--hash-style=fast => invalid argument to --hash-style: fast",
+            "--build-id=0xabc => invalid argument to --build-id: 0xabc",
+            "--build-id=0xzz => invalid argument to --build-id: 0xzz",
+            "-z max-page-size=3 => invalid argument to -z: max-page-size=3",
+            "--threads=0 => invalid argument to --threads: 0",
+            "--lto-O4 => invalid argument to --lto-O: 4",
+            "--pop-state => --pop-state without a matching --push-state",
+            "-) => --end-group without a matching --start-group",
+            "-( -( => --start-group inside another group: groups may not nest",
+            "@/nonexistent/x => cannot read response file @/nonexistent/x: No such file",
+        ];
+        for case in cases {
+            let (cmd, expected) = case.split_once(" => ").unwrap();
+            assert!(error(cmd).starts_with(expected), "{cmd}: {}", error(cmd));
+        }
+    }
+
+    #[test]
+    fn input_state() {
+        let o = parse(
+            "a.o --whole-archive -Bstatic --push-state --no-whole-archive -dy --as-needed b.a \
+             --pop-state -lc -Bdynamic --no-whole-archive -( x.a -) -non_shared -ly",
+        );
+        assert_eq!(inputs(&o), "a.o b.a[n] -lc[ws] ( x.a ) -ly[s]");
+        assert!(!o.static_link && !o.no_dynamic_linker);
+        // GNU ld closes an unterminated group at the end, with a warning.
+        let o = parse("--start-group a.a");
+        assert_eq!(inputs(&o), "( a.a )");
+        assert_eq!(
+            o.warnings,
+            ["missing --end-group; added as last command line option"]
+        );
+    }
+
+    #[test]
+    fn z_keywords() {
+        let o = parse("-z now -znorelro -z execstack -z notext -z defs -z muldefs -z frob");
+        assert!(o.z_now && !o.z_relro && o.z_execstack && !o.z_text);
+        assert!(o.no_undefined && o.allow_multiple_definition);
+        assert_eq!(o.warnings, ["unknown -z value: frob"]);
+        let o = parse("-z max-page-size=0x200000 -zcommon-page-size=4096 -z origin -z ibt");
+        assert_eq!(
+            (o.max_page_size, o.common_page_size),
+            (Some(0x20_0000), Some(4096))
+        );
+        assert!(o.z_origin && o.z_ibt && o.warnings.is_empty());
+    }
+
+    #[test]
+    fn build_ids() {
+        let id = |cmd| parse(cmd).build_id;
+        let hex = |b: &[u8]| BuildId::Hex(b.to_vec());
+        assert_eq!(id("--build-id=0xdeadbeef"), hex(&[0xde, 0xad, 0xbe, 0xef]));
+        assert_eq!(id("--build-id=0xDE-AD:01"), hex(&[0xde, 0xad, 0x01]));
+        assert_eq!(id("--build-id=sha1"), BuildId::Sha1);
+        assert_eq!(id("--build-id --build-id=none"), BuildId::None);
+        // A bare --build-id never takes the next argument.
+        assert_eq!(inputs(&parse("--build-id md5")), "md5");
+    }
+
+    #[test]
+    fn version_and_help() {
+        let o = parse("-v");
+        assert!(o.print_version && o.inputs.is_empty());
+        assert!(parse("--version").print_version && parse("-V").print_version);
+        assert!(parse("--help").print_help && help_text().starts_with("Usage: rld"));
+        for usage in [
+            "-o FILE, --output=FILE",
+            "--build-id[=STYLE]",
+            "--lto-O<0-3>",
+            "@FILE",
+        ] {
+            assert!(help_text().contains(usage), "{usage}");
+        }
+    }
+
+    #[test]
+    fn lto_options() {
+        let o = parse(
+            "-plugin /usr/lib/llvm-14/lib/LLVMgold.so -plugin-opt=mcpu=x86-64 -plugin-opt=O3 \
+             -plugin-opt=jobs=8 --plugin-opt=thinlto -plugin-opt -debugger-tune=gdb \
+             -plugin-opt=opt-remarks-filename=r.yaml -plugin-opt=save-temps -mllvm -x86-foo",
+        );
+        let lto = &o.lto_opts;
+        assert_eq!(
+            (lto.opt_level, lto.jobs, lto.mcpu.as_deref()),
+            (3, Some(8), Some("x86-64"))
+        );
+        assert_eq!(lto.llvm_args, ["-debugger-tune=gdb", "-x86-foo"]);
+        assert!(lto.save_temps && lto.remarks_filename == Some("r.yaml".into()));
+        assert!(o.warnings.is_empty());
+        let o = parse(
+            "--lto-O1 --lto-partitions=4 --thinlto-jobs=2 --opt-remarks-filename f \
+             --opt-remarks-passes inline --opt-remarks-format=yaml --opt-remarks-with-hotness \
+             --thinlto-cache-dir=/c",
+        );
+        let lto = &o.lto_opts;
+        assert_eq!((lto.opt_level, lto.partitions, lto.jobs), (1, 4, Some(2)));
+        assert_eq!(lto.remarks_passes.as_deref(), Some("inline"));
+        assert_eq!(lto.remarks_format.as_deref(), Some("yaml"));
+        assert!(lto.remarks_with_hotness && lto.remarks_filename.is_some());
+        assert_eq!(lto.cache_dir, Some("/c".into()));
+    }
+
+    #[test]
+    fn response_files() {
+        let dir = std::env::temp_dir().join(format!("rld-args-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (inner, outer, looping) = (dir.join("inner"), dir.join("outer"), dir.join("loop"));
+        std::fs::write(
+            &inner,
+            "-lm\n'a b.o' \"c \\\"d\\\".o\" e\\ f.o 'g\\'h' ''\n",
+        )
+        .unwrap();
+        let text = format!("-o out\t-L 'l dir'\n@{}\nlast.o", inner.display());
+        std::fs::write(&outer, text).unwrap();
+        std::fs::write(&looping, format!("@{}", looping.display())).unwrap();
+        let o = parse(&format!("first.o @{} --as-needed -lz", outer.display()));
+        assert_eq!((o.output.to_str(), dirs(&o)), (Some("out"), "l dir".into()));
+        assert_eq!(
+            inputs(&o),
+            "first.o -lm a b.o c \"d\".o e f.o g'h  last.o -lz[n]"
+        );
+        // A file that includes itself fails instead of recursing forever.
+        assert!(error(&format!("@{}", looping.display())).contains("nested too deeply"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn spec_names_are_unique() {
+        let mut names: Vec<&str> = SPECS
+            .iter()
+            .flat_map(|s| s.names.iter().map(|n| bare(n)))
+            .collect();
+        let total = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), total);
+    }
+}

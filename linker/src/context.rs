@@ -1,0 +1,381 @@
+//! The state of one link, shared by its passes: inputs, symbols, output sections, and the
+//! GOT/PLT/dynamic-relocation tables the relocation scan fills in.
+
+use crate::object_file::{FileId, ObjectFile, LE};
+use crate::options::Options;
+use crate::output_section::{MergeGroup, OutputSection, Synthetic};
+use crate::shared_file::SharedFile;
+use crate::symbols::{SymbolDef, SymbolId, SymbolTable};
+use object::elf;
+use object::read::elf::Sym as _;
+use std::collections::HashMap;
+
+/// What a relocation points at: a global symbol or one object's local symbol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Target {
+    Global(SymbolId),
+    Local(FileId, u32),
+}
+
+/// The kinds of GOT entries; TLS ones take two slots except initial-exec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GotKind {
+    Regular,
+    TlsIe,
+    TlsGd,
+    TlsLd,
+    TlsDesc,
+}
+
+impl GotKind {
+    pub fn slots(self) -> u64 {
+        match self {
+            GotKind::Regular | GotKind::TlsIe => 1,
+            _ => 2,
+        }
+    }
+}
+
+/// Where a dynamic relocation applies.
+#[derive(Debug, Clone, Copy)]
+pub enum Place {
+    Section { file: FileId, sec: u32, offset: u64 },
+    Got(u64),
+    GotPlt(u64),
+    CopyRel(u64),
+}
+
+/// How a dynamic relocation's addend is computed once addresses are known.
+#[derive(Debug, Clone, Copy)]
+pub enum DynAddend {
+    Const(i64),
+    /// Address of the target plus a constant (R_X86_64_RELATIVE, IRELATIVE).
+    Address(Target, i64),
+    /// Offset of a TLS target inside the TLS segment plus a constant.
+    TlsOffset(Target, i64),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct DynReloc {
+    pub place: Place,
+    pub r_type: u32,
+    /// Dynamic symbol (a preemptible global), or none (index 0).
+    pub sym: Option<SymbolId>,
+    pub addend: DynAddend,
+}
+
+/// A value the linker defines: `_end`, `__start_foo`, `_GLOBAL_OFFSET_TABLE_`...
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkerSymbol {
+    ImageBase,
+    /// Start or end of an output section (by name); `end` selects the end.
+    SectionBound {
+        name: String,
+        end: bool,
+    },
+    Synthetic {
+        which: Synthetic,
+        end: bool,
+    },
+    /// End of the last section with file contents in a writable segment.
+    EndOfData,
+    /// End of everything (after .bss).
+    End,
+    /// Start of .bss.
+    BssStart,
+    /// End of the executable code.
+    EndOfText,
+    TlsStart,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Segment {
+    pub p_type: u32,
+    pub flags: u32,
+    pub offset: u64,
+    pub vaddr: u64,
+    pub filesz: u64,
+    pub memsz: u64,
+    pub align: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TlsLayout {
+    pub start: u64,
+    pub memsz: u64,
+    pub align: u64,
+}
+
+impl TlsLayout {
+    /// x86-64 (variant II): the thread pointer sits just past the TLS block, aligned.
+    pub fn tp_offset(&self, addr: u64) -> i64 {
+        addr.wrapping_sub(self.start) as i64 - self.memsz.next_multiple_of(self.align.max(1)) as i64
+    }
+}
+
+pub struct Link<'o> {
+    pub opts: &'o Options,
+    pub objects: Vec<ObjectFile>,
+    pub dsos: Vec<SharedFile>,
+    pub symtab: SymbolTable,
+    pub outputs: Vec<OutputSection>,
+    pub merge_groups: Vec<MergeGroup>,
+    /// Offset inside .bss of each common symbol.
+    pub common_offsets: HashMap<SymbolId, u64>,
+    /// Offset inside the copy-relocation area of each copied shared symbol.
+    pub copy_offsets: HashMap<SymbolId, u64>,
+    pub copy_size: u64,
+    pub copy_align: u64,
+    /// Shared functions whose address the executable takes: their PLT entry is their address.
+    pub canonical_plt: Vec<SymbolId>,
+    /// GOT: byte offset of each (kind, target).
+    pub got: HashMap<(GotKind, Target), u64>,
+    pub got_entries: Vec<(GotKind, Target, u64)>,
+    pub got_size: u64,
+    /// Lazy PLT entries, in .rela.plt order.
+    pub plt: Vec<SymbolId>,
+    pub plt_index: HashMap<SymbolId, u32>,
+    /// Non-preemptible IFUNCs called through the PLT with an IRELATIVE GOT slot.
+    pub iplt: Vec<Target>,
+    pub iplt_index: HashMap<Target, u32>,
+    pub rela_dyn: Vec<DynReloc>,
+    pub rela_plt: Vec<DynReloc>,
+    /// The output has .dynamic (any shared library, PIE or shared output).
+    pub is_dynamic: bool,
+    pub dynsym: Vec<SymbolId>,
+    pub linker_symbols: HashMap<SymbolId, LinkerSymbol>,
+    pub synthetic: HashMap<Synthetic, u32>,
+    pub segments: Vec<Segment>,
+    pub tls: TlsLayout,
+    pub image_base: u64,
+    /// Final address of every global symbol (after layout).
+    pub sym_addr: Vec<u64>,
+    pub eh_frame_fdes: usize,
+    pub needs_textrel: bool,
+    pub errors: Vec<String>,
+}
+
+impl<'o> Link<'o> {
+    pub fn new(opts: &'o Options) -> Link<'o> {
+        Link {
+            opts,
+            objects: Vec::new(),
+            dsos: Vec::new(),
+            symtab: SymbolTable::default(),
+            outputs: Vec::new(),
+            merge_groups: Vec::new(),
+            common_offsets: HashMap::new(),
+            copy_offsets: HashMap::new(),
+            copy_size: 0,
+            copy_align: 1,
+            canonical_plt: Vec::new(),
+            got: HashMap::new(),
+            got_entries: Vec::new(),
+            got_size: 0,
+            plt: Vec::new(),
+            plt_index: HashMap::new(),
+            iplt: Vec::new(),
+            iplt_index: HashMap::new(),
+            rela_dyn: Vec::new(),
+            rela_plt: Vec::new(),
+            is_dynamic: false,
+            dynsym: Vec::new(),
+            linker_symbols: HashMap::new(),
+            synthetic: HashMap::new(),
+            segments: Vec::new(),
+            tls: TlsLayout::default(),
+            image_base: 0,
+            sym_addr: Vec::new(),
+            eh_frame_fdes: 0,
+            needs_textrel: false,
+            errors: Vec::new(),
+        }
+    }
+
+    pub fn synthetic_section(&self, which: Synthetic) -> Option<&OutputSection> {
+        self.synthetic
+            .get(&which)
+            .map(|&i| &self.outputs[i as usize])
+    }
+
+    pub fn synthetic_addr(&self, which: Synthetic) -> u64 {
+        self.synthetic_section(which).map_or(0, |s| s.addr)
+    }
+
+    /// Resolves a relocation's symbol index in `file` to a target.
+    pub fn target(&self, file: FileId, sym_index: usize) -> Target {
+        match self.objects[file as usize].global_index(sym_index) {
+            Some(id) => Target::Global(id),
+            None => Target::Local(file, sym_index as u32),
+        }
+    }
+
+    pub fn is_preemptible(&self, t: Target) -> bool {
+        match t {
+            Target::Global(id) => self.symtab.get(id).preemptible,
+            Target::Local(..) => false,
+        }
+    }
+
+    pub fn target_type(&self, t: Target) -> u8 {
+        match t {
+            Target::Global(id) => self.symtab.get(id).sym_type,
+            Target::Local(f, i) => self.objects[f as usize].symbols[i as usize].st_type(),
+        }
+    }
+
+    /// An absolute symbol's value does not move with the load address.
+    pub fn is_absolute(&self, t: Target) -> bool {
+        match t {
+            Target::Global(id) => {
+                let s = self.symtab.get(id);
+                matches!(s.def, SymbolDef::Defined { section, .. } if section == u32::from(elf::SHN_ABS))
+                    || (s.is_undefined() && !s.preemptible)
+            }
+            Target::Local(f, i) => {
+                self.objects[f as usize].symbol_section(i as usize) == u32::from(elf::SHN_ABS)
+            }
+        }
+    }
+
+    /// A non-preemptible IFUNC: calls and address-taking both go through its PLT entry.
+    pub fn is_local_ifunc(&self, t: Target) -> bool {
+        match t {
+            Target::Global(id) => {
+                let s = self.symtab.get(id);
+                s.is_ifunc() && !s.preemptible
+            }
+            Target::Local(f, i) => {
+                self.objects[f as usize].symbols[i as usize].st_type() == elf::STT_GNU_IFUNC
+            }
+        }
+    }
+
+    pub fn target_name(&self, t: Target) -> String {
+        match t {
+            Target::Global(id) => self.symtab.get(id).display_name(),
+            Target::Local(f, i) => {
+                let obj = &self.objects[f as usize];
+                let name = obj.symbol_name(i as usize);
+                if name.is_empty() {
+                    let sec = obj.symbol_section(i as usize) as usize;
+                    obj.sections
+                        .get(sec)
+                        .map_or("?".to_string(), |s| s.name.to_string())
+                } else {
+                    String::from_utf8_lossy(name).into_owned()
+                }
+            }
+        }
+    }
+
+    /// Address of an input section offset in the output, or None if that part was dropped.
+    pub fn section_address(&self, file: FileId, sec: u32, offset: u64) -> Option<u64> {
+        let s = self.objects[file as usize].sections.get(sec as usize)?;
+        if !s.is_kept() || s.output == crate::object_file::NO_OUTPUT {
+            return None;
+        }
+        let base = self.outputs[s.output as usize].addr;
+        if s.pieces.is_empty() {
+            Some(base + s.offset + offset)
+        } else {
+            Some(base + s.piece_output_offset(offset)?)
+        }
+    }
+
+    /// The address a relocation against `t` uses for S (symbols in dropped sections: 0).
+    pub fn target_address(&self, t: Target) -> u64 {
+        match t {
+            Target::Global(id) => self.sym_addr[id as usize],
+            Target::Local(f, i) => self.local_address(f, i as usize).unwrap_or(0),
+        }
+    }
+
+    /// Address of the target's definition ignoring PLT redirection (the IFUNC resolver).
+    pub fn definition_address(&self, t: Target) -> u64 {
+        match t {
+            Target::Global(id) => match self.symtab.get(id).def {
+                SymbolDef::Defined {
+                    file,
+                    section,
+                    value,
+                } => self.defined_address(file, section, value).unwrap_or(0),
+                _ => self.sym_addr[id as usize],
+            },
+            Target::Local(f, i) => self.local_definition_address(f, i as usize).unwrap_or(0),
+        }
+    }
+
+    /// Address of a symbol defined in an object, without PLT redirection.
+    pub fn definition_address_of_defined(&self, id: SymbolId) -> u64 {
+        match self.symtab.get(id).def {
+            SymbolDef::Defined {
+                file,
+                section,
+                value,
+            } => self.defined_address(file, section, value).unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    fn defined_address(&self, file: FileId, section: u32, value: u64) -> Option<u64> {
+        if section == u32::from(elf::SHN_ABS) {
+            return Some(value);
+        }
+        self.section_address(file, section, value)
+    }
+
+    fn local_definition_address(&self, file: FileId, index: usize) -> Option<u64> {
+        let obj = &self.objects[file as usize];
+        let sym = &obj.symbols[index];
+        self.defined_address(file, obj.symbol_section(index), sym.st_value(LE))
+    }
+
+    fn local_address(&self, file: FileId, index: usize) -> Option<u64> {
+        let t = Target::Local(file, index as u32);
+        if let Some(&i) = self.iplt_index.get(&t) {
+            return Some(self.plt_entry_address_iplt(i));
+        }
+        self.local_definition_address(file, index)
+    }
+
+    pub fn plt_entry_address(&self, index: u32) -> u64 {
+        self.synthetic_addr(Synthetic::Plt) + 16 + 16 * u64::from(index)
+    }
+
+    pub fn plt_entry_address_iplt(&self, index: u32) -> u64 {
+        let header = if self.plt.is_empty() { 0 } else { 16 };
+        self.synthetic_addr(Synthetic::Plt)
+            + header
+            + 16 * self.plt.len() as u64
+            + 16 * u64::from(index)
+    }
+
+    /// Address of the .got.plt slot of a lazy PLT entry or an IPLT entry.
+    pub fn gotplt_slot(&self, plt_index: u32, iplt: bool) -> u64 {
+        let idx = if iplt {
+            self.plt.len() as u64 + u64::from(plt_index)
+        } else {
+            u64::from(plt_index)
+        };
+        self.synthetic_addr(Synthetic::GotPlt) + 24 + 8 * idx
+    }
+
+    pub fn got_address(&self, kind: GotKind, t: Target) -> Option<u64> {
+        self.got
+            .get(&(kind, t))
+            .map(|off| self.synthetic_addr(Synthetic::Got) + off)
+    }
+
+    /// Adds a GOT entry if missing; returns whether it was new.
+    pub fn add_got(&mut self, kind: GotKind, t: Target) -> bool {
+        if self.got.contains_key(&(kind, t)) {
+            return false;
+        }
+        let off = self.got_size;
+        self.got.insert((kind, t), off);
+        self.got_entries.push((kind, t, off));
+        self.got_size += 8 * kind.slots();
+        true
+    }
+}

@@ -1,0 +1,384 @@
+//! The dynamic linking tables: .dynsym order, .dynstr, symbol versions (.gnu.version,
+//! .gnu.version_r), the two hash tables, and the .dynamic array.
+//!
+//! Everything that does not depend on addresses is built before layout (so sizes are known);
+//! .dynsym values and .dynamic entries are written afterwards.
+
+use crate::context::Link;
+use crate::output_section::Synthetic;
+use crate::symbols::SymbolDef;
+use object::elf::*;
+use std::collections::HashMap;
+
+#[derive(Default)]
+pub struct DynamicTables {
+    pub dynstr: Vec<u8>,
+    strings: HashMap<Vec<u8>, u32>,
+    /// Symbol ids in .dynsym order (index 0, the null symbol, not included).
+    pub symbols: Vec<u32>,
+    /// Index of the first symbol covered by .gnu.hash (the defined ones).
+    pub gnu_hash_offset: usize,
+    pub versym: Vec<u16>,
+    pub verneed: Vec<u8>,
+    pub verneed_count: u32,
+    pub gnu_hash: Vec<u8>,
+    pub sysv_hash: Vec<u8>,
+    pub needed: Vec<u32>,
+    pub soname: Option<u32>,
+    pub runpath: Option<u32>,
+}
+
+impl DynamicTables {
+    pub fn add_string(&mut self, s: &[u8]) -> u32 {
+        if self.dynstr.is_empty() {
+            self.dynstr.push(0);
+        }
+        if let Some(&off) = self.strings.get(s) {
+            return off;
+        }
+        let off = self.dynstr.len() as u32;
+        self.dynstr.extend_from_slice(s);
+        self.dynstr.push(0);
+        self.strings.insert(s.to_vec(), off);
+        off
+    }
+
+    pub fn string_offset(&self, s: &[u8]) -> u32 {
+        self.strings.get(s).copied().unwrap_or(0)
+    }
+
+    /// Number of .dynsym entries including the null symbol.
+    pub fn symbol_count(&self) -> usize {
+        self.symbols.len() + 1
+    }
+}
+
+pub fn gnu_hash(name: &[u8]) -> u32 {
+    name.iter().fold(5381u32, |h, &c| {
+        h.wrapping_mul(33).wrapping_add(u32::from(c))
+    })
+}
+
+pub fn sysv_hash(name: &[u8]) -> u32 {
+    let mut h = 0u32;
+    for &c in name {
+        h = (h << 4).wrapping_add(u32::from(c));
+        let g = h & 0xf000_0000;
+        if g != 0 {
+            h ^= g >> 24;
+        }
+        h &= !g;
+    }
+    h
+}
+
+/// Chooses .dynsym's contents and order and builds the address-free tables.
+pub fn build_dynamic_tables(link: &Link) -> DynamicTables {
+    let mut t = DynamicTables::default();
+    t.add_string(b"");
+    let opts = link.opts;
+
+    // DT_NEEDED, in command-line order, for libraries something uses.
+    for dso in &link.dsos {
+        if dso.needed {
+            let off = t.add_string(dso.soname.as_bytes());
+            if !t.needed.contains(&off) {
+                t.needed.push(off);
+            }
+        }
+    }
+    if let Some(soname) = &opts.soname {
+        t.soname = Some(t.add_string(soname.as_bytes()));
+    }
+    if !opts.rpath.is_empty() {
+        t.runpath = Some(t.add_string(opts.rpath.join(":").as_bytes()));
+    }
+
+    // Undefined symbols first: .gnu.hash covers only the defined tail of .dynsym.
+    let mut undefined = Vec::new();
+    let mut defined = Vec::new();
+    for (id, sym) in link.symtab.symbols.iter().enumerate() {
+        if !sym.in_dynsym {
+            continue;
+        }
+        let is_def = sym.is_defined_locally() || link.copy_offsets.contains_key(&(id as u32));
+        if is_def {
+            defined.push(id as u32);
+        } else {
+            undefined.push(id as u32);
+        }
+    }
+    let nbuckets = (defined.len() / 4).max(1) as u32;
+    defined.sort_by_key(|&id| (gnu_hash(link.symtab.get(id).name) % nbuckets, id));
+    t.gnu_hash_offset = undefined.len() + 1;
+    t.symbols = undefined;
+    t.symbols.extend_from_slice(&defined);
+    for &id in &t.symbols.clone() {
+        t.add_string(link.symtab.get(id).name);
+    }
+
+    build_versions(link, &mut t);
+    if opts.hash_style.gnu {
+        t.gnu_hash = build_gnu_hash(link, &t, nbuckets);
+    }
+    if opts.hash_style.sysv {
+        t.sysv_hash = build_sysv_hash(link, &t);
+    }
+    t
+}
+
+fn build_versions(link: &Link, t: &mut DynamicTables) {
+    // Version names needed from each library, in first-use order; index 2 upwards.
+    let mut per_dso: Vec<Vec<(&'static [u8], u32, u16)>> = vec![Vec::new(); link.dsos.len()];
+    let mut next_index = 2u16;
+    let mut versym = vec![0u16];
+    let mut any = false;
+    for &id in &t.symbols {
+        let sym = link.symtab.get(id);
+        let mut v = VER_NDX_GLOBAL;
+        if let SymbolDef::Shared { dso, index } = sym.def {
+            let s = &link.dsos[dso as usize].symbols[index as usize];
+            if let (Some(name), true) = (s.version, link.dsos[dso as usize].needed) {
+                let list = &mut per_dso[dso as usize];
+                v = match list.iter().find(|e| e.0 == name) {
+                    Some(e) => e.2,
+                    None => {
+                        list.push((name, s.version_hash, next_index));
+                        next_index += 1;
+                        next_index - 1
+                    }
+                };
+                any = true;
+            }
+        }
+        versym.push(v);
+    }
+    if !any {
+        // Without versioned references the tables add nothing; leave them out like lld.
+        t.versym = Vec::new();
+        return;
+    }
+    t.versym = versym;
+    let dsos: Vec<usize> = (0..link.dsos.len())
+        .filter(|&d| !per_dso[d].is_empty())
+        .collect();
+    for (n, &d) in dsos.iter().enumerate() {
+        let file = t.add_string(link.dsos[d].soname.as_bytes());
+        let list = per_dso[d].clone();
+        let is_last = n + 1 == dsos.len();
+        let size = 16 + 16 * list.len() as u32;
+        push_u16(&mut t.verneed, 1);
+        push_u16(&mut t.verneed, list.len() as u16);
+        push_u32(&mut t.verneed, file);
+        push_u32(&mut t.verneed, 16);
+        push_u32(&mut t.verneed, if is_last { 0 } else { size });
+        for (i, (name, hash, index)) in list.iter().enumerate() {
+            let name_off = t.add_string(name);
+            push_u32(&mut t.verneed, *hash);
+            push_u16(&mut t.verneed, 0);
+            push_u16(&mut t.verneed, *index);
+            push_u32(&mut t.verneed, name_off);
+            push_u32(&mut t.verneed, if i + 1 == list.len() { 0 } else { 16 });
+        }
+    }
+    t.verneed_count = dsos.len() as u32;
+}
+
+fn build_gnu_hash(link: &Link, t: &DynamicTables, nbuckets: u32) -> Vec<u8> {
+    let defined = &t.symbols[t.gnu_hash_offset - 1..];
+    let hashes: Vec<u32> = defined
+        .iter()
+        .map(|&id| gnu_hash(link.symtab.get(id).name))
+        .collect();
+    const SHIFT: u32 = 26;
+    let bloom_words = (defined.len() / 8).max(1).next_power_of_two();
+    let mut bloom = vec![0u64; bloom_words];
+    for &h in &hashes {
+        let word = (h as usize / 64) % bloom_words;
+        bloom[word] |= (1u64 << (h % 64)) | (1u64 << ((h >> SHIFT) % 64));
+    }
+    let mut buckets = vec![0u32; nbuckets as usize];
+    let mut chains = vec![0u32; hashes.len()];
+    for (i, &h) in hashes.iter().enumerate() {
+        let b = (h % nbuckets) as usize;
+        if buckets[b] == 0 {
+            buckets[b] = (t.gnu_hash_offset + i) as u32;
+        }
+        let last_in_bucket = hashes
+            .get(i + 1)
+            .is_none_or(|&n| n % nbuckets != h % nbuckets);
+        chains[i] = (h & !1) | u32::from(last_in_bucket);
+    }
+    let mut out = Vec::new();
+    push_u32(&mut out, nbuckets);
+    push_u32(&mut out, t.gnu_hash_offset as u32);
+    push_u32(&mut out, bloom_words as u32);
+    push_u32(&mut out, SHIFT);
+    for w in bloom {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    for b in buckets {
+        push_u32(&mut out, b);
+    }
+    for c in chains {
+        push_u32(&mut out, c);
+    }
+    out
+}
+
+fn build_sysv_hash(link: &Link, t: &DynamicTables) -> Vec<u8> {
+    let nchain = t.symbol_count() as u32;
+    let nbucket = nchain.max(1);
+    let mut buckets = vec![0u32; nbucket as usize];
+    let mut chains = vec![0u32; nchain as usize];
+    for (i, &id) in t.symbols.iter().enumerate() {
+        let index = (i + 1) as u32;
+        let b = (sysv_hash(link.symtab.get(id).name) % nbucket) as usize;
+        chains[index as usize] = buckets[b];
+        buckets[b] = index;
+    }
+    let mut out = Vec::new();
+    push_u32(&mut out, nbucket);
+    push_u32(&mut out, nchain);
+    for b in buckets {
+        push_u32(&mut out, b);
+    }
+    for c in chains {
+        push_u32(&mut out, c);
+    }
+    out
+}
+
+pub fn push_u16(v: &mut Vec<u8>, x: u16) {
+    v.extend_from_slice(&x.to_le_bytes());
+}
+
+pub fn push_u32(v: &mut Vec<u8>, x: u32) {
+    v.extend_from_slice(&x.to_le_bytes());
+}
+
+/// The .dynamic entries, in the order they are written. Needs final addresses.
+pub fn dynamic_entries(link: &Link, t: &DynamicTables) -> Vec<(i64, u64)> {
+    let opts = link.opts;
+    let mut d: Vec<(i64, u64)> = Vec::new();
+    for &n in &t.needed {
+        d.push((i64::from(DT_NEEDED), u64::from(n)));
+    }
+    if let Some(s) = t.soname {
+        d.push((i64::from(DT_SONAME), u64::from(s)));
+    }
+    if let Some(r) = t.runpath {
+        let tag = if opts.new_dtags { DT_RUNPATH } else { DT_RPATH };
+        d.push((i64::from(tag), u64::from(r)));
+    }
+    let section = |name: &str| link.outputs.iter().find(|o| o.name == name && o.size > 0);
+    if let Some(s) = section(".preinit_array") {
+        d.push((i64::from(DT_PREINIT_ARRAY), s.addr));
+        d.push((i64::from(DT_PREINIT_ARRAYSZ), s.size));
+    }
+    if let Some(s) = section(".init_array") {
+        d.push((i64::from(DT_INIT_ARRAY), s.addr));
+        d.push((i64::from(DT_INIT_ARRAYSZ), s.size));
+    }
+    if let Some(s) = section(".fini_array") {
+        d.push((i64::from(DT_FINI_ARRAY), s.addr));
+        d.push((i64::from(DT_FINI_ARRAYSZ), s.size));
+    }
+    for (name, tag) in [(&opts.init, DT_INIT), (&opts.fini, DT_FINI)] {
+        if let Some(id) = link.symtab.lookup(name.as_bytes()) {
+            if matches!(link.symtab.get(id).def, SymbolDef::Defined { .. }) {
+                d.push((
+                    i64::from(tag),
+                    link.sym_addr.get(id as usize).copied().unwrap_or(0),
+                ));
+            }
+        }
+    }
+    if link.synthetic.contains_key(&Synthetic::SysvHash) {
+        d.push((i64::from(DT_HASH), link.synthetic_addr(Synthetic::SysvHash)));
+    }
+    if link.synthetic.contains_key(&Synthetic::GnuHash) {
+        d.push((
+            i64::from(DT_GNU_HASH),
+            link.synthetic_addr(Synthetic::GnuHash),
+        ));
+    }
+    d.push((i64::from(DT_STRTAB), link.synthetic_addr(Synthetic::DynStr)));
+    d.push((i64::from(DT_SYMTAB), link.synthetic_addr(Synthetic::DynSym)));
+    d.push((i64::from(DT_STRSZ), t.dynstr.len() as u64));
+    d.push((i64::from(DT_SYMENT), 24));
+    if !opts.is_shared() {
+        d.push((i64::from(DT_DEBUG), 0));
+    }
+    if !link.rela_dyn.is_empty() {
+        d.push((i64::from(DT_RELA), link.synthetic_addr(Synthetic::RelaDyn)));
+        d.push((i64::from(DT_RELASZ), 24 * link.rela_dyn.len() as u64));
+        d.push((i64::from(DT_RELAENT), 24));
+        let relative = link
+            .rela_dyn
+            .iter()
+            .filter(|r| r.r_type == R_X86_64_RELATIVE)
+            .count();
+        if relative > 0 {
+            d.push((i64::from(DT_RELACOUNT), relative as u64));
+        }
+    }
+    if !link.rela_plt.is_empty() {
+        d.push((
+            i64::from(DT_JMPREL),
+            link.synthetic_addr(Synthetic::RelaPlt),
+        ));
+        d.push((i64::from(DT_PLTRELSZ), 24 * link.rela_plt.len() as u64));
+        d.push((i64::from(DT_PLTREL), u64::from(DT_RELA)));
+    }
+    if link.synthetic.contains_key(&Synthetic::GotPlt) {
+        d.push((i64::from(DT_PLTGOT), link.synthetic_addr(Synthetic::GotPlt)));
+    }
+    if !t.versym.is_empty() {
+        d.push((
+            i64::from(DT_VERSYM),
+            link.synthetic_addr(Synthetic::GnuVersion),
+        ));
+        d.push((
+            i64::from(DT_VERNEED),
+            link.synthetic_addr(Synthetic::GnuVersionR),
+        ));
+        d.push((i64::from(DT_VERNEEDNUM), u64::from(t.verneed_count)));
+    }
+    let mut flags = 0u64;
+    let mut flags_1 = 0u64;
+    if opts.z_now {
+        flags |= u64::from(DF_BIND_NOW);
+        flags_1 |= u64::from(DF_1_NOW);
+    }
+    if link.needs_textrel {
+        flags |= u64::from(DF_TEXTREL);
+        d.push((i64::from(DT_TEXTREL), 0));
+    }
+    if opts.is_shared() && has_static_tls(link) {
+        flags |= u64::from(DF_STATIC_TLS);
+    }
+    if opts.kind == crate::options::OutputKind::Pie {
+        flags_1 |= u64::from(DF_1_PIE);
+    }
+    if flags != 0 {
+        d.push((i64::from(DT_FLAGS), flags));
+    }
+    if flags_1 != 0 {
+        d.push((i64::from(DT_FLAGS_1), flags_1));
+    }
+    d.push((i64::from(DT_NULL), 0));
+    d
+}
+
+/// A shared library using initial-exec TLS must say so (DF_STATIC_TLS).
+fn has_static_tls(link: &Link) -> bool {
+    link.got_entries
+        .iter()
+        .any(|(k, _, _)| *k == crate::context::GotKind::TlsIe)
+}
+
+/// Number of .dynamic entries, computed with placeholder addresses (sizes do not depend on them).
+pub fn dynamic_entry_count(link: &Link, t: &DynamicTables) -> usize {
+    dynamic_entries(link, t).len()
+}

@@ -1,0 +1,49 @@
+//! Errors of a link: each names the file, symbol or option at fault.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// An input that is not what it claims to be: truncated, corrupt, wrong machine.
+    #[error("{file}: {msg}")]
+    BadInput { file: String, msg: String },
+    #[error(transparent)]
+    Args(#[from] crate::args::ArgsError),
+    /// A problem with the link as a whole (symbols, relocations, layout).
+    #[error("{0}")]
+    Link(String),
+    /// Several independent problems, reported together (e.g. every undefined symbol).
+    #[error("{}", .0.join("\n"))]
+    Many(Vec<String>),
+}
+
+pub type Result<T, E = LinkError> = std::result::Result<T, E>;
+
+impl LinkError {
+    pub fn bad_input(file: impl Into<String>, msg: impl std::fmt::Display) -> Self {
+        LinkError::BadInput {
+            file: file.into(),
+            msg: msg.to_string(),
+        }
+    }
+
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        LinkError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// Returns early with a [`LinkError::Link`] built from a format string.
+#[macro_export]
+macro_rules! bail {
+    ($($arg:tt)*) => {
+        return Err($crate::error::LinkError::Link(format!($($arg)*)))
+    };
+}

@@ -1,0 +1,199 @@
+//! `--gc-sections`: keep only the sections reachable from the roots through relocations.
+//!
+//! Roots are the entry point, `-u`, `-init`/`-fini`, exported symbols, symbols shared
+//! libraries need, and sections that must survive unreferenced: constructor tables, notes,
+//! `.init`/`.fini`, SHF_GNU_RETAIN, and C-identifier sections whose `__start_`/`__stop_`
+//! symbols are used. `.eh_frame` is not a root; an FDE keeps its LSDA and personality only
+//! when its function is live.
+
+use crate::object_file::{FileId, ObjectFile, SectionKind, LE};
+use crate::symbols::{SymbolDef, SymbolTable};
+use object::elf;
+use object::read::elf::Rela as _;
+
+const SHF_GNU_RETAIN: u64 = 0x20_0000;
+
+pub fn is_c_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
+fn is_gc_root(name: &str, sh_type: u32, flags: u64, symtab: &SymbolTable) -> bool {
+    if flags & SHF_GNU_RETAIN != 0 {
+        return true;
+    }
+    if matches!(
+        sh_type,
+        elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY | elf::SHT_NOTE
+    ) {
+        return true;
+    }
+    for prefix in [
+        ".init_array",
+        ".fini_array",
+        ".preinit_array",
+        ".ctors",
+        ".dtors",
+    ] {
+        if name.starts_with(prefix) {
+            return true;
+        }
+    }
+    if matches!(name, ".init" | ".fini" | ".jcr") {
+        return true;
+    }
+    if is_c_identifier(name) {
+        let start = format!("__start_{name}");
+        let stop = format!("__stop_{name}");
+        return symtab.lookup(start.as_bytes()).is_some()
+            || symtab.lookup(stop.as_bytes()).is_some();
+    }
+    false
+}
+
+struct Marker<'a> {
+    objects: &'a mut [ObjectFile],
+    symtab: &'a SymbolTable,
+    stack: Vec<(FileId, u32)>,
+}
+
+impl Marker<'_> {
+    fn mark(&mut self, file: FileId, sec: u32) {
+        let s = &mut self.objects[file as usize].sections[sec as usize];
+        if !s.live && s.kind != SectionKind::Ignored {
+            s.live = true;
+            self.stack.push((file, sec));
+        }
+    }
+
+    fn mark_symbol(&mut self, file: FileId, sym_index: usize) {
+        let obj = &self.objects[file as usize];
+        let target = if let Some(id) = obj.global_index(sym_index) {
+            match self.symtab.get(id).def {
+                SymbolDef::Defined { file, section, .. } => Some((file, section)),
+                _ => None,
+            }
+        } else {
+            Some((file, obj.symbol_section(sym_index)))
+        };
+        if let Some((f, s)) = target {
+            if s != 0 && s < u32::from(elf::SHN_LORESERVE) {
+                self.mark(f, s);
+            }
+        }
+    }
+
+    fn propagate(&mut self) {
+        while let Some((file, sec)) = self.stack.pop() {
+            let relocs = self.objects[file as usize].sections[sec as usize].relocs;
+            for r in relocs {
+                self.mark_symbol(file, r.r_sym(LE, false) as usize);
+            }
+        }
+    }
+}
+
+/// Marks live sections; everything else allocatable is dropped from the output.
+pub fn collect_garbage(objects: &mut [ObjectFile], symtab: &SymbolTable, root_symbols: &[u32]) {
+    // Start from nothing live except non-allocatable sections, which GC never drops.
+    for obj in objects.iter_mut() {
+        for s in obj.sections.iter_mut() {
+            if s.kind != SectionKind::Ignored {
+                s.live = !s.is_alloc();
+            }
+        }
+    }
+    let mut marker = Marker {
+        objects,
+        symtab,
+        stack: Vec::new(),
+    };
+    for &id in root_symbols {
+        if let SymbolDef::Defined { file, section, .. } = symtab.get(id).def {
+            if section != 0 && section < u32::from(elf::SHN_LORESERVE) {
+                marker.mark(file, section);
+            }
+        }
+    }
+    for f in 0..marker.objects.len() {
+        for i in 0..marker.objects[f].sections.len() {
+            let s = &marker.objects[f].sections[i];
+            if s.kind != SectionKind::Ignored
+                && s.kind != SectionKind::EhFrame
+                && s.is_alloc()
+                && is_gc_root(s.name, s.sh_type, s.flags, symtab)
+            {
+                marker.mark(f as FileId, i as u32);
+            }
+        }
+    }
+    marker.propagate();
+
+    // FDEs of live functions keep their LSDAs and personality routines; repeat until the
+    // set stops growing, since an LSDA can reference more code.
+    loop {
+        let before = marker.stack.len();
+        for f in 0..marker.objects.len() {
+            let obj = &marker.objects[f];
+            let mut to_mark = Vec::new();
+            for (i, s) in obj.sections.iter().enumerate() {
+                if s.kind != SectionKind::EhFrame {
+                    continue;
+                }
+                for_each_live_fde_reloc(obj, i, |sym| to_mark.push(sym));
+            }
+            for sym in to_mark {
+                marker.mark_symbol(f as FileId, sym);
+            }
+        }
+        if marker.stack.len() == before {
+            break;
+        }
+        marker.propagate();
+    }
+    for obj in marker.objects.iter_mut() {
+        for s in obj.sections.iter_mut() {
+            if s.kind == SectionKind::EhFrame {
+                s.live = true;
+            }
+        }
+    }
+}
+
+/// Calls `f` with the symbol of every relocation in a CIE, or in an FDE whose function is live.
+fn for_each_live_fde_reloc(obj: &ObjectFile, sec: usize, mut f: impl FnMut(usize)) {
+    let s = &obj.sections[sec];
+    let data = s.data;
+    let mut pos = 0usize;
+    let mut ri = 0usize;
+    while pos + 8 <= data.len() {
+        let len = u32::from_le_bytes(data[pos..pos + 4].try_into().unwrap()) as usize;
+        if len == 0 || len == 0xffff_ffff {
+            break;
+        }
+        let end = (pos + 4 + len).min(data.len());
+        let is_cie = data[pos + 4..pos + 8] == [0, 0, 0, 0];
+        let first = ri;
+        while ri < s.relocs.len() && (s.relocs[ri].r_offset(LE) as usize) < end {
+            ri += 1;
+        }
+        let relocs = &s.relocs[first..ri];
+        let live = is_cie
+            || relocs.first().is_some_and(|r| {
+                r.r_offset(LE) as usize == pos + 8 && {
+                    let sym = r.r_sym(LE, false) as usize;
+                    let shndx = obj.symbol_section(sym);
+                    shndx != 0
+                        && shndx < u32::from(elf::SHN_LORESERVE)
+                        && obj.sections[shndx as usize].is_kept()
+                }
+            });
+        if live {
+            for r in relocs.iter().skip(usize::from(!is_cie)) {
+                f(r.r_sym(LE, false) as usize);
+            }
+        }
+        pos = end;
+    }
+}

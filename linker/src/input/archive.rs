@@ -1,0 +1,104 @@
+//! ar archives, regular and thin: their members and the symbol index that decides which
+//! members a link pulls in.
+
+use crate::error::{LinkError, Result};
+use object::read::archive::ArchiveFile;
+use std::path::Path;
+
+pub struct ArchiveMember {
+    /// Display name: `libfoo.a(bar.o)`.
+    pub name: String,
+    pub data: &'static [u8],
+}
+
+pub struct Archive {
+    pub name: String,
+    /// `--whole-archive` was in effect: every member is linked.
+    pub whole: bool,
+    pub members: Vec<ArchiveMember>,
+    /// Each defined global symbol and the member (index into `members`) that defines it.
+    pub symbols: Vec<(&'static [u8], u32)>,
+}
+
+impl Archive {
+    pub fn parse(name: String, path: &Path, data: &'static [u8], whole: bool) -> Result<Archive> {
+        let bad = |msg: String| LinkError::bad_input(&name, msg);
+        let file = ArchiveFile::parse(data).map_err(|e| bad(format!("corrupt archive: {e}")))?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut members = Vec::new();
+        // Header offset of each member, to map the symbol index onto `members`.
+        let mut by_offset = std::collections::HashMap::new();
+        for member in file.members() {
+            let member = member.map_err(|e| bad(format!("corrupt archive member: {e}")))?;
+            let member_name = String::from_utf8_lossy(member.name()).into_owned();
+            let member_data = if member.is_thin() {
+                // Thin archives name their members relative to the archive's directory.
+                crate::input::map_file(&dir.join(&member_name))?
+            } else {
+                member
+                    .data(data)
+                    .map_err(|e| bad(format!("member {member_name}: {e}")))?
+            };
+            let header_offset = member
+                .header()
+                .map(|h| (h as *const _ as usize).wrapping_sub(data.as_ptr() as usize) as u64)
+                .unwrap_or(u64::MAX);
+            by_offset.insert(header_offset, members.len() as u32);
+            members.push(ArchiveMember {
+                name: format!("{name}({member_name})"),
+                data: member_data,
+            });
+        }
+
+        let mut symbols = Vec::new();
+        let mut indexed = false;
+        if let Ok(Some(iter)) = file.symbols() {
+            indexed = true;
+            for sym in iter {
+                let sym = sym.map_err(|e| bad(format!("corrupt archive symbol table: {e}")))?;
+                let offset = sym.offset().0;
+                if let Some(&m) = by_offset.get(&offset) {
+                    symbols.push((sym.name(), m));
+                }
+            }
+        }
+        if !indexed && !whole {
+            // No index (e.g. `ar rcS`): read each member's own symbol table instead.
+            for (i, m) in members.iter().enumerate() {
+                for name in defined_globals(m.data) {
+                    symbols.push((name, i as u32));
+                }
+            }
+        }
+        Ok(Archive {
+            name,
+            whole,
+            members,
+            symbols,
+        })
+    }
+}
+
+/// Defined global symbol names of a member, for archives without an index.
+fn defined_globals(data: &'static [u8]) -> Vec<&'static [u8]> {
+    use crate::object_file::LE;
+    use object::read::elf::{FileHeader, Sym as _};
+    let mut out = Vec::new();
+    let Ok(header) = object::elf::FileHeader64::<object::LittleEndian>::parse(data) else {
+        return out;
+    };
+    let Ok(sections) = header.sections(LE, data) else {
+        return out;
+    };
+    let Ok(symtab) = sections.symbols(LE, data, object::elf::SHT_SYMTAB) else {
+        return out;
+    };
+    for sym in symtab.iter() {
+        if sym.is_definition(LE) && !sym.is_local() {
+            if let Ok(name) = sym.name(LE, symtab.strings()) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}

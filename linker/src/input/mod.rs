@@ -1,0 +1,238 @@
+//! Turning the command line's inputs into files: library search, mapping, recognizing each
+//! file by its contents, expanding GNU ld scripts, and listing archive members.
+//!
+//! Nothing here resolves symbols; that needs the order this module preserves.
+
+pub mod archive;
+pub mod script;
+pub mod search;
+
+use crate::error::{LinkError, Result};
+use crate::options::{InputArg, InputState, Options};
+use std::path::{Path, PathBuf};
+
+pub use archive::Archive;
+
+/// A file ready for symbol resolution, in command-line order.
+pub enum InputFile {
+    Object {
+        name: String,
+        data: &'static [u8],
+    },
+    Archive(Archive),
+    Shared {
+        name: String,
+        soname: String,
+        data: &'static [u8],
+        as_needed: bool,
+    },
+}
+
+/// Maps a file for the rest of the process's life; inputs are read in place, never copied.
+pub fn map_file(path: &Path) -> Result<&'static [u8]> {
+    let file = std::fs::File::open(path).map_err(|e| LinkError::io(path, e))?;
+    let len = file.metadata().map_err(|e| LinkError::io(path, e))?.len();
+    if len == 0 {
+        return Ok(&[]);
+    }
+    // SAFETY: inputs are not expected to change during the link; a concurrent writer could
+    // change what we read but not break memory safety of the bounds-checked parsers.
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| LinkError::io(path, e))?;
+    Ok(Box::leak(Box::new(map)))
+}
+
+const ELF_MAGIC: &[u8] = b"\x7fELF";
+
+/// What a file's first bytes say it is.
+#[derive(Debug, PartialEq, Eq)]
+enum FileType {
+    Relocatable,
+    SharedObject,
+    OtherElf,
+    Archive,
+    Bitcode,
+    Script,
+    Unknown,
+}
+
+fn identify(data: &[u8]) -> FileType {
+    if data.starts_with(ELF_MAGIC) {
+        let e_type = data.get(16..18).map(|b| u16::from_le_bytes([b[0], b[1]]));
+        return match e_type {
+            Some(object::elf::ET_REL) => FileType::Relocatable,
+            Some(object::elf::ET_DYN) => FileType::SharedObject,
+            _ => FileType::OtherElf,
+        };
+    }
+    if data.starts_with(b"!<arch>\n") || data.starts_with(b"!<thin>\n") {
+        return FileType::Archive;
+    }
+    if rld_lto::is_bitcode(data) {
+        return FileType::Bitcode;
+    }
+    if script::looks_like_script(data) {
+        return FileType::Script;
+    }
+    FileType::Unknown
+}
+
+struct Collector<'o> {
+    opts: &'o Options,
+    files: Vec<InputFile>,
+    search_dirs: Vec<PathBuf>,
+}
+
+/// Resolves every input of the command line to a mapped, identified file.
+pub fn collect_inputs(opts: &Options) -> Result<Vec<InputFile>> {
+    let mut c = Collector {
+        opts,
+        files: Vec::new(),
+        search_dirs: opts.library_paths.clone(),
+    };
+    for input in &opts.inputs {
+        match input {
+            InputArg::File { path, state } => {
+                let display = path.display().to_string();
+                c.add_path(path, display, None, *state, 0)?
+            }
+            InputArg::Library { name, state } => c.add_library(name, *state, 0)?,
+            // Symbol resolution treats every archive like lld does (all lazy symbols visible at
+            // once), so a group needs no re-scanning and its bounds carry no information.
+            InputArg::StartGroup | InputArg::EndGroup => {}
+        }
+    }
+    Ok(c.files)
+}
+
+impl Collector<'_> {
+    fn add_library(&mut self, name: &str, state: InputState, depth: u32) -> Result<()> {
+        let static_only = state.static_only || self.opts.static_link;
+        let found = search::find_library(
+            name,
+            &self.search_dirs,
+            static_only,
+            self.opts.sysroot.as_deref(),
+        )
+        .ok_or_else(|| LinkError::Link(format!("unable to find library -l{name}")))?;
+        let display = found.display().to_string();
+        // DT_NEEDED for a library without DT_SONAME is its file name, as GNU ld records it.
+        let soname = found.file_name().map(|n| n.to_string_lossy().into_owned());
+        self.add_path(&found, display, soname, state, depth)
+    }
+
+    fn add_path(
+        &mut self,
+        path: &Path,
+        display: String,
+        soname: Option<String>,
+        state: InputState,
+        depth: u32,
+    ) -> Result<()> {
+        let data = map_file(path)?;
+        match identify(data) {
+            FileType::Relocatable => self.files.push(InputFile::Object {
+                name: display,
+                data,
+            }),
+            FileType::Bitcode => {
+                return Err(LinkError::bad_input(
+                    display,
+                    "LLVM bitcode input needs LTO, which this build of rld does not have yet",
+                ))
+            }
+            FileType::Archive => {
+                let archive = Archive::parse(display, path, data, state.whole_archive)?;
+                self.files.push(InputFile::Archive(archive));
+            }
+            FileType::SharedObject => {
+                if self.opts.static_link {
+                    return Err(LinkError::bad_input(
+                        display,
+                        "attempted static link of a shared object",
+                    ));
+                }
+                let soname = soname.unwrap_or_else(|| display.clone());
+                self.files.push(InputFile::Shared {
+                    name: display,
+                    soname,
+                    data,
+                    as_needed: state.as_needed,
+                });
+            }
+            FileType::Script => self.add_script(path, &display, data, state, depth)?,
+            FileType::OtherElf => {
+                return Err(LinkError::bad_input(
+                    display,
+                    "is an ELF file but neither a relocatable object nor a shared library",
+                ))
+            }
+            FileType::Unknown => {
+                return Err(LinkError::bad_input(
+                    display,
+                    if data.is_empty() {
+                        "file is empty"
+                    } else {
+                        "unknown file type (not ELF, an archive, bitcode or a linker script)"
+                    },
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    fn add_script(
+        &mut self,
+        path: &Path,
+        display: &str,
+        data: &[u8],
+        state: InputState,
+        depth: u32,
+    ) -> Result<()> {
+        if depth > 16 {
+            return Err(LinkError::bad_input(
+                display,
+                "linker scripts nest too deeply",
+            ));
+        }
+        let text = std::str::from_utf8(data)
+            .map_err(|_| LinkError::bad_input(display, "linker script is not valid UTF-8"))?;
+        let parsed = script::parse_script(text)
+            .map_err(|e| LinkError::bad_input(display, format!("linker script: {e}")))?;
+        for dir in &parsed.search_dirs {
+            self.search_dirs.push(PathBuf::from(dir));
+        }
+        let script_dir = path.parent().unwrap_or(Path::new("."));
+        for input in &parsed.inputs {
+            match input {
+                script::ScriptInput::Path { path: p, as_needed } => {
+                    let st = InputState {
+                        as_needed: state.as_needed || *as_needed,
+                        ..state
+                    };
+                    let found = search::resolve_script_path(
+                        p,
+                        script_dir,
+                        &self.search_dirs,
+                        self.opts.sysroot.as_deref(),
+                    )
+                    .ok_or_else(|| {
+                        LinkError::bad_input(
+                            display,
+                            format!("cannot find {p} named by the script"),
+                        )
+                    })?;
+                    let shown = found.display().to_string();
+                    self.add_path(&found, shown, None, st, depth + 1)?;
+                }
+                script::ScriptInput::Library { name, as_needed } => {
+                    let st = InputState {
+                        as_needed: state.as_needed || *as_needed,
+                        ..state
+                    };
+                    self.add_library(name, st, depth + 1)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,711 @@
+//! GNU ld linker scripts that appear as link inputs.
+//!
+//! Debian ships several `lib*.so` files that are not ELF but short GNU ld scripts, e.g.
+//! `/usr/lib/x86_64-linux-gnu/libc.so`:
+//!
+//! ```text
+//! OUTPUT_FORMAT(elf64-x86-64)
+//! GROUP ( /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libc_nonshared.a  AS_NEEDED ( /lib64/ld-linux-x86-64.so.2 ) )
+//! ```
+//!
+//! Every `-lc` goes through such a file, so the linker has to understand it. This module
+//! understands only the input-naming subset of the language that these scripts use (`INPUT`,
+//! `GROUP`, `AS_NEEDED`, `OUTPUT_FORMAT`, `OUTPUT_ARCH`, `SEARCH_DIR`, `ENTRY`). Anything that
+//! would change the output layout (`SECTIONS`, `MEMORY`, symbol assignments, ...) is rejected
+//! with [`ScriptError::Unsupported`] rather than silently ignored, because ignoring it would
+//! produce a different binary than GNU ld.
+//!
+//! Finding the files a script names is left to the caller (see `search.rs`), because that
+//! depends on the command line's search directories and sysroot.
+
+use std::ops::Range;
+
+/// One file a script asks to link, in script order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScriptInput {
+    /// A file name, searched for as `search::resolve_script_path` describes.
+    Path { path: String, as_needed: bool },
+    /// `-lNAME` inside a script (`name` = "NAME", or ":FILE" for `-l:FILE`), searched like `-l` on
+    /// the command line.
+    Library { name: String, as_needed: bool },
+}
+
+/// What a script asks for. Commands that only restate the defaults are still recorded so the
+/// caller can check them (e.g. reject a script for another output format).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LinkerScript {
+    /// Files from `INPUT(...)` and `GROUP(...)`, in script order.
+    pub inputs: Vec<ScriptInput>,
+    /// Index ranges into `inputs` that came from one `GROUP(...)`; their archives are rescanned
+    /// together like `--start-group ... --end-group`. Empty groups are not recorded.
+    pub groups: Vec<Range<usize>>,
+    /// `SEARCH_DIR(dir)` directories, in script order.
+    pub search_dirs: Vec<String>,
+    /// `OUTPUT_FORMAT(...)`. For the three-argument form this is the first (default-endian)
+    /// format, which is what GNU ld uses without `-EB`/`-EL`. The last command wins.
+    pub output_format: Option<String>,
+    /// `ENTRY(sym)`. The last command wins, as in GNU ld.
+    pub entry: Option<String>,
+}
+
+/// Why a script could not be parsed. Line numbers are 1-based.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScriptError {
+    #[error("linker script line {line}: unterminated comment (expected `*/`)")]
+    UnterminatedComment { line: usize },
+    #[error("linker script line {line}: unterminated quoted name (expected `\"`)")]
+    UnterminatedString { line: usize },
+    #[error("linker script line {line}: expected {expected}, found {found}")]
+    Unexpected {
+        line: usize,
+        found: String,
+        expected: String,
+    },
+    #[error("linker script line {line}: `{command}(` is never closed (expected `)`)")]
+    Unclosed { line: usize, command: String },
+    #[error(
+        "linker script line {line}: unsupported command `{command}` (rld only supports INPUT, \
+         GROUP, AS_NEEDED, OUTPUT_FORMAT, OUTPUT_ARCH, SEARCH_DIR and ENTRY)"
+    )]
+    Unsupported { line: usize, command: String },
+}
+
+/// How many leading bytes [`looks_like_script`] inspects; enough to tell text from binary
+/// without reading a large file.
+const SNIFF_LEN: usize = 512;
+
+/// Whether `data` could be a linker script: non-empty text, i.e. its first 512 bytes are valid
+/// UTF-8 (a character cut off by the 512-byte limit is allowed) and contain no NUL.
+///
+/// The linker only asks this about files that are not ELF, archives or bitcode, so a cheap
+/// sniff suffices; [`parse_script`] reports anything that is text but not a script. Empty
+/// files are rejected because "empty script" would hide a truncated input.
+pub fn looks_like_script(data: &[u8]) -> bool {
+    let head = &data[..data.len().min(SNIFF_LEN)];
+    if head.is_empty() || head.contains(&0) {
+        return false;
+    }
+    match std::str::from_utf8(head) {
+        Ok(_) => true,
+        // `error_len() == None` means the bytes end in the middle of a valid character.
+        Err(e) => e.error_len().is_none() && head.len() == SNIFF_LEN,
+    }
+}
+
+/// Parses the text of a linker script.
+pub fn parse_script(text: &str) -> Result<LinkerScript, ScriptError> {
+    let tokens = tokenize(text)?;
+    let last_line = 1 + text.matches('\n').count();
+    Parser {
+        tokens,
+        pos: 0,
+        last_line,
+        script: LinkerScript::default(),
+    }
+    .parse()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tok<'a> {
+    /// An unquoted run of name characters: a command, file name, `-lNAME` or argument.
+    Word(&'a str),
+    /// A `"..."` name. GNU ld does no escape processing inside quotes, and a quoted name is
+    /// always a file name (a quoted `"-lfoo"` names a file called `-lfoo`).
+    Quoted(&'a str),
+    /// `(`, `)`, `,`, `;`, `{` or `}`.
+    Punct(char),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Token<'a> {
+    tok: Tok<'a>,
+    line: usize,
+}
+
+impl Tok<'_> {
+    fn describe(&self) -> String {
+        match self {
+            Tok::Word(w) => format!("`{w}`"),
+            Tok::Quoted(q) => format!("\"{q}\""),
+            Tok::Punct(c) => format!("`{c}`"),
+        }
+    }
+}
+
+/// Bytes that end an unquoted word. `=` is deliberately not one: `=/usr/lib/...` is a
+/// sysroot-relative file name.
+fn is_delimiter(b: u8) -> bool {
+    b.is_ascii_whitespace() || matches!(b, b'(' | b')' | b',' | b';' | b'{' | b'}' | b'"')
+}
+
+fn tokenize(text: &str) -> Result<Vec<Token<'_>>, ScriptError> {
+    let bytes = text.as_bytes();
+    let mut tokens = Vec::new();
+    let mut line = 1;
+    let mut i = 0;
+    // All delimiters are ASCII, so every slice boundary below is a UTF-8 character boundary.
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'\n' {
+            line += 1;
+            i += 1;
+        } else if b.is_ascii_whitespace() {
+            i += 1;
+        } else if bytes[i..].starts_with(b"/*") {
+            let body = &text[i + 2..];
+            let end = body
+                .find("*/")
+                .ok_or(ScriptError::UnterminatedComment { line })?;
+            line += body[..end].matches('\n').count();
+            i += 2 + end + 2;
+        } else if b == b'"' {
+            let body = &text[i + 1..];
+            let end = body
+                .find('"')
+                .ok_or(ScriptError::UnterminatedString { line })?;
+            tokens.push(Token {
+                tok: Tok::Quoted(&body[..end]),
+                line,
+            });
+            line += body[..end].matches('\n').count();
+            i += 1 + end + 1;
+        } else if is_delimiter(b) {
+            tokens.push(Token {
+                tok: Tok::Punct(char::from(b)),
+                line,
+            });
+            i += 1;
+        } else {
+            let start = i;
+            // A comment may directly follow a word (`libc.so.6/* why */`).
+            while i < bytes.len() && !is_delimiter(bytes[i]) && !bytes[i..].starts_with(b"/*") {
+                i += 1;
+            }
+            tokens.push(Token {
+                tok: Tok::Word(&text[start..i]),
+                line,
+            });
+        }
+    }
+    Ok(tokens)
+}
+
+struct Parser<'a> {
+    tokens: Vec<Token<'a>>,
+    pos: usize,
+    /// Reported for errors at the end of the script.
+    last_line: usize,
+    script: LinkerScript,
+}
+
+const END: &str = "end of script";
+
+impl<'a> Parser<'a> {
+    fn next(&mut self) -> Option<Token<'a>> {
+        let t = self.tokens.get(self.pos).copied();
+        self.pos += 1;
+        t
+    }
+
+    fn peek(&self) -> Option<Token<'a>> {
+        self.tokens.get(self.pos).copied()
+    }
+
+    fn unexpected(&self, found: Option<Token<'a>>, expected: impl Into<String>) -> ScriptError {
+        let (line, found) = match found {
+            Some(t) => (t.line, t.tok.describe()),
+            None => (self.last_line, END.to_string()),
+        };
+        ScriptError::Unexpected {
+            line,
+            found,
+            expected: expected.into(),
+        }
+    }
+
+    fn parse(mut self) -> Result<LinkerScript, ScriptError> {
+        while let Some(t) = self.next() {
+            match t.tok {
+                // GNU ld accepts stray `;` between commands.
+                Tok::Punct(';') => {}
+                Tok::Word(name) => self.command(name, t.line)?,
+                _ => return Err(self.unexpected(Some(t), "a command such as INPUT or GROUP")),
+            }
+        }
+        Ok(self.script)
+    }
+
+    fn command(&mut self, name: &'a str, line: usize) -> Result<(), ScriptError> {
+        match name {
+            "INPUT" => {
+                self.expect_open(name)?;
+                self.input_list(name, line, false)?;
+            }
+            "GROUP" => {
+                self.expect_open(name)?;
+                let start = self.script.inputs.len();
+                self.input_list(name, line, false)?;
+                let end = self.script.inputs.len();
+                if end > start {
+                    self.script.groups.push(start..end);
+                }
+            }
+            "AS_NEEDED" => {
+                return Err(ScriptError::Unexpected {
+                    line,
+                    found: "`AS_NEEDED`".to_string(),
+                    expected: "a command (AS_NEEDED is only valid inside INPUT or GROUP)"
+                        .to_string(),
+                })
+            }
+            "OUTPUT_FORMAT" => {
+                // GNU ld's grammar: `(default)` or `(default, big-endian, little-endian)`.
+                self.expect_open(name)?;
+                let default = self.expect_name(name)?;
+                match self.next() {
+                    Some(Token {
+                        tok: Tok::Punct(')'),
+                        ..
+                    }) => {}
+                    Some(Token {
+                        tok: Tok::Punct(','),
+                        ..
+                    }) => {
+                        self.expect_name(name)?;
+                        self.expect_punct(',', "`,` and a third format name")?;
+                        self.expect_name(name)?;
+                        self.expect_close(name, line)?;
+                    }
+                    other => return Err(self.unexpected(other, "`)` or `,` in OUTPUT_FORMAT")),
+                }
+                self.script.output_format = Some(default);
+            }
+            "OUTPUT_ARCH" => {
+                // Implied by the format; rld only links x86-64, so it is checked for syntax only.
+                self.single_argument(name, line)?;
+            }
+            "SEARCH_DIR" => {
+                let dir = self.single_argument(name, line)?;
+                self.script.search_dirs.push(dir);
+            }
+            "ENTRY" => {
+                let entry = self.single_argument(name, line)?;
+                self.script.entry = Some(entry);
+            }
+            _ => return Err(self.unsupported(name, line)),
+        }
+        Ok(())
+    }
+
+    /// Names an unsupported statement. For `x = 1;` the name alone would read like a misspelt
+    /// command, so the assignment operator is included.
+    fn unsupported(&self, name: &str, line: usize) -> ScriptError {
+        const OPS: [&str; 9] = ["=", "+=", "-=", "*=", "/=", "<<=", ">>=", "&=", "|="];
+        let op = match self.peek() {
+            Some(Token {
+                tok: Tok::Word(next),
+                ..
+            }) if !name.contains('=') => OPS.iter().rev().find(|op| next.starts_with(*op)),
+            _ => None,
+        };
+        let command = match op {
+            Some(op) => format!("{name} {op}"),
+            None => name.to_string(),
+        };
+        ScriptError::Unsupported { line, command }
+    }
+
+    fn expect_punct(&mut self, c: char, expected: &str) -> Result<(), ScriptError> {
+        match self.next() {
+            Some(Token {
+                tok: Tok::Punct(p), ..
+            }) if p == c => Ok(()),
+            other => Err(self.unexpected(other, expected)),
+        }
+    }
+
+    fn expect_open(&mut self, command: &str) -> Result<(), ScriptError> {
+        self.expect_punct('(', &format!("`(` after {command}"))
+    }
+
+    /// Like `expect_punct(')')`, but running out of input reports the unclosed command, which
+    /// is the useful location for an unbalanced parenthesis.
+    fn expect_close(&mut self, command: &str, open_line: usize) -> Result<(), ScriptError> {
+        match self.next() {
+            Some(Token {
+                tok: Tok::Punct(')'),
+                ..
+            }) => Ok(()),
+            None => Err(ScriptError::Unclosed {
+                line: open_line,
+                command: command.to_string(),
+            }),
+            other => Err(self.unexpected(other, format!("`)` closing {command}("))),
+        }
+    }
+
+    fn expect_name(&mut self, command: &str) -> Result<String, ScriptError> {
+        match self.next() {
+            Some(Token {
+                tok: Tok::Word(w) | Tok::Quoted(w),
+                ..
+            }) => Ok(w.to_string()),
+            other => Err(self.unexpected(other, format!("a name in {command}(...)"))),
+        }
+    }
+
+    /// `COMMAND(name)`, after the command word.
+    fn single_argument(&mut self, command: &str, line: usize) -> Result<String, ScriptError> {
+        self.expect_open(command)?;
+        let name = self.expect_name(command)?;
+        self.expect_close(command, line)?;
+        Ok(name)
+    }
+
+    /// The body of `INPUT(`, `GROUP(` or `AS_NEEDED(` up to and including its `)`. Names are
+    /// separated by whitespace and/or commas.
+    fn input_list(
+        &mut self,
+        command: &str,
+        open_line: usize,
+        as_needed: bool,
+    ) -> Result<(), ScriptError> {
+        loop {
+            let Some(t) = self.next() else {
+                return Err(ScriptError::Unclosed {
+                    line: open_line,
+                    command: command.to_string(),
+                });
+            };
+            match t.tok {
+                Tok::Punct(')') => return Ok(()),
+                Tok::Punct(',') => {}
+                Tok::Word("AS_NEEDED") => {
+                    self.expect_open("AS_NEEDED")?;
+                    self.input_list("AS_NEEDED", t.line, true)?;
+                }
+                Tok::Word(w) if w.starts_with("-l") => {
+                    let name = &w[2..];
+                    if name.is_empty() {
+                        return Err(self.unexpected(Some(t), "a library name directly after -l"));
+                    }
+                    self.script.inputs.push(ScriptInput::Library {
+                        name: name.to_string(),
+                        as_needed,
+                    });
+                }
+                Tok::Word(w) | Tok::Quoted(w) => self.script.inputs.push(ScriptInput::Path {
+                    path: w.to_string(),
+                    as_needed,
+                }),
+                Tok::Punct(_) => {
+                    return Err(self.unexpected(
+                        Some(t),
+                        format!("a file name, -lNAME, AS_NEEDED( or `)` in {command}(...)"),
+                    ))
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(p: &str, as_needed: bool) -> ScriptInput {
+        ScriptInput::Path {
+            path: p.to_string(),
+            as_needed,
+        }
+    }
+
+    fn lib(n: &str, as_needed: bool) -> ScriptInput {
+        ScriptInput::Library {
+            name: n.to_string(),
+            as_needed,
+        }
+    }
+
+    /// A `groups` value with one group (clippy reads `vec![0..3]` as a likely mistake).
+    fn one_group(range: Range<usize>) -> Vec<Range<usize>> {
+        vec![range]
+    }
+
+    /// /usr/lib/x86_64-linux-gnu/libc.so on Debian, byte for byte.
+    const LIBC_SO: &str = "/* GNU ld script
+   Use the shared library, but some functions are only in
+   the static library, so try that secondarily.  */
+OUTPUT_FORMAT(elf64-x86-64)
+GROUP ( /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libc_nonshared.a  AS_NEEDED ( /lib64/ld-linux-x86-64.so.2 ) )
+";
+
+    /// /usr/lib/x86_64-linux-gnu/libm.so on Debian, byte for byte.
+    const LIBM_SO: &str = "/* GNU ld script
+*/
+OUTPUT_FORMAT(elf64-x86-64)
+GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmvec.so.1 ) )
+";
+
+    #[test]
+    fn debian_libc_so() {
+        let s = parse_script(LIBC_SO).unwrap();
+        assert_eq!(
+            s,
+            LinkerScript {
+                inputs: vec![
+                    path("/lib/x86_64-linux-gnu/libc.so.6", false),
+                    path("/usr/lib/x86_64-linux-gnu/libc_nonshared.a", false),
+                    path("/lib64/ld-linux-x86-64.so.2", true),
+                ],
+                groups: one_group(0..3),
+                search_dirs: vec![],
+                output_format: Some("elf64-x86-64".to_string()),
+                entry: None,
+            }
+        );
+    }
+
+    #[test]
+    fn debian_libm_so() {
+        let s = parse_script(LIBM_SO).unwrap();
+        assert_eq!(
+            s.inputs,
+            [
+                path("/lib/x86_64-linux-gnu/libm.so.6", false),
+                path("/lib/x86_64-linux-gnu/libmvec.so.1", true),
+            ]
+        );
+        assert_eq!(s.groups, one_group(0..2));
+        assert_eq!(s.output_format.as_deref(), Some("elf64-x86-64"));
+    }
+
+    #[test]
+    fn debian_ncurses_and_termcap() {
+        // libncurses.so / libcurses.so: INPUT with a -l entry.
+        let s = parse_script("INPUT(libncurses.so.6 -ltinfo)\n").unwrap();
+        assert_eq!(
+            s.inputs,
+            [path("libncurses.so.6", false), lib("tinfo", false)]
+        );
+        assert!(s.groups.is_empty());
+
+        // libtermcap.so: a multi-line comment, then GROUP without a space before `(`.
+        let s = parse_script(
+            "/* We use a linker script rather than a symlink to work around\n   an ldconfig bug, \
+             see http://bugs.debian.org/249122. */\nGROUP( libtinfo.so )\n",
+        )
+        .unwrap();
+        assert_eq!(s.inputs, [path("libtinfo.so", false)]);
+        assert_eq!(s.groups, one_group(0..1));
+    }
+
+    #[test]
+    fn nested_as_needed_and_commas() {
+        let s = parse_script(
+            "INPUT(a.o, AS_NEEDED(-lx,b.so AS_NEEDED(c.so)) d.a)\n\
+             GROUP(e.a,-l:f.a AS_NEEDED ( g.so ))",
+        )
+        .unwrap();
+        assert_eq!(
+            s.inputs,
+            [
+                path("a.o", false),
+                lib("x", true),
+                path("b.so", true),
+                path("c.so", true),
+                path("d.a", false),
+                path("e.a", false),
+                lib(":f.a", false),
+                path("g.so", true),
+            ]
+        );
+        assert_eq!(s.groups, one_group(5..8));
+    }
+
+    #[test]
+    fn several_groups_and_empty_group() {
+        let s = parse_script("GROUP(a b) GROUP() INPUT(c) GROUP(d)").unwrap();
+        assert_eq!(s.inputs.len(), 4);
+        assert_eq!(s.groups, [0..2, 3..4]);
+    }
+
+    #[test]
+    fn comments_anywhere() {
+        let s = parse_script(
+            "/**/GROUP/* a */(/* b */x.so/* c */,/*\n\n*/y.a)/* trailing */\n/* last */",
+        )
+        .unwrap();
+        assert_eq!(s.inputs, [path("x.so", false), path("y.a", false)]);
+    }
+
+    #[test]
+    fn quoted_names() {
+        let s = parse_script(
+            "INPUT(\"dir with space/lib.so\" \"-lnotalib\" \"a,b(c).a\")\nENTRY(\"my start\")",
+        )
+        .unwrap();
+        assert_eq!(
+            s.inputs,
+            [
+                path("dir with space/lib.so", false),
+                path("-lnotalib", false),
+                path("a,b(c).a", false),
+            ]
+        );
+        assert_eq!(s.entry.as_deref(), Some("my start"));
+    }
+
+    #[test]
+    fn other_commands() {
+        let s = parse_script(
+            "OUTPUT_FORMAT(\"elf64-x86-64\", \"elf64-x86-64\", \"elf64-x86-64\");\n\
+             OUTPUT_ARCH(i386:x86-64);\nSEARCH_DIR(\"=/usr/local/lib\"); SEARCH_DIR(/opt/lib)\n\
+             ENTRY(_start) ENTRY(other)\n",
+        )
+        .unwrap();
+        assert_eq!(s.output_format.as_deref(), Some("elf64-x86-64"));
+        assert_eq!(s.search_dirs, ["=/usr/local/lib", "/opt/lib"]);
+        assert_eq!(s.entry.as_deref(), Some("other"));
+        assert!(s.inputs.is_empty());
+
+        let s = parse_script("OUTPUT_FORMAT(elf64-x86-64, elf64-big, elf64-little)").unwrap();
+        assert_eq!(s.output_format.as_deref(), Some("elf64-x86-64"));
+
+        assert_eq!(parse_script("").unwrap(), LinkerScript::default());
+        assert_eq!(parse_script(" /* */ ;\n").unwrap(), LinkerScript::default());
+    }
+
+    #[test]
+    fn unbalanced_parentheses() {
+        let e = parse_script("/* x */\nGROUP ( a.so\n  b.so\n").unwrap_err();
+        assert_eq!(
+            e,
+            ScriptError::Unclosed {
+                line: 2,
+                command: "GROUP".to_string()
+            }
+        );
+        assert!(e.to_string().contains("line 2"), "{e}");
+
+        let e = parse_script("INPUT(a AS_NEEDED(b)").unwrap_err();
+        assert!(matches!(e, ScriptError::Unclosed { line: 1, ref command } if command == "INPUT"));
+
+        let e = parse_script("INPUT(a))").unwrap_err();
+        assert!(
+            matches!(e, ScriptError::Unexpected { line: 1, ref found, .. } if found == "`)`"),
+            "{e:?}"
+        );
+
+        let e = parse_script("ENTRY(_start\n").unwrap_err();
+        assert!(matches!(e, ScriptError::Unclosed { line: 1, ref command } if command == "ENTRY"));
+
+        let e = parse_script("GROUP a.so").unwrap_err();
+        assert_eq!(
+            e,
+            ScriptError::Unexpected {
+                line: 1,
+                found: "`a.so`".to_string(),
+                expected: "`(` after GROUP".to_string()
+            }
+        );
+
+        let e = parse_script("\nINPUT").unwrap_err();
+        assert!(
+            matches!(e, ScriptError::Unexpected { line: 2, ref found, .. } if found == END),
+            "{e:?}"
+        );
+
+        let e = parse_script("INPUT(a ( b))").unwrap_err();
+        assert!(
+            matches!(e, ScriptError::Unexpected { line: 1, .. }),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn unsupported_commands() {
+        let e = parse_script("/* two\nlines */\nSECTIONS\n{\n}\n").unwrap_err();
+        assert_eq!(
+            e,
+            ScriptError::Unsupported {
+                line: 3,
+                command: "SECTIONS".to_string()
+            }
+        );
+        assert!(e.to_string().contains("SECTIONS"), "{e}");
+
+        let e = parse_script("GROUP(a)\nMEMORY { }").unwrap_err();
+        assert!(
+            matches!(e, ScriptError::Unsupported { line: 2, ref command } if command == "MEMORY")
+        );
+
+        let e = parse_script(". = 0x1000;").unwrap_err();
+        assert!(matches!(e, ScriptError::Unsupported { line: 1, ref command } if command == ". ="));
+        let e = parse_script("x <<= 2;").unwrap_err();
+        assert!(matches!(e, ScriptError::Unsupported { ref command, .. } if command == "x <<="));
+        let e = parse_script("x=1;").unwrap_err();
+        assert!(matches!(e, ScriptError::Unsupported { ref command, .. } if command == "x=1"));
+
+        // Keywords are case sensitive in GNU ld.
+        let e = parse_script("group(a)").unwrap_err();
+        assert!(matches!(e, ScriptError::Unsupported { ref command, .. } if command == "group"));
+    }
+
+    #[test]
+    fn other_errors() {
+        assert_eq!(
+            parse_script("GROUP(a)\n/* never closed\n").unwrap_err(),
+            ScriptError::UnterminatedComment { line: 2 }
+        );
+        assert_eq!(
+            parse_script("\n\nINPUT(\"a.so)").unwrap_err(),
+            ScriptError::UnterminatedString { line: 3 }
+        );
+        let e = parse_script("AS_NEEDED(a)").unwrap_err();
+        assert!(
+            matches!(e, ScriptError::Unexpected { line: 1, .. }),
+            "{e:?}"
+        );
+        let e = parse_script("INPUT(-l)").unwrap_err();
+        assert!(
+            matches!(e, ScriptError::Unexpected { line: 1, .. }),
+            "{e:?}"
+        );
+        let e = parse_script("OUTPUT_FORMAT(a, b)").unwrap_err();
+        assert!(matches!(e, ScriptError::Unexpected { .. }), "{e:?}");
+        let e = parse_script("OUTPUT_FORMAT(a b c)").unwrap_err();
+        assert!(matches!(e, ScriptError::Unexpected { .. }), "{e:?}");
+        let e = parse_script("ENTRY()").unwrap_err();
+        assert!(matches!(e, ScriptError::Unexpected { .. }), "{e:?}");
+        let e = parse_script("{").unwrap_err();
+        assert!(matches!(e, ScriptError::Unexpected { .. }), "{e:?}");
+        // Line numbers keep counting through quoted names that span lines.
+        let e = parse_script("INPUT(\"a\nb\")\nFOO").unwrap_err();
+        assert!(
+            matches!(e, ScriptError::Unsupported { line: 3, .. }),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn sniffing() {
+        assert!(looks_like_script(LIBC_SO.as_bytes()));
+        assert!(looks_like_script(b"INPUT(a)"));
+        assert!(!looks_like_script(b""));
+        assert!(!looks_like_script(b"\x7fELF\x02\x01\x01\0\0\0"));
+        assert!(!looks_like_script(b"GROUP(\xff)"));
+        assert!(!looks_like_script(b"GROUP(a)\0"));
+
+        // A multi-byte character cut by the sniff limit is still text...
+        let mut long = vec![b' '; SNIFF_LEN - 1];
+        long.extend_from_slice("é".as_bytes());
+        assert!(looks_like_script(&long));
+        // ...but a truncated character at the real end of the file is not.
+        assert!(!looks_like_script(&"é".as_bytes()[..1]));
+        // Only the first 512 bytes are examined.
+        let mut late_nul = vec![b' '; SNIFF_LEN];
+        late_nul.push(0);
+        assert!(looks_like_script(&late_nul));
+    }
+}

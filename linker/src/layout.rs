@@ -1,0 +1,1109 @@
+//! Layout: which output section every input goes to, where each input sits inside it, the
+//! synthetic sections, the order of output sections, the segments, and finally every address.
+//!
+//! The memory image follows lld's default: a read-only segment (headers, dynamic tables,
+//! rodata, unwind tables), an executable one, a RELRO one (TLS templates, constructor
+//! tables, .data.rel.ro, .dynamic, .got) and a read-write one (.got.plt, .data, .bss). Each
+//! segment starts on a new page at an address congruent to its file offset, so the file
+//! itself needs no padding between segments.
+
+use crate::context::{Link, LinkerSymbol, Segment, TlsLayout};
+use crate::dynamic::DynamicTables;
+use crate::gc::is_c_identifier;
+use crate::object_file::{SectionKind, NO_OUTPUT};
+use crate::output_section::{
+    finish_merge_offsets, init_priority, merge_sections, output_section_name, split_eh_frame,
+    OutputSection, Synthetic, TailKind,
+};
+use crate::symbols::SymbolDef;
+use object::elf::*;
+use object::read::elf::Rela as _;
+use std::collections::HashMap;
+
+const PAGE: u64 = 0x1000;
+const EXEC_BASE: u64 = 0x20_0000;
+const SHF_GNU_RETAIN: u64 = 0x20_0000;
+const FLAG_MASK: u64 = !(SHF_GROUP as u64
+    | SHF_MERGE as u64
+    | SHF_STRINGS as u64
+    | SHF_LINK_ORDER as u64
+    | SHF_INFO_LINK as u64
+    | SHF_GNU_RETAIN
+    | SHF_COMPRESSED as u64);
+
+/// Puts every kept input section into its output section (in input order, constructor
+/// tables sorted by priority) and computes its offset there.
+pub fn assign_input_sections(link: &mut Link) {
+    let strip_debug = link.opts.strip_debug || link.opts.strip_all;
+    let mut by_key: HashMap<(String, u64, bool), u32> = HashMap::new();
+    for f in 0..link.objects.len() {
+        for i in 0..link.objects[f].sections.len() {
+            let s = &link.objects[f].sections[i];
+            if !s.is_kept() {
+                continue;
+            }
+            if !s.is_alloc() && strip_debug && s.name.starts_with(".debug") {
+                continue;
+            }
+            let name = output_section_name(s.name);
+            let flags = s.flags & FLAG_MASK;
+            let key_flags = flags & u64::from(SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR | SHF_TLS);
+            let nobits = s.sh_type == SHT_NOBITS;
+            let key = (
+                name.to_string(),
+                key_flags,
+                nobits && flags & u64::from(SHF_TLS) != 0,
+            );
+            let sh_type = match s.sh_type {
+                SHT_X86_64_UNWIND => SHT_PROGBITS,
+                t => t,
+            };
+            let out = *by_key.entry(key).or_insert_with(|| {
+                link.outputs.push(OutputSection::new(name, sh_type, flags));
+                (link.outputs.len() - 1) as u32
+            });
+            let o = &mut link.outputs[out as usize];
+            o.flags |= flags;
+            if o.sh_type == SHT_NOBITS && sh_type != SHT_NOBITS {
+                o.sh_type = SHT_PROGBITS;
+            }
+            if o.entsize == 0 {
+                o.entsize = s.entsize;
+            } else if o.entsize != s.entsize {
+                o.entsize = 0;
+            }
+            o.inputs.push((f as u32, i as u32));
+            link.objects[f].sections[i].output = out;
+        }
+    }
+    for o in link.outputs.iter_mut() {
+        if [".init_array", ".fini_array", ".preinit_array"].contains(&o.name.as_str()) {
+            let objects = &link.objects;
+            o.inputs.sort_by_key(|&(f, i)| {
+                init_priority(objects[f as usize].sections[i as usize].name)
+            });
+        }
+        if o.inputs.len() > 1 {
+            // Merged and split sections get entsize only if all agree; otherwise none.
+            o.entsize = 0;
+        }
+    }
+}
+
+/// Offsets of inputs inside their output sections, merged-string tails, commons, copies.
+pub fn place_inputs(link: &mut Link) {
+    let groups = merge_sections(&mut link.objects);
+    for o in 0..link.outputs.len() {
+        let inputs = std::mem::take(&mut link.outputs[o].inputs);
+        let mut size = 0u64;
+        let mut align = 1u64;
+        for &(f, i) in &inputs {
+            let kind = link.objects[f as usize].sections[i as usize].kind;
+            match kind {
+                SectionKind::Merge => continue,
+                SectionKind::EhFrame => {
+                    let (mut pieces, kept, fdes) =
+                        split_eh_frame(&link.objects[f as usize], i as usize);
+                    let sec = &mut link.objects[f as usize].sections[i as usize];
+                    size = size.next_multiple_of(sec.align);
+                    for p in pieces.iter_mut() {
+                        if p.output_offset != u64::MAX {
+                            p.output_offset += size;
+                        }
+                    }
+                    sec.pieces = pieces;
+                    sec.offset = size;
+                    size += kept;
+                    align = align.max(sec.align);
+                    link.eh_frame_fdes += fdes;
+                }
+                _ => {
+                    let sec = &mut link.objects[f as usize].sections[i as usize];
+                    size = size.next_multiple_of(sec.align);
+                    sec.offset = size;
+                    size += sec.size;
+                    align = align.max(sec.align);
+                }
+            }
+        }
+        let out = &mut link.outputs[o];
+        out.inputs = inputs;
+        out.size = size;
+        out.align = out.align.max(align);
+    }
+    let mut group_offsets = Vec::with_capacity(groups.len());
+    for (g, group) in groups.iter().enumerate() {
+        let out = &mut link.outputs[group.output as usize];
+        let align = out
+            .inputs
+            .iter()
+            .map(|&(f, i)| link.objects[f as usize].sections[i as usize].align)
+            .max()
+            .unwrap_or(1);
+        group_offsets.push(out.add_tail(
+            TailKind::Merged(g as u32),
+            group.data.len() as u64,
+            align,
+        ));
+    }
+    finish_merge_offsets(&mut link.objects, &group_offsets);
+    link.merge_groups = groups;
+    place_commons(link);
+}
+
+fn bss_section(link: &mut Link) -> usize {
+    if let Some(i) = link
+        .outputs
+        .iter()
+        .position(|o| o.name == ".bss" && !o.is_tls())
+    {
+        return i;
+    }
+    link.outputs.push(OutputSection::new(
+        ".bss",
+        SHT_NOBITS,
+        u64::from(SHF_ALLOC | SHF_WRITE),
+    ));
+    link.outputs.len() - 1
+}
+
+fn place_commons(link: &mut Link) {
+    let commons: Vec<(u32, u64, u64)> = link
+        .symtab
+        .symbols
+        .iter()
+        .enumerate()
+        .filter_map(|(id, s)| match s.def {
+            SymbolDef::Common { size, align, .. } => Some((id as u32, size, align)),
+            _ => None,
+        })
+        .collect();
+    if commons.is_empty() {
+        return;
+    }
+    let mut size = 0u64;
+    let mut max_align = 1u64;
+    for &(id, sz, al) in &commons {
+        let al = al.max(1);
+        size = size.next_multiple_of(al);
+        link.common_offsets.insert(id, size);
+        size += sz;
+        max_align = max_align.max(al);
+    }
+    let bss = bss_section(link);
+    let base = link.outputs[bss].add_tail(TailKind::Commons, size, max_align);
+    for off in link.common_offsets.values_mut() {
+        *off += base;
+    }
+}
+
+fn add_synthetic(
+    link: &mut Link,
+    which: Synthetic,
+    name: &str,
+    sh_type: u32,
+    flags: u32,
+    size: u64,
+    align: u64,
+    entsize: u64,
+) {
+    let mut o = OutputSection::new(name, sh_type, u64::from(flags));
+    o.size = size;
+    o.align = align;
+    o.entsize = entsize;
+    o.synthetic = Some(which);
+    link.outputs.push(o);
+    link.synthetic
+        .insert(which, (link.outputs.len() - 1) as u32);
+}
+
+/// Creates the linker-made sections, now that the relocation scan has sized them.
+pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
+    let opts = link.opts;
+    let a = SHF_ALLOC;
+    let aw = SHF_ALLOC | SHF_WRITE;
+    if link.is_dynamic && !opts.no_dynamic_linker && !opts.is_shared() {
+        let interp = opts
+            .dynamic_linker
+            .clone()
+            .unwrap_or_else(|| "/lib64/ld-linux-x86-64.so.2".to_string());
+        add_synthetic(
+            link,
+            Synthetic::Interp,
+            ".interp",
+            SHT_PROGBITS,
+            a,
+            interp.len() as u64 + 1,
+            1,
+            0,
+        );
+    }
+    if let Some(len) = build_id_len(&opts.build_id) {
+        add_synthetic(
+            link,
+            Synthetic::BuildId,
+            ".note.gnu.build-id",
+            SHT_NOTE,
+            a,
+            16 + len,
+            4,
+            0,
+        );
+    }
+    if gnu_property_features(link) != 0 {
+        add_synthetic(
+            link,
+            Synthetic::GnuProperty,
+            ".note.gnu.property",
+            SHT_NOTE,
+            a,
+            32,
+            8,
+            0,
+        );
+    }
+    if link.is_dynamic {
+        add_synthetic(
+            link,
+            Synthetic::DynSym,
+            ".dynsym",
+            SHT_DYNSYM,
+            a,
+            24 * dynamic.symbol_count() as u64,
+            8,
+            24,
+        );
+        if !dynamic.versym.is_empty() {
+            add_synthetic(
+                link,
+                Synthetic::GnuVersion,
+                ".gnu.version",
+                SHT_GNU_VERSYM,
+                a,
+                2 * dynamic.versym.len() as u64,
+                2,
+                2,
+            );
+            add_synthetic(
+                link,
+                Synthetic::GnuVersionR,
+                ".gnu.version_r",
+                SHT_GNU_VERNEED,
+                a,
+                dynamic.verneed.len() as u64,
+                4,
+                0,
+            );
+        }
+        if !dynamic.gnu_hash.is_empty() {
+            add_synthetic(
+                link,
+                Synthetic::GnuHash,
+                ".gnu.hash",
+                SHT_GNU_HASH,
+                a,
+                dynamic.gnu_hash.len() as u64,
+                8,
+                0,
+            );
+        }
+        if !dynamic.sysv_hash.is_empty() {
+            add_synthetic(
+                link,
+                Synthetic::SysvHash,
+                ".hash",
+                SHT_HASH,
+                a,
+                dynamic.sysv_hash.len() as u64,
+                4,
+                4,
+            );
+        }
+        add_synthetic(
+            link,
+            Synthetic::DynStr,
+            ".dynstr",
+            SHT_STRTAB,
+            a,
+            dynamic.dynstr.len() as u64,
+            1,
+            0,
+        );
+    }
+    if !link.rela_dyn.is_empty() {
+        add_synthetic(
+            link,
+            Synthetic::RelaDyn,
+            ".rela.dyn",
+            SHT_RELA,
+            a,
+            24 * link.rela_dyn.len() as u64,
+            8,
+            24,
+        );
+    }
+    let iplt_relocs = link.iplt.len() as u64;
+    if !link.rela_plt.is_empty() || iplt_relocs > 0 {
+        let flags = if link.is_dynamic {
+            a | SHF_INFO_LINK
+        } else {
+            a
+        };
+        add_synthetic(
+            link,
+            Synthetic::RelaPlt,
+            ".rela.plt",
+            SHT_RELA,
+            flags,
+            24 * (link.rela_plt.len() as u64 + iplt_relocs),
+            8,
+            24,
+        );
+    }
+    let plt_entries = link.plt.len() as u64;
+    if plt_entries + iplt_relocs > 0 {
+        let header = if plt_entries > 0 { 16 } else { 0 };
+        add_synthetic(
+            link,
+            Synthetic::Plt,
+            ".plt",
+            SHT_PROGBITS,
+            a | SHF_EXECINSTR,
+            header + 16 * (plt_entries + iplt_relocs),
+            16,
+            16,
+        );
+    }
+    if link.got_size > 0 {
+        add_synthetic(
+            link,
+            Synthetic::Got,
+            ".got",
+            SHT_PROGBITS,
+            aw,
+            link.got_size,
+            8,
+            0,
+        );
+    }
+    let got_base_used =
+        link.symtab.lookup(b"_GLOBAL_OFFSET_TABLE_").is_some() || uses_got_base(link);
+    if plt_entries + iplt_relocs > 0 || link.is_dynamic || got_base_used {
+        add_synthetic(
+            link,
+            Synthetic::GotPlt,
+            ".got.plt",
+            SHT_PROGBITS,
+            aw,
+            24 + 8 * (plt_entries + iplt_relocs),
+            8,
+            0,
+        );
+    }
+    if link.is_dynamic {
+        let count = crate::dynamic::dynamic_entry_count(link, dynamic) as u64;
+        add_synthetic(
+            link,
+            Synthetic::Dynamic,
+            ".dynamic",
+            SHT_DYNAMIC,
+            aw,
+            16 * count,
+            8,
+            16,
+        );
+    }
+    if opts.eh_frame_hdr && link.outputs.iter().any(|o| o.name == ".eh_frame") {
+        add_synthetic(
+            link,
+            Synthetic::EhFrameHdr,
+            ".eh_frame_hdr",
+            SHT_PROGBITS,
+            a,
+            12 + 8 * link.eh_frame_fdes as u64,
+            4,
+            0,
+        );
+    }
+    if link.copy_size > 0 {
+        let bss = bss_section(link);
+        let (size, align) = (link.copy_size, link.copy_align);
+        let base = link.outputs[bss].add_tail(TailKind::CopyRel, size, align);
+        let _ = base;
+    }
+}
+
+/// Whether any relocation is relative to the GOT base (GOTOFF64, GOTPC32, ...).
+fn uses_got_base(link: &Link) -> bool {
+    use crate::object_file::LE;
+    link.objects.iter().any(|o| {
+        o.sections.iter().any(|s| {
+            s.is_kept()
+                && s.is_alloc()
+                && s.relocs.iter().any(|r| {
+                    matches!(
+                        r.r_type(LE, false),
+                        R_X86_64_GOTOFF64 | R_X86_64_GOTPC32 | R_X86_64_GOTPC64 | R_X86_64_PLTOFF64
+                    )
+                })
+        })
+    })
+}
+
+pub fn build_id_len(b: &crate::options::BuildId) -> Option<u64> {
+    use crate::options::BuildId;
+    match b {
+        BuildId::None => None,
+        BuildId::Fast => Some(8),
+        BuildId::Md5 | BuildId::Uuid => Some(16),
+        BuildId::Sha1 => Some(20),
+        BuildId::Hex(h) => Some(h.len() as u64),
+    }
+}
+
+/// The x86 feature bits (IBT, SHSTK) every input object has; 0 if any lacks them.
+pub fn gnu_property_features(link: &Link) -> u32 {
+    let mut features = u32::MAX;
+    let mut any = false;
+    for o in &link.objects {
+        if !o.sections.iter().any(|s| s.is_kept() && s.is_alloc()) {
+            continue;
+        }
+        any = true;
+        features &= o.x86_features.unwrap_or(0);
+    }
+    if any {
+        features
+    } else {
+        0
+    }
+}
+
+/// Which run of the memory image a section belongs to; segments follow these classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Class {
+    ReadOnly = 0,
+    Exec = 1,
+    Relro = 2,
+    Data = 3,
+    NonAlloc = 4,
+}
+
+fn is_relro(link: &Link, o: &OutputSection) -> bool {
+    if o.is_tls() {
+        return true;
+    }
+    if o.synthetic == Some(Synthetic::GotPlt) {
+        return link.opts.z_now;
+    }
+    matches!(o.synthetic, Some(Synthetic::Dynamic) | Some(Synthetic::Got))
+        || matches!(
+            o.name.as_str(),
+            ".init_array"
+                | ".fini_array"
+                | ".preinit_array"
+                | ".data.rel.ro"
+                | ".jcr"
+                | ".bss.rel.ro"
+                | ".ctors"
+                | ".dtors"
+        )
+        || o.name.ends_with(".rel.ro")
+}
+
+fn class_of(link: &Link, o: &OutputSection) -> Class {
+    if !o.is_alloc() {
+        Class::NonAlloc
+    } else if o.is_writable() {
+        if link.opts.z_relro && is_relro(link, o) {
+            Class::Relro
+        } else {
+            Class::Data
+        }
+    } else if o.is_exec() {
+        Class::Exec
+    } else {
+        Class::ReadOnly
+    }
+}
+
+fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
+    use Synthetic::*;
+    let nobits = u32::from(o.is_nobits() && !o.is_tls()) * 100;
+    let by_name = match o.synthetic {
+        Some(Interp) => 0,
+        Some(BuildId) | Some(GnuProperty) => 1,
+        Some(DynSym) => 2,
+        Some(GnuVersion) => 3,
+        Some(GnuVersionR) => 4,
+        Some(GnuHash) => 5,
+        Some(SysvHash) => 6,
+        Some(DynStr) => 7,
+        Some(RelaDyn) => 8,
+        Some(RelaPlt) => 9,
+        Some(EhFrameHdr) => 20,
+        Some(Plt) => 1,
+        Some(GotPlt) => {
+            if link.opts.z_now && link.opts.z_relro {
+                12
+            } else {
+                0
+            }
+        }
+        Some(Dynamic) => 10,
+        Some(Got) => 11,
+        None => match o.name.as_str() {
+            _ if o.sh_type == SHT_NOTE => 1,
+            ".eh_frame" => 21,
+            ".gcc_except_table" => 22,
+            ".init" => 0,
+            ".text" => 2,
+            ".fini" => 4,
+            ".tdata" => 0,
+            ".tbss" => 1,
+            ".preinit_array" => 2,
+            ".init_array" => 3,
+            ".fini_array" => 4,
+            ".data.rel.ro" => 5,
+            ".data" => 1,
+            ".bss" => 3,
+            _ => {
+                if o.is_exec() {
+                    3
+                } else {
+                    10
+                }
+            }
+        },
+    };
+    nobits + by_name
+}
+
+/// Sorts output sections into their final order and gives them section header indices.
+pub fn sort_output_sections(link: &mut Link) {
+    // Empty input-only sections vanish, except those a linker symbol needs.
+    let keep_empty = |o: &OutputSection| {
+        o.synthetic.is_some()
+            || [".init_array", ".fini_array", ".preinit_array", ".bss"].contains(&o.name.as_str())
+            || !o.inputs.is_empty()
+    };
+    let mut order: Vec<usize> = (0..link.outputs.len())
+        .filter(|&i| {
+            link.outputs[i].size > 0
+                || keep_empty(&link.outputs[i]) && !link.outputs[i].inputs.is_empty()
+                || link.outputs[i].synthetic.is_some()
+        })
+        .collect();
+    order.sort_by_key(|&i| {
+        let o = &link.outputs[i];
+        (class_of(link, o), rank_in_class(link, o), i)
+    });
+    let mut remap = vec![NO_OUTPUT; link.outputs.len()];
+    let mut old: Vec<Option<OutputSection>> = std::mem::take(&mut link.outputs)
+        .into_iter()
+        .map(Some)
+        .collect();
+    for (new, &i) in order.iter().enumerate() {
+        remap[i] = new as u32;
+        let mut o = old[i].take().unwrap();
+        o.index = new as u32 + 1;
+        link.outputs.push(o);
+    }
+    for obj in link.objects.iter_mut() {
+        for s in obj.sections.iter_mut() {
+            if s.output != NO_OUTPUT {
+                s.output = remap[s.output as usize];
+                if s.output == NO_OUTPUT {
+                    s.live = false;
+                }
+            }
+        }
+    }
+    for g in link.merge_groups.iter_mut() {
+        g.output = remap[g.output as usize];
+    }
+    for v in link.synthetic.values_mut() {
+        *v = remap[*v as usize];
+    }
+}
+
+/// Program header count for the current set of sections (needed before addresses exist).
+fn program_headers(link: &Link) -> Vec<u32> {
+    let mut p = Vec::new();
+    let has_interp = link.synthetic.contains_key(&Synthetic::Interp);
+    if has_interp {
+        p.push(PT_PHDR);
+        p.push(PT_INTERP);
+    }
+    let mut classes: Vec<Class> = link
+        .outputs
+        .iter()
+        .map(|o| class_of(link, o))
+        .filter(|&c| c != Class::NonAlloc)
+        .collect();
+    classes.dedup();
+    if classes.first() != Some(&Class::ReadOnly) {
+        p.push(PT_LOAD);
+    }
+    for _ in &classes {
+        p.push(PT_LOAD);
+    }
+    if link.outputs.iter().any(|o| o.is_alloc() && o.is_tls()) {
+        p.push(PT_TLS);
+    }
+    if link.synthetic.contains_key(&Synthetic::Dynamic) {
+        p.push(PT_DYNAMIC);
+    }
+    if classes.contains(&Class::Relro) {
+        p.push(PT_GNU_RELRO);
+    }
+    if link.synthetic.contains_key(&Synthetic::EhFrameHdr) {
+        p.push(PT_GNU_EH_FRAME);
+    }
+    p.push(PT_GNU_STACK);
+    if link
+        .outputs
+        .iter()
+        .any(|o| o.is_alloc() && o.sh_type == SHT_NOTE)
+    {
+        p.push(PT_NOTE);
+    }
+    if link.synthetic.contains_key(&Synthetic::GnuProperty) {
+        p.push(PT_GNU_PROPERTY);
+    }
+    p
+}
+
+/// Assigns file offsets and addresses to all output sections and builds the segments.
+pub fn assign_addresses(link: &mut Link) {
+    link.image_base = if link.opts.is_pic() { 0 } else { EXEC_BASE };
+    let phdr_types = program_headers(link);
+    let headers_size = 64 + 56 * phdr_types.len() as u64;
+    let mut offset = headers_size;
+    let mut vaddr = link.image_base + headers_size;
+    let mut loads: Vec<Segment> = Vec::new();
+    let mut current: Option<Class> = None;
+    let mut tls = TlsLayout::default();
+    let mut tls_end = 0u64;
+    let mut relro: Option<(u64, u64, u64)> = None;
+    let mut load = Segment {
+        p_type: PT_LOAD,
+        flags: PF_R,
+        offset: 0,
+        vaddr: link.image_base,
+        filesz: headers_size,
+        memsz: headers_size,
+        align: PAGE,
+    };
+    for i in 0..link.outputs.len() {
+        let class = class_of(link, &link.outputs[i]);
+        if class == Class::NonAlloc {
+            continue;
+        }
+        if current != Some(class) && !(current.is_none() && class == Class::ReadOnly) {
+            loads.push(load);
+            vaddr = vaddr.next_multiple_of(PAGE) + offset % PAGE;
+            load = Segment {
+                p_type: PT_LOAD,
+                flags: match class {
+                    Class::Exec => PF_R | PF_X,
+                    Class::Relro | Class::Data => PF_R | PF_W,
+                    _ => PF_R,
+                },
+                offset,
+                vaddr,
+                filesz: 0,
+                memsz: 0,
+                align: PAGE,
+            };
+        }
+        current = Some(class);
+        let o = &mut link.outputs[i];
+        let aligned = vaddr.next_multiple_of(o.align.max(1));
+        if o.is_tls() && o.is_nobits() {
+            // .tbss takes no address space of its own: it exists only in the TLS template.
+            o.addr = aligned;
+            o.offset = offset;
+            tls_end = tls_end.max(aligned + o.size);
+            tls.align = tls.align.max(o.align);
+            continue;
+        }
+        offset += aligned - vaddr;
+        vaddr = aligned;
+        o.addr = vaddr;
+        o.offset = offset;
+        if o.is_tls() {
+            if tls.memsz == 0 && tls.start == 0 {
+                tls.start = vaddr;
+            }
+            tls_end = tls_end.max(vaddr + o.size);
+            tls.align = tls.align.max(o.align);
+        }
+        vaddr += o.size;
+        if !o.is_nobits() {
+            offset += o.size;
+            load.filesz = offset - load.offset;
+        }
+        load.memsz = vaddr - load.vaddr;
+        if class == Class::Relro {
+            let r = relro.get_or_insert((o.addr, o.offset, 0));
+            r.2 = vaddr;
+        }
+    }
+    loads.push(load);
+    if tls_end > 0 {
+        if tls.start == 0 {
+            // Only .tbss: the template starts where .tbss does.
+            tls.start = link
+                .outputs
+                .iter()
+                .find(|o| o.is_tls())
+                .map_or(0, |o| o.addr);
+        }
+        tls.memsz = tls_end - tls.start;
+    }
+    link.tls = tls;
+    // Non-allocated sections follow in the file.
+    for o in link.outputs.iter_mut().filter(|o| !o.is_alloc()) {
+        offset = offset.next_multiple_of(o.align.max(1));
+        o.offset = offset;
+        o.addr = 0;
+        offset += o.size;
+    }
+
+    let mut segments = Vec::new();
+    for ty in phdr_types {
+        match ty {
+            PT_PHDR => segments.push(Segment {
+                p_type: PT_PHDR,
+                flags: PF_R,
+                offset: 64,
+                vaddr: link.image_base + 64,
+                filesz: headers_size - 64,
+                memsz: headers_size - 64,
+                align: 8,
+            }),
+            PT_LOAD => {}
+            PT_INTERP => {
+                segments.push(section_segment(link, Synthetic::Interp, PT_INTERP, PF_R, 1))
+            }
+            PT_DYNAMIC => segments.push(section_segment(
+                link,
+                Synthetic::Dynamic,
+                PT_DYNAMIC,
+                PF_R | PF_W,
+                8,
+            )),
+            PT_GNU_EH_FRAME => segments.push(section_segment(
+                link,
+                Synthetic::EhFrameHdr,
+                PT_GNU_EH_FRAME,
+                PF_R,
+                4,
+            )),
+            PT_GNU_PROPERTY => segments.push(section_segment(
+                link,
+                Synthetic::GnuProperty,
+                PT_GNU_PROPERTY,
+                PF_R,
+                8,
+            )),
+            PT_TLS => {
+                let first = link
+                    .outputs
+                    .iter()
+                    .find(|o| o.is_alloc() && o.is_tls())
+                    .unwrap();
+                let filesz = link
+                    .outputs
+                    .iter()
+                    .filter(|o| o.is_tls() && !o.is_nobits())
+                    .map(|o| o.addr + o.size - tls.start)
+                    .max()
+                    .unwrap_or(0);
+                segments.push(Segment {
+                    p_type: PT_TLS,
+                    flags: PF_R,
+                    offset: first.offset,
+                    vaddr: tls.start,
+                    filesz,
+                    memsz: tls.memsz,
+                    align: tls.align,
+                });
+            }
+            PT_GNU_RELRO => {
+                let (start, off, end) = relro.unwrap();
+                // Round up to the page: the next segment starts on a new page anyway, and the
+                // dynamic loader only protects whole pages.
+                let memsz = end.next_multiple_of(PAGE) - start;
+                segments.push(Segment {
+                    p_type: PT_GNU_RELRO,
+                    flags: PF_R,
+                    offset: off,
+                    vaddr: start,
+                    filesz: memsz,
+                    memsz,
+                    align: 1,
+                });
+            }
+            PT_GNU_STACK => segments.push(Segment {
+                p_type: PT_GNU_STACK,
+                flags: if link.opts.z_execstack {
+                    PF_R | PF_W | PF_X
+                } else {
+                    PF_R | PF_W
+                },
+                offset: 0,
+                vaddr: 0,
+                filesz: 0,
+                memsz: 0,
+                align: 16,
+            }),
+            PT_NOTE => {
+                let notes: Vec<&OutputSection> = link
+                    .outputs
+                    .iter()
+                    .filter(|o| o.is_alloc() && o.sh_type == SHT_NOTE)
+                    .collect();
+                let start = notes[0];
+                let end = notes.last().unwrap();
+                segments.push(Segment {
+                    p_type: PT_NOTE,
+                    flags: PF_R,
+                    offset: start.offset,
+                    vaddr: start.addr,
+                    filesz: end.offset + end.size - start.offset,
+                    memsz: end.addr + end.size - start.addr,
+                    align: notes.iter().map(|o| o.align).max().unwrap_or(4),
+                });
+            }
+            _ => {}
+        }
+    }
+    // PT_PHDR and PT_INTERP come first, then the loads, then the rest (lld's order).
+    let lead = usize::from(link.synthetic.contains_key(&Synthetic::Interp)) * 2;
+    let rest = segments.split_off(lead);
+    segments.extend(loads);
+    segments.extend(rest);
+    link.segments = segments;
+}
+
+fn section_segment(link: &Link, which: Synthetic, p_type: u32, flags: u32, align: u64) -> Segment {
+    let o = link.synthetic_section(which).unwrap();
+    Segment {
+        p_type,
+        flags,
+        offset: o.offset,
+        vaddr: o.addr,
+        filesz: o.size,
+        memsz: o.size,
+        align,
+    }
+}
+
+/// Defines the symbols the linker provides, where the program references them and nothing
+/// else defines them.
+pub fn define_linker_symbols(link: &mut Link) {
+    let mut wanted: Vec<(&str, LinkerSymbol)> = vec![
+        ("__ehdr_start", LinkerSymbol::ImageBase),
+        ("__executable_start", LinkerSymbol::ImageBase),
+        (
+            "_GLOBAL_OFFSET_TABLE_",
+            LinkerSymbol::Synthetic {
+                which: Synthetic::GotPlt,
+                end: false,
+            },
+        ),
+        (
+            "_DYNAMIC",
+            LinkerSymbol::Synthetic {
+                which: Synthetic::Dynamic,
+                end: false,
+            },
+        ),
+        (
+            "__GNU_EH_FRAME_HDR",
+            LinkerSymbol::Synthetic {
+                which: Synthetic::EhFrameHdr,
+                end: false,
+            },
+        ),
+        ("_end", LinkerSymbol::End),
+        ("end", LinkerSymbol::End),
+        ("_edata", LinkerSymbol::EndOfData),
+        ("edata", LinkerSymbol::EndOfData),
+        ("__bss_start", LinkerSymbol::BssStart),
+        ("_etext", LinkerSymbol::EndOfText),
+        ("etext", LinkerSymbol::EndOfText),
+        ("__etext", LinkerSymbol::EndOfText),
+        ("_TLS_MODULE_BASE_", LinkerSymbol::TlsStart),
+    ];
+    for (arr, start, end) in [
+        (".init_array", "__init_array_start", "__init_array_end"),
+        (".fini_array", "__fini_array_start", "__fini_array_end"),
+        (
+            ".preinit_array",
+            "__preinit_array_start",
+            "__preinit_array_end",
+        ),
+    ] {
+        wanted.push((
+            start,
+            LinkerSymbol::SectionBound {
+                name: arr.to_string(),
+                end: false,
+            },
+        ));
+        wanted.push((
+            end,
+            LinkerSymbol::SectionBound {
+                name: arr.to_string(),
+                end: true,
+            },
+        ));
+    }
+    // glibc's static start-up applies the IRELATIVE relocations between these two symbols.
+    let iplt_bounds = !link.opts.is_pic();
+    let iplt_start = LinkerSymbol::Synthetic {
+        which: Synthetic::RelaPlt,
+        end: false,
+    };
+    let iplt_end = if iplt_bounds {
+        LinkerSymbol::Synthetic {
+            which: Synthetic::RelaPlt,
+            end: true,
+        }
+    } else {
+        iplt_start.clone()
+    };
+    wanted.push(("__rela_iplt_start", iplt_start));
+    wanted.push(("__rela_iplt_end", iplt_end));
+    let names: Vec<String> = link
+        .outputs
+        .iter()
+        .filter(|o| is_c_identifier(&o.name))
+        .map(|o| o.name.clone())
+        .collect();
+    let mut owned: Vec<(String, LinkerSymbol)> = Vec::new();
+    for n in names {
+        owned.push((
+            format!("__start_{n}"),
+            LinkerSymbol::SectionBound {
+                name: n.clone(),
+                end: false,
+            },
+        ));
+        owned.push((
+            format!("__stop_{n}"),
+            LinkerSymbol::SectionBound { name: n, end: true },
+        ));
+    }
+    let all = wanted
+        .into_iter()
+        .map(|(n, l)| (n.to_string(), l))
+        .chain(owned);
+    for (name, what) in all {
+        let Some(id) = link.symtab.lookup(name.as_bytes()) else {
+            continue;
+        };
+        let sym = link.symtab.get_mut(id);
+        if sym.is_defined_locally() && sym.def != SymbolDef::Synthetic {
+            continue;
+        }
+        if sym.ref_file.is_none() && name != "_GLOBAL_OFFSET_TABLE_" {
+            continue;
+        }
+        sym.def = SymbolDef::Synthetic;
+        sym.weak = false;
+        if sym.visibility == STV_DEFAULT {
+            sym.visibility = if name.starts_with("__start_") || name.starts_with("__stop_") {
+                STV_PROTECTED
+            } else {
+                STV_HIDDEN
+            };
+        }
+        link.linker_symbols.insert(id, what);
+    }
+}
+
+fn linker_symbol_value(link: &Link, what: &LinkerSymbol) -> u64 {
+    let writable_alloc = || {
+        link.outputs
+            .iter()
+            .filter(|o| o.is_alloc() && o.is_writable() && !(o.is_tls() && o.is_nobits()))
+    };
+    match what {
+        LinkerSymbol::ImageBase => link.image_base,
+        LinkerSymbol::SectionBound { name, end } => {
+            match link.outputs.iter().find(|o| &o.name == name) {
+                Some(o) => o.addr + if *end { o.size } else { 0 },
+                None => link.image_base,
+            }
+        }
+        LinkerSymbol::Synthetic { which, end } => match link.synthetic_section(*which) {
+            Some(o) => o.addr + if *end { o.size } else { 0 },
+            None => link.image_base,
+        },
+        LinkerSymbol::EndOfData => writable_alloc()
+            .filter(|o| !o.is_nobits())
+            .map(|o| o.addr + o.size)
+            .max()
+            .unwrap_or(link.image_base),
+        LinkerSymbol::End => link
+            .outputs
+            .iter()
+            .filter(|o| o.is_alloc() && !(o.is_tls() && o.is_nobits()))
+            .map(|o| o.addr + o.size)
+            .max()
+            .unwrap_or(link.image_base),
+        LinkerSymbol::BssStart => writable_alloc().find(|o| o.is_nobits()).map_or_else(
+            || linker_symbol_value(link, &LinkerSymbol::EndOfData),
+            |o| o.addr,
+        ),
+        LinkerSymbol::EndOfText => link
+            .outputs
+            .iter()
+            .filter(|o| o.is_alloc() && o.is_exec())
+            .map(|o| o.addr + o.size)
+            .max()
+            .unwrap_or(link.image_base),
+        LinkerSymbol::TlsStart => link.tls.start,
+    }
+}
+
+/// Computes `sym_addr` for every global symbol.
+pub fn compute_symbol_addresses(link: &mut Link) {
+    let mut addrs = vec![0u64; link.symtab.symbols.len()];
+    let copy_base = link
+        .outputs
+        .iter()
+        .find_map(|o| o.tail(TailKind::CopyRel).map(|t| o.addr + t.offset));
+    let commons_base = link
+        .outputs
+        .iter()
+        .find(|o| o.tail(TailKind::Commons).is_some())
+        .map(|o| o.addr);
+    for (id, sym) in link.symtab.symbols.iter().enumerate() {
+        let id32 = id as u32;
+        addrs[id] = if let Some(&off) = link.copy_offsets.get(&id32) {
+            copy_base.unwrap_or(0) + off
+        } else if let Some(&i) = link.iplt_index.get(&crate::context::Target::Global(id32)) {
+            link.plt_entry_address_iplt(i)
+        } else {
+            match sym.def {
+                SymbolDef::Defined { .. } => link.definition_address_of_defined(id32),
+                SymbolDef::Common { .. } => commons_base.unwrap_or(0) + link.common_offsets[&id32],
+                SymbolDef::Shared { .. } => match link.plt_index.get(&id32) {
+                    Some(&i) if link.canonical_plt.contains(&id32) => link.plt_entry_address(i),
+                    _ => 0,
+                },
+                SymbolDef::Synthetic => link
+                    .linker_symbols
+                    .get(&id32)
+                    .map_or(0, |w| linker_symbol_value(link, w)),
+                SymbolDef::Undefined | SymbolDef::Lazy { .. } => 0,
+            }
+        };
+    }
+    link.sym_addr = addrs;
+}

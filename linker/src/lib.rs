@@ -1,0 +1,19 @@
+//! rld: an x86-64 ELF linker. `link::link` is the whole link as a sequence of passes.
+
+pub mod args;
+pub mod context;
+pub mod dynamic;
+pub mod error;
+pub mod gc;
+pub mod input;
+pub mod layout;
+pub mod link;
+pub mod object_file;
+pub mod options;
+pub mod output_section;
+pub mod relocate;
+pub mod scan;
+pub mod shared_file;
+pub mod symbols;
+pub mod synthetic;
+pub mod write;

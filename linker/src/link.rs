@@ -1,0 +1,149 @@
+//! The whole link, as one sequence of passes. Read this first: each step says why it is
+//! where it is; the details live in the modules it calls.
+
+use crate::context::Link;
+use crate::error::{LinkError, Result};
+use crate::options::Options;
+use crate::symbols::{SymbolDef, SymbolId};
+use crate::{dynamic, gc, input, layout, scan, symbols, write};
+use std::time::Instant;
+
+/// Prints how long each phase took, for `--time`.
+struct Timer {
+    enabled: bool,
+    last: Instant,
+    start: Instant,
+}
+
+impl Timer {
+    fn new(enabled: bool) -> Timer {
+        let now = Instant::now();
+        Timer {
+            enabled,
+            last: now,
+            start: now,
+        }
+    }
+
+    fn phase(&mut self, name: &str) {
+        if self.enabled {
+            let now = Instant::now();
+            eprintln!(
+                "rld: {:>8.2} ms  {name}",
+                (now - self.last).as_secs_f64() * 1e3
+            );
+            self.last = now;
+        }
+    }
+
+    fn total(&self) {
+        if self.enabled {
+            eprintln!(
+                "rld: {:>8.2} ms  total",
+                self.start.elapsed().as_secs_f64() * 1e3
+            );
+        }
+    }
+}
+
+pub fn link(opts: &Options) -> Result<()> {
+    let mut timer = Timer::new(opts.print_timing);
+    let pending = write::PendingOutput::new(&opts.output);
+
+    // Find, map and identify every input (library search and linker scripts included).
+    let inputs = input::collect_inputs(opts)?;
+    timer.phase("collect inputs");
+
+    // Resolve symbols in command-line order, pulling archive members as references need
+    // them. The entry point and -u symbols are references too.
+    let mut roots: Vec<String> = opts.undefined.clone();
+    if !opts.is_shared() {
+        roots.push(opts.entry.clone().unwrap_or_else(|| "_start".into()));
+    }
+    let resolved = symbols::resolve_symbols(inputs, &roots, opts.allow_multiple_definition)?;
+    let mut link = Link::new(opts);
+    link.objects = resolved.objects;
+    link.dsos = resolved.dsos;
+    link.symtab = resolved.symtab;
+    link.is_dynamic = !link.dsos.is_empty() || opts.is_pic();
+    timer.phase("resolve symbols");
+
+    // Drop unreachable sections before anything is sized or scanned.
+    if opts.gc_sections {
+        let gc_roots = gc_root_symbols(&link);
+        gc::collect_garbage(&mut link.objects, &link.symtab, &gc_roots);
+        timer.phase("gc sections");
+    }
+
+    // Output sections first: linker-defined symbols such as __start_foo need them.
+    layout::assign_input_sections(&mut link);
+    layout::define_linker_symbols(&mut link);
+
+    // What is exported, what can be preempted: this decides GOT and PLT use below.
+    scan::compute_preemption(&mut link);
+
+    // Every relocation of a live section: GOT, PLT, copy and dynamic relocations.
+    scan::scan_relocations(&mut link);
+    if !link.errors.is_empty() {
+        return Err(LinkError::Many(std::mem::take(&mut link.errors)));
+    }
+    timer.phase("scan relocations");
+
+    // Place input sections inside their outputs (merging strings, splitting .eh_frame),
+    // build the dynamic tables, create the synthetic sections, and assign addresses.
+    layout::place_inputs(&mut link);
+    let tables = dynamic::build_dynamic_tables(&link);
+    layout::create_synthetic_sections(&mut link, &tables);
+    layout::sort_output_sections(&mut link);
+    layout::assign_addresses(&mut link);
+    layout::compute_symbol_addresses(&mut link);
+    timer.phase("layout");
+    warn_missing_entry(&link);
+
+    // Copy and relocate everything into the output, then move it into place.
+    write::write_output(&link, &tables, &pending)?;
+    timer.phase("write output");
+    pending.commit()?;
+    timer.total();
+    Ok(())
+}
+
+/// Symbols that keep their sections alive under --gc-sections.
+fn gc_root_symbols(link: &Link) -> Vec<SymbolId> {
+    let opts = link.opts;
+    let mut names: Vec<&str> = opts.undefined.iter().map(String::as_str).collect();
+    names.push(opts.entry.as_deref().unwrap_or("_start"));
+    names.push(&opts.init);
+    names.push(&opts.fini);
+    let mut roots: Vec<SymbolId> = names
+        .into_iter()
+        .filter_map(|n| link.symtab.lookup(n.as_bytes()))
+        .collect();
+    let export_all = opts.export_dynamic || opts.is_shared();
+    for (id, sym) in link.symtab.symbols.iter().enumerate() {
+        let exported = matches!(sym.def, SymbolDef::Defined { .. })
+            && matches!(
+                sym.visibility,
+                object::elf::STV_DEFAULT | object::elf::STV_PROTECTED
+            )
+            && (export_all || sym.dso_ref);
+        if exported {
+            roots.push(id as SymbolId);
+        }
+    }
+    roots
+}
+
+fn warn_missing_entry(link: &Link) {
+    if link.opts.is_shared() {
+        return;
+    }
+    let name = link.opts.entry.as_deref().unwrap_or("_start");
+    let defined = link
+        .symtab
+        .lookup(name.as_bytes())
+        .is_some_and(|id| link.symtab.get(id).is_defined_locally());
+    if !defined {
+        eprintln!("rld: warning: cannot find entry symbol {name}; not setting start address");
+    }
+}

@@ -1,0 +1,55 @@
+//! The `rld` command: GNU ld's command line in, an ELF file out.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let opts = match rld::args::parse_args(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("rld: error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if opts.print_help {
+        print!("{}", rld::args::help_text());
+        return ExitCode::SUCCESS;
+    }
+    if opts.print_version {
+        println!(
+            "rld {} (compatible with GNU linkers)",
+            env!("CARGO_PKG_VERSION")
+        );
+        if opts.inputs.is_empty() {
+            return ExitCode::SUCCESS;
+        }
+    }
+    for w in &opts.warnings {
+        eprintln!("rld: warning: {w}");
+    }
+    if opts.fatal_warnings && !opts.warnings.is_empty() {
+        return ExitCode::FAILURE;
+    }
+    if opts.inputs.is_empty() {
+        eprintln!("rld: error: no input files");
+        return ExitCode::FAILURE;
+    }
+    if let Some(n) = opts.threads {
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global();
+    }
+    match rld::link::link(&opts) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            for line in e.to_string().lines() {
+                if line.starts_with(">>>") {
+                    eprintln!("{line}");
+                } else {
+                    eprintln!("rld: error: {line}");
+                }
+            }
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,442 @@
+//! A relocatable ELF object (a `.o` or an archive member), read in place from its mapping.
+//!
+//! Parsing validates what later passes index blindly: section and symbol indices, relocation
+//! tables and string offsets. After this, a corrupt object cannot make the linker panic.
+
+use crate::error::{LinkError, Result};
+use crate::symbols::SymbolId;
+use object::elf;
+use object::read::elf::Rela as _;
+use object::read::elf::{FileHeader, SectionHeader, Sym as _};
+
+/// Byte order of every input (x86-64 is little-endian), as a value for object's accessors.
+pub const LE: object::LittleEndian = object::LittleEndian;
+pub type Sym = elf::Sym64<object::LittleEndian>;
+pub type Rela = elf::Rela64<object::LittleEndian>;
+pub type Shdr = elf::SectionHeader64<object::LittleEndian>;
+
+/// Index of an object file in the link (`Link::objects`).
+pub type FileId = u32;
+
+/// Sentinel for "not placed in any output section".
+pub const NO_OUTPUT: u32 = u32::MAX;
+
+/// How the linker treats one input section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SectionKind {
+    /// Not part of the output: metadata, a losing COMDAT copy, `.note.GNU-stack`, SHF_EXCLUDE.
+    Ignored,
+    /// Copied as a whole and relocated.
+    Regular,
+    /// SHF_MERGE: split into pieces that are deduplicated across the link.
+    Merge,
+    /// `.eh_frame`: split into CIEs and FDEs so FDEs of dead functions can be dropped.
+    EhFrame,
+}
+
+pub struct InputSection {
+    pub name: &'static str,
+    pub sh_type: u32,
+    pub flags: u64,
+    pub align: u64,
+    pub entsize: u64,
+    pub size: u64,
+    /// Contents; empty for SHT_NOBITS.
+    pub data: &'static [u8],
+    pub relocs: &'static [Rela],
+    pub kind: SectionKind,
+    /// Set by garbage collection (or for every kept section without `--gc-sections`).
+    pub live: bool,
+    /// Output section this input is placed in, or [`NO_OUTPUT`].
+    pub output: u32,
+    /// Offset of this input inside its output section.
+    pub offset: u64,
+    /// For merge and `.eh_frame` sections: the pieces the section was split into.
+    pub pieces: Vec<Piece>,
+}
+
+/// A piece of a split section (a string, a constant, a CIE or an FDE).
+#[derive(Debug, Clone, Copy)]
+pub struct Piece {
+    pub input_offset: u64,
+    /// Offset inside the output section, or `u64::MAX` if the piece was dropped.
+    pub output_offset: u64,
+}
+
+impl InputSection {
+    /// Maps an offset inside this (split) section to an offset in its output section.
+    pub fn piece_output_offset(&self, input_offset: u64) -> Option<u64> {
+        let i = self
+            .pieces
+            .partition_point(|p| p.input_offset <= input_offset)
+            .checked_sub(1)?;
+        let p = self.pieces[i];
+        if p.output_offset == u64::MAX {
+            return None;
+        }
+        Some(p.output_offset + (input_offset - p.input_offset))
+    }
+}
+
+impl InputSection {
+    pub fn is_alloc(&self) -> bool {
+        self.flags & u64::from(elf::SHF_ALLOC) != 0
+    }
+
+    /// Whether this section's contents end up in the output.
+    pub fn is_kept(&self) -> bool {
+        self.kind != SectionKind::Ignored && self.live
+    }
+}
+
+/// A COMDAT group: only the first object to define a signature keeps its members.
+pub struct ComdatGroup {
+    pub signature: &'static [u8],
+    pub members: Vec<u32>,
+}
+
+pub struct ObjectFile {
+    /// Display name: `path` or `archive.a(member.o)`.
+    pub name: String,
+    pub data: &'static [u8],
+    pub sections: Vec<InputSection>,
+    pub symbols: &'static [Sym],
+    /// Resolved SHN_XINDEX section indices, parallel to `symbols` (empty if none are extended).
+    pub symbol_shndx: Vec<u32>,
+    pub strtab: &'static [u8],
+    /// Index of the first global symbol (the symbol table's sh_info).
+    pub first_global: usize,
+    /// Global symbol ids for symbols `first_global..`.
+    pub globals: Vec<SymbolId>,
+    pub comdat_groups: Vec<ComdatGroup>,
+    /// GNU_PROPERTY_X86_FEATURE_1_AND of `.note.gnu.property`, if present.
+    pub x86_features: Option<u32>,
+}
+
+fn bad(name: &str, msg: impl std::fmt::Display) -> LinkError {
+    LinkError::bad_input(name, msg)
+}
+
+/// Reads a NUL-terminated name from a string table, bounds-checked.
+pub fn read_str(table: &'static [u8], offset: u32) -> Option<&'static [u8]> {
+    let rest = table.get(offset as usize..)?;
+    let end = rest.iter().position(|&b| b == 0)?;
+    Some(&rest[..end])
+}
+
+impl ObjectFile {
+    pub fn parse(name: String, data: &'static [u8]) -> Result<ObjectFile> {
+        let header = elf::FileHeader64::<object::LittleEndian>::parse(data)
+            .map_err(|e| bad(&name, format!("not a valid ELF64 object: {e}")))?;
+        // FileHeader64<LittleEndian> rejects big-endian files here.
+        header
+            .endian()
+            .map_err(|_| bad(&name, "big-endian ELF is not supported"))?;
+        if header.e_machine.get(LE) != elf::EM_X86_64 {
+            return Err(bad(
+                &name,
+                format!(
+                    "incompatible machine type {} (only x86-64 is supported)",
+                    header.e_machine.get(LE)
+                ),
+            ));
+        }
+        if header.e_type.get(LE) != elf::ET_REL {
+            return Err(bad(&name, "not a relocatable object"));
+        }
+        let section_table = header
+            .sections(LE, data)
+            .map_err(|e| bad(&name, format!("bad section headers: {e}")))?;
+        let headers: &'static [Shdr] = section_table.iter().as_slice();
+
+        // The symbol table; an object without one is legal (e.g. only data, no symbols).
+        let mut symbols: &'static [Sym] = &[];
+        let mut strtab: &'static [u8] = &[];
+        let mut first_global = 0usize;
+        let mut symtab_index = 0usize;
+        let mut shndx_table: &'static [object::U32<object::LittleEndian>] = &[];
+        for (i, sh) in headers.iter().enumerate() {
+            match sh.sh_type(LE) {
+                elf::SHT_SYMTAB => {
+                    symbols = sh
+                        .data_as_array(LE, data)
+                        .map_err(|_| bad(&name, "symbol table extends past end of file"))?;
+                    let link = sh.sh_link(LE) as usize;
+                    let str_sh = headers.get(link).ok_or_else(|| {
+                        bad(&name, "symbol table links to a missing string table")
+                    })?;
+                    strtab = str_sh
+                        .data(LE, data)
+                        .map_err(|_| bad(&name, "string table extends past end of file"))?;
+                    first_global = sh.sh_info(LE) as usize;
+                    if first_global > symbols.len() {
+                        return Err(bad(&name, "symbol table sh_info is out of range"));
+                    }
+                    symtab_index = i;
+                }
+                elf::SHT_SYMTAB_SHNDX => {
+                    shndx_table = sh
+                        .data_as_array(LE, data)
+                        .map_err(|_| bad(&name, "SHT_SYMTAB_SHNDX extends past end of file"))?;
+                }
+                _ => {}
+            }
+        }
+        let symbol_shndx = if shndx_table.is_empty() {
+            Vec::new()
+        } else {
+            (0..symbols.len())
+                .map(|i| shndx_table.get(i).map_or(0, |v| v.get(LE)))
+                .collect()
+        };
+
+        let mut sections = Vec::with_capacity(headers.len());
+        for (i, sh) in headers.iter().enumerate() {
+            let sec_name = section_table
+                .section_name(LE, sh)
+                .map_err(|_| bad(&name, format!("section {i} has a bad name offset")))?;
+            let sec_name = std::str::from_utf8(sec_name)
+                .map_err(|_| bad(&name, format!("section {i} name is not UTF-8")))?;
+            let sh_type = sh.sh_type(LE);
+            let flags = sh.sh_flags(LE);
+            let size = sh.sh_size(LE);
+            let section_data: &'static [u8] = if sh_type == elf::SHT_NOBITS {
+                &[]
+            } else {
+                sh.data(LE, data).map_err(|_| {
+                    bad(
+                        &name,
+                        format!("section {sec_name} extends past the end of the file"),
+                    )
+                })?
+            };
+            let kind = classify_section(sec_name, sh_type, flags, i == 0);
+            sections.push(InputSection {
+                name: sec_name,
+                sh_type,
+                flags,
+                align: sh.sh_addralign(LE).max(1),
+                entsize: sh.sh_entsize(LE),
+                size,
+                data: section_data,
+                relocs: &[],
+                kind,
+                live: kind != SectionKind::Ignored,
+                output: NO_OUTPUT,
+                offset: 0,
+                pieces: Vec::new(),
+            });
+            if !sh.sh_addralign(LE).max(1).is_power_of_two() {
+                return Err(bad(
+                    &name,
+                    format!("section {sec_name} has a non-power-of-two alignment"),
+                ));
+            }
+        }
+
+        // Attach relocation tables to the sections they apply to.
+        let mut comdat_groups = Vec::new();
+        let mut x86_features = None;
+        for (i, sh) in headers.iter().enumerate() {
+            match sh.sh_type(LE) {
+                elf::SHT_RELA => {
+                    let target = sh.sh_info(LE) as usize;
+                    if target >= sections.len() {
+                        return Err(bad(
+                            &name,
+                            format!("relocation section {i} targets a missing section"),
+                        ));
+                    }
+                    let relocs: &'static [Rela] = sh.data_as_array(LE, data).map_err(|_| {
+                        bad(
+                            &name,
+                            format!("relocation section {i} extends past end of file"),
+                        )
+                    })?;
+                    for r in relocs {
+                        if r.r_sym(LE, false) as usize >= symbols.len() {
+                            return Err(bad(
+                                &name,
+                                format!(
+                                    "relocation in {} refers to symbol index {} out of range",
+                                    sections[target].name,
+                                    r.r_sym(LE, false)
+                                ),
+                            ));
+                        }
+                        if r.r_offset(LE) > sections[target].size {
+                            return Err(bad(
+                                &name,
+                                format!(
+                                    "relocation offset {:#x} is outside section {}",
+                                    r.r_offset(LE),
+                                    sections[target].name
+                                ),
+                            ));
+                        }
+                    }
+                    sections[target].relocs = relocs;
+                }
+                elf::SHT_REL => {
+                    if sections[sh.sh_info(LE) as usize % sections.len().max(1)].is_alloc() {
+                        return Err(bad(
+                            &name,
+                            "SHT_REL relocations are not supported on x86-64",
+                        ));
+                    }
+                }
+                elf::SHT_GROUP => {
+                    let words: &'static [object::U32<object::LittleEndian>] = sh
+                        .data_as_array(LE, data)
+                        .map_err(|_| bad(&name, "group section extends past end of file"))?;
+                    let Some((flag, members)) = words.split_first() else {
+                        continue;
+                    };
+                    if flag.get(LE) & elf::GRP_COMDAT == 0 {
+                        continue;
+                    }
+                    let sig_index = sh.sh_info(LE) as usize;
+                    let sym = symbols
+                        .get(sig_index)
+                        .ok_or_else(|| bad(&name, "group signature symbol out of range"))?;
+                    let signature = read_str(strtab, sym.st_name(LE))
+                        .ok_or_else(|| bad(&name, "group signature has a bad name"))?;
+                    let mut member_ids = Vec::with_capacity(members.len());
+                    for m in members {
+                        let m = m.get(LE) as usize;
+                        if m >= sections.len() {
+                            return Err(bad(&name, "group member section out of range"));
+                        }
+                        member_ids.push(m as u32);
+                    }
+                    comdat_groups.push(ComdatGroup {
+                        signature,
+                        members: member_ids,
+                    });
+                }
+                elf::SHT_NOTE if sections[i].name == ".note.gnu.property" => {
+                    x86_features = Some(parse_x86_feature_and(sections[i].data).unwrap_or(0));
+                    sections[i].kind = SectionKind::Ignored;
+                    sections[i].live = false;
+                }
+                _ => {}
+            }
+        }
+        if symtab_index != 0 {
+            sections[symtab_index].kind = SectionKind::Ignored;
+        }
+
+        // Validate every symbol's name and section index once, so later passes need not.
+        for (i, sym) in symbols.iter().enumerate() {
+            if read_str(strtab, sym.st_name(LE)).is_none() {
+                return Err(bad(&name, format!("symbol {i} has a bad name offset")));
+            }
+            let shndx = resolve_shndx(sym, &symbol_shndx, i);
+            if shndx != 0
+                && shndx < u32::from(elf::SHN_LORESERVE)
+                && shndx as usize >= sections.len()
+            {
+                return Err(bad(
+                    &name,
+                    format!("symbol {i} refers to section {shndx}, which does not exist"),
+                ));
+            }
+        }
+
+        Ok(ObjectFile {
+            name,
+            data,
+            sections,
+            symbols,
+            symbol_shndx,
+            strtab,
+            first_global,
+            globals: Vec::new(),
+            comdat_groups,
+            x86_features,
+        })
+    }
+
+    pub fn symbol_name(&self, index: usize) -> &'static [u8] {
+        read_str(self.strtab, self.symbols[index].st_name(LE)).unwrap_or_default()
+    }
+
+    /// The section index of a symbol, with SHN_XINDEX resolved.
+    pub fn symbol_section(&self, index: usize) -> u32 {
+        resolve_shndx(&self.symbols[index], &self.symbol_shndx, index)
+    }
+
+    pub fn global_index(&self, sym_index: usize) -> Option<SymbolId> {
+        sym_index
+            .checked_sub(self.first_global)
+            .and_then(|i| self.globals.get(i).copied())
+    }
+}
+
+fn resolve_shndx(sym: &Sym, shndx_table: &[u32], index: usize) -> u32 {
+    let shndx = sym.st_shndx(LE);
+    if shndx == elf::SHN_XINDEX {
+        shndx_table.get(index).copied().unwrap_or(0)
+    } else {
+        u32::from(shndx)
+    }
+}
+
+/// Decides once, from name, type and flags, what the linker does with an input section.
+fn classify_section(name: &str, sh_type: u32, flags: u64, is_null: bool) -> SectionKind {
+    if is_null || flags & elf::SHF_EXCLUDE as u64 != 0 {
+        return SectionKind::Ignored;
+    }
+    match sh_type {
+        elf::SHT_NULL
+        | elf::SHT_SYMTAB
+        | elf::SHT_STRTAB
+        | elf::SHT_RELA
+        | elf::SHT_REL
+        | elf::SHT_GROUP
+        | elf::SHT_SYMTAB_SHNDX => return SectionKind::Ignored,
+        // SHT_LLVM_ADDRSIG and other LLVM metadata the linker consumes, not copies.
+        0x6fff4c00..=0x6fff4cff => return SectionKind::Ignored,
+        _ => {}
+    }
+    if name == ".note.GNU-stack" || name.starts_with(".gnu.warning") || name == ".gnu_debuglink" {
+        return SectionKind::Ignored;
+    }
+    if name == ".eh_frame" {
+        return SectionKind::EhFrame;
+    }
+    let merge = flags & u64::from(elf::SHF_MERGE) != 0;
+    if merge && sh_type == elf::SHT_PROGBITS {
+        return SectionKind::Merge;
+    }
+    SectionKind::Regular
+}
+
+/// Extracts GNU_PROPERTY_X86_FEATURE_1_AND from a `.note.gnu.property` section.
+fn parse_x86_feature_and(data: &[u8]) -> Option<u32> {
+    let u32_at = |off: usize| -> Option<u32> {
+        data.get(off..off + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let mut off = 0;
+    while off + 12 <= data.len() {
+        let namesz = u32_at(off)? as usize;
+        let descsz = u32_at(off + 4)? as usize;
+        let ntype = u32_at(off + 8)?;
+        let desc_start = off + 12 + namesz.next_multiple_of(4);
+        let desc_end = desc_start.checked_add(descsz)?;
+        if ntype == elf::NT_GNU_PROPERTY_TYPE_0 {
+            let mut p = desc_start;
+            while p + 8 <= desc_end {
+                let pr_type = u32_at(p)?;
+                let pr_size = u32_at(p + 4)? as usize;
+                if pr_type == elf::GNU_PROPERTY_X86_FEATURE_1_AND && pr_size == 4 {
+                    return u32_at(p + 8);
+                }
+                p += 8 + pr_size.next_multiple_of(8);
+            }
+        }
+        off = desc_end.next_multiple_of(4);
+    }
+    None
+}

@@ -1,0 +1,301 @@
+//! What the command line asks for, after parsing: the link's settings and its ordered inputs.
+//!
+//! `args.rs` fills this from GNU ld syntax; the rest of the linker only reads it.
+
+use std::path::PathBuf;
+
+/// What kind of ELF file the link produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputKind {
+    /// ET_EXEC at a fixed address (`-no-pie`, the GNU ld default).
+    Executable,
+    /// ET_DYN executable (`-pie`, Debian's compiler default).
+    Pie,
+    /// ET_DYN shared library (`-shared`).
+    Shared,
+}
+
+/// Position-dependent state that applies to the inputs that follow it on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct InputState {
+    /// `--as-needed`: a shared library is recorded as DT_NEEDED only if it resolves a reference.
+    pub as_needed: bool,
+    /// `--whole-archive`: every member of an archive is linked, referenced or not.
+    pub whole_archive: bool,
+    /// `-Bstatic` (also `-static`): `-l` finds only `lib*.a`.
+    pub static_only: bool,
+}
+
+/// One input in command-line order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputArg {
+    /// A file named by path: object, archive, shared library, linker script or bitcode.
+    File { path: PathBuf, state: InputState },
+    /// `-lNAME` (`name` = "NAME") or `-l:FILE` (`name` = ":FILE").
+    Library { name: String, state: InputState },
+    /// `--start-group` / `-(`.
+    StartGroup,
+    /// `--end-group` / `-)`.
+    EndGroup,
+}
+
+/// `--hash-style`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HashStyle {
+    pub sysv: bool,
+    pub gnu: bool,
+}
+
+/// `--build-id[=style]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildId {
+    None,
+    /// 8-byte xxh3 hash of the output (lld's and rld's default for a bare `--build-id`).
+    Fast,
+    Md5,
+    Sha1,
+    /// 16 random bytes.
+    Uuid,
+    /// `--build-id=0xHEX`: these exact bytes.
+    Hex(Vec<u8>),
+}
+
+/// Everything the command line sets.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub output: PathBuf,
+    pub inputs: Vec<InputArg>,
+    /// `-L` directories, in order.
+    pub library_paths: Vec<PathBuf>,
+    pub sysroot: Option<PathBuf>,
+    pub kind: OutputKind,
+    /// `-static` / `-static-pie` / `--no-dynamic-linker`: no PT_INTERP, no shared libraries.
+    pub no_dynamic_linker: bool,
+    /// `-static` given anywhere: shared libraries on the command line are an error.
+    pub static_link: bool,
+    pub dynamic_linker: Option<String>,
+    pub hash_style: HashStyle,
+    pub build_id: BuildId,
+    pub eh_frame_hdr: bool,
+    /// `-z relro` (default) / `-z norelro`.
+    pub z_relro: bool,
+    /// `-z now` / `-z lazy` (default lazy).
+    pub z_now: bool,
+    /// `-z execstack` / `-z noexecstack` (default noexecstack).
+    pub z_execstack: bool,
+    /// `-z text` (default) / `-z notext`.
+    pub z_text: bool,
+    /// `-rpath` / `-R` entries, in order.
+    pub rpath: Vec<String>,
+    /// `--enable-new-dtags` (default, DT_RUNPATH) / `--disable-new-dtags` (DT_RPATH).
+    pub new_dtags: bool,
+    pub soname: Option<String>,
+    /// `-e` / `--entry`; `_start` when absent.
+    pub entry: Option<String>,
+    /// `-u` / `--undefined`.
+    pub undefined: Vec<String>,
+    /// `-init` (default `_init`) and `-fini` (default `_fini`).
+    pub init: String,
+    pub fini: String,
+    pub gc_sections: bool,
+    /// `-s` / `--strip-all`.
+    pub strip_all: bool,
+    /// `-S` / `--strip-debug`.
+    pub strip_debug: bool,
+    /// `-E` / `--export-dynamic`.
+    pub export_dynamic: bool,
+    /// `-O<n>`.
+    pub opt_level: u8,
+    /// `-v` / `--version`: print the version; link only if there are inputs.
+    pub print_version: bool,
+    /// `--help`.
+    pub print_help: bool,
+    /// `-m EMULATION` (only elf_x86_64 is supported).
+    pub emulation: Option<String>,
+    /// `-plugin-opt=...` values, kept for the LTO driver.
+    pub plugin_opts: Vec<String>,
+    /// `-flto` on rld's own command line.
+    pub lto: bool,
+    /// `--time`: print the time each link phase took.
+    pub print_timing: bool,
+    /// `--threads=N` / `--no-threads` (None = all cores).
+    pub threads: Option<usize>,
+    /// `--allow-multiple-definition` / `-z muldefs`.
+    pub allow_multiple_definition: bool,
+    /// `--no-undefined` / `-z defs`: undefined symbols are errors even in `-shared` output.
+    pub no_undefined: bool,
+    /// `--fatal-warnings`.
+    pub fatal_warnings: bool,
+    /// `-Bsymbolic`.
+    pub bsymbolic: bool,
+    /// `-Bsymbolic-functions`.
+    pub bsymbolic_functions: bool,
+    /// `-z separate-code`: code in its own page-aligned segment.
+    pub z_separate_code: bool,
+    /// Warnings produced while parsing (unknown `-z` keywords and the like).
+    pub warnings: Vec<String>,
+    /// `-r` / `--relocatable`: produce an ET_REL object (not supported by the writer yet).
+    pub relocatable: bool,
+    /// `-z origin` (DF_ORIGIN / DF_1_ORIGIN).
+    pub z_origin: bool,
+    /// `-z nodelete` (DF_1_NODELETE).
+    pub z_nodelete: bool,
+    /// `-z nodlopen` (DF_1_NOOPEN).
+    pub z_nodlopen: bool,
+    /// `-z ibt`: mark the output GNU_PROPERTY_X86_FEATURE_1_IBT.
+    pub z_ibt: bool,
+    /// `-z shstk`: mark the output GNU_PROPERTY_X86_FEATURE_1_SHSTK.
+    pub z_shstk: bool,
+    /// `-z max-page-size=N` (None = the target default).
+    pub max_page_size: Option<u64>,
+    /// `-z common-page-size=N` (None = the target default).
+    pub common_page_size: Option<u64>,
+    /// `-nostdlib`: search only the `-L` directories for `-l`.
+    pub nostdlib: bool,
+    /// `--copy-dt-needed-entries` / `--no-copy-dt-needed-entries` (default off).
+    pub copy_dt_needed_entries: bool,
+    /// `-X` / `--discard-locals`: drop compiler-generated local symbols (`.L*`).
+    pub discard_locals: bool,
+    /// `-x` / `--discard-all`: drop all local symbols.
+    pub discard_all: bool,
+    /// `-Map FILE` (accepted; no map file is written yet).
+    pub map_file: Option<PathBuf>,
+    /// `--print-gc-sections`.
+    pub print_gc_sections: bool,
+    /// `--exclude-libs LIB,LIB,...` values, as given.
+    pub exclude_libs: Vec<String>,
+    /// `--version-script FILE`, in order.
+    pub version_scripts: Vec<PathBuf>,
+    /// `--dynamic-list FILE`, in order.
+    pub dynamic_lists: Vec<PathBuf>,
+    /// `--wrap SYMBOL`.
+    pub wrap: Vec<String>,
+    /// `--defsym SYMBOL=EXPRESSION`, split at the first `=`.
+    pub defsym: Vec<(String, String)>,
+    /// LTO settings from lld-style flags and `-plugin-opt=`.
+    pub lto_opts: LtoOptions,
+}
+
+/// Settings for the LTO code generator, from `--lto-*`/`--thinlto-*`/`--opt-remarks-*`
+/// and their `-plugin-opt=` spellings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LtoOptions {
+    /// `--lto-O<n>` / `-plugin-opt=O<n>` (default 2).
+    pub opt_level: u8,
+    /// `--lto-partitions=N` (default 1).
+    pub partitions: usize,
+    /// `--thinlto-jobs=N` / `-plugin-opt=jobs=N` (None = all cores).
+    pub jobs: Option<usize>,
+    /// `--save-temps`: keep the intermediate bitcode and objects.
+    pub save_temps: bool,
+    pub remarks_filename: Option<PathBuf>,
+    pub remarks_passes: Option<String>,
+    pub remarks_format: Option<String>,
+    pub remarks_with_hotness: bool,
+    /// `--lto-cache-dir=D` / `--thinlto-cache-dir=D`.
+    pub cache_dir: Option<PathBuf>,
+    /// `-plugin-opt=mcpu=CPU`.
+    pub mcpu: Option<String>,
+    /// Options for LLVM itself (`-plugin-opt=-foo`, `-mllvm -foo`).
+    pub llvm_args: Vec<String>,
+}
+
+impl Default for LtoOptions {
+    fn default() -> Self {
+        LtoOptions {
+            opt_level: 2,
+            partitions: 1,
+            jobs: None,
+            save_temps: false,
+            remarks_filename: None,
+            remarks_passes: None,
+            remarks_format: None,
+            remarks_with_hotness: false,
+            cache_dir: None,
+            mcpu: None,
+            llvm_args: Vec::new(),
+        }
+    }
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            output: PathBuf::from("a.out"),
+            inputs: Vec::new(),
+            library_paths: Vec::new(),
+            sysroot: None,
+            kind: OutputKind::Executable,
+            no_dynamic_linker: false,
+            static_link: false,
+            dynamic_linker: None,
+            hash_style: HashStyle {
+                sysv: true,
+                gnu: false,
+            },
+            build_id: BuildId::None,
+            eh_frame_hdr: false,
+            z_relro: true,
+            z_now: false,
+            z_execstack: false,
+            z_text: true,
+            rpath: Vec::new(),
+            new_dtags: true,
+            soname: None,
+            entry: None,
+            undefined: Vec::new(),
+            init: "_init".to_string(),
+            fini: "_fini".to_string(),
+            gc_sections: false,
+            strip_all: false,
+            strip_debug: false,
+            export_dynamic: false,
+            opt_level: 0,
+            print_version: false,
+            print_help: false,
+            emulation: None,
+            plugin_opts: Vec::new(),
+            lto: false,
+            print_timing: false,
+            threads: None,
+            allow_multiple_definition: false,
+            no_undefined: false,
+            fatal_warnings: false,
+            bsymbolic: false,
+            bsymbolic_functions: false,
+            z_separate_code: false,
+            warnings: Vec::new(),
+            relocatable: false,
+            z_origin: false,
+            z_nodelete: false,
+            z_nodlopen: false,
+            z_ibt: false,
+            z_shstk: false,
+            max_page_size: None,
+            common_page_size: None,
+            nostdlib: false,
+            copy_dt_needed_entries: false,
+            discard_locals: false,
+            discard_all: false,
+            map_file: None,
+            print_gc_sections: false,
+            exclude_libs: Vec::new(),
+            version_scripts: Vec::new(),
+            dynamic_lists: Vec::new(),
+            wrap: Vec::new(),
+            defsym: Vec::new(),
+            lto_opts: LtoOptions::default(),
+        }
+    }
+}
+
+impl Options {
+    /// Whether the output is position independent (PIE or shared library).
+    pub fn is_pic(&self) -> bool {
+        matches!(self.kind, OutputKind::Pie | OutputKind::Shared)
+    }
+
+    pub fn is_shared(&self) -> bool {
+        self.kind == OutputKind::Shared
+    }
+}

@@ -1,0 +1,336 @@
+//! Output sections: which output section each input section goes to, SHF_MERGE
+//! deduplication, `.eh_frame` splitting, and the extra regions (commons, copy relocations,
+//! merged strings) that live at the end of an output section.
+
+use crate::object_file::{FileId, ObjectFile, Piece, SectionKind, LE};
+use object::elf;
+use object::read::elf::Rela as _;
+use std::collections::HashMap;
+
+/// What produces an output section's bytes beyond its input sections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Synthetic {
+    Interp,
+    BuildId,
+    GnuProperty,
+    DynSym,
+    DynStr,
+    GnuVersion,
+    GnuVersionR,
+    GnuHash,
+    SysvHash,
+    RelaDyn,
+    RelaPlt,
+    Plt,
+    Got,
+    GotPlt,
+    Dynamic,
+    EhFrameHdr,
+}
+
+/// A region at the end of an output section that is not an input section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TailKind {
+    /// Deduplicated pieces of the merge group with this index.
+    Merged(u32),
+    /// Common symbols (in `.bss`).
+    Commons,
+    /// Space for copy-relocated shared-library data (in `.bss`).
+    CopyRel,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Tail {
+    pub kind: TailKind,
+    pub offset: u64,
+    pub size: u64,
+    pub align: u64,
+}
+
+pub struct OutputSection {
+    pub name: String,
+    pub sh_type: u32,
+    pub flags: u64,
+    pub align: u64,
+    pub entsize: u64,
+    pub size: u64,
+    pub addr: u64,
+    pub offset: u64,
+    /// Section header index in the output (set at layout).
+    pub index: u32,
+    pub inputs: Vec<(FileId, u32)>,
+    pub tails: Vec<Tail>,
+    pub synthetic: Option<Synthetic>,
+}
+
+impl OutputSection {
+    pub fn new(name: &str, sh_type: u32, flags: u64) -> OutputSection {
+        OutputSection {
+            name: name.to_string(),
+            sh_type,
+            flags,
+            align: 1,
+            entsize: 0,
+            size: 0,
+            addr: 0,
+            offset: 0,
+            index: 0,
+            inputs: Vec::new(),
+            tails: Vec::new(),
+            synthetic: None,
+        }
+    }
+
+    pub fn is_alloc(&self) -> bool {
+        self.flags & u64::from(elf::SHF_ALLOC) != 0
+    }
+
+    pub fn is_nobits(&self) -> bool {
+        self.sh_type == elf::SHT_NOBITS
+    }
+
+    pub fn is_tls(&self) -> bool {
+        self.flags & u64::from(elf::SHF_TLS) != 0
+    }
+
+    pub fn is_writable(&self) -> bool {
+        self.flags & u64::from(elf::SHF_WRITE) != 0
+    }
+
+    pub fn is_exec(&self) -> bool {
+        self.flags & u64::from(elf::SHF_EXECINSTR) != 0
+    }
+
+    /// Reserves a tail region and returns its offset.
+    pub fn add_tail(&mut self, kind: TailKind, size: u64, align: u64) -> u64 {
+        let offset = self.size.next_multiple_of(align.max(1));
+        self.size = offset + size;
+        self.align = self.align.max(align);
+        self.tails.push(Tail {
+            kind,
+            offset,
+            size,
+            align,
+        });
+        offset
+    }
+
+    pub fn tail(&self, kind: TailKind) -> Option<&Tail> {
+        self.tails.iter().find(|t| t.kind == kind)
+    }
+}
+
+/// lld's rule: sections whose names start with a well-known prefix merge into that output
+/// section; everything else keeps its own name (so `__start_`/`__stop_` work).
+pub fn output_section_name(name: &str) -> &str {
+    const PREFIXES: &[&str] = &[
+        ".text",
+        ".rodata",
+        ".data.rel.ro",
+        ".data",
+        ".bss.rel.ro",
+        ".bss",
+        ".ldata",
+        ".lrodata",
+        ".lbss",
+        ".gcc_except_table",
+        ".init_array",
+        ".fini_array",
+        ".preinit_array",
+        ".tbss",
+        ".tdata",
+    ];
+    for p in PREFIXES {
+        if let Some(rest) = name.strip_prefix(p) {
+            if rest.is_empty() || rest.starts_with('.') {
+                return p;
+            }
+        }
+    }
+    // GNU ld's default script folds constructor tables into .init_array/.fini_array.
+    if name == ".ctors" || name.starts_with(".ctors.") {
+        return ".init_array";
+    }
+    if name == ".dtors" || name.starts_with(".dtors.") {
+        return ".fini_array";
+    }
+    name
+}
+
+/// Sort key of an input section inside `.init_array`/`.fini_array`: `.init_array.N` and
+/// `.ctors.(65535-N)` by priority, then the unprioritized ones, in input order.
+pub fn init_priority(name: &str) -> u32 {
+    let num = |s: &str| s.parse::<u32>().ok();
+    for p in [".init_array.", ".fini_array.", ".preinit_array."] {
+        if let Some(n) = name.strip_prefix(p).and_then(num) {
+            return n;
+        }
+    }
+    for p in [".ctors.", ".dtors."] {
+        if let Some(n) = name.strip_prefix(p).and_then(num) {
+            return 65535u32.saturating_sub(n);
+        }
+    }
+    65536
+}
+
+/// One deduplicated SHF_MERGE group: all inputs with the same output section, flags and
+/// entry size share one table of unique pieces.
+pub struct MergeGroup {
+    pub output: u32,
+    pub data: Vec<u8>,
+}
+
+/// Splits every live merge section into pieces, deduplicates them per group, and records
+/// each piece's offset inside the group's data. Returns the groups; the caller places each
+/// group as a tail of its output section and then calls [`finish_merge_offsets`].
+pub fn merge_sections(objects: &mut [ObjectFile]) -> Vec<MergeGroup> {
+    let mut groups: Vec<MergeGroup> = Vec::new();
+    let mut group_of: HashMap<(u32, u64, u64), u32> = HashMap::new();
+    let mut dedup: Vec<HashMap<&'static [u8], u64>> = Vec::new();
+    for obj in objects.iter_mut() {
+        for sec in obj.sections.iter_mut() {
+            if sec.kind != SectionKind::Merge || !sec.live || sec.output == u32::MAX {
+                continue;
+            }
+            let is_strings = sec.flags & u64::from(elf::SHF_STRINGS) != 0;
+            let entsize = sec.entsize.max(1);
+            let key = (sec.output, sec.flags, entsize);
+            let g = *group_of.entry(key).or_insert_with(|| {
+                groups.push(MergeGroup {
+                    output: sec.output,
+                    data: Vec::new(),
+                });
+                dedup.push(HashMap::new());
+                (groups.len() - 1) as u32
+            });
+            let group = &mut groups[g as usize];
+            let table = &mut dedup[g as usize];
+            let data = sec.data;
+            let mut pieces = Vec::new();
+            let mut pos = 0usize;
+            while pos < data.len() {
+                let end = if is_strings {
+                    string_end(data, pos, entsize as usize)
+                } else {
+                    (pos + entsize as usize).min(data.len())
+                };
+                let bytes = &data[pos..end];
+                let out = *table.entry(bytes).or_insert_with(|| {
+                    // Each piece keeps the section's alignment so constants stay aligned.
+                    let align = if is_strings { 1 } else { sec.align as usize };
+                    let off = group.data.len().next_multiple_of(align);
+                    group.data.resize(off, 0);
+                    group.data.extend_from_slice(bytes);
+                    off as u64
+                });
+                pieces.push(Piece {
+                    input_offset: pos as u64,
+                    output_offset: out,
+                });
+                pos = end;
+            }
+            sec.pieces = pieces;
+            sec.offset = u64::from(g);
+        }
+    }
+    groups
+}
+
+/// A string piece ends after its terminating NUL character (of `width` bytes).
+fn string_end(data: &[u8], start: usize, width: usize) -> usize {
+    let mut p = start;
+    while p + width <= data.len() {
+        if data[p..p + width].iter().all(|&b| b == 0) {
+            return p + width;
+        }
+        p += width;
+    }
+    data.len()
+}
+
+/// Once the groups are placed, turns piece offsets (relative to their group) into offsets
+/// inside the output section.
+pub fn finish_merge_offsets(objects: &mut [ObjectFile], group_offsets: &[u64]) {
+    for obj in objects.iter_mut() {
+        for sec in obj.sections.iter_mut() {
+            if sec.kind != SectionKind::Merge || sec.pieces.is_empty() {
+                continue;
+            }
+            let base = group_offsets[sec.offset as usize];
+            for p in &mut sec.pieces {
+                p.output_offset += base;
+            }
+            sec.offset = 0;
+        }
+    }
+}
+
+/// Splits an `.eh_frame` input into CIEs and FDEs, dropping FDEs whose function is in a
+/// section that is not in the output. Returns the size of what is kept and the number of
+/// FDEs kept. Piece output offsets are relative to the start of this input's data.
+pub fn split_eh_frame(obj: &ObjectFile, sec_index: usize) -> (Vec<Piece>, u64, usize) {
+    let sec = &obj.sections[sec_index];
+    let data = sec.data;
+    let mut pieces = Vec::new();
+    let mut out = 0u64;
+    let mut fdes = 0;
+    let mut pos = 0usize;
+    let mut reloc_i = 0usize;
+    while pos + 4 <= data.len() {
+        let len = u32::from_le_bytes(data[pos..pos + 4].try_into().unwrap()) as usize;
+        let total = if len == 0xffff_ffff {
+            // 64-bit DWARF length: never produced for x86-64 .eh_frame; keep the rest whole.
+            data.len() - pos
+        } else {
+            (4 + len).min(data.len() - pos)
+        };
+        let is_cie = len == 0
+            || data
+                .get(pos + 4..pos + 8)
+                .is_some_and(|id| id == [0, 0, 0, 0]);
+        let mut keep = true;
+        if !is_cie {
+            // An FDE lives if the function its pc_begin relocation points at lives.
+            let pc_begin_off = (pos + 8) as u64;
+            while reloc_i < sec.relocs.len() && sec.relocs[reloc_i].r_offset(LE) < pc_begin_off {
+                reloc_i += 1;
+            }
+            keep = false;
+            if let Some(r) = sec.relocs.get(reloc_i) {
+                if r.r_offset(LE) == pc_begin_off {
+                    let sym = r.r_sym(LE, false) as usize;
+                    keep = fde_target_live(obj, sym);
+                }
+            }
+        }
+        if keep {
+            pieces.push(Piece {
+                input_offset: pos as u64,
+                output_offset: out,
+            });
+            out += total as u64;
+            if !is_cie {
+                fdes += 1;
+            }
+        } else {
+            pieces.push(Piece {
+                input_offset: pos as u64,
+                output_offset: u64::MAX,
+            });
+        }
+        pos += total;
+        if total == 0 {
+            break;
+        }
+    }
+    (pieces, out, fdes)
+}
+
+fn fde_target_live(obj: &ObjectFile, sym: usize) -> bool {
+    let shndx = obj.symbol_section(sym);
+    if shndx == 0 || shndx >= u32::from(elf::SHN_LORESERVE) {
+        return false;
+    }
+    obj.sections[shndx as usize].is_kept()
+}

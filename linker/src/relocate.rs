@@ -1,0 +1,549 @@
+//! Applying relocations: copies each input section into the output image and patches it,
+//! including the instruction rewrites of GOT and TLS relaxation (x86-64 psABI, "Linker
+//! Optimizations"). Decisions must match `scan.rs`, whose predicates this module reuses.
+
+use crate::context::{GotKind, Link, Target};
+use crate::object_file::{FileId, InputSection, SectionKind, LE};
+use crate::output_section::Synthetic;
+use crate::scan::{can_relax_gotpcrelx, reloc_name};
+use object::elf::*;
+use object::read::elf::Rela as _;
+use object::read::elf::Sym as _;
+
+/// Value written where a relocation refers into a dropped section of debug info: 0, except
+/// where 0 means something (range and location lists end at 0), there 1 (as lld does).
+fn tombstone(section_name: &str) -> u64 {
+    if section_name == ".debug_ranges" || section_name == ".debug_loc" {
+        1
+    } else {
+        0
+    }
+}
+
+struct Patch<'a> {
+    link: &'a Link<'a>,
+    file: FileId,
+    sec: &'a InputSection,
+    buf: &'a mut [u8],
+    errors: Vec<String>,
+}
+
+impl Patch<'_> {
+    fn err(&mut self, offset: u64, msg: String) {
+        if self.errors.len() < 20 {
+            self.errors.push(format!(
+                "{}:({}+{:#x}): {msg}",
+                self.link.objects[self.file as usize].name, self.sec.name, offset
+            ));
+        }
+    }
+
+    fn write(&mut self, offset: usize, bytes: &[u8]) -> bool {
+        match self.buf.get_mut(offset..offset + bytes.len()) {
+            Some(dst) => {
+                dst.copy_from_slice(bytes);
+                true
+            }
+            None => {
+                self.err(
+                    offset as u64,
+                    "relocation extends past the end of its section".into(),
+                );
+                false
+            }
+        }
+    }
+
+    fn byte(&self, offset: isize) -> u8 {
+        usize::try_from(offset)
+            .ok()
+            .and_then(|o| self.buf.get(o))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    fn write_sized(
+        &mut self,
+        offset: u64,
+        r_type: u32,
+        value: i64,
+        size: usize,
+        signed: bool,
+        t: Target,
+    ) {
+        let bits = size * 8;
+        let ok = if size == 8 {
+            true
+        } else if signed {
+            let min = -(1i64 << (bits - 1));
+            let max = (1i64 << (bits - 1)) - 1;
+            value >= min && value <= max
+        } else {
+            // Unsigned fields also accept small negative values written as two's complement
+            // only for the 64-bit case; 32-bit absolute fields must be in [0, 2^32).
+            value >= 0 && value < (1i64 << bits)
+        };
+        if !ok {
+            let name = self.link.target_name(t);
+            self.err(
+                offset,
+                format!("relocation {} out of range: {value} does not fit in {bits} bits; references {name}", reloc_name(r_type)),
+            );
+            return;
+        }
+        let bytes = value.to_le_bytes();
+        self.write(offset as usize, &bytes[..size]);
+    }
+}
+
+/// Writes one input section (already positioned) into `buf`, its slice of the output, and
+/// applies its relocations. `base` is the address of `buf[0]` (0 for non-allocated sections).
+pub fn relocate_section(
+    link: &Link,
+    file: FileId,
+    sec_index: u32,
+    buf: &mut [u8],
+    base: u64,
+) -> Vec<String> {
+    let sec = &link.objects[file as usize].sections[sec_index as usize];
+    if sec.sh_type != SHT_NOBITS {
+        buf.copy_from_slice(sec.data);
+    }
+    let mut p = Patch {
+        link,
+        file,
+        sec,
+        buf,
+        errors: Vec::new(),
+    };
+    if sec.is_alloc() {
+        apply_alloc_relocs(&mut p, base);
+    } else {
+        apply_nonalloc_relocs(&mut p);
+    }
+    p.errors
+}
+
+/// Applies the relocations of a split section (`.eh_frame`) whose kept pieces are already
+/// in `buf`; relocations in dropped pieces are skipped.
+pub fn relocate_split_section(
+    link: &Link,
+    file: FileId,
+    sec_index: u32,
+    buf: &mut [u8],
+    base: u64,
+) -> Vec<String> {
+    let sec = &link.objects[file as usize].sections[sec_index as usize];
+    let mut p = Patch {
+        link,
+        file,
+        sec,
+        buf,
+        errors: Vec::new(),
+    };
+    apply_alloc_relocs(&mut p, base);
+    p.errors
+}
+
+fn apply_nonalloc_relocs(p: &mut Patch) {
+    let link = p.link;
+    for r in p.sec.relocs {
+        let r_type = r.r_type(LE, false);
+        let offset = r.r_offset(LE);
+        let t = link.target(p.file, r.r_sym(LE, false) as usize);
+        let a = r.r_addend(LE);
+        let live = target_is_live(link, t);
+        let value = if !live {
+            tombstone(p.sec.name) as i64
+        } else {
+            let s = link.target_address(t) as i64;
+            match r_type {
+                R_X86_64_DTPOFF32 | R_X86_64_DTPOFF64 => s - link.tls.start as i64 + a,
+                _ => s + a,
+            }
+        };
+        match r_type {
+            R_X86_64_NONE => {}
+            R_X86_64_64 | R_X86_64_DTPOFF64 => p.write_sized(offset, r_type, value, 8, false, t),
+            R_X86_64_32 | R_X86_64_DTPOFF32 => {
+                p.write(offset as usize, &(value as u32).to_le_bytes());
+            }
+            R_X86_64_32S => p.write_sized(offset, r_type, value, 4, true, t),
+            R_X86_64_PC32 | R_X86_64_PC64 | R_X86_64_SIZE32 | R_X86_64_SIZE64 => {
+                // Non-allocated sections have no address; PC-relative references into them
+                // (rare, e.g. .debug_frame CIE pointers are section-relative 32s) get S + A.
+                let size = if matches!(r_type, R_X86_64_PC64 | R_X86_64_SIZE64) {
+                    8
+                } else {
+                    4
+                };
+                let bytes = value.to_le_bytes();
+                p.write(offset as usize, &bytes[..size]);
+            }
+            other => p.err(
+                offset,
+                format!(
+                    "unsupported relocation {} in a non-allocated section",
+                    reloc_name(other)
+                ),
+            ),
+        }
+    }
+}
+
+/// Whether a relocation target's definition is in the output (debug info of dropped code
+/// must not point at whatever took its place).
+fn target_is_live(link: &Link, t: Target) -> bool {
+    match t {
+        Target::Local(f, i) => {
+            let obj = &link.objects[f as usize];
+            let shndx = obj.symbol_section(i as usize);
+            if shndx == 0 || shndx >= u32::from(SHN_LORESERVE) {
+                return true;
+            }
+            let s = &obj.sections[shndx as usize];
+            s.is_kept() && s.output != crate::object_file::NO_OUTPUT
+        }
+        Target::Global(id) => match link.symtab.get(id).def {
+            crate::symbols::SymbolDef::Defined { file, section, .. } => {
+                if section == 0 || section >= u32::from(SHN_LORESERVE) {
+                    return true;
+                }
+                let s = &link.objects[file as usize].sections[section as usize];
+                s.is_kept() && s.output != crate::object_file::NO_OUTPUT
+            }
+            _ => true,
+        },
+    }
+}
+
+fn apply_alloc_relocs(p: &mut Patch, base: u64) {
+    let link = p.link;
+    let exec = !link.opts.is_shared();
+    let got_base = link.synthetic_addr(Synthetic::GotPlt) as i64;
+    let relocs = p.sec.relocs;
+    let is_eh = p.sec.kind == SectionKind::EhFrame;
+    let mut i = 0;
+    while i < relocs.len() {
+        let r = &relocs[i];
+        i += 1;
+        let r_type = r.r_type(LE, false);
+        if r_type == R_X86_64_NONE {
+            continue;
+        }
+        let in_offset = r.r_offset(LE);
+        // In split sections, relocations move with their piece (or vanish with it).
+        let offset = if is_eh {
+            match p.sec.piece_output_offset(in_offset) {
+                Some(o) => o - p.sec.offset,
+                None => continue,
+            }
+        } else {
+            in_offset
+        };
+        let t = link.target(p.file, r.r_sym(LE, false) as usize);
+        let a = r.r_addend(LE);
+        let place = (base + offset) as i64;
+        let s = link.target_address(t) as i64;
+        let preemptible = link.is_preemptible(t);
+        let off = offset as isize;
+        match r_type {
+            R_X86_64_64 => p.write_sized(offset, r_type, s + a, 8, false, t),
+            R_X86_64_32 => p.write_sized(offset, r_type, s + a, 4, false, t),
+            R_X86_64_32S => p.write_sized(offset, r_type, s + a, 4, true, t),
+            R_X86_64_16 => p.write_sized(offset, r_type, s + a, 2, false, t),
+            R_X86_64_8 => p.write_sized(offset, r_type, s + a, 1, false, t),
+            R_X86_64_PC32 => p.write_sized(offset, r_type, s + a - place, 4, true, t),
+            R_X86_64_PC64 => p.write_sized(offset, r_type, s + a - place, 8, true, t),
+            R_X86_64_PC16 => p.write_sized(offset, r_type, s + a - place, 2, true, t),
+            R_X86_64_PC8 => p.write_sized(offset, r_type, s + a - place, 1, true, t),
+            R_X86_64_PLT32 => {
+                let dest = plt_or_symbol(link, t, s);
+                p.write_sized(offset, r_type, dest + a - place, 4, true, t);
+            }
+            R_X86_64_PLTOFF64 => {
+                let dest = plt_or_symbol(link, t, s);
+                p.write_sized(offset, r_type, dest + a - got_base, 8, true, t);
+            }
+            R_X86_64_GOTPCREL | R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX => {
+                let data = p.sec.data;
+                if can_relax_gotpcrelx(link, r_type, t, data, in_offset) {
+                    let o = offset as usize;
+                    match p.byte(off - 2) {
+                        0x8b => {
+                            // mov foo@GOTPCREL(%rip), %reg  ->  lea foo(%rip), %reg
+                            p.buf[o - 2] = 0x8d;
+                            p.write_sized(offset, r_type, s + a - place, 4, true, t);
+                        }
+                        _ if p.byte(off - 1) == 0x15 => {
+                            // call *foo@GOTPCREL(%rip)  ->  addr32 call foo
+                            p.buf[o - 2] = 0x67;
+                            p.buf[o - 1] = 0xe8;
+                            p.write_sized(offset, r_type, s + a - place, 4, true, t);
+                        }
+                        _ => {
+                            // jmp *foo@GOTPCREL(%rip)  ->  jmp foo; nop
+                            p.buf[o - 2] = 0xe9;
+                            p.buf[o + 3] = 0x90;
+                            p.write_sized(offset - 1, r_type, s + a - place + 1, 4, true, t);
+                        }
+                    }
+                } else {
+                    let got = got_entry(p, offset, GotKind::Regular, t);
+                    p.write_sized(offset, r_type, got + a - place, 4, true, t);
+                }
+            }
+            R_X86_64_GOTPCREL64 => {
+                let got = got_entry(p, offset, GotKind::Regular, t);
+                p.write_sized(offset, r_type, got + a - place, 8, true, t);
+            }
+            R_X86_64_GOT32 => {
+                let got = got_entry(p, offset, GotKind::Regular, t);
+                p.write_sized(offset, r_type, got - got_base + a, 4, true, t);
+            }
+            R_X86_64_GOT64 => {
+                let got = got_entry(p, offset, GotKind::Regular, t);
+                p.write_sized(offset, r_type, got - got_base + a, 8, true, t);
+            }
+            R_X86_64_GOTPC32 => p.write_sized(offset, r_type, got_base + a - place, 4, true, t),
+            R_X86_64_GOTPC64 => p.write_sized(offset, r_type, got_base + a - place, 8, true, t),
+            R_X86_64_GOTOFF64 => p.write_sized(offset, r_type, s + a - got_base, 8, true, t),
+            R_X86_64_TPOFF32 => {
+                p.write_sized(offset, r_type, link.tls.tp_offset(s as u64) + a, 4, true, t)
+            }
+            R_X86_64_TPOFF64 => {
+                p.write_sized(offset, r_type, link.tls.tp_offset(s as u64) + a, 8, true, t)
+            }
+            R_X86_64_DTPOFF32 | R_X86_64_DTPOFF64 => {
+                // In an executable the local-dynamic sequence became local-exec, so the
+                // offset is from the thread pointer rather than from the module's block.
+                let v = if exec {
+                    link.tls.tp_offset(s as u64) + a
+                } else {
+                    s - link.tls.start as i64 + a
+                };
+                let size = if r_type == R_X86_64_DTPOFF32 { 4 } else { 8 };
+                p.write_sized(offset, r_type, v, size, true, t);
+            }
+            R_X86_64_SIZE32 | R_X86_64_SIZE64 => {
+                let size = match t {
+                    Target::Global(id) => link.symtab.get(id).size as i64,
+                    Target::Local(f, idx) => {
+                        link.objects[f as usize].symbols[idx as usize].st_size(LE) as i64
+                    }
+                };
+                let width = if r_type == R_X86_64_SIZE32 { 4 } else { 8 };
+                p.write_sized(offset, r_type, size + a, width, true, t);
+            }
+            R_X86_64_GOTTPOFF => {
+                if exec && !preemptible {
+                    relax_ie_to_le(p, offset, link.tls.tp_offset(s as u64) + a + 4, t);
+                } else {
+                    let got = got_entry(p, offset, GotKind::TlsIe, t);
+                    p.write_sized(offset, r_type, got + a - place, 4, true, t);
+                }
+            }
+            R_X86_64_TLSGD => {
+                if exec {
+                    i += 1;
+                    if preemptible {
+                        let got = got_entry(p, offset, GotKind::TlsIe, t);
+                        relax_gd(p, offset, true, got + a - place - 8, t);
+                    } else {
+                        relax_gd(p, offset, false, link.tls.tp_offset(s as u64) + a + 4, t);
+                    }
+                } else {
+                    let got = got_entry(p, offset, GotKind::TlsGd, t);
+                    p.write_sized(offset, r_type, got + a - place, 4, true, t);
+                }
+            }
+            R_X86_64_TLSLD => {
+                if exec {
+                    i += 1;
+                    relax_ld_to_le(p, offset);
+                } else {
+                    let got = got_entry(p, offset, GotKind::TlsLd, Target::Local(0, 0));
+                    p.write_sized(offset, r_type, got + a - place, 4, true, t);
+                }
+            }
+            R_X86_64_GOTPC32_TLSDESC => {
+                let o = offset as usize;
+                if exec && !preemptible {
+                    // lea x@tlsdesc(%rip), %reg  ->  mov $x@tpoff, %reg
+                    let (b3, b1) = (p.byte(off - 3), p.byte(off - 1));
+                    if (b3 & 0xfb) != 0x48 || p.byte(off - 2) != 0x8d || (b1 & 0xc7) != 0x05 {
+                        p.err(
+                            offset,
+                            "R_X86_64_GOTPC32_TLSDESC must be used in leaq x@tlsdesc(%rip), %REG"
+                                .into(),
+                        );
+                        continue;
+                    }
+                    p.buf[o - 3] = 0x48 | ((b3 >> 2) & 1);
+                    p.buf[o - 2] = 0xc7;
+                    p.buf[o - 1] = 0xc0 | ((b1 >> 3) & 7);
+                    p.write_sized(
+                        offset,
+                        r_type,
+                        link.tls.tp_offset(s as u64) + a + 4,
+                        4,
+                        true,
+                        t,
+                    );
+                } else if exec {
+                    // lea x@tlsdesc(%rip), %reg  ->  mov x@gottpoff(%rip), %reg
+                    p.buf[o - 2] = 0x8b;
+                    let got = got_entry(p, offset, GotKind::TlsIe, t);
+                    p.write_sized(offset, r_type, got + a - place, 4, true, t);
+                } else {
+                    let got = got_entry(p, offset, GotKind::TlsDesc, t);
+                    p.write_sized(offset, r_type, got + a - place, 4, true, t);
+                }
+            }
+            R_X86_64_TLSDESC_CALL => {
+                if exec {
+                    // call *x@tlscall(%rax)  ->  xchg %ax, %ax
+                    p.write(offset as usize, &[0x66, 0x90]);
+                }
+            }
+            other => p.err(
+                offset,
+                format!("unsupported relocation {}", reloc_name(other)),
+            ),
+        }
+    }
+}
+
+fn plt_or_symbol(link: &Link, t: Target, s: i64) -> i64 {
+    if let Target::Global(id) = t {
+        if link.symtab.get(id).preemptible {
+            if let Some(&i) = link.plt_index.get(&id) {
+                return link.plt_entry_address(i) as i64;
+            }
+        }
+    }
+    s
+}
+
+fn got_entry(p: &mut Patch, offset: u64, kind: GotKind, t: Target) -> i64 {
+    match p.link.got_address(kind, t) {
+        Some(a) => a as i64,
+        None => {
+            let name = p.link.target_name(t);
+            p.err(offset, format!("internal error: no GOT entry for {name}"));
+            0
+        }
+    }
+}
+
+/// Initial-exec to local-exec: the GOT load of the TP offset becomes an immediate.
+fn relax_ie_to_le(p: &mut Patch, offset: u64, value: i64, t: Target) {
+    let o = offset as usize;
+    if o < 3 {
+        p.err(offset, "R_X86_64_GOTTPOFF at the start of a section".into());
+        return;
+    }
+    let (rex, op, modrm) = (p.buf[o - 3], p.buf[o - 2], p.buf[o - 1]);
+    let reg = (modrm >> 3) & 7;
+    match (rex, op) {
+        // addq foo@gottpoff(%rip), %rsp / %r12  ->  addq $foo, %rsp / %r12
+        (0x48, 0x03) if reg == 4 => {
+            p.buf[o - 3..o].copy_from_slice(&[0x48, 0x81, 0xc4]);
+        }
+        (0x4c, 0x03) if reg == 4 => {
+            p.buf[o - 3..o].copy_from_slice(&[0x49, 0x81, 0xc4]);
+        }
+        // addq foo@gottpoff(%rip), %reg  ->  leaq foo(%reg), %reg
+        (0x4c, 0x03) => {
+            p.buf[o - 3..o].copy_from_slice(&[0x4d, 0x8d, 0x80 | (reg << 3) | reg]);
+        }
+        (0x48, 0x03) => {
+            p.buf[o - 3..o].copy_from_slice(&[0x48, 0x8d, 0x80 | (reg << 3) | reg]);
+        }
+        // movq foo@gottpoff(%rip), %reg  ->  movq $foo, %reg
+        (0x4c, 0x8b) => {
+            p.buf[o - 3..o].copy_from_slice(&[0x49, 0xc7, 0xc0 | reg]);
+        }
+        (0x48, 0x8b) => {
+            p.buf[o - 3..o].copy_from_slice(&[0x48, 0xc7, 0xc0 | reg]);
+        }
+        _ => {
+            p.err(
+                offset,
+                "R_X86_64_GOTTPOFF must be used in MOVQ or ADDQ instructions only".into(),
+            );
+            return;
+        }
+    }
+    p.write_sized(offset, R_X86_64_TPOFF32, value, 4, true, t);
+}
+
+/// General-dynamic in an executable: the `__tls_get_addr` call sequence becomes a load of
+/// the thread pointer plus either a constant (to LE) or a GOT load (to IE).
+fn relax_gd(p: &mut Patch, offset: u64, to_ie: bool, value: i64, t: Target) {
+    let o = offset as usize;
+    // .byte 0x66; leaq x@tlsgd(%rip), %rdi; .word 0x6666; rex64; call __tls_get_addr
+    let standard = o >= 4
+        && p.buf.get(o - 4..o) == Some(&[0x66, 0x48, 0x8d, 0x3d])
+        && p.buf.get(o + 4..o + 8) == Some(&[0x66, 0x66, 0x48, 0xe8]);
+    // leaq x@tlsgd(%rip), %rdi; call *__tls_get_addr@GOTPCREL(%rip)  (-fno-plt)
+    let no_plt = o >= 3
+        && p.buf.get(o - 3..o) == Some(&[0x48, 0x8d, 0x3d])
+        && p.buf.get(o + 4..o + 6) == Some(&[0xff, 0x15]);
+    let fs_load = [0x64, 0x48, 0x8b, 0x04, 0x25, 0x00, 0x00, 0x00, 0x00];
+    let tail: [u8; 3] = if to_ie {
+        [0x48, 0x03, 0x05]
+    } else {
+        [0x48, 0x8d, 0x80]
+    };
+    let start = if standard {
+        o - 4
+    } else if no_plt {
+        o - 3
+    } else {
+        p.err(
+            offset,
+            "unexpected instruction sequence for R_X86_64_TLSGD".into(),
+        );
+        return;
+    };
+    let mut seq = Vec::with_capacity(16);
+    seq.extend_from_slice(&fs_load);
+    seq.extend_from_slice(&tail);
+    seq.extend_from_slice(&[0, 0, 0, 0]);
+    if no_plt {
+        // lld rewrites this 15-byte form too; rld does not yet.
+        p.err(
+            offset,
+            "the -fno-plt form of R_X86_64_TLSGD is not supported yet".into(),
+        );
+        return;
+    }
+    p.buf[start..start + 16].copy_from_slice(&seq);
+    // The displacement moved 8 bytes later; IE values are PC-relative, so they shrink by 8
+    // (already applied by the caller).
+    let disp_off = (start + 12) as u64;
+    p.write_sized(disp_off, R_X86_64_TLSGD, value, 4, true, t);
+}
+
+/// Local-dynamic in an executable: the module-base call becomes a load of the thread
+/// pointer; DTPOFF relocations then resolve to TP offsets.
+fn relax_ld_to_le(p: &mut Patch, offset: u64) {
+    let o = offset as usize;
+    let fs_load = [
+        0x66, 0x66, 0x66, 0x64, 0x48, 0x8b, 0x04, 0x25, 0x00, 0x00, 0x00, 0x00,
+    ];
+    if o >= 3 && p.buf.get(o + 4) == Some(&0xe8) {
+        // leaq x@tlsld(%rip), %rdi; call __tls_get_addr@PLT
+        p.buf[o - 3..o + 9].copy_from_slice(&fs_load);
+    } else if o >= 3 && p.buf.get(o + 4..o + 6) == Some(&[0xff, 0x15]) {
+        // leaq x@tlsld(%rip), %rdi; call *__tls_get_addr@GOTPCREL(%rip)
+        p.buf[o - 3] = 0x66;
+        p.buf[o - 2..o + 10].copy_from_slice(&fs_load);
+    } else {
+        p.err(
+            offset,
+            "unexpected instruction sequence for R_X86_64_TLSLD".into(),
+        );
+    }
+}

@@ -1,0 +1,121 @@
+//! A shared library input: the symbols it defines (with their versions), the symbols it
+//! leaves undefined (which the output must then export), and the name it is needed by.
+
+use crate::error::{LinkError, Result};
+use crate::object_file::{read_str, LE};
+use object::elf;
+use object::read::elf::{Dyn as _, FileHeader, SectionHeader, Sym as _};
+
+/// Index of a shared library in the link (`Link::dsos`).
+pub type DsoId = u32;
+
+pub struct SharedSymbol {
+    pub name: &'static [u8],
+    pub value: u64,
+    pub size: u64,
+    pub sym_type: u8,
+    pub bind: u8,
+    /// Version name (`GLIBC_2.2.5`) when the library versions this symbol (index >= 2).
+    pub version: Option<&'static [u8]>,
+    pub version_hash: u32,
+    pub is_undefined: bool,
+}
+
+pub struct SharedFile {
+    pub name: String,
+    /// What DT_NEEDED records: DT_SONAME, or the file name.
+    pub soname: String,
+    pub symbols: Vec<SharedSymbol>,
+    pub as_needed: bool,
+    /// Set when a symbol the output uses resolves here (or the library is not `--as-needed`).
+    pub needed: bool,
+}
+
+impl SharedFile {
+    pub fn parse(
+        name: String,
+        default_soname: String,
+        data: &'static [u8],
+        as_needed: bool,
+    ) -> Result<SharedFile> {
+        let bad = |msg: String| LinkError::bad_input(&name, msg);
+        let header = elf::FileHeader64::<object::LittleEndian>::parse(data)
+            .map_err(|e| bad(format!("not a valid ELF64 shared object: {e}")))?;
+        if header.e_machine.get(LE) != elf::EM_X86_64 {
+            return Err(bad(
+                "incompatible machine type (only x86-64 is supported)".into()
+            ));
+        }
+        let sections = header
+            .sections(LE, data)
+            .map_err(|e| bad(format!("bad section headers: {e}")))?;
+        let dynsym = sections
+            .symbols(LE, data, elf::SHT_DYNSYM)
+            .map_err(|e| bad(format!("bad .dynsym: {e}")))?;
+        let versions = sections
+            .versions(LE, data)
+            .map_err(|e| bad(format!("bad symbol versions: {e}")))?;
+
+        let mut soname = default_soname;
+        if let Some((dyns, link)) = sections
+            .dynamic(LE, data)
+            .map_err(|e| bad(format!("bad .dynamic: {e}")))?
+        {
+            let strtab = sections
+                .section(link)
+                .and_then(|s| s.data(LE, data).map_err(Into::into))
+                .map_err(|e| bad(format!("bad dynamic string table: {e}")))?;
+            for d in dyns {
+                if d.tag32(LE) == Some(elf::DT_SONAME) {
+                    let off = u32::try_from(d.d_val(LE)).unwrap_or(u32::MAX);
+                    let s = read_str(strtab, off).ok_or_else(|| bad("bad DT_SONAME".into()))?;
+                    soname = String::from_utf8_lossy(s).into_owned();
+                }
+            }
+        }
+
+        let strings = dynsym.strings();
+        let mut symbols = Vec::with_capacity(dynsym.len());
+        for (index, sym) in dynsym.enumerate().skip(1) {
+            let bind = sym.st_bind();
+            if bind == elf::STB_LOCAL {
+                continue;
+            }
+            let name_bytes = sym
+                .name(LE, strings)
+                .map_err(|_| bad(format!("dynamic symbol {} has a bad name", index.0)))?;
+            let mut version = None;
+            let mut version_hash = 0;
+            if let Some(versions) = &versions {
+                let vi = versions.version_index(LE, index);
+                // Hidden (non-default) versions only satisfy explicitly versioned references.
+                if vi.is_hidden() && !sym.is_undefined(LE) {
+                    continue;
+                }
+                if vi.index() >= 2 && !sym.is_undefined(LE) {
+                    if let Ok(Some(v)) = versions.version(vi) {
+                        version = Some(v.name());
+                        version_hash = v.hash();
+                    }
+                }
+            }
+            symbols.push(SharedSymbol {
+                name: name_bytes,
+                value: sym.st_value(LE),
+                size: sym.st_size(LE),
+                sym_type: sym.st_type(),
+                bind,
+                version,
+                version_hash,
+                is_undefined: sym.is_undefined(LE),
+            });
+        }
+        Ok(SharedFile {
+            name,
+            soname,
+            symbols,
+            as_needed,
+            needed: !as_needed,
+        })
+    }
+}

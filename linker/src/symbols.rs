@@ -1,0 +1,488 @@
+//! The global symbol table and symbol resolution.
+//!
+//! Resolution follows lld's rules rather than GNU ld's command-line scan: every archive's
+//! symbols are visible as lazy definitions at once, a strong undefined reference fetches the
+//! member that defines it wherever the archive appears, and a shared library's definition
+//! satisfies a reference without pulling an archive member. This makes `--start-group` moot
+//! and gives the same result as lld on the programs both accept.
+
+use crate::error::{LinkError, Result};
+use crate::input::{Archive, InputFile};
+use crate::object_file::{FileId, ObjectFile, SectionKind, LE};
+use crate::shared_file::{DsoId, SharedFile};
+use object::elf;
+use object::read::elf::Sym as _;
+use std::collections::{HashMap, VecDeque};
+
+pub type SymbolId = u32;
+
+/// Where a global symbol's winning definition is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SymbolDef {
+    Undefined,
+    /// Defined by an archive member that has not been loaded.
+    Lazy {
+        archive: u32,
+        member: u32,
+    },
+    /// Defined in an object: `section` is its section index, or SHN_ABS.
+    Defined {
+        file: FileId,
+        section: u32,
+        value: u64,
+    },
+    Common {
+        file: FileId,
+        size: u64,
+        align: u64,
+    },
+    /// Defined by a shared library (`index` into its `symbols`).
+    Shared {
+        dso: DsoId,
+        index: u32,
+    },
+    /// Defined by the linker itself (`_end`, `__start_foo`, ...), placed at layout.
+    Synthetic,
+}
+
+#[derive(Debug, Clone)]
+pub struct Symbol {
+    pub name: &'static [u8],
+    pub def: SymbolDef,
+    /// Binding of the definition, or for an undefined symbol: whether every reference is weak.
+    pub weak: bool,
+    /// Most constraining visibility seen in any object.
+    pub visibility: u8,
+    pub sym_type: u8,
+    pub size: u64,
+    /// Some object references it with a non-weak undefined symbol.
+    pub has_strong_ref: bool,
+    /// First object that referenced it (for error messages).
+    pub ref_file: Option<FileId>,
+    /// Some shared library leaves it undefined: an executable must export its definition.
+    pub dso_ref: bool,
+    /// In the dynamic symbol table.
+    pub in_dynsym: bool,
+    /// May be bound to another module's definition at run time.
+    pub preemptible: bool,
+    /// Exported from the output (a defined symbol in .dynsym).
+    pub exported: bool,
+}
+
+impl Symbol {
+    fn new(name: &'static [u8]) -> Symbol {
+        Symbol {
+            name,
+            def: SymbolDef::Undefined,
+            weak: true,
+            visibility: elf::STV_DEFAULT,
+            sym_type: elf::STT_NOTYPE,
+            size: 0,
+            has_strong_ref: false,
+            ref_file: None,
+            dso_ref: false,
+            in_dynsym: false,
+            preemptible: false,
+            exported: false,
+        }
+    }
+
+    pub fn is_defined_locally(&self) -> bool {
+        matches!(
+            self.def,
+            SymbolDef::Defined { .. } | SymbolDef::Common { .. } | SymbolDef::Synthetic
+        )
+    }
+
+    pub fn is_undefined(&self) -> bool {
+        matches!(self.def, SymbolDef::Undefined | SymbolDef::Lazy { .. })
+    }
+
+    pub fn is_undef_weak(&self) -> bool {
+        self.is_undefined() && !self.has_strong_ref
+    }
+
+    pub fn is_ifunc(&self) -> bool {
+        self.sym_type == elf::STT_GNU_IFUNC && matches!(self.def, SymbolDef::Defined { .. })
+    }
+
+    pub fn is_tls(&self) -> bool {
+        self.sym_type == elf::STT_TLS
+    }
+
+    pub fn display_name(&self) -> String {
+        String::from_utf8_lossy(self.name).into_owned()
+    }
+}
+
+/// Combines visibilities: hidden (and internal) beat protected, which beats default.
+fn merge_visibility(a: u8, b: u8) -> u8 {
+    let rank = |v: u8| match v {
+        elf::STV_DEFAULT => 0,
+        elf::STV_PROTECTED => 1,
+        _ => 2,
+    };
+    let hidden_like = |v: u8| {
+        if v == elf::STV_INTERNAL {
+            elf::STV_HIDDEN
+        } else {
+            v
+        }
+    };
+    if rank(a) >= rank(b) {
+        hidden_like(a)
+    } else {
+        hidden_like(b)
+    }
+}
+
+#[derive(Default)]
+pub struct SymbolTable {
+    pub symbols: Vec<Symbol>,
+    by_name: HashMap<&'static [u8], SymbolId>,
+}
+
+impl SymbolTable {
+    pub fn intern(&mut self, name: &'static [u8]) -> SymbolId {
+        if let Some(&id) = self.by_name.get(name) {
+            return id;
+        }
+        let id = self.symbols.len() as SymbolId;
+        self.symbols.push(Symbol::new(name));
+        self.by_name.insert(name, id);
+        id
+    }
+
+    pub fn lookup(&self, name: &[u8]) -> Option<SymbolId> {
+        self.by_name.get(name).copied()
+    }
+
+    pub fn get(&self, id: SymbolId) -> &Symbol {
+        &self.symbols[id as usize]
+    }
+
+    pub fn get_mut(&mut self, id: SymbolId) -> &mut Symbol {
+        &mut self.symbols[id as usize]
+    }
+}
+
+/// The outcome of resolution: every object that takes part, every shared library, and the
+/// symbol table that binds them.
+pub struct Resolved {
+    pub objects: Vec<ObjectFile>,
+    pub dsos: Vec<SharedFile>,
+    pub symtab: SymbolTable,
+}
+
+struct Resolver {
+    objects: Vec<ObjectFile>,
+    dsos: Vec<SharedFile>,
+    archives: Vec<Archive>,
+    fetched: Vec<Vec<bool>>,
+    symtab: SymbolTable,
+    comdats: HashMap<&'static [u8], FileId>,
+    pending: VecDeque<(u32, u32)>,
+    duplicates: Vec<String>,
+    allow_multiple_definition: bool,
+}
+
+/// Loads every input in order, resolves symbols, and fetches the archive members needed.
+/// `roots` (entry, `-u`) are referenced before any file, so they fetch members too.
+pub fn resolve_symbols(
+    inputs: Vec<InputFile>,
+    roots: &[String],
+    allow_multiple_definition: bool,
+) -> Result<Resolved> {
+    let mut r = Resolver {
+        objects: Vec::new(),
+        dsos: Vec::new(),
+        archives: Vec::new(),
+        fetched: Vec::new(),
+        symtab: SymbolTable::default(),
+        comdats: HashMap::new(),
+        pending: VecDeque::new(),
+        duplicates: Vec::new(),
+        allow_multiple_definition,
+    };
+    for root in roots {
+        let name: &'static [u8] = Box::leak(root.clone().into_bytes().into_boxed_slice());
+        let id = r.symtab.intern(name);
+        let sym = r.symtab.get_mut(id);
+        sym.has_strong_ref = true;
+    }
+    for input in inputs {
+        match input {
+            InputFile::Object { name, data } => r.add_object(name, data)?,
+            InputFile::Archive(archive) => r.add_archive(archive)?,
+            InputFile::Shared {
+                name,
+                soname,
+                data,
+                as_needed,
+            } => {
+                let dso = SharedFile::parse(name, soname, data, as_needed)?;
+                r.add_shared(dso);
+            }
+        }
+        r.drain_fetches()?;
+    }
+    if !r.duplicates.is_empty() {
+        return Err(LinkError::Many(r.duplicates));
+    }
+    r.mark_dso_references();
+    Ok(Resolved {
+        objects: r.objects,
+        dsos: r.dsos,
+        symtab: r.symtab,
+    })
+}
+
+impl Resolver {
+    fn drain_fetches(&mut self) -> Result<()> {
+        while let Some((a, m)) = self.pending.pop_front() {
+            let member = &self.archives[a as usize].members[m as usize];
+            let (name, data) = (member.name.clone(), member.data);
+            if rld_lto::is_bitcode(data) {
+                return Err(LinkError::bad_input(
+                    name,
+                    "LLVM bitcode input needs LTO, which this build of rld does not have yet",
+                ));
+            }
+            self.add_object(name, data)?;
+        }
+        Ok(())
+    }
+
+    fn fetch(&mut self, archive: u32, member: u32) {
+        let done = &mut self.fetched[archive as usize][member as usize];
+        if !*done {
+            *done = true;
+            self.pending.push_back((archive, member));
+        }
+    }
+
+    fn add_archive(&mut self, archive: Archive) -> Result<()> {
+        let a = self.archives.len() as u32;
+        self.fetched.push(vec![false; archive.members.len()]);
+        if archive.whole {
+            for m in 0..archive.members.len() as u32 {
+                self.fetch(a, m);
+            }
+        }
+        for &(name, member) in &archive.symbols {
+            let id = self.symtab.intern(name);
+            let sym = self.symtab.get_mut(id);
+            match sym.def {
+                SymbolDef::Undefined if sym.has_strong_ref => {
+                    // Already wanted: fetch now (and record where from, in case it fails).
+                    sym.def = SymbolDef::Lazy { archive: a, member };
+                    self.pending.push_back((a, member));
+                    self.fetched[a as usize][member as usize] = true;
+                }
+                SymbolDef::Undefined => sym.def = SymbolDef::Lazy { archive: a, member },
+                _ => {}
+            }
+        }
+        self.archives.push(archive);
+        Ok(())
+    }
+
+    fn add_shared(&mut self, dso: SharedFile) {
+        let d = self.dsos.len() as DsoId;
+        for (i, s) in dso.symbols.iter().enumerate() {
+            if s.is_undefined {
+                continue;
+            }
+            let id = self.symtab.intern(s.name);
+            let sym = self.symtab.get_mut(id);
+            // A hidden reference must be satisfied inside the output, never by a library.
+            if sym.is_undefined() && sym.visibility == elf::STV_DEFAULT {
+                sym.def = SymbolDef::Shared {
+                    dso: d,
+                    index: i as u32,
+                };
+                sym.sym_type = s.sym_type;
+                sym.size = s.size;
+            }
+        }
+        self.dsos.push(dso);
+    }
+
+    fn add_object(&mut self, name: String, data: &'static [u8]) -> Result<()> {
+        let mut obj = ObjectFile::parse(name, data)?;
+        let file = self.objects.len() as FileId;
+
+        // First copy of each COMDAT group wins; the losers' sections never take part.
+        for g in 0..obj.comdat_groups.len() {
+            let sig = obj.comdat_groups[g].signature;
+            if self.comdats.entry(sig).or_insert(file) != &file {
+                for &m in &obj.comdat_groups[g].members.clone() {
+                    let s = &mut obj.sections[m as usize];
+                    s.kind = SectionKind::Ignored;
+                    s.live = false;
+                }
+            }
+        }
+
+        let mut globals = Vec::with_capacity(obj.symbols.len() - obj.first_global);
+        for i in obj.first_global..obj.symbols.len() {
+            let esym = &obj.symbols[i];
+            let name = obj.symbol_name(i);
+            let id = self.symtab.intern(name);
+            globals.push(id);
+            let bind = esym.st_bind();
+            let is_weak = bind == elf::STB_WEAK;
+            let shndx = obj.symbol_section(i);
+            let vis = esym.st_visibility();
+            {
+                let sym = self.symtab.get_mut(id);
+                sym.visibility = merge_visibility(sym.visibility, vis);
+            }
+            let in_discarded = shndx != elf::SHN_UNDEF as u32
+                && shndx < elf::SHN_LORESERVE as u32
+                && obj.sections[shndx as usize].kind == SectionKind::Ignored
+                && !obj.comdat_groups.is_empty();
+            if shndx == elf::SHN_UNDEF as u32 || in_discarded {
+                self.add_undefined(id, file, is_weak, esym.st_type());
+            } else if shndx == elf::SHN_COMMON as u32 {
+                self.add_common(id, file, esym.st_size(LE), esym.st_value(LE).max(1));
+            } else {
+                let def = SymbolDef::Defined {
+                    file,
+                    section: shndx,
+                    value: esym.st_value(LE),
+                };
+                self.add_defined(
+                    id,
+                    def,
+                    is_weak,
+                    esym.st_type(),
+                    esym.st_size(LE),
+                    &obj.name,
+                );
+            }
+        }
+        obj.globals = globals;
+        self.objects.push(obj);
+        Ok(())
+    }
+
+    fn add_undefined(&mut self, id: SymbolId, file: FileId, weak: bool, sym_type: u8) {
+        let sym = self.symtab.get_mut(id);
+        if sym.ref_file.is_none() {
+            sym.ref_file = Some(file);
+        }
+        if !weak {
+            sym.has_strong_ref = true;
+        }
+        match sym.def {
+            SymbolDef::Undefined => {
+                if sym.sym_type == elf::STT_NOTYPE {
+                    sym.sym_type = sym_type;
+                }
+            }
+            // A weak reference does not fetch an archive member (lld and GNU ld agree).
+            SymbolDef::Lazy { archive, member } if !weak => self.fetch(archive, member),
+            _ => {}
+        }
+    }
+
+    fn add_common(&mut self, id: SymbolId, file: FileId, size: u64, align: u64) {
+        let sym = self.symtab.get_mut(id);
+        match sym.def {
+            SymbolDef::Defined { .. } if !sym.weak => {}
+            SymbolDef::Common {
+                size: old_size,
+                align: old_align,
+                file: old_file,
+            } => {
+                // The largest common wins; alignment is the strictest of all.
+                let (f, s) = if size > old_size {
+                    (file, size)
+                } else {
+                    (old_file, old_size)
+                };
+                sym.def = SymbolDef::Common {
+                    file: f,
+                    size: s,
+                    align: align.max(old_align),
+                };
+                sym.size = s;
+            }
+            _ => {
+                sym.def = SymbolDef::Common { file, size, align };
+                sym.weak = false;
+                sym.sym_type = elf::STT_OBJECT;
+                sym.size = size;
+            }
+        }
+    }
+
+    fn add_defined(
+        &mut self,
+        id: SymbolId,
+        def: SymbolDef,
+        weak: bool,
+        sym_type: u8,
+        size: u64,
+        file_name: &str,
+    ) {
+        let sym = self.symtab.get_mut(id);
+        let replace = match sym.def {
+            SymbolDef::Undefined
+            | SymbolDef::Lazy { .. }
+            | SymbolDef::Shared { .. }
+            | SymbolDef::Synthetic => true,
+            SymbolDef::Common { .. } => !weak,
+            SymbolDef::Defined { file: old, .. } => {
+                if sym.weak && !weak {
+                    true
+                } else if !sym.weak && !weak {
+                    if !self.allow_multiple_definition {
+                        let old_name = self
+                            .objects
+                            .get(old as usize)
+                            .map_or("?", |o| o.name.as_str());
+                        self.duplicates.push(format!(
+                            "duplicate symbol: {}\n>>> defined in {}\n>>> defined in {}",
+                            sym.display_name(),
+                            old_name,
+                            file_name
+                        ));
+                    }
+                    false
+                } else {
+                    false
+                }
+            }
+        };
+        if replace {
+            sym.def = def;
+            sym.weak = weak;
+            sym.sym_type = sym_type;
+            sym.size = size;
+        }
+    }
+
+    /// Symbols that shared libraries leave undefined must be exported by an executable that
+    /// defines them (e.g. a callback a library looks up by name).
+    fn mark_dso_references(&mut self) {
+        for (d, dso) in self.dsos.iter_mut().enumerate() {
+            for s in &dso.symbols {
+                if s.is_undefined {
+                    if let Some(id) = self.symtab.lookup(s.name) {
+                        self.symtab.get_mut(id).dso_ref = true;
+                    }
+                }
+            }
+            let _ = d;
+        }
+        for sym in &self.symtab.symbols {
+            if let SymbolDef::Shared { dso, .. } = sym.def {
+                if sym.has_strong_ref {
+                    self.dsos[dso as usize].needed = true;
+                }
+            }
+        }
+    }
+}
