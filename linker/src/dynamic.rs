@@ -323,12 +323,13 @@ pub fn dynamic_entries(link: &Link, t: &DynamicTables) -> Vec<(i64, u64)> {
             d.push((i64::from(DT_RELACOUNT), relative as u64));
         }
     }
-    if !link.rela_plt.is_empty() {
+    let plt_relocs = link.rela_plt.len() + link.iplt.len();
+    if plt_relocs > 0 {
         d.push((
             i64::from(DT_JMPREL),
             link.synthetic_addr(Synthetic::RelaPlt),
         ));
-        d.push((i64::from(DT_PLTRELSZ), 24 * link.rela_plt.len() as u64));
+        d.push((i64::from(DT_PLTRELSZ), 24 * plt_relocs as u64));
         d.push((i64::from(DT_PLTREL), u64::from(DT_RELA)));
     }
     if link.synthetic.contains_key(&Synthetic::GotPlt) {

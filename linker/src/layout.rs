@@ -702,6 +702,8 @@ pub fn assign_addresses(link: &mut Link) {
         }
         if current != Some(class) && !(current.is_none() && class == Class::ReadOnly) {
             loads.push(load);
+            // Start the segment at its first section's alignment, on a fresh page.
+            offset = offset.next_multiple_of(link.outputs[i].align.clamp(1, PAGE));
             vaddr = vaddr.next_multiple_of(PAGE) + offset % PAGE;
             load = Segment {
                 p_type: PT_LOAD,

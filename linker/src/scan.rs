@@ -319,6 +319,11 @@ fn needs_local_definition(link: &mut Link, site: &Site) {
         return;
     };
     let sym = link.symtab.get(id);
+    // An undefined weak symbol in an executable is simply 0 (crtbegin.o's
+    // `mov $_ITM_deregisterTMCloneTable, %eax`); no definition is needed.
+    if !link.opts.is_shared() && sym.is_undef_weak() {
+        return;
+    }
     if link.opts.is_shared() || !matches!(sym.def, SymbolDef::Shared { .. }) {
         link.errors.push(format!(
             "{}: relocation {} against symbol `{}' can not be used when making a shared object; recompile with -fPIC",
