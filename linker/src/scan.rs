@@ -367,12 +367,12 @@ fn add_copy_reloc(link: &mut Link, id: u32) {
         .collect();
     for a in aliases.into_iter().chain(std::iter::once(id)) {
         link.copy_offsets.insert(a, off);
+        // Exported under every name, so the library's own references (which may use an
+        // alias, like glibc's __environ) bind to the copy too.
         let sym = link.symtab.get_mut(a);
-        if sym.ref_file.is_some() || a == id {
-            sym.in_dynsym = true;
-        }
+        sym.in_dynsym = true;
         sym.preemptible = false;
-        sym.exported = sym.in_dynsym;
+        sym.exported = true;
     }
     link.rela_dyn.push(DynReloc {
         place: Place::CopyRel(off),

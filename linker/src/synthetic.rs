@@ -268,6 +268,10 @@ fn write_dynsym(link: &Link, dynamic: &DynamicTables, buf: &mut [u8]) {
                 0
             };
         }
+        // TLS symbols hold their offset inside the TLS template, not an address.
+        if sym_type == STT_TLS && shndx != 0 {
+            value = value.wrapping_sub(link.tls.start);
+        }
         let weak = if sym.is_defined_locally() {
             sym.weak
         } else {

@@ -60,7 +60,22 @@ struct Symtab {
     first_global: u32,
 }
 
-fn push_sym(out: &mut Vec<u8>, name: u32, info: u8, other: u8, shndx: u16, value: u64, size: u64) {
+fn push_sym(
+    out: &mut Vec<u8>,
+    name: u32,
+    info: u8,
+    other: u8,
+    shndx: u16,
+    value: u64,
+    size: u64,
+    tls_start: u64,
+) {
+    // TLS symbols hold their offset inside the TLS template, not an address.
+    let value = if info & 0xf == STT_TLS && shndx != 0 && shndx != SHN_ABS {
+        value.wrapping_sub(tls_start)
+    } else {
+        value
+    };
     out.extend_from_slice(&name.to_le_bytes());
     out.push(info);
     out.push(other);
@@ -118,6 +133,7 @@ fn build_symtab(link: &Link) -> Symtab {
                 out_index,
                 value,
                 sym.st_size(LE),
+                link.tls.start,
             );
         }
     }
@@ -167,7 +183,16 @@ fn build_symtab(link: &Link) -> Symtab {
         );
         if hidden {
             let n = add_str(entry.0);
-            push_sym(&mut symtab, n, entry.1, entry.2, entry.3, entry.4, entry.5);
+            push_sym(
+                &mut symtab,
+                n,
+                entry.1,
+                entry.2,
+                entry.3,
+                entry.4,
+                entry.5,
+                link.tls.start,
+            );
         } else {
             globals.push(entry);
         }
@@ -175,7 +200,16 @@ fn build_symtab(link: &Link) -> Symtab {
     let first_global = (symtab.len() / 24) as u32;
     for (name, info, other, shndx, value, size) in globals {
         let n = add_str(name);
-        push_sym(&mut symtab, n, info, other, shndx, value, size);
+        push_sym(
+            &mut symtab,
+            n,
+            info,
+            other,
+            shndx,
+            value,
+            size,
+            link.tls.start,
+        );
     }
     Symtab {
         symtab,
