@@ -291,6 +291,27 @@ impl<'o> Link<'o> {
         }
     }
 
+    /// S + A. For a section symbol of a merged section the addend selects the piece, so it
+    /// must be applied before mapping the offset into the output (lld does the same).
+    pub fn address_with_addend(&self, t: Target, addend: i64) -> i64 {
+        if let Target::Local(f, i) = t {
+            let obj = &self.objects[f as usize];
+            let sym = &obj.symbols[i as usize];
+            if sym.st_type() == elf::STT_SECTION {
+                let shndx = obj.symbol_section(i as usize);
+                let merged = obj
+                    .sections
+                    .get(shndx as usize)
+                    .is_some_and(|s| s.kind == crate::object_file::SectionKind::Merge);
+                if merged {
+                    let off = (sym.st_value(LE) as i64).wrapping_add(addend) as u64;
+                    return self.section_address(f, shndx, off).unwrap_or(0) as i64;
+                }
+            }
+        }
+        self.target_address(t) as i64 + addend
+    }
+
     /// Address of the target's definition ignoring PLT redirection (the IFUNC resolver).
     pub fn definition_address(&self, t: Target) -> u64 {
         match t {

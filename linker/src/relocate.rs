@@ -159,7 +159,7 @@ fn apply_nonalloc_relocs(p: &mut Patch) {
             let s = link.target_address(t) as i64;
             match r_type {
                 R_X86_64_DTPOFF32 | R_X86_64_DTPOFF64 => s - link.tls.start as i64 + a,
-                _ => s + a,
+                _ => link.address_with_addend(t, a),
             }
         };
         match r_type {
@@ -245,18 +245,20 @@ fn apply_alloc_relocs(p: &mut Patch, base: u64) {
         let a = r.r_addend(LE);
         let place = (base + offset) as i64;
         let s = link.target_address(t) as i64;
+        // S + A, with merged-section pieces located correctly.
+        let sa = link.address_with_addend(t, a);
         let preemptible = link.is_preemptible(t);
         let off = offset as isize;
         match r_type {
-            R_X86_64_64 => p.write_sized(offset, r_type, s + a, 8, false, t),
-            R_X86_64_32 => p.write_sized(offset, r_type, s + a, 4, false, t),
-            R_X86_64_32S => p.write_sized(offset, r_type, s + a, 4, true, t),
-            R_X86_64_16 => p.write_sized(offset, r_type, s + a, 2, false, t),
-            R_X86_64_8 => p.write_sized(offset, r_type, s + a, 1, false, t),
-            R_X86_64_PC32 => p.write_sized(offset, r_type, s + a - place, 4, true, t),
-            R_X86_64_PC64 => p.write_sized(offset, r_type, s + a - place, 8, true, t),
-            R_X86_64_PC16 => p.write_sized(offset, r_type, s + a - place, 2, true, t),
-            R_X86_64_PC8 => p.write_sized(offset, r_type, s + a - place, 1, true, t),
+            R_X86_64_64 => p.write_sized(offset, r_type, sa, 8, false, t),
+            R_X86_64_32 => p.write_sized(offset, r_type, sa, 4, false, t),
+            R_X86_64_32S => p.write_sized(offset, r_type, sa, 4, true, t),
+            R_X86_64_16 => p.write_sized(offset, r_type, sa, 2, false, t),
+            R_X86_64_8 => p.write_sized(offset, r_type, sa, 1, false, t),
+            R_X86_64_PC32 => p.write_sized(offset, r_type, sa - place, 4, true, t),
+            R_X86_64_PC64 => p.write_sized(offset, r_type, sa - place, 8, true, t),
+            R_X86_64_PC16 => p.write_sized(offset, r_type, sa - place, 2, true, t),
+            R_X86_64_PC8 => p.write_sized(offset, r_type, sa - place, 1, true, t),
             R_X86_64_PLT32 => {
                 let dest = plt_or_symbol(link, t, s);
                 p.write_sized(offset, r_type, dest + a - place, 4, true, t);
@@ -273,19 +275,19 @@ fn apply_alloc_relocs(p: &mut Patch, base: u64) {
                         0x8b => {
                             // mov foo@GOTPCREL(%rip), %reg  ->  lea foo(%rip), %reg
                             p.buf[o - 2] = 0x8d;
-                            p.write_sized(offset, r_type, s + a - place, 4, true, t);
+                            p.write_sized(offset, r_type, sa - place, 4, true, t);
                         }
                         _ if p.byte(off - 1) == 0x15 => {
                             // call *foo@GOTPCREL(%rip)  ->  addr32 call foo
                             p.buf[o - 2] = 0x67;
                             p.buf[o - 1] = 0xe8;
-                            p.write_sized(offset, r_type, s + a - place, 4, true, t);
+                            p.write_sized(offset, r_type, sa - place, 4, true, t);
                         }
                         _ => {
                             // jmp *foo@GOTPCREL(%rip)  ->  jmp foo; nop
                             p.buf[o - 2] = 0xe9;
                             p.buf[o + 3] = 0x90;
-                            p.write_sized(offset - 1, r_type, s + a - place + 1, 4, true, t);
+                            p.write_sized(offset - 1, r_type, sa - place + 1, 4, true, t);
                         }
                     }
                 } else {
@@ -307,7 +309,7 @@ fn apply_alloc_relocs(p: &mut Patch, base: u64) {
             }
             R_X86_64_GOTPC32 => p.write_sized(offset, r_type, got_base + a - place, 4, true, t),
             R_X86_64_GOTPC64 => p.write_sized(offset, r_type, got_base + a - place, 8, true, t),
-            R_X86_64_GOTOFF64 => p.write_sized(offset, r_type, s + a - got_base, 8, true, t),
+            R_X86_64_GOTOFF64 => p.write_sized(offset, r_type, sa - got_base, 8, true, t),
             R_X86_64_TPOFF32 => {
                 p.write_sized(offset, r_type, link.tls.tp_offset(s as u64) + a, 4, true, t)
             }

@@ -138,12 +138,11 @@ fn write_rela(link: &Link, index: &HashMap<u32, u32>, r: &DynReloc, out: &mut [u
     let addend = match r.addend {
         DynAddend::Const(c) => c,
         DynAddend::Address(t, a) => {
-            let base = if r.r_type == R_X86_64_IRELATIVE {
-                link.definition_address(t)
+            if r.r_type == R_X86_64_IRELATIVE {
+                link.definition_address(t) as i64 + a
             } else {
-                link.target_address(t)
-            };
-            base as i64 + a
+                link.address_with_addend(t, a)
+            }
         }
         DynAddend::TlsOffset(t, a) => link.target_address(t) as i64 - link.tls.start as i64 + a,
     };
