@@ -686,6 +686,13 @@ pub fn assign_addresses(link: &mut Link) {
     let mut tls = TlsLayout::default();
     let mut tls_end = 0u64;
     let mut relro: Option<(u64, u64, u64)> = None;
+    let tls_max_align = link
+        .outputs
+        .iter()
+        .filter(|o| o.is_alloc() && o.is_tls())
+        .map(|o| o.align)
+        .max()
+        .unwrap_or(1);
     let mut load = Segment {
         p_type: PT_LOAD,
         flags: PF_R,
@@ -721,7 +728,14 @@ pub fn assign_addresses(link: &mut Link) {
         }
         current = Some(class);
         let o = &mut link.outputs[i];
-        let aligned = vaddr.next_multiple_of(o.align.max(1));
+        // The TLS template starts at the alignment of its most aligned member, so that the
+        // thread pointer offsets computed here are the ones the loader uses.
+        let align = if o.is_tls() && tls_end == 0 {
+            tls_max_align
+        } else {
+            o.align.max(1)
+        };
+        let aligned = vaddr.next_multiple_of(align);
         if o.is_tls() && o.is_nobits() {
             // .tbss takes no address space of its own: it exists only in the TLS template.
             o.addr = aligned;
