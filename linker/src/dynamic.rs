@@ -101,7 +101,11 @@ pub fn build_dynamic_tables(link: &Link) -> DynamicTables {
         if !sym.in_dynsym {
             continue;
         }
-        let is_def = sym.is_defined_locally() || link.copy_offsets.contains_key(&(id as u32));
+        // Copied data and canonical PLT entries are the executable's definitions: the
+        // loader must find them through the hash table to bind other modules to them.
+        let is_def = sym.is_defined_locally()
+            || link.copy_offsets.contains_key(&(id as u32))
+            || link.canonical_plt.contains(&(id as u32));
         if is_def {
             defined.push(id as u32);
         } else {

@@ -1083,6 +1083,11 @@ fn linker_symbol_value(link: &Link, what: &LinkerSymbol) -> u64 {
             .map(|o| o.addr + o.size)
             .max()
             .unwrap_or(link.image_base),
+        // In an executable, DTPOFF relocations resolve to thread-pointer offsets (the
+        // local-dynamic model is relaxed), so the module base must sit at the thread pointer.
+        LinkerSymbol::TlsStart if !link.opts.is_shared() => {
+            link.tls.start + link.tls.memsz.next_multiple_of(link.tls.align.max(1))
+        }
         LinkerSymbol::TlsStart => link.tls.start,
     }
 }

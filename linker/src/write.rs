@@ -141,6 +141,13 @@ fn build_symtab(link: &Link) -> Symtab {
     for (id, sym) in link.symtab.symbols.iter().enumerate() {
         let id32 = id as u32;
         let (shndx, value) = match sym.def {
+            // Symbols of sections that garbage collection dropped are gone too.
+            SymbolDef::Defined { file, section, .. }
+                if section != u32::from(SHN_ABS)
+                    && !link.objects[file as usize].sections[section as usize].is_kept() =>
+            {
+                continue
+            }
             SymbolDef::Defined { .. } | SymbolDef::Common { .. } => {
                 (output_index_of(link, id32), link.sym_addr[id])
             }

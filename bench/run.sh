@@ -1,0 +1,319 @@
+#!/usr/bin/env bash
+# Link-time benchmark: rld against ld.bfd, ld.gold, ld.lld-14 and mold on the
+# real-program corpus (bzip2, Lua 5.4, SQLite; see tests/corpus/).
+#
+# Run by hand (not in CI):
+#   bench/run.sh                 # all programs, 10 runs per linker
+#   bench/run.sh -n 30 sqlite    # 30 runs, only sqlite
+#   RLD=/tmp/fake-rld/rld bench/run.sh
+#
+# What it does:
+#   1. fetches the sources (tests/corpus/fetch.sh) and compiles each program
+#      with clang-14 -O2 and the flags in tests/corpus/programs.conf (objects
+#      are reused while sources and flags are unchanged);
+#   2. asks `clang-14 -###` once per program for the linker command line
+#      (crt files, -L paths, libraries, ...), then for each linker replaces
+#      argv[0] with that linker: only the linker itself is timed, not the
+#      compiler driver;
+#   3. links once with each linker (a failing or missing linker is skipped
+#      with a note), then times N runs (hyperfine if installed, else a shell
+#      loop) and measures peak RSS with /usr/bin/time -f %M (mold's with
+#      --no-fork, since by default it links in a child process);
+#   4. prints a table: program, linker, median wall time, peak RSS, and the
+#      ratio to the fastest linker for that program (rld's is the one to
+#      watch).
+#
+# Environment:
+#   RLD        the linker under test; default: `cargo build --release -p rld`
+#              and use target/release/rld ($CARGO_TARGET_DIR honoured)
+#   RUNS       runs per linker (default 10; -n overrides)
+#   BENCH_DIR  scratch directory (default: <repo>/target/bench)
+#
+# TODO(large link): add a "large link" slot, a program far bigger than
+# sqlite (tens of MB of objects, e.g. a C++ or Rust code base, or a
+# generated corpus of thousands of objects), where linker parallelism and
+# memory use dominate. To be chosen and wired in by a later issue.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+corpus="$repo/tests/corpus"
+conf="$corpus/programs.conf"
+runs="${RUNS:-10}"
+work="${BENCH_DIR:-$repo/target/bench}"
+
+usage() {
+    sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+    exit "${1:-0}"
+}
+
+programs=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        -n) runs="$2"; shift 2 ;;
+        -n*) runs="${1#-n}"; shift ;;
+        -h|--help) usage 0 ;;
+        -*) echo "unknown option $1" >&2; usage 2 ;;
+        *) programs+=("$1"); shift ;;
+    esac
+done
+if [[ ${#programs[@]} -eq 0 ]]; then
+    programs=(bzip2 lua sqlite)
+fi
+if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]]; then
+    echo "bad run count: $runs" >&2
+    exit 2
+fi
+
+note() { echo "note: $*" >&2; }
+die() { echo "error: $*" >&2; exit 1; }
+
+command -v clang-14 >/dev/null || die "clang-14 is not installed"
+
+# /usr/bin/time (not the shell keyword) for peak RSS.
+time_bin=/usr/bin/time
+if [[ ! -x "$time_bin" ]]; then
+    if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+        note "installing GNU time for peak RSS"
+        apt-get install -y -qq time >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq time >/dev/null 2>&1; } || true
+    fi
+    if [[ ! -x "$time_bin" ]]; then
+        note "/usr/bin/time not available: peak RSS is not measured"
+        time_bin=""
+    fi
+fi
+hyperfine_bin="$(command -v hyperfine || true)"
+[[ -n "$hyperfine_bin" ]] || note "hyperfine not installed: timing with a shell loop"
+
+# ---------------------------------------------------------------------------
+# The linkers
+
+if [[ -n "${RLD:-}" ]]; then
+    rld="$RLD"
+else
+    rld="${CARGO_TARGET_DIR:-$repo/target}/release/rld"
+    echo "building rld (cargo build --release -p rld)..." >&2
+    mkdir -p "$work"
+    if ! (cd "$repo" && cargo build --release -p rld) >"$work/cargo-build.log" 2>&1; then
+        note "cargo build of rld failed (see $work/cargo-build.log)"
+    fi
+fi
+[[ "$rld" = /* ]] || rld="$PWD/$rld"
+
+linkers=(rld bfd gold lld mold)
+declare -A linker_path=(
+    [rld]="$rld"
+    [bfd]="$(command -v ld.bfd || true)"
+    [gold]="$(command -v ld.gold || true)"
+    [lld]="$(command -v ld.lld-14 || true)"
+    [mold]="$(command -v mold || true)"
+)
+declare -A linker_tool=([rld]=rld [bfd]=ld.bfd [gold]=ld.gold [lld]=ld.lld-14 [mold]=mold)
+available=()
+for l in "${linkers[@]}"; do
+    p="${linker_path[$l]}"
+    if [[ -n "$p" && -x "$p" ]]; then
+        available+=("$l")
+    else
+        note "${linker_tool[$l]} not found${p:+ at $p}: skipped"
+    fi
+done
+
+# ---------------------------------------------------------------------------
+# Sources and objects
+
+declare -A src_dir
+while IFS='=' read -r key value; do
+    [[ -n "$key" ]] && src_dir[$key]="$value"
+done < <("$corpus/fetch.sh")
+
+# conf PROGRAM KEY: a value from programs.conf ("" if absent).
+conf() {
+    local line
+    line="$(grep -m1 "^$1\.$2=" "$conf" || true)"
+    printf '%s' "${line#*=}"
+}
+
+jobs="$(nproc 2>/dev/null || echo 2)"
+mkdir -p "$work"
+
+# build_objects PROGRAM: compiles into $work/obj/PROGRAM, prints the objects.
+build_objects() {
+    local prog="$1" dir src f
+    dir="${src_dir[$(conf "$prog" dir)]:-}"
+    [[ -n "$dir" ]] || die "fetch.sh printed no directory for $prog"
+    local obj="$work/obj/$prog"
+    mkdir -p "$obj"
+    local cflags
+    cflags="-O2 $(conf "$prog" cflags) -I$dir"
+    # Rebuild everything when the flags changed.
+    if [[ "$(cat "$obj/flags" 2>/dev/null)" != "$cflags" ]]; then
+        rm -f "$obj"/*.o
+        printf '%s' "$cflags" >"$obj/flags"
+    fi
+
+    local sources=() exclude patterns drivers
+    read -r -a exclude <<<"$(conf "$prog" exclude)"
+    read -r -a patterns <<<"$(conf "$prog" sources)"
+    read -r -a drivers <<<"$(conf "$prog" driver)"
+    for src in "${patterns[@]}"; do
+        # Unquoted on purpose: a pattern like *.c globs in $dir.
+        for f in "$dir"/$src; do
+            [[ -f "$f" ]] || die "$prog: no $src in $dir"
+            local name="${f##*/}" skip=""
+            for e in "${exclude[@]}"; do [[ "$name" == "$e" ]] && skip=1; done
+            [[ -z "$skip" ]] && sources+=("$f")
+        done
+    done
+    for src in "${drivers[@]}"; do
+        sources+=("$corpus/$src")
+    done
+
+    # Compile what is missing or older than its source, largest first, in
+    # parallel.
+    local todo=() o
+    for f in "${sources[@]}"; do
+        o="$obj/$(basename "${f%.c}").o"
+        [[ -f "$o" && "$o" -nt "$f" ]] || todo+=("$(stat -c '%s' "$f") $f")
+    done
+    if [[ ${#todo[@]} -gt 0 ]]; then
+        echo "compiling $prog (${#todo[@]} files, clang-14 -O2)..." >&2
+        # shellcheck disable=SC2016 # $1 etc. are for the inner sh
+        printf '%s\n' "${todo[@]}" | sort -rn | cut -d' ' -f2- \
+            | CFLAGS="$cflags" OBJ="$obj" xargs -d '\n' -P "$jobs" -I{} \
+                sh -c 'f="$1"; b="${f##*/}"; exec clang-14 $CFLAGS -w -c "$f" -o "$OBJ/${b%.c}.o"' sh {} \
+            || die "compiling $prog failed"
+    fi
+    for f in "${sources[@]}"; do
+        printf '%s\n' "$obj/$(basename "${f%.c}").o"
+    done
+}
+
+# ---------------------------------------------------------------------------
+# Timing
+
+# median_ms FILE: median of the numbers (seconds) in FILE, in milliseconds.
+median_ms() {
+    sort -g "$1" | awk '{ v[NR] = $1 } END {
+        if (NR == 0) { print "-"; exit }
+        m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        printf "%.2f", m * 1000 }'
+}
+
+# time_link NAME OUTDIR ARGS...: prints "median_ms peak_rss_kb".
+time_link() {
+    local name="$1" dir="$2"
+    shift 2
+    local times="$dir/$name.times"
+    : >"$times"
+    if [[ -n "$hyperfine_bin" ]]; then
+        local cmdline json="$dir/$name.json"
+        cmdline="$(printf '%q ' "$@")"
+        "$hyperfine_bin" -N --style none --warmup 1 --runs "$runs" \
+            --command-name "$name" --export-json "$json" -- "$cmdline" >/dev/null 2>&1 \
+            || { echo "- -"; return; }
+        # The per-run wall times, one a line.
+        tr -d ' \n' <"$json" | grep -o '"times":\[[^]]*\]' | head -n1 \
+            | sed 's/.*\[//; s/\]//' | tr ',' '\n' | grep . >"$times" || true
+    else
+        "$@" >/dev/null 2>&1 || true # warm-up
+        local i t0 t1
+        for ((i = 0; i < runs; i++)); do
+            t0="$EPOCHREALTIME"
+            "$@" >/dev/null 2>&1
+            t1="$EPOCHREALTIME"
+            awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$times"
+        done
+    fi
+    local rss="-"
+    if [[ -n "$time_bin" ]]; then
+        # Peak RSS: the largest of three runs, in KiB. mold by default forks
+        # and links in the child, which GNU time does not see: measure it
+        # with --no-fork.
+        local rss_cmd=("$@")
+        [[ "$name" == mold ]] && rss_cmd=("$1" --no-fork "${@:2}")
+        local i r max=0
+        for i in 1 2 3; do
+            "$time_bin" -f '%M' -o "$dir/$name.rss" "${rss_cmd[@]}" >/dev/null 2>&1 || true
+            r="$(tail -n1 "$dir/$name.rss")"
+            [[ "$r" =~ ^[0-9]+$ ]] && ((r > max)) && max="$r"
+        done
+        ((max > 0)) && rss="$max"
+    fi
+    echo "$(median_ms "$times") $rss"
+}
+
+# ---------------------------------------------------------------------------
+# Main loop
+
+results=()   # "program linker median_ms rss_kb"
+for prog in "${programs[@]}"; do
+    grep -q "^$prog\.sources=" "$conf" || die "unknown program $prog (see $conf)"
+    dir="$work/link/$prog"
+    mkdir -p "$dir"
+    build_objects "$prog" >"$dir/objects" || exit 1
+    mapfile -t objects <"$dir/objects"
+
+    # The linker command line clang-14 would run, with a placeholder output.
+    read -r -a ldflags <<<"$(conf "$prog" ldflags)"
+    read -r -a libs <<<"$(conf "$prog" libs)"
+    placeholder="$dir/@OUT@"
+    line="$(clang-14 -### "${ldflags[@]}" "${objects[@]}" "${libs[@]}" -o "$placeholder" 2>&1 | tail -n1)"
+    # -### quotes every argument in double quotes, escaping " \ and $.
+    ld_args=()
+    eval "ld_args=($line)"
+    [[ "${ld_args[*]}" == *"$placeholder"* ]] || die "cannot find the link line in clang-14 -### output: $line"
+
+    for l in "${available[@]}"; do
+        out="$dir/$prog.$l"
+        args=("${linker_path[$l]}")
+        for a in "${ld_args[@]:1}"; do
+            args+=("${a//$placeholder/$out}")
+        done
+        rm -f "$out"
+        if ! "${args[@]}" >"$dir/$l.log" 2>&1 || [[ ! -f "$out" ]]; then
+            note "$prog: ${linker_tool[$l]} failed (see $dir/$l.log): skipped"
+            continue
+        fi
+        echo "timing $prog with ${linker_tool[$l]} ($runs runs)..." >&2
+        read -r ms rss < <(time_link "$l" "$dir" "${args[@]}")
+        results+=("$prog $l $ms $rss")
+    done
+done
+
+# ---------------------------------------------------------------------------
+# Report
+
+echo
+printf '%-8s %-10s %12s %14s %10s\n' program linker "median (ms)" "peak RSS (MB)" "vs fastest"
+printf '%-8s %-10s %12s %14s %10s\n' -------- ---------- ------------ -------------- ----------
+summary=()
+for prog in "${programs[@]}"; do
+    fastest="" fastest_linker=""
+    for r in "${results[@]}"; do
+        read -r p l ms _ <<<"$r"
+        [[ "$p" == "$prog" && "$ms" != "-" ]] || continue
+        if [[ -z "$fastest" ]] || awk -v a="$ms" -v b="$fastest" 'BEGIN { exit !(a < b) }'; then
+            fastest="$ms" fastest_linker="$l"
+        fi
+    done
+    for r in "${results[@]}"; do
+        read -r p l ms rss <<<"$r"
+        [[ "$p" == "$prog" ]] || continue
+        ratio="-"
+        if [[ -n "$fastest" && "$ms" != "-" ]]; then
+            ratio="$(awk -v a="$ms" -v b="$fastest" 'BEGIN { printf "%.2fx", a / b }')"
+            if [[ "$l" == rld ]]; then
+                summary+=("$prog: rld takes $ratio the time of the fastest (${linker_tool[$fastest_linker]})")
+            fi
+        fi
+        rss_mb="-"
+        [[ "$rss" != "-" ]] && rss_mb="$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')"
+        printf '%-8s %-10s %12s %14s %10s\n' "$prog" "${linker_tool[$l]}" "$ms" "$rss_mb" "$ratio"
+    done
+done
+echo
+if [[ ${#summary[@]} -gt 0 ]]; then
+    printf '%s\n' "${summary[@]}"
+else
+    echo "rld: no timings (missing or failing)"
+fi

@@ -1,0 +1,2 @@
+int beta(int x);
+int alpha(int x) { return beta(x * 2); }

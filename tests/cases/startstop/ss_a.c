@@ -1,0 +1,4 @@
+#include "item.h"
+
+ITEM(apple, 1);
+ITEM(banana, 20);

@@ -1,0 +1,4 @@
+#include "item.h"
+
+ITEM(cherry, 300);
+ITEM(damson, 4000);

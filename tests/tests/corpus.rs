@@ -1,0 +1,1025 @@
+//! Real-program tests: bzip2 1.0.8, Lua 5.4 and SQLite, built from the C
+//! sources that crates.io packages ship, linked by rld and by lld-14 (the
+//! reference), and run.
+//!
+//! For each program and each compiler (clang-14 -O2, gcc -O2) the objects are
+//! compiled once and linked with rld through the compiler driver
+//! (`clang-14 --ld-path=<rld>`, `gcc -B<dir with ld -> rld>`) and with lld-14
+//! through the same driver. Then:
+//! - `bzip2_samples_*`: bzip2's own `make test`: sample1-3.bz2 decompress
+//!   byte-exactly to sample1-3.ref, and compressing the .ref files at levels
+//!   1-3 gives the .bz2 files back.
+//! - `bzip2_roundtrip_*`: generated data compresses to the same bytes as with
+//!   the lld build and decompresses back (also with the system's bzip2 if
+//!   there is one); file mode (`-k`, `-t`, `-d`); a corrupted stream fails the
+//!   same way as with the lld build.
+//! - `lua_scripts_*`: every `corpus/lua/*.lua` gives the same stdout, stderr
+//!   and exit status as with the lld build and as `corpus/lua/*.expected`.
+//! - `sqlite_queries_*`: likewise for `corpus/sqlite/*.sql`.
+//! - `*_elf_tools_*`: `readelf -a -W` and `objdump -d` accept the rld output
+//!   without warnings.
+//!
+//! How the programs are built is in `corpus/programs.conf` (shared with
+//! `bench/run.sh`); where their sources are comes from `corpus/fetch.sh`, which
+//! runs `cargo fetch` on `corpus/fetch/Cargo.toml`.
+//!
+//! Environment:
+//! - `RLD`: the linker under test (see `rld_tests::rld_path`).
+//! - `RLD_CORPUS_BLESS=1`: (re)write the `.expected` files from the lld build;
+//!   review the diff by eye before committing.
+//! - `RLD_CORPUS_JOBS=N`: at most N compilers at once (default: CPU count).
+//!
+//! Compiled objects are cached in `<target>/tmp/rld-corpus/obj/`, keyed by the
+//! compiler's version, the flags and the source contents, so only the first
+//! run compiles (about a minute on 2 cores, most of it sqlite3.c). The linked
+//! programs of the last run are kept in `<target>/tmp/rld-corpus/out/` for
+//! debugging.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
+use std::thread;
+use std::time::Duration;
+
+use rld_tests::{
+    assert_objdump_clean, assert_readelf_clean, command_line, describe_status, gcc_b_dir,
+    output_with_timeout, rld_path,
+};
+
+/// `tests/corpus/`: drivers, scripts, expected outputs, programs.conf.
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus");
+
+/// Optimisation level of every corpus build.
+const OPT: &str = "-O2";
+
+/// Time limit for one compiler or linker run.
+const BUILD_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Time limit for one run of a corpus program.
+const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Program {
+    Bzip2,
+    Lua,
+    Sqlite,
+}
+
+impl Program {
+    /// The name in programs.conf and of the linked executable.
+    fn name(self) -> &'static str {
+        match self {
+            Program::Bzip2 => "bzip2",
+            Program::Lua => "lua",
+            Program::Sqlite => "sqlite",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Cc {
+    Clang,
+    Gcc,
+}
+
+impl Cc {
+    fn command(self) -> &'static str {
+        match self {
+            Cc::Clang => "clang-14",
+            Cc::Gcc => "gcc",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Linker {
+    Rld,
+    Lld,
+}
+
+impl Linker {
+    fn name(self) -> &'static str {
+        match self {
+            Linker::Rld => "rld",
+            Linker::Lld => "lld",
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Tests
+
+#[test]
+fn bzip2_elf_tools_clang() {
+    elf_tools(Program::Bzip2, Cc::Clang);
+}
+
+#[test]
+fn bzip2_elf_tools_gcc() {
+    elf_tools(Program::Bzip2, Cc::Gcc);
+}
+
+#[test]
+fn bzip2_roundtrip_clang() {
+    bzip2_roundtrip(Cc::Clang);
+}
+
+#[test]
+fn bzip2_roundtrip_gcc() {
+    bzip2_roundtrip(Cc::Gcc);
+}
+
+#[test]
+fn bzip2_samples_clang() {
+    bzip2_samples(Cc::Clang);
+}
+
+#[test]
+fn bzip2_samples_gcc() {
+    bzip2_samples(Cc::Gcc);
+}
+
+#[test]
+fn lua_elf_tools_clang() {
+    elf_tools(Program::Lua, Cc::Clang);
+}
+
+#[test]
+fn lua_elf_tools_gcc() {
+    elf_tools(Program::Lua, Cc::Gcc);
+}
+
+#[test]
+fn lua_scripts_clang() {
+    scripts(Program::Lua, Cc::Clang);
+}
+
+#[test]
+fn lua_scripts_gcc() {
+    scripts(Program::Lua, Cc::Gcc);
+}
+
+#[test]
+fn sqlite_elf_tools_clang() {
+    elf_tools(Program::Sqlite, Cc::Clang);
+}
+
+#[test]
+fn sqlite_elf_tools_gcc() {
+    elf_tools(Program::Sqlite, Cc::Gcc);
+}
+
+#[test]
+fn sqlite_queries_clang() {
+    scripts(Program::Sqlite, Cc::Clang);
+}
+
+#[test]
+fn sqlite_queries_gcc() {
+    scripts(Program::Sqlite, Cc::Gcc);
+}
+
+// ---------------------------------------------------------------------------
+// Checks
+
+/// readelf and objdump accept the rld output without complaint.
+fn elf_tools(program: Program, cc: Cc) {
+    let exe = link(program, cc, Linker::Rld);
+    assert_readelf_clean(&exe);
+    assert_objdump_clean(&exe);
+}
+
+/// bzip2's `make test`, on the samples shipped with its sources.
+fn bzip2_samples(cc: Cc) {
+    let exe = link(Program::Bzip2, cc, Linker::Rld);
+    let samples = source_dir("bzip2");
+    let mut failures = Vec::new();
+    for n in 1..=3 {
+        let bz2 = samples.join(format!("sample{n}.bz2"));
+        let reference = samples.join(format!("sample{n}.ref"));
+        let bz2_bytes = read(&bz2);
+        let ref_bytes = read(&reference);
+
+        // Decompress (sample3 with -s, the small-memory algorithm, as the
+        // Makefile does).
+        let mut args = vec!["-d", "-c"];
+        if n == 3 {
+            args.push("-s");
+        }
+        let mut cmd = Command::new(&exe);
+        cmd.args(&args).arg(&bz2);
+        expect_output(&mut cmd, &ref_bytes, &mut failures);
+
+        // Compress at level n: the samples were made that way.
+        let mut cmd = Command::new(&exe);
+        cmd.arg(format!("-{n}")).arg("-c").arg(&reference);
+        expect_output(&mut cmd, &bz2_bytes, &mut failures);
+    }
+    assert_no_failures("bzip2 samples", cc, &failures);
+}
+
+/// Generated data through compression and decompression, compared with the
+/// lld build and the system's bzip2.
+fn bzip2_roundtrip(cc: Cc) {
+    let rld = link(Program::Bzip2, cc, Linker::Rld);
+    let lld = link(Program::Bzip2, cc, Linker::Lld);
+    let work = fresh_dir(
+        &root()
+            .join("work")
+            .join(format!("bzip2-{cc:?}").to_lowercase()),
+    );
+    let system_bzip2 = find_in_path("bzip2");
+    let mut failures = Vec::new();
+
+    let mixed = mixed_data(700_000, 1);
+    let inputs: [(&str, Vec<u8>); 4] = [
+        ("empty", Vec::new()),
+        ("one", b"x".to_vec()),
+        ("mixed", mixed.clone()),
+        ("random", random_data(150_000, 2)),
+    ];
+    let mut mixed_9 = Vec::new();
+    for (name, data) in &inputs {
+        write(&work.join(name), data);
+        for level in ["-1", "-9"] {
+            let mut cmd = Command::new(&rld);
+            cmd.args([level, "-c", name]).current_dir(&work);
+            let out = run(&mut cmd);
+            if !out.status.success() {
+                failures.push(report("compression failed", &cmd, &out));
+                continue;
+            }
+            let compressed = out.stdout;
+            let mut cmd = Command::new(&lld);
+            cmd.args([level, "-c", name]).current_dir(&work);
+            expect_same(&mut cmd, &compressed, "the rld build's", &mut failures);
+
+            let file = format!("{name}{level}.bz2");
+            write(&work.join(&file), &compressed);
+            let mut cmd = Command::new(&rld);
+            cmd.args(["-d", "-c", &file]).current_dir(&work);
+            expect_output(&mut cmd, data, &mut failures);
+            let mut cmd = Command::new(&lld);
+            cmd.args(["-d", "-c", &file]).current_dir(&work);
+            expect_output(&mut cmd, data, &mut failures);
+            if let Some(system) = &system_bzip2 {
+                let mut cmd = Command::new(system);
+                cmd.args(["-d", "-c", &file]).current_dir(&work);
+                expect_output(&mut cmd, data, &mut failures);
+            }
+            if *name == "mixed" && level == "-9" {
+                mixed_9 = compressed;
+            }
+        }
+    }
+
+    if mixed_9.is_empty() {
+        // Compressing failed (reported above); nothing to go on with.
+        assert_no_failures("bzip2 round trips", cc, &failures);
+    }
+
+    // File mode: compress keeping the input, test, decompress in place.
+    write(&work.join("file.dat"), &mixed);
+    let steps: [&[&str]; 2] = [&["-9", "-k", "-f", "file.dat"], &["-t", "file.dat.bz2"]];
+    for args in steps {
+        let mut cmd = Command::new(&rld);
+        cmd.args(args).current_dir(&work);
+        expect_output(&mut cmd, b"", &mut failures);
+    }
+    if fs::read(work.join("file.dat.bz2")).ok() != Some(mixed_9.clone()) {
+        failures.push(format!(
+            "`bzip2 -9 -k -f file.dat` did not write what `bzip2 -9 -c` printed to file.dat.bz2\n{}",
+            listing(&work)
+        ));
+    }
+    let _ = fs::remove_file(work.join("file.dat"));
+    let mut cmd = Command::new(&rld);
+    cmd.args(["-d", "file.dat.bz2"]).current_dir(&work);
+    expect_output(&mut cmd, b"", &mut failures);
+    if fs::read(work.join("file.dat")).ok().as_deref() != Some(&mixed[..]) {
+        failures.push(format!(
+            "`bzip2 -d file.dat.bz2` did not restore file.dat\n{}",
+            listing(&work)
+        ));
+    } else if work.join("file.dat.bz2").exists() {
+        failures.push("`bzip2 -d file.dat.bz2` did not remove file.dat.bz2".into());
+    }
+
+    // A corrupted stream fails the same way in both builds.
+    let mut corrupt = mixed_9;
+    let mid = corrupt.len() / 2;
+    corrupt[mid] ^= 0x55;
+    write(&work.join("corrupt.bz2"), &corrupt);
+    let mut cmd = Command::new(&lld);
+    cmd.args(["-d", "-c", "corrupt.bz2"]).current_dir(&work);
+    let want = run(&mut cmd);
+    if want.status.success() {
+        failures.push(report(
+            "the lld build accepted a corrupted stream",
+            &cmd,
+            &want,
+        ));
+    }
+    let mut cmd = Command::new(&rld);
+    cmd.args(["-d", "-c", "corrupt.bz2"]).current_dir(&work);
+    let got = run(&mut cmd);
+    if transcript(&got) != transcript(&want) {
+        failures.push(format!(
+            "corrupted stream: the rld build behaves differently from the lld build\n  command: {}\n{}",
+            command_line(&cmd),
+            first_difference(&transcript(&want), &transcript(&got))
+        ));
+    }
+    assert_no_failures("bzip2 round trips", cc, &failures);
+}
+
+/// Runs every script of a program (`corpus/lua/*.lua`, `corpus/sqlite/*.sql`)
+/// with the rld and the lld build, and compares with each other and with the
+/// checked-in `.expected` file.
+fn scripts(program: Program, cc: Cc) {
+    let rld = link(program, cc, Linker::Rld);
+    let lld = link(program, cc, Linker::Lld);
+    let (dir, ext) = match program {
+        Program::Lua => (Path::new(CORPUS).join("lua"), "lua"),
+        Program::Sqlite => (Path::new(CORPUS).join("sqlite"), "sql"),
+        Program::Bzip2 => unreachable!("bzip2 has no scripts"),
+    };
+    let scripts = files_with_extension(&dir, ext);
+    assert!(!scripts.is_empty(), "no *.{ext} in {}", dir.display());
+    let bless = std::env::var("RLD_CORPUS_BLESS").is_ok_and(|v| v == "1");
+    let mut failures = Vec::new();
+    for script in &scripts {
+        let name = script.file_name().unwrap().to_str().unwrap();
+        let expected_path = script.with_extension("expected");
+
+        let mut cmd = Command::new(&lld);
+        cmd.arg(name).current_dir(&dir);
+        let want = transcript(&run(&mut cmd));
+        if bless {
+            write(&expected_path, &want);
+        }
+        match fs::read(&expected_path) {
+            Ok(expected) if expected != want => failures.push(format!(
+                "{name}: the lld build's output differs from {} (a compiler or \
+                 harness problem, not rld's; RLD_CORPUS_BLESS=1 rewrites it)\n{}",
+                expected_path.display(),
+                first_difference(&expected, &want)
+            )),
+            Ok(_) => {}
+            Err(e) => failures.push(format!(
+                "{name}: cannot read {}: {e} (RLD_CORPUS_BLESS=1 writes it)",
+                expected_path.display()
+            )),
+        }
+
+        let mut cmd = Command::new(&rld);
+        cmd.arg(name).current_dir(&dir);
+        let got = transcript(&run(&mut cmd));
+        if got != want {
+            failures.push(format!(
+                "{name}: the rld build's output differs from the lld build's\n  command: {}\n{}",
+                command_line(&cmd),
+                first_difference(&want, &got)
+            ));
+        }
+    }
+    assert_no_failures(&format!("{} scripts", program.name()), cc, &failures);
+}
+
+// ---------------------------------------------------------------------------
+// Running programs and comparing output
+
+fn run(cmd: &mut Command) -> Output {
+    output_with_timeout(cmd, RUN_TIMEOUT)
+}
+
+/// Runs `cmd`; records a failure unless it exits 0 with exactly `expected` on
+/// stdout and nothing on stderr.
+fn expect_output(cmd: &mut Command, expected: &[u8], failures: &mut Vec<String>) {
+    let out = run(cmd);
+    if !out.status.success() || !out.stderr.is_empty() {
+        failures.push(report("command failed", cmd, &out));
+    } else if out.stdout != expected {
+        failures.push(format!(
+            "wrong output ({} bytes, expected {})\n  command: {}\n  first difference at byte {}",
+            out.stdout.len(),
+            expected.len(),
+            command_line(cmd),
+            first_differing_byte(&out.stdout, expected)
+        ));
+    }
+}
+
+/// Runs `cmd`; records a failure unless it exits 0 and prints `expected`,
+/// which is `whose` output.
+fn expect_same(cmd: &mut Command, expected: &[u8], whose: &str, failures: &mut Vec<String>) {
+    let out = run(cmd);
+    if !out.status.success() {
+        failures.push(report("command failed", cmd, &out));
+    } else if out.stdout != expected {
+        failures.push(format!(
+            "output differs from {whose} ({} bytes vs {})\n  command: {}\n  first difference at byte {}",
+            out.stdout.len(),
+            expected.len(),
+            command_line(cmd),
+            first_differing_byte(&out.stdout, expected)
+        ));
+    }
+}
+
+fn report(what: &str, cmd: &Command, out: &Output) -> String {
+    format!(
+        "{what}\n  command: {}\n  {}\n--- stderr ---\n{}",
+        command_line(cmd),
+        describe_status(out),
+        truncate(&String::from_utf8_lossy(&out.stderr), 4000)
+    )
+}
+
+fn assert_no_failures(what: &str, cc: Cc, failures: &[String]) {
+    if !failures.is_empty() {
+        panic!(
+            "{what} ({cc:?} build linked by rld): {} failure(s)\n\n{}",
+            failures.len(),
+            failures.join("\n\n")
+        );
+    }
+}
+
+/// Everything a run printed, in one comparable blob: stdout, then stderr
+/// after a `[stderr]` line, then `[exit status N]` unless it was 0.
+fn transcript(out: &Output) -> Vec<u8> {
+    fn end_line(t: &mut Vec<u8>) {
+        if !t.is_empty() && !t.ends_with(b"\n") {
+            t.push(b'\n');
+        }
+    }
+    let mut t = out.stdout.clone();
+    if !out.stderr.is_empty() {
+        end_line(&mut t);
+        t.extend_from_slice(b"[stderr]\n");
+        t.extend_from_slice(&out.stderr);
+    }
+    if !out.status.success() {
+        end_line(&mut t);
+        t.extend_from_slice(format!("[{}]\n", describe_status(out)).as_bytes());
+    }
+    t
+}
+
+/// The first differing line of two outputs, with some context.
+fn first_difference(want: &[u8], got: &[u8]) -> String {
+    let want = String::from_utf8_lossy(want);
+    let got = String::from_utf8_lossy(got);
+    let w: Vec<&str> = want.lines().collect();
+    let g: Vec<&str> = got.lines().collect();
+    let i = w
+        .iter()
+        .zip(&g)
+        .position(|(a, b)| a != b)
+        .unwrap_or(w.len().min(g.len()));
+    let mut s = format!(
+        "  first difference at line {} ({} lines expected, {} got)\n",
+        i + 1,
+        w.len(),
+        g.len()
+    );
+    let from = i.saturating_sub(3);
+    for (label, lines) in [("expected", &w), ("got", &g)] {
+        let _ = writeln!(s, "  --- {label} ---");
+        for (n, line) in lines.iter().enumerate().skip(from).take(i + 4 - from) {
+            let mark = if n == i { '>' } else { ' ' };
+            let _ = writeln!(s, "  {mark}{:5} | {}", n + 1, truncate(line, 300));
+        }
+    }
+    s
+}
+
+fn first_differing_byte(a: &[u8], b: &[u8]) -> usize {
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()))
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} more bytes)", &s[..end], s.len() - end)
+}
+
+// ---------------------------------------------------------------------------
+// Test data for bzip2
+
+/// xorshift64*: deterministic pseudo-random numbers.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn random_data(len: usize, seed: u64) -> Vec<u8> {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ seed);
+    (0..len).map(|_| rng.next() as u8).collect()
+}
+
+/// Text-like words, random bytes, long runs of one byte (bzip2's run-length
+/// stage) and counting sequences, mixed.
+fn mixed_data(len: usize, seed: u64) -> Vec<u8> {
+    const WORDS: [&str; 12] = [
+        "the",
+        "linker",
+        "resolves",
+        "symbols",
+        "and",
+        "relocations",
+        "in",
+        "sections",
+        "of",
+        "object",
+        "files",
+        "\n",
+    ];
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d ^ seed);
+    let mut out = Vec::with_capacity(len + 1000);
+    while out.len() < len {
+        match rng.below(4) {
+            0 => {
+                for _ in 0..rng.below(200) {
+                    out.extend_from_slice(WORDS[rng.below(WORDS.len())].as_bytes());
+                    out.push(b' ');
+                }
+            }
+            1 => {
+                for _ in 0..rng.below(100) {
+                    out.push(rng.next() as u8);
+                }
+            }
+            2 => {
+                let byte = rng.next() as u8;
+                out.resize(out.len() + rng.below(1000) + 1, byte);
+            }
+            _ => {
+                let start = rng.next() as u8;
+                for i in 0..rng.below(600) {
+                    out.push(start.wrapping_add(i as u8));
+                }
+            }
+        }
+    }
+    out.truncate(len);
+    out
+}
+
+// ---------------------------------------------------------------------------
+// Building: sources, objects (cached across runs), links (once per run)
+
+/// `<target>/tmp/rld-corpus`: object cache, outputs, scratch files.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("rld-corpus")
+}
+
+/// A source directory printed by fetch.sh: "bzip2", "lua" or "sqlite".
+fn source_dir(key: &str) -> PathBuf {
+    static DIRS: OnceLock<Result<BTreeMap<String, PathBuf>, String>> = OnceLock::new();
+    let dirs = DIRS
+        .get_or_init(|| {
+            let script = Path::new(CORPUS).join("fetch.sh");
+            let mut cmd = Command::new("bash");
+            cmd.arg(&script);
+            let out = output_with_timeout(&mut cmd, BUILD_TIMEOUT);
+            if !out.status.success() {
+                return Err(report("fetching the corpus sources failed", &cmd, &out));
+            }
+            Ok(String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .filter_map(|l| l.split_once('='))
+                .map(|(k, v)| (k.to_string(), PathBuf::from(v)))
+                .collect())
+        })
+        .as_ref()
+        .unwrap_or_else(|e| panic!("{e}"));
+    dirs.get(key)
+        .unwrap_or_else(|| panic!("fetch.sh printed no {key}= line"))
+        .clone()
+}
+
+/// `corpus/programs.conf` as `program.key` -> value.
+fn config() -> &'static BTreeMap<String, String> {
+    static CONFIG: OnceLock<BTreeMap<String, String>> = OnceLock::new();
+    CONFIG.get_or_init(|| {
+        let path = Path::new(CORPUS).join("programs.conf");
+        let text = fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        text.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(|l| {
+                let (k, v) = l
+                    .split_once('=')
+                    .unwrap_or_else(|| panic!("{}: bad line {l:?}", path.display()));
+                (k.trim().to_string(), v.trim().to_string())
+            })
+            .collect()
+    })
+}
+
+fn config_words(program: Program, key: &str) -> Vec<String> {
+    config()
+        .get(&format!("{}.{key}", program.name()))
+        .map(|v| v.split_whitespace().map(String::from).collect())
+        .unwrap_or_default()
+}
+
+/// How to build one program.
+struct Spec {
+    /// C files: the program's sources, then our driver(s).
+    sources: Vec<PathBuf>,
+    /// Compiler flags after -O2 (includes -I<source dir>).
+    cflags: Vec<String>,
+    /// Link flags before the objects.
+    ldflags: Vec<String>,
+    /// Libraries after the objects.
+    libs: Vec<String>,
+}
+
+fn spec(program: Program) -> Spec {
+    let dir_key = config_words(program, "dir");
+    let dir = source_dir(dir_key.first().map_or(program.name(), String::as_str));
+    let exclude = config_words(program, "exclude");
+    let mut sources = Vec::new();
+    for pattern in config_words(program, "sources") {
+        if let Some(suffix) = pattern.strip_prefix('*') {
+            let mut found: Vec<PathBuf> = files_with_extension(&dir, "")
+                .into_iter()
+                .filter(|p| {
+                    let name = p.file_name().unwrap().to_string_lossy();
+                    name.ends_with(suffix) && !exclude.iter().any(|e| *e == name)
+                })
+                .collect();
+            assert!(
+                !found.is_empty(),
+                "{pattern} matches nothing in {}",
+                dir.display()
+            );
+            sources.append(&mut found);
+        } else {
+            let path = dir.join(&pattern);
+            assert!(path.is_file(), "{} is missing", path.display());
+            sources.push(path);
+        }
+    }
+    for driver in config_words(program, "driver") {
+        sources.push(Path::new(CORPUS).join(driver));
+    }
+    let mut cflags = config_words(program, "cflags");
+    cflags.push(format!("-I{}", dir.display()));
+    Spec {
+        sources,
+        cflags,
+        ldflags: config_words(program, "ldflags"),
+        libs: config_words(program, "libs"),
+    }
+}
+
+/// Files in `dir` whose name ends with `.ext` (any file if `ext` is empty),
+/// sorted.
+fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let entries =
+        fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
+    let mut files: Vec<PathBuf> = entries
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.is_file())
+        .filter(|p| ext.is_empty() || p.extension().is_some_and(|x| x == ext))
+        .collect();
+    files.sort();
+    files
+}
+
+/// A memo table whose values are computed once per test process, even when
+/// several tests ask at the same time.
+struct Memo<K, V>(Mutex<BTreeMap<K, Arc<OnceLock<V>>>>);
+
+impl<K: Ord, V: Clone> Memo<K, V> {
+    const fn new() -> Self {
+        Memo(Mutex::new(BTreeMap::new()))
+    }
+
+    fn get(&self, key: K, init: impl FnOnce() -> V) -> V {
+        let cell = self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(key)
+            .or_default()
+            .clone();
+        cell.get_or_init(init).clone()
+    }
+}
+
+/// The executable `program`, compiled by `cc` and linked by `linker` through
+/// `cc`'s driver. Linked once per test process; panics with the linker's
+/// messages if the link fails.
+fn link(program: Program, cc: Cc, linker: Linker) -> PathBuf {
+    static LINKS: Memo<(Program, Cc, Linker), Result<PathBuf, String>> = Memo::new();
+    LINKS
+        .get((program, cc, linker), || try_link(program, cc, linker))
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn try_link(program: Program, cc: Cc, linker: Linker) -> Result<PathBuf, String> {
+    let objects = objects(program, cc)?;
+    let spec = spec(program);
+    let dir = root()
+        .join("out")
+        .join(format!("{program:?}-{cc:?}-{}", linker.name()).to_lowercase());
+    fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let exe = dir.join(program.name());
+    let _ = fs::remove_file(&exe);
+
+    let mut cmd = Command::new(cc.command());
+    match (cc, linker) {
+        (Cc::Clang, Linker::Rld) => cmd.arg(format!("--ld-path={}", rld_path().display())),
+        (Cc::Clang, Linker::Lld) => cmd.arg(format!("--ld-path={}", lld_path().display())),
+        (Cc::Gcc, Linker::Rld) => cmd.arg(format!("-B{}/", gcc_b_dir().display())),
+        (Cc::Gcc, Linker::Lld) => cmd.arg(format!("-B{}/", lld_b_dir().display())),
+    };
+    cmd.args(&spec.ldflags)
+        .args(objects.iter())
+        .args(&spec.libs)
+        .arg("-o")
+        .arg(&exe);
+    let out = output_with_timeout(&mut cmd, BUILD_TIMEOUT);
+    if !out.status.success() {
+        return Err(report(
+            &format!(
+                "linking {} ({cc:?} objects) with {} failed",
+                program.name(),
+                linker.name()
+            ),
+            &cmd,
+            &out,
+        ));
+    }
+    if !exe.is_file() {
+        return Err(format!(
+            "linking {} with {} exited 0 but wrote no {}\n  command: {}",
+            program.name(),
+            linker.name(),
+            exe.display(),
+            command_line(&cmd)
+        ));
+    }
+    Ok(exe)
+}
+
+/// lld-14, the reference linker.
+fn lld_path() -> PathBuf {
+    find_in_path("ld.lld-14").expect("ld.lld-14 is not installed (apt-get install lld-14)")
+}
+
+/// A directory holding only `ld`, a symlink to lld-14, for `gcc -B<dir>`.
+fn lld_b_dir() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = root().join("gcc-B-lld");
+        fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        // Replace atomically: another test process may be using it.
+        let tmp = dir.join(format!("ld.tmp{}", std::process::id()));
+        let _ = fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(lld_path(), &tmp)
+            .unwrap_or_else(|e| panic!("cannot create symlink {}: {e}", tmp.display()));
+        fs::rename(&tmp, dir.join("ld"))
+            .unwrap_or_else(|e| panic!("cannot rename {}: {e}", tmp.display()));
+        dir
+    })
+    .clone()
+}
+
+fn find_in_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// Object files, or why they could not be compiled.
+type Objects = Result<Arc<Vec<PathBuf>>, String>;
+
+/// The objects of `program` compiled by `cc`, from the cache or compiled now
+/// (in parallel). Computed once per test process.
+fn objects(program: Program, cc: Cc) -> Objects {
+    static OBJECTS: Memo<(Program, Cc), Objects> = Memo::new();
+    OBJECTS.get((program, cc), || compile_all(program, cc).map(Arc::new))
+}
+
+fn compile_all(program: Program, cc: Cc) -> Result<Vec<PathBuf>, String> {
+    let spec = spec(program);
+    let dir = root()
+        .join("obj")
+        .join(format!("{}{OPT}", cc.command()))
+        .join(program.name());
+    fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let version = compiler_version(cc);
+
+    // Largest first: sqlite3.c alone takes most of the time.
+    let mut order: Vec<usize> = (0..spec.sources.len()).collect();
+    order
+        .sort_by_key(|&i| std::cmp::Reverse(fs::metadata(&spec.sources[i]).map_or(0, |m| m.len())));
+    let results: Vec<(usize, Result<PathBuf, String>)> = thread::scope(|s| {
+        let handles: Vec<_> = order
+            .iter()
+            .map(|&i| {
+                let (spec, dir, version) = (&spec, &dir, &version);
+                (
+                    i,
+                    s.spawn(move || compile_one(cc, version, &spec.sources[i], &spec.cflags, dir)),
+                )
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|(i, h)| (i, h.join().expect("compile thread panicked")))
+            .collect()
+    });
+    let mut objects = vec![PathBuf::new(); spec.sources.len()];
+    let mut errors = Vec::new();
+    for (i, result) in results {
+        match result {
+            Ok(obj) => objects[i] = obj,
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(objects)
+    } else {
+        Err(errors.join("\n\n"))
+    }
+}
+
+/// Compiles one file unless the cache has it. The object's name carries a
+/// hash of everything that affects it.
+fn compile_one(
+    cc: Cc,
+    version: &str,
+    source: &Path,
+    cflags: &[String],
+    dir: &Path,
+) -> Result<PathBuf, String> {
+    let contents =
+        fs::read(source).map_err(|e| format!("cannot read {}: {e}", source.display()))?;
+    let mut hash = Fnv::new();
+    hash.add(b"rld-corpus-v1\0");
+    hash.add(version.as_bytes());
+    hash.add(OPT.as_bytes());
+    for flag in cflags {
+        hash.add(b"\0");
+        hash.add(flag.as_bytes());
+    }
+    hash.add(b"\0");
+    hash.add(source.as_os_str().as_encoded_bytes());
+    hash.add(b"\0");
+    hash.add(&contents);
+    let stem = source.file_stem().unwrap().to_string_lossy();
+    let object = dir.join(format!("{stem}-{:016x}.o", hash.0));
+    if object.is_file() {
+        return Ok(object);
+    }
+
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let tmp = dir.join(format!(
+        "{stem}.tmp{}-{}.o",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut cmd = Command::new(cc.command());
+    cmd.arg(OPT)
+        .args(cflags)
+        .arg("-c")
+        .arg(source)
+        .arg("-o")
+        .arg(&tmp);
+    let out = {
+        let _slot = job_slot();
+        output_with_timeout(&mut cmd, BUILD_TIMEOUT)
+    };
+    if !out.status.success() {
+        let _ = fs::remove_file(&tmp);
+        return Err(report(
+            &format!("compiling {} failed", source.display()),
+            &cmd,
+            &out,
+        ));
+    }
+    fs::rename(&tmp, &object).map_err(|e| format!("cannot rename {}: {e}", tmp.display()))?;
+    Ok(object)
+}
+
+/// `cc --version`, part of the cache key.
+fn compiler_version(cc: Cc) -> String {
+    static VERSIONS: Memo<Cc, String> = Memo::new();
+    VERSIONS.get(cc, || {
+        let mut cmd = Command::new(cc.command());
+        cmd.arg("--version");
+        let out = output_with_timeout(&mut cmd, BUILD_TIMEOUT);
+        assert!(
+            out.status.success(),
+            "{}",
+            report("the compiler does not run", &cmd, &out)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    })
+}
+
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn add(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// Limits the number of compilers running at once across all tests of this
+/// process to `RLD_CORPUS_JOBS` (default: the number of CPUs).
+struct JobSlot;
+
+static FREE_SLOTS: Mutex<Option<usize>> = Mutex::new(None);
+static SLOT_FREED: Condvar = Condvar::new();
+
+fn job_slot() -> JobSlot {
+    let mut free = FREE_SLOTS.lock().unwrap_or_else(PoisonError::into_inner);
+    if free.is_none() {
+        let jobs = std::env::var("RLD_CORPUS_JOBS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&n: &usize| n > 0)
+            .unwrap_or_else(|| thread::available_parallelism().map_or(2, |n| n.get()));
+        *free = Some(jobs);
+    }
+    while *free == Some(0) {
+        free = SLOT_FREED
+            .wait(free)
+            .unwrap_or_else(PoisonError::into_inner);
+    }
+    *free = free.map(|n| n - 1);
+    JobSlot
+}
+
+impl Drop for JobSlot {
+    fn drop(&mut self) {
+        let mut free = FREE_SLOTS.lock().unwrap_or_else(PoisonError::into_inner);
+        *free = free.map(|n| n + 1);
+        SLOT_FREED.notify_one();
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Files
+
+fn read(path: &Path) -> Vec<u8> {
+    fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+fn write(path: &Path, data: &[u8]) {
+    fs::write(path, data).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+}
+
+/// The names and sizes of the files in `dir`, for failure messages.
+fn listing(dir: &Path) -> String {
+    let mut s = format!("  {} now holds:", dir.display());
+    for path in files_with_extension(dir, "") {
+        let size = fs::metadata(&path).map_or(0, |m| m.len());
+        let _ = write!(s, "\n    {:?} ({size} bytes)", path.file_name().unwrap());
+    }
+    s
+}
+
+/// An empty directory at `path` (whatever was there is removed).
+fn fresh_dir(path: &Path) -> PathBuf {
+    let _ = fs::remove_dir_all(path);
+    fs::create_dir_all(path).unwrap_or_else(|e| panic!("cannot create {}: {e}", path.display()));
+    path.to_path_buf()
+}

@@ -1,0 +1,699 @@
+//! Feature tests: each links C programs from `tests/cases/` with rld through
+//! both `clang-14 --ld-path=<rld>` and `gcc -B<dir>`, runs them, and compares
+//! them with the same objects linked by lld (see `Test::check_program`).
+
+use rld_tests::Compiler::{Clang, Gcc};
+use rld_tests::*;
+use std::path::{Path, PathBuf};
+
+const TLS_OUT: &str = "thread 0: ok buf-0 100\n\
+                       thread 1: ok buf-1 101\n\
+                       thread 2: ok buf-2 102\n\
+                       thread 3: ok buf-3 103\n\
+                       main: 42 0 initial 100 9\n";
+
+fn tls_objects(t: &Test, cc: Compiler, flags: &[&str]) -> [PathBuf; 2] {
+    let flags = [flags, &["-pthread"]].concat();
+    [
+        t.compile(cc, "tls/tls_main.c", &flags),
+        t.compile(cc, "tls/tls_defs.c", &flags),
+    ]
+}
+
+#[test]
+fn tls_threads() {
+    let t = Test::new();
+    let objs = tls_objects(&t, Clang, &["-O2"]);
+    t.check_program(&paths(&objs), &["-pthread"], Some(TLS_OUT));
+}
+
+#[test]
+fn tls_pic_objects_in_executable() {
+    // -fPIC makes the compiler use general- and local-dynamic TLS accesses,
+    // which the linker relaxes (or resolves) in an executable.
+    let t = Test::new();
+    let objs = tls_objects(&t, Clang, &["-O2", "-fPIC"]);
+    let relocs = relocation_types(&objs[1]);
+    assert!(
+        relocs.iter().any(|r| r == "R_X86_64_TLSGD"),
+        "no GD access in {relocs:?}"
+    );
+    assert!(
+        relocs.iter().any(|r| r == "R_X86_64_TLSLD"),
+        "no LD access in {relocs:?}"
+    );
+    t.check_program(&paths(&objs), &["-pthread"], Some(TLS_OUT));
+}
+
+#[test]
+fn tls_gnu2_tlsdesc() {
+    let t = Test::new();
+    let objs = tls_objects(&t, Gcc, &["-O2", "-fPIC", "-mtls-dialect=gnu2"]);
+    let relocs = relocation_types(&objs[1]);
+    assert!(
+        relocs.iter().any(|r| r == "R_X86_64_GOTPC32_TLSDESC"),
+        "no TLSDESC access in {relocs:?}"
+    );
+    t.check_program(&paths(&objs), &["-pthread"], Some(TLS_OUT));
+}
+
+#[test]
+fn tls_static_executable() {
+    let t = Test::new();
+    let objs = tls_objects(&t, Gcc, &["-O1"]);
+    for exe in t.check_program(&paths(&objs), &["-static", "-pthread"], Some(TLS_OUT)) {
+        assert!(
+            has_segment(&segments(&exe), "TLS"),
+            "{} has no PT_TLS",
+            exe.display()
+        );
+    }
+}
+
+#[test]
+fn constructors_destructors_priorities() {
+    let t = Test::new();
+    let a = t.compile(Clang, "ctors/ctor_a.c", &[]);
+    let b = t.compile(Gcc, "ctors/ctor_b.c", &[]);
+    let m = t.compile(Clang, "ctors/ctor_main.c", &[]);
+    t.check_program(
+        &[&a, &b, &m],
+        &[],
+        Some(
+            "ctors: a101 b102 m150 a200 b201 a_plain b_plain m_plain\n\
+             main done\n\
+             atexit 2\n\
+             atexit 1\n\
+             atexit from ctor\n\
+             dtor b_plain\n\
+             dtor a_plain\n\
+             dtor b200\n\
+             dtor m150\n\
+             dtor b102\n\
+             dtor a101\n",
+        ),
+    );
+}
+
+#[test]
+fn weak_and_common_symbols() {
+    let t = Test::new();
+    let a = t.compile(Clang, "weak/weak_a.c", &["-fcommon"]);
+    let b = t.compile(Gcc, "weak/weak_b.c", &["-fcommon"]);
+    let m = t.compile(Clang, "weak/weak_main.c", &[]);
+    let in_a = find_symbols(&symbols(&a), ".symtab", "common_counter");
+    assert_eq!(
+        in_a[0].ndx, "COM",
+        "the test needs a common symbol: {in_a:?}"
+    );
+    for exe in t.check_program(
+        &[&a, &b, &m],
+        &[],
+        Some(
+            "who: strong who\n\
+             weak_only: weak only\n\
+             weak_value: 2\n\
+             common_counter: 12\n\
+             common_buf: a b\n\
+             undefined weak fn is NULL: yes\n\
+             undefined weak var is NULL: yes\n",
+        ),
+    ) {
+        let syms = symbols(&exe);
+        let buf = find_symbols(&syms, ".symtab", "common_buf");
+        assert_eq!(buf.len(), 1, "one common_buf in {}: {buf:?}", exe.display());
+        assert_eq!(buf[0].size, 64, "the largest common wins: {buf:?}");
+        assert_eq!(buf[0].bind, "GLOBAL");
+        assert!(
+            buf[0].is_defined() && buf[0].ndx != "COM",
+            "common allocated: {buf:?}"
+        );
+        let who = find_symbols(&syms, ".symtab", "who");
+        assert_eq!(who.len(), 1, "{who:?}");
+        assert_eq!(who[0].bind, "GLOBAL", "the strong definition wins: {who:?}");
+    }
+}
+
+#[test]
+fn function_pointer_tables_across_objects() {
+    let t = Test::new();
+    let ops = t.compile(Clang, "funcptr/fp_ops.c", &["-O2"]);
+    let tables = t.compile(Gcc, "funcptr/fp_tables.c", &["-O2", "-fPIE"]);
+    let main = t.compile(Clang, "funcptr/fp_main.c", &["-O2"]);
+    let in_secs = sections(&tables);
+    assert!(
+        find_section(&in_secs, ".data.rel.ro").is_some(),
+        "{:?}",
+        section_names(&in_secs)
+    );
+    for exe in t.check_program(
+        &[&ops, &tables, &main],
+        &[],
+        Some(
+            "rw[0](7,3)=10 ro[0](7,3)=21\n\
+             rw[1](7,3)=4 ro[1](7,3)=4\n\
+             rw[2](7,3)=21 ro[2](7,3)=10\n\
+             add(6,2)=8\n\
+             sub(6,2)=4\n\
+             mul(6,2)=12\n\
+             via table_of_tables: 20 20\n\
+             secret(1,2)=102\n\
+             after store rw[1](3,4)=304\n\
+             address equality: ok\n",
+        ),
+    ) {
+        // The constant tables must end up read-only after relocation.
+        let relro = segments(&exe).into_iter().find(|s| s.typ == "GNU_RELRO");
+        let relro = relro.unwrap_or_else(|| panic!("{} has no PT_GNU_RELRO", exe.display()));
+        for name in ["ro_table", "named_ops"] {
+            let sym = &find_symbols(&symbols(&exe), ".symtab", name)[0];
+            assert!(
+                sym.value >= relro.vaddr && sym.value + sym.size <= relro.vaddr + relro.memsz,
+                "{name} at {:#x} is outside PT_GNU_RELRO {relro:?} in {}",
+                sym.value,
+                exe.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn varargs_setjmp_qsort() {
+    let t = Test::new();
+    let h = t.compile(Gcc, "libc/lc_helpers.c", &["-O2"]);
+    let m = t.compile(Clang, "libc/lc_main.c", &["-O1"]);
+    t.check_program(
+        &[&m, &h],
+        &[],
+        Some(
+            "sum_ints: 15\n\
+             avg_doubles: 2.667\n\
+             format_into: fmt-00042-ff-3.14\n\
+             longjmp returned 42 after 1 jump(s)\n\
+             sorted: -100 -3 0 5 7 8 42 99\n\
+             words: apple banana cherry fig pear\n\
+             bsearch 42: index 6\n",
+        ),
+    );
+}
+
+#[test]
+fn static_archive_pulls_only_needed_members() {
+    let t = Test::new();
+    let main = t.compile(Clang, "archive/ar_main.c", &[]);
+    let members = ["ar_third.c", "ar_alpha.c", "ar_unused.c", "ar_beta.c"]
+        .map(|f| t.compile(Clang, &format!("archive/{f}"), &[]));
+    t.archive("libstuff.a", &paths(&members));
+    let dir = format!("-L{}", t.dir().display());
+    for exe in t.check_program(&[&main], &[&dir, "-lstuff"], Some("alpha(5) = 113\n")) {
+        for sym in ["alpha", "beta", "third", "third_value"] {
+            assert!(nm_has(&exe, sym), "{sym} missing from {}", exe.display());
+        }
+        assert!(
+            !nm_has(&exe, "unused_member_fn"),
+            "unneeded member linked into {}",
+            exe.display()
+        );
+    }
+}
+
+/// Links libshared.so and an executable using it, both with `driver`, in
+/// the directory named after the driver.
+fn link_shared_pair(
+    t: &Test,
+    driver: Driver,
+    lib: &Path,
+    main: &Path,
+    lib_flags: &[&str],
+    exe_flags: &[&str],
+) -> PathBuf {
+    let d = driver.name();
+    let so = t.link(
+        driver,
+        &[lib],
+        &[&["-shared", "-Wl,-soname,libshared.so"], lib_flags].concat(),
+        &format!("{d}/libshared.so"),
+    );
+    let dir = format!("-L{}", so.parent().unwrap().display());
+    t.link(
+        driver,
+        &[main],
+        &[&[dir.as_str(), "-lshared"], exe_flags].concat(),
+        &format!("{d}/main"),
+    )
+}
+
+const SHARED_OUT: &str = "libshared (ctor ran)\n\
+                          lib_add(2,3)=5 lib_twice(21)=42\n\
+                          lib_call_exe(4)=4001\n\
+                          lib_counter=10\n\
+                          lib_read_counter()=77\n\
+                          lib_tls=6 lib_read_tls()=6\n\
+                          function addresses agree: ok\n";
+
+/// Builds the shared library and executable of `tests/cases/shared` with each
+/// driver (each pair in its own directory), runs them with
+/// LD_LIBRARY_PATH=. and compares with lld. Returns the rld-linked
+/// (library, executable) pairs.
+fn check_shared_pair(
+    t: &Test,
+    main_flags: &[&str],
+    lib_flags: &[&str],
+    exe_flags: &[&str],
+) -> Vec<(PathBuf, PathBuf)> {
+    let lib = t.compile(Clang, "shared/libshared.c", &["-fPIC", "-O2"]);
+    let main = t.compile(Gcc, "shared/shared_main.c", main_flags);
+    let lld = link_shared_pair(t, Driver::ClangLld, &lib, &main, lib_flags, exe_flags);
+    Driver::RLD_DRIVERS
+        .iter()
+        .map(|&d| {
+            let exe = link_shared_pair(t, d, &lib, &main, lib_flags, exe_flags);
+            // Programs run in their own directory, so "." is the driver's.
+            let env = [("LD_LIBRARY_PATH", ".")];
+            assert_same_output(&exe, &lld, &[], &env, Some(SHARED_OUT));
+            let needed = dyn_values(&dynamic(&exe), "NEEDED");
+            assert!(
+                needed.iter().any(|n| n.contains("[libshared.so]")),
+                "{needed:?}"
+            );
+            (exe.with_file_name("libshared.so"), exe)
+        })
+        .collect()
+}
+
+#[test]
+fn shared_library_and_executable_both_by_rld() {
+    let t = Test::new();
+    for (so, _exe) in check_shared_pair(&t, &["-O2"], &[], &[]) {
+        assert_eq!(elf_type(&so), "DYN");
+        let dynamic = dynamic(&so);
+        assert_eq!(
+            dyn_values(&dynamic, "SONAME"),
+            ["Library soname: [libshared.so]"]
+        );
+        let syms = symbols(&so);
+        for name in ["lib_add", "lib_counter", "lib_tls", "lib_name"] {
+            let s = find_symbols(&syms, ".dynsym", name);
+            assert!(
+                s.len() == 1 && s[0].is_defined(),
+                "{name} not exported by {}: {s:?}",
+                so.display()
+            );
+        }
+        assert!(
+            find_symbols(&syms, ".dynsym", "lib_hidden").is_empty(),
+            "hidden symbol exported"
+        );
+        let cb = find_symbols(&syms, ".dynsym", "exe_callback");
+        assert!(
+            cb.len() == 1 && !cb[0].is_defined(),
+            "exe_callback should be undefined in the library: {cb:?}"
+        );
+    }
+}
+
+#[test]
+fn shared_library_with_no_pie_executable() {
+    // A position-dependent executable uses a copy relocation for lib_counter
+    // and a canonical PLT entry for &lib_add.
+    let t = Test::new();
+    check_shared_pair(&t, &["-O2", "-fno-pic"], &[], &["-no-pie"]);
+}
+
+fn basic_objects(t: &Test, flags: &[&str]) -> [PathBuf; 2] {
+    [
+        t.compile(Clang, "basic/basic_main.c", flags),
+        t.compile(Gcc, "basic/basic_util.c", flags),
+    ]
+}
+
+const BASIC_OUT: &str = "hello from basic, argc=1\n\
+                         red=4 green=3 blue=2 yellow=1 \n\
+                         zero one two three four five six many \n\
+                         ids: 100 101 102\n\
+                         scaled(3)=7.50 ctor_value=1234\n\
+                         tls: 11 12 14\n\
+                         basic ok\n";
+
+#[test]
+fn output_default_pie() {
+    let t = Test::new();
+    let objs = basic_objects(&t, &["-O1"]);
+    for exe in t.check_program(&paths(&objs), &[], Some(BASIC_OUT)) {
+        assert_eq!(elf_type(&exe), "DYN");
+        let segs = segments(&exe);
+        assert!(
+            has_segment(&segs, "INTERP") && has_segment(&segs, "DYNAMIC"),
+            "{segs:?}"
+        );
+        let flags1 = dyn_values(&dynamic(&exe), "FLAGS_1");
+        assert!(
+            flags1.iter().any(|f| f.contains("PIE")),
+            "DT_FLAGS_1 lacks PIE: {flags1:?}"
+        );
+    }
+}
+
+#[test]
+fn output_no_pie() {
+    let t = Test::new();
+    let objs = basic_objects(&t, &["-O1"]);
+    for exe in t.check_program(&paths(&objs), &["-no-pie"], Some(BASIC_OUT)) {
+        assert_eq!(elf_type(&exe), "EXEC");
+        assert!(has_segment(&segments(&exe), "INTERP"));
+    }
+}
+
+#[test]
+fn output_static() {
+    let t = Test::new();
+    let objs = basic_objects(&t, &["-O1"]);
+    for exe in t.check_program(&paths(&objs), &["-static"], Some(BASIC_OUT)) {
+        assert_eq!(elf_type(&exe), "EXEC");
+        let segs = segments(&exe);
+        assert!(
+            !has_segment(&segs, "INTERP") && !has_segment(&segs, "DYNAMIC"),
+            "{segs:?}"
+        );
+    }
+}
+
+#[test]
+fn output_static_pie() {
+    let t = Test::new();
+    let objs = basic_objects(&t, &["-O1", "-fPIE"]);
+    for exe in t.check_program(&paths(&objs), &["-static-pie"], Some(BASIC_OUT)) {
+        assert_eq!(elf_type(&exe), "DYN");
+        let segs = segments(&exe);
+        assert!(
+            !has_segment(&segs, "INTERP"),
+            "static-pie must not have PT_INTERP: {segs:?}"
+        );
+        assert!(
+            has_segment(&segs, "DYNAMIC"),
+            "static-pie needs PT_DYNAMIC: {segs:?}"
+        );
+        assert!(
+            dyn_values(&dynamic(&exe), "NEEDED").is_empty(),
+            "static-pie needs no library"
+        );
+    }
+}
+
+#[test]
+fn output_shared_loaded_with_dlopen() {
+    let t = Test::new();
+    let plugin = t.compile(Clang, "dlopen/plugin.c", &["-fPIC", "-O2"]);
+    let host = t.compile(Clang, "dlopen/host.c", &[]);
+    t.link(
+        Driver::ClangLld,
+        &[&plugin],
+        &["-shared"],
+        "clang-lld/plugin.so",
+    );
+    let lld_host = t.link(Driver::ClangLld, &[&host], &[], "clang-lld/host");
+    let want = "state: initialized\n\
+                data: 10\n\
+                compute: 13 24\n\
+                names: alpha beta gamma\n\
+                hidden static symbol visible: no\n\
+                plugin destructor ran\n\
+                closed\n";
+    for d in Driver::RLD_DRIVERS {
+        let so = t.link(
+            d,
+            &[&plugin],
+            &["-shared"],
+            &format!("{}/plugin.so", d.name()),
+        );
+        let host = t.link(d, &[&host], &[], &format!("{}/host", d.name()));
+        // Each host runs in its own directory and loads the plugin next to it.
+        assert_same_output(&host, &lld_host, &["./plugin.so"], &[], Some(want));
+        assert_eq!(elf_type(&so), "DYN");
+        assert!(!has_segment(&segments(&so), "INTERP"));
+        let syms = symbols(&so);
+        for name in ["plugin_compute", "plugin_data", "plugin_tls"] {
+            assert!(
+                !find_symbols(&syms, ".dynsym", name).is_empty(),
+                "{name} not in .dynsym of {}",
+                so.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn gc_sections_removes_dead_code_keeps_retained_and_init_array() {
+    let t = Test::new();
+    let split = ["-O2", "-ffunction-sections", "-fdata-sections"];
+    let lib_clang = t.compile(Clang, "gc/gc_lib.c", &split);
+    let lib_gcc = t.compile(Gcc, "gc/gc_lib.c", &split);
+    let main = t.compile(Clang, "gc/gc_main.c", &split);
+    for lib in [lib_clang, lib_gcc] {
+        let rld_outputs = t.check_program(
+            &[&main, &lib],
+            &["-Wl,--gc-sections"],
+            Some("used: 8\nctor ran: yes (31)\n"),
+        );
+        // The lld output is checked too: it shows the expectations are right.
+        for exe in rld_outputs.into_iter().chain([t.path("clang-lld.out")]) {
+            for dead in ["gc_dead_function", "gc_dead_data"] {
+                assert!(
+                    !nm_has(&exe, dead),
+                    "{dead} survived --gc-sections in {}",
+                    exe.display()
+                );
+            }
+            for live in [
+                "gc_used_function",
+                "gc_used_data",
+                "gc_retained_function",
+                "gc_ctor_helper",
+            ] {
+                assert!(
+                    nm_has(&exe, live),
+                    "{live} was collected from {}",
+                    exe.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn start_stop_symbols_iterate_custom_section() {
+    let t = Test::new();
+    let a = t.compile(Clang, "startstop/ss_a.c", &[]);
+    let b = t.compile(Gcc, "startstop/ss_b.c", &[]);
+    let m = t.compile(Clang, "startstop/ss_main.c", &[]);
+    let want = "items: 5\napple=1 banana=20 cherry=300 damson=4000 elder=50000 \nsum: 54321\n";
+    for exe in t.check_program(&[&a, &b, &m], &[], Some(want)) {
+        let syms = symbols(&exe);
+        let start = &find_symbols(&syms, ".symtab", "__start_rld_items");
+        let stop = &find_symbols(&syms, ".symtab", "__stop_rld_items");
+        assert!(start.len() == 1 && stop.len() == 1, "{start:?} {stop:?}");
+        assert_eq!(stop[0].value - start[0].value, 5 * 16, "__stop - __start");
+        let sec = find_section(&sections(&exe), "rld_items").expect("output section rld_items");
+        assert_eq!(
+            (sec.addr, sec.addr + sec.size),
+            (start[0].value, stop[0].value)
+        );
+    }
+}
+
+#[test]
+fn start_stop_symbols_with_gc_sections() {
+    let t = Test::new();
+    // lld 14 collects unreferenced sections even when __start_/__stop_ refer
+    // to them (-z start-stop-gc), so the items are marked retain here.
+    let flags = [
+        "-ffunction-sections",
+        "-fdata-sections",
+        "-O2",
+        "-DITEM_RETAIN",
+    ];
+    let a = t.compile(Clang, "startstop/ss_a.c", &flags);
+    let b = t.compile(Gcc, "startstop/ss_b.c", &flags);
+    let m = t.compile(Clang, "startstop/ss_main.c", &flags);
+    let want = "items: 5\napple=1 banana=20 cherry=300 damson=4000 elder=50000 \nsum: 54321\n";
+    t.check_program(&[&a, &b, &m], &["-Wl,--gc-sections"], Some(want));
+}
+
+#[test]
+fn opt_o0_with_debug_info() {
+    let t = Test::new();
+    let objs = basic_objects(&t, &["-O0", "-g"]);
+    for exe in t.check_program(&paths(&objs), &[], Some(BASIC_OUT)) {
+        let secs = sections(&exe);
+        assert!(
+            find_section(&secs, ".debug_info").is_some(),
+            "{:?}",
+            section_names(&secs)
+        );
+    }
+}
+
+#[test]
+fn opt_o2() {
+    let t = Test::new();
+    let objs = basic_objects(&t, &["-O2"]);
+    t.check_program(&paths(&objs), &[], Some(BASIC_OUT));
+}
+
+#[test]
+fn fno_pic_no_pie() {
+    let t = Test::new();
+    let objs = basic_objects(&t, &["-O2", "-fno-pic"]);
+    for exe in t.check_program(&paths(&objs), &["-no-pie"], Some(BASIC_OUT)) {
+        assert_eq!(elf_type(&exe), "EXEC");
+        let relocs = relocation_types(&exe);
+        assert!(
+            !relocs.iter().any(|r| r == "R_X86_64_RELATIVE"),
+            "position-dependent output has RELATIVE relocs: {relocs:?}"
+        );
+    }
+}
+
+#[test]
+fn hash_style_sysv() {
+    let t = Test::new();
+    let hs = ["-Wl,--hash-style=sysv"];
+    for (so, exe) in check_shared_pair(&t, &["-O1"], &hs, &hs) {
+        for f in [so, exe] {
+            let names = section_names(&sections(&f));
+            assert!(
+                names.iter().any(|n| n == ".hash"),
+                "no .hash in {}: {names:?}",
+                f.display()
+            );
+            assert!(
+                !names.iter().any(|n| n == ".gnu.hash"),
+                ".gnu.hash in {}: {names:?}",
+                f.display()
+            );
+            let dynamic = dynamic(&f);
+            assert!(
+                !dyn_values(&dynamic, "HASH").is_empty()
+                    && dyn_values(&dynamic, "GNU_HASH").is_empty()
+            );
+        }
+    }
+}
+
+#[test]
+fn hash_style_both() {
+    let t = Test::new();
+    let hs = ["-Wl,--hash-style=both"];
+    for (so, exe) in check_shared_pair(&t, &["-O1"], &hs, &hs) {
+        for f in [so, exe] {
+            let names = section_names(&sections(&f));
+            for want in [".hash", ".gnu.hash"] {
+                assert!(
+                    names.iter().any(|n| n == want),
+                    "no {want} in {}: {names:?}",
+                    f.display()
+                );
+            }
+            let dynamic = dynamic(&f);
+            assert!(
+                !dyn_values(&dynamic, "HASH").is_empty()
+                    && !dyn_values(&dynamic, "GNU_HASH").is_empty()
+            );
+        }
+    }
+}
+
+#[test]
+fn build_id_sha1() {
+    let t = Test::new();
+    let objs = basic_objects(&t, &["-O1"]);
+    let flags = ["-Wl,--build-id=sha1"];
+    let exes = t.check_program(&paths(&objs), &flags, Some(BASIC_OUT));
+    for exe in &exes {
+        let id = build_id(exe).unwrap_or_else(|| panic!("no build ID in {}", exe.display()));
+        assert_eq!(id.len(), 40, "a SHA-1 build ID is 20 bytes: {id}");
+        assert!(
+            id.chars().all(|c| c.is_ascii_hexdigit()) && id != "0".repeat(40),
+            "{id}"
+        );
+        let segs = segments(exe);
+        assert!(has_segment(&segs, "NOTE"), "{segs:?}");
+    }
+    let again = t.link(Driver::ClangRld, &paths(&objs), &flags, "again.out");
+    assert_eq!(
+        build_id(&again),
+        build_id(&exes[0]),
+        "same inputs, same build ID"
+    );
+}
+
+#[test]
+fn z_now_sets_bind_now() {
+    let t = Test::new();
+    let objs = basic_objects(&t, &["-O1"]);
+    for exe in t.check_program(&paths(&objs), &["-Wl,-z,now"], Some(BASIC_OUT)) {
+        let dynamic = dynamic(&exe);
+        let flags = dyn_values(&dynamic, "FLAGS");
+        let flags1 = dyn_values(&dynamic, "FLAGS_1");
+        assert!(
+            flags.iter().any(|f| f.contains("BIND_NOW"))
+                || !dyn_values(&dynamic, "BIND_NOW").is_empty(),
+            "no DT_FLAGS BIND_NOW / DT_BIND_NOW: {dynamic:?}"
+        );
+        assert!(
+            flags1
+                .iter()
+                .any(|f| f.split_whitespace().any(|w| w == "NOW")),
+            "DT_FLAGS_1 lacks NOW: {flags1:?}"
+        );
+    }
+}
+
+#[test]
+fn export_dynamic_puts_main_in_dynsym() {
+    let t = Test::new();
+    let m = t.compile(Clang, "export/export_main.c", &[]);
+    let want = "dlsym(main): found\ndlsym(exported_double): found\nexported_double(21) = 42\n";
+    for exe in t.check_program(&[&m], &["-Wl,-E"], Some(want)) {
+        let syms = symbols(&exe);
+        for name in ["main", "exported_double"] {
+            let s = find_symbols(&syms, ".dynsym", name);
+            assert!(
+                s.len() == 1 && s[0].is_defined() && s[0].typ == "FUNC",
+                "{name} in .dynsym: {s:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn merge_identical_string_literals() {
+    let t = Test::new();
+    let a = t.compile(Gcc, "merge/merge_a.c", &["-O0", "-fmerge-constants"]);
+    let b = t.compile(Gcc, "merge/merge_b.c", &["-O0", "-fmerge-constants"]);
+    let m = t.compile(Clang, "merge/merge_main.c", &[]);
+    let lit = b"rld merge test: this literal appears in two objects";
+    let want = "a: rld merge test: this literal appears in two objects\n\
+                b: rld merge test: this literal appears in two objects\n\
+                same address: yes\n";
+    for exe in t.check_program(&[&a, &b, &m], &[], Some(want)) {
+        let bytes = std::fs::read(&exe).unwrap();
+        assert_eq!(
+            count_occurrences(&bytes, lit),
+            1,
+            "literal not merged in {}",
+            exe.display()
+        );
+        let in_rodata: usize = sections(&exe)
+            .iter()
+            .filter(|s| s.name.starts_with(".rodata"))
+            .map(|s| count_occurrences(&section_data(&exe, &s.name), lit))
+            .sum();
+        assert_eq!(
+            in_rodata,
+            1,
+            "the literal is not in .rodata of {}",
+            exe.display()
+        );
+    }
+}
