@@ -127,7 +127,7 @@ pub struct Link<'o> {
     pub copy_size: u64,
     pub copy_align: u64,
     /// Shared functions whose address the executable takes: their PLT entry is their address.
-    pub canonical_plt: Vec<SymbolId>,
+    pub canonical_plt: std::collections::HashSet<SymbolId>,
     /// GOT: byte offset of each (kind, target).
     pub got: HashMap<(GotKind, Target), u64>,
     pub got_entries: Vec<(GotKind, Target, u64)>,
@@ -168,7 +168,7 @@ impl<'o> Link<'o> {
             copy_offsets: HashMap::new(),
             copy_size: 0,
             copy_align: 1,
-            canonical_plt: Vec::new(),
+            canonical_plt: std::collections::HashSet::new(),
             got: HashMap::new(),
             got_entries: Vec::new(),
             got_size: 0,

@@ -17,7 +17,6 @@ use crate::output_section::{
 };
 use crate::symbols::SymbolDef;
 use object::elf::*;
-use object::read::elf::Rela as _;
 use std::collections::HashMap;
 
 const PAGE: u64 = 0x1000;
@@ -197,6 +196,7 @@ fn place_commons(link: &mut Link) {
     }
 }
 
+#[allow(clippy::too_many_arguments)] // one argument per section header field it sets
 fn add_synthetic(
     link: &mut Link,
     which: Synthetic,
@@ -642,12 +642,9 @@ fn program_headers(link: &Link) -> Vec<u32> {
         .filter(|&c| c != Class::NonAlloc)
         .collect();
     classes.dedup();
-    if classes.first() != Some(&Class::ReadOnly) {
-        p.push(PT_LOAD);
-    }
-    for _ in &classes {
-        p.push(PT_LOAD);
-    }
+    // The headers always start a read-only load, even with no read-only sections.
+    let loads = classes.len() + usize::from(classes.first() != Some(&Class::ReadOnly));
+    p.extend(std::iter::repeat_n(PT_LOAD, loads));
     if link.outputs.iter().any(|o| o.is_alloc() && o.is_tls()) {
         p.push(PT_TLS);
     }

@@ -3,6 +3,11 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // A panic is a bug in rld; say so plainly, without a Rust backtrace. The pending output
+    // file is removed as the stack unwinds.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("rld: internal error: {info}; please report this bug with the command line");
+    }));
     let args: Vec<String> = std::env::args().skip(1).collect();
     let opts = match rld::args::parse_args(args) {
         Ok(o) => o,

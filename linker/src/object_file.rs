@@ -277,13 +277,13 @@ impl ObjectFile {
                     }
                     sections[target].relocs = relocs;
                 }
-                elf::SHT_REL => {
-                    if sections[sh.sh_info(LE) as usize % sections.len().max(1)].is_alloc() {
-                        return Err(bad(
-                            &name,
-                            "SHT_REL relocations are not supported on x86-64",
-                        ));
-                    }
+                elf::SHT_REL
+                    if sections[sh.sh_info(LE) as usize % sections.len().max(1)].is_alloc() =>
+                {
+                    return Err(bad(
+                        &name,
+                        "SHT_REL relocations are not supported on x86-64",
+                    ));
                 }
                 elf::SHT_GROUP => {
                     let words: &'static [object::U32<object::LittleEndian>] = sh

@@ -370,6 +370,13 @@ fn apply_alloc_relocs(p: &mut Patch, base: u64) {
             }
             R_X86_64_GOTPC32_TLSDESC => {
                 let o = offset as usize;
+                if o < 3 {
+                    p.err(
+                        offset,
+                        "R_X86_64_GOTPC32_TLSDESC at the start of a section".into(),
+                    );
+                    continue;
+                }
                 if exec && !preemptible {
                     // lea x@tlsdesc(%rip), %reg  ->  mov $x@tpoff, %reg
                     let (b3, b1) = (p.byte(off - 3), p.byte(off - 1));
@@ -488,7 +495,13 @@ fn relax_gd(p: &mut Patch, offset: u64, to_ie: bool, value: i64, t: Target) {
     let standard = o >= 4
         && p.buf.get(o - 4..o) == Some(&[0x66, 0x48, 0x8d, 0x3d])
         && p.buf.get(o + 4..o + 8) == Some(&[0x66, 0x66, 0x48, 0xe8]);
-    // leaq x@tlsgd(%rip), %rdi; call *__tls_get_addr@GOTPCREL(%rip)  (-fno-plt)
+    // .byte 0x66; leaq x@tlsgd(%rip), %rdi; .byte 0x66; rex64; call *__tls_get_addr@GOTPCREL(%rip)
+    // (-fno-plt): the same 16 bytes, rewritten the same way.
+    let no_plt_prefixed = o >= 4
+        && p.buf.get(o - 4..o) == Some(&[0x66, 0x48, 0x8d, 0x3d])
+        && p.buf.get(o + 4..o + 8) == Some(&[0x66, 0x48, 0xff, 0x15]);
+    let standard = standard || no_plt_prefixed;
+    // leaq x@tlsgd(%rip), %rdi; call *__tls_get_addr@GOTPCREL(%rip) without prefixes: 15 bytes.
     let no_plt = o >= 3
         && p.buf.get(o - 3..o) == Some(&[0x48, 0x8d, 0x3d])
         && p.buf.get(o + 4..o + 6) == Some(&[0xff, 0x15]);
@@ -535,10 +548,17 @@ fn relax_ld_to_le(p: &mut Patch, offset: u64) {
     let fs_load = [
         0x66, 0x66, 0x66, 0x64, 0x48, 0x8b, 0x04, 0x25, 0x00, 0x00, 0x00, 0x00,
     ];
-    if o >= 3 && p.buf.get(o + 4) == Some(&0xe8) {
+    if o < 3 || o + 10 > p.buf.len() {
+        p.err(
+            offset,
+            "R_X86_64_TLSLD sequence runs past its section".into(),
+        );
+        return;
+    }
+    if p.buf.get(o + 4) == Some(&0xe8) {
         // leaq x@tlsld(%rip), %rdi; call __tls_get_addr@PLT
         p.buf[o - 3..o + 9].copy_from_slice(&fs_load);
-    } else if o >= 3 && p.buf.get(o + 4..o + 6) == Some(&[0xff, 0x15]) {
+    } else if p.buf.get(o + 4..o + 6) == Some(&[0xff, 0x15]) {
         // leaq x@tlsld(%rip), %rdi; call *__tls_get_addr@GOTPCREL(%rip)
         p.buf[o - 3] = 0x66;
         p.buf[o - 2..o + 10].copy_from_slice(&fs_load);

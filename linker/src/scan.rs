@@ -78,10 +78,8 @@ pub fn scan_relocations(link: &mut Link) {
                 let target = link.target(file, r.r_sym(LE, false) as usize);
                 if let Target::Global(id) = target {
                     let sym = link.symtab.get(id);
-                    if sym.is_undefined()
-                        && !sym.is_undef_weak()
-                        && !(link.opts.is_shared() && !link.opts.no_undefined)
-                    {
+                    let allowed_undefined = link.opts.is_shared() && !link.opts.no_undefined;
+                    if sym.is_undefined() && !sym.is_undef_weak() && !allowed_undefined {
                         let refs = undefined.entry(id).or_default();
                         if refs.len() < 3 {
                             refs.push(format!(
@@ -159,7 +157,8 @@ fn scan_one(link: &mut Link, site: &Site) -> bool {
             }
         }
         R_X86_64_GOTTPOFF => {
-            if !(exec && !preemptible) {
+            let relaxed_to_le = exec && !preemptible;
+            if !relaxed_to_le {
                 add_tls_ie(link, t);
             }
         }
@@ -336,7 +335,7 @@ fn needs_local_definition(link: &mut Link, site: &Site) {
     if matches!(sym.sym_type, STT_FUNC | STT_GNU_IFUNC) {
         if !link.canonical_plt.contains(&id) {
             add_plt(link, site.target);
-            link.canonical_plt.push(id);
+            link.canonical_plt.insert(id);
         }
     } else {
         add_copy_reloc(link, id);

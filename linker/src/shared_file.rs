@@ -63,7 +63,7 @@ impl SharedFile {
         {
             let strtab = sections
                 .section(link)
-                .and_then(|s| s.data(LE, data).map_err(Into::into))
+                .and_then(|s| s.data(LE, data))
                 .map_err(|e| bad(format!("bad dynamic string table: {e}")))?;
             for d in dyns {
                 if d.tag32(LE) == Some(elf::DT_SONAME) {

@@ -376,10 +376,8 @@ impl Resolver {
             sym.has_strong_ref = true;
         }
         match sym.def {
-            SymbolDef::Undefined => {
-                if sym.sym_type == elf::STT_NOTYPE {
-                    sym.sym_type = sym_type;
-                }
+            SymbolDef::Undefined if sym.sym_type == elf::STT_NOTYPE => {
+                sym.sym_type = sym_type;
             }
             // A weak reference does not fetch an archive member (lld and GNU ld agree).
             SymbolDef::Lazy { archive, member } if !weak => self.fetch(archive, member),

@@ -362,12 +362,15 @@ pub fn write_eh_frame_hdr(hdr: &mut [u8], hdr_addr: u64, eh_frame: &[u8], eh_add
 /// The FDE pointer encoding from a CIE's augmentation ('R'); DWARF's default is absptr.
 fn fde_pointer_encoding(cie: &[u8]) -> u8 {
     let aug_start = 9;
+    if cie.len() <= aug_start {
+        return 0;
+    }
     let Some(aug_len) = cie[aug_start..].iter().position(|&b| b == 0) else {
         return 0;
     };
     let aug = &cie[aug_start..aug_start + aug_len];
     let mut p = aug_start + aug_len + 1;
-    let mut skip_uleb = |p: &mut usize| {
+    let skip_uleb = |p: &mut usize| {
         while *p < cie.len() && cie[*p] & 0x80 != 0 {
             *p += 1;
         }

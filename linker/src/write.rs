@@ -60,6 +60,7 @@ struct Symtab {
     first_global: u32,
 }
 
+#[allow(clippy::too_many_arguments)] // one argument per ELF symbol field
 fn push_sym(
     out: &mut Vec<u8>,
     name: u32,
@@ -94,7 +95,7 @@ fn build_symtab(link: &Link) -> Symtab {
         off
     };
     // Locals of every object, then hidden globals (which are local to the output).
-    for obj in &link.objects {
+    for (file, obj) in link.objects.iter().enumerate() {
         for i in 1..obj.first_global {
             let sym = &obj.symbols[i];
             let ty = sym.st_type();
@@ -112,14 +113,7 @@ fn build_symtab(link: &Link) -> Symtab {
                 if !s.is_kept() || s.output == NO_OUTPUT {
                     continue;
                 }
-                match link.section_address(
-                    link.objects
-                        .iter()
-                        .position(|o| std::ptr::eq(o, obj))
-                        .unwrap() as u32,
-                    shndx,
-                    sym.st_value(LE),
-                ) {
+                match link.section_address(file as u32, shndx, sym.st_value(LE)) {
                     Some(a) => (link.outputs[s.output as usize].index as u16, a),
                     None => continue,
                 }
