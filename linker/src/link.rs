@@ -47,6 +47,7 @@ impl Timer {
 }
 
 pub fn link(opts: &Options) -> Result<()> {
+    reject_unsupported(opts)?;
     let mut timer = Timer::new(opts.print_timing);
     let pending = write::PendingOutput::new(&opts.output);
 
@@ -146,4 +147,23 @@ fn warn_missing_entry(link: &Link) {
     if !defined {
         eprintln!("rld: warning: cannot find entry symbol {name}; not setting start address");
     }
+}
+
+/// Options rld parses but does not implement yet: better a clear error than an output
+/// that silently differs from what the option asks for.
+fn reject_unsupported(opts: &Options) -> Result<()> {
+    let unsupported = [
+        (opts.relocatable, "-r (relocatable output)"),
+        (!opts.version_scripts.is_empty(), "--version-script"),
+        (!opts.dynamic_lists.is_empty(), "--dynamic-list"),
+        (!opts.wrap.is_empty(), "--wrap"),
+        (!opts.defsym.is_empty(), "--defsym"),
+        (!opts.exclude_libs.is_empty(), "--exclude-libs"),
+    ];
+    for (given, what) in unsupported {
+        if given {
+            return Err(LinkError::Link(format!("{what} is not supported yet")));
+        }
+    }
+    Ok(())
 }
