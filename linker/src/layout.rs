@@ -104,7 +104,9 @@ pub fn place_inputs(link: &mut Link) {
                     let (mut pieces, kept, fdes) =
                         split_eh_frame(&link.objects[f as usize], i as usize);
                     let sec = &mut link.objects[f as usize].sections[i as usize];
-                    size = size.next_multiple_of(sec.align);
+                    // CIEs and FDEs follow each other with no padding: a zero word between
+                    // them would read as the end of the table.
+                    size = size.next_multiple_of(4);
                     for p in pieces.iter_mut() {
                         if p.output_offset != u64::MAX {
                             p.output_offset += size;

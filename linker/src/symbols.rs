@@ -272,15 +272,12 @@ impl Resolver {
         for &(name, member) in &archive.symbols {
             let id = self.symtab.intern(name);
             let sym = self.symtab.get_mut(id);
-            match sym.def {
-                SymbolDef::Undefined if sym.has_strong_ref => {
-                    // Already wanted: fetch now (and record where from, in case it fails).
-                    sym.def = SymbolDef::Lazy { archive: a, member };
-                    self.pending.push_back((a, member));
-                    self.fetched[a as usize][member as usize] = true;
+            if sym.def == SymbolDef::Undefined {
+                sym.def = SymbolDef::Lazy { archive: a, member };
+                // Already wanted: fetch now (once per member, however many symbols want it).
+                if sym.has_strong_ref {
+                    self.fetch(a, member);
                 }
-                SymbolDef::Undefined => sym.def = SymbolDef::Lazy { archive: a, member },
-                _ => {}
             }
         }
         self.archives.push(archive);

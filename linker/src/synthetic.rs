@@ -324,7 +324,12 @@ pub fn write_eh_frame_hdr(hdr: &mut [u8], hdr_addr: u64, eh_frame: &[u8], eh_add
     let mut pos = 0usize;
     while pos + 8 <= eh_frame.len() {
         let len = u32::from_le_bytes(eh_frame[pos..pos + 4].try_into().unwrap()) as usize;
-        if len == 0 || len == 0xffff_ffff || pos + 4 + len > eh_frame.len() {
+        if len == 0 {
+            // A terminator (crtend.o's); keep looking in case more records follow.
+            pos += 4;
+            continue;
+        }
+        if len == 0xffff_ffff || pos + 4 + len > eh_frame.len() {
             break;
         }
         let id = u32::from_le_bytes(eh_frame[pos + 4..pos + 8].try_into().unwrap()) as usize;

@@ -697,3 +697,77 @@ fn merge_identical_string_literals() {
         );
     }
 }
+
+#[test]
+fn thin_archive_members_are_read_from_their_files() {
+    let t = Test::new();
+    let main = t.compile(Clang, "archive/ar_main.c", &[]);
+    let members = ["ar_third.c", "ar_alpha.c", "ar_unused.c", "ar_beta.c"]
+        .map(|f| t.compile(Clang, &format!("archive/{f}"), &[]));
+    let lib = t.path("libthin.a");
+    let mut ar = std::process::Command::new("ar");
+    ar.arg("rcsT").arg(&lib).args(&members);
+    run_checked(&mut ar);
+    assert!(std::fs::read(&lib).unwrap().starts_with(b"!<thin>\n"));
+    let dir = format!("-L{}", t.dir().display());
+    for exe in t.check_program(&[&main], &[&dir, "-lthin"], Some("alpha(5) = 113\n")) {
+        assert!(!nm_has(&exe, "unused_member_fn"), "{}", exe.display());
+    }
+}
+
+#[test]
+fn linker_defined_symbols() {
+    let t = Test::new();
+    for flags in [&[][..], &["-no-pie", "-fno-pic"][..], &["-static"][..]] {
+        let obj = t.compile(Clang, "linkersyms/linkersyms.c", flags);
+        t.check_program(&[&obj], flags, Some("linker symbols: ok (0)\n"));
+    }
+}
+
+#[test]
+fn unwinding_finds_fdes_dynamic_and_static() {
+    let t = Test::new();
+    let want = "unwound 10 extra frames\n";
+    let obj = t.compile(Clang, "unwind/unwind.c", &["-O1", "-funwind-tables"]);
+    let exes = t.check_program(&[&obj], &[], Some(want));
+    assert!(has_segment(&segments(&exes[0]), "GNU_EH_FRAME"));
+    // gcc does not pass --eh-frame-hdr for -static: libgcc then walks the
+    // registered .eh_frame up to its terminator.
+    let obj = t.compile(Gcc, "unwind/unwind.c", &["-O1", "-funwind-tables"]);
+    t.check_program(&[&obj], &["-static"], Some(want));
+}
+
+/// addr2line maps `main` to the same source line in the rld and lld outputs:
+/// .debug_info and .debug_line were copied and relocated.
+#[test]
+fn debug_info_maps_addresses_to_lines() {
+    let t = Test::new();
+    let objs = basic_objects(&t, &["-O0", "-g"]);
+    let exes = t.check_program(&paths(&objs), &[], Some(BASIC_OUT));
+    let line_of_main = |exe: &Path| {
+        let addr = symbols(exe)
+            .into_iter()
+            .find(|s| s.name == "main" && s.table == ".symtab")
+            .map(|s| s.value)
+            .expect("main in .symtab");
+        let out = run_checked(
+            std::process::Command::new("addr2line")
+                .arg("-e")
+                .arg(exe)
+                .arg(format!("{addr:#x}")),
+        );
+        let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        let file_line = text.rsplit('/').next().unwrap_or("").to_string();
+        assert!(
+            !text.contains("??"),
+            "addr2line found no line for main in {}: {text}",
+            exe.display()
+        );
+        file_line
+    };
+    let lld = t.link(Driver::ClangLld, &paths(&objs), &[], "lld-debug.out");
+    let want = line_of_main(&lld);
+    for exe in &exes {
+        assert_eq!(line_of_main(exe), want, "{}", exe.display());
+    }
+}
