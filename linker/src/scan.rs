@@ -409,54 +409,37 @@ fn add_iplt(link: &mut Link, t: Target) {
 }
 
 fn add_got_entry(link: &mut Link, t: Target) {
-    if !link.add_got(GotKind::Regular, t) {
-        return;
-    }
-    let off = link.got[&(GotKind::Regular, t)];
-    if link.is_preemptible(t) {
-        push_dyn(
-            link,
-            Place::Got(off),
-            R_X86_64_GLOB_DAT,
-            t,
-            DynAddend::Const(0),
-            true,
-        );
-    } else if link.opts.is_pic() && !link.is_absolute(t) {
-        push_dyn(
-            link,
-            Place::Got(off),
-            R_X86_64_RELATIVE,
-            t,
-            DynAddend::Address(t, 0),
-            false,
-        );
-    }
+    let local = (link.opts.is_pic() && !link.is_absolute(t))
+        .then_some((R_X86_64_RELATIVE, DynAddend::Address(t, 0)));
+    add_got_slot(link, GotKind::Regular, t, R_X86_64_GLOB_DAT, local);
 }
 
 fn add_tls_ie(link: &mut Link, t: Target) {
-    if !link.add_got(GotKind::TlsIe, t) {
+    let local = link
+        .opts
+        .is_shared()
+        .then_some((R_X86_64_TPOFF64, DynAddend::TlsOffset(t, 0)));
+    add_got_slot(link, GotKind::TlsIe, t, R_X86_64_TPOFF64, local);
+}
+
+/// Adds a one-slot GOT entry and the dynamic relocation that fills it at load time: against
+/// the symbol (`symbolic`) when it is preemptible, else `local` if the value depends on the
+/// load address. Otherwise the linker writes the final value itself.
+fn add_got_slot(
+    link: &mut Link,
+    kind: GotKind,
+    t: Target,
+    symbolic: u32,
+    local: Option<(u32, DynAddend)>,
+) {
+    if !link.add_got(kind, t) {
         return;
     }
-    let off = link.got[&(GotKind::TlsIe, t)];
+    let place = Place::Got(link.got[&(kind, t)]);
     if link.is_preemptible(t) {
-        push_dyn(
-            link,
-            Place::Got(off),
-            R_X86_64_TPOFF64,
-            t,
-            DynAddend::Const(0),
-            true,
-        );
-    } else if link.opts.is_shared() {
-        push_dyn(
-            link,
-            Place::Got(off),
-            R_X86_64_TPOFF64,
-            t,
-            DynAddend::TlsOffset(t, 0),
-            false,
-        );
+        push_dyn(link, place, symbolic, t, DynAddend::Const(0), true);
+    } else if let Some((r_type, addend)) = local {
+        push_dyn(link, place, r_type, t, addend, false);
     }
 }
 
