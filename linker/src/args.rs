@@ -315,6 +315,8 @@ const SPECS: &[Spec] = &[
     flag(&["-v", "-V", "--version"], "Print the version (and link if there are inputs)",
         |p| p.o.print_version = true),
     flag(&["--help"], "Print this help", |p| p.o.print_help = true),
+    arg(&["--dump-summary"], "FILE", "Print the module summary of a bitcode file or a cached .rldsum",
+        Set(|p, v| p.o.dump_summary = Some(v.into()))),
     // LTO.
     flag(&["-flto"], "Link-time optimize bitcode inputs", |p| p.o.lto = true),
     // rld does LTO itself; the compiler's plugin (liblto_plugin.so, LLVMgold.so) is never loaded.

@@ -1121,7 +1121,8 @@ pub fn compute_symbol_addresses(link: &mut Link) {
                     .linker_symbols
                     .get(&id32)
                     .map_or(0, |w| linker_symbol_value(link, w)),
-                SymbolDef::Undefined | SymbolDef::Lazy { .. } => 0,
+                // Bitcode definitions are all replaced by the LTO object before layout.
+                SymbolDef::Undefined | SymbolDef::Lazy { .. } | SymbolDef::Bitcode { .. } => 0,
             }
         };
     }

@@ -5,7 +5,7 @@ use crate::context::Link;
 use crate::error::{LinkError, Result};
 use crate::options::Options;
 use crate::symbols::{SymbolDef, SymbolId};
-use crate::{dynamic, gc, input, layout, scan, symbols, write};
+use crate::{dynamic, gc, input, layout, lto_driver, scan, symbols, write};
 use std::time::Instant;
 
 /// Prints how long each phase took, for `--time`.
@@ -61,13 +61,39 @@ pub fn link(opts: &Options) -> Result<()> {
     if !opts.is_shared() {
         roots.push(opts.entry.clone().unwrap_or_else(|| "_start".into()));
     }
-    let resolved = symbols::resolve_symbols(inputs, &roots, opts.allow_multiple_definition)?;
+    let mut resolver = symbols::Resolver::new(
+        &roots,
+        opts.allow_multiple_definition,
+        opts.lto_opts.cache_dir.as_deref(),
+    );
+    resolver.add_inputs(inputs)?;
+    timer.phase("resolve symbols");
+
+    // LTO: the dead-symbol worklist over the combined index, internalization, LLVM; the
+    // object it returns replaces the bitcode in the symbol table.
+    if !resolver.bitcode.is_empty() {
+        let object = lto_driver::run_lto(opts, &mut resolver)?;
+        timer.phase("LTO");
+        if opts.relocatable {
+            // -r with bitcode inputs: the LTO-compiled object is the output.
+            std::fs::write(&pending.tmp_path(), &object)
+                .map_err(|e| LinkError::io(pending.tmp_path(), e))?;
+            pending.commit()?;
+            return Ok(());
+        }
+        let name = format!("{}.lto.o", opts.output.display());
+        resolver.add_lto_object(name, Box::leak(object.into_boxed_slice()))?;
+    } else if opts.relocatable {
+        return Err(LinkError::Link(
+            "-r is supported only for bitcode inputs (LTO) so far".into(),
+        ));
+    }
+    let resolved = resolver.finish()?;
     let mut link = Link::new(opts);
     link.objects = resolved.objects;
     link.dsos = resolved.dsos;
     link.symtab = resolved.symtab;
     link.is_dynamic = !link.dsos.is_empty() || opts.is_pic();
-    timer.phase("resolve symbols");
 
     // Drop unreachable sections before anything is sized or scanned.
     if opts.gc_sections {
@@ -153,7 +179,6 @@ fn warn_missing_entry(link: &Link) {
 /// that silently differs from what the option asks for.
 fn reject_unsupported(opts: &Options) -> Result<()> {
     let unsupported = [
-        (opts.relocatable, "-r (relocatable output)"),
         (!opts.version_scripts.is_empty(), "--version-script"),
         (!opts.dynamic_lists.is_empty(), "--dynamic-list"),
         (!opts.wrap.is_empty(), "--wrap"),

@@ -16,6 +16,18 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(path) = &opts.dump_summary {
+        return match rld::lto_driver::dump_summary(path) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("rld: error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if opts.print_help {
         print!("{}", rld::args::help_text());
         return ExitCode::SUCCESS;

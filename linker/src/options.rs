@@ -110,6 +110,8 @@ pub struct Options {
     pub print_version: bool,
     /// `--help`.
     pub print_help: bool,
+    /// `--dump-summary FILE`: print a module summary instead of linking.
+    pub dump_summary: Option<PathBuf>,
     /// `-m EMULATION` (only elf_x86_64 is supported).
     pub emulation: Option<String>,
     /// `-plugin-opt=...` values, kept for the LTO driver.
@@ -253,6 +255,7 @@ impl Default for Options {
             opt_level: 0,
             print_version: false,
             print_help: false,
+            dump_summary: None,
             emulation: None,
             plugin_opts: Vec::new(),
             lto: false,

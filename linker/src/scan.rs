@@ -13,15 +13,25 @@ use std::collections::HashMap;
 
 /// Decides which symbols are dynamic, exported and preemptible (lld's computeIsPreemptible).
 pub fn compute_preemption(link: &mut Link) {
-    let opts = link.opts;
+    compute_preemption_in(&mut link.symtab, link.opts, link.is_dynamic);
+}
+
+/// The same decisions on a bare symbol table (the LTO step needs them before the link has
+/// objects to lay out).
+pub fn compute_preemption_in(
+    symtab: &mut crate::symbols::SymbolTable,
+    opts: &crate::options::Options,
+    is_dynamic: bool,
+) {
     let shared = opts.is_shared();
-    let is_dynamic = link.is_dynamic;
-    for sym in link.symtab.symbols.iter_mut() {
-        let referenced = sym.ref_file.is_some() || sym.dso_ref;
+    for sym in symtab.symbols.iter_mut() {
+        // Only the output's own references import a symbol; one library's use of another's
+        // symbol is theirs to resolve.
+        let referenced = sym.ref_file.is_some();
         let default_vis = sym.visibility == STV_DEFAULT;
         let exportable = matches!(sym.visibility, STV_DEFAULT | STV_PROTECTED);
         match sym.def {
-            SymbolDef::Defined { .. } | SymbolDef::Common { .. } => {
+            SymbolDef::Defined { .. } | SymbolDef::Common { .. } | SymbolDef::Bitcode { .. } => {
                 sym.exported =
                     is_dynamic && exportable && (opts.export_dynamic || shared || sym.dso_ref);
                 sym.in_dynsym = sym.exported;

@@ -43,6 +43,11 @@ pub enum SymbolDef {
     },
     /// Defined by the linker itself (`_end`, `__start_foo`, ...), placed at layout.
     Synthetic,
+    /// Defined by global `index` of LLVM bitcode module `module` (until LTO replaces it).
+    Bitcode {
+        module: u32,
+        index: u32,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -61,6 +66,8 @@ pub struct Symbol {
     pub ref_file: Option<FileId>,
     /// Some shared library leaves it undefined: an executable must export its definition.
     pub dso_ref: bool,
+    /// Some native (non-bitcode) object references or defines it: LTO must keep it visible.
+    pub native_ref: bool,
     /// In the dynamic symbol table.
     pub in_dynsym: bool,
     /// May be bound to another module's definition at run time.
@@ -81,6 +88,7 @@ impl Symbol {
             has_strong_ref: false,
             ref_file: None,
             dso_ref: false,
+            native_ref: false,
             in_dynsym: false,
             preemptible: false,
             exported: false,
@@ -90,7 +98,10 @@ impl Symbol {
     pub fn is_defined_locally(&self) -> bool {
         matches!(
             self.def,
-            SymbolDef::Defined { .. } | SymbolDef::Common { .. } | SymbolDef::Synthetic
+            SymbolDef::Defined { .. }
+                | SymbolDef::Common { .. }
+                | SymbolDef::Synthetic
+                | SymbolDef::Bitcode { .. }
         )
     }
 
@@ -174,79 +185,200 @@ pub struct Resolved {
     pub symtab: SymbolTable,
 }
 
-struct Resolver {
+/// An LLVM bitcode input taking part in the link, with its summary.
+pub struct BitcodeModule {
+    pub name: String,
+    pub data: &'static [u8],
+    pub summary: rld_summaries::ModuleSummary,
+}
+
+/// Symbol resolution in progress: inputs are added in command-line order, then (with LTO)
+/// the compiled bitcode comes back as an object, and `finish` checks the result.
+pub struct Resolver {
     objects: Vec<ObjectFile>,
-    dsos: Vec<SharedFile>,
+    pub dsos: Vec<SharedFile>,
     archives: Vec<Archive>,
     fetched: Vec<Vec<bool>>,
-    symtab: SymbolTable,
+    pub symtab: SymbolTable,
+    pub bitcode: Vec<BitcodeModule>,
     comdats: HashMap<&'static [u8], FileId>,
     pending: VecDeque<(u32, u32)>,
     duplicates: Vec<String>,
     allow_multiple_definition: bool,
-}
-
-/// Loads every input in order, resolves symbols, and fetches the archive members needed.
-/// `roots` (entry, `-u`) are referenced before any file, so they fetch members too.
-pub fn resolve_symbols(
-    inputs: Vec<InputFile>,
-    roots: &[String],
-    allow_multiple_definition: bool,
-) -> Result<Resolved> {
-    let mut r = Resolver {
-        objects: Vec::new(),
-        dsos: Vec::new(),
-        archives: Vec::new(),
-        fetched: Vec::new(),
-        symtab: SymbolTable::default(),
-        comdats: HashMap::new(),
-        pending: VecDeque::new(),
-        duplicates: Vec::new(),
-        allow_multiple_definition,
-    };
-    for root in roots {
-        let name: &'static [u8] = Box::leak(root.clone().into_bytes().into_boxed_slice());
-        let id = r.symtab.intern(name);
-        let sym = r.symtab.get_mut(id);
-        sym.has_strong_ref = true;
-    }
-    for input in inputs {
-        match input {
-            InputFile::Object { name, data } => r.add_object(name, data)?,
-            InputFile::Archive(archive) => r.add_archive(archive)?,
-            InputFile::Shared {
-                name,
-                soname,
-                data,
-                as_needed,
-            } => {
-                let dso = SharedFile::parse(name, soname, data, as_needed)?;
-                r.add_shared(dso);
-            }
-        }
-        r.drain_fetches()?;
-    }
-    if !r.duplicates.is_empty() {
-        return Err(LinkError::Many(r.duplicates));
-    }
-    r.mark_dso_references();
-    Ok(Resolved {
-        objects: r.objects,
-        dsos: r.dsos,
-        symtab: r.symtab,
-    })
+    cache_dir: Option<std::path::PathBuf>,
+    /// Set while the LTO object is added: its definitions replace the bitcode ones.
+    adding_lto_object: bool,
 }
 
 impl Resolver {
+    /// `roots` (entry, `-u`) are referenced before any file, so they fetch members too.
+    pub fn new(
+        roots: &[String],
+        allow_multiple_definition: bool,
+        cache_dir: Option<&std::path::Path>,
+    ) -> Resolver {
+        let mut r = Resolver {
+            objects: Vec::new(),
+            dsos: Vec::new(),
+            archives: Vec::new(),
+            fetched: Vec::new(),
+            symtab: SymbolTable::default(),
+            bitcode: Vec::new(),
+            comdats: HashMap::new(),
+            pending: VecDeque::new(),
+            duplicates: Vec::new(),
+            allow_multiple_definition,
+            cache_dir: cache_dir.map(Into::into),
+            adding_lto_object: false,
+        };
+        for root in roots {
+            let name: &'static [u8] = Box::leak(root.clone().into_bytes().into_boxed_slice());
+            let id = r.symtab.intern(name);
+            r.symtab.get_mut(id).has_strong_ref = true;
+        }
+        r
+    }
+
+    /// Loads every input in order, resolving symbols and fetching the archive members needed.
+    pub fn add_inputs(&mut self, inputs: Vec<InputFile>) -> Result<()> {
+        // Summaries of the bitcode named on the command line are built in parallel up front;
+        // archive members are summarized when fetched.
+        let bitcode: Vec<rld_lto::BitcodeInput> = inputs
+            .iter()
+            .filter_map(|f| match f {
+                InputFile::Bitcode { name, data } => Some(rld_lto::BitcodeInput { name, data }),
+                _ => None,
+            })
+            .collect();
+        let mut summaries = rld_lto::summarize_all(&bitcode, self.cache_dir.as_deref())
+            .map_err(|e| LinkError::Link(e.to_string()))?
+            .into_iter();
+        for input in inputs {
+            match input {
+                InputFile::Object { name, data } => self.add_object(name, data)?,
+                InputFile::Archive(archive) => self.add_archive(archive)?,
+                InputFile::Shared {
+                    name,
+                    soname,
+                    data,
+                    as_needed,
+                } => {
+                    let dso = SharedFile::parse(name, soname, data, as_needed)?;
+                    self.add_shared(dso);
+                }
+                InputFile::Bitcode { name, data } => {
+                    let summary = summaries.next().expect("one summary per bitcode input");
+                    self.add_bitcode(name, data, summary);
+                }
+            }
+            self.drain_fetches()?;
+        }
+        self.mark_dso_references();
+        Ok(())
+    }
+
+    /// Adds the object LTO produced: its definitions take the place of the bitcode ones, and
+    /// whatever bitcode definitions it no longer exports (internalized or dropped) are gone.
+    pub fn add_lto_object(&mut self, name: String, data: &'static [u8]) -> Result<()> {
+        self.adding_lto_object = true;
+        self.add_object(name, data)?;
+        self.adding_lto_object = false;
+        for sym in self.symtab.symbols.iter_mut() {
+            if let SymbolDef::Bitcode { .. } = sym.def {
+                sym.def = SymbolDef::Undefined;
+                sym.weak = true;
+            }
+        }
+        self.drain_fetches()?;
+        self.mark_dso_references();
+        Ok(())
+    }
+
+    pub fn finish(self) -> Result<Resolved> {
+        if !self.duplicates.is_empty() {
+            return Err(LinkError::Many(self.duplicates));
+        }
+        Ok(Resolved {
+            objects: self.objects,
+            dsos: self.dsos,
+            symtab: self.symtab,
+        })
+    }
+
+    fn add_bitcode(
+        &mut self,
+        name: String,
+        data: &'static [u8],
+        summary: rld_summaries::ModuleSummary,
+    ) {
+        use rld_summaries::{GlobalFlags, GlobalKind, Linkage, Visibility};
+        let module = self.bitcode.len() as u32;
+        for (i, g) in summary.globals.iter().enumerate() {
+            if g.linkage.is_local() || g.name.starts_with("llvm.") || g.name.is_empty() {
+                continue;
+            }
+            let sym_name: &'static [u8] = Box::leak(g.name.clone().into_bytes().into_boxed_slice());
+            let id = self.symtab.intern(sym_name);
+            let vis = match g.visibility {
+                Visibility::Default => elf::STV_DEFAULT,
+                Visibility::Hidden => elf::STV_HIDDEN,
+                Visibility::Protected => elf::STV_PROTECTED,
+            };
+            {
+                let sym = self.symtab.get_mut(id);
+                sym.visibility = merge_visibility(sym.visibility, vis);
+            }
+            let sym_type = if g.flags.contains(GlobalFlags::THREAD_LOCAL) {
+                elf::STT_TLS
+            } else if matches!(g.kind, GlobalKind::Function | GlobalKind::IFunc) {
+                elf::STT_FUNC
+            } else {
+                elf::STT_OBJECT
+            };
+            if g.flags.contains(GlobalFlags::DECLARATION) {
+                let weak = g.linkage == Linkage::ExternalWeak;
+                self.add_bitcode_reference(id, weak, sym_type);
+            } else if g.linkage != Linkage::AvailableExternally {
+                let def = SymbolDef::Bitcode {
+                    module,
+                    index: i as u32,
+                };
+                self.add_defined(id, def, g.linkage.is_weak_for_linker(), sym_type, 0, &name);
+            }
+        }
+        self.bitcode.push(BitcodeModule {
+            name,
+            data,
+            summary,
+        });
+    }
+
+    /// A reference from bitcode: it fetches archive members like any other, but does not
+    /// count as a native reference (LTO may still internalize or drop the target).
+    fn add_bitcode_reference(&mut self, id: SymbolId, weak: bool, sym_type: u8) {
+        let sym = self.symtab.get_mut(id);
+        if !weak {
+            sym.has_strong_ref = true;
+        }
+        match sym.def {
+            SymbolDef::Undefined if sym.sym_type == elf::STT_NOTYPE => sym.sym_type = sym_type,
+            SymbolDef::Lazy { archive, member } if !weak => self.fetch(archive, member),
+            _ => {}
+        }
+    }
     fn drain_fetches(&mut self) -> Result<()> {
         while let Some((a, m)) = self.pending.pop_front() {
             let member = &self.archives[a as usize].members[m as usize];
             let (name, data) = (member.name.clone(), member.data);
             if rld_lto::is_bitcode(data) {
-                return Err(LinkError::bad_input(
-                    name,
-                    "LLVM bitcode input needs LTO, which this build of rld does not have yet",
-                ));
+                let summary = rld_lto::summarize_all(
+                    &[rld_lto::BitcodeInput { name: &name, data }],
+                    self.cache_dir.as_deref(),
+                )
+                .map_err(|e| LinkError::Link(e.to_string()))?
+                .remove(0);
+                self.add_bitcode(name, data, summary);
+                continue;
             }
             self.add_object(name, data)?;
         }
@@ -327,6 +459,9 @@ impl Resolver {
             let name = obj.symbol_name(i);
             let id = self.symtab.intern(name);
             globals.push(id);
+            if !self.adding_lto_object {
+                self.symtab.get_mut(id).native_ref = true;
+            }
             let bind = esym.st_bind();
             let is_weak = bind == elf::STB_WEAK;
             let shndx = obj.symbol_section(i);
@@ -428,16 +563,25 @@ impl Resolver {
             | SymbolDef::Lazy { .. }
             | SymbolDef::Shared { .. }
             | SymbolDef::Synthetic => true,
+            // LTO's output object defines what the bitcode did.
+            SymbolDef::Bitcode { .. } if self.adding_lto_object => true,
             SymbolDef::Common { .. } => !weak,
-            SymbolDef::Defined { file: old, .. } => {
+            SymbolDef::Defined { .. } | SymbolDef::Bitcode { .. } => {
                 if sym.weak && !weak {
                     true
                 } else if !sym.weak && !weak {
                     if !self.allow_multiple_definition {
-                        let old_name = self
-                            .objects
-                            .get(old as usize)
-                            .map_or("?", |o| o.name.as_str());
+                        let old_name = match sym.def {
+                            SymbolDef::Defined { file, .. } => self
+                                .objects
+                                .get(file as usize)
+                                .map_or("?", |o| o.name.as_str()),
+                            SymbolDef::Bitcode { module, .. } => self
+                                .bitcode
+                                .get(module as usize)
+                                .map_or("?", |m| m.name.as_str()),
+                            _ => "?",
+                        };
                         self.duplicates.push(format!(
                             "duplicate symbol: {}\n>>> defined in {}\n>>> defined in {}",
                             sym.display_name(),
@@ -462,7 +606,7 @@ impl Resolver {
     /// Symbols that shared libraries leave undefined must be exported by an executable that
     /// defines them (e.g. a callback a library looks up by name).
     fn mark_dso_references(&mut self) {
-        for (d, dso) in self.dsos.iter_mut().enumerate() {
+        for dso in &self.dsos {
             for s in &dso.symbols {
                 if s.is_undefined {
                     if let Some(id) = self.symtab.lookup(s.name) {
@@ -470,7 +614,6 @@ impl Resolver {
                     }
                 }
             }
-            let _ = d;
         }
         for sym in &self.symtab.symbols {
             if let SymbolDef::Shared { dso, .. } = sym.def {

@@ -38,6 +38,10 @@ impl PendingOutput {
         }
     }
 
+    pub fn tmp_path(&self) -> &Path {
+        &self.tmp
+    }
+
     pub fn commit(mut self) -> Result<()> {
         std::fs::rename(&self.tmp, &self.dest).map_err(|e| LinkError::io(&self.dest, e))?;
         self.committed = true;

@@ -1,5 +1,17 @@
-//! The LLVM side of rld: recognizing bitcode inputs today; reading, summarizing,
-//! optimizing and compiling them once LTO lands.
+//! The LLVM side of rld: recognizing bitcode, summarizing modules, and the LTO backend that
+//! links the prevailing modules, applies the whole-program decisions, optimizes, and emits
+//! an ELF object for the linker.
+
+pub mod backend;
+pub mod error;
+pub mod ir;
+pub mod summarize;
+
+pub use backend::{compile, Action, LtoConfig};
+pub use error::LtoError;
+
+use rld_summaries::ModuleSummary;
+use std::path::Path;
 
 /// Magic of a raw LLVM bitcode file ("BC" 0xC0DE).
 const RAW_BITCODE_MAGIC: [u8; 4] = [0x42, 0x43, 0xC0, 0xDE];
@@ -9,6 +21,60 @@ const WRAPPER_MAGIC: [u8; 4] = [0xDE, 0xC0, 0x17, 0x0B];
 /// Whether `data` is LLVM bitcode, raw or inside the bitcode wrapper.
 pub fn is_bitcode(data: &[u8]) -> bool {
     data.starts_with(&RAW_BITCODE_MAGIC) || data.starts_with(&WRAPPER_MAGIC)
+}
+
+/// A bitcode input: its display name and its bytes.
+#[derive(Clone, Copy)]
+pub struct BitcodeInput<'a> {
+    pub name: &'a str,
+    pub data: &'a [u8],
+}
+
+/// Summarizes modules in parallel (one LLVM context each). With a cache directory,
+/// summaries are stored and found by a hash of the bitcode and the summary format version.
+pub fn summarize_all(
+    inputs: &[BitcodeInput],
+    cache_dir: Option<&Path>,
+) -> Result<Vec<ModuleSummary>, LtoError> {
+    use rayon::prelude::*;
+    inputs
+        .par_iter()
+        .map(|input| summarize_cached(input, cache_dir))
+        .collect()
+}
+
+fn summarize_cached(
+    input: &BitcodeInput,
+    cache_dir: Option<&Path>,
+) -> Result<ModuleSummary, LtoError> {
+    let Some(dir) = cache_dir else {
+        return summarize::summarize_bitcode(input.name, input.data);
+    };
+    let key = xxhash_rust::xxh3::xxh3_128(input.data);
+    let path = dir.join(format!(
+        "{key:032x}-v{}.rldsum",
+        rld_summaries::FORMAT_VERSION
+    ));
+    if let Ok(bytes) = std::fs::read(&path) {
+        let mut summary = rld_summaries::decode(&bytes).map_err(|source| LtoError::BadCache {
+            path: path.display().to_string(),
+            source,
+        })?;
+        // The cache is keyed by content; the name is this link's.
+        summary.module_id = input.name.to_string();
+        return Ok(summary);
+    }
+    let summary = summarize::summarize_bitcode(input.name, input.data)?;
+    let io = |source| LtoError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(io)?;
+    // Write then rename, so a concurrent or interrupted link never sees half an entry.
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, rld_summaries::encode(&summary)).map_err(io)?;
+    std::fs::rename(&tmp, &path).map_err(io)?;
+    Ok(summary)
 }
 
 #[cfg(test)]

@@ -19,6 +19,11 @@ pub enum InputFile {
         name: String,
         data: &'static [u8],
     },
+    /// LLVM bitcode (from `clang -flto`), compiled by the LTO backend.
+    Bitcode {
+        name: String,
+        data: &'static [u8],
+    },
     Archive(Archive),
     Shared {
         name: String,
@@ -134,12 +139,10 @@ impl Collector<'_> {
                 name: display,
                 data,
             }),
-            FileType::Bitcode => {
-                return Err(LinkError::bad_input(
-                    display,
-                    "LLVM bitcode input needs LTO, which this build of rld does not have yet",
-                ))
-            }
+            FileType::Bitcode => self.files.push(InputFile::Bitcode {
+                name: display,
+                data,
+            }),
             FileType::Archive => {
                 let archive = Archive::parse(display, path, data, state.whole_archive)?;
                 self.files.push(InputFile::Archive(archive));

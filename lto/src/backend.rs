@@ -1,0 +1,198 @@
+//! The LTO backend: reads the prevailing bitcode modules into one LLVM context, applies the
+//! combined index's decisions to each (drop, internalize, keep), links them into one module,
+//! runs LLVM's LTO pipeline and emits an ELF relocatable object in memory.
+
+use crate::error::LtoError;
+use crate::ir::module_globals;
+use crate::summarize::parse_module;
+use crate::BitcodeInput;
+use inkwell::context::Context;
+use inkwell::module::Module;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{
+    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetTriple,
+};
+use inkwell::OptimizationLevel;
+use rld_summaries::{GlobalKind, Linkage};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// What to do with one global of a module before it joins the merged module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Leave as it is.
+    Keep,
+    /// Live but needed by nothing outside the LTO unit: make it internal so the optimizer
+    /// may inline, specialize or delete it.
+    Internalize,
+    /// Dead, or a copy whose prevailing definition is elsewhere: keep only a declaration.
+    Drop,
+    /// A prevailing linkonce definition that must survive optimization (something outside
+    /// the LTO unit uses it): make it weak, which the optimizer may not discard.
+    KeepWeak,
+}
+
+#[derive(Debug, Clone)]
+pub struct LtoConfig {
+    /// LTO optimization level, 0..=3 (`--lto-O<n>`, `-plugin-opt=O<n>`).
+    pub opt_level: u8,
+    /// Position-independent code (PIE and shared outputs).
+    pub pic: bool,
+    /// `-plugin-opt=mcpu=`; x86-64 by default.
+    pub cpu: Option<String>,
+    /// `--save-temps`: the output path; intermediate files are written beside it.
+    pub save_temps: Option<PathBuf>,
+}
+
+fn codegen_level(level: u8) -> OptimizationLevel {
+    match level {
+        0 => OptimizationLevel::None,
+        1 => OptimizationLevel::Less,
+        2 => OptimizationLevel::Default,
+        _ => OptimizationLevel::Aggressive,
+    }
+}
+
+/// Links, optimizes and compiles the modules; `actions[i]` is parallel to the globals of
+/// module `i` (in `ir::module_globals` order, as in its summary).
+pub fn compile(
+    inputs: &[BitcodeInput],
+    actions: &[Vec<Action>],
+    cfg: &LtoConfig,
+) -> Result<Vec<u8>, LtoError> {
+    Target::initialize_x86(&InitializationConfig::default());
+    let ctx = Context::create();
+    let mut merged: Option<Module> = None;
+    // Linkage changes wait until every module is linked: an internal definition would no
+    // longer satisfy the other modules' external declarations of the same name.
+    let mut after_link: HashMap<String, Action> = HashMap::new();
+    for (input, acts) in inputs.iter().zip(actions) {
+        let module = parse_module(&ctx, input.name, input.data)?;
+        drop_globals(&module, acts, &mut after_link);
+        match &merged {
+            None => merged = Some(module),
+            Some(dest) => dest.link_in_module(module).map_err(|e| {
+                LtoError::Llvm(format!("linking {}: {}", input.name, e.to_string().trim()))
+            })?,
+        }
+    }
+    let Some(module) = merged else {
+        return Err(LtoError::Llvm("no bitcode modules to compile".into()));
+    };
+    for g in module_globals(module.as_mut_ptr()) {
+        if let Some(&action) = after_link.get(&g.name()) {
+            change_linkage(g, action);
+        }
+    }
+    let triple = {
+        let t = module.get_triple();
+        if t.as_str().to_bytes().is_empty() {
+            TargetTriple::create("x86_64-pc-linux-gnu")
+        } else {
+            t
+        }
+    };
+    let target = Target::from_triple(&triple).map_err(|e| LtoError::Llvm(e.to_string()))?;
+    let level = codegen_level(cfg.opt_level);
+    let reloc = if cfg.pic {
+        RelocMode::PIC
+    } else {
+        RelocMode::Static
+    };
+    let cpu = cfg.cpu.as_deref().unwrap_or("x86-64");
+    let tm = target
+        .create_target_machine(&triple, cpu, "", level, reloc, CodeModel::Default)
+        .ok_or_else(|| LtoError::Llvm(format!("cannot create a target machine for {cpu}")))?;
+
+    save_temp(cfg, "0.0.preopt.bc", |p| module.write_bitcode_to_path(p))?;
+    let pipeline = if cfg.opt_level == 0 {
+        "default<O0>".to_string()
+    } else {
+        format!("lto<O{}>", cfg.opt_level.min(3))
+    };
+    module
+        .run_passes(&pipeline, &tm, PassBuilderOptions::create())
+        .map_err(|e| LtoError::Llvm(format!("optimization failed: {}", e.to_string().trim())))?;
+    save_temp(cfg, "0.4.opt.bc", |p| module.write_bitcode_to_path(p))?;
+    let object = tm
+        .write_to_memory_buffer(&module, FileType::Object)
+        .map_err(|e| LtoError::Llvm(format!("code generation failed: {}", e.to_string().trim())))?;
+    let bytes = object.as_slice().to_vec();
+    save_temp(cfg, "lto.o", |p| std::fs::write(p, &bytes).is_ok())?;
+    Ok(bytes)
+}
+
+fn save_temp(
+    cfg: &LtoConfig,
+    suffix: &str,
+    write: impl FnOnce(&std::path::Path) -> bool,
+) -> Result<(), LtoError> {
+    let Some(out) = &cfg.save_temps else {
+        return Ok(());
+    };
+    let mut name = out.as_os_str().to_owned();
+    name.push(".");
+    name.push(suffix);
+    let path = PathBuf::from(name);
+    if write(&path) {
+        Ok(())
+    } else {
+        Err(LtoError::Io {
+            path: path.display().to_string(),
+            source: std::io::Error::other("cannot write --save-temps file"),
+        })
+    }
+}
+
+/// Turns the dropped globals of one module into declarations, and notes the linkage
+/// changes to make once all modules are linked.
+fn drop_globals(module: &Module, actions: &[Action], after_link: &mut HashMap<String, Action>) {
+    let globals = module_globals(module.as_mut_ptr());
+    for (&g, &action) in globals.iter().zip(actions) {
+        match action {
+            Action::Keep => {}
+            Action::Drop => match g.global_kind() {
+                Some(GlobalKind::Function) if !g.is_declaration() => {
+                    g.delete_body();
+                    g.clear_comdat();
+                    g.set_linkage(Linkage::External);
+                }
+                Some(GlobalKind::Variable) if !g.is_declaration() => {
+                    g.remove_initializer();
+                    g.clear_comdat();
+                    g.set_linkage(Linkage::External);
+                }
+                // An alias cannot become a declaration; internal, it goes away with its
+                // last use.
+                Some(GlobalKind::Alias) => {
+                    g.set_linkage(Linkage::Internal);
+                    g.set_default_visibility();
+                }
+                _ => {}
+            },
+            Action::Internalize | Action::KeepWeak => {
+                if !g.is_declaration() {
+                    after_link.insert(g.name(), action);
+                }
+            }
+        }
+    }
+}
+
+fn change_linkage(g: crate::ir::Value, action: Action) {
+    match action {
+        Action::Internalize => {
+            g.set_linkage(Linkage::Internal);
+            g.set_default_visibility();
+            if g.global_kind() != Some(GlobalKind::Alias) {
+                g.clear_comdat();
+            }
+        }
+        Action::KeepWeak => match g.linkage() {
+            Linkage::LinkOnceODR => g.set_linkage(Linkage::WeakODR),
+            Linkage::LinkOnceAny => g.set_linkage(Linkage::WeakAny),
+            _ => {}
+        },
+        Action::Keep | Action::Drop => {}
+    }
+}

@@ -1,0 +1,19 @@
+//! Errors of the LTO side, each naming the file at fault.
+
+#[derive(Debug, thiserror::Error)]
+pub enum LtoError {
+    #[error("{file}: invalid LLVM bitcode: {msg}")]
+    BadBitcode { file: String, msg: String },
+    #[error("{path}: corrupt cached summary ({source}); delete the cache directory entry")]
+    BadCache {
+        path: String,
+        source: rld_summaries::SummaryError,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("LTO: {0}")]
+    Llvm(String),
+}

@@ -1,0 +1,348 @@
+//! A thin, safe view of the LLVM IR that summaries and the backend need, over the LLVM-C API.
+//!
+//! inkwell covers modules, passes and code generation but not everything a linker asks of
+//! IR (linkage of aliases, constant-expression operands, debug locations of globals), so
+//! this module talks to `llvm_sys` directly. It is the only place in rld with LLVM FFI.
+//! Every `Value` is only used while the module it belongs to is alive: the callers hold an
+//! inkwell `Module` for the duration.
+
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::{LLVMLinkage, LLVMOpcode, LLVMUnnamedAddr, LLVMVisibility};
+use rld_summaries::{DebugLoc, GlobalKind, Linkage, Visibility};
+
+/// An LLVM value owned by a live module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Value(LLVMValueRef);
+
+fn cstr_to_string(ptr: *const libc_char, len: usize) -> String {
+    if ptr.is_null() {
+        return String::new();
+    }
+    // SAFETY: LLVM returned a pointer to `len` bytes that live as long as the value.
+    let bytes = unsafe { std::slice::from_raw_parts(ptr as *const u8, len) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[allow(non_camel_case_types)]
+type libc_char = std::ffi::c_char;
+
+/// Globals of a module in a fixed order (functions, variables, aliases, ifuncs): summaries
+/// and the backend index globals the same way because both use this.
+pub fn module_globals(module: LLVMModuleRef) -> Vec<Value> {
+    let mut out = Vec::new();
+    // SAFETY: iterating the global lists of a live module; each call returns the next
+    // element or null.
+    unsafe {
+        let mut f = LLVMGetFirstFunction(module);
+        while !f.is_null() {
+            out.push(Value(f));
+            f = LLVMGetNextFunction(f);
+        }
+        let mut g = LLVMGetFirstGlobal(module);
+        while !g.is_null() {
+            out.push(Value(g));
+            g = LLVMGetNextGlobal(g);
+        }
+        let mut a = LLVMGetFirstGlobalAlias(module);
+        while !a.is_null() {
+            out.push(Value(a));
+            a = LLVMGetNextGlobalAlias(a);
+        }
+        let mut i = LLVMGetFirstGlobalIFunc(module);
+        while !i.is_null() {
+            out.push(Value(i));
+            i = LLVMGetNextGlobalIFunc(i);
+        }
+    }
+    out
+}
+
+impl Value {
+    pub fn raw(self) -> LLVMValueRef {
+        self.0
+    }
+
+    pub fn name(self) -> String {
+        let mut len = 0usize;
+        // SAFETY: `self` is a live value; LLVM returns its name and length.
+        let ptr = unsafe { LLVMGetValueName2(self.0, &mut len) };
+        cstr_to_string(ptr, len)
+    }
+
+    pub fn global_kind(self) -> Option<GlobalKind> {
+        // SAFETY: LLVMIsA* only inspect the value's class.
+        unsafe {
+            if !LLVMIsAFunction(self.0).is_null() {
+                Some(GlobalKind::Function)
+            } else if !LLVMIsAGlobalVariable(self.0).is_null() {
+                Some(GlobalKind::Variable)
+            } else if !LLVMIsAGlobalAlias(self.0).is_null() {
+                Some(GlobalKind::Alias)
+            } else if !LLVMIsAGlobalIFunc(self.0).is_null() {
+                Some(GlobalKind::IFunc)
+            } else {
+                None
+            }
+        }
+    }
+
+    pub fn is_global_value(self) -> bool {
+        // SAFETY: class check on a live value.
+        unsafe { !LLVMIsAGlobalValue(self.0).is_null() }
+    }
+
+    pub fn is_function(self) -> bool {
+        // SAFETY: class check on a live value.
+        unsafe { !LLVMIsAFunction(self.0).is_null() }
+    }
+
+    pub fn is_constant(self) -> bool {
+        // SAFETY: class check on a live value.
+        unsafe { !LLVMIsAConstant(self.0).is_null() }
+    }
+
+    pub fn is_constant_expr(self) -> bool {
+        // SAFETY: class check on a live value.
+        unsafe { !LLVMIsAConstantExpr(self.0).is_null() }
+    }
+
+    pub fn linkage(self) -> Linkage {
+        // SAFETY: `self` is a global value (callers only ask globals).
+        match unsafe { LLVMGetLinkage(self.0) } {
+            LLVMLinkage::LLVMAvailableExternallyLinkage => Linkage::AvailableExternally,
+            LLVMLinkage::LLVMLinkOnceAnyLinkage => Linkage::LinkOnceAny,
+            LLVMLinkage::LLVMLinkOnceODRLinkage => Linkage::LinkOnceODR,
+            LLVMLinkage::LLVMWeakAnyLinkage => Linkage::WeakAny,
+            LLVMLinkage::LLVMWeakODRLinkage => Linkage::WeakODR,
+            LLVMLinkage::LLVMAppendingLinkage => Linkage::Appending,
+            LLVMLinkage::LLVMInternalLinkage => Linkage::Internal,
+            LLVMLinkage::LLVMPrivateLinkage => Linkage::Private,
+            LLVMLinkage::LLVMExternalWeakLinkage => Linkage::ExternalWeak,
+            LLVMLinkage::LLVMCommonLinkage => Linkage::Common,
+            _ => Linkage::External,
+        }
+    }
+
+    pub fn set_linkage(self, linkage: Linkage) {
+        let l = match linkage {
+            Linkage::External => LLVMLinkage::LLVMExternalLinkage,
+            Linkage::AvailableExternally => LLVMLinkage::LLVMAvailableExternallyLinkage,
+            Linkage::LinkOnceAny => LLVMLinkage::LLVMLinkOnceAnyLinkage,
+            Linkage::LinkOnceODR => LLVMLinkage::LLVMLinkOnceODRLinkage,
+            Linkage::WeakAny => LLVMLinkage::LLVMWeakAnyLinkage,
+            Linkage::WeakODR => LLVMLinkage::LLVMWeakODRLinkage,
+            Linkage::Appending => LLVMLinkage::LLVMAppendingLinkage,
+            Linkage::Internal => LLVMLinkage::LLVMInternalLinkage,
+            Linkage::Private => LLVMLinkage::LLVMPrivateLinkage,
+            Linkage::ExternalWeak => LLVMLinkage::LLVMExternalWeakLinkage,
+            Linkage::Common => LLVMLinkage::LLVMCommonLinkage,
+        };
+        // SAFETY: `self` is a global value of a live module.
+        unsafe { LLVMSetLinkage(self.0, l) }
+    }
+
+    pub fn visibility(self) -> Visibility {
+        // SAFETY: `self` is a global value.
+        match unsafe { LLVMGetVisibility(self.0) } {
+            LLVMVisibility::LLVMHiddenVisibility => Visibility::Hidden,
+            LLVMVisibility::LLVMProtectedVisibility => Visibility::Protected,
+            LLVMVisibility::LLVMDefaultVisibility => Visibility::Default,
+        }
+    }
+
+    pub fn set_default_visibility(self) {
+        // SAFETY: `self` is a global value.
+        unsafe { LLVMSetVisibility(self.0, LLVMVisibility::LLVMDefaultVisibility) }
+    }
+
+    pub fn is_declaration(self) -> bool {
+        // SAFETY: `self` is a global value.
+        unsafe { LLVMIsDeclaration(self.0) != 0 }
+    }
+
+    pub fn is_thread_local(self) -> bool {
+        // SAFETY: only asked of global variables.
+        LLVMIsAGlobalVariableSafe(self) && unsafe { LLVMIsThreadLocal(self.0) != 0 }
+    }
+
+    pub fn is_global_constant(self) -> bool {
+        // SAFETY: only asked of global variables.
+        LLVMIsAGlobalVariableSafe(self) && unsafe { LLVMIsGlobalConstant(self.0) != 0 }
+    }
+
+    pub fn section(self) -> Option<String> {
+        // SAFETY: `self` is a global value; the result is a NUL-terminated string or null.
+        let ptr = unsafe { LLVMGetSection(self.0) };
+        if ptr.is_null() {
+            return None;
+        }
+        // SAFETY: non-null, NUL-terminated, owned by the value.
+        let s = unsafe { std::ffi::CStr::from_ptr(ptr) }
+            .to_string_lossy()
+            .into_owned();
+        (!s.is_empty()).then_some(s)
+    }
+
+    pub fn has_comdat(self) -> bool {
+        // SAFETY: `self` is a global object or alias.
+        unsafe { !inkwell::llvm_sys::comdat::LLVMGetComdat(self.0).is_null() }
+    }
+
+    pub fn has_unnamed_addr(self) -> bool {
+        // SAFETY: `self` is a global value.
+        unsafe { LLVMGetUnnamedAddress(self.0) != LLVMUnnamedAddr::LLVMNoUnnamedAddr }
+    }
+
+    pub fn initializer(self) -> Option<Value> {
+        if !LLVMIsAGlobalVariableSafe(self) {
+            return None;
+        }
+        // SAFETY: `self` is a global variable.
+        let init = unsafe { LLVMGetInitializer(self.0) };
+        (!init.is_null()).then_some(Value(init))
+    }
+
+    pub fn aliasee(self) -> Option<Value> {
+        // SAFETY: class check, then the aliasee of an alias.
+        unsafe {
+            if LLVMIsAGlobalAlias(self.0).is_null() {
+                return None;
+            }
+            let a = LLVMAliasGetAliasee(self.0);
+            (!a.is_null()).then_some(Value(a))
+        }
+    }
+
+    pub fn operands(self) -> Vec<Value> {
+        // SAFETY: user values have `n` operands; metadata operands are skipped by LLVM-C.
+        unsafe {
+            if LLVMIsAUser(self.0).is_null() {
+                return Vec::new();
+            }
+            let n = LLVMGetNumOperands(self.0);
+            (0..n.max(0) as u32)
+                .map(|i| LLVMGetOperand(self.0, i))
+                .filter(|v| !v.is_null())
+                .map(Value)
+                .collect()
+        }
+    }
+
+    /// Strips bitcasts and address-space casts of constants (`bitcast (@f to i8*)`).
+    pub fn strip_casts(self) -> Value {
+        let mut v = self;
+        for _ in 0..8 {
+            if !v.is_constant_expr() {
+                break;
+            }
+            // SAFETY: `v` is a constant expression.
+            let op = unsafe { LLVMGetConstOpcode(v.0) };
+            if matches!(op, LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast) {
+                v = v.operands()[0];
+            } else {
+                break;
+            }
+        }
+        v
+    }
+
+    /// Instructions of a function, in order.
+    pub fn instructions(self) -> Vec<Value> {
+        let mut out = Vec::new();
+        // SAFETY: walking the basic blocks and instructions of a live function.
+        unsafe {
+            let mut bb = LLVMGetFirstBasicBlock(self.0);
+            while !bb.is_null() {
+                let mut i = LLVMGetFirstInstruction(bb);
+                while !i.is_null() {
+                    out.push(Value(i));
+                    i = LLVMGetNextInstruction(i);
+                }
+                bb = LLVMGetNextBasicBlock(bb);
+            }
+        }
+        out
+    }
+
+    /// For a call or invoke: the called operand.
+    pub fn called_value(self) -> Option<Value> {
+        // SAFETY: class checks, then the callee of a call-like instruction.
+        unsafe {
+            if LLVMIsACallInst(self.0).is_null() && LLVMIsAInvokeInst(self.0).is_null() {
+                return None;
+            }
+            Some(Value(LLVMGetCalledValue(self.0)))
+        }
+    }
+
+    pub fn is_inline_asm(self) -> bool {
+        // SAFETY: class check.
+        unsafe { !LLVMIsAInlineAsm(self.0).is_null() }
+    }
+
+    /// Source location: a function's DISubprogram, a global variable's debug info, or an
+    /// instruction's !dbg; None without debug info.
+    pub fn debug_loc(self) -> Option<DebugLoc> {
+        // SAFETY: LLVM-C accepts instructions, functions and global variables here and
+        // returns 0/null when there is no location.
+        unsafe {
+            let mut len = 0u32;
+            let file = LLVMGetDebugLocFilename(self.0, &mut len);
+            if file.is_null() || len == 0 {
+                return None;
+            }
+            let file = cstr_to_string(file, len as usize);
+            let line = LLVMGetDebugLocLine(self.0);
+            let column = if LLVMIsAInstruction(self.0).is_null() {
+                0
+            } else {
+                LLVMGetDebugLocColumn(self.0)
+            };
+            Some(DebugLoc { file, line, column })
+        }
+    }
+
+    /// Integer value of a ConstantInt (priorities in llvm.global_ctors).
+    pub fn const_int(self) -> Option<u64> {
+        // SAFETY: class check, then the value of a ConstantInt.
+        unsafe {
+            if LLVMIsAConstantInt(self.0).is_null() {
+                return None;
+            }
+            Some(LLVMConstIntGetZExtValue(self.0))
+        }
+    }
+
+    /// Turns a function definition into a declaration (its body is deleted).
+    pub fn delete_body(self) {
+        // SAFETY: deleting the basic blocks of a function we own; no other reference to
+        // them is held.
+        unsafe {
+            let mut bb = LLVMGetFirstBasicBlock(self.0);
+            while !bb.is_null() {
+                let next = LLVMGetNextBasicBlock(bb);
+                LLVMDeleteBasicBlock(bb);
+                bb = next;
+            }
+        }
+    }
+
+    /// Takes a global object out of its COMDAT (declarations may not be in one).
+    pub fn clear_comdat(self) {
+        // SAFETY: a null comdat removes the global from its group.
+        unsafe { inkwell::llvm_sys::comdat::LLVMSetComdat(self.0, std::ptr::null_mut()) }
+    }
+
+    /// Turns a global variable definition into a declaration.
+    pub fn remove_initializer(self) {
+        // SAFETY: a null initializer makes the variable a declaration.
+        unsafe { LLVMSetInitializer(self.0, std::ptr::null_mut()) }
+    }
+}
+
+#[allow(non_snake_case)]
+fn LLVMIsAGlobalVariableSafe(v: Value) -> bool {
+    // SAFETY: class check on a live value.
+    unsafe { !LLVMIsAGlobalVariable(v.0).is_null() }
+}

@@ -1,0 +1,252 @@
+//! Building a module summary from bitcode: every global with its linkage, visibility and
+//! flags, what it references and calls, constructors, and the call sites and initializer
+//! pointers the whole-program analyses start from.
+//!
+//! Each module is read in its own LLVM context, so modules are summarized in parallel.
+
+use crate::error::LtoError;
+use crate::ir::{module_globals, Value};
+use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
+use inkwell::module::Module;
+use rld_summaries::{
+    CallSite, Callee, GlobalFlags, GlobalKind, GlobalSummary, ModuleSummary, Structor,
+};
+use std::collections::HashMap;
+
+/// Parses bitcode into a module of `ctx`, naming the file in errors.
+pub fn parse_module<'c>(ctx: &'c Context, name: &str, data: &[u8]) -> Result<Module<'c>, LtoError> {
+    let buf = MemoryBuffer::create_from_memory_range_copy(data, name);
+    Module::parse_bitcode_from_buffer(&buf, ctx).map_err(|e| LtoError::BadBitcode {
+        file: name.to_string(),
+        msg: e.to_string().trim().to_string(),
+    })
+}
+
+/// Reads one bitcode file and summarizes it.
+pub fn summarize_bitcode(name: &str, data: &[u8]) -> Result<ModuleSummary, LtoError> {
+    let ctx = Context::create();
+    let module = parse_module(&ctx, name, data)?;
+    Ok(summarize_module(name, &module))
+}
+
+struct Builder {
+    index: HashMap<Value, u32>,
+    summary: ModuleSummary,
+    values: HashMap<Value, u32>,
+}
+
+impl Builder {
+    /// Globals a constant (an initializer, an operand) refers to, through constant
+    /// expressions and aggregates.
+    fn constant_refs(&self, v: Value, out: &mut Vec<u32>, depth: u32) {
+        if depth > 64 {
+            return;
+        }
+        if let Some(&i) = self.index.get(&v) {
+            out.push(i);
+            return;
+        }
+        if v.is_global_value() || !v.is_constant() {
+            return;
+        }
+        for op in v.operands() {
+            self.constant_refs(op, out, depth + 1);
+        }
+    }
+
+    fn value_id(&mut self, v: Value) -> u32 {
+        let next = self.values.len() as u32;
+        *self.values.entry(v).or_insert(next)
+    }
+}
+
+pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
+    let globals = module_globals(module.as_mut_ptr());
+    let index: HashMap<Value, u32> = globals
+        .iter()
+        .enumerate()
+        .map(|(i, &g)| (g, i as u32))
+        .collect();
+    let mut b = Builder {
+        index,
+        summary: ModuleSummary {
+            module_id: module_id.to_string(),
+            source_file: module.get_source_file_name().to_string_lossy().into_owned(),
+            ..Default::default()
+        },
+        values: HashMap::new(),
+    };
+    for &g in &globals {
+        b.summary.globals.push(describe(g));
+    }
+    let mut address_taken = vec![false; globals.len()];
+    for (gi, &g) in globals.iter().enumerate() {
+        let mut refs = Vec::new();
+        let mut calls = Vec::new();
+        match g.global_kind() {
+            Some(GlobalKind::Function) if !g.is_declaration() => {
+                for inst in g.instructions() {
+                    let callee = inst.called_value();
+                    if let Some(c) = callee {
+                        let target = c.strip_casts();
+                        let site = match b.index.get(&target) {
+                            Some(&t) if target.is_function() => {
+                                calls.push(t);
+                                Callee::Direct(t)
+                            }
+                            _ if c.is_inline_asm() => Callee::Indirect(u32::MAX),
+                            _ => Callee::Indirect(b.value_id(c)),
+                        };
+                        if site != Callee::Indirect(u32::MAX) {
+                            let id = b.summary.call_sites.len() as u32;
+                            b.summary.call_sites.push(CallSite {
+                                id,
+                                caller: gi as u32,
+                                callee: site,
+                                debug_loc: inst.debug_loc(),
+                            });
+                        }
+                    }
+                    for op in inst.operands() {
+                        if Some(op) == callee {
+                            continue;
+                        }
+                        let before = refs.len();
+                        b.constant_refs(op, &mut refs, 0);
+                        for &r in &refs[before..] {
+                            address_taken[r as usize] = true;
+                        }
+                    }
+                }
+            }
+            Some(GlobalKind::Variable) => {
+                if let Some(init) = g.initializer() {
+                    b.constant_refs(init, &mut refs, 0);
+                    for &r in &refs {
+                        address_taken[r as usize] = true;
+                    }
+                }
+            }
+            Some(GlobalKind::Alias) | Some(GlobalKind::IFunc) => {
+                let target = g.aliasee().or_else(|| g.operands().first().copied());
+                if let Some(t) = target {
+                    b.constant_refs(t.strip_casts(), &mut refs, 0);
+                    if g.global_kind() == Some(GlobalKind::Alias) {
+                        b.summary.globals[gi].aliasee = refs.first().copied();
+                    }
+                }
+            }
+            _ => {}
+        }
+        refs.sort_unstable();
+        refs.dedup();
+        calls.sort_unstable();
+        calls.dedup();
+        let s = &mut b.summary.globals[gi];
+        s.refs = refs;
+        s.calls = calls;
+    }
+    for (i, taken) in address_taken.into_iter().enumerate() {
+        if taken {
+            b.summary.globals[i]
+                .flags
+                .insert(GlobalFlags::ADDRESS_TAKEN);
+        }
+    }
+    special_globals(&mut b, &globals);
+    b.summary.value_count = b.values.len() as u32;
+    b.summary
+}
+
+fn describe(g: Value) -> GlobalSummary {
+    let kind = g.global_kind().unwrap_or(GlobalKind::Variable);
+    let mut flags = GlobalFlags::default();
+    if g.is_declaration() {
+        flags.insert(GlobalFlags::DECLARATION);
+    }
+    if g.is_thread_local() {
+        flags.insert(GlobalFlags::THREAD_LOCAL);
+    }
+    if g.is_global_constant() {
+        flags.insert(GlobalFlags::CONSTANT);
+    }
+    let section = if kind == GlobalKind::Alias {
+        None
+    } else {
+        g.section()
+    };
+    if section.is_some() {
+        flags.insert(GlobalFlags::EXPLICIT_SECTION);
+    }
+    if kind != GlobalKind::Alias && kind != GlobalKind::IFunc && g.has_comdat() {
+        flags.insert(GlobalFlags::IN_COMDAT);
+    }
+    if g.has_unnamed_addr() {
+        flags.insert(GlobalFlags::UNNAMED_ADDR);
+    }
+    let debug_loc = if matches!(kind, GlobalKind::Function | GlobalKind::Variable) {
+        g.debug_loc()
+    } else {
+        None
+    };
+    GlobalSummary {
+        name: g.name(),
+        kind,
+        linkage: g.linkage(),
+        visibility: g.visibility(),
+        flags,
+        section,
+        comdat: None,
+        refs: Vec::new(),
+        calls: Vec::new(),
+        aliasee: None,
+        debug_loc,
+    }
+}
+
+/// llvm.used / llvm.compiler.used mark their members; llvm.global_ctors/dtors list the
+/// constructors the linked program runs.
+fn special_globals(b: &mut Builder, globals: &[Value]) {
+    for &g in globals {
+        let name = g.name();
+        let Some(init) = g.initializer() else {
+            continue;
+        };
+        match name.as_str() {
+            "llvm.used" | "llvm.compiler.used" => {
+                let flag = if name == "llvm.used" {
+                    GlobalFlags::USED
+                } else {
+                    GlobalFlags::COMPILER_USED
+                };
+                for elem in init.operands() {
+                    if let Some(&i) = b.index.get(&elem.strip_casts()) {
+                        b.summary.globals[i as usize].flags.insert(flag);
+                    }
+                }
+            }
+            "llvm.global_ctors" | "llvm.global_dtors" => {
+                for entry in init.operands() {
+                    let fields = entry.operands();
+                    let (Some(prio), Some(func)) = (fields.first(), fields.get(1)) else {
+                        continue;
+                    };
+                    let Some(&f) = b.index.get(&func.strip_casts()) else {
+                        continue;
+                    };
+                    let s = Structor {
+                        priority: prio.const_int().unwrap_or(65535) as u32,
+                        function: f,
+                    };
+                    if name == "llvm.global_ctors" {
+                        b.summary.ctors.push(s);
+                    } else {
+                        b.summary.dtors.push(s);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,353 @@
+//! The module-summary model: what rld needs to know about one bitcode module to reason about
+//! the whole program without loading its IR.
+//!
+//! A summary is filled from LLVM IR by `lto/` and is read by the whole-program analyses here.
+//! Everything inside one summary is numbered: globals by their position in
+//! [`ModuleSummary::globals`], call sites by their position in [`ModuleSummary::call_sites`],
+//! SSA values by a module-wide [`ValueId`]. Numbers never cross modules; the combined index
+//! ([`crate::index`]) joins modules by symbol name, the way the linker does.
+
+/// What a global value is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GlobalKind {
+    Function,
+    Variable,
+    Alias,
+    IFunc,
+}
+
+impl GlobalKind {
+    /// Lower-case name, as `dump` prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            GlobalKind::Function => "function",
+            GlobalKind::Variable => "variable",
+            GlobalKind::Alias => "alias",
+            GlobalKind::IFunc => "ifunc",
+        }
+    }
+}
+
+/// LLVM's linkage types (llvm/IR/GlobalValue.h), one for one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Linkage {
+    External,
+    AvailableExternally,
+    LinkOnceAny,
+    LinkOnceODR,
+    WeakAny,
+    WeakODR,
+    Appending,
+    Internal,
+    Private,
+    ExternalWeak,
+    Common,
+}
+
+impl Linkage {
+    /// Invisible outside its module: the linker never resolves it against anything else.
+    pub fn is_local(self) -> bool {
+        matches!(self, Linkage::Internal | Linkage::Private)
+    }
+
+    /// The linker may pick another definition of the same name instead of this one.
+    pub fn is_weak_for_linker(self) -> bool {
+        matches!(
+            self,
+            Linkage::LinkOnceAny
+                | Linkage::LinkOnceODR
+                | Linkage::WeakAny
+                | Linkage::WeakODR
+                | Linkage::Common
+                | Linkage::ExternalWeak
+        )
+    }
+
+    /// Every definition of the name is equivalent (the one-definition rule), so any copy may
+    /// stand for the one the linker picks.
+    pub fn is_odr(self) -> bool {
+        matches!(self, Linkage::LinkOnceODR | Linkage::WeakODR)
+    }
+
+    /// Another, different, definition may replace this one at link time, so its body says
+    /// nothing reliable about the program.
+    pub fn is_interposable(self) -> bool {
+        matches!(
+            self,
+            Linkage::LinkOnceAny | Linkage::WeakAny | Linkage::ExternalWeak | Linkage::Common
+        )
+    }
+
+    /// LLVM's IR spelling (`linkonce_odr`, ...), as `dump` prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Linkage::External => "external",
+            Linkage::AvailableExternally => "available_externally",
+            Linkage::LinkOnceAny => "linkonce",
+            Linkage::LinkOnceODR => "linkonce_odr",
+            Linkage::WeakAny => "weak",
+            Linkage::WeakODR => "weak_odr",
+            Linkage::Appending => "appending",
+            Linkage::Internal => "internal",
+            Linkage::Private => "private",
+            Linkage::ExternalWeak => "extern_weak",
+            Linkage::Common => "common",
+        }
+    }
+}
+
+/// ELF symbol visibility.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Visibility {
+    Default,
+    Hidden,
+    Protected,
+}
+
+impl Visibility {
+    /// Lower-case name, as `dump` prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Visibility::Default => "default",
+            Visibility::Hidden => "hidden",
+            Visibility::Protected => "protected",
+        }
+    }
+}
+
+/// Boolean properties of a global, as a bit set (the constants below).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct GlobalFlags(pub u32);
+
+impl GlobalFlags {
+    /// No body or initializer in this module.
+    pub const DECLARATION: u32 = 1;
+    pub const DSO_LOCAL: u32 = 2;
+    pub const THREAD_LOCAL: u32 = 4;
+    /// A variable that is never written (`constant` in IR).
+    pub const CONSTANT: u32 = 8;
+    /// Its address is used other than as a direct callee.
+    pub const ADDRESS_TAKEN: u32 = 16;
+    pub const EXPLICIT_SECTION: u32 = 32;
+    /// Listed in `llvm.used`: must be kept even if nothing references it.
+    pub const USED: u32 = 64;
+    /// Listed in `llvm.compiler.used`.
+    pub const COMPILER_USED: u32 = 128;
+    /// `unnamed_addr`: its address is not significant, only its contents.
+    pub const UNNAMED_ADDR: u32 = 256;
+    pub const IN_COMDAT: u32 = 512;
+
+    /// Every flag with its `dump` name, in bit order.
+    pub const NAMES: [(u32, &'static str); 10] = [
+        (Self::DECLARATION, "declaration"),
+        (Self::DSO_LOCAL, "dso_local"),
+        (Self::THREAD_LOCAL, "thread_local"),
+        (Self::CONSTANT, "constant"),
+        (Self::ADDRESS_TAKEN, "address_taken"),
+        (Self::EXPLICIT_SECTION, "explicit_section"),
+        (Self::USED, "used"),
+        (Self::COMPILER_USED, "compiler_used"),
+        (Self::UNNAMED_ADDR, "unnamed_addr"),
+        (Self::IN_COMDAT, "in_comdat"),
+    ];
+
+    /// Whether every bit of `f` is set.
+    pub fn contains(self, f: u32) -> bool {
+        self.0 & f == f
+    }
+
+    pub fn insert(&mut self, f: u32) {
+        self.0 |= f;
+    }
+}
+
+/// A source position, from the debug info.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DebugLoc {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// One global value (function, variable, alias, ifunc) of a module, defined or declared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GlobalSummary {
+    pub name: String,
+    pub kind: GlobalKind,
+    pub linkage: Linkage,
+    pub visibility: Visibility,
+    pub flags: GlobalFlags,
+    pub section: Option<String>,
+    pub comdat: Option<String>,
+    /// Globals referenced (address taken / loaded / stored, also from initializers): indices
+    /// into the module's `globals`.
+    pub refs: Vec<u32>,
+    /// Globals called directly.
+    pub calls: Vec<u32>,
+    /// An alias's aliasee; an ifunc's resolver function. The dead-symbol analysis follows both
+    /// the same way: they are what the alias or ifunc is made of.
+    pub aliasee: Option<u32>,
+    /// Location of the definition (functions: DISubprogram), when compiled with -g.
+    pub debug_loc: Option<DebugLoc>,
+}
+
+impl GlobalSummary {
+    /// No body or initializer here. `extern_weak` is always a declaration in LLVM, whatever
+    /// the flags say.
+    pub fn is_declaration(&self) -> bool {
+        self.flags.contains(GlobalFlags::DECLARATION) || self.linkage == Linkage::ExternalWeak
+    }
+
+    pub fn is_definition(&self) -> bool {
+        !self.is_declaration()
+    }
+}
+
+/// An entry of `llvm.global_ctors` or `llvm.global_dtors`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Structor {
+    pub priority: u32,
+    /// Index into the module's `globals`.
+    pub function: u32,
+}
+
+/// Module-wide numbering of SSA values the value-flow facts talk about.
+pub type ValueId = u32;
+
+/// What a call site calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Callee {
+    /// A global, by index into the module's `globals`.
+    Direct(u32),
+    /// Through a pointer value.
+    Indirect(ValueId),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallSite {
+    /// Stable within the module: the call site's index in `call_sites`.
+    pub id: u32,
+    /// The calling function, by index into `globals`.
+    pub caller: u32,
+    pub callee: Callee,
+    pub debug_loc: Option<DebugLoc>,
+}
+
+/// A pointer to `target` stored at byte `offset` of `global`'s constant initializer (dispatch
+/// tables).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InitializerPointer {
+    pub global: u32,
+    pub offset: u64,
+    pub target: u32,
+}
+
+/// One step of value flow inside a module, for the called-value and alias analyses. Globals
+/// are indices into `globals`; calls are call-site ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueFact {
+    AddressOf {
+        dst: ValueId,
+        global: u32,
+    },
+    /// bitcast, phi and select incoming values: one fact each.
+    Copy {
+        dst: ValueId,
+        src: ValueId,
+    },
+    /// GEP; `None` = non-constant index.
+    FieldAddr {
+        dst: ValueId,
+        base: ValueId,
+        offset: Option<i64>,
+    },
+    Load {
+        dst: ValueId,
+        ptr: ValueId,
+    },
+    Store {
+        ptr: ValueId,
+        value: ValueId,
+    },
+    Argument {
+        function: u32,
+        index: u32,
+        dst: ValueId,
+    },
+    CallArgument {
+        call: u32,
+        index: u32,
+        value: ValueId,
+    },
+    CallResult {
+        call: u32,
+        dst: ValueId,
+    },
+    Return {
+        function: u32,
+        value: ValueId,
+    },
+    /// Passed to inline asm or anything not modelled.
+    Escape {
+        value: ValueId,
+    },
+}
+
+impl ValueFact {
+    /// Every fact kind's name, in the order of [`ValueFact::kind_index`].
+    pub const KIND_NAMES: [&'static str; 10] = [
+        "address_of",
+        "copy",
+        "field_addr",
+        "load",
+        "store",
+        "argument",
+        "call_argument",
+        "call_result",
+        "return",
+        "escape",
+    ];
+
+    /// Position of this fact's kind in [`ValueFact::KIND_NAMES`] (also its tag in the
+    /// on-disk format).
+    pub fn kind_index(&self) -> usize {
+        match self {
+            ValueFact::AddressOf { .. } => 0,
+            ValueFact::Copy { .. } => 1,
+            ValueFact::FieldAddr { .. } => 2,
+            ValueFact::Load { .. } => 3,
+            ValueFact::Store { .. } => 4,
+            ValueFact::Argument { .. } => 5,
+            ValueFact::CallArgument { .. } => 6,
+            ValueFact::CallResult { .. } => 7,
+            ValueFact::Return { .. } => 8,
+            ValueFact::Escape { .. } => 9,
+        }
+    }
+}
+
+/// Everything rld knows about one bitcode module.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ModuleSummary {
+    /// The input's name as the linker shows it (`foo.o`, `libx.a(bar.o)`).
+    pub module_id: String,
+    pub source_file: String,
+    pub globals: Vec<GlobalSummary>,
+    pub ctors: Vec<Structor>,
+    pub dtors: Vec<Structor>,
+    pub call_sites: Vec<CallSite>,
+    pub initializers: Vec<InitializerPointer>,
+    pub facts: Vec<ValueFact>,
+    /// Value ids in `facts` and `call_sites` are below this.
+    pub value_count: u32,
+}
+
+impl ModuleSummary {
+    /// Index of the global named `name` (names are unique within a module).
+    pub fn find(&self, name: &str) -> Option<u32> {
+        self.globals
+            .iter()
+            .position(|g| g.name == name)
+            .map(|i| i as u32)
+    }
+}
