@@ -6,3 +6,9 @@ static const char *const greetings[] = {"Hello", "Bonjour", "Hola"};
 int greet(const char *name, int lang) {
   return printf("%s, %s!\n", greetings[lang % 3], name);
 }
+
+/* Nothing calls this: with -flto, rld's dead-symbol analysis drops it and says so in the
+ * optimization remarks. */
+int farewell(const char *name) {
+  return printf("Goodbye, %s!\n", name);
+}
