@@ -130,12 +130,16 @@ pub fn run_lto(opts: &Options, r: &mut Resolver) -> Result<Vec<u8>> {
                     } else {
                         "deadglobal"
                     };
-                    remarks.push(remark(
-                        RemarkKind::Passed,
-                        what,
-                        g,
-                        "not added to the combined module",
-                    ));
+                    // Private globals are the compiler's own temporaries (string literals...):
+                    // a remark about them would name nothing the programmer wrote.
+                    if g.linkage != rld_summaries::Linkage::Private {
+                        remarks.push(remark(
+                            RemarkKind::Passed,
+                            what,
+                            g,
+                            "not added to the combined module",
+                        ));
+                    }
                     Action::Drop
                 } else if internal.contains(&id) {
                     remarks.push(remark(
