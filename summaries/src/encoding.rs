@@ -189,6 +189,7 @@ pub fn encode(s: &ModuleSummary) -> Vec<u8> {
             ValueFact::CallResult { call, dst } => &[call, dst],
             ValueFact::Return { function, value } => &[function, value],
             ValueFact::Escape { value } => &[value],
+            ValueFact::Unknown { dst } => &[dst],
         };
         for &x in fields {
             w.uleb(x.into());
@@ -452,6 +453,9 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
             },
             9 => ValueFact::Escape {
                 value: r.u32("value")?,
+            },
+            10 => ValueFact::Unknown {
+                dst: r.u32("value")?,
             },
             code => {
                 return Err(SummaryError::InvalidCode {
@@ -722,6 +726,7 @@ impl ModuleSummary {
                 ValueFact::CallResult { call, dst } => (&[dst][..], None, Some(call)),
                 ValueFact::Return { function, value } => (&[value][..], Some(function), None),
                 ValueFact::Escape { value } => (&[value][..], None, None),
+                ValueFact::Unknown { dst } => (&[dst][..], None, None),
             };
             for &v in values {
                 value(v, &ctx)?;

@@ -291,11 +291,16 @@ pub enum ValueFact {
     Escape {
         value: ValueId,
     },
+    /// Produced by something not modelled (`inttoptr`, `extractvalue`, an `alloca`, ...): the
+    /// value may be anything, so it is Overdefined.
+    Unknown {
+        dst: ValueId,
+    },
 }
 
 impl ValueFact {
     /// Every fact kind's name, in the order of [`ValueFact::kind_index`].
-    pub const KIND_NAMES: [&'static str; 10] = [
+    pub const KIND_NAMES: [&'static str; 11] = [
         "address_of",
         "copy",
         "field_addr",
@@ -306,6 +311,7 @@ impl ValueFact {
         "call_result",
         "return",
         "escape",
+        "unknown",
     ];
 
     /// Position of this fact's kind in [`ValueFact::KIND_NAMES`] (also its tag in the
@@ -322,6 +328,7 @@ impl ValueFact {
             ValueFact::CallResult { .. } => 7,
             ValueFact::Return { .. } => 8,
             ValueFact::Escape { .. } => 9,
+            ValueFact::Unknown { .. } => 10,
         }
     }
 }
