@@ -178,7 +178,10 @@ pub fn run_lto(opts: &Options, r: &mut Resolver) -> Result<Vec<u8>> {
         cpu: lto.mcpu.clone(),
         save_temps: lto.save_temps.then(|| opts.output.clone()),
     };
-    rld_lto::compile(&inputs, &actions, &cfg).map_err(|e| LinkError::Link(e.to_string()))
+    let plans = rld_lto::CallPlans::default();
+    let (object, _outcome) = rld_lto::compile(&inputs, &actions, &plans, &cfg)
+        .map_err(|e| LinkError::Link(e.to_string()))?;
+    Ok(object)
 }
 
 fn write_remarks(opts: &Options, remarks: &[Remark]) -> Result<()> {

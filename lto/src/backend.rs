@@ -4,6 +4,7 @@
 
 use crate::error::LtoError;
 use crate::ir::module_globals;
+use crate::promote::{self, SitePlan};
 use crate::summarize::parse_module;
 use crate::BitcodeInput;
 use inkwell::context::Context;
@@ -53,21 +54,41 @@ fn codegen_level(level: u8) -> OptimizationLevel {
     }
 }
 
+/// Called-value propagation's results to apply: per module, local functions to give unique
+/// names (so other modules' call sites can name them after linking); per call site
+/// (module, call-site id as in the summary), what to do.
+#[derive(Debug, Default)]
+pub struct CallPlans {
+    pub renames: Vec<Vec<(u32, String)>>,
+    pub sites: HashMap<(u32, u32), SitePlan>,
+}
+
+/// What happened to the planned call sites.
+#[derive(Debug, Default)]
+pub struct CallOutcome {
+    /// Sites that got `!callees`.
+    pub annotated: Vec<(u32, u32)>,
+    /// Of those, sites promoted to direct calls.
+    pub promoted: Vec<(u32, u32)>,
+}
+
 /// Links, optimizes and compiles the modules; `actions[i]` is parallel to the globals of
 /// module `i` (in `ir::module_globals` order, as in its summary).
 pub fn compile(
     inputs: &[BitcodeInput],
     actions: &[Vec<Action>],
+    plans: &CallPlans,
     cfg: &LtoConfig,
-) -> Result<Vec<u8>, LtoError> {
+) -> Result<(Vec<u8>, CallOutcome), LtoError> {
     Target::initialize_x86(&InitializationConfig::default());
     let ctx = Context::create();
     let mut merged: Option<Module> = None;
     // Linkage changes wait until every module is linked: an internal definition would no
     // longer satisfy the other modules' external declarations of the same name.
     let mut after_link: HashMap<String, Action> = HashMap::new();
-    for (input, acts) in inputs.iter().zip(actions) {
+    for (m, (input, acts)) in inputs.iter().zip(actions).enumerate() {
         let module = parse_module(&ctx, input.name, input.data)?;
+        prepare_sites(&ctx, &module, m as u32, plans);
         drop_globals(&module, acts, &mut after_link);
         match &merged {
             None => merged = Some(module),
@@ -83,6 +104,27 @@ pub fn compile(
         if let Some(&action) = after_link.get(&g.name()) {
             change_linkage(g, action);
         }
+    }
+    // Before the pipeline, so the inliner sees the promoted direct calls.
+    let mut outcome = CallOutcome::default();
+    let raw_ctx = ctx.raw();
+    for (key, call) in promote::tagged_sites(raw_ctx, module.as_mut_ptr()) {
+        let Some(site) = parse_site_key(&key) else {
+            continue;
+        };
+        let Some(plan) = plans.sites.get(&site) else {
+            continue;
+        };
+        if promote::apply_plan(raw_ctx, module.as_mut_ptr(), call, plan) {
+            outcome.promoted.push(site);
+        }
+        outcome.annotated.push(site);
+    }
+    if let Err(e) = module.verify() {
+        return Err(LtoError::Llvm(format!(
+            "internal error: invalid IR after call promotion: {}",
+            e.to_string().trim()
+        )));
     }
     let triple = {
         let t = module.get_triple();
@@ -119,7 +161,47 @@ pub fn compile(
         .map_err(|e| LtoError::Llvm(format!("code generation failed: {}", e.to_string().trim())))?;
     let bytes = object.as_slice().to_vec();
     save_temp(cfg, "lto.o", |p| std::fs::write(p, &bytes).is_ok())?;
-    Ok(bytes)
+    Ok((bytes, outcome))
+}
+
+fn parse_site_key(key: &str) -> Option<(u32, u32)> {
+    let (m, id) = key.split_once('.')?;
+    Some((m.parse().ok()?, id.parse().ok()?))
+}
+
+/// Before linking: gives local CVP targets unique names and tags the planned call sites
+/// (numbered as the summary numbers them: call-like instructions of defined functions, in
+/// order, inline asm excluded).
+fn prepare_sites(ctx: &Context, module: &Module, m: u32, plans: &CallPlans) {
+    let globals = module_globals(module.as_mut_ptr());
+    if let Some(renames) = plans.renames.get(m as usize) {
+        for (index, name) in renames {
+            if let Some(g) = globals.get(*index as usize) {
+                g.set_name(name);
+            }
+        }
+    }
+    if !plans.sites.keys().any(|&(pm, _)| pm == m) {
+        return;
+    }
+    let mut id = 0u32;
+    for g in &globals {
+        if g.global_kind() != Some(GlobalKind::Function) || g.is_declaration() {
+            continue;
+        }
+        for inst in g.instructions() {
+            let Some(callee) = inst.called_value() else {
+                continue;
+            };
+            if callee.is_inline_asm() {
+                continue;
+            }
+            if plans.sites.contains_key(&(m, id)) {
+                promote::tag_site(ctx.raw(), inst.raw(), &format!("{m}.{id}"));
+            }
+            id += 1;
+        }
+    }
 }
 
 fn save_temp(

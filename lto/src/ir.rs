@@ -334,10 +334,143 @@ impl Value {
         unsafe { inkwell::llvm_sys::comdat::LLVMSetComdat(self.0, std::ptr::null_mut()) }
     }
 
+    pub fn set_name(self, name: &str) {
+        // SAFETY: renaming a global of a live module; LLVM copies the bytes.
+        unsafe { LLVMSetValueName2(self.0, name.as_ptr() as *const _, name.len()) }
+    }
+
     /// Turns a global variable definition into a declaration.
     pub fn remove_initializer(self) {
         // SAFETY: a null initializer makes the variable a declaration.
         unsafe { LLVMSetInitializer(self.0, std::ptr::null_mut()) }
+    }
+}
+
+/// The module's data layout, for field offsets and type sizes.
+#[derive(Clone, Copy)]
+pub struct DataLayout(inkwell::llvm_sys::target::LLVMTargetDataRef);
+
+impl DataLayout {
+    pub fn of_module(module: LLVMModuleRef) -> DataLayout {
+        // SAFETY: the layout is owned by the module and lives as long as it.
+        DataLayout(unsafe { inkwell::llvm_sys::target::LLVMGetModuleDataLayout(module) })
+    }
+
+    pub fn size_of(self, ty: LLVMTypeRef) -> u64 {
+        // SAFETY: a sized type of the same context.
+        unsafe { inkwell::llvm_sys::target::LLVMABISizeOfType(self.0, ty) }
+    }
+
+    pub fn field_offset(self, struct_ty: LLVMTypeRef, field: u32) -> u64 {
+        // SAFETY: `field` is a valid element index of the struct type (callers check).
+        unsafe { inkwell::llvm_sys::target::LLVMOffsetOfElement(self.0, struct_ty, field) }
+    }
+}
+
+impl Value {
+    pub fn opcode(self) -> Option<LLVMOpcode> {
+        // SAFETY: class checks, then the opcode of an instruction or constant expression.
+        unsafe {
+            if !LLVMIsAInstruction(self.0).is_null() {
+                Some(LLVMGetInstructionOpcode(self.0))
+            } else if !LLVMIsAConstantExpr(self.0).is_null() {
+                Some(LLVMGetConstOpcode(self.0))
+            } else {
+                None
+            }
+        }
+    }
+
+    pub fn type_ref(self) -> LLVMTypeRef {
+        // SAFETY: every value has a type.
+        unsafe { LLVMTypeOf(self.0) }
+    }
+
+    pub fn is_pointer(self) -> bool {
+        // SAFETY: inspecting a type of a live value.
+        unsafe {
+            LLVMGetTypeKind(LLVMTypeOf(self.0))
+                == inkwell::llvm_sys::LLVMTypeKind::LLVMPointerTypeKind
+        }
+    }
+
+    pub fn params(self) -> Vec<Value> {
+        // SAFETY: `self` is a function; parameters 0..count exist.
+        unsafe {
+            (0..LLVMCountParams(self.0))
+                .map(|i| Value(LLVMGetParam(self.0, i)))
+                .collect()
+        }
+    }
+
+    /// Arguments of a call or invoke (without the callee and invoke destinations).
+    pub fn call_args(self) -> Vec<Value> {
+        // SAFETY: `self` is a call-like instruction; its first N operands are the arguments.
+        unsafe {
+            let n = LLVMGetNumArgOperands(self.0);
+            (0..n).map(|i| Value(LLVMGetOperand(self.0, i))).collect()
+        }
+    }
+
+    pub fn incoming(self) -> Vec<Value> {
+        // SAFETY: `self` is a phi node.
+        unsafe {
+            (0..LLVMCountIncoming(self.0))
+                .map(|i| Value(LLVMGetIncomingValue(self.0, i)))
+                .collect()
+        }
+    }
+
+    pub fn is_struct_constant(self) -> bool {
+        // SAFETY: class check.
+        unsafe { !LLVMIsAConstantStruct(self.0).is_null() }
+    }
+
+    pub fn is_array_constant(self) -> bool {
+        // SAFETY: class checks.
+        unsafe {
+            !LLVMIsAConstantArray(self.0).is_null() || !LLVMIsAConstantVector(self.0).is_null()
+        }
+    }
+
+    /// Byte offset a getelementptr (instruction or constant) adds to its base, if every
+    /// index is a constant.
+    pub fn gep_offset(self, dl: DataLayout) -> Option<i64> {
+        use inkwell::llvm_sys::LLVMTypeKind::*;
+        let ops = self.operands();
+        // SAFETY: `self` is a GEP (callers check the opcode); the type walk follows its
+        // indices, each checked to be a constant integer within the type's bounds.
+        unsafe {
+            let mut ty = inkwell::llvm_sys::core::LLVMGetGEPSourceElementType(self.0);
+            let mut offset: i64 = 0;
+            for (n, idx) in ops.iter().skip(1).enumerate() {
+                if LLVMIsAConstantInt(idx.0).is_null() {
+                    return None;
+                }
+                let i = LLVMConstIntGetSExtValue(idx.0);
+                if n == 0 {
+                    offset = offset.checked_add(i.checked_mul(dl.size_of(ty) as i64)?)?;
+                    continue;
+                }
+                match LLVMGetTypeKind(ty) {
+                    LLVMStructTypeKind => {
+                        let field = u32::try_from(i).ok()?;
+                        if field >= LLVMCountStructElementTypes(ty) {
+                            return None;
+                        }
+                        offset = offset.checked_add(dl.field_offset(ty, field) as i64)?;
+                        ty = LLVMStructGetTypeAtIndex(ty, field);
+                    }
+                    LLVMArrayTypeKind | LLVMVectorTypeKind => {
+                        let elem = LLVMGetElementType(ty);
+                        offset = offset.checked_add(i.checked_mul(dl.size_of(elem) as i64)?)?;
+                        ty = elem;
+                    }
+                    _ => return None,
+                }
+            }
+            Some(offset)
+        }
     }
 }
 

@@ -4,11 +4,14 @@
 
 pub mod backend;
 pub mod error;
+pub mod facts;
 pub mod ir;
+pub mod promote;
 pub mod summarize;
 
-pub use backend::{compile, Action, LtoConfig};
+pub use backend::{compile, Action, CallOutcome, CallPlans, LtoConfig};
 pub use error::LtoError;
+pub use promote::SitePlan;
 
 use rld_summaries::ModuleSummary;
 use std::path::Path;

@@ -5,7 +5,8 @@
 //! Each module is read in its own LLVM context, so modules are summarized in parallel.
 
 use crate::error::LtoError;
-use crate::ir::{module_globals, Value};
+use crate::facts::FactBuilder;
+use crate::ir::{module_globals, DataLayout, Value};
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
@@ -30,34 +31,21 @@ pub fn summarize_bitcode(name: &str, data: &[u8]) -> Result<ModuleSummary, LtoEr
     Ok(summarize_module(name, &module))
 }
 
-struct Builder {
-    index: HashMap<Value, u32>,
-    summary: ModuleSummary,
-    values: HashMap<Value, u32>,
-}
-
-impl Builder {
-    /// Globals a constant (an initializer, an operand) refers to, through constant
-    /// expressions and aggregates.
-    fn constant_refs(&self, v: Value, out: &mut Vec<u32>, depth: u32) {
-        if depth > 64 {
-            return;
-        }
-        if let Some(&i) = self.index.get(&v) {
-            out.push(i);
-            return;
-        }
-        if v.is_global_value() || !v.is_constant() {
-            return;
-        }
-        for op in v.operands() {
-            self.constant_refs(op, out, depth + 1);
-        }
+/// Globals a constant (an initializer, an operand) refers to, through constant expressions
+/// and aggregates.
+fn constant_refs(index: &HashMap<Value, u32>, v: Value, out: &mut Vec<u32>, depth: u32) {
+    if depth > 64 {
+        return;
     }
-
-    fn value_id(&mut self, v: Value) -> u32 {
-        let next = self.values.len() as u32;
-        *self.values.entry(v).or_insert(next)
+    if let Some(&i) = index.get(&v) {
+        out.push(i);
+        return;
+    }
+    if v.is_global_value() || !v.is_constant() {
+        return;
+    }
+    for op in v.operands() {
+        constant_refs(index, op, out, depth + 1);
     }
 }
 
@@ -68,17 +56,14 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
         .enumerate()
         .map(|(i, &g)| (g, i as u32))
         .collect();
-    let mut b = Builder {
-        index,
-        summary: ModuleSummary {
-            module_id: module_id.to_string(),
-            source_file: module.get_source_file_name().to_string_lossy().into_owned(),
-            ..Default::default()
-        },
-        values: HashMap::new(),
+    let mut summary = ModuleSummary {
+        module_id: module_id.to_string(),
+        source_file: module.get_source_file_name().to_string_lossy().into_owned(),
+        ..Default::default()
     };
+    let mut facts = FactBuilder::new(&index, DataLayout::of_module(module.as_mut_ptr()));
     for &g in &globals {
-        b.summary.globals.push(describe(g));
+        summary.globals.push(describe(g));
     }
     let mut address_taken = vec![false; globals.len()];
     for (gi, &g) in globals.iter().enumerate() {
@@ -86,24 +71,28 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
         let mut calls = Vec::new();
         match g.global_kind() {
             Some(GlobalKind::Function) if !g.is_declaration() => {
+                let mut call_ids = HashMap::new();
                 for inst in g.instructions() {
                     let callee = inst.called_value();
                     if let Some(c) = callee {
                         let target = c.strip_casts();
-                        let site = match b.index.get(&target) {
+                        let site = match index.get(&target) {
                             Some(&t) if target.is_function() => {
                                 calls.push(t);
-                                Callee::Direct(t)
+                                Some(Callee::Direct(t))
                             }
-                            _ if c.is_inline_asm() => Callee::Indirect(u32::MAX),
-                            _ => Callee::Indirect(b.value_id(c)),
+                            _ if c.is_inline_asm() => None,
+                            _ => Some(Callee::Indirect(
+                                facts.operand(c).unwrap_or_else(|| facts.value_id(c)),
+                            )),
                         };
-                        if site != Callee::Indirect(u32::MAX) {
-                            let id = b.summary.call_sites.len() as u32;
-                            b.summary.call_sites.push(CallSite {
+                        if let Some(callee) = site {
+                            let id = summary.call_sites.len() as u32;
+                            call_ids.insert(inst, id);
+                            summary.call_sites.push(CallSite {
                                 id,
                                 caller: gi as u32,
-                                callee: site,
+                                callee,
                                 debug_loc: inst.debug_loc(),
                             });
                         }
@@ -113,27 +102,29 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
                             continue;
                         }
                         let before = refs.len();
-                        b.constant_refs(op, &mut refs, 0);
+                        constant_refs(&index, op, &mut refs, 0);
                         for &r in &refs[before..] {
                             address_taken[r as usize] = true;
                         }
                     }
                 }
+                facts.function(gi as u32, g, &call_ids);
             }
             Some(GlobalKind::Variable) => {
                 if let Some(init) = g.initializer() {
-                    b.constant_refs(init, &mut refs, 0);
+                    constant_refs(&index, init, &mut refs, 0);
                     for &r in &refs {
                         address_taken[r as usize] = true;
                     }
+                    facts.initializer(gi as u32, init, &mut summary.initializers);
                 }
             }
             Some(GlobalKind::Alias) | Some(GlobalKind::IFunc) => {
                 let target = g.aliasee().or_else(|| g.operands().first().copied());
                 if let Some(t) = target {
-                    b.constant_refs(t.strip_casts(), &mut refs, 0);
+                    constant_refs(&index, t.strip_casts(), &mut refs, 0);
                     if g.global_kind() == Some(GlobalKind::Alias) {
-                        b.summary.globals[gi].aliasee = refs.first().copied();
+                        summary.globals[gi].aliasee = refs.first().copied();
                     }
                 }
             }
@@ -143,20 +134,18 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
         refs.dedup();
         calls.sort_unstable();
         calls.dedup();
-        let s = &mut b.summary.globals[gi];
+        let s = &mut summary.globals[gi];
         s.refs = refs;
         s.calls = calls;
     }
     for (i, taken) in address_taken.into_iter().enumerate() {
         if taken {
-            b.summary.globals[i]
-                .flags
-                .insert(GlobalFlags::ADDRESS_TAKEN);
+            summary.globals[i].flags.insert(GlobalFlags::ADDRESS_TAKEN);
         }
     }
-    special_globals(&mut b, &globals);
-    b.summary.value_count = b.values.len() as u32;
-    b.summary
+    special_globals(&mut summary, &index, &globals);
+    facts.finish(&mut summary);
+    summary
 }
 
 fn describe(g: Value) -> GlobalSummary {
@@ -207,7 +196,7 @@ fn describe(g: Value) -> GlobalSummary {
 
 /// llvm.used / llvm.compiler.used mark their members; llvm.global_ctors/dtors list the
 /// constructors the linked program runs.
-fn special_globals(b: &mut Builder, globals: &[Value]) {
+fn special_globals(summary: &mut ModuleSummary, index: &HashMap<Value, u32>, globals: &[Value]) {
     for &g in globals {
         let name = g.name();
         let Some(init) = g.initializer() else {
@@ -221,8 +210,8 @@ fn special_globals(b: &mut Builder, globals: &[Value]) {
                     GlobalFlags::COMPILER_USED
                 };
                 for elem in init.operands() {
-                    if let Some(&i) = b.index.get(&elem.strip_casts()) {
-                        b.summary.globals[i as usize].flags.insert(flag);
+                    if let Some(&i) = index.get(&elem.strip_casts()) {
+                        summary.globals[i as usize].flags.insert(flag);
                     }
                 }
             }
@@ -232,7 +221,7 @@ fn special_globals(b: &mut Builder, globals: &[Value]) {
                     let (Some(prio), Some(func)) = (fields.first(), fields.get(1)) else {
                         continue;
                     };
-                    let Some(&f) = b.index.get(&func.strip_casts()) else {
+                    let Some(&f) = index.get(&func.strip_casts()) else {
                         continue;
                     };
                     let s = Structor {
@@ -240,9 +229,9 @@ fn special_globals(b: &mut Builder, globals: &[Value]) {
                         function: f,
                     };
                     if name == "llvm.global_ctors" {
-                        b.summary.ctors.push(s);
+                        summary.ctors.push(s);
                     } else {
-                        b.summary.dtors.push(s);
+                        summary.dtors.push(s);
                     }
                 }
             }

@@ -1,0 +1,258 @@
+//! Value-flow facts for the whole-program analyses: how pointer values move through a
+//! module (addresses of globals, copies, field addresses, loads, stores, arguments, returns),
+//! and which function pointers sit in constant initializers.
+//!
+//! Only pointer-typed values are tracked (function pointers are pointers). Anything that
+//! makes a pointer from something not modelled is `Unknown`, and a pointer used in a way not
+//! modelled `Escape`s, so the analyses stay sound without modelling every instruction.
+
+use crate::ir::{DataLayout, Value};
+use inkwell::llvm_sys::LLVMOpcode;
+use rld_summaries::{InitializerPointer, ModuleSummary, ValueFact};
+use std::collections::HashMap;
+
+pub struct FactBuilder<'a> {
+    pub index: &'a HashMap<Value, u32>,
+    pub values: HashMap<Value, u32>,
+    pub facts: Vec<ValueFact>,
+    dl: DataLayout,
+}
+
+impl<'a> FactBuilder<'a> {
+    pub fn new(index: &'a HashMap<Value, u32>, dl: DataLayout) -> Self {
+        FactBuilder {
+            index,
+            values: HashMap::new(),
+            facts: Vec::new(),
+            dl,
+        }
+    }
+
+    /// The id of `v`, and whether it was just created.
+    fn id(&mut self, v: Value) -> (u32, bool) {
+        let next = self.values.len() as u32;
+        let id = *self.values.entry(v).or_insert(next);
+        (id, id == next)
+    }
+
+    pub fn value_id(&mut self, v: Value) -> u32 {
+        self.id(v).0
+    }
+
+    /// The value an operand denotes, with facts for constants made on first sight; None for
+    /// constants that are not addresses (null, undef, integers).
+    pub fn operand(&mut self, v: Value) -> Option<u32> {
+        let stripped = v.strip_casts();
+        if let Some(&g) = self.index.get(&stripped) {
+            let (id, new) = self.id(stripped);
+            if new {
+                self.facts.push(ValueFact::AddressOf { dst: id, global: g });
+            }
+            return Some(id);
+        }
+        if stripped.is_constant_expr() {
+            let (id, new) = self.id(stripped);
+            if new {
+                if stripped.opcode() == Some(LLVMOpcode::LLVMGetElementPtr) {
+                    let base = stripped.operands()[0];
+                    match self.operand(base) {
+                        Some(b) => self.facts.push(ValueFact::FieldAddr {
+                            dst: id,
+                            base: b,
+                            offset: stripped.gep_offset(self.dl),
+                        }),
+                        None => self.facts.push(ValueFact::Unknown { dst: id }),
+                    }
+                } else {
+                    self.facts.push(ValueFact::Unknown { dst: id });
+                }
+            }
+            return Some(id);
+        }
+        if stripped.is_constant() {
+            return None;
+        }
+        Some(self.value_id(stripped))
+    }
+
+    /// Facts for one defined function (`function` is its global index). `call_ids` maps each
+    /// call-like instruction to its call-site id.
+    pub fn function(&mut self, function: u32, f: Value, call_ids: &HashMap<Value, u32>) {
+        for (i, p) in f.params().into_iter().enumerate() {
+            if p.is_pointer() {
+                let dst = self.value_id(p);
+                self.facts.push(ValueFact::Argument {
+                    function,
+                    index: i as u32,
+                    dst,
+                });
+            }
+        }
+        for inst in f.instructions() {
+            self.instruction(function, inst, call_ids);
+        }
+    }
+
+    fn escape_pointer_operands(&mut self, inst: Value) {
+        for op in inst.operands() {
+            if op.is_pointer() {
+                if let Some(v) = self.operand(op) {
+                    self.facts.push(ValueFact::Escape { value: v });
+                }
+            }
+        }
+    }
+
+    fn instruction(&mut self, function: u32, inst: Value, call_ids: &HashMap<Value, u32>) {
+        use LLVMOpcode::*;
+        let Some(op) = inst.opcode() else {
+            return;
+        };
+        let produces_pointer = inst.is_pointer();
+        let ops = inst.operands();
+        match op {
+            LLVMCall | LLVMInvoke => {
+                let Some(&call) = call_ids.get(&inst) else {
+                    // Inline asm: whatever it is given escapes, whatever it returns is unknown.
+                    self.escape_pointer_operands(inst);
+                    if produces_pointer {
+                        let dst = self.value_id(inst);
+                        self.facts.push(ValueFact::Unknown { dst });
+                    }
+                    return;
+                };
+                for (index, a) in inst.call_args().into_iter().enumerate() {
+                    if a.is_pointer() {
+                        if let Some(value) = self.operand(a) {
+                            self.facts.push(ValueFact::CallArgument {
+                                call,
+                                index: index as u32,
+                                value,
+                            });
+                        }
+                    }
+                }
+                if produces_pointer {
+                    let dst = self.value_id(inst);
+                    self.facts.push(ValueFact::CallResult { call, dst });
+                }
+            }
+            LLVMLoad if produces_pointer => {
+                let dst = self.value_id(inst);
+                match self.operand(ops[0]) {
+                    Some(ptr) => self.facts.push(ValueFact::Load { dst, ptr }),
+                    None => self.facts.push(ValueFact::Unknown { dst }),
+                }
+            }
+            LLVMLoad => {}
+            LLVMStore => {
+                if ops[0].is_pointer() {
+                    let value = self.operand(ops[0]);
+                    let ptr = self.operand(ops[1]);
+                    match (value, ptr) {
+                        (Some(value), Some(ptr)) => {
+                            self.facts.push(ValueFact::Store { ptr, value })
+                        }
+                        // A store through null or a constant address: the value is lost to us.
+                        (Some(value), None) => self.facts.push(ValueFact::Escape { value }),
+                        _ => {}
+                    }
+                }
+            }
+            LLVMGetElementPtr => {
+                let dst = self.value_id(inst);
+                match self.operand(ops[0]) {
+                    Some(base) => self.facts.push(ValueFact::FieldAddr {
+                        dst,
+                        base,
+                        offset: inst.gep_offset(self.dl),
+                    }),
+                    None => self.facts.push(ValueFact::Unknown { dst }),
+                }
+            }
+            LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze if produces_pointer => {
+                self.copy_from(inst, &ops[..1]);
+            }
+            LLVMPHI if produces_pointer => {
+                let incoming = inst.incoming();
+                self.copy_from(inst, &incoming);
+            }
+            LLVMSelect if produces_pointer => self.copy_from(inst, &ops[1..3]),
+            LLVMRet => {
+                if let Some(&v) = ops.first() {
+                    if v.is_pointer() {
+                        if let Some(value) = self.operand(v) {
+                            self.facts.push(ValueFact::Return { function, value });
+                        }
+                    }
+                }
+            }
+            // Comparing addresses reveals nothing and lets nothing escape.
+            LLVMICmp => {}
+            _ => {
+                self.escape_pointer_operands(inst);
+                if produces_pointer {
+                    let dst = self.value_id(inst);
+                    self.facts.push(ValueFact::Unknown { dst });
+                }
+            }
+        }
+    }
+
+    fn copy_from(&mut self, inst: Value, sources: &[Value]) {
+        let dst = self.value_id(inst);
+        for &s in sources {
+            if let Some(src) = self.operand(s) {
+                self.facts.push(ValueFact::Copy { dst, src });
+            }
+        }
+    }
+
+    /// Addresses stored in a global's constant initializer, at their byte offsets.
+    pub fn initializer(&mut self, global: u32, init: Value, out: &mut Vec<InitializerPointer>) {
+        self.walk_initializer(global, init, 0, out, 0);
+    }
+
+    fn walk_initializer(
+        &mut self,
+        global: u32,
+        c: Value,
+        offset: u64,
+        out: &mut Vec<InitializerPointer>,
+        depth: u32,
+    ) {
+        if depth > 32 {
+            return;
+        }
+        let stripped = c.strip_casts();
+        if let Some(&target) = self.index.get(&stripped) {
+            out.push(InitializerPointer {
+                global,
+                offset,
+                target,
+            });
+        } else if stripped.is_struct_constant() {
+            let ty = stripped.type_ref();
+            for (i, field) in stripped.operands().into_iter().enumerate() {
+                let off = offset + self.dl.field_offset(ty, i as u32);
+                self.walk_initializer(global, field, off, out, depth + 1);
+            }
+        } else if stripped.is_array_constant() {
+            for (i, elem) in stripped.operands().into_iter().enumerate() {
+                let size = self.dl.size_of(elem.type_ref());
+                self.walk_initializer(global, elem, offset + i as u64 * size, out, depth + 1);
+            }
+        } else if stripped.is_constant_expr() {
+            // An interior pointer (`&table[3]`) or a computed address: not modelled, so the
+            // global it points into is treated as escaping.
+            if let Some(v) = self.operand(stripped) {
+                self.facts.push(ValueFact::Escape { value: v });
+            }
+        }
+    }
+
+    pub fn finish(self, summary: &mut ModuleSummary) {
+        summary.value_count = self.values.len() as u32;
+        summary.facts = self.facts;
+    }
+}

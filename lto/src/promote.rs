@@ -1,0 +1,314 @@
+//! Using called-value propagation in the IR: `!callees` metadata on indirect calls, and
+//! promotion of calls with few possible targets to direct calls guarded by a comparison
+//! (with an indirect fallback unless the target set is complete), so that the inliner,
+//! which runs afterwards, can inline them.
+//!
+//! Call sites are found again after the modules are linked through a `!rld.site` tag set
+//! before linking. LLVM-C has no block splitting, so `split_after` builds it from moving
+//! instructions and rebuilding the successors' phi nodes.
+
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::LLVMIntPredicate;
+use std::ffi::CString;
+
+/// What to do at one call site: its targets (function names in the merged module) and
+/// whether the set is complete (no other target is possible).
+#[derive(Debug, Clone)]
+pub struct SitePlan {
+    pub targets: Vec<String>,
+    pub complete: bool,
+    pub promote: bool,
+}
+
+const SITE_KIND: &str = "rld.site";
+
+fn kind_id(ctx: LLVMContextRef, name: &str) -> u32 {
+    // SAFETY: registering/looking up a metadata kind name in a live context.
+    unsafe { LLVMGetMDKindIDInContext(ctx, name.as_ptr() as *const _, name.len() as u32) }
+}
+
+/// Tags call instruction `call` with a site key ("module.id") to find it after linking.
+pub fn tag_site(ctx: LLVMContextRef, call: LLVMValueRef, key: &str) {
+    // SAFETY: building an MDString in the instruction's context and attaching it.
+    unsafe {
+        let s = LLVMMDStringInContext2(ctx, key.as_ptr() as *const _, key.len());
+        let node = LLVMMDNodeInContext2(ctx, [s].as_mut_ptr(), 1);
+        LLVMSetMetadata(
+            call,
+            kind_id(ctx, SITE_KIND),
+            LLVMMetadataAsValue(ctx, node),
+        );
+    }
+}
+
+/// Every tagged call in the module, with its key.
+pub fn tagged_sites(ctx: LLVMContextRef, module: LLVMModuleRef) -> Vec<(String, LLVMValueRef)> {
+    let kind = kind_id(ctx, SITE_KIND);
+    let mut out = Vec::new();
+    // SAFETY: walking a live module; reading metadata the tagging put there.
+    unsafe {
+        let mut f = LLVMGetFirstFunction(module);
+        while !f.is_null() {
+            let mut bb = LLVMGetFirstBasicBlock(f);
+            while !bb.is_null() {
+                let mut i = LLVMGetFirstInstruction(bb);
+                while !i.is_null() {
+                    let md = LLVMGetMetadata(i, kind);
+                    if !md.is_null() && LLVMGetMDNodeNumOperands(md) == 1 {
+                        let mut op = std::ptr::null_mut();
+                        LLVMGetMDNodeOperands(md, &mut op);
+                        let mut len = 0u32;
+                        let p = LLVMGetMDString(op, &mut len);
+                        if !p.is_null() {
+                            let bytes = std::slice::from_raw_parts(p as *const u8, len as usize);
+                            out.push((String::from_utf8_lossy(bytes).into_owned(), i));
+                        }
+                    }
+                    i = LLVMGetNextInstruction(i);
+                }
+                bb = LLVMGetNextBasicBlock(bb);
+            }
+            f = LLVMGetNextFunction(f);
+        }
+    }
+    out
+}
+
+fn named_function(module: LLVMModuleRef, name: &str) -> Option<LLVMValueRef> {
+    let c = CString::new(name).ok()?;
+    // SAFETY: looking up a function by name in a live module.
+    let f = unsafe { LLVMGetNamedFunction(module, c.as_ptr()) };
+    (!f.is_null()).then_some(f)
+}
+
+/// Attaches `!callees` and, where planned, promotes the call. Returns whether it promoted.
+pub fn apply_plan(
+    ctx: LLVMContextRef,
+    module: LLVMModuleRef,
+    call: LLVMValueRef,
+    plan: &SitePlan,
+) -> bool {
+    let targets: Vec<LLVMValueRef> = plan
+        .targets
+        .iter()
+        .filter_map(|n| named_function(module, n))
+        .collect();
+    if targets.len() != plan.targets.len() || targets.is_empty() {
+        return false;
+    }
+    // SAFETY: all values belong to `module` in `ctx`; metadata is built in the same context.
+    unsafe {
+        let mut mds: Vec<LLVMMetadataRef> =
+            targets.iter().map(|&f| LLVMValueAsMetadata(f)).collect();
+        let node = LLVMMDNodeInContext2(ctx, mds.as_mut_ptr(), mds.len());
+        LLVMSetMetadata(
+            call,
+            kind_id(ctx, "callees"),
+            LLVMMetadataAsValue(ctx, node),
+        );
+        LLVMSetMetadata(call, kind_id(ctx, SITE_KIND), std::ptr::null_mut());
+        if !plan.promote || LLVMIsACallInst(call).is_null() || is_musttail(call) {
+            return false;
+        }
+        promote(ctx, call, &targets, plan.complete);
+    }
+    true
+}
+
+/// LLVM-C (14) cannot ask for `musttail` directly; a `musttail` call must stay as it is, so
+/// read it from the instruction's printed form (only done for tail calls, which are few).
+unsafe fn is_musttail(call: LLVMValueRef) -> bool {
+    if LLVMIsTailCall(call) == 0 {
+        return false;
+    }
+    let text = LLVMPrintValueToString(call);
+    let musttail = std::ffi::CStr::from_ptr(text)
+        .to_string_lossy()
+        .contains("musttail call");
+    LLVMDisposeMessage(text);
+    musttail
+}
+
+/// Moves everything after `inst` into a new block, which takes over `inst`'s block's place
+/// as predecessor of its successors. Returns the new block.
+unsafe fn split_after(ctx: LLVMContextRef, inst: LLVMValueRef) -> LLVMBasicBlockRef {
+    let bb = LLVMGetInstructionParent(inst);
+    let func = LLVMGetBasicBlockParent(bb);
+    let next_bb = LLVMGetNextBasicBlock(bb);
+    let tail = if next_bb.is_null() {
+        LLVMAppendBasicBlockInContext(ctx, func, c"icp.cont".as_ptr())
+    } else {
+        LLVMInsertBasicBlockInContext(ctx, next_bb, c"icp.cont".as_ptr())
+    };
+    let builder = LLVMCreateBuilderInContext(ctx);
+    LLVMPositionBuilderAtEnd(builder, tail);
+    let mut i = LLVMGetNextInstruction(inst);
+    while !i.is_null() {
+        let next = LLVMGetNextInstruction(i);
+        LLVMInstructionRemoveFromParent(i);
+        LLVMInsertIntoBuilder(builder, i);
+        i = next;
+    }
+    // The successors' phi nodes named `bb` as predecessor; now it is `tail`.
+    let term = LLVMGetBasicBlockTerminator(tail);
+    if !term.is_null() {
+        for s in 0..LLVMGetNumSuccessors(term) {
+            let succ = LLVMGetSuccessor(term, s);
+            retarget_phis(builder, succ, bb, tail);
+        }
+    }
+    LLVMDisposeBuilder(builder);
+    tail
+}
+
+unsafe fn retarget_phis(
+    builder: LLVMBuilderRef,
+    block: LLVMBasicBlockRef,
+    from: LLVMBasicBlockRef,
+    to: LLVMBasicBlockRef,
+) {
+    let mut i = LLVMGetFirstInstruction(block);
+    while !i.is_null() && !LLVMIsAPHINode(i).is_null() {
+        let next = LLVMGetNextInstruction(i);
+        let n = LLVMCountIncoming(i);
+        if (0..n).any(|k| LLVMGetIncomingBlock(i, k) == from) {
+            LLVMPositionBuilderBefore(builder, i);
+            let phi = LLVMBuildPhi(builder, LLVMTypeOf(i), c"".as_ptr());
+            for k in 0..n {
+                let mut v = LLVMGetIncomingValue(i, k);
+                let mut b = LLVMGetIncomingBlock(i, k);
+                if b == from {
+                    b = to;
+                }
+                LLVMAddIncoming(phi, &mut v, &mut b, 1);
+            }
+            LLVMReplaceAllUsesWith(i, phi);
+            LLVMInstructionEraseFromParent(i);
+        }
+        i = next;
+    }
+}
+
+/// Copies what a call site carries besides its operands: calling convention, attributes,
+/// debug location.
+unsafe fn copy_call_properties(from: LLVMValueRef, to: LLVMValueRef, nargs: u32) {
+    LLVMSetInstructionCallConv(to, LLVMGetInstructionCallConv(from));
+    let indices = std::iter::once(inkwell::llvm_sys::LLVMAttributeFunctionIndex)
+        .chain(std::iter::once(inkwell::llvm_sys::LLVMAttributeReturnIndex))
+        .chain(1..=nargs);
+    for idx in indices {
+        let n = LLVMGetCallSiteAttributeCount(from, idx);
+        if n == 0 {
+            continue;
+        }
+        let mut attrs = vec![std::ptr::null_mut(); n as usize];
+        LLVMGetCallSiteAttributes(from, idx, attrs.as_mut_ptr());
+        for a in attrs {
+            LLVMAddCallSiteAttribute(to, idx, a);
+        }
+    }
+}
+
+/// `call %fp(args)` becomes `if (%fp == @f1) call @f1(args) else if ... else call %fp(args)`.
+unsafe fn promote(
+    ctx: LLVMContextRef,
+    call: LLVMValueRef,
+    targets: &[LLVMValueRef],
+    complete: bool,
+) {
+    let fnty = LLVMGetCalledFunctionType(call);
+    let callee = LLVMGetCalledValue(call);
+    let nargs = LLVMGetNumArgOperands(call);
+    let mut args: Vec<LLVMValueRef> = (0..nargs).map(|i| LLVMGetOperand(call, i)).collect();
+    let returns_value = LLVMGetTypeKind(LLVMGetReturnType(fnty))
+        != inkwell::llvm_sys::LLVMTypeKind::LLVMVoidTypeKind;
+    let dbg = inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(call);
+    let bb = LLVMGetInstructionParent(call);
+    let func = LLVMGetBasicBlockParent(bb);
+    let cont = split_after(ctx, call);
+
+    let builder = LLVMCreateBuilderInContext(ctx);
+    if !dbg.is_null() {
+        LLVMSetCurrentDebugLocation2(builder, dbg);
+    }
+    let mut incoming: Vec<(LLVMValueRef, LLVMBasicBlockRef)> = Vec::new();
+    let mut test_block = bb;
+    LLVMPositionBuilderBefore(builder, call);
+    let last = targets.len() - 1;
+    for (n, &target) in targets.iter().enumerate() {
+        let direct_bb = LLVMInsertBasicBlockInContext(ctx, cont, c"icp.direct".as_ptr());
+        // With a complete set the last target needs no test: nothing else is possible.
+        let untested = complete && n == last;
+        let next_bb = if untested {
+            direct_bb
+        } else {
+            LLVMInsertBasicBlockInContext(ctx, cont, c"icp.next".as_ptr())
+        };
+        LLVMPositionBuilderAtEnd(builder, test_block);
+        if untested {
+            LLVMBuildBr(builder, direct_bb);
+        } else {
+            let as_callee_type = LLVMConstBitCast(target, LLVMTypeOf(callee));
+            let cmp = LLVMBuildICmp(
+                builder,
+                LLVMIntPredicate::LLVMIntEQ,
+                callee,
+                as_callee_type,
+                c"icp.is".as_ptr(),
+            );
+            LLVMBuildCondBr(builder, cmp, direct_bb, next_bb);
+        }
+        LLVMPositionBuilderAtEnd(builder, direct_bb);
+        let fn_ptr = LLVMConstBitCast(target, LLVMTypeOf(callee));
+        let direct = LLVMBuildCall2(
+            builder,
+            fnty,
+            fn_ptr,
+            args.as_mut_ptr(),
+            nargs,
+            c"".as_ptr(),
+        );
+        copy_call_properties(call, direct, nargs);
+        LLVMSetTailCall(direct, LLVMIsTailCall(call));
+        LLVMBuildBr(builder, cont);
+        incoming.push((direct, direct_bb));
+        test_block = next_bb;
+        if untested {
+            break;
+        }
+    }
+    if !complete {
+        // The fallback keeps the original indirect call (moved into its own block).
+        LLVMPositionBuilderAtEnd(builder, test_block);
+        let fallback = LLVMBuildCall2(
+            builder,
+            fnty,
+            callee,
+            args.as_mut_ptr(),
+            nargs,
+            c"".as_ptr(),
+        );
+        copy_call_properties(call, fallback, nargs);
+        LLVMBuildBr(builder, cont);
+        incoming.push((fallback, test_block));
+    }
+    // Remove the now-unterminated original block's call and join the results.
+    if returns_value {
+        let first = LLVMGetFirstInstruction(cont);
+        if first.is_null() {
+            LLVMPositionBuilderAtEnd(builder, cont);
+        } else {
+            LLVMPositionBuilderBefore(builder, first);
+        }
+        let phi = LLVMBuildPhi(builder, LLVMGetReturnType(fnty), c"".as_ptr());
+        for (v, b) in &incoming {
+            let (mut v, mut b) = (*v, *b);
+            LLVMAddIncoming(phi, &mut v, &mut b, 1);
+        }
+        LLVMReplaceAllUsesWith(call, phi);
+    }
+    LLVMInstructionEraseFromParent(call);
+    LLVMDisposeBuilder(builder);
+    let _ = func;
+}
