@@ -25,6 +25,10 @@ pub fn compute_preemption_in(
 ) {
     let shared = opts.is_shared();
     for sym in symtab.symbols.iter_mut() {
+        // Decided afresh each time (the LTO step decides once before linker symbols exist).
+        sym.in_dynsym = false;
+        sym.exported = false;
+        sym.preemptible = false;
         // Only the output's own references import a symbol; one library's use of another's
         // symbol is theirs to resolve.
         let referenced = sym.ref_file.is_some();

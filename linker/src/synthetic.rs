@@ -267,6 +267,11 @@ fn write_dynsym(link: &Link, dynamic: &DynamicTables, buf: &mut [u8]) {
                 0
             };
         }
+        // A reference to another module's IFUNC is just a function reference; only the
+        // defining module says IFUNC (lld does the same).
+        if sym_type == STT_GNU_IFUNC && shndx == 0 {
+            sym_type = STT_FUNC;
+        }
         // TLS symbols hold their offset inside the TLS template, not an address.
         if sym_type == STT_TLS && shndx != 0 {
             value = value.wrapping_sub(link.tls.start);

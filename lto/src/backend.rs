@@ -81,6 +81,7 @@ pub fn compile(
     cfg: &LtoConfig,
 ) -> Result<(Vec<u8>, CallOutcome), LtoError> {
     Target::initialize_x86(&InitializationConfig::default());
+    crate::fatal::install_handler();
     let ctx = Context::create();
     let mut merged: Option<Module> = None;
     // Linkage changes wait until every module is linked: an internal definition would no

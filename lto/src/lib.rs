@@ -5,6 +5,7 @@
 pub mod backend;
 pub mod error;
 pub mod facts;
+pub mod fatal;
 pub mod ir;
 pub mod promote;
 pub mod summarize;

@@ -18,17 +18,27 @@ use std::collections::HashMap;
 /// Parses bitcode into a module of `ctx`, naming the file in errors.
 pub fn parse_module<'c>(ctx: &'c Context, name: &str, data: &[u8]) -> Result<Module<'c>, LtoError> {
     let buf = MemoryBuffer::create_from_memory_range_copy(data, name);
-    Module::parse_bitcode_from_buffer(&buf, ctx).map_err(|e| LtoError::BadBitcode {
+    let module = crate::fatal::reading(name, || Module::parse_bitcode_from_buffer(&buf, ctx))
+        .map_err(|e| LtoError::BadBitcode {
+            file: name.to_string(),
+            msg: e.to_string().trim().to_string(),
+        })?;
+    // Lazy parts of a module are read on first use; materialize them now, still naming the
+    // file if LLVM gives up on it.
+    crate::fatal::reading(name, || module.verify()).map_err(|e| LtoError::BadBitcode {
         file: name.to_string(),
         msg: e.to_string().trim().to_string(),
-    })
+    })?;
+    Ok(module)
 }
 
 /// Reads one bitcode file and summarizes it.
 pub fn summarize_bitcode(name: &str, data: &[u8]) -> Result<ModuleSummary, LtoError> {
     let ctx = Context::create();
     let module = parse_module(&ctx, name, data)?;
-    Ok(summarize_module(name, &module))
+    Ok(crate::fatal::reading(name, || {
+        summarize_module(name, &module)
+    }))
 }
 
 /// Globals a constant (an initializer, an operand) refers to, through constant expressions

@@ -2,10 +2,11 @@
 //! sources that crates.io packages ship, linked by rld and by lld-14 (the
 //! reference), and run.
 //!
-//! For each program and each compiler (clang-14 -O2, gcc -O2) the objects are
-//! compiled once and linked with rld through the compiler driver
-//! (`clang-14 --ld-path=<rld>`, `gcc -B<dir with ld -> rld>`) and with lld-14
-//! through the same driver. Then:
+//! For each program and each compiler (clang-14 -O2, gcc -O2, and clang-14
+//! -flto -O2, whose objects are LLVM bitcode) the objects are compiled once and
+//! linked with rld through the compiler driver (`clang-14 --ld-path=<rld>`,
+//! `gcc -B<dir with ld -> rld>`) and with lld-14 through the same driver; the
+//! `*_clang_lto` tests run the same checks on the LTO builds. Then:
 //! - `bzip2_samples_*`: bzip2's own `make test`: sample1-3.bz2 decompress
 //!   byte-exactly to sample1-3.ref, and compressing the .ref files at levels
 //!   1-3 gives the .bz2 files back.
@@ -18,6 +19,8 @@
 //! - `sqlite_queries_*`: likewise for `corpus/sqlite/*.sql`.
 //! - `*_elf_tools_*`: `readelf -a -W` and `objdump -d` accept the rld output
 //!   without warnings.
+//! - `*_size_clang_lto`: rld's LTO output is at most 5% larger than lld's
+//!   (both sizes are printed; run with `--nocapture` to see them).
 //!
 //! How the programs are built is in `corpus/programs.conf` (shared with
 //! `bench/run.sh`); where their sources are comes from `corpus/fetch.sh`, which
@@ -31,7 +34,9 @@
 //!
 //! Compiled objects are cached in `<target>/tmp/rld-corpus/obj/`, keyed by the
 //! compiler's version, the flags and the source contents, so only the first
-//! run compiles (about a minute on 2 cores, most of it sqlite3.c). The linked
+//! run compiles (about a minute on 2 cores, most of it sqlite3.c; the bitcode
+//! of the LTO variant as long again, and each LTO link of SQLite takes most of
+//! a minute, lld's and rld's alike). The linked
 //! programs of the last run are kept in `<target>/tmp/rld-corpus/out/` for
 //! debugging.
 
@@ -84,13 +89,23 @@ impl Program {
 enum Cc {
     Clang,
     Gcc,
+    /// clang-14 -flto: the objects are LLVM bitcode, the link does LTO.
+    ClangLto,
 }
 
 impl Cc {
     fn command(self) -> &'static str {
         match self {
-            Cc::Clang => "clang-14",
+            Cc::Clang | Cc::ClangLto => "clang-14",
             Cc::Gcc => "gcc",
+        }
+    }
+
+    /// Flags for both compiling and linking (besides -O2).
+    fn mode_flags(self) -> &'static [&'static str] {
+        match self {
+            Cc::ClangLto => &["-flto"],
+            Cc::Clang | Cc::Gcc => &[],
         }
     }
 }
@@ -183,6 +198,56 @@ fn sqlite_queries_gcc() {
     scripts(Program::Sqlite, Cc::Gcc);
 }
 
+#[test]
+fn bzip2_elf_tools_clang_lto() {
+    elf_tools(Program::Bzip2, Cc::ClangLto);
+}
+
+#[test]
+fn bzip2_roundtrip_clang_lto() {
+    bzip2_roundtrip(Cc::ClangLto);
+}
+
+#[test]
+fn bzip2_samples_clang_lto() {
+    bzip2_samples(Cc::ClangLto);
+}
+
+#[test]
+fn bzip2_size_clang_lto() {
+    lto_size(Program::Bzip2);
+}
+
+#[test]
+fn lua_elf_tools_clang_lto() {
+    elf_tools(Program::Lua, Cc::ClangLto);
+}
+
+#[test]
+fn lua_scripts_clang_lto() {
+    scripts(Program::Lua, Cc::ClangLto);
+}
+
+#[test]
+fn lua_size_clang_lto() {
+    lto_size(Program::Lua);
+}
+
+#[test]
+fn sqlite_elf_tools_clang_lto() {
+    elf_tools(Program::Sqlite, Cc::ClangLto);
+}
+
+#[test]
+fn sqlite_queries_clang_lto() {
+    scripts(Program::Sqlite, Cc::ClangLto);
+}
+
+#[test]
+fn sqlite_size_clang_lto() {
+    lto_size(Program::Sqlite);
+}
+
 // ---------------------------------------------------------------------------
 // Checks
 
@@ -191,6 +256,31 @@ fn elf_tools(program: Program, cc: Cc) {
     let exe = link(program, cc, Linker::Rld);
     assert_readelf_clean(&exe);
     assert_objdump_clean(&exe);
+}
+
+/// LTO should not cost size: rld's output is at most 5% larger than lld's.
+/// Prints both sizes, for the README.
+fn lto_size(program: Program) {
+    let rld = link(program, Cc::ClangLto, Linker::Rld);
+    let lld = link(program, Cc::ClangLto, Linker::Lld);
+    let size = |p: &Path| {
+        fs::metadata(p)
+            .unwrap_or_else(|e| panic!("cannot stat {}: {e}", p.display()))
+            .len()
+    };
+    let (rld_size, lld_size) = (size(&rld), size(&lld));
+    eprintln!(
+        "{} (clang-14 -flto {OPT}): rld {rld_size} bytes, lld {lld_size} bytes ({:.3}x)",
+        program.name(),
+        rld_size as f64 / lld_size as f64
+    );
+    assert!(
+        rld_size as f64 <= lld_size as f64 * 1.05,
+        "{}: rld's LTO output {} ({rld_size} bytes) is more than 5% larger than lld's {} ({lld_size} bytes)",
+        program.name(),
+        rld.display(),
+        lld.display()
+    );
 }
 
 /// bzip2's `make test`, on the samples shipped with its sources.
@@ -757,11 +847,20 @@ fn try_link(program: Program, cc: Cc, linker: Linker) -> Result<PathBuf, String>
 
     let mut cmd = Command::new(cc.command());
     match (cc, linker) {
-        (Cc::Clang, Linker::Rld) => cmd.arg(format!("--ld-path={}", rld_path().display())),
-        (Cc::Clang, Linker::Lld) => cmd.arg(format!("--ld-path={}", lld_path().display())),
+        (Cc::Clang | Cc::ClangLto, Linker::Rld) => {
+            cmd.arg(format!("--ld-path={}", rld_path().display()))
+        }
+        (Cc::Clang | Cc::ClangLto, Linker::Lld) => {
+            cmd.arg(format!("--ld-path={}", lld_path().display()))
+        }
         (Cc::Gcc, Linker::Rld) => cmd.arg(format!("-B{}/", gcc_b_dir().display())),
         (Cc::Gcc, Linker::Lld) => cmd.arg(format!("-B{}/", lld_b_dir().display())),
     };
+    if cc == Cc::ClangLto {
+        // With -O2 on the link line clang passes -plugin-opt=O2 (LTO's default
+        // level anyway).
+        cmd.args(cc.mode_flags()).arg(OPT);
+    }
     cmd.args(&spec.ldflags)
         .args(objects.iter())
         .args(&spec.libs)
@@ -834,7 +933,7 @@ fn compile_all(program: Program, cc: Cc) -> Result<Vec<PathBuf>, String> {
     let spec = spec(program);
     let dir = root()
         .join("obj")
-        .join(format!("{}{OPT}", cc.command()))
+        .join(format!("{}{}{OPT}", cc.command(), cc.mode_flags().concat()))
         .join(program.name());
     fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let version = compiler_version(cc);
@@ -889,7 +988,12 @@ fn compile_one(
     hash.add(b"rld-corpus-v1\0");
     hash.add(version.as_bytes());
     hash.add(OPT.as_bytes());
-    for flag in cflags {
+    for flag in cc
+        .mode_flags()
+        .iter()
+        .copied()
+        .chain(cflags.iter().map(String::as_str))
+    {
         hash.add(b"\0");
         hash.add(flag.as_bytes());
     }
@@ -911,6 +1015,7 @@ fn compile_one(
     ));
     let mut cmd = Command::new(cc.command());
     cmd.arg(OPT)
+        .args(cc.mode_flags())
         .args(cflags)
         .arg("-c")
         .arg(source)

@@ -1,0 +1,776 @@
+//! LTO tests: C compiled by `clang-14 -flto` into LLVM bitcode, linked by rld
+//! through `clang-14 -flto --ld-path=<rld>` and by lld-14 (`-fuse-ld=lld`), run
+//! and compared. The liveness tests check one root each: the symbol survives
+//! and no remark says it was dropped, while an unreferenced hidden function in
+//! the same file is dropped (so a linker that kept everything would fail).
+//!
+//! Remarks files are read with LLVM's own YAML remark parser
+//! (`cases/lto/remarks_dump.c`, built against libLLVM-14 through
+//! `llvm-c/Remarks.h`), so a file rld writes must be one LLVM accepts.
+//! Assertions about rld's own behaviour that lld does not share (the exact
+//! remark text, `internalized` and `deadglobal` remarks, `--dump-summary`, the
+//! summary cache, clean failure on bitcode that makes LLVM abort) are skipped
+//! with `RLD_IS_STANDIN=1`.
+
+use rld_tests::Compiler::Clang;
+use rld_tests::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The link flags of an LTO link writing its remarks to `remarks`, if given
+/// (the two-argument spelling, the one lld-14 accepts too).
+fn lto_flags(remarks: Option<&Path>, extra: &[&str]) -> Vec<String> {
+    let mut flags = vec!["-flto".to_string(), "-O2".to_string()];
+    if let Some(file) = remarks {
+        flags.push(format!("-Wl,--opt-remarks-filename,{}", file.display()));
+    }
+    flags.extend(extra.iter().map(|s| s.to_string()));
+    flags
+}
+
+/// Borrows a list of strings, for [`Test::link`].
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// Compiles `srcs` (under `cases/lto/`) to bitcode with `clang-14 -flto -O2`.
+fn bitcode(t: &Test, srcs: &[&str], extra: &[&str]) -> Vec<PathBuf> {
+    let flags = [&["-flto", "-O2"], extra].concat();
+    srcs.iter()
+        .map(|s| {
+            let obj = t.compile(Clang, &format!("lto/{s}"), &flags);
+            assert!(
+                std::fs::read(&obj).unwrap().starts_with(b"BC\xC0\xDE"),
+                "{} is not LLVM bitcode",
+                obj.display()
+            );
+            obj
+        })
+        .collect()
+}
+
+/// What one LTO link through rld produced.
+struct LtoLink {
+    exe: PathBuf,
+    remarks: Vec<Remark>,
+}
+
+/// Links `objs` with LTO through rld (`rld/<out>`) and lld (`lld/<out>`),
+/// runs both with `env` and requires the same behaviour (and `expected` on
+/// stdout). Returns rld's output and remarks.
+fn link_and_compare(
+    t: &Test,
+    objs: &[&Path],
+    flags: &[&str],
+    env: &[(&str, &str)],
+    expected: &str,
+) -> LtoLink {
+    let lld_flags = lto_flags(Some(&t.path("lld.yaml")), flags);
+    let lld = t.link(Driver::ClangLld, objs, &strs(&lld_flags), "lld/prog");
+    let rld_yaml = t.path("rld.yaml");
+    let rld_flags = lto_flags(Some(&rld_yaml), flags);
+    let exe = t.link(Driver::ClangRld, objs, &strs(&rld_flags), "rld/prog");
+    assert_same_output(&exe, &lld, &[], env, Some(expected));
+    LtoLink {
+        remarks: remarks(&rld_yaml),
+        exe,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Remarks, through LLVM's parser
+
+/// One remark as LLVM's parser sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Remark {
+    /// Passed, Missed, Analysis, ...
+    kind: String,
+    pass: String,
+    name: String,
+    function: String,
+    debug_loc: Option<Loc>,
+    /// (key, value, debug location)
+    args: Vec<(String, String, Option<Loc>)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Loc {
+    file: String,
+    line: u32,
+    column: u32,
+}
+
+/// `cases/lto/remarks_dump.c`, built once per test process.
+fn remarks_dump() -> PathBuf {
+    static TOOL: OnceLock<PathBuf> = OnceLock::new();
+    TOOL.get_or_init(|| {
+        let config = |flag: &str| {
+            let out = run_checked(Command::new("llvm-config-14").arg(flag));
+            String::from_utf8_lossy(&out.stdout).trim().to_string()
+        };
+        let (include, lib) = (config("--includedir"), config("--libdir"));
+        let dir = std::env::temp_dir().join("rld-tests").join("remarks-dump");
+        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = dir.join(format!("remarks_dump.tmp{}", std::process::id()));
+        run_checked(
+            Command::new("clang-14")
+                .args(["-O1", "-Wall", "-Werror", "-fuse-ld=lld"])
+                .arg(format!("-I{include}"))
+                .arg(cases_dir().join("lto/remarks_dump.c"))
+                .arg(format!("-L{lib}"))
+                .arg("-lLLVM-14")
+                .arg(format!("-Wl,-rpath,{lib}"))
+                .arg("-o")
+                .arg(&tmp),
+        );
+        let tool = dir.join("remarks_dump");
+        std::fs::rename(&tmp, &tool).unwrap();
+        tool
+    })
+    .clone()
+}
+
+/// The remarks in `file`, which must exist and be empty or parse with LLVM's
+/// YAML remark parser.
+fn remarks(file: &Path) -> Vec<Remark> {
+    let text =
+        std::fs::read(file).unwrap_or_else(|e| panic!("no remarks file {}: {e}", file.display()));
+    // LLVM writes an empty file when no remark passes the filter (and its
+    // parser refuses an empty document).
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return Vec::new();
+    }
+    let out = run_checked(Command::new(remarks_dump()).arg(file));
+    let loc = |f: &[&str]| match f {
+        ["-"] => None,
+        [file, line, column] => Some(Loc {
+            file: unescape(file),
+            line: line.parse().unwrap(),
+            column: column.parse().unwrap(),
+        }),
+        other => panic!("bad location {other:?}"),
+    };
+    let mut list: Vec<Remark> = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        match f[0] {
+            "R" => list.push(Remark {
+                kind: f[1].to_string(),
+                pass: unescape(f[2]),
+                name: unescape(f[3]),
+                function: unescape(f[4]),
+                debug_loc: loc(&f[6..]),
+                args: Vec::new(),
+            }),
+            "A" => {
+                list.last_mut()
+                    .unwrap()
+                    .args
+                    .push((unescape(f[1]), unescape(f[2]), loc(&f[3..])))
+            }
+            _ => panic!("unexpected line from remarks_dump: {line:?}"),
+        }
+    }
+    list
+}
+
+/// Undoes remarks_dump's escapes: `\\`, `\t`, `\n`.
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// LTO's remarks saying `name` was dropped (`deadfunction` or `deadglobal`).
+fn dropped_remarks<'a>(remarks: &'a [Remark], name: &str) -> Vec<&'a Remark> {
+    remarks
+        .iter()
+        .filter(|r| r.pass == "lto" && (r.name == "deadfunction" || r.name == "deadglobal"))
+        .filter(|r| r.function == name)
+        .collect()
+}
+
+/// `name` is defined in `table` of `exe` and no remark says LTO dropped it.
+fn assert_kept(link: &LtoLink, table: &str, name: &str) {
+    let found = find_symbols(&symbols(&link.exe), table, name);
+    assert!(
+        found.iter().any(Symbol::is_defined),
+        "{name} is not defined in {table} of {}: {found:?}",
+        link.exe.display()
+    );
+    let dead = dropped_remarks(&link.remarks, name);
+    assert!(
+        dead.is_empty(),
+        "a remark says {name} was dropped: {dead:?}"
+    );
+}
+
+/// `name` is in neither symbol table of `exe`, and (rld-specific for
+/// variables, which lld drops silently) one remark says it was dropped.
+fn assert_dropped(link: &LtoLink, name: &str, remark_name: &str) {
+    let found: Vec<Symbol> = symbols(&link.exe)
+        .into_iter()
+        .filter(|s| s.name == name)
+        .collect();
+    assert!(
+        found.is_empty(),
+        "{name} survived LTO in {}: {found:?}",
+        link.exe.display()
+    );
+    if remark_name == "deadglobal" && is_standin() {
+        return;
+    }
+    let dead = dropped_remarks(&link.remarks, name);
+    assert!(
+        dead.len() == 1 && dead[0].name == remark_name,
+        "expected one {remark_name} remark for {name}, got {dead:?}\nall remarks: {:#?}",
+        link.remarks
+    );
+}
+
+/// Whether `text` (a remark's String argument) is LLVM's message for a
+/// dropped global. lld writes it with a space on each side; rld without.
+fn is_not_added_message(text: &str) -> bool {
+    if is_standin() {
+        text.trim() == "not added to the combined module"
+    } else {
+        text == "not added to the combined module"
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The classic example
+
+const CLASSIC_OUT: &str = "probably_inlined(3) = 50\n";
+
+#[test]
+fn classic_example_drops_unused() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
+    let link = link_and_compare(&t, &paths(&objs), &[], &[], CLASSIC_OUT);
+    assert!(
+        find_symbols(&symbols(&link.exe), ".symtab", "unused").is_empty(),
+        "unused survived LTO in {}",
+        link.exe.display()
+    );
+
+    let dead: Vec<&Remark> = link
+        .remarks
+        .iter()
+        .filter(|r| r.name == "deadfunction")
+        .collect();
+    assert_eq!(dead.len(), 1, "one deadfunction remark: {dead:#?}");
+    let r = dead[0];
+    assert_eq!(
+        (r.kind.as_str(), r.pass.as_str(), r.function.as_str()),
+        ("Passed", "lto", "unused"),
+        "{r:#?}"
+    );
+    assert_eq!(r.args.len(), 2, "{r:#?}");
+    assert_eq!(
+        (r.args[0].0.as_str(), r.args[0].1.as_str()),
+        ("Function", "unused")
+    );
+    assert_eq!(r.args[1].0, "String", "{r:#?}");
+    assert!(is_not_added_message(&r.args[1].1), "{r:#?}");
+    for name in ["main", "probably_inlined"] {
+        assert!(
+            dropped_remarks(&link.remarks, name).is_empty(),
+            "{name}: {:#?}",
+            link.remarks
+        );
+    }
+
+    // rld-specific: what nothing outside the LTO unit sees is internalized,
+    // and main (called from crt1.o) is not.
+    if !is_standin() {
+        let internalized = |name: &str| {
+            link.remarks
+                .iter()
+                .filter(|r| r.pass == "lto" && r.name == "internalized" && r.function == name)
+                .count()
+        };
+        assert_eq!(internalized("probably_inlined"), 1, "{:#?}", link.remarks);
+        assert_eq!(internalized("main"), 0, "{:#?}", link.remarks);
+    }
+}
+
+#[test]
+fn gcc_driver_links_bitcode() {
+    // gcc passes `-plugin .../liblto_plugin.so -plugin-opt=...` on every link;
+    // the linker ignores gcc's plugin and does LTO itself.
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
+    let exe = t.link(Driver::GccRld, &paths(&objs), &["-O2"], "gcc-rld.out");
+    assert_output_is(&exe, &run(&exe, &[], &[]), CLASSIC_OUT, "the gcc -B build");
+    assert!(find_symbols(&symbols(&exe), ".symtab", "unused").is_empty());
+}
+
+#[test]
+fn classic_example_remarks_accepted_by_llvm_opt_report() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &["-g"]);
+    let link = link_and_compare(&t, &paths(&objs), &[], &[], CLASSIC_OUT);
+    assert!(!link.remarks.is_empty());
+    let mut cmd = Command::new("llvm-opt-report-14");
+    cmd.arg(t.path("rld.yaml"))
+        .arg("-o")
+        .arg(t.path("report.txt"));
+    let out = run_checked(&mut cmd);
+    assert!(
+        out.stderr.is_empty(),
+        "llvm-opt-report-14 complains: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn classic_example_debug_loc() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &["-g"]);
+    let link = link_and_compare(&t, &paths(&objs), &[], &[], CLASSIC_OUT);
+    let source = std::fs::read_to_string(cases_dir().join("lto/tu2.c")).unwrap();
+    let line = 1 + source
+        .lines()
+        .position(|l| l.starts_with("int unused("))
+        .unwrap() as u32;
+    let dead = dropped_remarks(&link.remarks, "unused");
+    assert_eq!(dead.len(), 1, "{:#?}", link.remarks);
+    let loc = dead[0]
+        .debug_loc
+        .as_ref()
+        .unwrap_or_else(|| panic!("no DebugLoc: {:#?}", dead[0]));
+    assert!(loc.file.ends_with("tu2.c"), "{loc:?}");
+    assert_eq!((loc.line, loc.column), (line, 0), "{loc:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Liveness roots
+
+#[test]
+fn root_native_object_reference() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["native_root.c"], &[]);
+    let native = t.compile(Clang, "lto/native.c", &["-O2"]);
+    let link = link_and_compare(
+        &t,
+        &[&objs[0], &native],
+        &[],
+        &[],
+        "native_entry(4) = 408\n",
+    );
+    assert_kept(&link, ".symtab", "from_native");
+    assert_dropped(&link, "hidden_unreferenced", "deadfunction");
+}
+
+#[test]
+fn root_undefined_option() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["undefined_root.c"], &[]);
+    let link = link_and_compare(&t, &paths(&objs), &["-Wl,-u,kept_by_u"], &[], "main\n");
+    assert_kept(&link, ".symtab", "kept_by_u");
+    assert_dropped(&link, "hidden_unreferenced", "deadfunction");
+}
+
+#[test]
+fn root_shared_library_reference() {
+    let t = Test::new();
+    let lib_obj = t.compile(Clang, "lto/callback_lib.c", &["-O2", "-fPIC"]);
+    let so = t.link(
+        Driver::ClangLld,
+        &[&lib_obj],
+        &["-shared", "-Wl,-soname,libcallback.so"],
+        "lib/libcallback.so",
+    );
+    let lib_dir = so.parent().unwrap().display().to_string();
+    let objs = bitcode(&t, &["callback_main.c"], &[]);
+    let link = link_and_compare(
+        &t,
+        &paths(&objs),
+        &[&format!("-L{lib_dir}"), "-lcallback"],
+        &[("LD_LIBRARY_PATH", &lib_dir)],
+        "call_back(5) = 2010\n",
+    );
+    assert_kept(&link, ".dynsym", "callback");
+    assert_dropped(&link, "hidden_unreferenced", "deadfunction");
+}
+
+#[test]
+fn root_used_attribute() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["used_root.c"], &[]);
+    let link = link_and_compare(&t, &paths(&objs), &[], &[], "main\n");
+    assert_kept(&link, ".symtab", "keep_me");
+    assert_dropped(&link, "hidden_unreferenced", "deadfunction");
+}
+
+#[test]
+fn root_constructor() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["ctor_root.c"], &[]);
+    let link = link_and_compare(&t, &paths(&objs), &[], &[], "ctor_hook ran\nmain\n");
+    assert!(
+        dropped_remarks(&link.remarks, "ctor_hook").is_empty(),
+        "{:#?}",
+        link.remarks
+    );
+    assert_dropped(&link, "hidden_unreferenced", "deadfunction");
+}
+
+#[test]
+fn root_export_dynamic() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["export_root.c"], &[]);
+    let link = link_and_compare(
+        &t,
+        &paths(&objs),
+        &["-Wl,-E"],
+        &[],
+        "exported_fn(14) = 42\n",
+    );
+    assert_kept(&link, ".dynsym", "exported_fn");
+    assert_dropped(&link, "hidden_unreferenced", "deadfunction");
+}
+
+#[test]
+fn root_shared_lto_library_exports() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["shlib_api.c"], &["-fPIC"]);
+    let main = t.compile(Clang, "lto/shlib_main.c", &["-O2"]);
+    let mut exes = Vec::new();
+    let mut rld_lib = None;
+    for driver in [Driver::ClangLld, Driver::ClangRld] {
+        let dir = driver.name();
+        let yaml = t.path(&format!("{dir}.yaml"));
+        let flags = lto_flags(Some(&yaml), &["-shared", "-Wl,-soname,libapi.so"]);
+        let so = t.link(
+            driver,
+            &paths(&objs),
+            &strs(&flags),
+            &format!("{dir}/libapi.so"),
+        );
+        let lib_dir = so.parent().unwrap().display().to_string();
+        // The program is native and linked by lld: only the library differs.
+        exes.push(t.link(
+            Driver::ClangLld,
+            &[&main],
+            &[
+                &format!("-L{lib_dir}"),
+                "-lapi",
+                &format!("-Wl,-rpath,{lib_dir}"),
+            ],
+            &format!("{dir}/main"),
+        ));
+        rld_lib = Some(LtoLink {
+            exe: so,
+            remarks: remarks(&yaml),
+        });
+    }
+    assert_same_output(
+        &exes[1],
+        &exes[0],
+        &[],
+        &[],
+        Some("lib_api(6) = 37\ndlsym lib_api(7) = 50\n"),
+    );
+    let lib = rld_lib.unwrap();
+    assert_kept(&lib, ".dynsym", "lib_api");
+    assert_dropped(&lib, "hidden_unreferenced", "deadfunction");
+}
+
+#[test]
+fn unreferenced_external_definitions_are_dropped() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["control.c"], &[]);
+    let link = link_and_compare(&t, &paths(&objs), &[], &[], "control\n");
+    assert_dropped(&link, "never_called", "deadfunction");
+    assert_dropped(&link, "never_read", "deadglobal");
+    assert!(dropped_remarks(&link.remarks, "main").is_empty());
+}
+
+// ---------------------------------------------------------------------------
+// Options
+
+#[test]
+fn remarks_passes_filter() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
+    for (filter, want_lto) in [("lto", true), ("inline", false)] {
+        let yaml = t.path(&format!("{filter}.yaml"));
+        // rld also takes lld's `--opt=value` spelling, which lld-14 refuses here.
+        let filter_flag = if is_standin() {
+            format!("-Wl,--opt-remarks-passes,{filter}")
+        } else {
+            format!("-Wl,--opt-remarks-passes={filter}")
+        };
+        let flags = lto_flags(Some(&yaml), &[&filter_flag]);
+        t.link(
+            Driver::ClangRld,
+            &paths(&objs),
+            &strs(&flags),
+            &format!("{filter}.out"),
+        );
+        let all = remarks(&yaml);
+        let lto: Vec<&Remark> = all.iter().filter(|r| r.pass == "lto").collect();
+        if want_lto {
+            assert!(
+                lto.iter()
+                    .any(|r| r.name == "deadfunction" && r.function == "unused"),
+                "--opt-remarks-passes lto lost the deadfunction remark: {all:#?}"
+            );
+            assert!(
+                all.iter().all(|r| r.pass.contains("lto")),
+                "--opt-remarks-passes lto let other passes through: {all:#?}"
+            );
+        } else {
+            assert!(
+                lto.is_empty(),
+                "--opt-remarks-passes inline let lto remarks through: {lto:#?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn save_optimization_record_through_plugin_opt() {
+    // clang -fsave-optimization-record passes
+    // --plugin-opt=opt-remarks-filename=<out>.opt.ld.yaml and
+    // --plugin-opt=opt-remarks-format=yaml.
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
+    let flags = lto_flags(None, &["-fsave-optimization-record"]);
+    t.link(Driver::ClangRld, &paths(&objs), &strs(&flags), "prog");
+    let all = remarks(&t.path("prog.opt.ld.yaml"));
+    let dead = dropped_remarks(&all, "unused");
+    assert_eq!(dead.len(), 1, "{all:#?}");
+}
+
+#[test]
+fn save_temps_writes_intermediates() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
+    let exe = t.link(
+        Driver::ClangRld,
+        &paths(&objs),
+        &strs(&lto_flags(None, &["-Wl,--save-temps"])),
+        "prog",
+    );
+    assert_output_is(
+        &exe,
+        &run(&exe, &[], &[]),
+        CLASSIC_OUT,
+        "the -save-temps build",
+    );
+    for bc in ["prog.0.0.preopt.bc", "prog.0.4.opt.bc"] {
+        let path = t.path(bc);
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("no {bc}: {e}"));
+        assert!(bytes.starts_with(b"BC\xC0\xDE"), "{bc} is not bitcode");
+        run_checked(
+            Command::new("llvm-dis-14")
+                .arg(&path)
+                .arg("-o")
+                .arg("/dev/null"),
+        );
+    }
+    let obj = t.path("prog.lto.o");
+    assert!(obj.is_file(), "no prog.lto.o");
+    assert_eq!(elf_type(&obj), "REL");
+    assert_readelf_clean(&obj);
+    let main = find_symbols(&symbols(&obj), ".symtab", "main");
+    assert!(main.iter().any(Symbol::is_defined), "{main:?}");
+}
+
+#[test]
+fn relocatable_output_from_bitcode() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
+    let combined = t.link(Driver::Rld, &paths(&objs), &["-r"], "combined.o");
+    assert_eq!(elf_type(&combined), "REL");
+    let syms = symbols(&combined);
+    for name in ["main", "probably_inlined"] {
+        let s = find_symbols(&syms, ".symtab", name);
+        assert!(
+            s.iter().any(|s| s.is_defined() && s.bind == "GLOBAL"),
+            "{name} in combined.o: {s:?}"
+        );
+    }
+    // An ordinary, non-LTO link of the result.
+    let exe = t.link(Driver::ClangLld, &[&combined], &[], "prog");
+    assert_output_is(
+        &exe,
+        &run(&exe, &[], &[]),
+        CLASSIC_OUT,
+        "the program from -r",
+    );
+}
+
+#[test]
+fn lto_optimization_levels() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
+    for level in ["0", "3"] {
+        let flag = format!("-Wl,--lto-O{level}");
+        let exe = t.link(
+            Driver::ClangRld,
+            &paths(&objs),
+            &strs(&lto_flags(None, &[&flag])),
+            &format!("O{level}.out"),
+        );
+        assert_output_is(&exe, &run(&exe, &[], &[]), CLASSIC_OUT, &flag);
+    }
+}
+
+#[test]
+fn dump_summary_names_globals() {
+    if is_standin() {
+        eprintln!("skipped: --dump-summary is rld's own");
+        return;
+    }
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
+    let dump = |obj: &Path| {
+        let out = run_checked(Command::new(rld_path()).arg("--dump-summary").arg(obj));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let tu2 = dump(&objs[1]);
+    for name in ["unused", "probably_inlined"] {
+        let header = format!("global {name}\n  function, external, default\n");
+        assert!(tu2.contains(&header), "no {header:?} in\n{tu2}");
+    }
+    let tu1 = dump(&objs[0]);
+    let main_block = tu1
+        .split("\n\n")
+        .find(|b| b.starts_with("global main\n"))
+        .unwrap_or_else(|| panic!("no main in\n{tu1}"));
+    assert!(
+        main_block
+            .lines()
+            .any(|l| l.starts_with("  calls:") && l.contains("probably_inlined")),
+        "main does not call probably_inlined in\n{tu1}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Bad input
+
+/// rld on `inputs` + `flags` fails cleanly: non-zero exit (not a signal, not a
+/// panic), an error mentioning each of `mentions`, and no output file.
+fn assert_rejected(t: &Test, driver: Driver, inputs: &[&Path], flags: &[&str], mentions: &[&str]) {
+    let (res, cmd) = t.try_link(driver, inputs, flags, "fresh.out");
+    let stderr = String::from_utf8_lossy(&res.stderr).into_owned();
+    let ctx = format!(
+        "\n  command: {cmd}\n  {}\n--- stderr ---\n{stderr}",
+        describe_status(&res)
+    );
+    assert!(!res.status.success(), "the link accepted bad input{ctx}");
+    let leftovers: Vec<String> = std::fs::read_dir(t.dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("fresh.out"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "a failed link left {leftovers:?}{ctx}"
+    );
+    if is_standin() {
+        return; // lld aborts inside LLVM on some corrupt bitcode.
+    }
+    assert!(
+        res.status.code().is_some(),
+        "rld was killed by a signal{ctx}"
+    );
+    assert!(!stderr.contains("panicked"), "rld panicked{ctx}");
+    assert!(
+        stderr.contains("rld: error"),
+        "rld-specific: no \"rld: error\"{ctx}"
+    );
+    for m in mentions {
+        assert!(stderr.contains(m), "the error does not mention {m:?}{ctx}");
+    }
+}
+
+#[test]
+fn rejects_corrupt_bitcode() {
+    // The bitcode magic, then pseudo-random bytes. Some of these make LLVM's
+    // bitcode reader call report_fatal_error (lld-14 aborts on them), so
+    // several are tried.
+    let t = Test::new();
+    for seed in 1..=12u64 {
+        let mut bytes = b"BC\xC0\xDE".to_vec();
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64 ^ seed.wrapping_mul(0x2545_f491_4f6c_dd1d);
+        for _ in 0..300 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            bytes.push((x >> 32) as u8);
+        }
+        let name = format!("corrupt{seed}.o");
+        let bad = t.write(&name, bytes);
+        assert_rejected(&t, Driver::Rld, &[&bad], &["-flto"], &[&name]);
+    }
+}
+
+#[test]
+fn rejects_truncated_bitcode() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
+    let bytes = std::fs::read(&objs[1]).unwrap();
+    let cut = t.write("truncated.o", &bytes[..bytes.len() / 2]);
+    assert_rejected(
+        &t,
+        Driver::ClangRld,
+        &[&objs[0], &cut],
+        &strs(&lto_flags(None, &[])),
+        &["truncated.o"],
+    );
+}
+
+#[test]
+fn rejects_corrupt_summary_cache() {
+    if is_standin() {
+        eprintln!("skipped: the summary cache is rld's own");
+        return;
+    }
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
+    let cache = t.path("cache");
+    let cache_flag = format!("-Wl,--lto-cache-dir={}", cache.display());
+    let flags = lto_flags(None, &[&cache_flag]);
+    let flags = strs(&flags);
+    t.link(Driver::ClangRld, &paths(&objs), &flags, "first.out");
+    let entries: Vec<PathBuf> = std::fs::read_dir(&cache)
+        .unwrap_or_else(|e| panic!("no cache directory {}: {e}", cache.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rldsum"))
+        .collect();
+    assert_eq!(entries.len(), 2, "one summary per module: {entries:?}");
+    // A cached link works too.
+    let again = t.link(Driver::ClangRld, &paths(&objs), &flags, "second.out");
+    assert_output_is(
+        &again,
+        &run(&again, &[], &[]),
+        CLASSIC_OUT,
+        "the cached link",
+    );
+
+    std::fs::write(&entries[0], b"this is not a summary\n\x00\xff\xfe garbage").unwrap();
+    let name = entries[0]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert_rejected(&t, Driver::ClangRld, &paths(&objs), &flags, &[&name]);
+}
