@@ -76,7 +76,7 @@ pub fn link(opts: &Options) -> Result<()> {
         timer.phase("LTO");
         if opts.relocatable {
             // -r with bitcode inputs: the LTO-compiled object is the output.
-            std::fs::write(&pending.tmp_path(), &object)
+            std::fs::write(pending.tmp_path(), &object)
                 .map_err(|e| LinkError::io(pending.tmp_path(), e))?;
             pending.commit()?;
             return Ok(());

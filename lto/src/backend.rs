@@ -101,22 +101,21 @@ pub fn compile(
     let Some(module) = merged else {
         return Err(LtoError::Llvm("no bitcode modules to compile".into()));
     };
-    for g in module_globals(module.as_mut_ptr()) {
+    for g in module_globals(&module) {
         if let Some(&action) = after_link.get(&g.name()) {
             change_linkage(g, action);
         }
     }
     // Before the pipeline, so the inliner sees the promoted direct calls.
     let mut outcome = CallOutcome::default();
-    let raw_ctx = ctx.raw();
-    for (key, call) in promote::tagged_sites(raw_ctx, module.as_mut_ptr()) {
+    for (key, call) in promote::tagged_sites(&ctx, &module) {
         let Some(site) = parse_site_key(&key) else {
             continue;
         };
         let Some(plan) = plans.sites.get(&site) else {
             continue;
         };
-        if promote::apply_plan(raw_ctx, module.as_mut_ptr(), call, plan) {
+        if promote::apply_plan(&ctx, &module, call, plan) {
             outcome.promoted.push(site);
         }
         outcome.annotated.push(site);
@@ -174,7 +173,7 @@ fn parse_site_key(key: &str) -> Option<(u32, u32)> {
 /// (numbered as the summary numbers them: call-like instructions of defined functions, in
 /// order, inline asm excluded).
 fn prepare_sites(ctx: &Context, module: &Module, m: u32, plans: &CallPlans) {
-    let globals = module_globals(module.as_mut_ptr());
+    let globals = module_globals(module);
     if let Some(renames) = plans.renames.get(m as usize) {
         for (index, name) in renames {
             if let Some(g) = globals.get(*index as usize) {
@@ -198,7 +197,7 @@ fn prepare_sites(ctx: &Context, module: &Module, m: u32, plans: &CallPlans) {
                 continue;
             }
             if plans.sites.contains_key(&(m, id)) {
-                promote::tag_site(ctx.raw(), inst.raw(), &format!("{m}.{id}"));
+                promote::tag_site(ctx, inst, &format!("{m}.{id}"));
             }
             id += 1;
         }
@@ -230,7 +229,7 @@ fn save_temp(
 /// Turns the dropped globals of one module into declarations, and notes the linkage
 /// changes to make once all modules are linked.
 fn drop_globals(module: &Module, actions: &[Action], after_link: &mut HashMap<String, Action>) {
-    let globals = module_globals(module.as_mut_ptr());
+    let globals = module_globals(module);
     for (&g, &action) in globals.iter().zip(actions) {
         match action {
             Action::Keep => {}

@@ -232,14 +232,13 @@ impl<'a> FactBuilder<'a> {
                 target,
             });
         } else if stripped.is_struct_constant() {
-            let ty = stripped.type_ref();
             for (i, field) in stripped.operands().into_iter().enumerate() {
-                let off = offset + self.dl.field_offset(ty, i as u32);
+                let off = offset + stripped.struct_field_offset(self.dl, i as u32);
                 self.walk_initializer(global, field, off, out, depth + 1);
             }
         } else if stripped.is_array_constant() {
             for (i, elem) in stripped.operands().into_iter().enumerate() {
-                let size = self.dl.size_of(elem.type_ref());
+                let size = elem.type_size(self.dl);
                 self.walk_initializer(global, elem, offset + i as u64 * size, out, depth + 1);
             }
         } else if stripped.is_constant_expr() {

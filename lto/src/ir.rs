@@ -29,7 +29,8 @@ type libc_char = std::ffi::c_char;
 
 /// Globals of a module in a fixed order (functions, variables, aliases, ifuncs): summaries
 /// and the backend index globals the same way because both use this.
-pub fn module_globals(module: LLVMModuleRef) -> Vec<Value> {
+pub fn module_globals(module: &inkwell::module::Module) -> Vec<Value> {
+    let module = module.as_mut_ptr();
     let mut out = Vec::new();
     // SAFETY: iterating the global lists of a live module; each call returns the next
     // element or null.
@@ -59,7 +60,12 @@ pub fn module_globals(module: LLVMModuleRef) -> Vec<Value> {
 }
 
 impl Value {
-    pub fn raw(self) -> LLVMValueRef {
+    /// Wraps a value obtained from LLVM-C inside this crate.
+    pub(crate) fn from_raw(v: LLVMValueRef) -> Value {
+        Value(v)
+    }
+
+    pub(crate) fn raw(self) -> LLVMValueRef {
         self.0
     }
 
@@ -351,17 +357,19 @@ impl Value {
 pub struct DataLayout(inkwell::llvm_sys::target::LLVMTargetDataRef);
 
 impl DataLayout {
-    pub fn of_module(module: LLVMModuleRef) -> DataLayout {
+    pub fn of_module(module: &inkwell::module::Module) -> DataLayout {
         // SAFETY: the layout is owned by the module and lives as long as it.
-        DataLayout(unsafe { inkwell::llvm_sys::target::LLVMGetModuleDataLayout(module) })
+        DataLayout(unsafe {
+            inkwell::llvm_sys::target::LLVMGetModuleDataLayout(module.as_mut_ptr())
+        })
     }
 
-    pub fn size_of(self, ty: LLVMTypeRef) -> u64 {
+    fn size_of(self, ty: LLVMTypeRef) -> u64 {
         // SAFETY: a sized type of the same context.
         unsafe { inkwell::llvm_sys::target::LLVMABISizeOfType(self.0, ty) }
     }
 
-    pub fn field_offset(self, struct_ty: LLVMTypeRef, field: u32) -> u64 {
+    fn field_offset(self, struct_ty: LLVMTypeRef, field: u32) -> u64 {
         // SAFETY: `field` is a valid element index of the struct type (callers check).
         unsafe { inkwell::llvm_sys::target::LLVMOffsetOfElement(self.0, struct_ty, field) }
     }
@@ -381,9 +389,19 @@ impl Value {
         }
     }
 
-    pub fn type_ref(self) -> LLVMTypeRef {
+    fn type_ref(self) -> LLVMTypeRef {
         // SAFETY: every value has a type.
         unsafe { LLVMTypeOf(self.0) }
+    }
+
+    /// Size in bytes of this value's type.
+    pub fn type_size(self, dl: DataLayout) -> u64 {
+        dl.size_of(self.type_ref())
+    }
+
+    /// Offset of field `field` of this struct constant.
+    pub fn struct_field_offset(self, dl: DataLayout, field: u32) -> u64 {
+        dl.field_offset(self.type_ref(), field)
     }
 
     pub fn is_pointer(self) -> bool {

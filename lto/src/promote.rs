@@ -7,9 +7,12 @@
 //! before linking. LLVM-C has no block splitting, so `split_after` builds it from moving
 //! instructions and rebuilding the successors' phi nodes.
 
+use crate::ir::Value;
+use inkwell::context::Context;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::LLVMIntPredicate;
+use inkwell::module::Module;
 use std::ffi::CString;
 
 /// What to do at one call site: its targets (function names in the merged module) and
@@ -29,7 +32,8 @@ fn kind_id(ctx: LLVMContextRef, name: &str) -> u32 {
 }
 
 /// Tags call instruction `call` with a site key ("module.id") to find it after linking.
-pub fn tag_site(ctx: LLVMContextRef, call: LLVMValueRef, key: &str) {
+pub fn tag_site(ctx: &Context, call: Value, key: &str) {
+    let (ctx, call) = (ctx.raw(), call.raw());
     // SAFETY: building an MDString in the instruction's context and attaching it.
     unsafe {
         let s = LLVMMDStringInContext2(ctx, key.as_ptr() as *const _, key.len());
@@ -43,7 +47,8 @@ pub fn tag_site(ctx: LLVMContextRef, call: LLVMValueRef, key: &str) {
 }
 
 /// Every tagged call in the module, with its key.
-pub fn tagged_sites(ctx: LLVMContextRef, module: LLVMModuleRef) -> Vec<(String, LLVMValueRef)> {
+pub fn tagged_sites(ctx: &Context, module: &Module) -> Vec<(String, Value)> {
+    let (ctx, module) = (ctx.raw(), module.as_mut_ptr());
     let kind = kind_id(ctx, SITE_KIND);
     let mut out = Vec::new();
     // SAFETY: walking a live module; reading metadata the tagging put there.
@@ -62,7 +67,10 @@ pub fn tagged_sites(ctx: LLVMContextRef, module: LLVMModuleRef) -> Vec<(String, 
                         let p = LLVMGetMDString(op, &mut len);
                         if !p.is_null() {
                             let bytes = std::slice::from_raw_parts(p as *const u8, len as usize);
-                            out.push((String::from_utf8_lossy(bytes).into_owned(), i));
+                            out.push((
+                                String::from_utf8_lossy(bytes).into_owned(),
+                                Value::from_raw(i),
+                            ));
                         }
                     }
                     i = LLVMGetNextInstruction(i);
@@ -83,12 +91,8 @@ fn named_function(module: LLVMModuleRef, name: &str) -> Option<LLVMValueRef> {
 }
 
 /// Attaches `!callees` and, where planned, promotes the call. Returns whether it promoted.
-pub fn apply_plan(
-    ctx: LLVMContextRef,
-    module: LLVMModuleRef,
-    call: LLVMValueRef,
-    plan: &SitePlan,
-) -> bool {
+pub fn apply_plan(ctx: &Context, module: &Module, call: Value, plan: &SitePlan) -> bool {
+    let (ctx, module, call) = (ctx.raw(), module.as_mut_ptr(), call.raw());
     let targets: Vec<LLVMValueRef> = plan
         .targets
         .iter()

@@ -60,7 +60,7 @@ fn constant_refs(index: &HashMap<Value, u32>, v: Value, out: &mut Vec<u32>, dept
 }
 
 pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
-    let globals = module_globals(module.as_mut_ptr());
+    let globals = module_globals(module);
     let index: HashMap<Value, u32> = globals
         .iter()
         .enumerate()
@@ -71,7 +71,7 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
         source_file: module.get_source_file_name().to_string_lossy().into_owned(),
         ..Default::default()
     };
-    let mut facts = FactBuilder::new(&index, DataLayout::of_module(module.as_mut_ptr()));
+    let mut facts = FactBuilder::new(&index, DataLayout::of_module(module));
     for &g in &globals {
         summary.globals.push(describe(g));
     }
