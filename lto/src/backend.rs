@@ -156,6 +156,7 @@ pub fn compile(
         .run_passes(&pipeline, &tm, PassBuilderOptions::create())
         .map_err(|e| LtoError::Llvm(format!("optimization failed: {}", e.to_string().trim())))?;
     save_temp(cfg, "0.4.opt.bc", |p| module.write_bitcode_to_path(p))?;
+    place_functions_in_own_sections(&module);
     let object = tm
         .write_to_memory_buffer(&module, FileType::Object)
         .map_err(|e| LtoError::Llvm(format!("code generation failed: {}", e.to_string().trim())))?;
@@ -276,5 +277,17 @@ fn change_linkage(g: crate::ir::Value, action: Action) {
             _ => {}
         },
         Action::Keep | Action::Drop => {}
+    }
+}
+
+/// lld compiles LTO code with -ffunction-sections (so --gc-sections works per function); the
+/// LLVM-C target machine has no such option, so each function gets its section name here.
+/// Besides per-function garbage collection this gives the same debug-info encoding as lld
+/// (location lists based per function).
+fn place_functions_in_own_sections(module: &Module) {
+    for g in module_globals(module) {
+        if g.global_kind() == Some(GlobalKind::Function) && !g.is_declaration() && g.section().is_none() {
+            g.set_section(&format!(".text.{}", g.name()));
+        }
     }
 }

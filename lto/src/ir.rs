@@ -190,6 +190,14 @@ impl Value {
         (!s.is_empty()).then_some(s)
     }
 
+    pub fn set_section(self, name: &str) {
+        let Ok(c) = std::ffi::CString::new(name) else {
+            return;
+        };
+        // SAFETY: `self` is a global object; LLVM copies the name.
+        unsafe { LLVMSetSection(self.0, c.as_ptr()) }
+    }
+
     pub fn has_comdat(self) -> bool {
         // SAFETY: `self` is a global object or alias.
         unsafe { !inkwell::llvm_sys::comdat::LLVMGetComdat(self.0).is_null() }
