@@ -200,6 +200,12 @@ pub struct LtoOptions {
     pub mcpu: Option<String>,
     /// Options for LLVM itself (`-plugin-opt=-foo`, `-mllvm -foo`).
     pub llvm_args: Vec<String>,
+    /// Run whole-program called-value propagation (`--no-cvp` turns it off).
+    pub cvp: bool,
+    /// `--cvp-max-targets`: larger callee sets are Overdefined.
+    pub cvp_max_targets: usize,
+    /// `--icp-max-targets`: indirect calls with at most this many targets become direct.
+    pub icp_max_targets: usize,
 }
 
 impl Default for LtoOptions {
@@ -216,6 +222,9 @@ impl Default for LtoOptions {
             cache_dir: None,
             mcpu: None,
             llvm_args: Vec::new(),
+            cvp: true,
+            cvp_max_targets: 4,
+            icp_max_targets: 2,
         }
     }
 }
