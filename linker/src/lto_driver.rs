@@ -109,7 +109,7 @@ pub fn run_lto(opts: &Options, r: &mut Resolver) -> Result<Vec<u8>> {
         .into_iter()
         .collect();
 
-    let mut remarks = Vec::new();
+    let mut remarks: Vec<Remark> = Vec::new();
     let mut actions = Vec::with_capacity(index.modules.len());
     for (m, module) in index.modules.iter().enumerate() {
         let mut acts = Vec::with_capacity(module.globals.len());
@@ -161,7 +161,22 @@ pub fn run_lto(opts: &Options, r: &mut Resolver) -> Result<Vec<u8>> {
         }
         actions.push(acts);
     }
-    write_remarks(opts, &remarks)?;
+    let cvp = if opts.lto_opts.cvp {
+        Some(rld_summaries::cvp::called_value_propagation(
+            &index,
+            &res,
+            &live,
+            &rld_summaries::cvp::CvpConfig {
+                max_targets: opts.lto_opts.cvp_max_targets,
+            },
+        ))
+    } else {
+        None
+    };
+    let plans = cvp
+        .as_ref()
+        .map(|c| call_plans(&index, &live, c, opts.lto_opts.icp_max_targets))
+        .unwrap_or_default();
 
     let inputs: Vec<BitcodeInput> = r
         .bitcode
@@ -178,10 +193,150 @@ pub fn run_lto(opts: &Options, r: &mut Resolver) -> Result<Vec<u8>> {
         cpu: lto.mcpu.clone(),
         save_temps: lto.save_temps.then(|| opts.output.clone()),
     };
-    let plans = rld_lto::CallPlans::default();
-    let (object, _outcome) = rld_lto::compile(&inputs, &actions, &plans, &cfg)
+    let (object, outcome) = rld_lto::compile(&inputs, &actions, &plans, &cfg)
         .map_err(|e| LinkError::Link(e.to_string()))?;
+    if let Some(cvp) = &cvp {
+        remarks.extend(call_remarks(&index, &live, cvp, &outcome));
+    }
+    write_remarks(opts, &remarks)?;
     Ok(object)
+}
+
+/// The name a CVP target has in the merged module: local functions are renamed before
+/// linking so that call sites in other modules can name them.
+fn target_name(index: &CombinedIndex, id: GlobalId, renames: &mut [Vec<(u32, String)>]) -> String {
+    let g = index.global(id);
+    if !g.linkage.is_local() {
+        return g.name.clone();
+    }
+    let unique = format!("{}.rld.{}", g.name, id.module);
+    let list = &mut renames[id.module as usize];
+    if !list.iter().any(|(i, _)| *i == id.index) {
+        list.push((id.index, unique.clone()));
+    }
+    unique
+}
+
+/// Turns CVP's callee sets into what the backend does at each indirect call site.
+fn call_plans(
+    index: &CombinedIndex,
+    live: &rld_summaries::Liveness,
+    cvp: &rld_summaries::cvp::CvpResult,
+    icp_max_targets: usize,
+) -> rld_lto::CallPlans {
+    use rld_summaries::cvp::CalleeSet;
+    let mut plans = rld_lto::CallPlans {
+        renames: vec![Vec::new(); index.modules.len()],
+        sites: Default::default(),
+    };
+    for (&(m, site), set) in &cvp.sites {
+        let CalleeSet::Functions(targets) = set else {
+            continue;
+        };
+        let call = &index.modules[m as usize].call_sites[site as usize];
+        let caller = GlobalId {
+            module: m,
+            index: call.caller,
+        };
+        // Every target must exist in the merged module as a function definition or
+        // declaration; a dropped caller needs nothing.
+        if targets.is_empty() || !live.is_live(caller) {
+            continue;
+        }
+        let names = targets
+            .iter()
+            .map(|&t| target_name(index, t, &mut plans.renames))
+            .collect();
+        plans.sites.insert(
+            (m, site),
+            rld_lto::SitePlan {
+                targets: names,
+                // The analysis is sound: a FunctionSet holds every possible callee.
+                complete: true,
+                promote: targets.len() <= icp_max_targets,
+            },
+        );
+    }
+    plans
+}
+
+/// One remark per indirect call site of live code: its callees, its promotion, or why it
+/// stayed unresolved.
+fn call_remarks(
+    index: &CombinedIndex,
+    live: &rld_summaries::Liveness,
+    cvp: &rld_summaries::cvp::CvpResult,
+    outcome: &rld_lto::CallOutcome,
+) -> Vec<Remark> {
+    use rld_summaries::cvp::CalleeSet;
+    let promoted: HashSet<(u32, u32)> = outcome.promoted.iter().copied().collect();
+    let annotated: HashSet<(u32, u32)> = outcome.annotated.iter().copied().collect();
+    let mut out = Vec::new();
+    for (&(m, site), set) in &cvp.sites {
+        let module = &index.modules[m as usize];
+        let call = &module.call_sites[site as usize];
+        let caller = GlobalId {
+            module: m,
+            index: call.caller,
+        };
+        if !live.is_live(caller) {
+            continue;
+        }
+        let function = module.globals[call.caller as usize].name.clone();
+        let arg = |key: &str, value: String| RemarkArg {
+            key: key.into(),
+            value,
+            debug_loc: None,
+        };
+        let (kind, name, args) = match set {
+            CalleeSet::Functions(targets) if annotated.contains(&(m, site)) => {
+                let mut args = vec![arg(
+                    "String",
+                    if promoted.contains(&(m, site)) {
+                        "indirect call promoted to direct calls of: ".into()
+                    } else {
+                        "indirect call can only call: ".into()
+                    },
+                )];
+                // Name the callees as the source does (local targets were renamed for
+                // linking only).
+                for &t in targets {
+                    args.push(arg("Callee", index.global(t).name.clone()));
+                }
+                let name = if promoted.contains(&(m, site)) {
+                    "promoted"
+                } else {
+                    "callees"
+                };
+                (RemarkKind::Passed, name, args)
+            }
+            CalleeSet::Functions(_) | CalleeSet::Undefined => continue,
+            CalleeSet::Overdefined => {
+                let reason =
+                    cvp.reasons.get(&(m, site)).cloned().unwrap_or_else(|| {
+                        "the called value may come from outside the program".into()
+                    });
+                (
+                    RemarkKind::Missed,
+                    "unresolved",
+                    vec![
+                        arg("String", "indirect call not resolved: ".into()),
+                        arg("Reason", reason),
+                    ],
+                )
+            }
+        };
+        out.push(Remark {
+            kind,
+            pass: "cvp".into(),
+            name: name.into(),
+            debug_loc: call.debug_loc.clone(),
+            function,
+            hotness: None,
+            args,
+        });
+    }
+    out
 }
 
 fn write_remarks(opts: &Options, remarks: &[Remark]) -> Result<()> {

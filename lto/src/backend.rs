@@ -286,7 +286,10 @@ fn change_linkage(g: crate::ir::Value, action: Action) {
 /// (location lists based per function).
 fn place_functions_in_own_sections(module: &Module) {
     for g in module_globals(module) {
-        if g.global_kind() == Some(GlobalKind::Function) && !g.is_declaration() && g.section().is_none() {
+        if g.global_kind() == Some(GlobalKind::Function)
+            && !g.is_declaration()
+            && g.section().is_none()
+        {
             g.set_section(&format!(".text.{}", g.name()));
         }
     }

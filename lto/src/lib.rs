@@ -8,6 +8,7 @@ pub mod facts;
 pub mod fatal;
 pub mod ir;
 pub mod promote;
+pub mod shim;
 pub mod summarize;
 
 pub use backend::{compile, Action, CallOutcome, CallPlans, LtoConfig};

@@ -194,24 +194,24 @@ unsafe fn retarget_phis(
     }
 }
 
-/// Copies what a call site carries besides its operands: calling convention, attributes,
-/// debug location.
-unsafe fn copy_call_properties(from: LLVMValueRef, to: LLVMValueRef, nargs: u32) {
-    LLVMSetInstructionCallConv(to, LLVMGetInstructionCallConv(from));
-    let indices = std::iter::once(inkwell::llvm_sys::LLVMAttributeFunctionIndex)
-        .chain(std::iter::once(inkwell::llvm_sys::LLVMAttributeReturnIndex))
-        .chain(1..=nargs);
-    for idx in indices {
-        let n = LLVMGetCallSiteAttributeCount(from, idx);
-        if n == 0 {
-            continue;
-        }
-        let mut attrs = vec![std::ptr::null_mut(); n as usize];
-        LLVMGetCallSiteAttributes(from, idx, attrs.as_mut_ptr());
-        for a in attrs {
-            LLVMAddCallSiteAttribute(to, idx, a);
-        }
+/// A copy of `call` at the builder's position, calling `callee` instead when given. A clone
+/// keeps everything the call carries: attributes, calling convention, tail-call kind,
+/// operand bundles, debug location.
+unsafe fn clone_call(
+    ctx: LLVMContextRef,
+    builder: LLVMBuilderRef,
+    call: LLVMValueRef,
+    callee: Option<LLVMValueRef>,
+) -> LLVMValueRef {
+    let copy = LLVMInstructionClone(call);
+    if let Some(target) = callee {
+        // The callee is a call's last operand.
+        let last = (LLVMGetNumOperands(copy) - 1) as u32;
+        LLVMSetOperand(copy, last, target);
+        LLVMSetMetadata(copy, kind_id(ctx, "callees"), std::ptr::null_mut());
     }
+    LLVMInsertIntoBuilder(builder, copy);
+    copy
 }
 
 /// `call %fp(args)` becomes `if (%fp == @f1) call @f1(args) else if ... else call %fp(args)`.
@@ -223,13 +223,10 @@ unsafe fn promote(
 ) {
     let fnty = LLVMGetCalledFunctionType(call);
     let callee = LLVMGetCalledValue(call);
-    let nargs = LLVMGetNumArgOperands(call);
-    let mut args: Vec<LLVMValueRef> = (0..nargs).map(|i| LLVMGetOperand(call, i)).collect();
     let returns_value = LLVMGetTypeKind(LLVMGetReturnType(fnty))
         != inkwell::llvm_sys::LLVMTypeKind::LLVMVoidTypeKind;
     let dbg = inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(call);
     let bb = LLVMGetInstructionParent(call);
-    let func = LLVMGetBasicBlockParent(bb);
     let cont = split_after(ctx, call);
 
     let builder = LLVMCreateBuilderInContext(ctx);
@@ -264,17 +261,12 @@ unsafe fn promote(
             LLVMBuildCondBr(builder, cmp, direct_bb, next_bb);
         }
         LLVMPositionBuilderAtEnd(builder, direct_bb);
-        let fn_ptr = LLVMConstBitCast(target, LLVMTypeOf(callee));
-        let direct = LLVMBuildCall2(
+        let direct = clone_call(
+            ctx,
             builder,
-            fnty,
-            fn_ptr,
-            args.as_mut_ptr(),
-            nargs,
-            c"".as_ptr(),
+            call,
+            Some(LLVMConstBitCast(target, LLVMTypeOf(callee))),
         );
-        copy_call_properties(call, direct, nargs);
-        LLVMSetTailCall(direct, LLVMIsTailCall(call));
         LLVMBuildBr(builder, cont);
         incoming.push((direct, direct_bb));
         test_block = next_bb;
@@ -285,15 +277,7 @@ unsafe fn promote(
     if !complete {
         // The fallback keeps the original indirect call (moved into its own block).
         LLVMPositionBuilderAtEnd(builder, test_block);
-        let fallback = LLVMBuildCall2(
-            builder,
-            fnty,
-            callee,
-            args.as_mut_ptr(),
-            nargs,
-            c"".as_ptr(),
-        );
-        copy_call_properties(call, fallback, nargs);
+        let fallback = clone_call(ctx, builder, call, None);
         LLVMBuildBr(builder, cont);
         incoming.push((fallback, test_block));
     }
@@ -314,5 +298,4 @@ unsafe fn promote(
     }
     LLVMInstructionEraseFromParent(call);
     LLVMDisposeBuilder(builder);
-    let _ = func;
 }

@@ -6,20 +6,25 @@
 //! - [`mod@dump`]: a readable text form, for debugging.
 //! - [`index`]: all modules joined by symbol name, with the linker's resolutions.
 //! - [`dead`]: which definitions the program can reach, and which may become internal.
+//! - [`sparse`]: a generic sparse propagation solver (keys, a lattice, rules, a worklist).
+//! - [`cvp`]: called-value propagation, the possible callees of every indirect call site.
 //! - [`remarks`]: optimization remarks in LLVM's YAML format.
 //!
 //! The most used items are re-exported here.
 
+pub mod cvp;
 pub mod dead;
 pub mod dump;
 pub mod encoding;
 pub mod index;
 pub mod model;
 pub mod remarks;
+pub mod sparse;
 
 #[cfg(test)]
 mod fixtures;
 
+pub use cvp::{called_value_propagation, CalleeSet, CvpConfig, CvpResult, CvpStats};
 pub use dead::{compute_dead_symbols, internalize, LiveReason, Liveness};
 pub use dump::dump;
 pub use encoding::{decode, encode, SummaryError, FORMAT_VERSION};

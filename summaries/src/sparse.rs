@@ -83,8 +83,11 @@ pub struct SparseSolver<L: Lattice> {
     values: Vec<L::Value>,
     /// Per key: the rules that have read it, each once.
     dependents: Vec<Vec<RuleId>>,
-    /// (key, rule) pairs already in `dependents`, packed in a u64, so a rule that reads the
-    /// same key on every evaluation is recorded only once.
+    /// Per rule: the keys it has read, so that a rule reading the same keys on every
+    /// evaluation is recorded once. Most rules read a handful of keys, where a scan beats
+    /// hashing; rules with many inputs also use `recorded`.
+    inputs: Vec<Vec<KeyId>>,
+    /// (key, rule) pairs, packed in a u64, for the inputs of rules with many of them.
     recorded: HashSet<u64, FxBuildHasher>,
     worklist: VecDeque<RuleId>,
     /// Per rule: already on the worklist.
@@ -100,6 +103,7 @@ impl<L: Lattice> SparseSolver<L> {
             keys: Vec::new(),
             values: Vec::new(),
             dependents: Vec::new(),
+            inputs: Vec::new(),
             recorded: HashSet::default(),
             worklist: VecDeque::new(),
             queued: Vec::new(),
@@ -161,6 +165,7 @@ impl<L: Lattice> SparseSolver<L> {
         let r = rule.0 as usize;
         if r >= self.queued.len() {
             self.queued.resize(r + 1, false);
+            self.inputs.resize_with(r + 1, Vec::new);
         }
         if !self.queued[r] {
             self.queued[r] = true;
@@ -222,10 +227,23 @@ impl<L: Lattice> SparseSolver<L> {
     }
 
     fn record(&mut self, id: KeyId, rule: RuleId) {
-        if self
-            .recorded
-            .insert((u64::from(id.0) << 32) | u64::from(rule.0))
-        {
+        const SCANNED_INPUTS: usize = 16;
+        let inputs = &mut self.inputs[rule.0 as usize];
+        let new = if inputs.len() < SCANNED_INPUTS {
+            !inputs.contains(&id)
+        } else {
+            if inputs.len() == SCANNED_INPUTS {
+                // Switching to the hash set: it must know the inputs recorded so far.
+                for &k in inputs.iter() {
+                    self.recorded
+                        .insert((u64::from(k.0) << 32) | u64::from(rule.0));
+                }
+            }
+            self.recorded
+                .insert((u64::from(id.0) << 32) | u64::from(rule.0))
+        };
+        if new {
+            inputs.push(id);
             self.dependents[id.0 as usize].push(rule);
         }
     }
@@ -318,7 +336,10 @@ impl Hasher for FxHasher {
     }
 
     fn finish(&self) -> u64 {
-        self.hash
+        // The last multiply leaves the low bits depending on the low bits of the input only,
+        // and hashbrown picks buckets with the low bits: rotate the well-mixed high bits
+        // down (as rustc-hash 2 does).
+        self.hash.rotate_left(26)
     }
 }
 

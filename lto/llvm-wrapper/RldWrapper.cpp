@@ -1,0 +1,128 @@
+// What rld's LTO backend needs from LLVM 14 beyond the LLVM-C API (lto/src/shim.rs is the
+// Rust side): a TargetMachine configured the way lld's LTO configures it, and LLVM's own
+// optimization remarks streamed to a YAML file.
+
+#include "llvm-c/Core.h"
+#include "llvm-c/TargetMachine.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LLVMRemarkStreamer.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Remarks/RemarkStreamer.h"
+#include "llvm/Support/CodeGen.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+
+#include <memory>
+#include <string>
+
+using namespace llvm;
+
+// lld/ELF/LTO.cpp createConfig() and llvm/lib/LTO/LTOBackend.cpp createTargetMachine()
+// (LLVM 14). lld starts from the codegen command-line defaults, which differ from a
+// default-constructed TargetOptions (what LLVMCreateTargetMachine uses) in UseInitArray
+// (-use-ctors is off: constructors go to .init_array, not .ctors), then turns on relaxable
+// GOT relocations, address-significance tables and a section per function and datum.
+// Returns null if the triple names no registered target.
+extern "C" LLVMTargetMachineRef
+rld_create_lto_target_machine(const char *TripleName, const char *CPU,
+                              const char *Features, unsigned OptLevel,
+                              bool PIC) {
+  std::string Error;
+  const Target *TheTarget = TargetRegistry::lookupTarget(TripleName, Error);
+  if (!TheTarget)
+    return nullptr;
+
+  TargetOptions Options;
+  Options.UseInitArray = true;
+  Options.RelaxELFRelocations = true;
+  Options.EmitAddrsig = true;
+  Options.FunctionSections = true;
+  Options.DataSections = true;
+  Options.UniqueSectionNames = true;
+
+  CodeGenOpt::Level Level = OptLevel == 0   ? CodeGenOpt::None
+                            : OptLevel == 1 ? CodeGenOpt::Less
+                            : OptLevel == 2 ? CodeGenOpt::Default
+                                            : CodeGenOpt::Aggressive;
+  Reloc::Model RM = PIC ? Reloc::PIC_ : Reloc::Static;
+  TargetMachine *TM = TheTarget->createTargetMachine(
+      TripleName, CPU, Features, Options, RM, /*CM=*/None, Level);
+  // The LLVM-C handle is the TargetMachine itself (TargetMachineC.cpp's wrap()), and
+  // LLVMDisposeTargetMachine deletes it.
+  return reinterpret_cast<LLVMTargetMachineRef>(TM);
+}
+
+// A YAML remarks file attached to a context: LLVM's remark streamers write into File.
+struct RldRemarks {
+  LLVMContext *Ctx;
+  std::unique_ptr<ToolOutputFile> File;
+};
+
+static void detachRemarks(LLVMContext &Ctx) {
+  Ctx.setLLVMRemarkStreamer(nullptr);
+  Ctx.setMainRemarkStreamer(nullptr);
+  Ctx.setDiagnosticsHotnessRequested(false);
+}
+
+static void setError(char **ErrorMessage, const std::string &Message) {
+  *ErrorMessage = LLVMCreateMessage(Message.c_str());
+}
+
+// Sends the context's optimization remarks (from the pass pipeline and from codegen) to
+// Path as YAML, as lld's --opt-remarks-filename does. Passes, if not null, is a regular
+// expression over pass names. On failure returns null and sets *ErrorMessage (free it with
+// LLVMDisposeMessage).
+extern "C" RldRemarks *rld_remarks_begin(LLVMContextRef C, const char *Path,
+                                         const char *Passes, bool WithHotness,
+                                         char **ErrorMessage) {
+  LLVMContext &Ctx = *unwrap(C);
+  *ErrorMessage = nullptr;
+  if (Ctx.getMainRemarkStreamer()) {
+    setError(ErrorMessage, "optimization remarks are already being recorded");
+    return nullptr;
+  }
+  if (!Path || !*Path) {
+    setError(ErrorMessage, "empty optimization remarks file name");
+    return nullptr;
+  }
+  // Checked first: on a bad pattern LLVM 14's setupLLVMOptimizationRemarks returns with
+  // the streamers still installed, writing to the file it has just closed.
+  StringRef Pattern = Passes ? Passes : "";
+  std::string RegexError;
+  if (!Pattern.empty() && !Regex(Pattern).isValid(RegexError)) {
+    setError(ErrorMessage, "invalid regular expression '" + Pattern.str() +
+                               "': " + RegexError);
+    return nullptr;
+  }
+  Expected<std::unique_ptr<ToolOutputFile>> File = setupLLVMOptimizationRemarks(
+      Ctx, Path, Pattern, "yaml", WithHotness);
+  if (!File) {
+    detachRemarks(Ctx);
+    setError(ErrorMessage, toString(File.takeError()));
+    return nullptr;
+  }
+  return new RldRemarks{&Ctx, std::move(*File)};
+}
+
+// Detaches the streamers from the context, keeps the file and closes it. Returns false and
+// sets *ErrorMessage if writing the file failed.
+extern "C" bool rld_remarks_end(RldRemarks *Remarks, char **ErrorMessage) {
+  *ErrorMessage = nullptr;
+  if (!Remarks)
+    return true;
+  detachRemarks(*Remarks->Ctx);
+  Remarks->File->keep();
+  raw_fd_ostream &OS = Remarks->File->os();
+  OS.close();
+  bool Ok = !OS.has_error();
+  if (!Ok) {
+    setError(ErrorMessage, OS.error().message());
+    // An unchecked error in raw_fd_ostream's destructor is a fatal error.
+    OS.clear_error();
+  }
+  delete Remarks;
+  return Ok;
+}

@@ -1,0 +1,170 @@
+//! Safe wrappers over the small C++ shim in `llvm-wrapper/` (built by `build.rs`) for what
+//! LLVM-C 14 lacks: a target machine set up as lld's LTO sets it up, and LLVM's own
+//! optimization remarks (inline, licm, gvn, ..., asm-printer) written to a YAML file.
+
+use inkwell::context::Context;
+use inkwell::llvm_sys::core::LLVMDisposeMessage;
+use inkwell::llvm_sys::prelude::LLVMContextRef;
+use inkwell::llvm_sys::target_machine::LLVMTargetMachineRef;
+use inkwell::targets::{TargetMachine, TargetTriple};
+use std::ffi::{c_char, c_uint, CStr, CString};
+use std::marker::PhantomData;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::ptr::{self, NonNull};
+
+/// The C++ side's remarks handle (`struct RldRemarks`).
+#[repr(C)]
+struct RawRemarks {
+    _opaque: [u8; 0],
+}
+
+extern "C" {
+    fn rld_create_lto_target_machine(
+        triple: *const c_char,
+        cpu: *const c_char,
+        features: *const c_char,
+        opt_level: c_uint,
+        pic: bool,
+    ) -> LLVMTargetMachineRef;
+    fn rld_remarks_begin(
+        ctx: LLVMContextRef,
+        path: *const c_char,
+        passes: *const c_char,
+        with_hotness: bool,
+        error: *mut *mut c_char,
+    ) -> *mut RawRemarks;
+    fn rld_remarks_end(handle: *mut RawRemarks, error: *mut *mut c_char) -> bool;
+}
+
+/// A target machine as lld 14 creates it for LTO code generation: a section per function
+/// and per datum (unique names), `.init_array` constructors, relaxable GOT relocations
+/// (`R_X86_64_[REX_]GOTPCRELX`), address-significance tables, the default code model,
+/// PIC or static relocation, and codegen level `opt_level` (0 None, 1 Less, 2 Default,
+/// 3 and above Aggressive). `None` if the target is unknown or not initialized
+/// (`Target::initialize_x86`) or an argument contains a NUL byte.
+pub fn create_lto_target_machine(
+    triple: &TargetTriple,
+    cpu: &str,
+    features: &str,
+    opt_level: u8,
+    pic: bool,
+) -> Option<TargetMachine> {
+    let cpu = CString::new(cpu).ok()?;
+    let features = CString::new(features).ok()?;
+    // SAFETY: all three strings are NUL-terminated and outlive the call, which copies them.
+    let raw = unsafe {
+        rld_create_lto_target_machine(
+            triple.as_str().as_ptr(),
+            cpu.as_ptr(),
+            features.as_ptr(),
+            c_uint::from(opt_level),
+            pic,
+        )
+    };
+    if raw.is_null() {
+        return None;
+    }
+    // SAFETY: `raw` is a new, non-null TargetMachine that nothing else owns; the
+    // TargetMachine takes ownership and disposes of it with LLVMDisposeTargetMachine.
+    Some(unsafe { TargetMachine::new(raw) })
+}
+
+/// LLVM's optimization remarks of one context, streamed to a YAML file for as long as this
+/// lives: every remark of the pass pipeline (`Module::run_passes`) and of code generation
+/// (`TargetMachine::write_to_memory_buffer` and friends) run on modules of that context in
+/// the meantime, as lld's `--opt-remarks-filename` records them. `finish` (or drop) closes
+/// the file and detaches the context.
+pub struct PipelineRemarks<'ctx> {
+    handle: NonNull<RawRemarks>,
+    path: String,
+    _ctx: PhantomData<&'ctx Context>,
+}
+
+impl<'ctx> PipelineRemarks<'ctx> {
+    /// Starts recording `ctx`'s remarks to `path` (created or truncated). `passes` keeps
+    /// only the remarks of passes whose name matches the regular expression (LLVM's
+    /// syntax, as `--opt-remarks-passes`); `hotness` asks for profile hotness in them.
+    /// Errors: the file cannot be created, the expression is invalid, or `ctx` is already
+    /// recording remarks.
+    pub fn begin(
+        ctx: &'ctx Context,
+        path: &Path,
+        passes: Option<&str>,
+        hotness: bool,
+    ) -> Result<PipelineRemarks<'ctx>, String> {
+        let shown = path.display().to_string();
+        let c_path = CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| format!("{shown}: file name contains a NUL byte"))?;
+        let c_passes = passes
+            .map(CString::new)
+            .transpose()
+            .map_err(|_| "--opt-remarks-passes: pattern contains a NUL byte".to_string())?;
+        let mut error: *mut c_char = ptr::null_mut();
+        // SAFETY: `ctx` is a live context that outlives the handle (the `'ctx` borrow);
+        // the strings are NUL-terminated and copied by the callee; `error` is a valid
+        // out-pointer.
+        let handle = unsafe {
+            rld_remarks_begin(
+                ctx.raw(),
+                c_path.as_ptr(),
+                c_passes.as_ref().map_or(ptr::null(), |p| p.as_ptr()),
+                hotness,
+                &mut error,
+            )
+        };
+        match NonNull::new(handle) {
+            Some(handle) => Ok(PipelineRemarks {
+                handle,
+                path: shown,
+                _ctx: PhantomData,
+            }),
+            None => Err(format!(
+                "cannot record optimization remarks to {shown}: {}",
+                take_message(error)
+            )),
+        }
+    }
+
+    /// Stops recording and closes the file; errors if writing it failed.
+    pub fn finish(self) -> Result<(), String> {
+        let handle = self.handle;
+        let path = self.path.clone();
+        std::mem::forget(self);
+        end(handle).map_err(|e| format!("cannot write optimization remarks to {path}: {e}"))
+    }
+}
+
+impl Drop for PipelineRemarks<'_> {
+    fn drop(&mut self) {
+        // Nowhere to report a write error from here; `finish` reports it.
+        let _ = end(self.handle);
+    }
+}
+
+fn end(handle: NonNull<RawRemarks>) -> Result<(), String> {
+    let mut error: *mut c_char = ptr::null_mut();
+    // SAFETY: `handle` came from rld_remarks_begin and is ended exactly once (by `finish`,
+    // which forgets the owner, or by `drop`), while its context is alive (the `'ctx`
+    // borrow); `error` is a valid out-pointer.
+    let ok = unsafe { rld_remarks_end(handle.as_ptr(), &mut error) };
+    if ok {
+        Ok(())
+    } else {
+        Err(take_message(error))
+    }
+}
+
+/// Takes ownership of an LLVM-allocated message (null: none) and frees it.
+fn take_message(message: *mut c_char) -> String {
+    if message.is_null() {
+        return "unknown error".to_string();
+    }
+    // SAFETY: the shim set `message` with LLVMCreateMessage: NUL-terminated, ours to free
+    // with LLVMDisposeMessage, and not used after this.
+    unsafe {
+        let text = CStr::from_ptr(message).to_string_lossy().into_owned();
+        LLVMDisposeMessage(message);
+        text
+    }
+}

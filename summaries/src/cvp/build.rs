@@ -1,0 +1,787 @@
+//! Turning the combined index into the called-value problem: what every global reference
+//! denotes after symbol resolution, which functions and variables outside code can reach,
+//! and one [`Rule`] per fact, call site and variable, with the seeds of the escapes.
+
+use super::{CalledValueLattice, Cause, CvpKey, IndirectSite, Location, Offset, Rule};
+use crate::dead::{LiveReason, Liveness};
+use crate::index::{CombinedIndex, GlobalId, Resolutions};
+use crate::model::{Callee, GlobalFlags, GlobalKind, Linkage, ValueFact, ValueId};
+use crate::sparse::{FxBuildHasher, KeyId, SparseSolver};
+use std::collections::{BTreeSet, HashSet};
+
+/// What a global reference denotes in the linked program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Target {
+    Function(GlobalId),
+    Variable {
+        var: GlobalId,
+        offset: Offset,
+    },
+    /// Nothing the analysis can name (an alias cycle, an index out of range).
+    Unknown,
+}
+
+/// How an external function treats its arguments (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ExternalEffect {
+    /// Copies the object argument 1 points into the one argument 0 points to.
+    MemoryCopy { returns_destination: bool },
+    /// Neither captures nor writes pointers.
+    NoCapture { returns_first: bool },
+    /// Anything: pointer arguments escape.
+    Captures,
+}
+
+pub(super) fn external_effect(name: &str) -> ExternalEffect {
+    match name {
+        "memcpy" | "memmove" => {
+            return ExternalEffect::MemoryCopy {
+                returns_destination: true,
+            }
+        }
+        "memset" => {
+            return ExternalEffect::NoCapture {
+                returns_first: true,
+            }
+        }
+        _ => {}
+    }
+    let Some(intrinsic) = name.strip_prefix("llvm.") else {
+        return ExternalEffect::Captures;
+    };
+    // An intrinsic's name is its family plus overload suffixes (`llvm.memcpy.p0i8.p0i8.i64`).
+    let family = |families: &[&str]| {
+        families.iter().any(|f| {
+            intrinsic
+                .strip_prefix(f)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        })
+    };
+    if family(&["memcpy", "memcpy.inline", "memmove"]) {
+        ExternalEffect::MemoryCopy {
+            returns_destination: false,
+        }
+    } else if family(&[
+        "launder.invariant.group",
+        "strip.invariant.group",
+        "ptrmask",
+        "ssa.copy",
+        "expect",
+    ]) {
+        ExternalEffect::NoCapture {
+            returns_first: true,
+        }
+    } else if family(&[
+        "memset",
+        "memset.inline",
+        "lifetime.start",
+        "lifetime.end",
+        "dbg",
+        "assume",
+        "prefetch",
+        "invariant.start",
+        "invariant.end",
+        "va_start",
+        "va_end",
+        "va_copy",
+        "stacksave",
+        "stackrestore",
+        "donothing",
+        "sideeffect",
+        "trap",
+        "debugtrap",
+        "objectsize",
+        "is.constant",
+        "experimental.noalias.scope.decl",
+        "pseudoprobe",
+        "var.annotation",
+    ]) {
+        ExternalEffect::NoCapture {
+            returns_first: false,
+        }
+    } else {
+        ExternalEffect::Captures
+    }
+}
+
+/// Turns the index into rules and seeds.
+pub(super) struct Builder<'a> {
+    index: &'a CombinedIndex,
+    res: &'a Resolutions,
+    live: &'a Liveness,
+    pub(super) solver: SparseSolver<CalledValueLattice>,
+    /// Per module, per global: what a reference to it denotes (filled on demand).
+    targets: Vec<Vec<Option<Target>>>,
+    pub(super) rules: Vec<Rule>,
+    pub(super) sites: Vec<IndirectSite>,
+    /// (function body, parameter index) pairs that some `Argument` fact reads.
+    pub(super) formals: HashSet<(GlobalId, u32), FxBuildHasher>,
+    /// Per module, per global: a function body the program runs when the name is called.
+    pub(super) tracked_body: Vec<Vec<bool>>,
+    /// Canonical variables some location points into.
+    variables: BTreeSet<GlobalId>,
+    escaped_functions: Vec<GlobalId>,
+}
+
+impl<'a> Builder<'a> {
+    pub(super) fn new(index: &'a CombinedIndex, res: &'a Resolutions, live: &'a Liveness) -> Self {
+        let mut builder = Builder {
+            index,
+            res,
+            live,
+            solver: SparseSolver::new(CalledValueLattice),
+            targets: index
+                .modules
+                .iter()
+                .map(|m| vec![None; m.globals.len()])
+                .collect(),
+            rules: Vec::new(),
+            sites: Vec::new(),
+            formals: HashSet::default(),
+            tracked_body: Vec::new(),
+            variables: BTreeSet::new(),
+            escaped_functions: Vec::new(),
+        };
+        builder.tracked_body = index
+            .modules
+            .iter()
+            .enumerate()
+            .map(|(m, module)| {
+                (0..module.globals.len())
+                    .map(|i| {
+                        let id = GlobalId {
+                            module: m as u32,
+                            index: i as u32,
+                        };
+                        index.global(id).kind == GlobalKind::Function
+                            && builder.tracked_definition(id)
+                    })
+                    .collect()
+            })
+            .collect();
+        builder
+    }
+
+    /// A definition whose body or initializer is the one the program uses for its name:
+    /// local, or prevailing and not replaceable at run time.
+    fn tracked_definition(&self, id: GlobalId) -> bool {
+        let g = self.index.global(id);
+        let r = self.res.get(id);
+        g.is_definition()
+            && g.linkage != Linkage::AvailableExternally
+            && (g.linkage.is_local() || (r.prevailing && !r.preemptible && !r.linker_redefined))
+    }
+
+    /// Code outside the LTO unit can name it: the complement of "local or internalizable"
+    /// (the rules of [`crate::internalize`], with the linker's root names read from `live`).
+    fn visible_outside(&self, id: GlobalId) -> bool {
+        let g = self.index.global(id);
+        if g.flags.contains(GlobalFlags::USED) || g.flags.contains(GlobalFlags::COMPILER_USED) {
+            // Kept for something the compiler cannot see (inline asm, a section walker).
+            return true;
+        }
+        if g.linkage.is_local() {
+            return false;
+        }
+        let r = self.res.get(id);
+        r.visible_to_regular_obj
+            || r.export_dynamic
+            || r.preemptible
+            || r.linker_redefined
+            || g.linkage == Linkage::Appending
+            || matches!(
+                self.live.reason(id),
+                Some(
+                    LiveReason::VisibleToRegularObject
+                        | LiveReason::ExportedDynamic
+                        | LiveReason::Used
+                        | LiveReason::RootName
+                )
+            )
+    }
+
+    /// Every use of it is in the LTO unit's summaries.
+    fn closed(&self, id: GlobalId) -> bool {
+        self.tracked_definition(id) && !self.visible_outside(id)
+    }
+
+    fn is_tracked_body(&self, id: GlobalId) -> bool {
+        self.tracked_body[id.module as usize][id.index as usize]
+    }
+
+    /// What the reference `(module, index)` denotes (cached).
+    fn target(&mut self, module: u32, index: u32) -> Target {
+        let cached = self
+            .targets
+            .get(module as usize)
+            .and_then(|m| m.get(index as usize))
+            .copied();
+        match cached {
+            None => Target::Unknown,
+            Some(Some(t)) => t,
+            Some(None) => {
+                let t = self.resolve(module, index, 0);
+                self.targets[module as usize][index as usize] = Some(t);
+                t
+            }
+        }
+    }
+
+    fn resolve(&self, module: u32, index: u32, depth: u32) -> Target {
+        // Aliases of aliases are rare and short; a chain this long is a cycle.
+        if depth > 16 {
+            return Target::Unknown;
+        }
+        let id = GlobalId { module, index };
+        let Some(g) = self.index.get(id) else {
+            return Target::Unknown;
+        };
+        let definition = if g.linkage.is_local() {
+            Some(id)
+        } else {
+            self.index
+                .named(&g.name)
+                .iter()
+                .copied()
+                .find(|&d| self.index.global(d).is_definition() && self.res.get(d).prevailing)
+        };
+        let Some(def) = definition else {
+            // Defined outside the LTO unit: one name for it across all modules, the first
+            // global of the name of the same kind (a declaration's kind is all we know).
+            let (is_function, offset) = match g.kind {
+                GlobalKind::Function | GlobalKind::IFunc => (true, Offset::Known(0)),
+                GlobalKind::Variable => (false, Offset::Known(0)),
+                GlobalKind::Alias => match g.aliasee.map(|a| self.resolve(module, a, depth + 1)) {
+                    Some(Target::Function(_)) => (true, Offset::Unknown),
+                    Some(Target::Variable { .. }) => (false, Offset::Unknown),
+                    _ => return Target::Unknown,
+                },
+            };
+            // A function or variable finds at least itself; only a malformed alias (an
+            // alias declaration) finds nothing.
+            let Some(canonical) = self.index.named(&g.name).iter().copied().find(|&d| {
+                let kind = self.index.global(d).kind;
+                matches!(kind, GlobalKind::Function | GlobalKind::IFunc) == is_function
+                    && kind != GlobalKind::Alias
+            }) else {
+                return Target::Unknown;
+            };
+            return if is_function {
+                Target::Function(canonical)
+            } else {
+                Target::Variable {
+                    var: canonical,
+                    offset,
+                }
+            };
+        };
+        let d = self.index.global(def);
+        match d.kind {
+            // An ifunc is named like a function; calls through it are external calls (its
+            // implementation is whatever the resolver returns at load time).
+            GlobalKind::Function | GlobalKind::IFunc => Target::Function(def),
+            GlobalKind::Variable => Target::Variable {
+                var: def,
+                offset: Offset::Known(0),
+            },
+            GlobalKind::Alias => {
+                let Some(a) = d.aliasee else {
+                    return Target::Unknown;
+                };
+                // An alias is its own module's aliasee (the storage it was defined on), as in
+                // the dead-symbol analysis, even if another copy of that name prevails.
+                let own = GlobalId {
+                    module: def.module,
+                    index: a,
+                };
+                let aliased = match self.index.get(own) {
+                    Some(o) if o.is_definition() && o.kind != GlobalKind::Alias => match o.kind {
+                        GlobalKind::Variable => Target::Variable {
+                            var: own,
+                            offset: Offset::Known(0),
+                        },
+                        _ => Target::Function(own),
+                    },
+                    _ => self.resolve(def.module, a, depth + 1),
+                };
+                match aliased {
+                    Target::Variable { var, .. } => Target::Variable {
+                        var,
+                        offset: Offset::Unknown,
+                    },
+                    other => other,
+                }
+            }
+        }
+    }
+
+    fn value(&mut self, module: u32, value: ValueId) -> KeyId {
+        self.solver.key(CvpKey::Value { module, value })
+    }
+
+    fn push(&mut self, rule: Rule) {
+        self.rules.push(rule);
+    }
+
+    /// The location of a target, remembering the variables met.
+    fn location(&mut self, target: Target) -> Option<Location> {
+        match target {
+            Target::Function(f) => Some(Location::Function(f)),
+            Target::Variable { var, offset } => {
+                self.variables.insert(var);
+                Some(Location::Memory { var, offset })
+            }
+            Target::Unknown => None,
+        }
+    }
+
+    /// Seeds the escape of what `target` denotes.
+    fn escape_target(&mut self, target: Target) {
+        match target {
+            Target::Function(f) => self.escaped_functions.push(f),
+            Target::Variable { var, .. } => {
+                self.variables.insert(var);
+                let k = self.solver.key(CvpKey::VariableEscaped(var));
+                self.solver.mark_overdefined(k);
+            }
+            Target::Unknown => {}
+        }
+    }
+
+    pub(super) fn build(&mut self) {
+        let index = self.index;
+        // Formals first: call sites need to know which parameters a body reads.
+        for (m, module) in index.modules.iter().enumerate() {
+            for fact in &module.facts {
+                let (function, formal) = match *fact {
+                    ValueFact::Argument {
+                        function, index, ..
+                    } => (function, Some(index)),
+                    ValueFact::Return { function, .. } => (function, None),
+                    _ => continue,
+                };
+                let body = GlobalId {
+                    module: m as u32,
+                    index: function,
+                };
+                if let Some(i) = formal {
+                    self.formals.insert((body, i));
+                }
+                // Facts of something no call reaches as a body (a declaration, in a
+                // malformed summary): its parameters cannot come from known callers.
+                if self.index.get(body).is_some() && !self.is_tracked_body(body) {
+                    self.escaped_functions.push(body);
+                }
+            }
+        }
+        for m in 0..index.modules.len() as u32 {
+            self.module_facts(m);
+            self.module_initializers(m);
+            self.module_call_sites(m);
+            self.module_safety_net(m);
+        }
+        self.outside_callers();
+        self.variable_rules();
+    }
+
+    fn module_facts(&mut self, m: u32) {
+        let index = self.index;
+        let module = &index.modules[m as usize];
+        for fact in &module.facts {
+            match *fact {
+                ValueFact::AddressOf { dst, global } => {
+                    let dst = self.value(m, dst);
+                    let target = self.target(m, global);
+                    let rule = match self.location(target) {
+                        Some(location) => Rule::Constant { dst, location },
+                        None => Rule::Unknown {
+                            dst,
+                            cause: Cause::Unmodelled,
+                        },
+                    };
+                    self.push(rule);
+                }
+                ValueFact::Copy { dst, src } => {
+                    let (dst, src) = (self.value(m, dst), self.value(m, src));
+                    self.push(Rule::Copy { dst, src });
+                }
+                ValueFact::FieldAddr { dst, base, offset } => {
+                    let (dst, base) = (self.value(m, dst), self.value(m, base));
+                    self.push(Rule::FieldAddr { dst, base, offset });
+                }
+                ValueFact::Load { dst, ptr } => {
+                    let (dst, ptr) = (self.value(m, dst), self.value(m, ptr));
+                    self.push(Rule::Load {
+                        dst,
+                        ptr,
+                        whole_object: false,
+                    });
+                }
+                ValueFact::Store { ptr, value } => {
+                    let (ptr, value) = (self.value(m, ptr), self.value(m, value));
+                    self.push(Rule::Store {
+                        ptr,
+                        value,
+                        whole_object: false,
+                    });
+                }
+                ValueFact::Argument {
+                    function,
+                    index,
+                    dst,
+                } => {
+                    let body = GlobalId {
+                        module: m,
+                        index: function,
+                    };
+                    let rule = Rule::Argument {
+                        function: body,
+                        escaped: self.solver.key(CvpKey::FunctionEscaped(body)),
+                        formal: self.solver.key(CvpKey::Formal {
+                            function: body,
+                            index,
+                        }),
+                        dst: self.value(m, dst),
+                    };
+                    self.push(rule);
+                }
+                // Collected per call site by `module_call_sites`.
+                ValueFact::CallArgument { .. } | ValueFact::CallResult { .. } => {}
+                ValueFact::Return { function, value } => {
+                    let body = GlobalId {
+                        module: m,
+                        index: function,
+                    };
+                    let rule = Rule::Return {
+                        escaped: self.solver.key(CvpKey::FunctionEscaped(body)),
+                        value: self.value(m, value),
+                        ret: self.solver.key(CvpKey::Return(body)),
+                    };
+                    self.push(rule);
+                }
+                ValueFact::Escape { value } => {
+                    let value = self.value(m, value);
+                    self.push(Rule::Escape { value });
+                }
+                ValueFact::Unknown { dst } => {
+                    let dst = self.value(m, dst);
+                    self.push(Rule::Unknown {
+                        dst,
+                        cause: Cause::Unmodelled,
+                    });
+                }
+            }
+        }
+    }
+
+    fn module_initializers(&mut self, m: u32) {
+        let index = self.index;
+        let module = &index.modules[m as usize];
+        for init in &module.initializers {
+            let own = GlobalId {
+                module: m,
+                index: init.global,
+            };
+            let target = self.target(m, init.target);
+            match self.target(m, init.global) {
+                Target::Variable { var, .. } if var == own => {
+                    // The initializer of the memory the program uses for this name (even
+                    // if outside code may also see it: then the contents escape).
+                    let whole = self.solver.key(CvpKey::WholeObject(own));
+                    let cell = self.solver.key(CvpKey::Cell {
+                        var: own,
+                        // Offsets are byte positions; the wrap of offsets beyond i64 keeps
+                        // them distinct, which is all a cell needs.
+                        offset: init.offset as i64,
+                    });
+                    self.variables.insert(own);
+                    for dst in [cell, whole] {
+                        let rule = match self.location(target) {
+                            Some(location) => Rule::Constant { dst, location },
+                            None => Rule::Unknown {
+                                dst,
+                                cause: Cause::Unmodelled,
+                            },
+                        };
+                        self.push(rule);
+                    }
+                }
+                Target::Variable { var, .. } if !self.tracked_definition(var) => {
+                    // A copy of memory defined outside the unit (a linkonce_odr table whose
+                    // native twin prevails): the twin holds the same addresses, out of
+                    // sight.
+                    self.escape_target(target);
+                }
+                // Another bitcode copy prevails and carries its own initializer.
+                _ => {}
+            }
+        }
+    }
+
+    fn module_call_sites(&mut self, m: u32) {
+        let index = self.index;
+        let module = &index.modules[m as usize];
+        let n = module.call_sites.len();
+        let mut arguments: Vec<Vec<(u32, KeyId)>> = vec![Vec::new(); n];
+        let mut results: Vec<Vec<KeyId>> = vec![Vec::new(); n];
+        for fact in &module.facts {
+            match *fact {
+                ValueFact::CallArgument { call, index, value } if (call as usize) < n => {
+                    let value = self.value(m, value);
+                    arguments[call as usize].push((index, value));
+                }
+                ValueFact::CallResult { call, dst } if (call as usize) < n => {
+                    let dst = self.value(m, dst);
+                    results[call as usize].push(dst);
+                }
+                _ => {}
+            }
+        }
+        for (position, site) in module.call_sites.iter().enumerate() {
+            let caller_live = self.live.is_live(GlobalId {
+                module: m,
+                index: site.caller,
+            });
+            let args = std::mem::take(&mut arguments[position]);
+            let res = std::mem::take(&mut results[position]);
+            match site.callee {
+                Callee::Direct(callee) => {
+                    let target = self.target(m, callee);
+                    self.direct_call(m, position as u32, target, caller_live, &args, &res);
+                }
+                Callee::Indirect(callee) => {
+                    let callee = self.value(m, callee);
+                    self.sites.push(IndirectSite {
+                        module: m,
+                        id: site.id,
+                        callee,
+                        arguments: args,
+                        results: res,
+                        caller_live,
+                    });
+                    let site = (self.sites.len() - 1) as u32;
+                    self.push(Rule::IndirectCall { site });
+                }
+            }
+        }
+    }
+
+    /// A direct call is known when the summary is read, so it becomes plain copies.
+    fn direct_call(
+        &mut self,
+        m: u32,
+        position: u32,
+        target: Target,
+        caller_live: bool,
+        arguments: &[(u32, KeyId)],
+        results: &[KeyId],
+    ) {
+        let f = match target {
+            Target::Function(f) => f,
+            // Calling a variable or something unnamed: as good as an external call.
+            Target::Variable { .. } | Target::Unknown => {
+                self.external_call(ExternalEffect::Captures, None, caller_live, arguments);
+                for &dst in results {
+                    self.push(Rule::Unknown {
+                        dst,
+                        cause: Cause::Unmodelled,
+                    });
+                }
+                return;
+            }
+        };
+        if self.is_tracked_body(f) {
+            if caller_live {
+                for &(i, value) in arguments {
+                    if self.formals.contains(&(f, i)) {
+                        let dst = self.solver.key(CvpKey::Formal {
+                            function: f,
+                            index: i,
+                        });
+                        self.push(Rule::Copy { dst, src: value });
+                    } else {
+                        // No parameter reads it: a variadic argument, read through va_arg
+                        // (which the summary does not model).
+                        self.push(Rule::Escape { value });
+                    }
+                }
+            }
+            let ret = self.solver.key(CvpKey::Return(f));
+            for &dst in results {
+                self.push(Rule::Copy { dst, src: ret });
+            }
+            return;
+        }
+        let effect = external_effect(&self.index.global(f).name);
+        let buffer = self.solver.key(CvpKey::CopyBuffer {
+            module: m,
+            site: position,
+        });
+        self.external_call(effect, Some(buffer), caller_live, arguments);
+        for &dst in results {
+            let returns_first = matches!(
+                effect,
+                ExternalEffect::MemoryCopy {
+                    returns_destination: true
+                } | ExternalEffect::NoCapture {
+                    returns_first: true
+                }
+            );
+            if returns_first {
+                for &(i, value) in arguments {
+                    if i == 0 {
+                        self.push(Rule::Copy { dst, src: value });
+                    }
+                }
+            } else {
+                self.push(Rule::Unknown {
+                    dst,
+                    cause: Cause::ExternalResult(f),
+                });
+            }
+        }
+    }
+
+    /// The arguments' side of a call to a function outside the unit.
+    fn external_call(
+        &mut self,
+        effect: ExternalEffect,
+        buffer: Option<KeyId>,
+        caller_live: bool,
+        arguments: &[(u32, KeyId)],
+    ) {
+        if !caller_live {
+            return;
+        }
+        for &(i, value) in arguments {
+            let rule = match (effect, buffer, i) {
+                (ExternalEffect::MemoryCopy { .. }, Some(buffer), 0) => Rule::Store {
+                    ptr: value,
+                    value: buffer,
+                    whole_object: true,
+                },
+                (ExternalEffect::MemoryCopy { .. }, Some(buffer), 1) => Rule::Load {
+                    dst: buffer,
+                    ptr: value,
+                    whole_object: true,
+                },
+                // The length of a copy, the value of a memset, a size for objectsize.
+                (ExternalEffect::MemoryCopy { .. } | ExternalEffect::NoCapture { .. }, _, _) => {
+                    continue
+                }
+                (ExternalEffect::Captures, _, _) => Rule::Escape { value },
+            };
+            self.push(rule);
+        }
+    }
+
+    /// References the facts do not account for (see "Missing facts" in the module docs).
+    fn module_safety_net(&mut self, m: u32) {
+        let index = self.index;
+        let module = &index.modules[m as usize];
+        let addressed: HashSet<u32, FxBuildHasher> = module
+            .facts
+            .iter()
+            .filter_map(|f| match *f {
+                ValueFact::AddressOf { global, .. } => Some(global),
+                _ => None,
+            })
+            .collect();
+        let initialized: HashSet<(u32, u32), FxBuildHasher> = module
+            .initializers
+            .iter()
+            .map(|i| (i.global, i.target))
+            .collect();
+        let called: HashSet<(u32, u32), FxBuildHasher> = module
+            .call_sites
+            .iter()
+            .filter_map(|s| match s.callee {
+                Callee::Direct(c) => Some((s.caller, c)),
+                Callee::Indirect(_) => None,
+            })
+            .collect();
+        let mut unaccounted = Vec::new();
+        for (i, g) in module.globals.iter().enumerate() {
+            let i = i as u32;
+            if g.is_declaration() {
+                continue;
+            }
+            match g.kind {
+                GlobalKind::Function => {
+                    unaccounted.extend(g.refs.iter().filter(|r| !addressed.contains(r)));
+                    unaccounted.extend(g.calls.iter().filter(|&&c| !called.contains(&(i, c))));
+                }
+                GlobalKind::Variable => {
+                    unaccounted.extend(g.refs.iter().filter(|&&r| !initialized.contains(&(i, r))));
+                }
+                GlobalKind::Alias | GlobalKind::IFunc => {}
+            }
+        }
+        for r in unaccounted {
+            let target = self.target(m, r);
+            self.escape_target(target);
+        }
+    }
+
+    /// Functions called by something other than the unit's code, and the escape seeds of
+    /// function bodies.
+    fn outside_callers(&mut self) {
+        let index = self.index;
+        for (m, module) in index.modules.iter().enumerate() {
+            let m = m as u32;
+            // The C runtime calls constructors and destructors (with argc, argv, envp).
+            for st in module.ctors.iter().chain(&module.dtors) {
+                let target = self.target(m, st.function);
+                self.escape_target(target);
+            }
+            for (i, g) in module.globals.iter().enumerate() {
+                let id = GlobalId {
+                    module: m,
+                    index: i as u32,
+                };
+                if g.is_declaration() {
+                    continue;
+                }
+                match g.kind {
+                    // The dynamic loader calls the resolver.
+                    GlobalKind::IFunc => {
+                        if let Some(a) = g.aliasee {
+                            let target = self.target(m, a);
+                            self.escape_target(target);
+                        }
+                    }
+                    // Outside code calls (or reads) the aliasee under the alias's name.
+                    GlobalKind::Alias if !self.closed(id) => {
+                        let target = self.target(m, id.index);
+                        self.escape_target(target);
+                    }
+                    GlobalKind::Function if !self.closed(id) => self.escaped_functions.push(id),
+                    _ => {}
+                }
+            }
+        }
+        for f in std::mem::take(&mut self.escaped_functions) {
+            let k = self.solver.key(CvpKey::FunctionEscaped(f));
+            self.solver.mark_overdefined(k);
+        }
+    }
+
+    fn variable_rules(&mut self) {
+        for var in std::mem::take(&mut self.variables) {
+            let escaped = self.solver.key(CvpKey::VariableEscaped(var));
+            if !self.closed(var) {
+                self.solver.mark_overdefined(escaped);
+            }
+            let trusted_constant = self.tracked_definition(var)
+                && self.index.global(var).flags.contains(GlobalFlags::CONSTANT);
+            let rule = Rule::Variable {
+                var,
+                escaped,
+                whole: self.solver.key(CvpKey::WholeObject(var)),
+                any_offset: self.solver.key(CvpKey::AnyOffset(var)),
+                trusted_constant,
+            };
+            self.push(rule);
+        }
+    }
+}
