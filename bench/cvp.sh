@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Called-value propagation side by side (run by hand): for each program, the number of
+# indirect call sites, how many rld resolves (remarks `cvp`/`callees` or `promoted`), and how
+# many LLVM 14's own pass resolves on the same merged bitcode
+# (`opt-14 -passes=called-value-propagation`, counting `!callees`). Then the interpreter
+# benchmark (bench/programs/vm_*.c) timed linked by rld -flto and by lld-14 -flto.
+#
+#   bench/cvp.sh                  # bzip2, lua, sqlite and the VM program
+#   RUNS=5 bench/cvp.sh
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+corpus="$repo/tests/corpus"
+conf="$corpus/programs.conf"
+work="${BENCH_DIR:-$repo/target/bench-cvp}"
+runs="${RUNS:-5}"
+mkdir -p "$work"
+if [[ -z "${RLD:-}" ]]; then
+    cargo build --release -p rld --manifest-path "$repo/Cargo.toml" >&2
+    RLD="${CARGO_TARGET_DIR:-$repo/target}/release/rld"
+fi
+
+conf_get() { sed -n "s/^$1\.$2=//p" "$conf"; }
+mapfile -t dirs < <(bash "$corpus/fetch.sh")
+source_dir() {
+    local line
+    for line in "${dirs[@]}"; do
+        [[ "$line" == "$1="* ]] && { echo "${line#*=}"; return; }
+    done
+}
+
+# Bitcode objects of a corpus program (clang-14 -O2 -flto), one per line.
+corpus_objects() {
+    local prog="$1" dir obj src ex
+    dir="$(source_dir "$(conf_get "$prog" dir)")"
+    obj="$work/$prog"
+    mkdir -p "$obj"
+    local srcs=()
+    for src in $(cd "$dir" && eval echo "$(conf_get "$prog" sources)"); do
+        ex=" $(conf_get "$prog" exclude) "
+        [[ "$ex" == *" $src "* ]] || srcs+=("$dir/$src")
+    done
+    for src in $(conf_get "$prog" driver); do srcs+=("$corpus/$src"); done
+    for src in "${srcs[@]}"; do
+        local o="$obj/$(basename "${src%.c}").o"
+        [[ -f "$o" ]] || clang-14 -O2 -flto $(conf_get "$prog" cflags) -I"$dir" -w -c "$src" -o "$o"
+        echo "$o"
+    done
+}
+
+vm_objects() {
+    local f
+    mkdir -p "$work/vm"
+    for f in vm_main vm_ops; do
+        clang-14 -O2 -flto -I"$repo/bench/programs" -c "$repo/bench/programs/$f.c" -o "$work/vm/$f.o"
+        echo "$work/vm/$f.o"
+    done
+}
+
+# An indirect call in textual IR: the callee operand is a local value, not a @global.
+count_indirect() { grep -cE '(call|invoke) [^@(]*%[-a-zA-Z$._0-9]+\(' || true; }
+
+printf '%-8s %10s %14s %16s %10s\n' program "indirect" "rld: resolved" "opt-14 CVP" "promoted"
+for prog in bzip2 lua sqlite vm; do
+    if [[ $prog == vm ]]; then
+        mapfile -t objs < <(vm_objects)
+        ldflags=""
+        libs=""
+    else
+        mapfile -t objs < <(corpus_objects "$prog")
+        ldflags="$(conf_get "$prog" ldflags)"
+        libs="$(conf_get "$prog" libs)"
+    fi
+    llvm-link-14 "${objs[@]}" -o "$work/$prog.merged.bc"
+    sites=$(llvm-dis-14 "$work/$prog.merged.bc" -o - | count_indirect)
+    llvm_resolved=$(opt-14 -passes=called-value-propagation "$work/$prog.merged.bc" -S -o - | grep -c '!callees !' || true)
+    remarks="$work/$prog.remarks.yaml"
+    clang-14 -O2 -flto --ld-path="$RLD" $ldflags "${objs[@]}" -o "$work/$prog.rld" $libs \
+        -Wl,--opt-remarks-filename="$remarks" -Wl,--opt-remarks-passes=cvp
+    rld_resolved=$(grep -cE '^Name: +(callees|promoted)$' "$remarks" || true)
+    promoted=$(grep -cE '^Name: +promoted$' "$remarks" || true)
+    printf '%-8s %10s %14s %16s %10s\n' "$prog" "$sites" "$rld_resolved" "$llvm_resolved" "$promoted"
+done
+
+echo
+echo "interpreter benchmark (bench/programs/vm_*.c, 30000 instructions x 2000 runs), $runs runs each:"
+clang-14 -O2 -flto -fuse-ld=lld "$work/vm/vm_main.o" "$work/vm/vm_ops.o" -o "$work/vm.lld"
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+declare -A med
+for b in rld lld; do
+    times=()
+    for ((i = 0; i < runs; i++)); do
+        /usr/bin/time -f '%e' -o "$work/t.txt" "$work/vm.$b" 30000 >/dev/null
+        times+=("$(cat "$work/t.txt")")
+    done
+    med[$b]=$(printf '%s\n' "${times[@]}" | median)
+    echo "  $b -flto: ${med[$b]} s (median)"
+done
+cmp <("$work/vm.rld" 3000) <("$work/vm.lld" 3000) >/dev/null && echo "  outputs identical"
+awk -v a="${med[lld]}" -v b="${med[rld]}" 'BEGIN { printf "  rld-linked runs %.2fx as fast as lld-linked\n", a / b }'
