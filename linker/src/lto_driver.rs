@@ -99,6 +99,7 @@ fn remark(kind: RemarkKind, name: &str, g: &rld_summaries::GlobalSummary, text: 
 
 /// Compiles every bitcode module the link uses into one object and resolves it in.
 pub fn run_lto(opts: &Options, r: &mut Resolver) -> Result<Vec<u8>> {
+    let mut clock = std::time::Instant::now();
     let is_dynamic = !r.dsos.is_empty() || opts.is_pic();
     compute_preemption_in(&mut r.symtab, opts, is_dynamic);
     let index = CombinedIndex::new(r.bitcode.iter().map(|m| m.summary.clone()).collect());
@@ -161,15 +162,30 @@ pub fn run_lto(opts: &Options, r: &mut Resolver) -> Result<Vec<u8>> {
         }
         actions.push(acts);
     }
+    phase(opts, &mut clock, "dead-symbol analysis", || {
+        format!(
+            "{} of {} definitions live",
+            live.live_count(),
+            index.modules.iter().map(|m| m.globals.len()).sum::<usize>()
+        )
+    });
     let cvp = if opts.lto_opts.cvp {
-        Some(rld_summaries::cvp::called_value_propagation(
+        let result = rld_summaries::cvp::called_value_propagation(
             &index,
             &res,
             &live,
             &rld_summaries::cvp::CvpConfig {
                 max_targets: opts.lto_opts.cvp_max_targets,
             },
-        ))
+        );
+        phase(opts, &mut clock, "called-value propagation", || {
+            let s = &result.stats;
+            format!(
+                "{} indirect call sites, {} resolved, {} overdefined",
+                s.indirect_sites, s.resolved, s.overdefined
+            )
+        });
+        Some(result)
     } else {
         None
     };
@@ -192,9 +208,20 @@ pub fn run_lto(opts: &Options, r: &mut Resolver) -> Result<Vec<u8>> {
         pic: opts.is_pic() || opts.relocatable,
         cpu: lto.mcpu.clone(),
         save_temps: lto.save_temps.then(|| opts.output.clone()),
+        // LLVM writes its remarks beside the file; rld's own come first when they are joined.
+        pipeline_remarks: lto
+            .remarks_filename
+            .as_ref()
+            .map(|p| (llvm_remarks_path(p), lto.remarks_passes.clone())),
     };
     let (object, outcome) = rld_lto::compile(&inputs, &actions, &plans, &cfg)
         .map_err(|e| LinkError::Link(e.to_string()))?;
+    phase(
+        opts,
+        &mut clock,
+        "LLVM (link modules, optimize, codegen)",
+        || format!("{} call sites promoted", outcome.promoted.len()),
+    );
     if let Some(cvp) = &cvp {
         remarks.extend(call_remarks(&index, &live, cvp, &outcome));
     }
@@ -358,8 +385,20 @@ fn write_remarks(opts: &Options, remarks: &[Remark]) -> Result<()> {
         .filter(|r| filter.accepts(&r.pass))
         .cloned()
         .collect();
-    let text = rld_summaries::format_yaml(&kept);
+    let mut text = rld_summaries::format_yaml(&kept);
+    // Then LLVM's own remarks from the optimization pipeline and code generation.
+    let llvm = llvm_remarks_path(path);
+    if let Ok(more) = std::fs::read_to_string(&llvm) {
+        text.push_str(&more);
+        let _ = std::fs::remove_file(&llvm);
+    }
     std::fs::write(path, text).map_err(|e| LinkError::io(path, e))
+}
+
+fn llvm_remarks_path(path: &std::path::Path) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".llvm.tmp");
+    name.into()
 }
 
 /// `rld --dump-summary FILE`: the summary of a bitcode file (built now) or of a cached
@@ -374,4 +413,22 @@ pub fn dump_summary(path: &std::path::Path) -> Result<String> {
         rld_summaries::decode(&data).map_err(|e| LinkError::bad_input(&name, e))?
     };
     Ok(rld_summaries::dump(&summary))
+}
+
+/// With `--time`, how long the LTO step's part since the last call took, and a fact about it.
+fn phase(
+    opts: &Options,
+    clock: &mut std::time::Instant,
+    name: &str,
+    detail: impl FnOnce() -> String,
+) {
+    if opts.print_timing {
+        let now = std::time::Instant::now();
+        eprintln!(
+            "rld: {:>8.2} ms    LTO: {name} ({})",
+            (now - *clock).as_secs_f64() * 1e3,
+            detail()
+        );
+        *clock = now;
+    }
 }

@@ -10,10 +10,7 @@ use crate::BitcodeInput;
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
-use inkwell::targets::{
-    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetTriple,
-};
-use inkwell::OptimizationLevel;
+use inkwell::targets::{FileType, InitializationConfig, Target, TargetTriple};
 use rld_summaries::{GlobalKind, Linkage};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -43,15 +40,9 @@ pub struct LtoConfig {
     pub cpu: Option<String>,
     /// `--save-temps`: the output path; intermediate files are written beside it.
     pub save_temps: Option<PathBuf>,
-}
-
-fn codegen_level(level: u8) -> OptimizationLevel {
-    match level {
-        0 => OptimizationLevel::None,
-        1 => OptimizationLevel::Less,
-        2 => OptimizationLevel::Default,
-        _ => OptimizationLevel::Aggressive,
-    }
+    /// LLVM's own optimization remarks (inline, licm, asm-printer, ...): the YAML file to
+    /// write them to and the pass filter.
+    pub pipeline_remarks: Option<(PathBuf, Option<String>)>,
 }
 
 /// Called-value propagation's results to apply: per module, local functions to give unique
@@ -115,10 +106,14 @@ pub fn compile(
         let Some(plan) = plans.sites.get(&site) else {
             continue;
         };
-        if promote::apply_plan(&ctx, &module, call, plan) {
-            outcome.promoted.push(site);
+        match promote::apply_plan(&ctx, &module, call, plan) {
+            promote::Applied::Nothing => {}
+            promote::Applied::Annotated => outcome.annotated.push(site),
+            promote::Applied::Promoted => {
+                outcome.annotated.push(site);
+                outcome.promoted.push(site);
+            }
         }
-        outcome.annotated.push(site);
     }
     if let Err(e) = module.verify() {
         return Err(LtoError::Llvm(format!(
@@ -134,17 +129,18 @@ pub fn compile(
             t
         }
     };
-    let target = Target::from_triple(&triple).map_err(|e| LtoError::Llvm(e.to_string()))?;
-    let level = codegen_level(cfg.opt_level);
-    let reloc = if cfg.pic {
-        RelocMode::PIC
-    } else {
-        RelocMode::Static
-    };
     let cpu = cfg.cpu.as_deref().unwrap_or("x86-64");
-    let tm = target
-        .create_target_machine(&triple, cpu, "", level, reloc, CodeModel::Default)
+    // The target machine lld-14's LTO uses (function and data sections, init_array, ...),
+    // which LLVM-C cannot configure: made by the C++ shim.
+    let tm = crate::shim::create_lto_target_machine(&triple, cpu, "", cfg.opt_level, cfg.pic)
         .ok_or_else(|| LtoError::Llvm(format!("cannot create a target machine for {cpu}")))?;
+    let remarks = match &cfg.pipeline_remarks {
+        Some((path, passes)) => Some(
+            crate::shim::PipelineRemarks::begin(&ctx, path, passes.as_deref(), false)
+                .map_err(|e| LtoError::Llvm(format!("optimization remarks: {e}")))?,
+        ),
+        None => None,
+    };
 
     save_temp(cfg, "0.0.preopt.bc", |p| module.write_bitcode_to_path(p))?;
     let pipeline = if cfg.opt_level == 0 {
@@ -156,11 +152,14 @@ pub fn compile(
         .run_passes(&pipeline, &tm, PassBuilderOptions::create())
         .map_err(|e| LtoError::Llvm(format!("optimization failed: {}", e.to_string().trim())))?;
     save_temp(cfg, "0.4.opt.bc", |p| module.write_bitcode_to_path(p))?;
-    place_functions_in_own_sections(&module);
     let object = tm
         .write_to_memory_buffer(&module, FileType::Object)
         .map_err(|e| LtoError::Llvm(format!("code generation failed: {}", e.to_string().trim())))?;
     let bytes = object.as_slice().to_vec();
+    if let Some(r) = remarks {
+        r.finish()
+            .map_err(|e| LtoError::Llvm(format!("optimization remarks: {e}")))?;
+    }
     save_temp(cfg, "lto.o", |p| std::fs::write(p, &bytes).is_ok())?;
     Ok((bytes, outcome))
 }
@@ -277,20 +276,5 @@ fn change_linkage(g: crate::ir::Value, action: Action) {
             _ => {}
         },
         Action::Keep | Action::Drop => {}
-    }
-}
-
-/// lld compiles LTO code with -ffunction-sections (so --gc-sections works per function); the
-/// LLVM-C target machine has no such option, so each function gets its section name here.
-/// Besides per-function garbage collection this gives the same debug-info encoding as lld
-/// (location lists based per function).
-fn place_functions_in_own_sections(module: &Module) {
-    for g in module_globals(module) {
-        if g.global_kind() == Some(GlobalKind::Function)
-            && !g.is_declaration()
-            && g.section().is_none()
-        {
-            g.set_section(&format!(".text.{}", g.name()));
-        }
     }
 }

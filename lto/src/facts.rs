@@ -14,6 +14,8 @@ use std::collections::HashMap;
 pub struct FactBuilder<'a> {
     pub index: &'a HashMap<Value, u32>,
     pub values: HashMap<Value, u32>,
+    /// Next unused value id (ids are dense: IR values and fact-chain intermediates).
+    next: u32,
     pub facts: Vec<ValueFact>,
     dl: DataLayout,
 }
@@ -23,6 +25,7 @@ impl<'a> FactBuilder<'a> {
         FactBuilder {
             index,
             values: HashMap::new(),
+            next: 0,
             facts: Vec::new(),
             dl,
         }
@@ -30,13 +33,22 @@ impl<'a> FactBuilder<'a> {
 
     /// The id of `v`, and whether it was just created.
     fn id(&mut self, v: Value) -> (u32, bool) {
-        let next = self.values.len() as u32;
-        let id = *self.values.entry(v).or_insert(next);
-        (id, id == next)
+        if let Some(&id) = self.values.get(&v) {
+            return (id, false);
+        }
+        let id = self.fresh();
+        self.values.insert(v, id);
+        (id, true)
     }
 
     pub fn value_id(&mut self, v: Value) -> u32 {
         self.id(v).0
+    }
+
+    /// A value id that stands for no IR value (an intermediate of a fact chain).
+    fn fresh(&mut self) -> u32 {
+        self.next += 1;
+        self.next - 1
     }
 
     /// The value an operand denotes, with facts for constants made on first sight; None for
@@ -144,7 +156,50 @@ impl<'a> FactBuilder<'a> {
                     None => self.facts.push(ValueFact::Unknown { dst }),
                 }
             }
+            // An integer load as wide as a pointer may read a pointer (a struct copied
+            // as integers): track it like one, so the copy keeps its contents.
+            LLVMLoad if inst.is_pointer_sized_int() => {
+                let dst = self.value_id(inst);
+                match self.operand(ops[0]) {
+                    Some(ptr) => self.facts.push(ValueFact::Load { dst, ptr }),
+                    None => self.facts.push(ValueFact::Unknown { dst }),
+                }
+            }
             LLVMLoad => {}
+            LLVMStore if ops[0].is_pointer_sized_int() => {
+                // Only an integer that was loaded as above is a tracked (possibly pointer)
+                // value; any other integer stored there may be a pointer made by arithmetic.
+                let value = match self.values.get(&ops[0]) {
+                    Some(&v) => v,
+                    None => {
+                        let fresh = self.value_id(ops[0]);
+                        self.facts.push(ValueFact::Unknown { dst: fresh });
+                        fresh
+                    }
+                };
+                if let Some(ptr) = self.operand(ops[1]) {
+                    self.facts.push(ValueFact::Store { ptr, value });
+                }
+            }
+            LLVMStore if ops[0].may_overwrite_pointers() => {
+                // Bytes or a vector written over memory that may hold pointers: at an unknown
+                // offset of the object (a byte store at offset 3 changes the pointer at 0),
+                // an unknown value.
+                if let Some(ptr) = self.operand(ops[1]) {
+                    let value = self.fresh();
+                    self.facts.push(ValueFact::Unknown { dst: value });
+                    let anywhere = self.fresh();
+                    self.facts.push(ValueFact::FieldAddr {
+                        dst: anywhere,
+                        base: ptr,
+                        offset: None,
+                    });
+                    self.facts.push(ValueFact::Store {
+                        ptr: anywhere,
+                        value,
+                    });
+                }
+            }
             LLVMStore => {
                 if ops[0].is_pointer() {
                     let value = self.operand(ops[0]);
@@ -251,7 +306,7 @@ impl<'a> FactBuilder<'a> {
     }
 
     pub fn finish(self, summary: &mut ModuleSummary) {
-        summary.value_count = self.values.len() as u32;
+        summary.value_count = self.next;
         summary.facts = self.facts;
     }
 }

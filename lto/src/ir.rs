@@ -420,6 +420,37 @@ impl Value {
         }
     }
 
+    /// Whether the value is an integer at least as wide as a pointer: such loads and stores
+    /// may move pointers (struct copies lowered to integer moves).
+    pub fn is_pointer_sized_int(self) -> bool {
+        // SAFETY: inspecting a type of a live value.
+        unsafe {
+            let ty = LLVMTypeOf(self.0);
+            LLVMGetTypeKind(ty) == inkwell::llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind
+                && LLVMGetIntTypeWidth(ty) >= 64
+        }
+    }
+
+    /// Whether a store of this value may overwrite (part of) a pointer in memory: vectors,
+    /// aggregates and single bytes (byte-wise copies) may; 16- and 32-bit integers and
+    /// floating-point values may not, as C's effective-type rules forbid it (LLVM's
+    /// type-based alias analysis assumes the same).
+    pub fn may_overwrite_pointers(self) -> bool {
+        use inkwell::llvm_sys::LLVMTypeKind::*;
+        // SAFETY: inspecting a type of a live value.
+        unsafe {
+            let ty = LLVMTypeOf(self.0);
+            match LLVMGetTypeKind(ty) {
+                LLVMIntegerTypeKind => LLVMGetIntTypeWidth(ty) <= 8,
+                LLVMVectorTypeKind
+                | LLVMScalableVectorTypeKind
+                | LLVMStructTypeKind
+                | LLVMArrayTypeKind => true,
+                _ => false,
+            }
+        }
+    }
+
     pub fn params(self) -> Vec<Value> {
         // SAFETY: `self` is a function; parameters 0..count exist.
         unsafe {

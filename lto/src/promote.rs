@@ -90,8 +90,19 @@ fn named_function(module: LLVMModuleRef, name: &str) -> Option<LLVMValueRef> {
     (!f.is_null()).then_some(f)
 }
 
-/// Attaches `!callees` and, where planned, promotes the call. Returns whether it promoted.
-pub fn apply_plan(ctx: &Context, module: &Module, call: Value, plan: &SitePlan) -> bool {
+/// What `apply_plan` did at a call site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applied {
+    /// A target is missing from the merged module: the site is left alone.
+    Nothing,
+    /// `!callees` attached.
+    Annotated,
+    /// `!callees` attached and the call promoted to direct calls.
+    Promoted,
+}
+
+/// Attaches `!callees` and, where planned, promotes the call.
+pub fn apply_plan(ctx: &Context, module: &Module, call: Value, plan: &SitePlan) -> Applied {
     let (ctx, module, call) = (ctx.raw(), module.as_mut_ptr(), call.raw());
     let targets: Vec<LLVMValueRef> = plan
         .targets
@@ -99,7 +110,7 @@ pub fn apply_plan(ctx: &Context, module: &Module, call: Value, plan: &SitePlan) 
         .filter_map(|n| named_function(module, n))
         .collect();
     if targets.len() != plan.targets.len() || targets.is_empty() {
-        return false;
+        return Applied::Nothing;
     }
     // SAFETY: all values belong to `module` in `ctx`; metadata is built in the same context.
     unsafe {
@@ -113,11 +124,11 @@ pub fn apply_plan(ctx: &Context, module: &Module, call: Value, plan: &SitePlan) 
         );
         LLVMSetMetadata(call, kind_id(ctx, SITE_KIND), std::ptr::null_mut());
         if !plan.promote || LLVMIsACallInst(call).is_null() || is_musttail(call) {
-            return false;
+            return Applied::Annotated;
         }
         promote(ctx, call, &targets, plan.complete);
     }
-    true
+    Applied::Promoted
 }
 
 /// LLVM-C (14) cannot ask for `musttail` directly; a `musttail` call must stay as it is, so

@@ -69,7 +69,8 @@
 //!   in its module, one an initializer references without an `InitializerPointer`, and a
 //!   function called directly without a call site for it, all escape.
 //! - **Dead code.** Call sites in functions that are not live (dropped before LLVM sees
-//!   them) are reported but pass nothing to their callees.
+//!   them) are reported but pass nothing to their callees, and a callee set never names a
+//!   dead bitcode function (every member exists in the module LLVM compiles).
 
 use crate::dead::Liveness;
 use crate::index::{CombinedIndex, GlobalId, Resolutions};
@@ -77,6 +78,7 @@ use crate::model::ValueId;
 use crate::sparse::{Context, FxBuildHasher, KeyId, Lattice, RuleId, Transfer};
 use build::Builder;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 
 mod build;
 
@@ -157,6 +159,7 @@ pub fn called_value_propagation(
         sites,
         formals,
         tracked_body,
+        escaped,
         ..
     } = builder;
     let mut transfer = CalledValueTransfer {
@@ -168,6 +171,7 @@ pub fn called_value_propagation(
         },
         flows: FlowState {
             causes: HashMap::default(),
+            escaped,
         },
     };
     solver.schedule_all(transfer.program.rules.len() as u32);
@@ -183,12 +187,17 @@ pub fn called_value_propagation(
                 CalleeSet::Overdefined
             }
             PointsTo::Locations(locations) => {
+                // A dead body cannot be called: no live code takes its address (the
+                // dead-symbol analysis follows every reference). It may still be in a set,
+                // since facts are not attributed to functions and a dead function's store
+                // counts like any other; LTO drops it, so the set must not name it.
                 let functions: BTreeSet<GlobalId> = locations
                     .iter()
                     .filter_map(|l| match *l {
                         Location::Function(f) => Some(f),
                         Location::Memory { .. } => None,
                     })
+                    .filter(|&f| !transfer.program.is_tracked_body(f) || live.is_live(f))
                     .collect();
                 if functions.is_empty() {
                     CalleeSet::Undefined
@@ -238,8 +247,9 @@ enum Location {
 /// The called-value lattice: a set of locations (empty = Undefined), or Overdefined.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum PointsTo {
-    /// Sorted, without duplicates.
-    Locations(Vec<Location>),
+    /// Sorted, without duplicates. Shared: rules read values far more often than joins
+    /// change them, and a read is then a reference count, not a copy.
+    Locations(Rc<[Location]>),
     Overdefined,
 }
 
@@ -250,6 +260,10 @@ impl PointsTo {
 
     fn is_bottom(&self) -> bool {
         matches!(self, PointsTo::Locations(l) if l.is_empty())
+    }
+
+    fn of(locations: Vec<Location>) -> Self {
+        PointsTo::Locations(locations.into())
     }
 }
 
@@ -307,22 +321,32 @@ enum CvpKey {
         module: u32,
         site: u32,
     },
-    /// Overdefined = the function's callers are not all known.
-    FunctionEscaped(GlobalId),
-    /// Overdefined = code outside the unit may read (and, unless constant, write) it.
-    VariableEscaped(GlobalId),
+    /// Overdefined = the global has escaped: a function's callers are not all known; code
+    /// outside the unit may read a variable (and, unless it is constant, write it).
+    Escaped(GlobalId),
 }
 
 /// The lattice for [`crate::sparse::SparseSolver`]. The cap on set sizes is applied by the
 /// transfer, which must make the members escape when it collapses a set.
-struct CalledValueLattice;
+struct CalledValueLattice {
+    /// The bottom value, shared by every key that has not received anything.
+    empty: Rc<[Location]>,
+}
+
+impl CalledValueLattice {
+    fn new() -> Self {
+        CalledValueLattice {
+            empty: Rc::from([]),
+        }
+    }
+}
 
 impl Lattice for CalledValueLattice {
     type Key = CvpKey;
     type Value = PointsTo;
 
     fn bottom(&self) -> PointsTo {
-        PointsTo::Locations(Vec::new())
+        PointsTo::Locations(self.empty.clone())
     }
 
     fn overdefined(&self) -> PointsTo {
@@ -344,7 +368,13 @@ impl Lattice for CalledValueLattice {
                 if b.iter().all(|l| a.binary_search(l).is_ok()) {
                     return false;
                 }
-                *a = union(a, b);
+                // The first value a key receives is shared, not copied: along a chain of
+                // copies every key then holds the same set.
+                *a = if a.is_empty() {
+                    b.clone()
+                } else {
+                    union(a, b).into()
+                };
                 true
             }
         }
@@ -459,11 +489,28 @@ impl Program {
 /// The mutable side of the transfer: how values flow, and why keys became Overdefined.
 struct FlowState {
     causes: HashMap<KeyId, Cause, FxBuildHasher>,
+    /// Per module, per global: its [`CvpKey::Escaped`] key (escaping is the most frequent
+    /// key lookup, so it is a table rather than a hash).
+    escaped: Vec<Vec<KeyId>>,
 }
 
 type Cx<'c, 's> = &'c mut Context<'s, CalledValueLattice>;
 
 impl FlowState {
+    /// Marks every location of `locations` escaped.
+    fn escape(&self, cx: Cx, locations: &[Location]) {
+        for l in locations {
+            let (Location::Function(g) | Location::Memory { var: g, .. }) = *l;
+            cx.mark_overdefined(self.escaped[g.module as usize][g.index as usize]);
+        }
+    }
+
+    fn escape_value(&self, cx: Cx, value: &PointsTo) {
+        if let PointsTo::Locations(l) = value {
+            self.escape(cx, l);
+        }
+    }
+
     /// Joins `value` into `dst`, keeping Overdefined meaning "escaped" (module docs).
     fn flow(&mut self, cx: Cx, dst: KeyId, value: &PointsTo, cause: Cause) {
         let locations = match value {
@@ -472,12 +519,12 @@ impl FlowState {
             PointsTo::Locations(l) => l,
         };
         match cx.peek(dst) {
-            PointsTo::Overdefined => escape(cx, locations),
+            PointsTo::Overdefined => self.escape(cx, locations),
             PointsTo::Locations(current) => {
                 if current.len() + locations.len() > TRACKED_LOCATIONS_LIMIT {
                     let all = union(current, locations);
                     if all.len() > TRACKED_LOCATIONS_LIMIT {
-                        escape(cx, &all);
+                        self.escape(cx, &all);
                         cx.mark_overdefined(dst);
                         self.causes.entry(dst).or_insert(Cause::TooManyLocations);
                         return;
@@ -492,7 +539,7 @@ impl FlowState {
     fn raise(&mut self, cx: Cx, dst: KeyId, cause: Cause) {
         if let PointsTo::Locations(current) = cx.peek(dst) {
             let current = current.clone();
-            escape(cx, &current);
+            self.escape(cx, &current);
             cx.mark_overdefined(dst);
             self.causes.entry(dst).or_insert(cause);
         }
@@ -542,24 +589,6 @@ impl FlowState {
     }
 }
 
-/// Marks every location of `locations` escaped.
-fn escape(cx: Cx, locations: &[Location]) {
-    for l in locations {
-        let key = match *l {
-            Location::Function(f) => CvpKey::FunctionEscaped(f),
-            Location::Memory { var, .. } => CvpKey::VariableEscaped(var),
-        };
-        let k = cx.key(key);
-        cx.mark_overdefined(k);
-    }
-}
-
-fn escape_value(cx: Cx, value: &PointsTo) {
-    if let PointsTo::Locations(l) = value {
-        escape(cx, l);
-    }
-}
-
 struct CalledValueTransfer {
     program: Program,
     flows: FlowState,
@@ -571,12 +600,7 @@ impl Transfer<CalledValueLattice> for CalledValueTransfer {
         let st = &mut self.flows;
         match program.rules[rule.0 as usize] {
             Rule::Constant { dst, location } => {
-                st.flow(
-                    cx,
-                    dst,
-                    &PointsTo::Locations(vec![location]),
-                    Cause::Unmodelled,
-                );
+                st.flow(cx, dst, &PointsTo::of(vec![location]), Cause::Unmodelled);
             }
             Rule::Unknown { dst, cause } => st.raise(cx, dst, cause),
             Rule::Copy { dst, src } => {
@@ -589,7 +613,7 @@ impl Transfer<CalledValueLattice> for CalledValueTransfer {
                 };
                 let mut moved = Vec::with_capacity(locations.len());
                 let mut into_code = Vec::new();
-                for l in locations {
+                for &l in locations.iter() {
                     match l {
                         Location::Memory {
                             var,
@@ -609,9 +633,9 @@ impl Transfer<CalledValueLattice> for CalledValueTransfer {
                 }
                 moved.sort_unstable();
                 moved.dedup();
-                st.flow(cx, dst, &PointsTo::Locations(moved), Cause::Via(base));
+                st.flow(cx, dst, &PointsTo::of(moved), Cause::Via(base));
                 if !into_code.is_empty() {
-                    escape(cx, &into_code);
+                    st.escape(cx, &into_code);
                     st.raise(cx, dst, Cause::Unmodelled);
                 }
             }
@@ -623,7 +647,7 @@ impl Transfer<CalledValueLattice> for CalledValueTransfer {
                 let PointsTo::Locations(locations) = cx.read(ptr).clone() else {
                     return st.raise(cx, dst, Cause::UnknownPointerLoad);
                 };
-                for l in locations {
+                for &l in locations.iter() {
                     // Reading code bytes yields no pointer worth following.
                     let Location::Memory { var, offset } = l else {
                         continue;
@@ -654,9 +678,9 @@ impl Transfer<CalledValueLattice> for CalledValueTransfer {
                 }
                 let PointsTo::Locations(locations) = p else {
                     // Written to memory nobody tracks: outside code may find it there.
-                    return escape_value(cx, &v);
+                    return st.escape_value(cx, &v);
                 };
-                for l in locations {
+                for &l in locations.iter() {
                     let Location::Memory { var, offset } = l else {
                         continue;
                     };
@@ -674,7 +698,7 @@ impl Transfer<CalledValueLattice> for CalledValueTransfer {
             }
             Rule::Escape { value } => {
                 let v = cx.read(value).clone();
-                escape_value(cx, &v);
+                st.escape_value(cx, &v);
             }
             Rule::Argument {
                 function,
@@ -700,7 +724,7 @@ impl Transfer<CalledValueLattice> for CalledValueTransfer {
                 st.flow(cx, ret, &v, Cause::Via(value));
                 // Returned to a caller outside the unit.
                 if cx.read(escaped).is_overdefined() {
-                    escape_value(cx, &v);
+                    st.escape_value(cx, &v);
                 }
             }
             Rule::IndirectCall { site } => {
@@ -717,7 +741,7 @@ impl Transfer<CalledValueLattice> for CalledValueTransfer {
                     return;
                 }
                 let contents = cx.read(whole).clone();
-                escape_value(cx, &contents);
+                st.escape_value(cx, &contents);
                 if !trusted_constant {
                     st.raise(cx, any_offset, Cause::ExternalMemory(var));
                     st.raise(cx, whole, Cause::ExternalMemory(var));
@@ -730,29 +754,29 @@ impl Transfer<CalledValueLattice> for CalledValueTransfer {
 /// Passes the actuals of an indirect call to every possible callee and collects their
 /// returns.
 fn indirect_call(program: &Program, st: &mut FlowState, cx: Cx, site: &IndirectSite) {
-    let escape_arguments = |cx: Cx| {
+    let escape_arguments = |st: &FlowState, cx: Cx| {
         if site.caller_live {
             for &(_, v) in &site.arguments {
                 let value = cx.read(v).clone();
-                escape_value(cx, &value);
+                st.escape_value(cx, &value);
             }
         }
     };
     let PointsTo::Locations(callees) = cx.read(site.callee).clone() else {
         // Whatever it calls has escaped (Overdefined formals): nothing to pass, but the
         // actuals reach code the analysis cannot see.
-        escape_arguments(cx);
+        escape_arguments(st, cx);
         for &dst in &site.results {
             st.raise(cx, dst, Cause::UnresolvedCallResult);
         }
         return;
     };
-    for l in callees {
+    for &l in callees.iter() {
         let Location::Function(f) = l else {
             continue;
         };
         if !program.is_tracked_body(f) {
-            escape_arguments(cx);
+            escape_arguments(st, cx);
             for &dst in &site.results {
                 st.raise(cx, dst, Cause::ExternalResult(f));
             }
@@ -768,7 +792,7 @@ fn indirect_call(program: &Program, st: &mut FlowState, cx: Cx, site: &IndirectS
                     });
                     st.flow(cx, formal, &value, Cause::Via(v));
                 } else {
-                    escape_value(cx, &value);
+                    st.escape_value(cx, &value);
                 }
             }
         }

@@ -81,12 +81,19 @@ pub struct SparseSolver<L: Lattice> {
     ids: HashMap<L::Key, KeyId, FxBuildHasher>,
     keys: Vec<L::Key>,
     values: Vec<L::Value>,
-    /// Per key: the rules that have read it, each once.
-    dependents: Vec<Vec<RuleId>>,
-    /// Per rule: the keys it has read, so that a rule reading the same keys on every
-    /// evaluation is recorded once. Most rules read a handful of keys, where a scan beats
-    /// hashing; rules with many inputs also use `recorded`.
-    inputs: Vec<Vec<KeyId>>,
+    /// Per key: the first of the rules that have read it (each once), in `dependents`.
+    /// The dependency graph lives in two flat lists of links rather than a `Vec` per key
+    /// and per rule: most keys and rules have one or two links, and a million small
+    /// vectors cost more in allocation than the propagation itself.
+    first_dependent: Vec<u32>,
+    dependents: Vec<Link>,
+    /// Per rule: the first of the keys it has read, in `inputs`, and how many there are, so
+    /// that a rule reading the same keys on every evaluation is recorded once. Most rules
+    /// read a handful of keys, where a scan beats hashing; rules with many inputs also use
+    /// `recorded`.
+    first_input: Vec<u32>,
+    input_count: Vec<u32>,
+    inputs: Vec<Link>,
     /// (key, rule) pairs, packed in a u64, for the inputs of rules with many of them.
     recorded: HashSet<u64, FxBuildHasher>,
     worklist: VecDeque<RuleId>,
@@ -102,7 +109,10 @@ impl<L: Lattice> SparseSolver<L> {
             ids: HashMap::default(),
             keys: Vec::new(),
             values: Vec::new(),
+            first_dependent: Vec::new(),
             dependents: Vec::new(),
+            first_input: Vec::new(),
+            input_count: Vec::new(),
             inputs: Vec::new(),
             recorded: HashSet::default(),
             worklist: VecDeque::new(),
@@ -120,11 +130,20 @@ impl<L: Lattice> SparseSolver<L> {
         if let Some(&id) = self.ids.get(&key) {
             return id;
         }
+        let id = self.new_key(key.clone());
+        self.ids.insert(key, id);
+        id
+    }
+
+    /// A new key the problem will only refer to by its number: unlike [`SparseSolver::key`]
+    /// it is not entered in the lookup table, so [`SparseSolver::find`] does not know it.
+    /// For keys the problem numbers densely itself (one per SSA value, per global), where a
+    /// hash insert per key would be most of the cost of building the problem.
+    pub fn new_key(&mut self, key: L::Key) -> KeyId {
         let id = KeyId(u32::try_from(self.keys.len()).expect("more than 2^32 lattice keys"));
-        self.ids.insert(key.clone(), id);
         self.keys.push(key);
         self.values.push(self.lattice.bottom());
-        self.dependents.push(Vec::new());
+        self.first_dependent.push(NO_LINK);
         id
     }
 
@@ -165,7 +184,8 @@ impl<L: Lattice> SparseSolver<L> {
         let r = rule.0 as usize;
         if r >= self.queued.len() {
             self.queued.resize(r + 1, false);
-            self.inputs.resize_with(r + 1, Vec::new);
+            self.first_input.resize(r + 1, NO_LINK);
+            self.input_count.resize(r + 1, 0);
         }
         if !self.queued[r] {
             self.queued[r] = true;
@@ -216,37 +236,73 @@ impl<L: Lattice> SparseSolver<L> {
 
     fn changed(&mut self, id: KeyId) {
         self.stats.changes += 1;
-        for &rule in &self.dependents[id.0 as usize] {
-            let r = rule.0 as usize;
+        let mut link = self.first_dependent[id.0 as usize];
+        while link != NO_LINK {
+            let Link { item: r, next } = self.dependents[link as usize];
             // Every dependent has run once, so `queued` is long enough.
-            if !self.queued[r] {
-                self.queued[r] = true;
-                self.worklist.push_back(rule);
+            if !self.queued[r as usize] {
+                self.queued[r as usize] = true;
+                self.worklist.push_back(RuleId(r));
             }
+            link = next;
         }
     }
 
     fn record(&mut self, id: KeyId, rule: RuleId) {
-        const SCANNED_INPUTS: usize = 16;
-        let inputs = &mut self.inputs[rule.0 as usize];
-        let new = if inputs.len() < SCANNED_INPUTS {
-            !inputs.contains(&id)
+        const SCANNED_INPUTS: u32 = 16;
+        let r = rule.0 as usize;
+        let pair = |k: u32| (u64::from(k) << 32) | u64::from(rule.0);
+        let count = self.input_count[r];
+        let new = if count < SCANNED_INPUTS {
+            !self.input_list(r).any(|k| k == id.0)
         } else {
-            if inputs.len() == SCANNED_INPUTS {
+            if count == SCANNED_INPUTS {
                 // Switching to the hash set: it must know the inputs recorded so far.
-                for &k in inputs.iter() {
-                    self.recorded
-                        .insert((u64::from(k.0) << 32) | u64::from(rule.0));
-                }
+                let known: Vec<u32> = self.input_list(r).collect();
+                self.recorded.extend(known.into_iter().map(pair));
             }
-            self.recorded
-                .insert((u64::from(id.0) << 32) | u64::from(rule.0))
+            self.recorded.insert(pair(id.0))
         };
         if new {
-            inputs.push(id);
-            self.dependents[id.0 as usize].push(rule);
+            self.input_count[r] += 1;
+            push_link(&mut self.inputs, &mut self.first_input[r], id.0);
+            push_link(
+                &mut self.dependents,
+                &mut self.first_dependent[id.0 as usize],
+                rule.0,
+            );
         }
     }
+
+    /// The keys rule `r` has read so far.
+    fn input_list(&self, r: usize) -> impl Iterator<Item = u32> + '_ {
+        let mut link = self.first_input[r];
+        std::iter::from_fn(move || {
+            (link != NO_LINK).then(|| {
+                let Link { item, next } = self.inputs[link as usize];
+                link = next;
+                item
+            })
+        })
+    }
+}
+
+/// One entry of a singly linked list kept in a `Vec`: a key or rule number, and the
+/// position of the next entry.
+#[derive(Debug, Clone, Copy)]
+struct Link {
+    item: u32,
+    next: u32,
+}
+
+/// The end of a list of [`Link`]s.
+const NO_LINK: u32 = u32::MAX;
+
+/// Prepends `item` to the list starting at `*head`.
+fn push_link(links: &mut Vec<Link>, head: &mut u32, item: u32) {
+    let at = u32::try_from(links.len()).expect("more than 2^32 dependencies");
+    links.push(Link { item, next: *head });
+    *head = at;
 }
 
 /// What a rule sees while it runs: the solver's state, with every read recorded as an input
@@ -553,6 +609,19 @@ mod tests {
         s.join(k1, &set(&[5]));
         s.solve(&mut rule);
         assert_eq!(s.value(out), &set(&[4, 5]));
+    }
+
+    #[test]
+    fn keys_numbered_by_the_problem_are_not_looked_up() {
+        let mut s = SparseSolver::new(SmallSets { cap: 8 });
+        let own = s.new_key(7);
+        let interned = s.key(7);
+        assert_ne!(own, interned);
+        assert_eq!(s.find(&7), Some(interned));
+        assert_eq!(s.key_of(own), &7);
+        s.join(own, &set(&[1]));
+        assert_eq!(s.value_of(&7), set(&[]));
+        assert_eq!(s.key_count(), 2);
     }
 
     #[test]

@@ -118,6 +118,10 @@ pub(super) struct Builder<'a> {
     pub(super) formals: HashSet<(GlobalId, u32), FxBuildHasher>,
     /// Per module, per global: a function body the program runs when the name is called.
     pub(super) tracked_body: Vec<Vec<bool>>,
+    /// Per module, per global: its [`CvpKey::Escaped`] key.
+    pub(super) escaped: Vec<Vec<KeyId>>,
+    /// Per module, per value id below `value_count`: its key, once created.
+    values: Vec<Vec<Option<KeyId>>>,
     /// Canonical variables some location points into.
     variables: BTreeSet<GlobalId>,
     escaped_functions: Vec<GlobalId>,
@@ -129,7 +133,7 @@ impl<'a> Builder<'a> {
             index,
             res,
             live,
-            solver: SparseSolver::new(CalledValueLattice),
+            solver: SparseSolver::new(CalledValueLattice::new()),
             targets: index
                 .modules
                 .iter()
@@ -139,6 +143,12 @@ impl<'a> Builder<'a> {
             sites: Vec::new(),
             formals: HashSet::default(),
             tracked_body: Vec::new(),
+            escaped: Vec::new(),
+            values: index
+                .modules
+                .iter()
+                .map(|m| vec![None; m.value_count as usize])
+                .collect(),
             variables: BTreeSet::new(),
             escaped_functions: Vec::new(),
         };
@@ -159,7 +169,27 @@ impl<'a> Builder<'a> {
                     .collect()
             })
             .collect();
+        builder.escaped = index
+            .modules
+            .iter()
+            .enumerate()
+            .map(|(m, module)| {
+                (0..module.globals.len() as u32)
+                    .map(|index| {
+                        let id = GlobalId {
+                            module: m as u32,
+                            index,
+                        };
+                        builder.solver.new_key(CvpKey::Escaped(id))
+                    })
+                    .collect()
+            })
+            .collect();
         builder
+    }
+
+    fn escaped_key(&self, id: GlobalId) -> KeyId {
+        self.escaped[id.module as usize][id.index as usize]
     }
 
     /// A definition whose body or initializer is the one the program uses for its name:
@@ -316,7 +346,13 @@ impl<'a> Builder<'a> {
     }
 
     fn value(&mut self, module: u32, value: ValueId) -> KeyId {
-        self.solver.key(CvpKey::Value { module, value })
+        let key = CvpKey::Value { module, value };
+        match self.values[module as usize].get_mut(value as usize) {
+            Some(Some(k)) => *k,
+            Some(slot) => *slot.insert(self.solver.new_key(key)),
+            // Beyond `value_count` (a summary that was not validated): still a value.
+            None => self.solver.key(key),
+        }
     }
 
     fn push(&mut self, rule: Rule) {
@@ -341,8 +377,7 @@ impl<'a> Builder<'a> {
             Target::Function(f) => self.escaped_functions.push(f),
             Target::Variable { var, .. } => {
                 self.variables.insert(var);
-                let k = self.solver.key(CvpKey::VariableEscaped(var));
-                self.solver.mark_overdefined(k);
+                self.solver.mark_overdefined(self.escaped_key(var));
             }
             Target::Unknown => {}
         }
@@ -434,9 +469,12 @@ impl<'a> Builder<'a> {
                         module: m,
                         index: function,
                     };
+                    if self.index.get(body).is_none() {
+                        continue;
+                    }
                     let rule = Rule::Argument {
                         function: body,
-                        escaped: self.solver.key(CvpKey::FunctionEscaped(body)),
+                        escaped: self.escaped_key(body),
                         formal: self.solver.key(CvpKey::Formal {
                             function: body,
                             index,
@@ -452,8 +490,11 @@ impl<'a> Builder<'a> {
                         module: m,
                         index: function,
                     };
+                    if self.index.get(body).is_none() {
+                        continue;
+                    }
                     let rule = Rule::Return {
-                        escaped: self.solver.key(CvpKey::FunctionEscaped(body)),
+                        escaped: self.escaped_key(body),
                         value: self.value(m, value),
                         ret: self.solver.key(CvpKey::Return(body)),
                     };
@@ -761,14 +802,13 @@ impl<'a> Builder<'a> {
             }
         }
         for f in std::mem::take(&mut self.escaped_functions) {
-            let k = self.solver.key(CvpKey::FunctionEscaped(f));
-            self.solver.mark_overdefined(k);
+            self.solver.mark_overdefined(self.escaped_key(f));
         }
     }
 
     fn variable_rules(&mut self) {
         for var in std::mem::take(&mut self.variables) {
-            let escaped = self.solver.key(CvpKey::VariableEscaped(var));
+            let escaped = self.escaped_key(var);
             if !self.closed(var) {
                 self.solver.mark_overdefined(escaped);
             }

@@ -1129,3 +1129,70 @@ fn random_programs_terminate_with_a_reason_for_every_overdefined_site() {
         assert_eq!(again.reasons, r.reasons);
     }
 }
+
+#[test]
+fn indices_out_of_range_do_not_panic() {
+    // Summaries are validated when decoded; a hand-made one that is not must still not
+    // bring the link down.
+    let mut p = TestProgram::new();
+    let m = p.module("a.o");
+    let main = p.ext_func(m, "main");
+    let v = p.val(m);
+    for fact in [
+        ValueFact::AddressOf { dst: v, global: 99 },
+        ValueFact::Argument {
+            function: 99,
+            index: 0,
+            dst: 1000,
+        },
+        ValueFact::Return {
+            function: 99,
+            value: v,
+        },
+        ValueFact::CallArgument {
+            call: 99,
+            index: 0,
+            value: v,
+        },
+        ValueFact::CallResult { call: 99, dst: v },
+    ] {
+        p.fact(m, fact);
+    }
+    p.m(m).initializers.push(InitializerPointer {
+        global: 99,
+        offset: 0,
+        target: 98,
+    });
+    p.m(m).call_sites.push(CallSite {
+        id: 0,
+        caller: 99,
+        callee: Callee::Direct(99),
+        debug_loc: None,
+    });
+    let (site, _) = p.icall(m, main, 5000, &[v]);
+    let a = analyze(&p);
+    assert_eq!(a.names(m, site), names(&["undefined"]));
+}
+
+#[test]
+fn dead_functions_are_not_callees() {
+    // static cb slot;  void unused(void) { slot = f; }  (dead, and so is f)
+    // main: slot = g; slot();
+    let mut p = TestProgram::new();
+    let m = p.module("a.o");
+    let main = p.ext_func(m, "main");
+    let f = p.func(m, "f");
+    let g = p.func(m, "g");
+    let slot = p.var(m, "slot", Linkage::Internal, false);
+    let unused = p.ext_func(m, "unused");
+    for (in_fn, target) in [(unused, f), (main, g)] {
+        let sp = p.addr(m, in_fn, slot);
+        let tv = p.addr(m, in_fn, target);
+        p.store(m, sp, tv);
+    }
+    let sp = p.addr(m, main, slot);
+    let fp = p.load(m, sp);
+    let (site, _) = p.icall(m, main, fp, &[]);
+    let a = analyze(&p);
+    assert_eq!(a.names(m, site), names(&["g"]));
+}
