@@ -4,6 +4,7 @@
 
 #include "llvm-c/Core.h"
 #include "llvm-c/TargetMachine.h"
+#include "llvm/IR/Function.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LLVMRemarkStreamer.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -125,4 +126,11 @@ extern "C" bool rld_remarks_end(RldRemarks *Remarks, char **ErrorMessage) {
   }
   delete Remarks;
   return Ok;
+}
+
+// Turns a function definition into a declaration the way LLVM itself does
+// (Function::deleteBody): blocks, personality, prefix/prologue data and attached metadata
+// all go, which LLVM-C has no single call for.
+extern "C" void rld_delete_function_body(LLVMValueRef Fn) {
+  unwrap<Function>(Fn)->deleteBody();
 }

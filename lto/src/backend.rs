@@ -235,7 +235,7 @@ fn drop_globals(module: &Module, actions: &[Action], after_link: &mut HashMap<St
             Action::Keep => {}
             Action::Drop => match g.global_kind() {
                 Some(GlobalKind::Function) if !g.is_declaration() => {
-                    g.delete_body();
+                    crate::shim::delete_function_body(g);
                     g.clear_comdat();
                     g.set_linkage(Linkage::External);
                 }

@@ -328,20 +328,6 @@ impl Value {
         }
     }
 
-    /// Turns a function definition into a declaration (its body is deleted).
-    pub fn delete_body(self) {
-        // SAFETY: deleting the basic blocks of a function we own; no other reference to
-        // them is held.
-        unsafe {
-            let mut bb = LLVMGetFirstBasicBlock(self.0);
-            while !bb.is_null() {
-                let next = LLVMGetNextBasicBlock(bb);
-                LLVMDeleteBasicBlock(bb);
-                bb = next;
-            }
-        }
-    }
-
     /// Takes a global object out of its COMDAT (declarations may not be in one).
     pub fn clear_comdat(self) {
         // SAFETY: a null comdat removes the global from its group.

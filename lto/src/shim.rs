@@ -35,6 +35,7 @@ extern "C" {
         error: *mut *mut c_char,
     ) -> *mut RawRemarks;
     fn rld_remarks_end(handle: *mut RawRemarks, error: *mut *mut c_char) -> bool;
+    fn rld_delete_function_body(function: inkwell::llvm_sys::prelude::LLVMValueRef);
 }
 
 /// A target machine as lld 14 creates it for LTO code generation: a section per function
@@ -167,4 +168,11 @@ fn take_message(message: *mut c_char) -> String {
         LLVMDisposeMessage(message);
         text
     }
+}
+
+/// Turns a function definition into a declaration as LLVM does (`Function::deleteBody`).
+pub(crate) fn delete_function_body(function: crate::ir::Value) {
+    // SAFETY: `function` is a function of a live module (callers check the kind); LLVM
+    // deletes its body and everything hung off it.
+    unsafe { rld_delete_function_body(function.raw()) }
 }

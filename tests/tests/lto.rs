@@ -774,3 +774,22 @@ fn rejects_corrupt_summary_cache() {
         .into_owned();
     assert_rejected(&t, Driver::ClangRld, &paths(&objs), &flags, &[&name]);
 }
+
+/// C++ under LTO: dropping a dead function's body must also drop what hangs off it (its
+/// personality routine), or LLVM rejects the module; exceptions, RTTI and thread_local must
+/// then behave as in the lld build.
+#[test]
+fn cxx_exceptions_rtti_threads_under_lto() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["cxx_main.cpp", "cxx_throw.cpp"], &[]);
+    let flags = ["-flto", "-O2", "-pthread", "-lstdc++", "-lm"];
+    let rld = t.link(Driver::ClangRld, &paths(&objs), &flags, "cxx-rld.out");
+    let lld = t.link(Driver::ClangLld, &paths(&objs), &flags, "cxx-lld.out");
+    assert_same_output(
+        &rld,
+        &lld,
+        &[],
+        &[],
+        Some("base 0\nderived 1\ncaught boom 3\n16 tls\n"),
+    );
+}
