@@ -19,6 +19,8 @@
 //!
 //! Every failing assertion names the command that failed and shows its stderr.
 
+pub mod llvm_remarks;
+
 use std::cell::Cell;
 use std::ffi::OsStr;
 use std::fmt::Write as _;

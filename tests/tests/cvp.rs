@@ -31,12 +31,11 @@
 //! With `RLD_IS_STANDIN=1` (lld behind a script) only the programs' behaviour
 //! is checked: the remarks and options are rld's own.
 
+use rld_tests::llvm_remarks::{remarks, Remark};
 use rld_tests::Compiler::Clang;
 use rld_tests::*;
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
 // ---------------------------------------------------------------------------
 // Building and linking
@@ -200,135 +199,6 @@ fn indirect_calls(obj: &Path, function: &str) -> usize {
 // ---------------------------------------------------------------------------
 // Remarks, through LLVM's parser
 
-/// One remark as LLVM's parser sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Remark {
-    /// Passed, Missed, Analysis, ...
-    kind: String,
-    pass: String,
-    name: String,
-    function: String,
-    debug_loc: Option<Loc>,
-    /// (key, value)
-    args: Vec<(String, String)>,
-}
-
-impl Remark {
-    /// The values of the `Callee` arguments, as a set.
-    fn callees(&self) -> BTreeSet<String> {
-        self.args
-            .iter()
-            .filter(|(k, _)| k == "Callee")
-            .map(|(_, v)| v.clone())
-            .collect()
-    }
-
-    /// The value of the first argument with key `key`.
-    fn arg(&self, key: &str) -> Option<&str> {
-        self.args
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Loc {
-    file: String,
-    line: u32,
-    column: u32,
-}
-
-/// `cases/lto/remarks_dump.c`, built once per test process.
-fn remarks_dump() -> PathBuf {
-    static TOOL: OnceLock<PathBuf> = OnceLock::new();
-    TOOL.get_or_init(|| {
-        let config = |flag: &str| {
-            let out = run_checked(Command::new("llvm-config-14").arg(flag));
-            String::from_utf8_lossy(&out.stdout).trim().to_string()
-        };
-        let (include, lib) = (config("--includedir"), config("--libdir"));
-        let dir = std::env::temp_dir().join("rld-tests").join("remarks-dump");
-        std::fs::create_dir_all(&dir).unwrap();
-        let tmp = dir.join(format!("remarks_dump.cvp.tmp{}", std::process::id()));
-        run_checked(
-            Command::new("clang-14")
-                .args(["-O1", "-Wall", "-Werror", "-fuse-ld=lld"])
-                .arg(format!("-I{include}"))
-                .arg(cases_dir().join("lto/remarks_dump.c"))
-                .arg(format!("-L{lib}"))
-                .arg("-lLLVM-14")
-                .arg(format!("-Wl,-rpath,{lib}"))
-                .arg("-o")
-                .arg(&tmp),
-        );
-        let tool = dir.join("remarks_dump");
-        std::fs::rename(&tmp, &tool).unwrap();
-        tool
-    })
-    .clone()
-}
-
-/// The remarks in `file`, which must exist and be empty or parse with LLVM's
-/// YAML remark parser.
-fn remarks(file: &Path) -> Vec<Remark> {
-    let text =
-        std::fs::read(file).unwrap_or_else(|e| panic!("no remarks file {}: {e}", file.display()));
-    if text.iter().all(u8::is_ascii_whitespace) {
-        return Vec::new();
-    }
-    let out = run_checked(Command::new(remarks_dump()).arg(file));
-    let loc = |f: &[&str]| match f {
-        ["-"] => None,
-        [file, line, column] => Some(Loc {
-            file: unescape(file),
-            line: line.parse().unwrap(),
-            column: column.parse().unwrap(),
-        }),
-        other => panic!("bad location {other:?}"),
-    };
-    let mut list: Vec<Remark> = Vec::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let f: Vec<&str> = line.split('\t').collect();
-        match f[0] {
-            "R" => list.push(Remark {
-                kind: f[1].to_string(),
-                pass: unescape(f[2]),
-                name: unescape(f[3]),
-                function: unescape(f[4]),
-                debug_loc: loc(&f[6..]),
-                args: Vec::new(),
-            }),
-            "A" => list
-                .last_mut()
-                .unwrap()
-                .args
-                .push((unescape(f[1]), unescape(f[2]))),
-            _ => panic!("unexpected line from remarks_dump: {line:?}"),
-        }
-    }
-    list
-}
-
-/// Undoes remarks_dump's escapes: `\\`, `\t`, `\n`.
-fn unescape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some(other) => out.push(other),
-            None => out.push('\\'),
-        }
-    }
-    out
-}
-
 /// The remarks of the cvp pass.
 fn cvp_remarks(remarks: &[Remark]) -> Vec<&Remark> {
     remarks.iter().filter(|r| r.pass == "cvp").collect()
@@ -452,8 +322,8 @@ fn assert_remark(r: &Remark, caller: &str, want: Want, where_: &str) {
             let mut got: Vec<String> = r
                 .args
                 .iter()
-                .filter(|(k, _)| k == "Callee")
-                .map(|(_, v)| v.clone())
+                .filter(|(k, _, _)| k == "Callee")
+                .map(|(_, v, _)| v.clone())
                 .collect();
             got.sort();
             assert_eq!(got, want_list, "wrong callee set at {where_}: {r:#?}");
