@@ -209,11 +209,23 @@ fn gcc_driver_links_bitcode() {
 #[test]
 fn classic_example_remarks_accepted_by_llvm_opt_report() {
     let t = Test::new();
-    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &["-g"]);
+    // Remarks name source files relative to the compilation directory (as LLVM's do), and
+    // clang-14 picks that directory from the common prefix of the source path and the
+    // working directory: compile copies inside the test directory so both are known.
+    let objs: Vec<PathBuf> = ["tu1.c", "tu2.c"]
+        .iter()
+        .map(|name| {
+            let src = std::fs::read(cases_dir().join("lto").join(name)).unwrap();
+            let copy = t.write(name, src);
+            t.compile(Clang, copy.to_str().unwrap(), &["-flto", "-O2", "-g"])
+        })
+        .collect();
     let link = link_and_compare(&t, &paths(&objs), &[], &[], CLASSIC_OUT);
     assert!(!link.remarks.is_empty());
     let mut cmd = Command::new("llvm-opt-report-14");
     cmd.arg(t.path("rld.yaml"))
+        .arg("-r")
+        .arg(t.dir())
         .arg("-o")
         .arg(t.path("report.txt"));
     let out = run_checked(&mut cmd);
