@@ -153,6 +153,8 @@ pub struct Link<'o> {
     pub eh_frame_fdes: usize,
     pub needs_textrel: bool,
     pub errors: Vec<String>,
+    /// `--dynamic-list` entries.
+    pub dynamic_list: crate::dynamic_list::DynamicList,
 }
 
 impl<'o> Link<'o> {
@@ -189,6 +191,7 @@ impl<'o> Link<'o> {
             eh_frame_fdes: 0,
             needs_textrel: false,
             errors: Vec::new(),
+            dynamic_list: Default::default(),
         }
     }
 

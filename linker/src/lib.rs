@@ -3,6 +3,7 @@
 pub mod args;
 pub mod context;
 pub mod dynamic;
+pub mod dynamic_list;
 pub mod error;
 pub mod gc;
 pub mod input;

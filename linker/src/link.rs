@@ -48,6 +48,7 @@ impl Timer {
 
 pub fn link(opts: &Options) -> Result<()> {
     reject_unsupported(opts)?;
+    let dynamic_list = crate::dynamic_list::DynamicList::load(&opts.dynamic_lists)?;
     let mut timer = Timer::new(opts.print_timing);
     let pending = write::PendingOutput::new(&opts.output);
 
@@ -72,7 +73,7 @@ pub fn link(opts: &Options) -> Result<()> {
     // LTO: the dead-symbol worklist over the combined index, internalization, LLVM; the
     // object it returns replaces the bitcode in the symbol table.
     if !resolver.bitcode.is_empty() {
-        let object = lto_driver::run_lto(opts, &mut resolver)?;
+        let object = lto_driver::run_lto(opts, &mut resolver, &dynamic_list)?;
         timer.phase("LTO");
         if opts.relocatable {
             // -r with bitcode inputs: the LTO-compiled object is the output.
@@ -90,6 +91,7 @@ pub fn link(opts: &Options) -> Result<()> {
     }
     let resolved = resolver.finish()?;
     let mut link = Link::new(opts);
+    link.dynamic_list = dynamic_list;
     link.objects = resolved.objects;
     link.dsos = resolved.dsos;
     link.symtab = resolved.symtab;
@@ -153,7 +155,7 @@ fn gc_root_symbols(link: &Link) -> Vec<SymbolId> {
                 sym.visibility,
                 object::elf::STV_DEFAULT | object::elf::STV_PROTECTED
             )
-            && (export_all || sym.dso_ref);
+            && (export_all || sym.dso_ref || link.dynamic_list.contains(sym.name));
         if exported {
             roots.push(id as SymbolId);
         }
@@ -180,7 +182,6 @@ fn warn_missing_entry(link: &Link) {
 fn reject_unsupported(opts: &Options) -> Result<()> {
     let unsupported = [
         (!opts.version_scripts.is_empty(), "--version-script"),
-        (!opts.dynamic_lists.is_empty(), "--dynamic-list"),
         (!opts.wrap.is_empty(), "--wrap"),
         (!opts.defsym.is_empty(), "--defsym"),
         (!opts.exclude_libs.is_empty(), "--exclude-libs"),

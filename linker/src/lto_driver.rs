@@ -98,10 +98,14 @@ fn remark(kind: RemarkKind, name: &str, g: &rld_summaries::GlobalSummary, text: 
 }
 
 /// Compiles every bitcode module the link uses into one object and resolves it in.
-pub fn run_lto(opts: &Options, r: &mut Resolver) -> Result<Vec<u8>> {
+pub fn run_lto(
+    opts: &Options,
+    r: &mut Resolver,
+    dynamic_list: &crate::dynamic_list::DynamicList,
+) -> Result<Vec<u8>> {
     let mut clock = std::time::Instant::now();
     let is_dynamic = !r.dsos.is_empty() || opts.is_pic();
-    compute_preemption_in(&mut r.symtab, opts, is_dynamic);
+    compute_preemption_in(&mut r.symtab, opts, is_dynamic, dynamic_list);
     let index = CombinedIndex::new(r.bitcode.iter().map(|m| m.summary.clone()).collect());
     let res = resolutions(opts, r, &index);
     let roots = root_names(opts);

@@ -13,7 +13,12 @@ use std::collections::HashMap;
 
 /// Decides which symbols are dynamic, exported and preemptible (lld's computeIsPreemptible).
 pub fn compute_preemption(link: &mut Link) {
-    compute_preemption_in(&mut link.symtab, link.opts, link.is_dynamic);
+    compute_preemption_in(
+        &mut link.symtab,
+        link.opts,
+        link.is_dynamic,
+        &link.dynamic_list,
+    );
 }
 
 /// The same decisions on a bare symbol table (the LTO step needs them before the link has
@@ -22,6 +27,7 @@ pub fn compute_preemption_in(
     symtab: &mut crate::symbols::SymbolTable,
     opts: &crate::options::Options,
     is_dynamic: bool,
+    dynamic_list: &crate::dynamic_list::DynamicList,
 ) {
     let shared = opts.is_shared();
     for sym in symtab.symbols.iter_mut() {
@@ -36,13 +42,18 @@ pub fn compute_preemption_in(
         let exportable = matches!(sym.visibility, STV_DEFAULT | STV_PROTECTED);
         match sym.def {
             SymbolDef::Defined { .. } | SymbolDef::Common { .. } | SymbolDef::Bitcode { .. } => {
-                sym.exported =
-                    is_dynamic && exportable && (opts.export_dynamic || shared || sym.dso_ref);
+                let listed = !dynamic_list.is_empty() && dynamic_list.contains(sym.name);
+                sym.exported = is_dynamic
+                    && exportable
+                    && (opts.export_dynamic || shared || sym.dso_ref || listed);
                 sym.in_dynsym = sym.exported;
                 let symbolic = opts.bsymbolic
                     || (opts.bsymbolic_functions
                         && matches!(sym.sym_type, STT_FUNC | STT_GNU_IFUNC));
-                sym.preemptible = sym.in_dynsym && default_vis && shared && !symbolic;
+                // With a dynamic list, a shared library's other symbols bind locally (lld).
+                let interposable = dynamic_list.is_empty() || listed;
+                sym.preemptible =
+                    sym.in_dynsym && default_vis && shared && !symbolic && interposable;
             }
             SymbolDef::Synthetic => {}
             SymbolDef::Shared { .. } | SymbolDef::Undefined | SymbolDef::Lazy { .. } => {
