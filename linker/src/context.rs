@@ -155,6 +155,8 @@ pub struct Link<'o> {
     pub errors: Vec<String>,
     /// `--dynamic-list` entries.
     pub dynamic_list: crate::dynamic_list::DynamicList,
+    /// `--version-script`.
+    pub version_script: Option<crate::version_script::VersionScript>,
 }
 
 impl<'o> Link<'o> {
@@ -192,6 +194,7 @@ impl<'o> Link<'o> {
             needs_textrel: false,
             errors: Vec::new(),
             dynamic_list: Default::default(),
+            version_script: None,
         }
     }
 

@@ -21,6 +21,9 @@ pub struct DynamicTables {
     pub versym: Vec<u16>,
     pub verneed: Vec<u8>,
     pub verneed_count: u32,
+    /// `.gnu.version_d` (from a version script) and its entry count.
+    pub verdef: Vec<u8>,
+    pub verdef_count: u32,
     pub gnu_hash: Vec<u8>,
     pub sysv_hash: Vec<u8>,
     pub needed: Vec<u32>,
@@ -134,12 +137,23 @@ pub fn build_dynamic_tables(link: &Link) -> DynamicTables {
 fn build_versions(link: &Link, t: &mut DynamicTables) {
     // Version names needed from each library, in first-use order; index 2 upwards.
     let mut per_dso: Vec<Vec<(&'static [u8], u32, u16)>> = vec![Vec::new(); link.dsos.len()];
-    let mut next_index = 2u16;
+    // A version script's own versions come first (2..); needed versions follow them.
+    let script = link.version_script.as_ref();
+    let defined_versions = script.map_or(0, |s| s.named_nodes().count()) as u16;
+    if let Some(s) = script {
+        build_verdef(link, s, t);
+    }
+    let mut next_index = 2 + defined_versions;
     let mut versym = vec![0u16];
-    let mut any = false;
+    let mut any = script.is_some();
     for &id in &t.symbols {
         let sym = link.symtab.get(id);
         let mut v = VER_NDX_GLOBAL;
+        if let (Some(s), true) = (script, sym.is_defined_locally()) {
+            if let crate::version_script::Assignment::Global(node) = s.assign(sym.name) {
+                v = s.version_index(node);
+            }
+        }
         if let SymbolDef::Shared { dso, index } = sym.def {
             let s = &link.dsos[dso as usize].symbols[index as usize];
             if let (Some(name), true) = (s.version, link.dsos[dso as usize].needed) {
@@ -186,6 +200,42 @@ fn build_versions(link: &Link, t: &mut DynamicTables) {
         }
     }
     t.verneed_count = dsos.len() as u32;
+}
+
+/// `.gnu.version_d`: the base version (the library's own name), then each named node of the
+/// version script with its parent.
+fn build_verdef(link: &Link, script: &crate::version_script::VersionScript, t: &mut DynamicTables) {
+    let base = link.opts.soname.clone().unwrap_or_else(|| {
+        link.opts
+            .output
+            .file_name()
+            .map_or_else(|| "a.out".into(), |n| n.to_string_lossy().into_owned())
+    });
+    let mut entries: Vec<(String, Option<String>, u16, u16)> = vec![(base, None, 1, VER_FLG_BASE)];
+    for (i, node) in script.named_nodes().enumerate() {
+        entries.push((node.name.clone(), node.parent.clone(), 2 + i as u16, 0));
+    }
+    let count = entries.len();
+    for (n, (name, parent, index, flags)) in entries.into_iter().enumerate() {
+        let aux_count = 1 + u16::from(parent.is_some());
+        let size = 20 + 8 * u32::from(aux_count);
+        push_u16(&mut t.verdef, 1);
+        push_u16(&mut t.verdef, flags);
+        push_u16(&mut t.verdef, index);
+        push_u16(&mut t.verdef, aux_count);
+        push_u32(&mut t.verdef, sysv_hash(name.as_bytes()));
+        push_u32(&mut t.verdef, 20);
+        push_u32(&mut t.verdef, if n + 1 == count { 0 } else { size });
+        let name_off = t.add_string(name.as_bytes());
+        push_u32(&mut t.verdef, name_off);
+        push_u32(&mut t.verdef, if parent.is_some() { 8 } else { 0 });
+        if let Some(p) = parent {
+            let off = t.add_string(p.as_bytes());
+            push_u32(&mut t.verdef, off);
+            push_u32(&mut t.verdef, 0);
+        }
+    }
+    t.verdef_count = count as u32;
 }
 
 fn build_gnu_hash(link: &Link, t: &DynamicTables, nbuckets: u32) -> Vec<u8> {
@@ -344,6 +394,15 @@ pub fn dynamic_entries(link: &Link, t: &DynamicTables) -> Vec<(i64, u64)> {
             i64::from(DT_VERSYM),
             link.synthetic_addr(Synthetic::GnuVersion),
         ));
+    }
+    if t.verdef_count > 0 {
+        d.push((
+            i64::from(DT_VERDEF),
+            link.synthetic_addr(Synthetic::GnuVersionD),
+        ));
+        d.push((i64::from(DT_VERDEFNUM), u64::from(t.verdef_count)));
+    }
+    if t.verneed_count > 0 {
         d.push((
             i64::from(DT_VERNEED),
             link.synthetic_addr(Synthetic::GnuVersionR),

@@ -68,7 +68,7 @@ impl DynamicList {
 }
 
 /// Splits a dynamic list into names, braces and semicolons, dropping comments.
-fn tokens(text: &str) -> Vec<String> {
+pub(crate) fn tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut chars = text.chars().peekable();
     let mut cur = String::new();

@@ -286,6 +286,18 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
                 2,
                 2,
             );
+            if !dynamic.verdef.is_empty() {
+                add_synthetic(
+                    link,
+                    Synthetic::GnuVersionD,
+                    ".gnu.version_d",
+                    SHT_GNU_VERDEF,
+                    a,
+                    dynamic.verdef.len() as u64,
+                    4,
+                    0,
+                );
+            }
             add_synthetic(
                 link,
                 Synthetic::GnuVersionR,
@@ -537,6 +549,7 @@ fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
         Some(BuildId) | Some(GnuProperty) => 1,
         Some(DynSym) => 2,
         Some(GnuVersion) => 3,
+        Some(GnuVersionD) => 4,
         Some(GnuVersionR) => 4,
         Some(GnuHash) => 5,
         Some(SysvHash) => 6,

@@ -18,4 +18,5 @@ pub mod scan;
 pub mod shared_file;
 pub mod symbols;
 pub mod synthetic;
+pub mod version_script;
 pub mod write;

@@ -49,6 +49,7 @@ impl Timer {
 pub fn link(opts: &Options) -> Result<()> {
     reject_unsupported(opts)?;
     let dynamic_list = crate::dynamic_list::DynamicList::load(&opts.dynamic_lists)?;
+    let version_script = crate::version_script::VersionScript::load(&opts.version_scripts)?;
     let mut timer = Timer::new(opts.print_timing);
     let pending = write::PendingOutput::new(&opts.output);
 
@@ -68,6 +69,9 @@ pub fn link(opts: &Options) -> Result<()> {
         opts.lto_opts.cache_dir.as_deref(),
     );
     resolver.add_inputs(inputs)?;
+    if let Some(script) = &version_script {
+        hide_local_symbols(&mut resolver.symtab, script);
+    }
     timer.phase("resolve symbols");
 
     // LTO: the dead-symbol worklist over the combined index, internalization, LLVM; the
@@ -92,6 +96,7 @@ pub fn link(opts: &Options) -> Result<()> {
     let resolved = resolver.finish()?;
     let mut link = Link::new(opts);
     link.dynamic_list = dynamic_list;
+    link.version_script = version_script;
     link.objects = resolved.objects;
     link.dsos = resolved.dsos;
     link.symtab = resolved.symtab;
@@ -181,7 +186,6 @@ fn warn_missing_entry(link: &Link) {
 /// that silently differs from what the option asks for.
 fn reject_unsupported(opts: &Options) -> Result<()> {
     let unsupported = [
-        (!opts.version_scripts.is_empty(), "--version-script"),
         (!opts.wrap.is_empty(), "--wrap"),
         (!opts.defsym.is_empty(), "--defsym"),
         (!opts.exclude_libs.is_empty(), "--exclude-libs"),
@@ -192,4 +196,19 @@ fn reject_unsupported(opts: &Options) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A version script's `local:` symbols stay inside the output: they are hidden, which keeps
+/// them out of .dynsym and lets LTO internalize them.
+fn hide_local_symbols(
+    symtab: &mut crate::symbols::SymbolTable,
+    script: &crate::version_script::VersionScript,
+) {
+    for sym in symtab.symbols.iter_mut() {
+        if sym.is_defined_locally()
+            && script.assign(sym.name) == crate::version_script::Assignment::Local
+        {
+            sym.visibility = object::elf::STV_HIDDEN;
+        }
+    }
 }

@@ -17,6 +17,7 @@ pub enum Synthetic {
     DynStr,
     GnuVersion,
     GnuVersionR,
+    GnuVersionD,
     GnuHash,
     SysvHash,
     RelaDyn,

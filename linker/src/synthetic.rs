@@ -42,6 +42,7 @@ pub fn write_synthetic(link: &Link, dynamic: &DynamicTables, which: Synthetic, b
             }
         }
         Synthetic::GnuVersionR => buf.copy_from_slice(&dynamic.verneed),
+        Synthetic::GnuVersionD => buf.copy_from_slice(&dynamic.verdef),
         Synthetic::GnuHash => buf.copy_from_slice(&dynamic.gnu_hash),
         Synthetic::SysvHash => buf.copy_from_slice(&dynamic.sysv_hash),
         Synthetic::RelaDyn => {

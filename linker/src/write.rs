@@ -414,6 +414,7 @@ pub fn write_output(link: &Link, dynamic: &DynamicTables, pending: &PendingOutpu
                 (dynsym_index, 0)
             }
             Some(Synthetic::GnuVersionR) => (dynstr_index, dynamic.verneed_count),
+            Some(Synthetic::GnuVersionD) => (dynstr_index, dynamic.verdef_count),
             Some(Synthetic::Dynamic) => (dynstr_index, 0),
             Some(Synthetic::RelaDyn) => (dynsym_index, 0),
             Some(Synthetic::RelaPlt) => (

@@ -771,3 +771,72 @@ fn debug_info_maps_addresses_to_lines() {
         assert_eq!(line_of_main(exe), want, "{}", exe.display());
     }
 }
+
+/// `--version-script`: `global:` symbols are exported under their version node (with the
+/// node's parent recorded), `local: *` hides the rest, and an executable linked against the
+/// library records the versions it needs. Compared with lld-14's library.
+#[test]
+fn version_script_defines_versions_and_hides_locals() {
+    let t = Test::new();
+    let lib = t.compile(
+        Clang,
+        "int api_open(void) { return 1; }\nint api_close(void) { return 2; }\n\
+         int api_new(void) { return 3; }\nint internal_helper(void) { return 4; }\n",
+        &["-fPIC", "-O2"],
+    );
+    let map = t.write(
+        "lib.map",
+        "/* two versions */\nLIB_1.0 {\n  global: api_open; api_close;\n  local: *;\n};\n\
+         LIB_2.0 {\n  global: api_new;\n} LIB_1.0;\n",
+    );
+    let script = format!("-Wl,--version-script={}", map.display());
+    let flags = ["-shared", script.as_str(), "-Wl,-soname,libv.so"];
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nint api_open(void), api_close(void), api_new(void);\n\
+         int main(void) { printf(\"%d %d %d\\n\", api_open(), api_close(), api_new()); return 0; }\n",
+        &[],
+    );
+    let mut exported = Vec::new();
+    for (driver, dir) in [(Driver::ClangRld, "rld"), (Driver::ClangLld, "lld")] {
+        std::fs::create_dir_all(t.path(dir)).unwrap();
+        let so = t.link(driver, &[&lib], &flags, &format!("{dir}/libv.so"));
+        let syms: Vec<String> = symbols(&so)
+            .into_iter()
+            .filter(|s| s.table == ".dynsym" && s.ndx != "UND")
+            .map(|s| format!("{}@{}", s.name, s.version.unwrap_or_default()))
+            .collect();
+        assert!(
+            !syms.iter().any(|s| s.starts_with("internal_helper")),
+            "{syms:?}"
+        );
+        exported.push(syms);
+        let libdir = format!("-L{}", t.path(dir).display());
+        let exe = t.link(driver, &[&main], &[&libdir, "-lv"], &format!("{dir}/main"));
+        let out = run(
+            &exe,
+            &[],
+            &[("LD_LIBRARY_PATH", t.path(dir).to_str().unwrap())],
+        );
+        assert_output_is(
+            &exe,
+            &out,
+            "1 2 3\n",
+            "the program using the versioned library",
+        );
+    }
+    let (mut rld, mut lld) = (exported[0].clone(), exported[1].clone());
+    rld.sort();
+    lld.sort();
+    assert_eq!(rld, lld, "exported symbols and versions differ from lld's");
+    let verdef = run_checked(
+        std::process::Command::new("readelf")
+            .arg("-V")
+            .arg(t.path("rld/libv.so")),
+    );
+    let text = String::from_utf8_lossy(&verdef.stdout);
+    assert!(
+        text.contains("Name: LIB_2.0") && text.contains("Parent 1: LIB_1.0"),
+        "{text}"
+    );
+}

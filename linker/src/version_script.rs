@@ -1,0 +1,215 @@
+//! `--version-script FILE`: which symbols a shared library exports (`global:`), which it
+//! keeps to itself (`local:`), and under which version node each exported symbol is defined
+//! (`.gnu.version_d`).
+//!
+//! Grammar (GNU ld's, as Debian's libraries use it):
+//! `NODE { global: a; b*; local: *; } PARENT;` or an anonymous `{ global: ...; local: ...; };`,
+//! with `/* */` and `#` comments and `extern "C" { ... }` blocks. A name matched exactly wins
+//! over a glob; among globs the first matching node wins; `local: *` is the catch-all.
+
+use crate::dynamic_list::glob_match;
+use crate::error::{LinkError, Result};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// One version node (`VERS_1.0 { ... } PARENT;`).
+#[derive(Debug, Clone)]
+pub struct VersionNode {
+    /// Empty for the anonymous node.
+    pub name: String,
+    pub parent: Option<String>,
+}
+
+/// Where a symbol goes, by the script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Assignment {
+    /// Not mentioned: exported as usual, in the base version.
+    Unlisted,
+    /// `local:`: not exported.
+    Local,
+    /// `global:` in node `i` (index into `nodes`).
+    Global(usize),
+}
+
+#[derive(Debug, Default)]
+pub struct VersionScript {
+    pub nodes: Vec<VersionNode>,
+    exact: HashMap<Vec<u8>, Assignment>,
+    globs: Vec<(Vec<u8>, Assignment)>,
+}
+
+impl VersionScript {
+    pub fn load(paths: &[std::path::PathBuf]) -> Result<Option<VersionScript>> {
+        if paths.is_empty() {
+            return Ok(None);
+        }
+        let mut script = VersionScript::default();
+        for path in paths {
+            let text = std::fs::read_to_string(path).map_err(|e| LinkError::io(path, e))?;
+            script.parse(path, &text)?;
+        }
+        Ok(Some(script))
+    }
+
+    fn parse(&mut self, path: &Path, text: &str) -> Result<()> {
+        let bad = |msg: String| {
+            LinkError::bad_input(path.display().to_string(), format!("version script: {msg}"))
+        };
+        let toks = crate::dynamic_list::tokens(text);
+        let mut i = 0;
+        while i < toks.len() {
+            // Optional node name, then `{`.
+            let name = if toks[i] == "{" {
+                String::new()
+            } else {
+                let n = toks[i].clone();
+                i += 1;
+                n
+            };
+            if toks.get(i).map(String::as_str) != Some("{") {
+                return Err(bad(format!("expected '{{' after '{name}'")));
+            }
+            i += 1;
+            let node = self.nodes.len();
+            let mut local = false;
+            let mut depth = 1;
+            while depth > 0 {
+                let Some(t) = toks.get(i) else {
+                    return Err(bad("unterminated version node".into()));
+                };
+                i += 1;
+                match t.as_str() {
+                    "{" => depth += 1,
+                    "}" => depth -= 1,
+                    ";" | "extern" | "\"C\"" | "\"C++\"" => {}
+                    "global" | "local" if toks.get(i).map(String::as_str) == Some(":") => {
+                        local = t == "local";
+                        i += 1;
+                    }
+                    t if t.starts_with("global:") || t.starts_with("local:") => {
+                        local = t.starts_with("local:");
+                        let rest = &t[t.find(':').unwrap() + 1..];
+                        if !rest.is_empty() {
+                            self.add_pattern(rest, local, node);
+                        }
+                    }
+                    pattern => self.add_pattern(pattern, local, node),
+                }
+            }
+            // Optional parent node, then `;`.
+            let mut parent = None;
+            if let Some(t) = toks.get(i) {
+                if t != ";" {
+                    parent = Some(t.clone());
+                    i += 1;
+                }
+            }
+            if toks.get(i).map(String::as_str) == Some(";") {
+                i += 1;
+            }
+            self.nodes.push(VersionNode { name, parent });
+        }
+        Ok(())
+    }
+
+    fn add_pattern(&mut self, pattern: &str, local: bool, node: usize) {
+        let assignment = if local {
+            Assignment::Local
+        } else {
+            Assignment::Global(node)
+        };
+        let pattern = pattern.trim_matches('"').as_bytes().to_vec();
+        if pattern.iter().any(|c| matches!(c, b'*' | b'?' | b'[')) {
+            self.globs.push((pattern, assignment));
+        } else {
+            // The first node to name a symbol exactly keeps it.
+            self.exact.entry(pattern).or_insert(assignment);
+        }
+    }
+
+    /// The assignment of a defined symbol: exact names first, then globs in order, global
+    /// patterns before `local: *`-style catch-alls.
+    pub fn assign(&self, name: &[u8]) -> Assignment {
+        if let Some(&a) = self.exact.get(name) {
+            return a;
+        }
+        let mut local_glob = None;
+        for (pattern, a) in &self.globs {
+            if glob_match(pattern, name) {
+                match a {
+                    Assignment::Local => local_glob = local_glob.or(Some(*a)),
+                    _ => return *a,
+                }
+            }
+        }
+        local_glob.unwrap_or(Assignment::Unlisted)
+    }
+
+    /// Named nodes get version indices 2.. in order (1 is the base version).
+    pub fn version_index(&self, node: usize) -> u16 {
+        let named_before = self.nodes[..node]
+            .iter()
+            .filter(|n| !n.name.is_empty())
+            .count();
+        if self.nodes[node].name.is_empty() {
+            1
+        } else {
+            2 + named_before as u16
+        }
+    }
+
+    pub fn named_nodes(&self) -> impl Iterator<Item = &VersionNode> {
+        self.nodes.iter().filter(|n| !n.name.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn script(text: &str) -> VersionScript {
+        let mut s = VersionScript::default();
+        s.parse(Path::new("t.map"), text).unwrap();
+        s
+    }
+
+    #[test]
+    fn nodes_globals_locals_and_parents() {
+        let s = script(
+            "VERS_1.0 { global: foo; bar_*; local: *; };\n/* c */ VERS_2.0 { global: baz; } VERS_1.0;\n",
+        );
+        assert_eq!(s.assign(b"foo"), Assignment::Global(0));
+        assert_eq!(s.assign(b"bar_x"), Assignment::Global(0));
+        assert_eq!(s.assign(b"baz"), Assignment::Global(1));
+        assert_eq!(s.assign(b"secret"), Assignment::Local);
+        assert_eq!(s.nodes[1].parent.as_deref(), Some("VERS_1.0"));
+        assert_eq!(s.version_index(0), 2);
+        assert_eq!(s.version_index(1), 3);
+    }
+
+    #[test]
+    fn anonymous_node() {
+        let s = script("{ global: api_*; local: *; };");
+        assert_eq!(s.assign(b"api_open"), Assignment::Global(0));
+        assert_eq!(s.version_index(0), 1);
+        assert_eq!(s.assign(b"helper"), Assignment::Local);
+    }
+
+    #[test]
+    fn exact_beats_glob_and_unlisted_stays() {
+        let s = script("V1 { global: *; local: hidden_one; };");
+        assert_eq!(s.assign(b"hidden_one"), Assignment::Local);
+        assert_eq!(s.assign(b"other"), Assignment::Global(0));
+        let s = script("V1 { global: a; };");
+        assert_eq!(s.assign(b"b"), Assignment::Unlisted);
+    }
+
+    #[test]
+    fn errors_name_the_file() {
+        let mut s = VersionScript::default();
+        let e = s
+            .parse(Path::new("broken.map"), "V1 { global: a;")
+            .unwrap_err();
+        assert!(e.to_string().contains("broken.map"), "{e}");
+    }
+}
