@@ -72,6 +72,9 @@ pub fn link(opts: &Options) -> Result<()> {
     if let Some(script) = &version_script {
         hide_local_symbols(&mut resolver.symtab, script);
     }
+    if !opts.exclude_libs.is_empty() {
+        resolver.hide_archive_symbols(&opts.exclude_libs);
+    }
     timer.phase("resolve symbols");
 
     // LTO: the dead-symbol worklist over the combined index, internalization, LLVM; the
@@ -188,7 +191,6 @@ fn reject_unsupported(opts: &Options) -> Result<()> {
     let unsupported = [
         (!opts.wrap.is_empty(), "--wrap"),
         (!opts.defsym.is_empty(), "--defsym"),
-        (!opts.exclude_libs.is_empty(), "--exclude-libs"),
     ];
     for (given, what) in unsupported {
         if given {

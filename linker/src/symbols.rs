@@ -294,6 +294,35 @@ impl Resolver {
         Ok(())
     }
 
+    /// `--exclude-libs`: symbols defined by members of the named archives (by file name,
+    /// or `ALL`) are not exported from the output.
+    pub fn hide_archive_symbols(&mut self, libs: &[String]) {
+        let names: Vec<&str> = libs.iter().flat_map(|l| l.split([',', ':'])).collect();
+        let excluded = |member: &str| {
+            let Some(archive) = member.strip_suffix(')').and_then(|m| m.rsplit_once('(')) else {
+                return false;
+            };
+            let file = std::path::Path::new(archive.0)
+                .file_name()
+                .map_or(String::new(), |f| f.to_string_lossy().into_owned());
+            names.iter().any(|&n| n == "ALL" || n == file)
+        };
+        for sym in self.symtab.symbols.iter_mut() {
+            let from = match sym.def {
+                SymbolDef::Defined { file, .. } | SymbolDef::Common { file, .. } => {
+                    self.objects.get(file as usize).map(|o| o.name.as_str())
+                }
+                SymbolDef::Bitcode { module, .. } => {
+                    self.bitcode.get(module as usize).map(|m| m.name.as_str())
+                }
+                _ => None,
+            };
+            if from.is_some_and(&excluded) && sym.visibility == elf::STV_DEFAULT {
+                sym.visibility = elf::STV_HIDDEN;
+            }
+        }
+    }
+
     pub fn finish(self) -> Result<Resolved> {
         if !self.duplicates.is_empty() {
             return Err(LinkError::Many(self.duplicates));

@@ -840,3 +840,39 @@ fn version_script_defines_versions_and_hides_locals() {
         "{text}"
     );
 }
+
+/// `--exclude-libs`: a symbol a shared library takes from a static archive is not exported
+/// when that archive is excluded (by name or ALL), and is exported otherwise, as with lld.
+#[test]
+fn exclude_libs_hides_archive_symbols() {
+    let t = Test::new();
+    let member = t.compile(Clang, "int from_archive(void) { return 7; }\n", &["-fPIC"]);
+    t.archive("libar.a", &[&member]);
+    let user = t.compile(
+        Clang,
+        "int from_archive(void);\nint use(void) { return from_archive(); }\n",
+        &["-fPIC"],
+    );
+    let libdir = format!("-L{}", t.dir().display());
+    for (driver, tag) in [(Driver::ClangRld, "rld"), (Driver::ClangLld, "lld")] {
+        for (extra, exported) in [
+            (None, true),
+            (Some("-Wl,--exclude-libs,libar.a"), false),
+            (Some("-Wl,--exclude-libs,ALL"), false),
+        ] {
+            let mut flags = vec!["-shared", libdir.as_str(), "-lar"];
+            flags.extend(extra);
+            let so = t.link(
+                driver,
+                &[&user],
+                &flags,
+                &format!(
+                    "{tag}-{}.so",
+                    exported as u8 + extra.map_or(0, |e| e.len() as u8)
+                ),
+            );
+            let dynsym = find_symbols(&symbols(&so), ".dynsym", "from_archive");
+            assert_eq!(!dynsym.is_empty(), exported, "{tag} {extra:?}: {dynsym:?}");
+        }
+    }
+}
