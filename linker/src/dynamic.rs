@@ -6,7 +6,7 @@
 
 use crate::context::Link;
 use crate::output_section::Synthetic;
-use crate::symbols::SymbolDef;
+use crate::symbols::{base_name, SymbolDef};
 use object::elf::*;
 use std::collections::HashMap;
 
@@ -116,12 +116,12 @@ pub fn build_dynamic_tables(link: &Link) -> DynamicTables {
         }
     }
     let nbuckets = (defined.len() / 4).max(1) as u32;
-    defined.sort_by_key(|&id| (gnu_hash(link.symtab.get(id).name) % nbuckets, id));
+    defined.sort_by_key(|&id| (gnu_hash(base_name(link.symtab.get(id).name)) % nbuckets, id));
     t.gnu_hash_offset = undefined.len() + 1;
     t.symbols = undefined;
     t.symbols.extend_from_slice(&defined);
     for &id in &t.symbols.clone() {
-        t.add_string(link.symtab.get(id).name);
+        t.add_string(base_name(link.symtab.get(id).name));
     }
 
     build_versions(link, &mut t);
@@ -150,7 +150,12 @@ fn build_versions(link: &Link, t: &mut DynamicTables) {
         let sym = link.symtab.get(id);
         let mut v = VER_NDX_GLOBAL;
         if let (Some(s), true) = (script, sym.is_defined_locally()) {
-            if let crate::version_script::Assignment::Global(node) = s.assign(sym.name) {
+            // A `.symver` version names its node; otherwise the script's pattern decides.
+            if let Some(explicit) = sym.version {
+                if let Some(index) = s.node_index(explicit.name) {
+                    v = index | if explicit.hidden { VERSYM_HIDDEN } else { 0 };
+                }
+            } else if let crate::version_script::Assignment::Global(node) = s.assign(sym.name) {
                 v = s.version_index(node);
             }
         }
@@ -242,7 +247,7 @@ fn build_gnu_hash(link: &Link, t: &DynamicTables, nbuckets: u32) -> Vec<u8> {
     let defined = &t.symbols[t.gnu_hash_offset - 1..];
     let hashes: Vec<u32> = defined
         .iter()
-        .map(|&id| gnu_hash(link.symtab.get(id).name))
+        .map(|&id| gnu_hash(base_name(link.symtab.get(id).name)))
         .collect();
     const SHIFT: u32 = 26;
     let bloom_words = (defined.len() / 8).max(1).next_power_of_two();
@@ -287,7 +292,7 @@ fn build_sysv_hash(link: &Link, t: &DynamicTables) -> Vec<u8> {
     let mut chains = vec![0u32; nchain as usize];
     for (i, &id) in t.symbols.iter().enumerate() {
         let index = (i + 1) as u32;
-        let b = (sysv_hash(link.symtab.get(id).name) % nbucket) as usize;
+        let b = (sysv_hash(base_name(link.symtab.get(id).name)) % nbucket) as usize;
         chains[index as usize] = buckets[b];
         buckets[b] = index;
     }

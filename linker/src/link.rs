@@ -69,6 +69,7 @@ pub fn link(opts: &Options) -> Result<()> {
         opts.lto_opts.cache_dir.as_deref(),
     );
     resolver.add_inputs(inputs)?;
+    check_symbol_versions(&resolver.symtab, version_script.as_ref())?;
     if let Some(script) = &version_script {
         hide_local_symbols(&mut resolver.symtab, script);
     }
@@ -207,10 +208,37 @@ fn hide_local_symbols(
     script: &crate::version_script::VersionScript,
 ) {
     for sym in symtab.symbols.iter_mut() {
+        let name = crate::symbols::base_name(sym.name);
         if sym.is_defined_locally()
-            && script.assign(sym.name) == crate::version_script::Assignment::Local
+            && script.assign(name) == crate::version_script::Assignment::Local
         {
             sym.visibility = object::elf::STV_HIDDEN;
         }
+    }
+}
+
+/// A `.symver` definition must name a version the version script defines (lld's rule).
+fn check_symbol_versions(
+    symtab: &crate::symbols::SymbolTable,
+    script: Option<&crate::version_script::VersionScript>,
+) -> Result<()> {
+    let mut errors = Vec::new();
+    for sym in &symtab.symbols {
+        let Some(v) = sym.version else { continue };
+        if !sym.is_defined_locally() {
+            continue;
+        }
+        if script.and_then(|s| s.node_index(v.name)).is_none() {
+            errors.push(format!(
+                "symbol {} has undefined version {}",
+                String::from_utf8_lossy(crate::symbols::base_name(sym.name)),
+                String::from_utf8_lossy(v.name)
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(LinkError::Many(errors))
     }
 }

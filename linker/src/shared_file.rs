@@ -19,6 +19,8 @@ pub struct SharedSymbol {
     pub version: Option<&'static [u8]>,
     pub version_hash: u32,
     pub is_undefined: bool,
+    /// A non-default version (`foo@VER`): it binds only references naming that version.
+    pub hidden: bool,
 }
 
 pub struct SharedFile {
@@ -86,12 +88,11 @@ impl SharedFile {
                 .map_err(|_| bad(format!("dynamic symbol {} has a bad name", index.0)))?;
             let mut version = None;
             let mut version_hash = 0;
+            let mut hidden = false;
             if let Some(versions) = &versions {
                 let vi = versions.version_index(LE, index);
                 // Hidden (non-default) versions only satisfy explicitly versioned references.
-                if vi.is_hidden() && !sym.is_undefined(LE) {
-                    continue;
-                }
+                hidden = vi.is_hidden() && !sym.is_undefined(LE);
                 if vi.index() >= 2 && !sym.is_undefined(LE) {
                     if let Ok(Some(v)) = versions.version(vi) {
                         version = Some(v.name());
@@ -108,6 +109,7 @@ impl SharedFile {
                 version,
                 version_hash,
                 is_undefined: sym.is_undefined(LE),
+                hidden,
             });
         }
         Ok(SharedFile {

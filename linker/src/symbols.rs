@@ -68,6 +68,9 @@ pub struct Symbol {
     pub dso_ref: bool,
     /// Some native (non-bitcode) object references or defines it: LTO must keep it visible.
     pub native_ref: bool,
+    /// The version an object gave its definition with `.symver` (`foo@@VER`, or `foo@VER`
+    /// when `hidden`): it overrides the version script's node.
+    pub version: Option<SymVersion>,
     /// In the dynamic symbol table.
     pub in_dynsym: bool,
     /// May be bound to another module's definition at run time.
@@ -89,6 +92,7 @@ impl Symbol {
             ref_file: None,
             dso_ref: false,
             native_ref: false,
+            version: None,
             in_dynsym: false,
             preemptible: false,
             exported: false,
@@ -124,6 +128,19 @@ impl Symbol {
     pub fn display_name(&self) -> String {
         String::from_utf8_lossy(self.name).into_owned()
     }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SymVersion {
+    pub name: &'static [u8],
+    pub hidden: bool,
+}
+
+/// The name a symbol has in `.dynsym`: without its `@VERSION` part.
+pub fn base_name(name: &[u8]) -> &[u8] {
+    name.iter()
+        .position(|&c| c == b'@')
+        .map_or(name, |i| &name[..i])
 }
 
 /// Combines visibilities: hidden (and internal) beat protected, which beats default.
@@ -202,6 +219,9 @@ pub struct Resolver {
     pub symtab: SymbolTable,
     pub bitcode: Vec<BitcodeModule>,
     comdats: HashMap<&'static [u8], FileId>,
+    /// `name@VERSION` of every versioned shared-library definition, for references that
+    /// name a version.
+    dso_versioned: HashMap<Vec<u8>, (DsoId, u32)>,
     pending: VecDeque<(u32, u32)>,
     duplicates: Vec<String>,
     allow_multiple_definition: bool,
@@ -225,6 +245,7 @@ impl Resolver {
             symtab: SymbolTable::default(),
             bitcode: Vec::new(),
             comdats: HashMap::new(),
+            dso_versioned: HashMap::new(),
             pending: VecDeque::new(),
             duplicates: Vec::new(),
             allow_multiple_definition,
@@ -451,6 +472,24 @@ impl Resolver {
             if s.is_undefined {
                 continue;
             }
+            if let Some(v) = s.version {
+                let key = [s.name, b"@", v].concat();
+                if let Some(id) = self.symtab.lookup(&key) {
+                    let sym = self.symtab.get_mut(id);
+                    if sym.is_undefined() {
+                        sym.def = SymbolDef::Shared {
+                            dso: d,
+                            index: i as u32,
+                        };
+                        sym.sym_type = s.sym_type;
+                        sym.size = s.size;
+                    }
+                }
+                self.dso_versioned.insert(key, (d, i as u32));
+            }
+            if s.hidden {
+                continue;
+            }
             let id = self.symtab.intern(s.name);
             let sym = self.symtab.get_mut(id);
             // A hidden reference must be satisfied inside the output, never by a library.
@@ -485,8 +524,42 @@ impl Resolver {
         let mut globals = Vec::with_capacity(obj.symbols.len() - obj.first_global);
         for i in obj.first_global..obj.symbols.len() {
             let esym = &obj.symbols[i];
-            let name = obj.symbol_name(i);
+            let mut name = obj.symbol_name(i);
+            // `.symver`: `foo@@VER` defines foo (default version VER); `foo@VER` is its own
+            // symbol (a hidden version), and so is a reference to `foo@VER`.
+            let mut version = None;
+            if let Some(at) = name.iter().position(|&c| c == b'@') {
+                let is_def = obj.symbol_section(i) != elf::SHN_UNDEF as u32;
+                if name.get(at + 1) == Some(&b'@') {
+                    version = Some(SymVersion {
+                        name: &name[at + 2..],
+                        hidden: false,
+                    });
+                    name = &name[..at];
+                } else if is_def {
+                    version = Some(SymVersion {
+                        name: &name[at + 1..],
+                        hidden: true,
+                    });
+                }
+            }
             let id = self.symtab.intern(name);
+            if let Some(v) = version {
+                if obj.symbol_section(i) != elf::SHN_UNDEF as u32 {
+                    self.symtab.get_mut(id).version = Some(v);
+                }
+            }
+            if name.contains(&b'@') {
+                let sym = self.symtab.get_mut(id);
+                if sym.def == SymbolDef::Undefined {
+                    if let Some(&(dso, index)) = self.dso_versioned.get(name) {
+                        let s = &self.dsos[dso as usize].symbols[index as usize];
+                        sym.def = SymbolDef::Shared { dso, index };
+                        sym.sym_type = s.sym_type;
+                        sym.size = s.size;
+                    }
+                }
+            }
             globals.push(id);
             if !self.adding_lto_object {
                 self.symtab.get_mut(id).native_ref = true;

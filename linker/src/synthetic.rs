@@ -225,7 +225,7 @@ fn write_dynsym(link: &Link, dynamic: &DynamicTables, buf: &mut [u8]) {
     for (i, &id) in dynamic.symbols.iter().enumerate() {
         let sym = link.symtab.get(id);
         let e = &mut buf[24 * (i + 1)..24 * (i + 2)];
-        let name = dynamic.string_offset(sym.name);
+        let name = dynamic.string_offset(crate::symbols::base_name(sym.name));
         let mut sym_type = sym.sym_type;
         let mut shndx = 0u16;
         let mut value = 0u64;

@@ -158,6 +158,12 @@ impl VersionScript {
         }
     }
 
+    /// The version index of the node named `name`, if the script defines it.
+    pub fn node_index(&self, name: &[u8]) -> Option<u16> {
+        let node = self.nodes.iter().position(|n| n.name.as_bytes() == name)?;
+        Some(self.version_index(node))
+    }
+
     pub fn named_nodes(&self) -> impl Iterator<Item = &VersionNode> {
         self.nodes.iter().filter(|n| !n.name.is_empty())
     }

@@ -876,3 +876,80 @@ fn exclude_libs_hides_archive_symbols() {
         }
     }
 }
+
+/// `.symver`: `foo@VER_1` (a hidden, old version) and `foo@@VER_2` (the default) defined in
+/// one library; a program built against the old version keeps calling it, a new one gets the
+/// default; the exported versions equal lld's. A version the script lacks is an error.
+#[test]
+fn symver_definitions_and_versioned_references() {
+    let t = Test::new();
+    let lib = t.compile(
+        Clang,
+        "int foo_v1(void) { return 1; }\nint foo_v2(void) { return 2; }\n\
+         __asm__(\".symver foo_v1, foo@VER_1\");\n__asm__(\".symver foo_v2, foo@@VER_2\");\n\
+         int bar(void) { return 10; }\n",
+        &["-fPIC"],
+    );
+    let map = t.write(
+        "lib.map",
+        "VER_1 { global: bar; foo; local: *; };\nVER_2 { global: foo; } VER_1;\n",
+    );
+    let old = t.compile(
+        Clang,
+        "#include <stdio.h>\n__asm__(\".symver foo, foo@VER_1\");\nint foo(void);\n\
+         int main(void) { printf(\"old %d\\n\", foo()); return 0; }\n",
+        &[],
+    );
+    let new = t.compile(
+        Clang,
+        "#include <stdio.h>\nint foo(void);\nint main(void) { printf(\"new %d\\n\", foo()); return 0; }\n",
+        &[],
+    );
+    let script = format!("-Wl,--version-script={}", map.display());
+    let mut exported = Vec::new();
+    for (driver, dir) in [(Driver::ClangRld, "rld"), (Driver::ClangLld, "lld")] {
+        std::fs::create_dir_all(t.path(dir)).unwrap();
+        let so = t.link(
+            driver,
+            &[&lib],
+            &["-shared", &script],
+            &format!("{dir}/libsv.so"),
+        );
+        let mut syms: Vec<String> = symbols(&so)
+            .into_iter()
+            .filter(|s| s.table == ".dynsym" && s.ndx != "UND")
+            .map(|s| format!("{}@{}", s.name, s.version.unwrap_or_default()))
+            .collect();
+        syms.sort();
+        exported.push(syms);
+        let libdir = format!("-L{}", t.path(dir).display());
+        let env = [("LD_LIBRARY_PATH", t.path(dir).to_str().unwrap().to_string())];
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        for (obj, want) in [(&old, "old 1\n"), (&new, "new 2\n")] {
+            let name = format!(
+                "{dir}/{}",
+                if want.starts_with("old") {
+                    "old"
+                } else {
+                    "new"
+                }
+            );
+            let exe = t.link(driver, &[obj], &[&libdir, "-lsv"], &name);
+            assert_output_is(&exe, &run(&exe, &[], &env), want, "versioned call");
+        }
+    }
+    assert_eq!(
+        exported[0], exported[1],
+        "rld's exported versions differ from lld's"
+    );
+    if !is_standin() {
+        let bad = t.write("bad.map", "V1 { global: bar; };\n");
+        let flag = format!("-Wl,--version-script={}", bad.display());
+        let (out, _) = t.try_link(Driver::ClangRld, &[&lib], &["-shared", &flag], "bad.so");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains("undefined version VER_1"),
+            "{err}"
+        );
+    }
+}
