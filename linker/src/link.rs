@@ -68,6 +68,7 @@ pub fn link(opts: &Options) -> Result<()> {
         opts.allow_multiple_definition,
         opts.lto_opts.cache_dir.as_deref(),
     );
+    resolver.wrap(&opts.wrap);
     resolver.add_inputs(inputs)?;
     check_symbol_versions(&resolver.symtab, version_script.as_ref())?;
     if let Some(script) = &version_script {
@@ -189,10 +190,7 @@ fn warn_missing_entry(link: &Link) {
 /// Options rld parses but does not implement yet: better a clear error than an output
 /// that silently differs from what the option asks for.
 fn reject_unsupported(opts: &Options) -> Result<()> {
-    let unsupported = [
-        (!opts.wrap.is_empty(), "--wrap"),
-        (!opts.defsym.is_empty(), "--defsym"),
-    ];
+    let unsupported = [(!opts.defsym.is_empty(), "--defsym")];
     for (given, what) in unsupported {
         if given {
             return Err(LinkError::Link(format!("{what} is not supported yet")));

@@ -25,6 +25,12 @@ fn root_names(opts: &Options) -> Vec<String> {
     }
     roots.push(opts.init.clone());
     roots.push(opts.fini.clone());
+    // --wrap: the bitcode still calls `foo`; the linker sends those calls to `__wrap_foo`
+    // and `__real_foo` calls to `foo` only after LTO, so both must survive it.
+    for w in &opts.wrap {
+        roots.push(format!("__wrap_{w}"));
+        roots.push(w.clone());
+    }
     roots
 }
 

@@ -228,6 +228,9 @@ pub struct Resolver {
     cache_dir: Option<std::path::PathBuf>,
     /// Set while the LTO object is added: its definitions replace the bitcode ones.
     adding_lto_object: bool,
+    /// `--wrap`: undefined references to a key go to its value (`foo` → `__wrap_foo`,
+    /// `__real_foo` → `foo`).
+    wrapped: HashMap<Vec<u8>, &'static [u8]>,
 }
 
 impl Resolver {
@@ -251,6 +254,7 @@ impl Resolver {
             allow_multiple_definition,
             cache_dir: cache_dir.map(Into::into),
             adding_lto_object: false,
+            wrapped: HashMap::new(),
         };
         for root in roots {
             let name: &'static [u8] = Box::leak(root.clone().into_bytes().into_boxed_slice());
@@ -258,6 +262,18 @@ impl Resolver {
             r.symtab.get_mut(id).has_strong_ref = true;
         }
         r
+    }
+
+    /// `--wrap SYMBOL` for each of `symbols`.
+    pub fn wrap(&mut self, symbols: &[String]) {
+        for s in symbols {
+            let leak =
+                |v: String| -> &'static [u8] { Box::leak(v.into_bytes().into_boxed_slice()) };
+            self.wrapped
+                .insert(s.as_bytes().to_vec(), leak(format!("__wrap_{s}")));
+            self.wrapped
+                .insert(format!("__real_{s}").into_bytes(), leak(s.clone()));
+        }
     }
 
     /// Loads every input in order, resolving symbols and fetching the archive members needed.
@@ -541,6 +557,12 @@ impl Resolver {
                         name: &name[at + 1..],
                         hidden: true,
                     });
+                }
+            }
+            // --wrap redirects undefined references only; definitions keep their names.
+            if obj.symbol_section(i) == elf::SHN_UNDEF as u32 {
+                if let Some(&to) = self.wrapped.get(name) {
+                    name = to;
                 }
             }
             let id = self.symtab.intern(name);

@@ -953,3 +953,22 @@ fn symver_definitions_and_versioned_references() {
         );
     }
 }
+
+/// `--wrap=malloc`: the program's calls to malloc reach `__wrap_malloc`, whose call to
+/// `__real_malloc` reaches the real one; through both drivers and compared with lld.
+#[test]
+fn wrap_redirects_undefined_references() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "#include <stdio.h>\n#include <stdlib.h>\nvoid *__real_malloc(size_t);\n\
+         void *__wrap_malloc(size_t n) { printf(\"wrapped malloc(%zu)\\n\", n); return __real_malloc(n); }\n\
+         int main(void) { void *p = malloc(7); printf(\"%s\\n\", p ? \"ok\" : \"null\"); free(p); return 0; }\n",
+        &["-O0"],
+    );
+    t.check_program(
+        &[&obj],
+        &["-Wl,--wrap=malloc"],
+        Some("wrapped malloc(7)\nok\n"),
+    );
+}
