@@ -86,6 +86,10 @@ pub enum LinkerSymbol {
     /// End of the executable code.
     EndOfText,
     TlsStart,
+    /// `--defsym NAME=VALUE`.
+    Absolute(u64),
+    /// `--defsym NAME=OTHER+OFFSET`: another symbol's address plus an offset.
+    Alias(SymbolId, i64),
 }
 
 #[derive(Debug, Clone, Copy)]

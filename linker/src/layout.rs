@@ -1101,6 +1101,15 @@ fn linker_symbol_value(link: &Link, what: &LinkerSymbol) -> u64 {
             link.tls.start + link.tls.memsz.next_multiple_of(link.tls.align.max(1))
         }
         LinkerSymbol::TlsStart => link.tls.start,
+        LinkerSymbol::Absolute(v) => *v,
+        LinkerSymbol::Alias(other, offset) => link
+            .symtab
+            .get(*other)
+            .is_defined_locally()
+            .then(|| {
+                crate::layout::symbol_address_for_alias(link, *other).wrapping_add(*offset as u64)
+            })
+            .unwrap_or(0),
     }
 }
 
@@ -1140,4 +1149,54 @@ pub fn compute_symbol_addresses(link: &mut Link) {
         };
     }
     link.sym_addr = addrs;
+}
+
+/// The address of the target of a `--defsym` alias (a symbol defined in an object).
+pub fn symbol_address_for_alias(link: &Link, id: u32) -> u64 {
+    match link.symtab.get(id).def {
+        SymbolDef::Defined { .. } => link.definition_address_of_defined(id),
+        _ => 0,
+    }
+}
+
+/// `--defsym NAME=EXPR` with EXPR a number (decimal or 0x hex) or `SYMBOL[+-OFFSET]`.
+pub fn define_defsyms(link: &mut Link) -> crate::error::Result<()> {
+    for (name, expr) in &link.opts.defsym {
+        let parse_num = |s: &str| -> Option<i64> {
+            let s = s.trim();
+            match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+                Some(h) => i64::from_str_radix(h, 16).ok(),
+                None => s.parse().ok(),
+            }
+        };
+        let what = if let Some(v) = parse_num(expr) {
+            LinkerSymbol::Absolute(v as u64)
+        } else {
+            let (target, offset) = match expr.find(['+', '-']) {
+                Some(i) => {
+                    let off = parse_num(&expr[i + 1..]).ok_or_else(|| {
+                        crate::error::LinkError::Link(format!("--defsym {name}={expr}: bad offset"))
+                    })?;
+                    (
+                        expr[..i].trim(),
+                        if &expr[i..i + 1] == "-" { -off } else { off },
+                    )
+                }
+                None => (expr.trim(), 0),
+            };
+            let Some(other) = link.symtab.lookup(target.as_bytes()) else {
+                return Err(crate::error::LinkError::Link(format!(
+                    "--defsym {name}={expr}: symbol {target} is not defined"
+                )));
+            };
+            LinkerSymbol::Alias(other, offset)
+        };
+        let leaked: &'static [u8] = Box::leak(name.clone().into_bytes().into_boxed_slice());
+        let id = link.symtab.intern(leaked);
+        let sym = link.symtab.get_mut(id);
+        sym.def = SymbolDef::Synthetic;
+        sym.weak = false;
+        link.linker_symbols.insert(id, what);
+    }
+    Ok(())
 }

@@ -47,7 +47,6 @@ impl Timer {
 }
 
 pub fn link(opts: &Options) -> Result<()> {
-    reject_unsupported(opts)?;
     let dynamic_list = crate::dynamic_list::DynamicList::load(&opts.dynamic_lists)?;
     let version_script = crate::version_script::VersionScript::load(&opts.version_scripts)?;
     let mut timer = Timer::new(opts.print_timing);
@@ -117,6 +116,7 @@ pub fn link(opts: &Options) -> Result<()> {
     // Output sections first: linker-defined symbols such as __start_foo need them.
     layout::assign_input_sections(&mut link);
     layout::define_linker_symbols(&mut link);
+    layout::define_defsyms(&mut link)?;
 
     // What is exported, what can be preempted: this decides GOT and PLT use below.
     scan::compute_preemption(&mut link);
@@ -185,18 +185,6 @@ fn warn_missing_entry(link: &Link) {
     if !defined {
         eprintln!("rld: warning: cannot find entry symbol {name}; not setting start address");
     }
-}
-
-/// Options rld parses but does not implement yet: better a clear error than an output
-/// that silently differs from what the option asks for.
-fn reject_unsupported(opts: &Options) -> Result<()> {
-    let unsupported = [(!opts.defsym.is_empty(), "--defsym")];
-    for (given, what) in unsupported {
-        if given {
-            return Err(LinkError::Link(format!("{what} is not supported yet")));
-        }
-    }
-    Ok(())
 }
 
 /// A version script's `local:` symbols stay inside the output: they are hidden, which keeps

@@ -972,3 +972,24 @@ fn wrap_redirects_undefined_references() {
         Some("wrapped malloc(7)\nok\n"),
     );
 }
+
+/// `--defsym`: an absolute value and an alias of another symbol, as lld defines them.
+#[test]
+fn defsym_absolute_and_alias() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "#include <stdio.h>\nextern char magic[], alias_main[];\n\
+         int main(void) { printf(\"%#lx %d\\n\", (unsigned long)magic, alias_main == (char *)main); return 0; }\n",
+        &["-fno-pic"],
+    );
+    t.check_program(
+        &[&obj],
+        &[
+            "-no-pie",
+            "-Wl,--defsym=magic=0x1234",
+            "-Wl,--defsym=alias_main=main",
+        ],
+        Some("0x1234 1\n"),
+    );
+}
