@@ -1102,14 +1102,9 @@ fn linker_symbol_value(link: &Link, what: &LinkerSymbol) -> u64 {
         }
         LinkerSymbol::TlsStart => link.tls.start,
         LinkerSymbol::Absolute(v) => *v,
-        LinkerSymbol::Alias(other, offset) => link
-            .symtab
-            .get(*other)
-            .is_defined_locally()
-            .then(|| {
-                crate::layout::symbol_address_for_alias(link, *other).wrapping_add(*offset as u64)
-            })
-            .unwrap_or(0),
+        LinkerSymbol::Alias(other, offset) => {
+            symbol_address_for_alias(link, *other).wrapping_add(*offset as u64)
+        }
     }
 }
 
