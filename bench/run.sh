@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Link-time benchmark: rld against ld.bfd, ld.gold, ld.lld-14 and mold on the
-# real-program corpus (bzip2, Lua 5.4, SQLite; see tests/corpus/).
+# real-program corpus (bzip2, Lua 5.4, SQLite; see tests/corpus/) and on a
+# large C++ link, "llvm-api" (see below).
 #
 # Run by hand (not in CI):
 #   bench/run.sh                 # all programs, 10 runs per linker
 #   bench/run.sh -n 30 sqlite    # 30 runs, only sqlite
+#   bench/run.sh llvm-api        # only the large link
 #   RLD=/tmp/fake-rld/rld bench/run.sh
 #
 # What it does:
 #   1. fetches the sources (tests/corpus/fetch.sh) and compiles each program
 #      with clang-14 -O2 and the flags in tests/corpus/programs.conf (objects
 #      are reused while sources and flags are unchanged);
-#   2. asks `clang-14 -###` once per program for the linker command line
+#   2. asks `clang-14 -###` (`clang++-14 -###` for llvm-api) once per
+#      program for the linker command line
 #      (crt files, -L paths, libraries, ...), then for each linker replaces
 #      argv[0] with that linker: only the linker itself is timed, not the
 #      compiler driver;
@@ -29,10 +32,15 @@
 #   RUNS       runs per linker (default 10; -n overrides)
 #   BENCH_DIR  scratch directory (default: <repo>/target/bench)
 #
-# TODO(large link): add a "large link" slot, a program far bigger than
-# sqlite (tens of MB of objects, e.g. a C++ or Rust code base, or a
-# generated corpus of thousands of objects), where linker parallelism and
-# memory use dominate. To be chosen and wired in by a later issue.
+# The large link, "llvm-api": tests/cases/cxx/llvm_api.cpp (a small program
+# using LLVM's C API) compiled with clang++-14 and `llvm-config-14
+# --cxxflags`, linked statically against llvm-14-dev's archives
+# (`llvm-config-14 --link-static --libs core target x86 bitwriter bitreader
+# passes ipo`: 45 archives, 120 MB, 1200 members) into a ~45 MB program,
+# where symbol resolution, parallelism and memory use dominate. It is
+# defined in this script rather than in programs.conf: its flags come from
+# llvm-config-14 and tests/tests/corpus.rs does not build it
+# (tests/tests/cxx.rs does).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -57,7 +65,7 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 if [[ ${#programs[@]} -eq 0 ]]; then
-    programs=(bzip2 lua sqlite)
+    programs=(bzip2 lua sqlite llvm-api)
 fi
 if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]]; then
     echo "bad run count: $runs" >&2
@@ -188,6 +196,35 @@ build_objects() {
     done
 }
 
+# The large link (see the header): its object and link flags.
+llvm_api_src="$repo/tests/cases/cxx/llvm_api.cpp"
+llvm_api_components=(core target x86 bitwriter bitreader passes ipo)
+
+# build_llvm_api: compiles llvm_api.cpp into $work/obj/llvm-api, prints the object.
+build_llvm_api() {
+    command -v clang++-14 >/dev/null || die "clang++-14 is not installed"
+    command -v llvm-config-14 >/dev/null || die "llvm-config-14 is not installed (llvm-14-dev)"
+    local obj="$work/obj/llvm-api" cxxflags
+    mkdir -p "$obj"
+    cxxflags="-O2 $(llvm-config-14 --cxxflags)"
+    if [[ "$(cat "$obj/flags" 2>/dev/null)" != "$cxxflags" ]]; then
+        rm -f "$obj"/*.o
+        printf '%s' "$cxxflags" >"$obj/flags"
+    fi
+    if [[ ! "$obj/llvm_api.o" -nt "$llvm_api_src" ]]; then
+        echo "compiling llvm-api (clang++-14 -O2)..." >&2
+        # shellcheck disable=SC2086 # word splitting of the flags is intended
+        clang++-14 $cxxflags -w -c "$llvm_api_src" -o "$obj/llvm_api.o" || die "compiling llvm-api failed"
+    fi
+    printf '%s\n' "$obj/llvm_api.o"
+}
+
+# llvm_api_libs: the libraries of the static LLVM link, one word each.
+llvm_api_libs() {
+    llvm-config-14 --link-static --ldflags --libs "${llvm_api_components[@]}"
+    echo -lrt -ldl -lm -lz -ltinfo -lpthread
+}
+
 # ---------------------------------------------------------------------------
 # Timing
 
@@ -247,21 +284,29 @@ time_link() {
 
 results=()   # "program linker median_ms rss_kb"
 for prog in "${programs[@]}"; do
-    grep -q "^$prog\.sources=" "$conf" || die "unknown program $prog (see $conf)"
     dir="$work/link/$prog"
     mkdir -p "$dir"
-    build_objects "$prog" >"$dir/objects" || exit 1
+    if [[ "$prog" == llvm-api ]]; then
+        build_llvm_api >"$dir/objects" || exit 1
+        driver=clang++-14
+        ldflags=()
+        read -r -a libs <<<"$(llvm_api_libs | tr '\n' ' ')"
+    else
+        grep -q "^$prog\.sources=" "$conf" || die "unknown program $prog (see $conf, or llvm-api)"
+        build_objects "$prog" >"$dir/objects" || exit 1
+        driver=clang-14
+        read -r -a ldflags <<<"$(conf "$prog" ldflags)"
+        read -r -a libs <<<"$(conf "$prog" libs)"
+    fi
     mapfile -t objects <"$dir/objects"
 
-    # The linker command line clang-14 would run, with a placeholder output.
-    read -r -a ldflags <<<"$(conf "$prog" ldflags)"
-    read -r -a libs <<<"$(conf "$prog" libs)"
+    # The linker command line the driver would run, with a placeholder output.
     placeholder="$dir/@OUT@"
-    line="$(clang-14 -### "${ldflags[@]}" "${objects[@]}" "${libs[@]}" -o "$placeholder" 2>&1 | tail -n1)"
+    line="$("$driver" -### "${ldflags[@]}" "${objects[@]}" "${libs[@]}" -o "$placeholder" 2>&1 | tail -n1)"
     # -### quotes every argument in double quotes, escaping " \ and $.
     ld_args=()
     eval "ld_args=($line)"
-    [[ "${ld_args[*]}" == *"$placeholder"* ]] || die "cannot find the link line in clang-14 -### output: $line"
+    [[ "${ld_args[*]}" == *"$placeholder"* ]] || die "cannot find the link line in $driver -### output: $line"
 
     for l in "${available[@]}"; do
         out="$dir/$prog.$l"

@@ -131,6 +131,10 @@ pub fn place_inputs(link: &mut Link) {
         out.inputs = inputs;
         out.size = size;
         out.align = out.align.max(align);
+        if out.name == ".eh_frame" {
+            // Unwinders without .eh_frame_hdr (static links by gcc) walk to this zero.
+            out.add_tail(TailKind::Zero, 4, 4);
+        }
     }
     let mut group_offsets = Vec::with_capacity(groups.len());
     for (g, group) in groups.iter().enumerate() {

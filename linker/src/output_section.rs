@@ -38,6 +38,8 @@ pub enum TailKind {
     Commons,
     /// Space for copy-relocated shared-library data (in `.bss`).
     CopyRel,
+    /// Zero bytes: the terminator that ends `.eh_frame`.
+    Zero,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -290,7 +292,9 @@ pub fn split_eh_frame(obj: &ObjectFile, sec_index: usize) -> (Vec<Piece>, u64, u
             || data
                 .get(pos + 4..pos + 8)
                 .is_some_and(|id| id == [0, 0, 0, 0]);
-        let mut keep = true;
+        // Input terminators (crtend.o's) are dropped: the output gets one at its very end,
+        // after every object's records (the LTO object comes last).
+        let mut keep = len != 0;
         if !is_cie {
             // An FDE lives if the function its pc_begin relocation points at lives.
             let pc_begin_off = (pos + 8) as u64;

@@ -525,8 +525,13 @@ impl Resolver {
         let mut obj = ObjectFile::parse(name, data)?;
         let file = self.objects.len() as FileId;
 
-        // First copy of each COMDAT group wins; the losers' sections never take part.
+        // First copy of each COMDAT group wins; the losers' sections never take part. The
+        // LTO object's groups always stay: they hold the definitions the bitcode prevailed
+        // with, even where a native member with the same group was loaded earlier.
         for g in 0..obj.comdat_groups.len() {
+            if self.adding_lto_object {
+                break;
+            }
             let sig = obj.comdat_groups[g].signature;
             if self.comdats.entry(sig).or_insert(file) != &file {
                 for &m in &obj.comdat_groups[g].members.clone() {

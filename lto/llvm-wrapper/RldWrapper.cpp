@@ -4,7 +4,11 @@
 
 #include "llvm-c/Core.h"
 #include "llvm-c/TargetMachine.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalAlias.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Module.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LLVMRemarkStreamer.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -133,4 +137,20 @@ extern "C" bool rld_remarks_end(RldRemarks *Remarks, char **ErrorMessage) {
 // all go, which LLVM-C has no single call for.
 extern "C" void rld_delete_function_body(LLVMValueRef Fn) {
   unwrap<Function>(Fn)->deleteBody();
+}
+
+// An alias cannot be a declaration: a dropped alias (dead, or a copy that does not
+// prevail) is replaced by a declaration of the same name and type, as LLVM's LTO does.
+extern "C" void rld_alias_to_declaration(LLVMValueRef Alias) {
+  GlobalAlias *GA = unwrap<GlobalAlias>(Alias);
+  Module *M = GA->getParent();
+  GlobalValue *Decl;
+  if (auto *FTy = dyn_cast<FunctionType>(GA->getValueType()))
+    Decl = Function::Create(FTy, GlobalValue::ExternalLinkage, GA->getAddressSpace(), "", M);
+  else
+    Decl = new GlobalVariable(*M, GA->getValueType(), false, GlobalValue::ExternalLinkage,
+                              nullptr, "");
+  Decl->takeName(GA);
+  GA->replaceAllUsesWith(ConstantExpr::getBitCast(Decl, GA->getType()));
+  GA->eraseFromParent();
 }

@@ -244,12 +244,7 @@ fn drop_globals(module: &Module, actions: &[Action], after_link: &mut HashMap<St
                     g.clear_comdat();
                     g.set_linkage(Linkage::External);
                 }
-                // An alias cannot become a declaration; internal, it goes away with its
-                // last use.
-                Some(GlobalKind::Alias) => {
-                    g.set_linkage(Linkage::Internal);
-                    g.set_default_visibility();
-                }
+                Some(GlobalKind::Alias) => crate::shim::alias_to_declaration(g),
                 _ => {}
             },
             Action::Internalize | Action::KeepWeak => {

@@ -36,6 +36,7 @@ extern "C" {
     ) -> *mut RawRemarks;
     fn rld_remarks_end(handle: *mut RawRemarks, error: *mut *mut c_char) -> bool;
     fn rld_delete_function_body(function: inkwell::llvm_sys::prelude::LLVMValueRef);
+    fn rld_alias_to_declaration(alias: inkwell::llvm_sys::prelude::LLVMValueRef);
 }
 
 /// A target machine as lld 14 creates it for LTO code generation: a section per function
@@ -175,4 +176,11 @@ pub(crate) fn delete_function_body(function: crate::ir::Value) {
     // SAFETY: `function` is a function of a live module (callers check the kind); LLVM
     // deletes its body and everything hung off it.
     unsafe { rld_delete_function_body(function.raw()) }
+}
+
+/// Replaces an alias by a declaration of the same name (aliases cannot be declarations).
+pub(crate) fn alias_to_declaration(alias: crate::ir::Value) {
+    // SAFETY: `alias` is a GlobalAlias of a live module (callers check the kind); LLVM
+    // replaces its uses and erases it, and the caller does not use the value afterwards.
+    unsafe { rld_alias_to_declaration(alias.raw()) }
 }

@@ -39,6 +39,32 @@ pub enum Compiler {
     Gcc,
 }
 
+/// The source language, which picks the compiler driver: C (`clang-14`,
+/// `gcc`) or C++ (`clang++-14`, `g++`, which also link libstdc++).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lang {
+    C,
+    Cxx,
+}
+
+impl Lang {
+    fn compiler(self, cc: Compiler) -> &'static str {
+        match (self, cc) {
+            (Lang::C, Compiler::Clang) => "clang-14",
+            (Lang::C, Compiler::Gcc) => "gcc",
+            (Lang::Cxx, Compiler::Clang) => "clang++-14",
+            (Lang::Cxx, Compiler::Gcc) => "g++",
+        }
+    }
+
+    fn ext(self) -> &'static str {
+        match self {
+            Lang::C => "c",
+            Lang::Cxx => "cpp",
+        }
+    }
+}
+
 /// How [`Test::link`] invokes a linker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Driver {
@@ -424,8 +450,18 @@ impl Test {
     /// path. `src` is either a path (relative paths are under `tests/cases/`)
     /// ending in `.c`, or inline C source (anything containing a newline).
     pub fn compile(&self, cc: Compiler, src: &str, flags: &[&str]) -> PathBuf {
+        self.compile_lang(cc, Lang::C, src, flags)
+    }
+
+    /// Like [`Test::compile`] for C++: compiles with `clang++-14` or `g++`;
+    /// inline source is written to a `.cpp` file.
+    pub fn compile_cxx(&self, cc: Compiler, src: &str, flags: &[&str]) -> PathBuf {
+        self.compile_lang(cc, Lang::Cxx, src, flags)
+    }
+
+    fn compile_lang(&self, cc: Compiler, lang: Lang, src: &str, flags: &[&str]) -> PathBuf {
         let (src_path, stem) = if src.contains('\n') {
-            let p = self.unique("inline", "c");
+            let p = self.unique("inline", lang.ext());
             std::fs::write(&p, src).unwrap();
             (p, "inline".to_string())
         } else {
@@ -440,10 +476,7 @@ impl Test {
             (p, stem)
         };
         let obj = self.unique(&stem, "o");
-        let mut cmd = Command::new(match cc {
-            Compiler::Clang => "clang-14",
-            Compiler::Gcc => "gcc",
-        });
+        let mut cmd = Command::new(lang.compiler(cc));
         cmd.arg("-c")
             .arg(&src_path)
             .arg("-o")
@@ -476,19 +509,30 @@ impl Test {
         flags: &[&str],
         out: &Path,
     ) -> Command {
+        self.link_command_lang(driver, Lang::C, objs, flags, out)
+    }
+
+    fn link_command_lang(
+        &self,
+        driver: Driver,
+        lang: Lang,
+        objs: &[&Path],
+        flags: &[&str],
+        out: &Path,
+    ) -> Command {
         let mut cmd = match driver {
             Driver::ClangRld => {
-                let mut c = Command::new("clang-14");
+                let mut c = Command::new(lang.compiler(Compiler::Clang));
                 c.arg(format!("--ld-path={}", rld_path().display()));
                 c
             }
             Driver::GccRld => {
-                let mut c = Command::new("gcc");
+                let mut c = Command::new(lang.compiler(Compiler::Gcc));
                 c.arg(format!("-B{}", gcc_b_dir().display()));
                 c
             }
             Driver::ClangLld => {
-                let mut c = Command::new("clang-14");
+                let mut c = Command::new(lang.compiler(Compiler::Clang));
                 c.arg("-fuse-ld=lld");
                 c
             }
@@ -505,11 +549,37 @@ impl Test {
     /// warning. Outputs of rld are checked with [`assert_readelf_clean`] and
     /// [`assert_objdump_clean`].
     pub fn link(&self, driver: Driver, objs: &[&Path], flags: &[&str], out: &str) -> PathBuf {
+        self.link_lang(driver, Lang::C, objs, flags, out, true)
+    }
+
+    /// Like [`Test::link`] through the C++ drivers (`clang++-14`, `g++`), so
+    /// that libstdc++ is linked. With `objdump: false` rld's output is only
+    /// checked with `readelf -a` (for very large outputs).
+    pub fn link_cxx(
+        &self,
+        driver: Driver,
+        objs: &[&Path],
+        flags: &[&str],
+        out: &str,
+        objdump: bool,
+    ) -> PathBuf {
+        self.link_lang(driver, Lang::Cxx, objs, flags, out, objdump)
+    }
+
+    fn link_lang(
+        &self,
+        driver: Driver,
+        lang: Lang,
+        objs: &[&Path],
+        flags: &[&str],
+        out: &str,
+        objdump: bool,
+    ) -> PathBuf {
         let out = self.path(out);
         if let Some(parent) = out.parent() {
             std::fs::create_dir_all(parent).unwrap();
         }
-        let mut cmd = self.link_command(driver, objs, flags, &out);
+        let mut cmd = self.link_command_lang(driver, lang, objs, flags, &out);
         let res = run_checked(&mut cmd);
         let stderr = String::from_utf8_lossy(&res.stderr);
         if stderr.to_lowercase().contains("warning") {
@@ -526,7 +596,9 @@ impl Test {
         );
         if driver.is_rld() {
             assert_readelf_clean(&out);
-            assert_objdump_clean(&out);
+            if objdump {
+                assert_objdump_clean(&out);
+            }
         }
         out
     }
@@ -558,11 +630,32 @@ impl Test {
         flags: &[&str],
         expected: Option<&str>,
     ) -> Vec<PathBuf> {
-        let lld = self.link(Driver::ClangLld, objs, flags, "clang-lld.out");
+        self.check_program_lang(Lang::C, objs, flags, expected)
+    }
+
+    /// [`Test::check_program`] through the C++ drivers (`clang++-14
+    /// --ld-path=<rld>`, `g++ -B<dir>`, `clang++-14 -fuse-ld=lld`).
+    pub fn check_cxx_program(
+        &self,
+        objs: &[&Path],
+        flags: &[&str],
+        expected: Option<&str>,
+    ) -> Vec<PathBuf> {
+        self.check_program_lang(Lang::Cxx, objs, flags, expected)
+    }
+
+    fn check_program_lang(
+        &self,
+        lang: Lang,
+        objs: &[&Path],
+        flags: &[&str],
+        expected: Option<&str>,
+    ) -> Vec<PathBuf> {
+        let lld = self.link_lang(Driver::ClangLld, lang, objs, flags, "clang-lld.out", true);
         Driver::RLD_DRIVERS
             .iter()
             .map(|&d| {
-                let exe = self.link(d, objs, flags, &format!("{}.out", d.name()));
+                let exe = self.link_lang(d, lang, objs, flags, &format!("{}.out", d.name()), true);
                 assert_same_output(&exe, &lld, &[], &[], expected);
                 exe
             })

@@ -1,0 +1,1 @@
+int soname_lib_value(void) { return 1234; }

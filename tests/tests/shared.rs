@@ -1,0 +1,427 @@
+//! Shared libraries built by rld (sources in `tests/cases/shared_interpose/`):
+//! symbol interposition with LD_PRELOAD, -Bsymbolic and -Bsymbolic-functions
+//! (with and without LTO), protected and hidden visibility, --no-undefined /
+//! -z defs, DT_SONAME and DT_RUNPATH, dlopen + dlsym, and a non-PIE
+//! executable using a library's function and data addresses. Everything is
+//! compared with the same build linked by lld-14.
+
+use rld_tests::Compiler::Clang;
+use rld_tests::*;
+use std::path::PathBuf;
+
+fn src(name: &str) -> String {
+    format!("shared_interpose/{name}")
+}
+
+/// Every driver, the lld reference first.
+const ALL_DRIVERS: [Driver; 3] = [Driver::ClangLld, Driver::ClangRld, Driver::GccRld];
+
+// ---------------------------------------------------------------------------
+// Interposition
+
+const NOT_PRELOADED: &str = "main: foo()=1 lib_var=5\nlibrary: foo()*10=10 lib_var=5\n";
+
+/// Builds, with `driver` into `<driver>/`: libinterpose.so from `lib` (plus
+/// `lib_flags`), libpreload.so, and main linked against libinterpose.so.
+fn build_interpose(t: &Test, driver: Driver, objs: &[PathBuf; 3], lib_flags: &[&str]) -> PathBuf {
+    let d = driver.name();
+    let [lib, pre, main] = objs;
+    t.link(
+        driver,
+        &[lib],
+        &[&["-shared"], lib_flags].concat(),
+        &format!("{d}/libinterpose.so"),
+    );
+    t.link(driver, &[pre], &["-shared"], &format!("{d}/libpreload.so"));
+    let l = format!("-L{}", t.path(d).display());
+    let link_flags: &[&str] = if lib_flags.contains(&"-flto") {
+        &["-flto"]
+    } else {
+        &[]
+    };
+    t.link(
+        driver,
+        &[main],
+        &[&[l.as_str(), "-linterpose"], link_flags].concat(),
+        &format!("{d}/main"),
+    )
+}
+
+/// Runs main with and without LD_PRELOAD=./libpreload.so; the library,
+/// preload library and executable linked by rld must behave like the ones
+/// linked by lld, which must print `NOT_PRELOADED` and `preloaded`.
+fn check_interposition(t: &Test, lib_src: &str, lto: bool, lib_flags: &[&str], preloaded: &str) {
+    let mut cflags = vec!["-O2", "-fPIC", "-fsemantic-interposition"];
+    let mut lib_flags = lib_flags.to_vec();
+    if lto {
+        cflags.push("-flto");
+        lib_flags.push("-flto");
+    }
+    let main_flags: &[&str] = if lto { &["-O2", "-flto"] } else { &["-O2"] };
+    let objs = [
+        t.compile(Clang, &src(lib_src), &cflags),
+        t.compile(Clang, &src("preload.c"), &["-O2", "-fPIC"]),
+        t.compile(Clang, &src("main.c"), main_flags),
+    ];
+    let lld = build_interpose(t, Driver::ClangLld, &objs, &lib_flags);
+    for d in Driver::RLD_DRIVERS {
+        let exe = build_interpose(t, d, &objs, &lib_flags);
+        let lib_path = [("LD_LIBRARY_PATH", ".")];
+        assert_same_output(&exe, &lld, &[], &lib_path, Some(NOT_PRELOADED));
+        let preload = [("LD_LIBRARY_PATH", "."), ("LD_PRELOAD", "./libpreload.so")];
+        assert_same_output(&exe, &lld, &[], &preload, Some(preloaded));
+    }
+}
+
+const INTERPOSED: &str = "main: foo()=2 lib_var=7\nlibrary: foo()*10=20 lib_var=7\n";
+const BSYMBOLIC: &str = "main: foo()=2 lib_var=7\nlibrary: foo()*10=10 lib_var=5\n";
+const BSYMBOLIC_FUNCTIONS: &str = "main: foo()=2 lib_var=7\nlibrary: foo()*10=10 lib_var=7\n";
+
+#[test]
+fn interposition_default_preload_wins_inside_library() {
+    check_interposition(&Test::new(), "lib.c", false, &[], INTERPOSED);
+}
+
+#[test]
+fn interposition_bsymbolic_binds_functions_and_data_locally() {
+    check_interposition(&Test::new(), "lib.c", false, &["-Wl,-Bsymbolic"], BSYMBOLIC);
+}
+
+#[test]
+fn interposition_bsymbolic_functions_binds_only_functions() {
+    check_interposition(
+        &Test::new(),
+        "lib.c",
+        false,
+        &["-Wl,-Bsymbolic-functions"],
+        BSYMBOLIC_FUNCTIONS,
+    );
+}
+
+#[test]
+fn interposition_lto_default() {
+    check_interposition(&Test::new(), "lib.c", true, &[], INTERPOSED);
+}
+
+#[test]
+fn interposition_lto_bsymbolic() {
+    check_interposition(&Test::new(), "lib.c", true, &["-Wl,-Bsymbolic"], BSYMBOLIC);
+}
+
+#[test]
+fn interposition_lto_bsymbolic_functions() {
+    check_interposition(
+        &Test::new(),
+        "lib.c",
+        true,
+        &["-Wl,-Bsymbolic-functions"],
+        BSYMBOLIC_FUNCTIONS,
+    );
+}
+
+/// A protected foo is exported but the library's own call is never
+/// interposed (the executable's call still is).
+#[test]
+fn interposition_protected_function_not_interposed() {
+    let t = Test::new();
+    check_interposition(&t, "lib_protected.c", false, &[], BSYMBOLIC_FUNCTIONS);
+    let obj = t.compile(Clang, &src("lib_protected.c"), &["-O2", "-fPIC"]);
+    for d in ALL_DRIVERS {
+        let so = t.link(d, &[&obj], &["-shared"], &format!("{}/lib.so", d.name()));
+        let foo = find_symbols(&symbols(&so), ".dynsym", "foo");
+        assert!(
+            foo.len() == 1 && foo[0].is_defined() && foo[0].vis == "PROTECTED",
+            "{}: foo should be exported as PROTECTED: {foo:?}",
+            so.display()
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Hidden symbols
+
+#[test]
+fn hidden_symbols_not_exported() {
+    let t = Test::new();
+    let lib = t.compile(Clang, &src("lib_hidden.c"), &["-O2", "-fPIC"]);
+    let main = t.compile(Clang, &src("main_hidden.c"), &["-O2"]);
+    let mut bindings = Vec::new();
+    for d in ALL_DRIVERS {
+        let dir = d.name();
+        let so = t.link(d, &[&lib], &["-shared"], &format!("{dir}/libhidden.so"));
+        let syms = symbols(&so);
+        let exported = find_symbols(&syms, ".dynsym", "exported_fn");
+        assert!(
+            exported.len() == 1 && exported[0].is_defined(),
+            "{}: exported_fn not exported: {exported:?}",
+            so.display()
+        );
+        for name in ["hidden_fn", "hidden_var"] {
+            assert!(
+                find_symbols(&syms, ".dynsym", name).is_empty(),
+                "{}: hidden {name} is in .dynsym",
+                so.display()
+            );
+            let in_symtab = find_symbols(&syms, ".symtab", name);
+            bindings.push((
+                d,
+                name,
+                in_symtab.iter().map(|s| s.bind.clone()).collect::<Vec<_>>(),
+            ));
+        }
+        // An executable cannot use the hidden symbol.
+        let l = format!("-L{}", t.path(dir).display());
+        let (res, cmd) = t.try_link(d, &[&main], &[&l, "-lhidden"], &format!("{dir}/main"));
+        let stderr = String::from_utf8_lossy(&res.stderr);
+        assert!(
+            !res.status.success() && stderr.contains("hidden_fn"),
+            "linking against a hidden symbol should fail naming hidden_fn\n  command: {cmd}\n--- stderr ---\n{stderr}"
+        );
+    }
+    // The .symtab binding (lld makes hidden symbols LOCAL) must agree.
+    let lld: Vec<_> = bindings
+        .iter()
+        .filter(|b| b.0 == Driver::ClangLld)
+        .map(|b| (b.1, &b.2))
+        .collect();
+    for d in Driver::RLD_DRIVERS {
+        let rld: Vec<_> = bindings
+            .iter()
+            .filter(|b| b.0 == d)
+            .map(|b| (b.1, &b.2))
+            .collect();
+        assert_eq!(
+            rld,
+            lld,
+            "{}: .symtab bindings of the hidden symbols differ from lld's",
+            d.name()
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// --no-undefined and -z defs
+
+#[test]
+fn no_undefined_and_z_defs_reject_undefined_symbol_in_shared() {
+    let t = Test::new();
+    let lib = t.compile(Clang, &src("lib_undef.c"), &["-O2", "-fPIC"]);
+    for d in ALL_DRIVERS {
+        // Without the option the undefined reference is fine.
+        t.link(d, &[&lib], &["-shared"], &format!("{}/ok.so", d.name()));
+        for opt in ["-Wl,--no-undefined", "-Wl,-z,defs"] {
+            let out = format!("{}/bad.so", d.name());
+            let (res, cmd) = t.try_link(d, &[&lib], &["-shared", opt], &out);
+            let stderr = String::from_utf8_lossy(&res.stderr);
+            let ctx = format!(
+                "\n  command: {cmd}\n  {}\n--- stderr ---\n{stderr}",
+                describe_status(&res)
+            );
+            assert!(
+                !res.status.success(),
+                "the link accepted an undefined symbol{ctx}"
+            );
+            assert!(
+                stderr.contains("missing_fn_for_rld_test"),
+                "the error does not name the symbol{ctx}"
+            );
+            assert!(!t.path(&out).exists(), "a failed link left {out}{ctx}");
+            if d.is_rld() && !is_standin() {
+                assert!(
+                    stderr.contains("rld: error"),
+                    "rld-specific: no \"rld: error\"{ctx}"
+                );
+                assert!(!stderr.contains("panicked"), "rld panicked{ctx}");
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// DT_SONAME, DT_RUNPATH / DT_RPATH
+
+/// Links libsoname_test.so with a soname and main with `-rpath $ORIGIN/lib`,
+/// moves the library to lib/ under its soname and runs main without
+/// LD_LIBRARY_PATH. Returns (library, executable).
+fn build_soname_rpath(t: &Test, d: Driver, exe_flags: &[&str]) -> (PathBuf, PathBuf) {
+    let dir = d.name();
+    let lib = t.compile(Clang, &src("lib_soname.c"), &["-O2", "-fPIC"]);
+    let main = t.compile(Clang, &src("main_soname.c"), &["-O2"]);
+    let so = t.link(
+        d,
+        &[&lib],
+        &["-shared", "-Wl,-soname,libsoname_test.so.1"],
+        &format!("{dir}/libsoname_test.so"),
+    );
+    let l = format!("-L{}", t.path(dir).display());
+    let exe = t.link(
+        d,
+        &[&main],
+        &[
+            &[l.as_str(), "-lsoname_test", "-Wl,-rpath,$ORIGIN/lib"],
+            exe_flags,
+        ]
+        .concat(),
+        &format!("{dir}/main"),
+    );
+    std::fs::create_dir_all(t.path(&format!("{dir}/lib"))).unwrap();
+    let installed = t.path(&format!("{dir}/lib/libsoname_test.so.1"));
+    std::fs::rename(&so, &installed).unwrap();
+    (installed, exe)
+}
+
+fn check_soname_rpath(exe_flags: &[&str], tag: &str, other_tag: &str) {
+    let t = Test::new();
+    let (lld_so, lld_exe) = build_soname_rpath(&t, Driver::ClangLld, exe_flags);
+    for d in Driver::RLD_DRIVERS {
+        let (so, exe) = build_soname_rpath(&t, d, exe_flags);
+        assert_same_output(
+            &exe,
+            &lld_exe,
+            &[],
+            &[],
+            Some("found the library through the runpath: 1234\n"),
+        );
+        let so_dyn = dynamic(&so);
+        assert_eq!(
+            dyn_values(&so_dyn, "SONAME"),
+            ["Library soname: [libsoname_test.so.1]"],
+            "{}",
+            so.display()
+        );
+        assert_eq!(
+            dyn_values(&so_dyn, "SONAME"),
+            dyn_values(&dynamic(&lld_so), "SONAME")
+        );
+        let exe_dyn = dynamic(&exe);
+        let lld_dyn = dynamic(&lld_exe);
+        assert!(
+            dyn_values(&exe_dyn, "NEEDED")
+                .contains(&"Shared library: [libsoname_test.so.1]".to_string()),
+            "{}: DT_NEEDED should be the soname: {:?}",
+            exe.display(),
+            dyn_values(&exe_dyn, "NEEDED")
+        );
+        let want = dyn_values(&lld_dyn, tag);
+        assert_eq!(want.len(), 1, "lld's {tag}: {lld_dyn:?}");
+        assert_eq!(dyn_values(&exe_dyn, tag), want, "{}: {tag}", exe.display());
+        assert!(
+            dyn_values(&exe_dyn, other_tag).is_empty(),
+            "{}: unexpected {other_tag}: {exe_dyn:?}",
+            exe.display()
+        );
+    }
+}
+
+#[test]
+fn soname_and_runpath() {
+    check_soname_rpath(&[], "RUNPATH", "RPATH");
+}
+
+#[test]
+fn rpath_with_disable_new_dtags() {
+    check_soname_rpath(&["-Wl,--disable-new-dtags"], "RPATH", "RUNPATH");
+}
+
+// ---------------------------------------------------------------------------
+// dlopen + dlsym
+
+#[test]
+fn dlopen_dlsym_of_rld_built_library() {
+    let t = Test::new();
+    let plugin = t.compile(Clang, &src("plugin.c"), &["-O2", "-fPIC"]);
+    let host = t.compile(Clang, &src("dl_host.c"), &["-O2"]);
+    // One host (linked by lld) loads each driver's plugin: only the library differs.
+    let host = t.link(Driver::ClangLld, &[&host], &["-ldl"], "host");
+    let want = "ready=1 add(1)=102\n\
+                after writing the counter: add(1)=1002\n\
+                private through a pointer: 7\n\
+                static symbol found: no, dlerror names it: yes\n\
+                dladdr(add): plugin_add\n\
+                plugin destructor: 2 call(s)\n\
+                dlclose: 0\n";
+    let lld_so = t.link(
+        Driver::ClangLld,
+        &[&plugin],
+        &["-shared"],
+        "clang-lld/plugin.so",
+    );
+    let reference = run(&host, &[lld_so.to_str().unwrap()], &[]);
+    assert_output_is(&host, &reference, want, "the host with lld's plugin");
+    for d in Driver::RLD_DRIVERS {
+        let so = t.link(
+            d,
+            &[&plugin],
+            &["-shared"],
+            &format!("{}/plugin.so", d.name()),
+        );
+        let got = run(&host, &[so.to_str().unwrap()], &[]);
+        assert_output_is(
+            &host,
+            &got,
+            want,
+            &format!("the host with {}", so.display()),
+        );
+        assert_eq!(got.stderr, reference.stderr);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Non-PIE executable: canonical PLT entry and copy relocation
+
+#[test]
+fn no_pie_canonical_plt_and_copy_relocation() {
+    let t = Test::new();
+    let lib = t.compile(Clang, &src("lib_addr.c"), &["-O2", "-fPIC"]);
+    let main = t.compile(Clang, &src("main_addr.c"), &["-O2", "-fno-pic"]);
+    let build = |d: Driver| -> PathBuf {
+        let dir = d.name();
+        t.link(d, &[&lib], &["-shared"], &format!("{dir}/libaddr.so"));
+        let l = format!("-L{}", t.path(dir).display());
+        t.link(
+            d,
+            &[&main],
+            &[&l, "-laddr", "-no-pie"],
+            &format!("{dir}/main"),
+        )
+    };
+    let lld = build(Driver::ClangLld);
+    for d in Driver::RLD_DRIVERS {
+        let exe = build(d);
+        assert_same_output(
+            &exe,
+            &lld,
+            &[],
+            &[("LD_LIBRARY_PATH", ".")],
+            Some(
+                "&lib_fn same in executable and library: yes\n\
+                 &lib_data same in executable and library: yes\n\
+                 lib_data initially 10\n\
+                 library reads 99 after the executable wrote 99\n\
+                 library calls through the executable's pointer: 42\n",
+            ),
+        );
+        for exe in [&exe, &lld] {
+            assert_eq!(elf_type(exe), "EXEC");
+            assert!(
+                relocation_types(exe).iter().any(|r| r == "R_X86_64_COPY"),
+                "{}: no copy relocation for lib_data",
+                exe.display()
+            );
+            let syms = symbols(exe);
+            let data = find_symbols(&syms, ".dynsym", "lib_data");
+            assert!(
+                data.len() == 1 && data[0].is_defined(),
+                "{}: lib_data should be defined in the executable (copied): {data:?}",
+                exe.display()
+            );
+            // A canonical PLT entry: undefined, but with the PLT address as value.
+            let f = find_symbols(&syms, ".dynsym", "lib_fn");
+            assert!(
+                f.len() == 1 && f[0].value != 0,
+                "{}: lib_fn should have a canonical PLT address: {f:?}",
+                exe.display()
+            );
+        }
+    }
+}
