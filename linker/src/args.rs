@@ -294,6 +294,10 @@ const SPECS: &[Spec] = &[
     flag(&["--allow-multiple-definition"], "Let the first definition win over duplicates",
         |p| p.o.allow_multiple_definition = true),
     flag(&["--no-undefined"], "Report undefined symbols even in shared libraries", |p| p.o.no_undefined = true),
+    // A shared library's own undefined symbols are resolved by the dynamic loader against its
+    // dependencies; rld does not second-guess them (lld's default for -shared).
+    flag(&["--allow-shlib-undefined"], "Allow undefined symbols in input shared libraries (default)", |_| {}),
+    flag(&["--no-allow-shlib-undefined"], "Accepted; rld does not check input libraries' undefined symbols", |_| {}),
     flag(&["--fatal-warnings"], "Treat warnings as errors", |p| p.o.fatal_warnings = true),
     flag(&["--no-fatal-warnings"], "Do not treat warnings as errors (default)", |p| p.o.fatal_warnings = false),
     // rld's diagnostics are plain text; coloring them is not implemented.
