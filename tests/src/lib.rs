@@ -1099,3 +1099,19 @@ pub fn count_occurrences(haystack: &[u8], needle: &[u8]) -> usize {
         .filter(|w| *w == needle)
         .count()
 }
+
+/// The compiler-driver flags of an LTO link (`-flto -O2`), writing its optimization remarks
+/// to `remarks` if given (the two-argument spelling, which lld-14 accepts too), then `extra`.
+pub fn lto_flags(remarks: Option<&Path>, extra: &[&str]) -> Vec<String> {
+    let mut flags = vec!["-flto".to_string(), "-O2".to_string()];
+    if let Some(file) = remarks {
+        flags.push(format!("-Wl,--opt-remarks-filename,{}", file.display()));
+    }
+    flags.extend(extra.iter().map(|s| s.to_string()));
+    flags
+}
+
+/// Borrows a list of strings, for [`Test::link`].
+pub fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}

@@ -40,20 +40,6 @@ use std::process::Command;
 // ---------------------------------------------------------------------------
 // Building and linking
 
-/// The link flags of an LTO link, writing remarks to `remarks` if given.
-fn lto_flags(remarks: Option<&Path>, extra: &[&str]) -> Vec<String> {
-    let mut flags = vec!["-flto".to_string(), "-O2".to_string()];
-    if let Some(file) = remarks {
-        flags.push(format!("-Wl,--opt-remarks-filename,{}", file.display()));
-    }
-    flags.extend(extra.iter().map(|s| s.to_string()));
-    flags
-}
-
-fn strs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
-}
-
 /// Compiles `srcs` (under `cases/cvp/`, or absolute) to bitcode with
 /// `clang-14 -flto -O2 -g` plus `extra`.
 fn bitcode(t: &Test, srcs: &[&str], extra: &[&str]) -> Vec<PathBuf> {

@@ -18,22 +18,6 @@ use rld_tests::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The link flags of an LTO link writing its remarks to `remarks`, if given
-/// (the two-argument spelling, the one lld-14 accepts too).
-fn lto_flags(remarks: Option<&Path>, extra: &[&str]) -> Vec<String> {
-    let mut flags = vec!["-flto".to_string(), "-O2".to_string()];
-    if let Some(file) = remarks {
-        flags.push(format!("-Wl,--opt-remarks-filename,{}", file.display()));
-    }
-    flags.extend(extra.iter().map(|s| s.to_string()));
-    flags
-}
-
-/// Borrows a list of strings, for [`Test::link`].
-fn strs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
-}
-
 /// Compiles `srcs` (under `cases/lto/`) to bitcode with `clang-14 -flto -O2`.
 fn bitcode(t: &Test, srcs: &[&str], extra: &[&str]) -> Vec<PathBuf> {
     let flags = [&["-flto", "-O2"], extra].concat();
