@@ -432,21 +432,39 @@ impl Resolver {
             _ => {}
         }
     }
+    /// Loads the fetched archive members. Each wave of fetches is parsed in parallel and
+    /// then resolved one by one in fetch order, so the outcome does not depend on timing.
     fn drain_fetches(&mut self) -> Result<()> {
-        while let Some((a, m)) = self.pending.pop_front() {
-            let member = &self.archives[a as usize].members[m as usize];
-            let (name, data) = (member.name.clone(), member.data);
-            if rld_lto::is_bitcode(data) {
-                let summary = rld_lto::summarize_all(
-                    &[rld_lto::BitcodeInput { name: &name, data }],
-                    self.cache_dir.as_deref(),
-                )
-                .map_err(|e| LinkError::Link(e.to_string()))?
-                .remove(0);
-                self.add_bitcode(name, data, summary);
-                continue;
+        use rayon::prelude::*;
+        while !self.pending.is_empty() {
+            let wave: Vec<(u32, u32)> = self.pending.drain(..).collect();
+            let members: Vec<(String, &'static [u8])> = wave
+                .iter()
+                .map(|&(a, m)| {
+                    let member = &self.archives[a as usize].members[m as usize];
+                    (member.name.clone(), member.data)
+                })
+                .collect();
+            let parsed: Vec<Option<Result<ObjectFile>>> = members
+                .par_iter()
+                .map(|(name, data)| {
+                    (!rld_lto::is_bitcode(data)).then(|| ObjectFile::parse(name.clone(), data))
+                })
+                .collect();
+            for ((name, data), parsed) in members.into_iter().zip(parsed) {
+                match parsed {
+                    Some(obj) => self.add_parsed_object(obj?),
+                    None => {
+                        let summary = rld_lto::summarize_all(
+                            &[rld_lto::BitcodeInput { name: &name, data }],
+                            self.cache_dir.as_deref(),
+                        )
+                        .map_err(|e| LinkError::Link(e.to_string()))?
+                        .remove(0);
+                        self.add_bitcode(name, data, summary);
+                    }
+                }
             }
-            self.add_object(name, data)?;
         }
         Ok(())
     }
@@ -522,7 +540,12 @@ impl Resolver {
     }
 
     fn add_object(&mut self, name: String, data: &'static [u8]) -> Result<()> {
-        let mut obj = ObjectFile::parse(name, data)?;
+        let obj = ObjectFile::parse(name, data)?;
+        self.add_parsed_object(obj);
+        Ok(())
+    }
+
+    fn add_parsed_object(&mut self, mut obj: ObjectFile) {
         let file = self.objects.len() as FileId;
 
         // First copy of each COMDAT group wins; the losers' sections never take part. The
@@ -625,7 +648,6 @@ impl Resolver {
         }
         obj.globals = globals;
         self.objects.push(obj);
-        Ok(())
     }
 
     fn add_undefined(&mut self, id: SymbolId, file: FileId, weak: bool, sym_type: u8) {
