@@ -503,7 +503,8 @@ pub fn write_output(link: &Link, dynamic: &DynamicTables, pending: &PendingOutpu
         let id = compute_build_id(&link.opts.build_id, buf, len);
         buf[start..start + len].copy_from_slice(&id[..len]);
     }
-    map.flush().map_err(|e| LinkError::io(&pending.tmp, e))?;
+    // No msync: the page cache holds the file like any written file (other linkers do not
+    // force it to disk either); unmapping hands the pages to the kernel.
     drop(map);
     set_executable(&pending.tmp)?;
     Ok(())
