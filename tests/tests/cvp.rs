@@ -646,36 +646,40 @@ fn pointer_stored_as_integer() {
     assert_sound(&link, &s, "main", &["u1"]);
 }
 
+/// Links a program whose function pointers are copied by `copier` (in `srcs[2]`) in a form
+/// CVP cannot follow as pointers — the copier's IR must still contain every one of
+/// `patterns`, or the test no longer tests that — and requires each `(site label, possible
+/// callees)` in `main` of `srcs[0]` to be reported soundly.
+fn check_copied_pointers(
+    srcs: [&str; 3],
+    copier: &str,
+    patterns: &[&str],
+    expected: &str,
+    sites: &[(&str, &[&str])],
+) {
+    let t = Test::new();
+    let objs = bitcode(&t, &srcs, &[]);
+    let body = function_body(&objs[2], copier).join("\n");
+    for p in patterns {
+        assert!(body.contains(p), "{copier} no longer contains {p}:\n{body}");
+    }
+    let link = link_and_compare(&t, &paths(&objs), &[], &[], expected);
+    assert_every_site_reported(&link, &objs[0], "main");
+    for (label, callees) in sites {
+        assert_sound(&link, &site(srcs[0], label), "main", callees);
+    }
+}
+
 #[test]
 fn pointers_copied_as_vector() {
     // Two field copies merged by the SLP vectorizer into one load and store of
     // <2 x i32 (i32)*>: dst_pair becomes {w1, w3}.
-    let t = Test::new();
-    let objs = bitcode(&t, &["copy_pair_main.c", "copy_def.c", "copy_fns.c"], &[]);
-    let body = function_body(&objs[2], "copy_pair").join("\n");
-    assert!(
-        body.contains("load <2 x i32 (i32)*>"),
-        "copy_pair is no longer vectorized:\n{body}"
-    );
-    let link = link_and_compare(
-        &t,
-        &paths(&objs),
-        &[],
-        &[],
+    check_copied_pointers(
+        ["copy_pair_main.c", "copy_def.c", "copy_fns.c"],
+        "copy_pair",
+        &["load <2 x i32 (i32)*>"],
         "first(10) = 11, second(10) = 13\n",
-    );
-    assert_every_site_reported(&link, &objs[0], "main");
-    assert_sound(
-        &link,
-        &site("copy_pair_main.c", "pair_first"),
-        "main",
-        &["w1"],
-    );
-    assert_sound(
-        &link,
-        &site("copy_pair_main.c", "pair_second"),
-        "main",
-        &["w3"],
+        &[("pair_first", &["w1"]), ("pair_second", &["w3"])],
     );
 }
 
@@ -683,36 +687,12 @@ fn pointers_copied_as_vector() {
 fn pointers_copied_as_integer_vector() {
     // Two uintptr_t copies merged into one <2 x i64> load and store:
     // dst_pair becomes {w1, w3}.
-    let t = Test::new();
-    let objs = bitcode(
-        &t,
-        &["vector_int_main.c", "copy_def.c", "vector_int_copy.c"],
-        &[],
-    );
-    let body = function_body(&objs[2], "copy_words").join("\n");
-    assert!(
-        body.contains("load <2 x i64>") && body.contains("store <2 x i64>"),
-        "copy_words is no longer vectorized:\n{body}"
-    );
-    let link = link_and_compare(
-        &t,
-        &paths(&objs),
-        &[],
-        &[],
+    check_copied_pointers(
+        ["vector_int_main.c", "copy_def.c", "vector_int_copy.c"],
+        "copy_words",
+        &["load <2 x i64>", "store <2 x i64>"],
         "first(10) = 11, second(10) = 13\n",
-    );
-    assert_every_site_reported(&link, &objs[0], "main");
-    assert_sound(
-        &link,
-        &site("vector_int_main.c", "words_first"),
-        "main",
-        &["w1"],
-    );
-    assert_sound(
-        &link,
-        &site("vector_int_main.c", "words_second"),
-        "main",
-        &["w3"],
+        &[("words_first", &["w1"]), ("words_second", &["w3"])],
     );
 }
 
@@ -720,23 +700,13 @@ fn pointers_copied_as_integer_vector() {
 fn pointers_swapped_byte_by_byte() {
     // A generic byte-wise swap (vectorized to <16 x i8>, with an i8 loop for
     // the rest) exchanges slot_a (w1) and slot_b (w3).
-    let t = Test::new();
-    let objs = bitcode(&t, &["bytes_main.c", "bytes_def.c", "bytes_swap.c"], &[]);
-    let body = function_body(&objs[2], "swap_bytes").join("\n");
-    assert!(
-        body.contains("load i8") && body.contains("store i8"),
-        "swap_bytes no longer copies bytes:\n{body}"
-    );
-    let link = link_and_compare(
-        &t,
-        &paths(&objs),
-        &[],
-        &[],
+    check_copied_pointers(
+        ["bytes_main.c", "bytes_def.c", "bytes_swap.c"],
+        "swap_bytes",
+        &["load i8", "store i8"],
         "slot_a(10) = 13, slot_b(10) = 11\n",
+        &[("swapped_a", &["w3"]), ("swapped_b", &["w1"])],
     );
-    assert_every_site_reported(&link, &objs[0], "main");
-    assert_sound(&link, &site("bytes_main.c", "swapped_a"), "main", &["w3"]);
-    assert_sound(&link, &site("bytes_main.c", "swapped_b"), "main", &["w1"]);
 }
 
 // ---------------------------------------------------------------------------
