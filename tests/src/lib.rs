@@ -425,6 +425,16 @@ impl Test {
     }
 
     /// `rel` inside the test directory.
+    /// Names of the files in the test directory starting with `prefix` (a failed link must
+    /// leave no `out*` file, temporary or final).
+    pub fn files_starting_with(&self, prefix: &str) -> Vec<String> {
+        std::fs::read_dir(&self.dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(prefix))
+            .collect()
+    }
+
     pub fn path(&self, rel: &str) -> PathBuf {
         self.dir.join(rel)
     }

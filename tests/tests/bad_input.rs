@@ -25,11 +25,7 @@ fn assert_rejected(t: &Test, inputs: &[&Path], flags: &[&str], mentions: &[&str]
     for m in mentions {
         assert!(stderr.contains(m), "the error does not mention {m:?}{ctx}");
     }
-    let leftovers: Vec<String> = std::fs::read_dir(t.dir())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("fresh.out"))
-        .collect();
+    let leftovers = t.files_starting_with("fresh.out");
     assert!(
         leftovers.is_empty(),
         "a failed link left {leftovers:?} behind{ctx}"

@@ -559,11 +559,7 @@ fn assert_rejected(t: &Test, driver: Driver, inputs: &[&Path], flags: &[&str], m
         describe_status(&res)
     );
     assert!(!res.status.success(), "the link accepted bad input{ctx}");
-    let leftovers: Vec<String> = std::fs::read_dir(t.dir())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("fresh.out"))
-        .collect();
+    let leftovers = t.files_starting_with("fresh.out");
     assert!(
         leftovers.is_empty(),
         "a failed link left {leftovers:?}{ctx}"
