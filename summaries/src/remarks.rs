@@ -41,7 +41,8 @@ pub enum RemarkKind {
 }
 
 impl RemarkKind {
-    const ALL: [RemarkKind; 6] = [
+    /// Every kind, in LLVM's order.
+    pub const ALL: [RemarkKind; 6] = [
         RemarkKind::Passed,
         RemarkKind::Missed,
         RemarkKind::Analysis,

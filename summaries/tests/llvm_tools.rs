@@ -243,14 +243,7 @@ fn awkward_remarks() -> Vec<Remark> {
         "[x]{y}",
         "%@`!&*|>",
     ];
-    let kinds = [
-        RemarkKind::Passed,
-        RemarkKind::Missed,
-        RemarkKind::Analysis,
-        RemarkKind::AnalysisFPCommute,
-        RemarkKind::AnalysisAliasing,
-        RemarkKind::Failure,
-    ];
+    let kinds = RemarkKind::ALL;
     let long_path = "a/very/long/directory/name/that/makes/llvm/wrap/the/debug/loc/file.c";
     strings
         .iter()
