@@ -9,44 +9,13 @@
 #   RUNS=5 bench/cvp.sh
 set -euo pipefail
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-corpus="$repo/tests/corpus"
-conf="$corpus/programs.conf"
-work="${BENCH_DIR:-$repo/target/bench-cvp}"
+work="${BENCH_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/bench-cvp}"
 runs="${RUNS:-5}"
-mkdir -p "$work"
-if [[ -z "${RLD:-}" ]]; then
-    cargo build --release -p rld --manifest-path "$repo/Cargo.toml" >&2
-    RLD="${CARGO_TARGET_DIR:-$repo/target}/release/rld"
-fi
-
-conf_get() { sed -n "s/^$1\.$2=//p" "$conf"; }
-mapfile -t dirs < <(bash "$corpus/fetch.sh")
-source_dir() {
-    local line
-    for line in "${dirs[@]}"; do
-        [[ "$line" == "$1="* ]] && { echo "${line#*=}"; return; }
-    done
-}
+# shellcheck source=bench/lto-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lto-common.sh"
 
 # Bitcode objects of a corpus program (clang-14 -O2 -flto), one per line.
-corpus_objects() {
-    local prog="$1" dir obj src ex
-    dir="$(source_dir "$(conf_get "$prog" dir)")"
-    obj="$work/$prog"
-    mkdir -p "$obj"
-    local srcs=()
-    for src in $(cd "$dir" && eval echo "$(conf_get "$prog" sources)"); do
-        ex=" $(conf_get "$prog" exclude) "
-        [[ "$ex" == *" $src "* ]] || srcs+=("$dir/$src")
-    done
-    for src in $(conf_get "$prog" driver); do srcs+=("$corpus/$src"); done
-    for src in "${srcs[@]}"; do
-        local o="$obj/$(basename "${src%.c}").o"
-        [[ -f "$o" ]] || clang-14 -O2 -flto $(conf_get "$prog" cflags) -I"$dir" -w -c "$src" -o "$o"
-        echo "$o"
-    done
-}
+corpus_objects() { corpus_bitcode "$1" "$work/$1" -flto; }
 
 vm_objects() {
     local f
@@ -96,7 +65,6 @@ done
 echo
 echo "interpreter benchmark (bench/programs/vm_*.c, 30000 instructions x 2000 runs), $runs runs each:"
 clang-14 -O2 -flto -fuse-ld=lld "$work/vm/vm_main.o" "$work/vm/vm_ops.o" -o "$work/vm.lld"
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 declare -A med
 for b in rld lld; do
     times=()

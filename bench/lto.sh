@@ -11,51 +11,18 @@
 # dominate). Prints the median wall time, peak RSS, output size, and ratios to rld.
 set -euo pipefail
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-corpus="$repo/tests/corpus"
-conf="$corpus/programs.conf"
+work="${BENCH_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/bench-lto}"
 runs="${RUNS:-3}"
-work="${BENCH_DIR:-$repo/target/bench-lto}"
-mkdir -p "$work"
-
-if [[ -z "${RLD:-}" ]]; then
-    cargo build --release -p rld --manifest-path "$repo/Cargo.toml" >&2
-    RLD="${CARGO_TARGET_DIR:-$repo/target}/release/rld"
-fi
+# shellcheck source=bench/lto-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lto-common.sh"
 command -v /usr/bin/time >/dev/null || { echo "install GNU time (apt-get install time)" >&2; exit 1; }
-
-conf_get() { sed -n "s/^$1\.$2=//p" "$conf"; }
-mapfile -t dirs < <(bash "$corpus/fetch.sh")
-source_dir() {
-    local want="$1" line
-    for line in "${dirs[@]}"; do
-        [[ "$line" == "$want="* ]] && { echo "${line#*=}"; return; }
-    done
-}
 
 programs=("$@")
 ((${#programs[@]})) || programs=(bzip2 lua sqlite)
 
 compile() { # prog mode(full|thin) -> prints object list
-    local prog="$1" mode="$2" dir obj flag src
-    dir="$(source_dir "$(conf_get "$prog" dir)")"
-    obj="$work/$prog-$mode"
-    flag=$([[ $mode == thin ]] && echo -flto=thin || echo -flto)
-    mkdir -p "$obj"
-    local srcs=() ex
-    for src in $(cd "$dir" && eval echo "$(conf_get "$prog" sources)"); do
-        ex=" $(conf_get "$prog" exclude) "
-        [[ "$ex" == *" $src "* ]] || srcs+=("$dir/$src")
-    done
-    for src in $(conf_get "$prog" driver); do srcs+=("$corpus/$src"); done
-    for src in "${srcs[@]}"; do
-        local o="$obj/$(basename "${src%.c}").o"
-        [[ -f "$o" ]] || clang-14 -O2 $flag $(conf_get "$prog" cflags) -I"$dir" -w -c "$src" -o "$o"
-        echo "$o"
-    done
+    corpus_bitcode "$1" "$work/$1-$2" "$([[ $2 == thin ]] && echo -flto=thin || echo -flto)"
 }
-
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
 printf '%-8s %-16s %12s %10s %11s %9s\n' program linker "median (s)" "RSS (MB)" "size (B)" "vs rld"
 for prog in "${programs[@]}"; do
