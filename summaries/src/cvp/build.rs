@@ -359,6 +359,18 @@ impl<'a> Builder<'a> {
         self.rules.push(rule);
     }
 
+    /// `dst` holds the address of `target` (Unknown when the target has no location).
+    fn push_address_of(&mut self, dst: KeyId, target: Target) {
+        let rule = match self.location(target) {
+            Some(location) => Rule::Constant { dst, location },
+            None => Rule::Unknown {
+                dst,
+                cause: Cause::Unmodelled,
+            },
+        };
+        self.push(rule);
+    }
+
     /// The location of a target, remembering the variables met.
     fn location(&mut self, target: Target) -> Option<Location> {
         match target {
@@ -427,14 +439,7 @@ impl<'a> Builder<'a> {
                 ValueFact::AddressOf { dst, global } => {
                     let dst = self.value(m, dst);
                     let target = self.target(m, global);
-                    let rule = match self.location(target) {
-                        Some(location) => Rule::Constant { dst, location },
-                        None => Rule::Unknown {
-                            dst,
-                            cause: Cause::Unmodelled,
-                        },
-                    };
-                    self.push(rule);
+                    self.push_address_of(dst, target);
                 }
                 ValueFact::Copy { dst, src } => {
                     let (dst, src) = (self.value(m, dst), self.value(m, src));
@@ -537,14 +542,7 @@ impl<'a> Builder<'a> {
                     });
                     self.variables.insert(own);
                     for dst in [cell, whole] {
-                        let rule = match self.location(target) {
-                            Some(location) => Rule::Constant { dst, location },
-                            None => Rule::Unknown {
-                                dst,
-                                cause: Cause::Unmodelled,
-                            },
-                        };
-                        self.push(rule);
+                        self.push_address_of(dst, target);
                     }
                 }
                 Target::Variable { var, .. } if !self.tracked_definition(var) => {
