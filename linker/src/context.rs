@@ -156,6 +156,8 @@ pub struct Link<'o> {
     pub sym_addr: Vec<u64>,
     pub eh_frame_fdes: usize,
     pub needs_textrel: bool,
+    /// Some relocation is relative to the GOT base (GOTPC32, GOTOFF64, PLTOFF64, ...).
+    pub uses_got_base: bool,
     pub errors: Vec<String>,
     /// `--dynamic-list` entries.
     pub dynamic_list: crate::dynamic_list::DynamicList,
@@ -196,6 +198,7 @@ impl<'o> Link<'o> {
             sym_addr: Vec::new(),
             eh_frame_fdes: 0,
             needs_textrel: false,
+            uses_got_base: false,
             errors: Vec::new(),
             dynamic_list: Default::default(),
             version_script: None,

@@ -405,7 +405,7 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
         );
     }
     let got_base_used =
-        link.symtab.lookup(b"_GLOBAL_OFFSET_TABLE_").is_some() || uses_got_base(link);
+        link.symtab.lookup(b"_GLOBAL_OFFSET_TABLE_").is_some() || link.uses_got_base;
     if plt_entries + iplt_relocs > 0 || link.is_dynamic || got_base_used {
         add_synthetic(
             link,
@@ -446,26 +446,9 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
     if link.copy_size > 0 {
         let bss = bss_section(link);
         let (size, align) = (link.copy_size, link.copy_align);
-        let base = link.outputs[bss].add_tail(TailKind::CopyRel, size, align);
-        let _ = base;
+        // Its offset is found again through `tail(TailKind::CopyRel)` when addresses are known.
+        link.outputs[bss].add_tail(TailKind::CopyRel, size, align);
     }
-}
-
-/// Whether any relocation is relative to the GOT base (GOTOFF64, GOTPC32, ...).
-fn uses_got_base(link: &Link) -> bool {
-    use crate::object_file::LE;
-    link.objects.iter().any(|o| {
-        o.sections.iter().any(|s| {
-            s.is_kept()
-                && s.is_alloc()
-                && s.relocs.iter().any(|r| {
-                    matches!(
-                        r.r_type(LE, false),
-                        R_X86_64_GOTOFF64 | R_X86_64_GOTPC32 | R_X86_64_GOTPC64 | R_X86_64_PLTOFF64
-                    )
-                })
-        })
-    })
 }
 
 pub fn build_id_len(b: &crate::options::BuildId) -> Option<u64> {

@@ -159,6 +159,7 @@ fn scan_one(link: &mut Link, site: &Site) -> bool {
             }
         }
         R_X86_64_PLT32 | R_X86_64_PLTOFF64 => {
+            link.uses_got_base |= site.r_type == R_X86_64_PLTOFF64;
             if preemptible {
                 add_plt(link, t);
             }
@@ -170,7 +171,8 @@ fn scan_one(link: &mut Link, site: &Site) -> bool {
             }
         }
         R_X86_64_GOTPCREL64 | R_X86_64_GOT32 | R_X86_64_GOT64 => add_got_entry(link, t),
-        R_X86_64_GOTPC32 | R_X86_64_GOTPC64 | R_X86_64_GOTOFF64 => {}
+        // Relative to the GOT base (_GLOBAL_OFFSET_TABLE_): .got.plt must exist.
+        R_X86_64_GOTPC32 | R_X86_64_GOTPC64 | R_X86_64_GOTOFF64 => link.uses_got_base = true,
         R_X86_64_TPOFF32 | R_X86_64_TPOFF64 => {
             if !exec {
                 link.errors.push(format!(
