@@ -16,10 +16,14 @@ use std::sync::OnceLock;
 
 use crate::options::*;
 
+mod foreign_options;
+
 #[derive(Debug, thiserror::Error)]
 pub enum ArgsError {
     #[error("unknown option: {0}")]
     UnknownOption(String),
+    #[error("unsupported option: {0} (a GNU ld or lld option that rld does not implement)")]
+    UnsupportedOption(String),
     #[error("missing argument to {0}")]
     MissingArgument(String),
     #[error("option {0} does not take an argument")]
@@ -268,6 +272,10 @@ const SPECS: &[Spec] = &[
     flag(&["--no-copy-dt-needed-entries", "--no-add-needed"], "Do not follow DT_NEEDED (default)",
         |p| p.o.copy_dt_needed_entries = false),
     arg(&["--version-script"], "FILE", "Read a version script", Set(|p, v| p.o.version_scripts.push(v.into()))),
+    flag(&["--undefined-version"], "Allow version scripts to name undefined symbols (default)",
+        |p| p.o.undefined_version = true),
+    flag(&["--no-undefined-version"], "Report symbols a version script names but nothing defines",
+        |p| p.o.undefined_version = false),
     arg(&["--dynamic-list"], "FILE", "Read a list of symbols to export",
         Set(|p, v| p.o.dynamic_lists.push(v.into()))),
     arg(&["--exclude-libs"], "LIBS", "Do not export symbols from the comma-separated archives",
@@ -314,7 +322,8 @@ const SPECS: &[Spec] = &[
     arg(&["-O"], "LEVEL", "Optimize the output (level 0-3)", Value(Parser::opt_level)),
     flag(&["-nostdlib"], "Search only the -L directories", |p| p.o.nostdlib = true),
     flag(&["--time"], "Print how long each link phase took", |p| p.o.print_timing = true),
-    arg(&["--threads"], "N", "Use N threads (default: all cores)", Value(Parser::threads)),
+    // lld's spelling: only `--threads=N`, so `--threads foo.o` keeps foo.o an input.
+    arg(&["--threads"], "N", "Use N threads (default: all cores)", Optional(Parser::threads)),
     flag(&["--no-threads"], "Use one thread", |p| p.o.threads = Some(1)),
     flag(&["-v", "-V", "--version"], "Print the version (and link if there are inputs)",
         |p| p.o.print_version = true),
@@ -406,6 +415,11 @@ impl Parser {
                 self.opt = format!("{dashes}{name}");
                 return self.apply(spec.action, inline, rest);
             }
+        }
+        // A name GNU ld or lld knows but rld does not: never split it into a one-letter
+        // option with a glued argument (`-emit-relocs` is not `-e mit-relocs`).
+        if name.len() > 1 && foreign_options::is_known_linker_option(name) {
+            return Err(ArgsError::UnsupportedOption(format!("{dashes}{name}")));
         }
         for spec in SPECS {
             if let Action::Joined(f) = spec.action {
@@ -626,8 +640,8 @@ impl Parser {
         Ok(())
     }
 
-    fn threads(&mut self, v: &str) -> Result<(), ArgsError> {
-        self.o.threads = Some(count(&self.opt, v)?);
+    fn threads(&mut self, v: Option<&str>) -> Result<(), ArgsError> {
+        self.o.threads = v.map(|n| count(&self.opt, n)).transpose()?;
         Ok(())
     }
 
@@ -1006,6 +1020,41 @@ mod tests {
             let (cmd, expected) = case.split_once(" => ").unwrap();
             assert!(error(cmd).starts_with(expected), "{cmd}: {}", error(cmd));
         }
+    }
+
+    /// GNU ld's rule: a one-dash argument that names a long option is that option, known to
+    /// rld or not; only other arguments split into a letter and a glued value.
+    #[test]
+    fn one_dash_long_options_are_never_split() {
+        for cmd in [
+            "-emit-relocs",
+            "-unique=.text",
+            "-unresolved-symbols=ignore-all",
+            "--emit-relocs",
+        ] {
+            let e = error(cmd);
+            let name = cmd.split('=').next().unwrap();
+            assert_eq!(
+                e,
+                format!("unsupported option: {name} (a GNU ld or lld option that rld does not implement)"),
+                "{cmd}"
+            );
+        }
+        // Glued one-letter forms that name no long option still work.
+        let o = parse("-emain -unot_an_option -lfoo a.o");
+        assert_eq!(o.entry.as_deref(), Some("main"));
+        assert_eq!(o.undefined, ["not_an_option"]);
+        // `--threads` takes its count only as `--threads=N`.
+        let o = parse("-threads a.o");
+        assert_eq!((o.threads, inputs(&o).as_str()), (None, "a.o"));
+        assert_eq!(parse("--threads=3 a.o").threads, Some(3));
+    }
+
+    #[test]
+    fn undefined_version() {
+        assert!(parse("a.o").undefined_version);
+        assert!(!parse("--no-undefined-version a.o").undefined_version);
+        assert!(parse("--no-undefined-version -undefined-version a.o").undefined_version);
     }
 
     #[test]

@@ -237,17 +237,31 @@ impl<'o> Link<'o> {
         }
     }
 
-    /// An absolute symbol's value does not move with the load address.
+    /// An absolute symbol's value does not move with the load address: SHN_ABS definitions,
+    /// `--defsym NAME=NUMBER` (and aliases of absolute symbols), and undefined symbols that
+    /// resolve to 0.
     pub fn is_absolute(&self, t: Target) -> bool {
         match t {
-            Target::Global(id) => {
-                let s = self.symtab.get(id);
-                matches!(s.def, SymbolDef::Defined { section, .. } if section == u32::from(elf::SHN_ABS))
-                    || (s.is_undefined() && !s.preemptible)
-            }
+            Target::Global(id) => self.is_absolute_symbol(id, 0),
             Target::Local(f, i) => {
                 self.objects[f as usize].symbol_section(i as usize) == u32::from(elf::SHN_ABS)
             }
+        }
+    }
+
+    fn is_absolute_symbol(&self, id: SymbolId, depth: u32) -> bool {
+        let s = self.symtab.get(id);
+        match s.def {
+            SymbolDef::Defined { section, .. } => section == u32::from(elf::SHN_ABS),
+            SymbolDef::Synthetic => match self.linker_symbols.get(&id) {
+                Some(LinkerSymbol::Absolute(_)) => true,
+                // Bounded: --defsym aliases may name each other.
+                Some(LinkerSymbol::Alias(other, _)) if depth < 16 => {
+                    self.is_absolute_symbol(*other, depth + 1)
+                }
+                _ => false,
+            },
+            _ => s.is_undefined() && !s.preemptible,
         }
     }
 

@@ -12,6 +12,7 @@ pub mod link;
 pub mod lto_driver;
 pub mod object_file;
 pub mod options;
+pub mod output_file;
 pub mod output_section;
 pub mod relocate;
 pub mod scan;

@@ -4,6 +4,7 @@
 use crate::context::Link;
 use crate::error::{LinkError, Result};
 use crate::options::Options;
+use crate::output_file::PendingOutput;
 use crate::symbols::{SymbolDef, SymbolId};
 use crate::{dynamic, gc, input, layout, lto_driver, scan, symbols, write};
 use std::time::Instant;
@@ -50,7 +51,7 @@ pub fn link(opts: &Options) -> Result<()> {
     let dynamic_list = crate::dynamic_list::DynamicList::load(&opts.dynamic_lists)?;
     let version_script = crate::version_script::VersionScript::load(&opts.version_scripts)?;
     let mut timer = Timer::new(opts.print_timing);
-    let pending = write::PendingOutput::new(&opts.output);
+    let mut pending = PendingOutput::new(&opts.output)?;
 
     // Find, map and identify every input (library search and linker scripts included).
     let inputs = input::collect_inputs(opts)?;
@@ -70,6 +71,9 @@ pub fn link(opts: &Options) -> Result<()> {
     resolver.wrap(&opts.wrap);
     resolver.add_inputs(inputs)?;
     check_symbol_versions(&resolver.symtab, version_script.as_ref())?;
+    if let (Some(script), false) = (&version_script, opts.undefined_version) {
+        check_version_script_names(&resolver.symtab, script)?;
+    }
     if let Some(script) = &version_script {
         hide_local_symbols(&mut resolver.symtab, script);
     }
@@ -85,10 +89,7 @@ pub fn link(opts: &Options) -> Result<()> {
         timer.phase("LTO");
         if opts.relocatable {
             // -r with bitcode inputs: the LTO-compiled object is the output.
-            std::fs::write(pending.tmp_path(), &object)
-                .map_err(|e| LinkError::io(pending.tmp_path(), e))?;
-            pending.commit()?;
-            return Ok(());
+            return pending.write_all(&object);
         }
         let name = format!("{}.lto.o", opts.output.display());
         resolver.add_lto_object(name, Box::leak(object.into_boxed_slice()))?;
@@ -140,9 +141,9 @@ pub fn link(opts: &Options) -> Result<()> {
     warn_missing_entry(&link);
 
     // Copy and relocate everything into the output, then move it into place.
-    write::write_output(&link, &tables, &pending)?;
+    let image = write::write_output(&link, &tables, &mut pending)?;
+    pending.commit(image)?;
     timer.phase("write output");
-    pending.commit()?;
     timer.total();
     Ok(())
 }
@@ -222,6 +223,34 @@ fn check_symbol_versions(
             ));
         }
     }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(LinkError::Many(errors))
+    }
+}
+
+/// `--no-undefined-version`: every symbol a version script names exactly must be defined
+/// (lld's and GNU ld's check; rustc passes it with the scripts it writes).
+fn check_version_script_names(
+    symtab: &crate::symbols::SymbolTable,
+    script: &crate::version_script::VersionScript,
+) -> Result<()> {
+    let errors: Vec<String> = script
+        .named_globals()
+        .filter(|(name, _)| {
+            symtab
+                .lookup(name)
+                .is_none_or(|id| !symtab.get(id).is_defined_locally())
+        })
+        .map(|(name, node)| {
+            let node = if node.is_empty() { "global" } else { node };
+            format!(
+                "version script assignment of '{node}' to symbol '{}' failed: symbol not defined",
+                String::from_utf8_lossy(name)
+            )
+        })
+        .collect();
     if errors.is_empty() {
         Ok(())
     } else {

@@ -126,6 +126,9 @@ pub struct Options {
     pub allow_multiple_definition: bool,
     /// `--no-undefined` / `-z defs`: undefined symbols are errors even in `-shared` output.
     pub no_undefined: bool,
+    /// `--undefined-version` (default) / `--no-undefined-version`: whether a version script
+    /// may name symbols that nothing defines.
+    pub undefined_version: bool,
     /// `--fatal-warnings`.
     pub fatal_warnings: bool,
     /// `-Bsymbolic`.
@@ -272,6 +275,7 @@ impl Default for Options {
             threads: None,
             allow_multiple_definition: false,
             no_undefined: false,
+            undefined_version: true,
             fatal_warnings: false,
             bsymbolic: false,
             bsymbolic_functions: false,

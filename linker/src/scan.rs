@@ -103,7 +103,10 @@ pub fn scan_relocations(link: &mut Link) {
                 let target = link.target(file, r.r_sym(LE, false) as usize);
                 if let Target::Global(id) = target {
                     let sym = link.symtab.get(id);
-                    let allowed_undefined = link.opts.is_shared() && !link.opts.no_undefined;
+                    // Only a default-visibility symbol can be left for the dynamic loader.
+                    let allowed_undefined = link.opts.is_shared()
+                        && !link.opts.no_undefined
+                        && sym.visibility == STV_DEFAULT;
                     if sym.is_undefined() && !sym.is_undef_weak() && !allowed_undefined {
                         let refs = undefined.entry(id).or_default();
                         if refs.len() < 3 {
@@ -135,9 +138,15 @@ pub fn scan_relocations(link: &mut Link) {
     let mut ids: Vec<_> = undefined.into_iter().collect();
     ids.sort_by_key(|(id, _)| *id);
     for (id, refs) in ids {
-        let name = link.symtab.get(id).display_name();
+        let sym = link.symtab.get(id);
+        let what = match sym.visibility {
+            STV_HIDDEN | STV_INTERNAL => "undefined hidden symbol",
+            STV_PROTECTED => "undefined protected symbol",
+            _ => "undefined symbol",
+        };
+        let name = sym.display_name();
         link.errors
-            .push(format!("undefined symbol: {name}\n{}", refs.join("\n")));
+            .push(format!("{what}: {name}\n{}", refs.join("\n")));
     }
 }
 

@@ -125,6 +125,16 @@ impl Symbol {
         self.sym_type == elf::STT_TLS
     }
 
+    /// Takes in the visibility an object gives the symbol. A non-default visibility binds
+    /// it inside the output, so a shared library's definition no longer satisfies it (lld
+    /// and GNU ld: "undefined hidden symbol").
+    fn merge_visibility(&mut self, vis: u8) {
+        self.visibility = merge_visibility(self.visibility, vis);
+        if self.visibility != elf::STV_DEFAULT && matches!(self.def, SymbolDef::Shared { .. }) {
+            self.def = SymbolDef::Undefined;
+        }
+    }
+
     pub fn display_name(&self) -> String {
         String::from_utf8_lossy(self.name).into_owned()
     }
@@ -390,10 +400,7 @@ impl Resolver {
                 Visibility::Hidden => elf::STV_HIDDEN,
                 Visibility::Protected => elf::STV_PROTECTED,
             };
-            {
-                let sym = self.symtab.get_mut(id);
-                sym.visibility = merge_visibility(sym.visibility, vis);
-            }
+            self.symtab.get_mut(id).merge_visibility(vis);
             let sym_type = if g.flags.contains(GlobalFlags::THREAD_LOCAL) {
                 elf::STT_TLS
             } else if matches!(g.kind, GlobalKind::Function | GlobalKind::IFunc) {
@@ -617,11 +624,9 @@ impl Resolver {
             let bind = esym.st_bind();
             let is_weak = bind == elf::STB_WEAK;
             let shndx = obj.symbol_section(i);
-            let vis = esym.st_visibility();
-            {
-                let sym = self.symtab.get_mut(id);
-                sym.visibility = merge_visibility(sym.visibility, vis);
-            }
+            self.symtab
+                .get_mut(id)
+                .merge_visibility(esym.st_visibility());
             let in_discarded = shndx != elf::SHN_UNDEF as u32
                 && shndx < elf::SHN_LORESERVE as u32
                 && obj.sections[shndx as usize].kind == SectionKind::Ignored

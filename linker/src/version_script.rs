@@ -36,6 +36,9 @@ pub struct VersionScript {
     pub nodes: Vec<VersionNode>,
     exact: HashMap<Vec<u8>, Assignment>,
     globs: Vec<(Vec<u8>, Assignment)>,
+    /// Exact `global:` names outside `extern "C++"` blocks, in script order, with their
+    /// node: `--no-undefined-version` requires each to be defined.
+    named_globals: Vec<(Vec<u8>, usize)>,
 }
 
 impl VersionScript {
@@ -73,15 +76,28 @@ impl VersionScript {
             let node = self.nodes.len();
             let mut local = false;
             let mut depth = 1;
+            // Depth of an `extern "C++" { ... }` block being read: its names are demangled
+            // C++ names, which rld matches as written and cannot check for definitions.
+            let mut cxx_depth = None;
             while depth > 0 {
                 let Some(t) = toks.get(i) else {
                     return Err(bad("unterminated version node".into()));
                 };
                 i += 1;
+                let in_cxx = cxx_depth.is_some();
+                let add = |this: &mut Self, pattern: &str, local: bool| {
+                    this.add_pattern(pattern, local, node, !in_cxx)
+                };
                 match t.as_str() {
                     "{" => depth += 1,
-                    "}" => depth -= 1,
-                    ";" | "extern" | "\"C\"" | "\"C++\"" => {}
+                    "}" => {
+                        if cxx_depth == Some(depth) {
+                            cxx_depth = None;
+                        }
+                        depth -= 1;
+                    }
+                    "\"C++\"" => cxx_depth = Some(depth + 1),
+                    ";" | "extern" | "\"C\"" => {}
                     "global" | "local" if toks.get(i).map(String::as_str) == Some(":") => {
                         local = t == "local";
                         i += 1;
@@ -90,10 +106,10 @@ impl VersionScript {
                         local = t.starts_with("local:");
                         let rest = &t[t.find(':').unwrap() + 1..];
                         if !rest.is_empty() {
-                            self.add_pattern(rest, local, node);
+                            add(self, rest, local);
                         }
                     }
-                    pattern => self.add_pattern(pattern, local, node),
+                    pattern => add(self, pattern, local),
                 }
             }
             // Optional parent node, then `;`.
@@ -112,7 +128,7 @@ impl VersionScript {
         Ok(())
     }
 
-    fn add_pattern(&mut self, pattern: &str, local: bool, node: usize) {
+    fn add_pattern(&mut self, pattern: &str, local: bool, node: usize, checkable: bool) {
         let assignment = if local {
             Assignment::Local
         } else {
@@ -122,9 +138,19 @@ impl VersionScript {
         if pattern.iter().any(|c| matches!(c, b'*' | b'?' | b'[')) {
             self.globs.push((pattern, assignment));
         } else {
+            if checkable && !local {
+                self.named_globals.push((pattern.clone(), node));
+            }
             // The first node to name a symbol exactly keeps it.
             self.exact.entry(pattern).or_insert(assignment);
         }
+    }
+
+    /// Exact `global:` names (outside `extern "C++"`), each with the name of its node.
+    pub fn named_globals(&self) -> impl Iterator<Item = (&[u8], &str)> {
+        self.named_globals
+            .iter()
+            .map(|(name, node)| (name.as_slice(), self.nodes[*node].name.as_str()))
     }
 
     /// The assignment of a defined symbol: exact names first, then globs in order, global
@@ -208,6 +234,18 @@ mod tests {
         assert_eq!(s.assign(b"other"), Assignment::Global(0));
         let s = script("V1 { global: a; };");
         assert_eq!(s.assign(b"b"), Assignment::Unlisted);
+    }
+
+    #[test]
+    fn named_globals_skip_globs_locals_and_cxx_names() {
+        let s = script(
+            "V1 { global: a; b*; extern \"C++\" { ns::f; }; c; local: d; };\n{ global: e; };",
+        );
+        let names: Vec<(&[u8], &str)> = s.named_globals().collect();
+        assert_eq!(
+            names,
+            [(&b"a"[..], "V1"), (&b"c"[..], "V1"), (&b"e"[..], "")]
+        );
     }
 
     #[test]

@@ -1,14 +1,15 @@
 //! Writing the output file: the ELF and program headers, every section's bytes (input
 //! sections relocated in parallel), .symtab, section headers, and the build ID.
 //!
-//! The file is written under a temporary name in the output's directory and renamed into
-//! place only when everything succeeded, so a failed link never leaves a half-written file.
+//! The image is written into a buffer from `output_file`, which puts it in place only when
+//! everything succeeded.
 
 use crate::context::Link;
 use crate::dynamic::DynamicTables;
 use crate::error::{LinkError, Result};
 use crate::object_file::{SectionKind, LE, NO_OUTPUT};
 use crate::options::{BuildId, OutputKind};
+use crate::output_file::{OutputBuffer, PendingOutput};
 use crate::output_section::{Synthetic, TailKind};
 use crate::relocate::relocate_section;
 use crate::symbols::SymbolDef;
@@ -16,46 +17,6 @@ use crate::synthetic::{output_index_of, put_u32, put_u64, write_eh_frame_hdr, wr
 use object::elf::*;
 use object::read::elf::Sym as _;
 use rayon::prelude::*;
-use std::path::{Path, PathBuf};
-
-/// A temporary output file that disappears unless committed.
-pub struct PendingOutput {
-    tmp: PathBuf,
-    dest: PathBuf,
-    committed: bool,
-}
-
-impl PendingOutput {
-    pub fn new(dest: &Path) -> PendingOutput {
-        let name = dest
-            .file_name()
-            .map_or_else(|| "a.out".into(), |n| n.to_string_lossy().into_owned());
-        let tmp = dest.with_file_name(format!(".{name}.rld-{}.tmp", std::process::id()));
-        PendingOutput {
-            tmp,
-            dest: dest.to_path_buf(),
-            committed: false,
-        }
-    }
-
-    pub fn tmp_path(&self) -> &Path {
-        &self.tmp
-    }
-
-    pub fn commit(mut self) -> Result<()> {
-        std::fs::rename(&self.tmp, &self.dest).map_err(|e| LinkError::io(&self.dest, e))?;
-        self.committed = true;
-        Ok(())
-    }
-}
-
-impl Drop for PendingOutput {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = std::fs::remove_file(&self.tmp);
-        }
-    }
-}
 
 /// The static symbol table and its string table.
 struct Symtab {
@@ -232,7 +193,11 @@ enum Job {
     Bytes(usize),
 }
 
-pub fn write_output(link: &Link, dynamic: &DynamicTables, pending: &PendingOutput) -> Result<()> {
+pub fn write_output(
+    link: &Link,
+    dynamic: &DynamicTables,
+    pending: &mut PendingOutput,
+) -> Result<OutputBuffer> {
     let symtab = if link.opts.strip_all {
         None
     } else {
@@ -280,18 +245,7 @@ pub fn write_output(link: &Link, dynamic: &DynamicTables, pending: &PendingOutpu
     let shnum = 1 + link.outputs.len() + if has_symtab { 2 } else { 0 } + 1;
     let file_size = shoff + 64 * shnum as u64;
 
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&pending.tmp)
-        .map_err(|e| LinkError::io(&pending.tmp, e))?;
-    file.set_len(file_size)
-        .map_err(|e| LinkError::io(&pending.tmp, e))?;
-    // SAFETY: the temporary file was just created by this process and nothing else maps it.
-    let mut map =
-        unsafe { memmap2::MmapMut::map_mut(&file) }.map_err(|e| LinkError::io(&pending.tmp, e))?;
+    let mut map = pending.buffer(file_size)?;
     let buf: &mut [u8] = &mut map;
 
     // Collect every independent piece with its file range, then write them in parallel.
@@ -503,17 +457,7 @@ pub fn write_output(link: &Link, dynamic: &DynamicTables, pending: &PendingOutpu
         let id = compute_build_id(&link.opts.build_id, buf, len);
         buf[start..start + len].copy_from_slice(&id[..len]);
     }
-    // No msync: the page cache holds the file like any written file (other linkers do not
-    // force it to disk either); unmapping hands the pages to the kernel.
-    drop(map);
-    set_executable(&pending.tmp)?;
-    Ok(())
-}
-
-fn set_executable(path: &Path) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-        .map_err(|e| LinkError::io(path, e))
+    Ok(map)
 }
 
 fn piece_len(data: &[u8], pos: usize) -> u64 {
