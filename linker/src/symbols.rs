@@ -64,8 +64,12 @@ pub struct Symbol {
     pub has_strong_ref: bool,
     /// First object that referenced it (for error messages).
     pub ref_file: Option<FileId>,
-    /// Some shared library leaves it undefined: an executable must export its definition.
+    /// Some shared library references or defines it: an executable must export its
+    /// definition, so the library's references bind to it (lld and GNU ld).
     pub dso_ref: bool,
+    /// Some shared library references it with a non-weak undefined symbol: that pulls the
+    /// defining archive member in, as an object's reference would.
+    dso_strong_ref: bool,
     /// Some native (non-bitcode) object references or defines it: LTO must keep it visible.
     pub native_ref: bool,
     /// The version an object gave its definition with `.symver` (`foo@@VER`, or `foo@VER`
@@ -91,6 +95,7 @@ impl Symbol {
             has_strong_ref: false,
             ref_file: None,
             dso_ref: false,
+            dso_strong_ref: false,
             native_ref: false,
             version: None,
             in_dynsym: false,
@@ -320,7 +325,7 @@ impl Resolver {
             }
             self.drain_fetches()?;
         }
-        self.mark_dso_references();
+        self.mark_needed_libraries();
         Ok(())
     }
 
@@ -337,7 +342,7 @@ impl Resolver {
             }
         }
         self.drain_fetches()?;
-        self.mark_dso_references();
+        self.mark_needed_libraries();
         Ok(())
     }
 
@@ -494,11 +499,19 @@ impl Resolver {
         }
         for &(name, member) in &archive.symbols {
             let id = self.symtab.intern(name);
+            if self.is_common(id) {
+                // A real definition of a symbol that is so far only common is pulled in.
+                let data = archive.members[member as usize].data;
+                if self.defines_non_common(&archive.members[member as usize].name, data, name)? {
+                    self.fetch(a, member);
+                }
+                continue;
+            }
             let sym = self.symtab.get_mut(id);
             if sym.def == SymbolDef::Undefined {
                 sym.def = SymbolDef::Lazy { archive: a, member };
                 // Already wanted: fetch now (once per member, however many symbols want it).
-                if sym.has_strong_ref {
+                if sym.has_strong_ref || sym.dso_strong_ref {
                     self.fetch(a, member);
                 }
             }
@@ -507,10 +520,59 @@ impl Resolver {
         Ok(())
     }
 
+    /// Whether the symbol is so far defined only as a common symbol (native or bitcode).
+    fn is_common(&self, id: SymbolId) -> bool {
+        match self.symtab.get(id).def {
+            SymbolDef::Common { .. } => true,
+            SymbolDef::Bitcode { module, index } => {
+                self.bitcode[module as usize].summary.globals[index as usize].linkage
+                    == rld_summaries::Linkage::Common
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether archive member `member` (named `member_name`) defines `name` other than as
+    /// a common symbol; bitcode is asked through its summary.
+    fn defines_non_common(
+        &self,
+        member_name: &str,
+        data: &'static [u8],
+        name: &[u8],
+    ) -> Result<bool> {
+        use rld_summaries::{GlobalFlags, Linkage};
+        if !rld_lto::is_bitcode(data) {
+            return Ok(crate::input::archive::defines_non_common(data, name));
+        }
+        let summary = rld_lto::summarize_all(
+            &[rld_lto::BitcodeInput {
+                name: member_name,
+                data,
+            }],
+            self.cache_dir.as_deref(),
+        )
+        .map_err(|e| LinkError::Link(e.to_string()))?
+        .remove(0);
+        Ok(summary.globals.iter().any(|g| {
+            g.name.as_bytes() == name
+                && !g.flags.contains(GlobalFlags::DECLARATION)
+                && g.linkage != Linkage::Common
+        }))
+    }
+
     fn add_shared(&mut self, dso: SharedFile) {
         let d = self.dsos.len() as DsoId;
         for (i, s) in dso.symbols.iter().enumerate() {
             if s.is_undefined {
+                let id = self.symtab.intern(s.name);
+                let sym = self.symtab.get_mut(id);
+                sym.dso_ref = true;
+                if s.bind != elf::STB_WEAK {
+                    sym.dso_strong_ref = true;
+                    if let SymbolDef::Lazy { archive, member } = sym.def {
+                        self.fetch(archive, member);
+                    }
+                }
                 continue;
             }
             if let Some(v) = s.version {
@@ -533,6 +595,8 @@ impl Resolver {
             }
             let id = self.symtab.intern(s.name);
             let sym = self.symtab.get_mut(id);
+            // If the output defines it too, the output's definition interposes the library's.
+            sym.dso_ref = true;
             // A hidden reference must be satisfied inside the output, never by a library.
             if sym.is_undefined() && sym.visibility == elf::STV_DEFAULT {
                 sym.def = SymbolDef::Shared {
@@ -759,18 +823,8 @@ impl Resolver {
         }
     }
 
-    /// Symbols that shared libraries leave undefined must be exported by an executable that
-    /// defines them (e.g. a callback a library looks up by name).
-    fn mark_dso_references(&mut self) {
-        for dso in &self.dsos {
-            for s in &dso.symbols {
-                if s.is_undefined {
-                    if let Some(id) = self.symtab.lookup(s.name) {
-                        self.symtab.get_mut(id).dso_ref = true;
-                    }
-                }
-            }
-        }
+    /// A library resolved by a strong reference from the output is needed (`--as-needed`).
+    fn mark_needed_libraries(&mut self) {
         for sym in &self.symtab.symbols {
             if let SymbolDef::Shared { dso, .. } = sym.def {
                 if sym.has_strong_ref {

@@ -81,6 +81,23 @@ impl Archive {
 
 /// Defined global symbol names of a member, for archives without an index.
 fn defined_globals(data: &'static [u8]) -> Vec<&'static [u8]> {
+    defined_global_symbols(data)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// Whether an ELF member defines `name` other than as a common symbol: such a member is
+/// pulled in for a symbol that is so far only common (GNU ld and lld), so that its
+/// initialized definition wins.
+pub fn defines_non_common(data: &'static [u8], name: &[u8]) -> bool {
+    defined_global_symbols(data)
+        .iter()
+        .any(|&(n, shndx)| n == name && shndx != object::elf::SHN_COMMON)
+}
+
+/// Defined global symbols of an ELF member, each with its section index.
+fn defined_global_symbols(data: &'static [u8]) -> Vec<(&'static [u8], u16)> {
     use crate::object_file::LE;
     use object::read::elf::{FileHeader, Sym as _};
     let mut out = Vec::new();
@@ -96,7 +113,7 @@ fn defined_globals(data: &'static [u8]) -> Vec<&'static [u8]> {
     for sym in symtab.iter() {
         if sym.is_definition(LE) && !sym.is_local() {
             if let Ok(name) = sym.name(LE, symtab.strings()) {
-                out.push(name);
+                out.push((name, sym.st_shndx(LE)));
             }
         }
     }
