@@ -53,10 +53,17 @@ pub fn assign_input_sections(link: &mut Link) {
                 key_flags,
                 nobits && flags & u64::from(SHF_TLS) != 0,
             );
-            let sh_type = match s.sh_type {
-                SHT_X86_64_UNWIND => SHT_PROGBITS,
-                t => t,
+            let sh_type = match (s.sh_type, name) {
+                (SHT_X86_64_UNWIND, _) => SHT_PROGBITS,
+                // `.ctors`/`.dtors` (PROGBITS) folded into the arrays keep the arrays' type.
+                (_, ".init_array") => SHT_INIT_ARRAY,
+                (_, ".fini_array") => SHT_FINI_ARRAY,
+                (t, _) => t,
             };
+            if name != s.name && (s.name.starts_with(".ctors") || s.name.starts_with(".dtors")) {
+                reverse_pointer_table(&mut link.objects[f].sections[i]);
+            }
+            let s = &link.objects[f].sections[i];
             let out = *by_key.entry(key).or_insert_with(|| {
                 link.outputs.push(OutputSection::new(name, sh_type, flags));
                 (link.outputs.len() - 1) as u32
@@ -78,8 +85,13 @@ pub fn assign_input_sections(link: &mut Link) {
     for o in link.outputs.iter_mut() {
         if [".init_array", ".fini_array", ".preinit_array"].contains(&o.name.as_str()) {
             let objects = &link.objects;
-            o.inputs.sort_by_key(|&(f, i)| {
-                init_priority(objects[f as usize].sections[i as usize].name)
+            // GNU ld's SORT_BY_INIT_PRIORITY: equal priorities go by section name (so
+            // `.ctors.N` before `.init_array.M`), then input order; the unprioritized
+            // tables stay in input order.
+            o.inputs.sort_by_cached_key(|&(f, i)| {
+                let name = objects[f as usize].sections[i as usize].name;
+                let priority = init_priority(name);
+                (priority, if priority < 65536 { name } else { "" })
             });
         }
         if o.inputs.len() > 1 {
@@ -87,6 +99,35 @@ pub fn assign_input_sections(link: &mut Link) {
             o.entsize = 0;
         }
     }
+}
+
+/// `.ctors`/`.dtors` run from their end to their start, `.init_array`/`.fini_array` from
+/// start to end (`.fini_array` is run backwards by the loader, `.dtors` forwards by the old
+/// crt code): a table folded into the arrays has its pointers reversed, as GNU ld does, so
+/// each object's constructors keep their order. Relocations move with their pointers.
+fn reverse_pointer_table(sec: &mut crate::object_file::InputSection) {
+    use object::read::elf::Rela as _;
+    let size = sec.data.len();
+    if size < 16 || size % 8 != 0 || sec.sh_type == SHT_NOBITS {
+        return;
+    }
+    let data: Vec<u8> = sec.data.chunks_exact(8).rev().flatten().copied().collect();
+    let mirror = |off: u64| (size as u64 - 8 - (off & !7)) | (off & 7);
+    let relocs: Vec<crate::object_file::Rela> = sec
+        .relocs
+        .iter()
+        .map(|r| {
+            let le = crate::object_file::LE;
+            object::elf::Rela64 {
+                r_offset: object::U64::new(le, mirror(r.r_offset(le))),
+                r_info: r.r_info,
+                r_addend: r.r_addend,
+            }
+        })
+        .collect();
+    // Sections live as long as the link, like the mapped inputs they come from.
+    sec.data = Box::leak(data.into_boxed_slice());
+    sec.relocs = Box::leak(relocs.into_boxed_slice());
 }
 
 /// Offsets of inputs inside their output sections, merged-string tails, commons, copies.

@@ -368,6 +368,21 @@ fn needs_local_definition(link: &mut Link, site: &Site) {
         ));
         return;
     }
+    // A copy or a canonical PLT entry makes the executable's address the symbol's address
+    // for everyone; a library that binds its protected symbol to itself would disagree.
+    if let SymbolDef::Shared { dso, index } = sym.def {
+        let dso = &link.dsos[dso as usize];
+        if dso.symbols[index as usize].visibility == STV_PROTECTED {
+            link.errors.push(format!(
+                "cannot preempt symbol: {}\n>>> defined in {}\n>>> referenced by {}:({})",
+                sym.display_name(),
+                dso.name,
+                link.objects[site.file as usize].name,
+                link.objects[site.file as usize].sections[site.sec as usize].name
+            ));
+            return;
+        }
+    }
     if matches!(sym.sym_type, STT_FUNC | STT_GNU_IFUNC) {
         if !link.canonical_plt.contains(&id) {
             add_plt(link, site.target);

@@ -15,6 +15,9 @@ pub struct SharedSymbol {
     pub size: u64,
     pub sym_type: u8,
     pub bind: u8,
+    /// The library's own visibility of the symbol: a protected one cannot be preempted by
+    /// a copy in the executable.
+    pub visibility: u8,
     /// Version name (`GLIBC_2.2.5`) when the library versions this symbol (index >= 2).
     pub version: Option<&'static [u8]>,
     pub version_hash: u32,
@@ -106,6 +109,7 @@ impl SharedFile {
                 size: sym.st_size(LE),
                 sym_type: sym.st_type(),
                 bind,
+                visibility: sym.st_visibility(),
                 version,
                 version_hash,
                 is_undefined: sym.is_undefined(LE),
