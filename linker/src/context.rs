@@ -158,6 +158,9 @@ pub struct Link<'o> {
     pub needs_textrel: bool,
     /// Some relocation is relative to the GOT base (GOTPC32, GOTOFF64, PLTOFF64, ...).
     pub uses_got_base: bool,
+    /// The loaded image may span 1 GiB or more, so a 32-bit PC-relative reference that
+    /// relaxation would create might not reach its target (decided before scanning).
+    pub large_image: bool,
     pub errors: Vec<String>,
     /// `--dynamic-list` entries.
     pub dynamic_list: crate::dynamic_list::DynamicList,
@@ -199,6 +202,7 @@ impl<'o> Link<'o> {
             eh_frame_fdes: 0,
             needs_textrel: false,
             uses_got_base: false,
+            large_image: false,
             errors: Vec::new(),
             dynamic_list: Default::default(),
             version_script: None,

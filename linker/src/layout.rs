@@ -130,6 +130,29 @@ fn reverse_pointer_table(sec: &mut crate::object_file::InputSection) {
     sec.relocs = Box::leak(relocs.into_boxed_slice());
 }
 
+/// An upper bound of the loaded image's size before layout (allocated input sections with
+/// their worst-case padding, and commons), to tell whether 32-bit PC-relative references
+/// created by relaxation may fail to reach.
+pub fn estimated_image_size(link: &Link) -> u64 {
+    let sections: u64 = link
+        .objects
+        .iter()
+        .flat_map(|o| o.sections.iter())
+        .filter(|s| s.is_kept() && s.is_alloc())
+        .map(|s| s.size.saturating_add(s.align))
+        .fold(0, u64::saturating_add);
+    let commons: u64 = link
+        .symtab
+        .symbols
+        .iter()
+        .filter_map(|s| match s.def {
+            SymbolDef::Common { size, align, .. } => Some(size.saturating_add(align)),
+            _ => None,
+        })
+        .fold(0, u64::saturating_add);
+    sections.saturating_add(commons)
+}
+
 /// Offsets of inputs inside their output sections, merged-string tails, commons, copies.
 pub fn place_inputs(link: &mut Link) {
     let groups = merge_sections(&mut link.objects);

@@ -123,6 +123,7 @@ pub fn link(opts: &Options) -> Result<()> {
     scan::compute_preemption(&mut link);
 
     // Every relocation of a live section: GOT, PLT, copy and dynamic relocations.
+    link.large_image = layout::estimated_image_size(&link) >= 1 << 30;
     scan::scan_relocations(&mut link);
     if !link.errors.is_empty() {
         return Err(LinkError::Many(std::mem::take(&mut link.errors)));

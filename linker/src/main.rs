@@ -59,10 +59,17 @@ fn main() -> ExitCode {
     match rld::link::link(&opts) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            // Like lld: the first errors are the useful ones; thousands bury them.
+            const ERROR_LIMIT: usize = 20;
+            let mut count = 0;
             for line in e.to_string().lines() {
                 if line.starts_with(">>>") {
                     eprintln!("{line}");
+                } else if count == ERROR_LIMIT {
+                    eprintln!("rld: error: too many errors emitted, stopping now");
+                    break;
                 } else {
+                    count += 1;
                     eprintln!("rld: error: {line}");
                 }
             }

@@ -129,6 +129,8 @@ pub struct Options {
     /// `--undefined-version` (default) / `--no-undefined-version`: whether a version script
     /// may name symbols that nothing defines.
     pub undefined_version: bool,
+    /// `--relax` (default) / `--no-relax`: GOT loads of local symbols become direct.
+    pub relax: bool,
     /// `--fatal-warnings`.
     pub fatal_warnings: bool,
     /// `-Bsymbolic`.
@@ -276,6 +278,7 @@ impl Default for Options {
             allow_multiple_definition: false,
             no_undefined: false,
             undefined_version: true,
+            relax: true,
             fatal_warnings: false,
             bsymbolic: false,
             bsymbolic_functions: false,

@@ -269,7 +269,12 @@ fn apply_alloc_relocs(p: &mut Patch, base: u64) {
             }
             R_X86_64_GOTPCREL | R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX => {
                 let data = p.sec.data;
-                if can_relax_gotpcrelx(link, r_type, t, data, in_offset) {
+                // Relaxed only where the direct reference reaches; otherwise the GOT entry
+                // that scanning kept for this case is used (GNU ld's "failed to convert
+                // GOTPCREL relocation" and lld-14's "out of range" are avoided).
+                let reaches =
+                    i32::try_from(sa - place + 1).is_ok() && i32::try_from(sa - place).is_ok();
+                if reaches && can_relax_gotpcrelx(link, r_type, t, data, in_offset) {
                     let o = offset as usize;
                     match p.byte(off - 2) {
                         0x8b => {

@@ -175,7 +175,13 @@ fn scan_one(link: &mut Link, site: &Site) -> bool {
         }
         R_X86_64_GOTPCREL | R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX => {
             let data = link.objects[site.file as usize].sections[site.sec as usize].data;
-            if !can_relax_gotpcrelx(link, site.r_type, t, data, site.offset) {
+            // Whether the relaxed, direct reference reaches its target is known only after
+            // layout; where it may not (an image near 2 GiB, an absolute target), the GOT
+            // entry is made anyway so the writer can fall back to it.
+            if !can_relax_gotpcrelx(link, site.r_type, t, data, site.offset)
+                || link.large_image
+                || link.is_absolute(t)
+            {
                 add_got_entry(link, t);
             }
         }
@@ -517,7 +523,11 @@ fn push_dyn(
 /// Whether a GOTPCREL(X) load or call can become a direct reference: the target must be
 /// defined in the output at a fixed offset from the code, and the instruction one we know.
 pub fn can_relax_gotpcrelx(link: &Link, r_type: u32, t: Target, data: &[u8], offset: u64) -> bool {
-    if r_type == R_X86_64_GOTPCREL || link.is_preemptible(t) || link.is_local_ifunc(t) {
+    if r_type == R_X86_64_GOTPCREL
+        || !link.opts.relax
+        || link.is_preemptible(t)
+        || link.is_local_ifunc(t)
+    {
         return false;
     }
     if let Target::Global(id) = t {
