@@ -108,7 +108,7 @@ pub fn assign_input_sections(link: &mut Link) {
 fn reverse_pointer_table(sec: &mut crate::object_file::InputSection) {
     use object::read::elf::Rela as _;
     let size = sec.data.len();
-    if size < 16 || size % 8 != 0 || sec.sh_type == SHT_NOBITS {
+    if size < 16 || !size.is_multiple_of(8) || sec.sh_type == SHT_NOBITS {
         return;
     }
     let data: Vec<u8> = sec.data.chunks_exact(8).rev().flatten().copied().collect();

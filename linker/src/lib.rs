@@ -17,6 +17,7 @@ pub mod output_section;
 pub mod relocate;
 pub mod scan;
 pub mod shared_file;
+pub mod sym_section;
 pub mod symbols;
 pub mod synthetic;
 pub mod version_script;

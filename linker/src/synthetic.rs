@@ -4,6 +4,7 @@
 use crate::context::{DynAddend, DynReloc, GotKind, Link, Place, Target};
 use crate::dynamic::{dynamic_entries, DynamicTables};
 use crate::output_section::{Synthetic, TailKind};
+use crate::sym_section::{symbol_section, SymSection};
 use crate::symbols::SymbolDef;
 use object::elf::*;
 use std::collections::HashMap;
@@ -230,35 +231,22 @@ fn write_dynsym(link: &Link, dynamic: &DynamicTables, buf: &mut [u8]) {
         let mut shndx = 0u16;
         let mut value = 0u64;
         let mut size = sym.size;
-        if let Some(o) = link.copy_offsets.get(&id) {
-            let _ = o;
-            shndx = copy_section_index(link);
-            value = link.sym_addr[id as usize];
-        } else if link.canonical_plt.contains(&id) {
+        if link.canonical_plt.contains(&id) && !link.copy_offsets.contains_key(&id) {
             value = link.sym_addr[id as usize];
             sym_type = STT_FUNC;
         } else {
-            match sym.def {
-                SymbolDef::Defined { section, .. } => {
-                    value = link.sym_addr[id as usize];
-                    shndx = if section == u32::from(SHN_ABS) {
-                        SHN_ABS
-                    } else {
-                        output_index_of(link, id)
-                    };
-                    if link.iplt_index.contains_key(&Target::Global(id)) {
-                        sym_type = STT_FUNC;
-                    }
-                }
-                SymbolDef::Common { .. } => {
-                    value = link.sym_addr[id as usize];
-                    shndx = output_index_of(link, id);
-                }
-                SymbolDef::Synthetic => {
-                    value = link.sym_addr[id as usize];
-                    shndx = SHN_ABS;
-                }
-                _ => size = 0,
+            // .dynsym has no extended-index table (lld neither): an index that does not
+            // fit stays SHN_XINDEX, which the loader treats like any defined symbol.
+            let section = symbol_section(link, id);
+            shndx = section.st_shndx().0;
+            if section != SymSection::Undefined {
+                value = link.sym_addr[id as usize];
+            } else {
+                size = 0;
+            }
+            let local_ifunc = link.iplt_index.contains_key(&Target::Global(id));
+            if matches!(sym.def, SymbolDef::Defined { .. }) && local_ifunc {
+                sym_type = STT_FUNC;
             }
         }
         if sym.is_undefined() || matches!(sym.def, SymbolDef::Shared { .. }) && shndx == 0 {
@@ -289,36 +277,6 @@ fn write_dynsym(link: &Link, dynamic: &DynamicTables, buf: &mut [u8]) {
         e[6..8].copy_from_slice(&shndx.to_le_bytes());
         put_u64(e, 8, value);
         put_u64(e, 16, size);
-    }
-}
-
-fn copy_section_index(link: &Link) -> u16 {
-    link.outputs
-        .iter()
-        .find(|o| o.tail(TailKind::CopyRel).is_some())
-        .map_or(0, |o| o.index as u16)
-}
-
-/// Section header index of the output section holding a defined global symbol.
-pub fn output_index_of(link: &Link, id: u32) -> u16 {
-    match link.symtab.get(id).def {
-        SymbolDef::Defined { file, section, .. } => {
-            if section == u32::from(SHN_ABS) {
-                return SHN_ABS;
-            }
-            let s = &link.objects[file as usize].sections[section as usize];
-            if s.output == crate::object_file::NO_OUTPUT {
-                SHN_ABS
-            } else {
-                link.outputs[s.output as usize].index as u16
-            }
-        }
-        SymbolDef::Common { .. } => link
-            .outputs
-            .iter()
-            .find(|o| o.tail(TailKind::Commons).is_some())
-            .map_or(SHN_ABS, |o| o.index as u16),
-        _ => SHN_ABS,
     }
 }
 

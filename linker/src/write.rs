@@ -12,53 +12,69 @@ use crate::options::{BuildId, OutputKind};
 use crate::output_file::{OutputBuffer, PendingOutput};
 use crate::output_section::{Synthetic, TailKind};
 use crate::relocate::relocate_section;
+use crate::sym_section::{symbol_section, SymSection};
 use crate::symbols::SymbolDef;
-use crate::synthetic::{output_index_of, put_u32, put_u64, write_eh_frame_hdr, write_synthetic};
+use crate::synthetic::{put_u32, put_u64, write_eh_frame_hdr, write_synthetic};
 use object::elf::*;
 use object::read::elf::Sym as _;
 use rayon::prelude::*;
 
-/// The static symbol table and its string table.
+/// The static symbol table, its string table and, when some section index does not fit
+/// `st_shndx`, its `.symtab_shndx`.
 struct Symtab {
     symtab: Vec<u8>,
     strtab: Vec<u8>,
+    /// One word per symbol: the real section index where `st_shndx` is SHN_XINDEX.
+    shndx: Vec<u32>,
     first_global: u32,
 }
 
-#[allow(clippy::too_many_arguments)] // one argument per ELF symbol field
-fn push_sym(
-    out: &mut Vec<u8>,
-    name: u32,
+/// One symbol of `.symtab` before it is encoded.
+struct OutSym<'a> {
+    name: &'a [u8],
     info: u8,
     other: u8,
-    shndx: u16,
+    section: SymSection,
     value: u64,
     size: u64,
-    tls_start: u64,
-) {
-    // TLS symbols hold their offset inside the TLS template, not an address.
-    let value = if info & 0xf == STT_TLS && shndx != 0 && shndx != SHN_ABS {
-        value.wrapping_sub(tls_start)
-    } else {
-        value
-    };
-    out.extend_from_slice(&name.to_le_bytes());
-    out.push(info);
-    out.push(other);
-    out.extend_from_slice(&shndx.to_le_bytes());
-    out.extend_from_slice(&value.to_le_bytes());
-    out.extend_from_slice(&size.to_le_bytes());
+}
+
+impl Symtab {
+    fn push(&mut self, sym: OutSym, tls_start: u64) {
+        let name = self.strtab.len() as u32;
+        self.strtab.extend_from_slice(sym.name);
+        self.strtab.push(0);
+        // TLS symbols hold their offset inside the TLS template, not an address.
+        let value = if sym.info & 0xf == STT_TLS && sym.section.is_defined_in_section() {
+            sym.value.wrapping_sub(tls_start)
+        } else {
+            sym.value
+        };
+        let (shndx, extended) = sym.section.st_shndx();
+        let out = &mut self.symtab;
+        out.extend_from_slice(&name.to_le_bytes());
+        out.push(sym.info);
+        out.push(sym.other);
+        out.extend_from_slice(&shndx.to_le_bytes());
+        out.extend_from_slice(&value.to_le_bytes());
+        out.extend_from_slice(&sym.size.to_le_bytes());
+        self.shndx.push(extended);
+    }
+
+    /// Whether `.symtab_shndx` is needed.
+    fn has_extended_indices(&self) -> bool {
+        self.shndx.iter().any(|&i| i != 0)
+    }
 }
 
 fn build_symtab(link: &Link) -> Symtab {
-    let mut symtab = vec![0u8; 24];
-    let mut strtab = vec![0u8];
-    let mut add_str = |s: &[u8]| -> u32 {
-        let off = strtab.len() as u32;
-        strtab.extend_from_slice(s);
-        strtab.push(0);
-        off
+    let mut table = Symtab {
+        symtab: vec![0u8; 24],
+        strtab: vec![0u8],
+        shndx: vec![0],
+        first_global: 0,
     };
+    let tls_start = link.tls.start;
     // Locals of every object, then hidden globals (which are local to the output).
     for (file, obj) in link.objects.iter().enumerate() {
         for i in 1..obj.first_global {
@@ -69,8 +85,8 @@ fn build_symtab(link: &Link) -> Symtab {
                 continue;
             }
             let shndx = obj.symbol_section(i);
-            let (out_index, value) = if ty == STT_FILE || shndx == u32::from(SHN_ABS) {
-                (SHN_ABS, sym.st_value(LE))
+            let (section, value) = if ty == STT_FILE || shndx == u32::from(SHN_ABS) {
+                (SymSection::Absolute, sym.st_value(LE))
             } else if shndx == 0 || shndx >= u32::from(SHN_LORESERVE) {
                 continue;
             } else {
@@ -79,27 +95,25 @@ fn build_symtab(link: &Link) -> Symtab {
                     continue;
                 }
                 match link.section_address(file as u32, shndx, sym.st_value(LE)) {
-                    Some(a) => (link.outputs[s.output as usize].index as u16, a),
+                    Some(a) => (SymSection::Output(link.outputs[s.output as usize].index), a),
                     None => continue,
                 }
             };
-            let n = add_str(name);
-            push_sym(
-                &mut symtab,
-                n,
-                sym.st_info(),
-                sym.st_other(),
-                out_index,
+            let out = OutSym {
+                name,
+                info: sym.st_info(),
+                other: sym.st_other(),
+                section,
                 value,
-                sym.st_size(LE),
-                link.tls.start,
-            );
+                size: sym.st_size(LE),
+            };
+            table.push(out, tls_start);
         }
     }
     let mut globals = Vec::new();
     for (id, sym) in link.symtab.symbols.iter().enumerate() {
         let id32 = id as u32;
-        let (shndx, value) = match sym.def {
+        let section = match sym.def {
             // Symbols of sections that garbage collection dropped are gone too.
             SymbolDef::Defined { file, section, .. }
                 if section != u32::from(SHN_ABS)
@@ -107,25 +121,27 @@ fn build_symtab(link: &Link) -> Symtab {
             {
                 continue
             }
-            SymbolDef::Defined { .. } | SymbolDef::Common { .. } => {
-                (output_index_of(link, id32), link.sym_addr[id])
+            SymbolDef::Defined { .. } | SymbolDef::Common { .. } | SymbolDef::Synthetic => {
+                symbol_section(link, id32)
             }
-            SymbolDef::Synthetic => (SHN_ABS, link.sym_addr[id]),
-            SymbolDef::Shared { .. } if link.copy_offsets.contains_key(&id32) => (
-                link.outputs
-                    .iter()
-                    .find(|o| o.tail(TailKind::CopyRel).is_some())
-                    .map_or(SHN_ABS, |o| o.index as u16),
-                link.sym_addr[id],
-            ),
-            SymbolDef::Shared { .. } | SymbolDef::Undefined if sym.ref_file.is_some() => (0, 0),
+            SymbolDef::Shared { .. } if link.copy_offsets.contains_key(&id32) => {
+                symbol_section(link, id32)
+            }
+            SymbolDef::Shared { .. } | SymbolDef::Undefined if sym.ref_file.is_some() => {
+                SymSection::Undefined
+            }
             _ => continue,
         };
+        let value = match section {
+            SymSection::Undefined => 0,
+            _ => link.sym_addr[id],
+        };
+        let undefined = section == SymSection::Undefined;
         let hidden =
             matches!(sym.visibility, STV_HIDDEN | STV_INTERNAL) && sym.is_defined_locally();
         let bind = if hidden {
             STB_LOCAL
-        } else if sym.weak && sym.is_defined_locally() || sym.is_undef_weak() && shndx == 0 {
+        } else if sym.weak && sym.is_defined_locally() || sym.is_undef_weak() && undefined {
             STB_WEAK
         } else {
             STB_GLOBAL
@@ -133,55 +149,31 @@ fn build_symtab(link: &Link) -> Symtab {
         let ty = if link
             .iplt_index
             .contains_key(&crate::context::Target::Global(id32))
-            && shndx != 0
+            && !undefined
         {
             STT_GNU_IFUNC
         } else {
             sym.sym_type
         };
-        let entry = (
-            sym.name,
-            (bind << 4) | ty,
-            sym.visibility,
-            shndx,
+        let out = OutSym {
+            name: sym.name,
+            info: (bind << 4) | ty,
+            other: sym.visibility,
+            section,
             value,
-            sym.size,
-        );
+            size: sym.size,
+        };
         if hidden {
-            let n = add_str(entry.0);
-            push_sym(
-                &mut symtab,
-                n,
-                entry.1,
-                entry.2,
-                entry.3,
-                entry.4,
-                entry.5,
-                link.tls.start,
-            );
+            table.push(out, tls_start);
         } else {
-            globals.push(entry);
+            globals.push(out);
         }
     }
-    let first_global = (symtab.len() / 24) as u32;
-    for (name, info, other, shndx, value, size) in globals {
-        let n = add_str(name);
-        push_sym(
-            &mut symtab,
-            n,
-            info,
-            other,
-            shndx,
-            value,
-            size,
-            link.tls.start,
-        );
+    table.first_global = (table.symtab.len() / 24) as u32;
+    for out in globals {
+        table.push(out, tls_start);
     }
-    Symtab {
-        symtab,
-        strtab,
-        first_global,
-    }
+    table
 }
 
 /// One piece of the output file that can be written independently of the others.
@@ -204,7 +196,34 @@ pub fn write_output(
         Some(build_symtab(link))
     };
 
-    // Trailing sections (.symtab, .strtab, .shstrtab) and the section header table.
+    // Non-allocated sections after the image: .symtab, .symtab_shndx (only when some
+    // section index does not fit st_shndx), .strtab and .shstrtab; then the section headers.
+    let first_trailing = link.outputs.len() as u32 + 1;
+    let mut trailing: Vec<TrailingSection> = Vec::new();
+    if let Some(st) = symtab {
+        let extended = st.has_extended_indices();
+        trailing.push(TrailingSection {
+            name: ".symtab",
+            sh_type: SHT_SYMTAB,
+            link: first_trailing + 1 + u32::from(extended),
+            info: st.first_global,
+            align: 8,
+            entsize: 24,
+            bytes: st.symtab,
+        });
+        if extended {
+            trailing.push(TrailingSection {
+                name: ".symtab_shndx",
+                sh_type: SHT_SYMTAB_SHNDX,
+                link: first_trailing,
+                info: 0,
+                align: 4,
+                entsize: 4,
+                bytes: st.shndx.iter().flat_map(|i| i.to_le_bytes()).collect(),
+            });
+        }
+        trailing.push(TrailingSection::strings(".strtab", st.strtab));
+    }
     let mut shstrtab = vec![0u8];
     let mut shname = |s: &str| -> u32 {
         let off = shstrtab.len() as u32;
@@ -212,10 +231,11 @@ pub fn write_output(
         shstrtab.push(0);
         off
     };
-    let out_names: Vec<u32> = link.outputs.iter().map(|o| shname(&o.name)).collect();
-    let symtab_name = shname(".symtab");
-    let strtab_name = shname(".strtab");
-    let shstrtab_name = shname(".shstrtab");
+    let mut names: Vec<u32> = link.outputs.iter().map(|o| shname(&o.name)).collect();
+    names.extend(trailing.iter().map(|t| shname(t.name)));
+    names.push(shname(".shstrtab"));
+    trailing.push(TrailingSection::strings(".shstrtab", shstrtab));
+
     let mut end = link
         .outputs
         .iter()
@@ -224,38 +244,29 @@ pub fn write_output(
         .max()
         .unwrap_or(0)
         .max(64 + 56 * link.segments.len() as u64);
-    let mut trailing: Vec<(u64, Vec<u8>)> = Vec::new();
-    let mut symtab_off = 0;
-    let mut strtab_off = 0;
-    let mut first_global = 0;
-    if let Some(st) = symtab {
-        end = end.next_multiple_of(8);
-        symtab_off = end;
-        end += st.symtab.len() as u64;
-        strtab_off = end;
-        end += st.strtab.len() as u64;
-        first_global = st.first_global;
-        trailing.push((symtab_off, st.symtab));
-        trailing.push((strtab_off, st.strtab));
+    let mut trailing_offsets = Vec::with_capacity(trailing.len());
+    for t in &trailing {
+        end = end.next_multiple_of(t.align);
+        trailing_offsets.push(end);
+        end += t.bytes.len() as u64;
     }
-    let shstrtab_off = end;
-    end += shstrtab.len() as u64;
     let shoff = end.next_multiple_of(8);
-    let has_symtab = !link.opts.strip_all;
-    let shnum = 1 + link.outputs.len() + if has_symtab { 2 } else { 0 } + 1;
+    let shnum = 1 + link.outputs.len() + trailing.len();
     let file_size = shoff + 64 * shnum as u64;
 
     let mut map = pending.buffer(file_size)?;
     let buf: &mut [u8] = &mut map;
 
     // Collect every independent piece with its file range, then write them in parallel.
-    let mut jobs: Vec<(u64, u64, Job)> = Vec::new();
+    // (file offset, size, address or 0 if not allocated, what to write)
+    let mut jobs: Vec<(u64, u64, u64, Job)> = Vec::new();
     for o in &link.outputs {
         if o.is_nobits() {
             continue;
         }
+        let addr = |offset: u64| if o.is_alloc() { o.addr + offset } else { 0 };
         if let Some(which) = o.synthetic {
-            jobs.push((o.offset, o.size, Job::Synthetic(which)));
+            jobs.push((o.offset, o.size, addr(0), Job::Synthetic(which)));
             continue;
         }
         for &(f, i) in &o.inputs {
@@ -272,19 +283,28 @@ pub fn write_output(
                         })
                         .max()
                         .unwrap_or(0);
-                    jobs.push((o.offset + s.offset, size, Job::EhFrame { file: f, sec: i }));
+                    let job = Job::EhFrame { file: f, sec: i };
+                    jobs.push((o.offset + s.offset, size, addr(s.offset), job));
                 }
-                _ => jobs.push((o.offset + s.offset, s.size, Job::Input { file: f, sec: i })),
+                _ => {
+                    let job = Job::Input { file: f, sec: i };
+                    jobs.push((o.offset + s.offset, s.size, addr(s.offset), job));
+                }
             }
         }
         for t in &o.tails {
             if let TailKind::Merged(g) = t.kind {
-                jobs.push((o.offset + t.offset, t.size, Job::Merged { group: g }));
+                jobs.push((
+                    o.offset + t.offset,
+                    t.size,
+                    addr(t.offset),
+                    Job::Merged { group: g },
+                ));
             }
         }
     }
-    for (i, (off, bytes)) in trailing.iter().enumerate() {
-        jobs.push((*off, bytes.len() as u64, Job::Bytes(i)));
+    for (i, (t, off)) in trailing.iter().zip(&trailing_offsets).enumerate() {
+        jobs.push((*off, t.bytes.len() as u64, 0, Job::Bytes(i)));
     }
     jobs.retain(|j| j.1 > 0);
     jobs.sort_by_key(|j| j.0);
@@ -292,7 +312,7 @@ pub fn write_output(
     let mut slices: Vec<(&mut [u8], u64, &Job)> = Vec::with_capacity(jobs.len());
     let mut rest: &mut [u8] = buf;
     let mut consumed = 0u64;
-    for (off, size, job) in &jobs {
+    for (off, size, addr, job) in &jobs {
         if *off < consumed {
             return Err(LinkError::Link(format!(
                 "internal error: overlapping output at offset {off:#x}"
@@ -302,29 +322,15 @@ pub fn write_output(
         let (piece, tail) = tail.split_at_mut(*size as usize);
         rest = tail;
         consumed = off + size;
-        slices.push((piece, *off, job));
+        slices.push((piece, *addr, job));
     }
-    let file_to_addr = |off: u64| -> u64 {
-        link.outputs
-            .iter()
-            .find(|o| !o.is_nobits() && o.offset <= off && off < o.offset + o.size.max(1))
-            .map_or(0, |o| {
-                if o.is_alloc() {
-                    o.addr + (off - o.offset)
-                } else {
-                    0
-                }
-            })
-    };
     let errors: Vec<String> = slices
         .into_par_iter()
-        .flat_map(|(piece, off, job)| match job {
-            Job::Input { file, sec } => {
-                relocate_section(link, *file, *sec, piece, file_to_addr(off))
-            }
+        .flat_map(|(piece, addr, job)| match job {
+            Job::Input { file, sec } => relocate_section(link, *file, *sec, piece, addr),
             Job::EhFrame { file, sec } => {
                 copy_eh_frame_pieces(link, *file, *sec, piece);
-                relocate_eh_frame(link, *file, *sec, piece, file_to_addr(off))
+                relocate_eh_frame(link, *file, *sec, piece, addr)
             }
             Job::Merged { group } => {
                 piece.copy_from_slice(&link.merge_groups[*group as usize].data);
@@ -335,7 +341,7 @@ pub fn write_output(
                 Vec::new()
             }
             Job::Bytes(i) => {
-                piece.copy_from_slice(&trailing[*i].1);
+                piece.copy_from_slice(&trailing[*i].bytes);
                 Vec::new()
             }
         })
@@ -354,8 +360,7 @@ pub fn write_output(
         write_eh_frame_hdr(h, hdr.addr, &eh_bytes, eh.addr);
     }
 
-    buf[shstrtab_off as usize..shstrtab_off as usize + shstrtab.len()].copy_from_slice(&shstrtab);
-    write_headers(link, buf, shoff, shnum as u16);
+    write_headers(link, buf, shoff, shnum as u32);
     // Section headers.
     let mut sh = shoff as usize + 64;
     let index_of = |w: Synthetic| link.synthetic_section(w).map_or(0, |o| o.index);
@@ -391,7 +396,7 @@ pub fn write_output(
         };
         write_shdr(
             &mut buf[sh..sh + 64],
-            out_names[i],
+            names[i],
             o.sh_type,
             o.flags,
             o.addr,
@@ -404,52 +409,26 @@ pub fn write_output(
         );
         sh += 64;
     }
-    let strtab_index = (link.outputs.len() + 2) as u32;
-    if has_symtab {
-        let symtab_size = strtab_off - symtab_off;
+    for ((t, off), name) in trailing
+        .iter()
+        .zip(&trailing_offsets)
+        .zip(&names[link.outputs.len()..])
+    {
         write_shdr(
             &mut buf[sh..sh + 64],
-            symtab_name,
-            SHT_SYMTAB,
+            *name,
+            t.sh_type,
             0,
             0,
-            symtab_off,
-            symtab_size,
-            strtab_index,
-            first_global,
-            8,
-            24,
-        );
-        sh += 64;
-        let strtab_size = shstrtab_off - strtab_off;
-        write_shdr(
-            &mut buf[sh..sh + 64],
-            strtab_name,
-            SHT_STRTAB,
-            0,
-            0,
-            strtab_off,
-            strtab_size,
-            0,
-            0,
-            1,
-            0,
+            *off,
+            t.bytes.len() as u64,
+            t.link,
+            t.info,
+            t.align,
+            t.entsize,
         );
         sh += 64;
     }
-    write_shdr(
-        &mut buf[sh..sh + 64],
-        shstrtab_name,
-        SHT_STRTAB,
-        0,
-        0,
-        shstrtab_off,
-        shstrtab.len() as u64,
-        0,
-        0,
-        1,
-        0,
-    );
 
     if let Some(id_sec) = link.synthetic_section(Synthetic::BuildId) {
         let start = id_sec.offset as usize + 16;
@@ -532,7 +511,36 @@ fn write_shdr(
     put_u64(b, 56, entsize);
 }
 
-fn write_headers(link: &Link, buf: &mut [u8], shoff: u64, shnum: u16) {
+/// A non-allocated section written after the image (symbol and string tables).
+struct TrailingSection {
+    name: &'static str,
+    sh_type: u32,
+    link: u32,
+    info: u32,
+    align: u64,
+    entsize: u64,
+    bytes: Vec<u8>,
+}
+
+impl TrailingSection {
+    fn strings(name: &'static str, bytes: Vec<u8>) -> TrailingSection {
+        TrailingSection {
+            name,
+            sh_type: SHT_STRTAB,
+            link: 0,
+            info: 0,
+            align: 1,
+            entsize: 0,
+            bytes,
+        }
+    }
+}
+
+/// The ELF header and program headers. The last section is .shstrtab. Counts and indices
+/// that do not fit the header's 16-bit fields go into section 0 (the ELF extended
+/// numbering: e_shnum 0 with the count in its sh_size, e_shstrndx SHN_XINDEX with the
+/// index in its sh_link).
+fn write_headers(link: &Link, buf: &mut [u8], shoff: u64, shnum: u32) {
     buf[0..16].copy_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
     let e_type = match link.opts.kind {
         OutputKind::Executable => ET_EXEC,
@@ -549,8 +557,23 @@ fn write_headers(link: &Link, buf: &mut [u8], shoff: u64, shnum: u16) {
     buf[54..56].copy_from_slice(&56u16.to_le_bytes());
     buf[56..58].copy_from_slice(&(link.segments.len() as u16).to_le_bytes());
     buf[58..60].copy_from_slice(&64u16.to_le_bytes());
-    buf[60..62].copy_from_slice(&shnum.to_le_bytes());
-    buf[62..64].copy_from_slice(&(shnum - 1).to_le_bytes());
+    let shstrndx = shnum - 1;
+    let lo_reserve = u32::from(SHN_LORESERVE);
+    let e_shnum = if shnum >= lo_reserve { 0 } else { shnum as u16 };
+    let e_shstrndx = if shstrndx >= lo_reserve {
+        SHN_XINDEX
+    } else {
+        shstrndx as u16
+    };
+    buf[60..62].copy_from_slice(&e_shnum.to_le_bytes());
+    buf[62..64].copy_from_slice(&e_shstrndx.to_le_bytes());
+    let section0 = shoff as usize;
+    if e_shnum == 0 {
+        put_u64(buf, section0 + 32, u64::from(shnum));
+    }
+    if e_shstrndx == SHN_XINDEX {
+        put_u32(buf, section0 + 40, shstrndx);
+    }
     for (i, s) in link.segments.iter().enumerate() {
         let p = &mut buf[64 + 56 * i..64 + 56 * (i + 1)];
         put_u32(p, 0, s.p_type);

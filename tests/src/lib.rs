@@ -74,6 +74,9 @@ pub enum Driver {
     GccRld,
     /// `clang-14 -fuse-ld=lld`: the reference linker.
     ClangLld,
+    /// `gcc` with its own GNU ld: the reference where lld-14 lacks a behaviour
+    /// (e.g. folding `.ctors` into `.init_array`).
+    GccLd,
     /// rld called directly; the flags are its whole command line (plus `-o`).
     Rld,
 }
@@ -84,7 +87,7 @@ impl Driver {
 
     /// Whether this driver links with rld (as opposed to the lld reference).
     pub fn is_rld(self) -> bool {
-        self != Driver::ClangLld
+        !matches!(self, Driver::ClangLld | Driver::GccLd)
     }
 
     /// A short name, usable as a file or directory name.
@@ -93,6 +96,7 @@ impl Driver {
             Driver::ClangRld => "clang-rld",
             Driver::GccRld => "gcc-rld",
             Driver::ClangLld => "clang-lld",
+            Driver::GccLd => "gcc-ld",
             Driver::Rld => "rld",
         }
     }
@@ -546,6 +550,7 @@ impl Test {
                 c.arg("-fuse-ld=lld");
                 c
             }
+            Driver::GccLd => Command::new(lang.compiler(Compiler::Gcc)),
             Driver::Rld => Command::new(rld_path()),
         };
         cmd.args(objs).args(flags).arg("-o").arg(out);

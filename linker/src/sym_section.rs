@@ -1,0 +1,95 @@
+//! Which section a symbol of the output's `.symtab` or `.dynsym` is defined in (`st_shndx`).
+//!
+//! Two details matter beyond display. The dynamic loader does not relocate a symbol marked
+//! SHN_ABS (glibc 2.35 and later), so a linker-defined symbol such as `_end` or
+//! `__start_foo` must name a real section, or a PIE or shared library exporting it hands out
+//! an unrelocated address. And an output with 65,280 sections or more has indices that do not
+//! fit `st_shndx`: those are written as SHN_XINDEX, with the real index in `.symtab_shndx`.
+
+use crate::context::{Link, LinkerSymbol};
+use crate::object_file::NO_OUTPUT;
+use crate::output_section::TailKind;
+use crate::symbols::{SymbolDef, SymbolId};
+use object::elf::{SHN_ABS, SHN_LORESERVE, SHN_XINDEX};
+
+/// Where a symbol in the output's symbol tables is defined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SymSection {
+    Undefined,
+    Absolute,
+    /// The section header index of an output section.
+    Output(u32),
+}
+
+impl SymSection {
+    /// `st_shndx`, and the index `.symtab_shndx` holds for it (0 unless SHN_XINDEX).
+    pub fn st_shndx(self) -> (u16, u32) {
+        match self {
+            SymSection::Undefined => (0, 0),
+            SymSection::Absolute => (SHN_ABS, 0),
+            SymSection::Output(i) if i >= u32::from(SHN_LORESERVE) => (SHN_XINDEX, i),
+            SymSection::Output(i) => (i as u16, 0),
+        }
+    }
+
+    pub fn is_defined_in_section(self) -> bool {
+        matches!(self, SymSection::Output(_))
+    }
+}
+
+/// The section of global symbol `id` as the output's symbol tables show it.
+pub fn symbol_section(link: &Link, id: SymbolId) -> SymSection {
+    symbol_section_bounded(link, id, 0)
+}
+
+fn symbol_section_bounded(link: &Link, id: SymbolId, depth: u32) -> SymSection {
+    match link.symtab.get(id).def {
+        SymbolDef::Defined { file, section, .. } => {
+            if section == u32::from(SHN_ABS) {
+                return SymSection::Absolute;
+            }
+            let s = &link.objects[file as usize].sections[section as usize];
+            if s.output == NO_OUTPUT {
+                SymSection::Absolute
+            } else {
+                SymSection::Output(link.outputs[s.output as usize].index)
+            }
+        }
+        SymbolDef::Common { .. } => tail_section(link, TailKind::Commons),
+        SymbolDef::Synthetic => match link.linker_symbols.get(&id) {
+            Some(LinkerSymbol::Absolute(_)) => SymSection::Absolute,
+            // --defsym aliases may name each other; the depth bounds a cycle.
+            Some(LinkerSymbol::Alias(other, _)) if depth < 16 => {
+                symbol_section_bounded(link, *other, depth + 1)
+            }
+            _ => section_at(link, link.sym_addr[id as usize]),
+        },
+        SymbolDef::Shared { .. } if link.copy_offsets.contains_key(&id) => {
+            tail_section(link, TailKind::CopyRel)
+        }
+        _ => SymSection::Undefined,
+    }
+}
+
+fn tail_section(link: &Link, kind: TailKind) -> SymSection {
+    link.outputs
+        .iter()
+        .find(|o| o.tail(kind).is_some())
+        .map_or(SymSection::Absolute, |o| SymSection::Output(o.index))
+}
+
+/// The allocated output section an address lies in or follows (the last one starting at or
+/// below it), for linker-defined symbols that mark section boundaries.
+pub fn section_at(link: &Link, addr: u64) -> SymSection {
+    link.outputs
+        .iter()
+        .filter(|o| o.is_alloc() && o.addr <= addr)
+        .max_by_key(|o| (o.addr, o.size))
+        .or_else(|| {
+            link.outputs
+                .iter()
+                .filter(|o| o.is_alloc())
+                .min_by_key(|o| o.addr)
+        })
+        .map_or(SymSection::Absolute, |o| SymSection::Output(o.index))
+}

@@ -1,0 +1,248 @@
+//! Layout and relocation rules where GNU ld and lld agree, each checked by running the
+//! program and comparing it with the reference build: `--defsym NAME=NUMBER` is absolute
+//! in a PIE, constructor tables run in GNU ld's order (`.ctors` folded into `.init_array`
+//! reversed, priorities across objects and archives), an output with more than 65,279
+//! sections uses the ELF extended numbering, and a GOTPCRELX load is relaxed only where the
+//! direct reference reaches.
+
+use rld_tests::Compiler::{Clang, Gcc};
+use rld_tests::*;
+use std::path::{Path, PathBuf};
+
+#[test]
+fn defsym_number_is_absolute_in_pie() {
+    let t = Test::new();
+    // clang loads `magic` through the GOT and the initializer is an R_X86_64_64: neither
+    // may be moved by the load address.
+    let obj = t.compile(
+        Clang,
+        "#include <stdio.h>\nextern char magic[];\nvoid *p = magic;\nint main(void) { printf(\"%p %p\\n\", (void *)magic, p); return 0; }\n",
+        &["-O2"],
+    );
+    for kind in ["-pie", "-no-pie"] {
+        let exes = t.check_program(
+            &[&obj],
+            &[kind, "-Wl,--defsym,magic=0x1234"],
+            Some("0x1234 0x1234\n"),
+        );
+        for exe in exes {
+            let syms = find_symbols(&symbols(&exe), ".symtab", "magic");
+            assert_eq!(syms.len(), 1, "{syms:?}");
+            assert_eq!(syms[0].ndx, "ABS", "{syms:?}");
+        }
+    }
+}
+
+/// A table of constructor pointers placed in `sec` by each object: `.ctors` and `.dtors`
+/// with and without priorities, `.init_array` and `.fini_array` with and without, and
+/// `__attribute__((constructor(N)))`.
+const CTORS_A: &str = r#"
+#include <stdio.h>
+#define ENTRY(sec, name) \
+  static void name(void) { puts(#name); } \
+  static void (*name##_ptr)(void) __attribute__((section(sec), used)) = name;
+ENTRY(".init_array", a_init_array)
+ENTRY(".ctors", a_ctors_1)
+ENTRY(".ctors", a_ctors_2)
+ENTRY(".ctors.65435", a_ctors_prio100)
+ENTRY(".init_array.00150", a_init_array_prio150)
+ENTRY(".ctors.65385", a_ctors_prio150)
+ENTRY(".dtors", a_dtors_1)
+ENTRY(".dtors", a_dtors_2)
+ENTRY(".dtors.65435", a_dtors_prio100)
+ENTRY(".fini_array.00100", a_fini_array_prio100)
+ENTRY(".fini_array", a_fini_array)
+__attribute__((constructor(120))) static void a_attr_ctor120(void) { puts("a_attr_ctor120"); }
+__attribute__((constructor)) static void a_attr_ctor(void) { puts("a_attr_ctor"); }
+__attribute__((destructor(130))) static void a_attr_dtor130(void) { puts("a_attr_dtor130"); }
+int main(void) { puts("main"); return 0; }
+"#;
+
+const CTORS_B: &str = r#"
+#include <stdio.h>
+#define ENTRY(sec, name) \
+  static void name(void) { puts(#name); } \
+  static void (*name##_ptr)(void) __attribute__((section(sec), used)) = name;
+ENTRY(".ctors", b_ctors_1)
+ENTRY(".ctors", b_ctors_2)
+ENTRY(".ctors", b_ctors_3)
+ENTRY(".init_array", b_init_array)
+ENTRY(".ctors.65435", b_ctors_prio100)
+ENTRY(".init_array.00100", b_init_array_prio100)
+ENTRY(".dtors", b_dtors_1)
+ENTRY(".dtors.65435", b_dtors_prio100)
+"#;
+
+/// An archive member, pulled in by a reference from another object.
+const CTORS_MEMBER: &str = r#"
+#include <stdio.h>
+#define ENTRY(sec, name) \
+  static void name(void) { puts(#name); } \
+  static void (*name##_ptr)(void) __attribute__((section(sec), used)) = name;
+ENTRY(".ctors", c_member_ctors)
+ENTRY(".init_array.00101", c_member_init_array_prio101)
+ENTRY(".dtors", c_member_dtors)
+int c_member_anchor = 1;
+"#;
+
+/// lld-14 leaves `.ctors` out of `.init_array` (nothing runs it), so GNU ld is the
+/// reference: every constructor and destructor runs, in GNU ld's order.
+#[test]
+fn constructor_tables_run_in_gnu_ld_order() {
+    let t = Test::new();
+    for cc in [Gcc, Clang] {
+        let a = t.compile(cc, CTORS_A, &["-O2"]);
+        let b = t.compile(cc, CTORS_B, &["-O2"]);
+        let user = t.compile(
+            cc,
+            "extern int c_member_anchor;\nint use_c(void) { return c_member_anchor; }\n",
+            &["-O2"],
+        );
+        let member = t.compile(cc, CTORS_MEMBER, &["-O2"]);
+        let archive = t.archive("libctors.a", &[&member]);
+        for flags in [&[][..], &["-static"]] {
+            let objs: [&Path; 4] = [&a, &b, &user, &archive];
+            let reference = t.link(Driver::GccLd, &objs, flags, "gnu-ld.out");
+            let expected = run(&reference, &[], &[]);
+            let text = String::from_utf8_lossy(&expected.stdout).into_owned();
+            // The reference itself: 26 entries, priorities first, `.ctors` reversed.
+            assert_eq!(text.lines().count(), 26, "{text}");
+            assert!(
+                text.starts_with("a_ctors_prio100\nb_ctors_prio100\nb_init_array_prio100\n"),
+                "{text}"
+            );
+            // clang emits the pointers in source order, so GNU ld's reversal shows.
+            if cc == Clang {
+                assert!(
+                    text.contains("a_ctors_2\na_ctors_1\nb_ctors_3\nb_ctors_2\nb_ctors_1\n"),
+                    "{text}"
+                );
+            }
+            for d in Driver::RLD_DRIVERS {
+                let exe = t.link(d, &objs, flags, &format!("{}.out", d.name()));
+                assert_same_output(&exe, &reference, &[], &[], Some(&text));
+            }
+        }
+    }
+}
+
+/// 70,000 sections with distinct names give as many output sections: e_shnum is 0 and
+/// e_shstrndx SHN_XINDEX with the real values in section 0, and symbols in sections past
+/// 65,279 have their index in .symtab_shndx — like lld's output, which readelf reads the
+/// same way.
+#[test]
+fn more_than_65279_sections_use_extended_numbering() {
+    let t = Test::new();
+    let mut asm = String::new();
+    for i in 0..70_000 {
+        asm += &format!(
+            ".section s{i},\"a\",@progbits\n.globl v{i}\nv{i}: .byte {}\n",
+            i % 100
+        );
+    }
+    let s = t.write("many.s", asm);
+    let many = t.path("many.o");
+    run_checked(
+        std::process::Command::new("clang-14")
+            .arg("-c")
+            .arg(&s)
+            .arg("-o")
+            .arg(&many),
+    );
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nextern char v0, v1, v69998, v69999;\nint main(void) { printf(\"%d %d %d %d\\n\", v0, v1, v69998, v69999); return 0; }\n",
+        &["-O2"],
+    );
+    let exes = t.check_program(&[&main, &many], &[], Some("0 1 98 99\n"));
+    let lld = t.path("clang-lld.out");
+    let header = |p: &PathBuf| -> Vec<String> {
+        let out = run_checked(std::process::Command::new("readelf").arg("-hW").arg(p));
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.contains("Number of section headers") || l.contains("string table index"))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    let lld_header = header(&lld);
+    assert_eq!(lld_header.len(), 2, "{lld_header:?}");
+    assert!(lld_header[0].ends_with(": 0 (70032)"), "{lld_header:?}");
+    assert!(lld_header[1].contains("65535 ("), "{lld_header:?}");
+    // The section v69999 is defined in, by name: its index is past 65,279, so readelf
+    // found it through .symtab_shndx (or, for lld, the same mechanism).
+    let section_of_last = |p: &PathBuf| -> String {
+        let syms = symbols(p);
+        let v = find_symbols(&syms, ".symtab", "v69999");
+        assert_eq!(v.len(), 1, "{}", p.display());
+        let index: usize = v[0].ndx.parse().unwrap_or_else(|_| panic!("{:?}", v[0]));
+        assert!(index > 65_279, "{:?}", v[0]);
+        let secs = sections(p);
+        secs.iter()
+            .find(|s| s.index == index)
+            .map(|s| s.name.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(section_of_last(&lld), "s69999");
+    for exe in &exes {
+        // e_shnum 0 with the real count (which depends on what the driver asks for:
+        // gcc's --hash-style=gnu has no .hash); .shstrtab is rld's last section.
+        let h = header(exe);
+        let count: u32 = h[0]
+            .strip_prefix("Number of section headers: 0 (")
+            .and_then(|c| c.strip_suffix(')'))
+            .and_then(|c| c.parse().ok())
+            .unwrap_or_else(|| panic!("{h:?}"));
+        assert!(count > 70_000, "{h:?}");
+        assert!(h[1].ends_with(&format!("65535 ({})", count - 1)), "{h:?}");
+        assert_eq!(sections(exe).len() as u32, count, "{}", exe.display());
+        assert_eq!(section_of_last(exe), "s69999", "{}", exe.display());
+    }
+}
+
+/// `main` reaches `after_big` through a REX_GOTPCRELX load; a 3 GiB .bss lies between
+/// them, so `lea after_big(%rip)` cannot reach it and the GOT load must stay. lld-14 and
+/// GNU ld both reject this link unless given --no-relax; rld keeps the GOT entry by itself.
+#[test]
+fn gotpcrelx_relaxed_only_within_reach() {
+    let t = Test::new();
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nextern char big[], after_big[];\nint main(void) { after_big[3] = 7; printf(\"%ld %d\\n\", (long)(after_big - big), after_big[3]); return 0; }\n",
+        &["-O2"],
+    );
+    let big = t.compile(Clang, "char big[3UL << 30];\n", &["-O2"]);
+    let after = t.compile(Clang, "char after_big[16];\n", &["-O2"]);
+    let objs: [&Path; 3] = [&main, &big, &after];
+    let expected = format!("{} 7\n", 3u64 << 30);
+    for kind in ["-pie", "-no-pie"] {
+        let (res, cmd) = t.try_link(Driver::ClangLld, &objs, &[kind], "lld-relaxed.out");
+        assert!(
+            !res.status.success(),
+            "lld-14 is expected to reject this link: {cmd}"
+        );
+        let lld = t.link(
+            Driver::ClangLld,
+            &objs,
+            &[kind, "-Wl,--no-relax"],
+            "lld.out",
+        );
+        assert_output_is(&lld, &run(&lld, &[], &[]), &expected, "lld --no-relax");
+        for d in Driver::RLD_DRIVERS {
+            let exe = t.link(d, &objs, &[kind], &format!("{}.out", d.name()));
+            assert_output_is(&exe, &run(&exe, &[], &[]), &expected, d.name());
+        }
+    }
+    // A far absolute target: the GOT holds it; a direct reference could not reach it.
+    let abs = t.compile(
+        Clang,
+        "#include <stdio.h>\nextern char far[];\nint main(void) { printf(\"%p\\n\", (void *)far); return 0; }\n",
+        &["-O2"],
+    );
+    for kind in ["-pie", "-no-pie"] {
+        t.check_program(
+            &[&abs],
+            &[kind, "-Wl,--defsym,far=0x7fff00001234"],
+            Some("0x7fff00001234\n"),
+        );
+    }
+}

@@ -1,0 +1,169 @@
+//! Where rld writes its output. A regular file is replaced by renaming a finished temporary
+//! file over it; anything else is written into, as GNU ld and lld do: a device node or a
+//! FIFO (or a symlink to one) keeps its type, `-o -` is standard output (lld), and a
+//! directory is an error. Each output is compared byte for byte with the same link into a
+//! regular file.
+
+use rld_tests::Compiler::Clang;
+use rld_tests::*;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const HELLO: &str = "#include <stdio.h>\nint main(void) { puts(\"hello\"); return 0; }\n";
+
+/// The object and its link into a regular file (the bytes every other output must have).
+fn hello(t: &Test) -> (PathBuf, Vec<u8>) {
+    let obj = t.compile(Clang, HELLO, &["-O2"]);
+    let exe = t.link(Driver::ClangRld, &[&obj], &[], "regular.out");
+    assert_output_is(&exe, &run(&exe, &[], &[]), "hello\n", "regular output");
+    (obj.clone(), std::fs::read(&exe).unwrap())
+}
+
+fn file_type(p: &Path) -> std::fs::FileType {
+    std::fs::symlink_metadata(p).unwrap().file_type()
+}
+
+/// Makes a character device with the numbers of /dev/null (1, 3) inside the test directory,
+/// or returns None where the test does not run as root (CI does).
+fn null_device(t: &Test, name: &str) -> Option<PathBuf> {
+    let p = t.path(name);
+    let ok = Command::new("mknod")
+        .arg(&p)
+        .args(["c", "1", "3"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("skipped: mknod needs root");
+    }
+    ok.then_some(p)
+}
+
+#[test]
+fn device_node_is_written_into_not_replaced() {
+    let t = Test::new();
+    let (obj, _) = hello(&t);
+    let Some(dev) = null_device(&t, "null") else {
+        return;
+    };
+    std::os::unix::fs::symlink("null", t.path("to-null")).unwrap();
+    for out in ["null", "to-null"] {
+        let (res, cmd) = t.try_link(Driver::ClangRld, &[&obj], &[], out);
+        assert!(
+            res.status.success(),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&res.stderr)
+        );
+        assert!(
+            file_type(&dev).is_char_device(),
+            "{out}: the device was replaced"
+        );
+    }
+    assert!(file_type(&t.path("to-null")).is_symlink());
+    assert!(
+        t.files_starting_with(".").is_empty(),
+        "temporary files left behind"
+    );
+}
+
+#[test]
+fn fifo_receives_the_whole_output() {
+    let t = Test::new();
+    let (obj, expected) = hello(&t);
+    let fifo = t.path("pipe");
+    run_checked(Command::new("mkfifo").arg(&fifo));
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let (res, cmd) = t.try_link(Driver::ClangRld, &[&obj], &[], "pipe");
+    assert!(
+        res.status.success(),
+        "{cmd}: {}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let got = reader.join().unwrap();
+    assert!(file_type(&fifo).is_fifo(), "the FIFO was replaced");
+    assert!(
+        got == expected,
+        "the FIFO got {} bytes, a regular link {}",
+        got.len(),
+        expected.len()
+    );
+}
+
+#[test]
+fn dash_writes_to_stdout() {
+    let t = Test::new();
+    let (obj, expected) = hello(&t);
+    // The driver's own `-o` comes first; the later `-o -` wins, as in GNU ld and lld.
+    let mut cmd = t.link_command(Driver::ClangRld, &[&obj], &["-Wl,-o,-"], &t.path("unused"));
+    let res = run_checked(&mut cmd);
+    assert!(
+        res.stdout == expected,
+        "stdout had {} bytes, a regular link {}",
+        res.stdout.len(),
+        expected.len()
+    );
+    assert!(!t.path("unused").exists());
+    let exe = t.write("from-stdout", &res.stdout);
+    std::fs::set_permissions(&exe, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    assert_output_is(
+        &exe,
+        &run(&exe, &[], &[]),
+        "hello\n",
+        "output written to stdout",
+    );
+}
+
+/// A symlink to a regular file is replaced by the new file and its target left alone,
+/// exactly as lld does it.
+#[test]
+fn symlink_to_regular_file_is_replaced_like_lld() {
+    let t = Test::new();
+    let (obj, _) = hello(&t);
+    for d in [Driver::ClangLld, Driver::ClangRld, Driver::GccRld] {
+        let target = t.write(&format!("{}-target", d.name()), "keep me");
+        let link = t.path(&format!("{}-link", d.name()));
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let (res, cmd) = t.try_link(d, &[&obj], &[], &format!("{}-link", d.name()));
+        assert!(
+            res.status.success(),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&res.stderr)
+        );
+        assert!(
+            file_type(&link).is_file(),
+            "{}: the symlink was not replaced",
+            d.name()
+        );
+        assert_eq!(
+            std::fs::read_to_string(&target).unwrap(),
+            "keep me",
+            "{}",
+            d.name()
+        );
+        assert_output_is(&link, &run(&link, &[], &[]), "hello\n", d.name());
+    }
+}
+
+#[test]
+fn directory_is_an_error() {
+    let t = Test::new();
+    let (obj, _) = hello(&t);
+    std::fs::create_dir(t.path("dir")).unwrap();
+    let (res, cmd) = t.try_link(Driver::ClangRld, &[&obj], &[], "dir");
+    assert!(!res.status.success(), "{cmd} succeeded");
+    if !is_standin() {
+        let stderr = String::from_utf8_lossy(&res.stderr);
+        assert!(
+            stderr.contains("dir") && stderr.contains("directory"),
+            "{stderr}"
+        );
+    }
+    assert!(t.path("dir").is_dir());
+    assert!(
+        t.files_starting_with(".dir").is_empty(),
+        "temporary files left behind"
+    );
+}

@@ -1,0 +1,228 @@
+//! Symbol resolution rules where GNU ld and lld agree: an executable's definitions interpose
+//! a shared library's, a library's undefined reference pulls an archive member into the
+//! executable, a hidden reference is never satisfied by a library, a real definition in an
+//! archive replaces a common symbol, and a protected library symbol cannot be copied into an
+//! executable. Every rld build runs like the lld-14 build (or fails where lld-14 fails).
+
+use rld_tests::Compiler::{Clang, Gcc};
+use rld_tests::*;
+use std::path::{Path, PathBuf};
+
+/// Every driver, the lld reference first.
+const ALL_DRIVERS: [Driver; 3] = [Driver::ClangLld, Driver::ClangRld, Driver::GccRld];
+
+const LIB: &str = r#"
+int foo(void) { return 1; }
+int lib_data = 5;
+int call_foo(void) { return foo() * 10; }
+int read_data(void) { return lib_data; }
+"#;
+
+const MAIN: &str = r#"
+#include <stdio.h>
+int foo(void) { return 2; }
+int lib_data = 7;
+int call_foo(void);
+int read_data(void);
+int main(void) { printf("%d %d\n", call_foo(), read_data()); return 0; }
+"#;
+
+/// Links `main` against `lib` (built with `lib_flags` by the same driver) into
+/// `<driver>/main`, and returns it.
+fn link_with_library(
+    t: &Test,
+    d: Driver,
+    lib: &Path,
+    lib_flags: &[&str],
+    main: &[&Path],
+    main_flags: &[&str],
+) -> PathBuf {
+    let dir = d.name();
+    t.link(
+        d,
+        &[lib],
+        &[&["-shared"], lib_flags].concat(),
+        &format!("{dir}/liblib.so"),
+    );
+    let l = format!("-L{}", t.path(dir).display());
+    t.link(
+        d,
+        main,
+        &[&[l.as_str(), "-llib"], main_flags].concat(),
+        &format!("{dir}/main"),
+    )
+}
+
+fn dynsym_names(exe: &Path) -> Vec<String> {
+    let mut names: Vec<String> = symbols(exe)
+        .into_iter()
+        .filter(|s| s.table == ".dynsym" && s.is_defined())
+        .map(|s| s.name)
+        .collect();
+    names.sort();
+    names
+}
+
+/// Runs an executable built by [`link_with_library`] with its library directory.
+fn run_with_library(exe: &Path) -> std::process::Output {
+    let dir = exe.parent().unwrap().to_str().unwrap().to_string();
+    run(exe, &[], &[("LD_LIBRARY_PATH", dir.as_str())])
+}
+
+/// The executable defines foo and lib_data too: they are exported, so the library's own
+/// calls and loads bind to the executable's copies (gcc -fPIC keeps them preemptible).
+#[test]
+fn executable_definitions_interpose_library_symbols() {
+    let t = Test::new();
+    let lib = t.compile(Gcc, LIB, &["-O2", "-fPIC"]);
+    for cc in [Clang, Gcc] {
+        let main = t.compile(cc, MAIN, &["-O2"]);
+        let exes: Vec<PathBuf> = ALL_DRIVERS
+            .iter()
+            .map(|&d| link_with_library(&t, d, &lib, &[], &[&main], &[]))
+            .collect();
+        let lld_exports = dynsym_names(&exes[0]);
+        for (d, exe) in ALL_DRIVERS.iter().zip(&exes) {
+            assert_output_is(exe, &run_with_library(exe), "20 7\n", d.name());
+            let names = dynsym_names(exe);
+            assert!(
+                names.contains(&"foo".into()) && names.contains(&"lib_data".into()),
+                "{names:?}"
+            );
+            assert_eq!(
+                names,
+                lld_exports,
+                "{}: exported symbols differ from lld's",
+                d.name()
+            );
+        }
+    }
+}
+
+/// -Bsymbolic-functions binds the library's calls to its own functions but leaves its data
+/// interposable: the executable's lib_data (defined there) is the one the library reads.
+#[test]
+fn bsymbolic_functions_leaves_data_interposable() {
+    let t = Test::new();
+    let lib = t.compile(Clang, LIB, &["-O2", "-fPIC", "-fsemantic-interposition"]);
+    let main = t.compile(Clang, MAIN, &["-O2"]);
+    for d in ALL_DRIVERS {
+        let exe = link_with_library(&t, d, &lib, &["-Wl,-Bsymbolic-functions"], &[&main], &[]);
+        assert_output_is(&exe, &run_with_library(&exe), "10 7\n", d.name());
+    }
+}
+
+/// A library's undefined reference fetches the archive member that defines it, and the
+/// executable exports the definition for the library.
+#[test]
+fn library_reference_pulls_archive_member() {
+    let t = Test::new();
+    let lib = t.compile(
+        Gcc,
+        "int callback(void);\nint run_cb(void) { return callback() + 1; }\n",
+        &["-O2", "-fPIC"],
+    );
+    let member = t.compile(Gcc, "int callback(void) { return 41; }\n", &["-O2"]);
+    let archive = t.archive("libcb.a", &[&member]);
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nint run_cb(void);\nint main(void) { printf(\"%d\\n\", run_cb()); return 0; }\n",
+        &["-O2"],
+    );
+    for d in ALL_DRIVERS {
+        let exe = link_with_library(&t, d, &lib, &[], &[&main, &archive], &[]);
+        assert_output_is(&exe, &run_with_library(&exe), "42\n", d.name());
+        assert!(
+            dynsym_names(&exe).contains(&"callback".into()),
+            "{}: callback not exported",
+            d.name()
+        );
+    }
+}
+
+/// A reference with hidden visibility must be defined inside the output: a library's
+/// definition does not count, whatever the order, for executables and shared libraries.
+#[test]
+fn hidden_undefined_symbol_is_an_error() {
+    let t = Test::new();
+    let lib = t.compile(Clang, "int helper(void) { return 42; }\n", &["-fPIC"]);
+    let user = t.compile(
+        Clang,
+        "__attribute__((visibility(\"hidden\"))) int helper(void);\nint use(void) { return helper(); }\nint main(void) { return use(); }\n",
+        &["-fPIC"],
+    );
+    for d in ALL_DRIVERS {
+        let libso = t.link(d, &[&lib], &["-shared"], &format!("{}/libh.so", d.name()));
+        for (objs, flags) in [
+            (vec![user.as_path(), libso.as_path()], vec![]),
+            (vec![libso.as_path(), user.as_path()], vec![]),
+            (vec![user.as_path(), libso.as_path()], vec!["-shared"]),
+        ] {
+            let out = format!("{}/out", d.name());
+            let (res, cmd) = t.try_link(d, &objs, &flags, &out);
+            assert!(!res.status.success(), "{cmd} succeeded");
+            let stderr = String::from_utf8_lossy(&res.stderr);
+            if d.is_rld() && !is_standin() {
+                assert!(
+                    stderr.contains("undefined hidden symbol: helper"),
+                    "{cmd}:\n{stderr}"
+                );
+            }
+            assert!(!t.path(&out).exists(), "{cmd} left an output");
+        }
+    }
+}
+
+/// `int counter;` (a common symbol) and an archive member with `int counter = 42;`: the
+/// member is pulled in and its initialized definition wins (native and bitcode).
+#[test]
+fn archive_definition_replaces_common_symbol() {
+    let t = Test::new();
+    let main_src = "#include <stdio.h>\nint counter;\nint main(void) { printf(\"%d\\n\", counter); return 0; }\n";
+    let def_src = "int counter = 42;\nint unrelated(void) { return 1; }\n";
+    for (cc, lto) in [(Gcc, false), (Clang, false), (Clang, true)] {
+        let mut flags = vec!["-O2"];
+        if lto {
+            flags.push("-flto");
+        }
+        let main = t.compile(cc, main_src, &[&flags[..], &["-fcommon"]].concat());
+        let member = t.compile(cc, def_src, &flags);
+        let archive = t.archive("libdef.a", &[&member]);
+        let link_flags: &[&str] = if lto { &["-flto"] } else { &[] };
+        t.check_program(&[&main, &archive], link_flags, Some("42\n"));
+    }
+}
+
+/// A non-PIC executable cannot take a protected library variable's address with a copy
+/// relocation (the library keeps using its own copy): lld says "cannot preempt symbol".
+#[test]
+fn copy_relocation_against_protected_symbol_is_an_error() {
+    let t = Test::new();
+    let lib = t.compile(
+        Gcc,
+        "__attribute__((visibility(\"protected\"))) int pvar = 5;\nint get_pvar(void) { return pvar; }\n",
+        &["-fPIC"],
+    );
+    let main = t.compile(
+        Gcc,
+        "#include <stdio.h>\nextern int pvar;\nint get_pvar(void);\nint main(void) { pvar = 9; printf(\"%d %d\\n\", pvar, get_pvar()); return 0; }\n",
+        &["-fno-pie"],
+    );
+    for d in ALL_DRIVERS {
+        let libso = t.link(
+            d,
+            &[&lib],
+            &["-shared"],
+            &format!("{}/libprot.so", d.name()),
+        );
+        let out = format!("{}/main", d.name());
+        let (res, cmd) = t.try_link(d, &[&main, &libso], &["-no-pie"], &out);
+        assert!(!res.status.success(), "{cmd} succeeded");
+        let stderr = String::from_utf8_lossy(&res.stderr);
+        assert!(
+            stderr.contains("cannot preempt symbol: pvar"),
+            "{cmd}:\n{stderr}"
+        );
+        assert!(!t.path(&out).exists(), "{cmd} left an output");
+    }
+}
