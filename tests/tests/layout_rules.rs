@@ -33,14 +33,18 @@ fn defsym_number_is_absolute_in_pie() {
     }
 }
 
-/// A table of constructor pointers placed in `sec` by each object: `.ctors` and `.dtors`
-/// with and without priorities, `.init_array` and `.fini_array` with and without, and
-/// `__attribute__((constructor(N)))`.
-const CTORS_A: &str = r#"
+/// `ENTRY(sec, name)`: a function printing its name, and a pointer to it in section `sec`.
+const ENTRY_MACRO: &str = r#"
 #include <stdio.h>
 #define ENTRY(sec, name) \
   static void name(void) { puts(#name); } \
   static void (*name##_ptr)(void) __attribute__((section(sec), used)) = name;
+"#;
+
+/// A table of constructor pointers placed in `sec` by each object: `.ctors` and `.dtors`
+/// with and without priorities, `.init_array` and `.fini_array` with and without, and
+/// `__attribute__((constructor(N)))`.
+const CTORS_A: &str = r#"
 ENTRY(".init_array", a_init_array)
 ENTRY(".ctors", a_ctors_1)
 ENTRY(".ctors", a_ctors_2)
@@ -59,10 +63,6 @@ int main(void) { puts("main"); return 0; }
 "#;
 
 const CTORS_B: &str = r#"
-#include <stdio.h>
-#define ENTRY(sec, name) \
-  static void name(void) { puts(#name); } \
-  static void (*name##_ptr)(void) __attribute__((section(sec), used)) = name;
 ENTRY(".ctors", b_ctors_1)
 ENTRY(".ctors", b_ctors_2)
 ENTRY(".ctors", b_ctors_3)
@@ -75,10 +75,6 @@ ENTRY(".dtors.65435", b_dtors_prio100)
 
 /// An archive member, pulled in by a reference from another object.
 const CTORS_MEMBER: &str = r#"
-#include <stdio.h>
-#define ENTRY(sec, name) \
-  static void name(void) { puts(#name); } \
-  static void (*name##_ptr)(void) __attribute__((section(sec), used)) = name;
 ENTRY(".ctors", c_member_ctors)
 ENTRY(".init_array.00101", c_member_init_array_prio101)
 ENTRY(".dtors", c_member_dtors)
@@ -91,14 +87,15 @@ int c_member_anchor = 1;
 fn constructor_tables_run_in_gnu_ld_order() {
     let t = Test::new();
     for cc in [Gcc, Clang] {
-        let a = t.compile(cc, CTORS_A, &["-O2"]);
-        let b = t.compile(cc, CTORS_B, &["-O2"]);
+        let with_macro = |body: &str| format!("{ENTRY_MACRO}{body}");
+        let a = t.compile(cc, &with_macro(CTORS_A), &["-O2"]);
+        let b = t.compile(cc, &with_macro(CTORS_B), &["-O2"]);
         let user = t.compile(
             cc,
             "extern int c_member_anchor;\nint use_c(void) { return c_member_anchor; }\n",
             &["-O2"],
         );
-        let member = t.compile(cc, CTORS_MEMBER, &["-O2"]);
+        let member = t.compile(cc, &with_macro(CTORS_MEMBER), &["-O2"]);
         let archive = t.archive("libctors.a", &[&member]);
         for flags in [&[][..], &["-static"]] {
             let objs: [&Path; 4] = [&a, &b, &user, &archive];

@@ -75,11 +75,13 @@ fn run_with_library(exe: &Path) -> std::process::Output {
 fn executable_definitions_interpose_library_symbols() {
     let t = Test::new();
     let lib = t.compile(Gcc, LIB, &["-O2", "-fPIC"]);
-    for cc in [Clang, Gcc] {
-        let main = t.compile(cc, MAIN, &["-O2"]);
+    // With -flto the bitcode's foo and lib_data must stay exported (and alive) too.
+    for (cc, lto) in [(Clang, false), (Gcc, false), (Clang, true)] {
+        let flags: &[&str] = if lto { &["-O2", "-flto"] } else { &["-O2"] };
+        let main = t.compile(cc, MAIN, flags);
         let exes: Vec<PathBuf> = ALL_DRIVERS
             .iter()
-            .map(|&d| link_with_library(&t, d, &lib, &[], &[&main], &[]))
+            .map(|&d| link_with_library(&t, d, &lib, &[], &[&main], flags))
             .collect();
         let lld_exports = dynsym_names(&exes[0]);
         for (d, exe) in ALL_DRIVERS.iter().zip(&exes) {
