@@ -8,7 +8,9 @@
 
 use crate::ir::{DataLayout, Value};
 use inkwell::llvm_sys::LLVMOpcode;
-use rld_summaries::{InitializerPointer, ModuleSummary, ValueFact};
+use rld_summaries::{
+    AccessKind, FunctionShape, InitializerPointer, MemoryAccess, ModuleSummary, ValueFact,
+};
 use std::collections::HashMap;
 
 pub struct FactBuilder<'a> {
@@ -17,6 +19,8 @@ pub struct FactBuilder<'a> {
     /// Next unused value id (ids are dense: IR values and fact-chain intermediates).
     next: u32,
     pub facts: Vec<ValueFact>,
+    accesses: Vec<MemoryAccess>,
+    shapes: Vec<FunctionShape>,
     dl: DataLayout,
 }
 
@@ -27,6 +31,8 @@ impl<'a> FactBuilder<'a> {
             values: HashMap::new(),
             next: 0,
             facts: Vec::new(),
+            accesses: Vec::new(),
+            shapes: Vec::new(),
             dl,
         }
     }
@@ -100,8 +106,76 @@ impl<'a> FactBuilder<'a> {
                 });
             }
         }
-        for inst in f.instructions() {
+        let instructions = f.instructions();
+        let accesses_before = self.accesses.len();
+        for (position, &inst) in instructions.iter().enumerate() {
             self.instruction(function, inst, call_ids);
+            self.memory_accesses(function, position as u32, inst);
+        }
+        if self.accesses.len() > accesses_before {
+            let opcodes = instructions.iter().map(|i| i.opcode_number());
+            self.shapes
+                .push(FunctionShape::of_opcodes(function, opcodes));
+        }
+    }
+
+    /// The memory an instruction reads or writes, through which pointer operand: loads,
+    /// stores, atomics, and the memory intrinsics (and libc's memcpy/memmove/memset).
+    fn memory_accesses(&mut self, function: u32, instruction: u32, inst: Value) {
+        use LLVMOpcode::*;
+        let Some(op) = inst.opcode() else {
+            return;
+        };
+        let ops = inst.operands();
+        let access = |this: &mut Self, operand: u8, ptr: Value, size, kind| {
+            if let Some(ptr) = this.operand(ptr) {
+                this.accesses.push(MemoryAccess {
+                    function,
+                    instruction,
+                    operand,
+                    ptr,
+                    size,
+                    kind,
+                });
+            }
+        };
+        match op {
+            LLVMLoad => access(
+                self,
+                0,
+                ops[0],
+                Some(inst.type_size(self.dl)),
+                AccessKind::Read,
+            ),
+            LLVMStore => {
+                let size = Some(ops[0].type_size(self.dl));
+                access(self, 1, ops[1], size, AccessKind::Write)
+            }
+            LLVMAtomicRMW | LLVMAtomicCmpXchg => {
+                let size = ops.get(1).map(|v| v.type_size(self.dl));
+                access(self, 0, ops[0], size, AccessKind::ReadWrite)
+            }
+            LLVMCall | LLVMInvoke => {
+                let Some(name) = inst
+                    .called_value()
+                    .map(Value::strip_casts)
+                    .filter(|c| c.is_function())
+                    .map(Value::name)
+                else {
+                    return;
+                };
+                let args = inst.call_args();
+                let (copies, sets) = memory_intrinsic(&name);
+                if !(copies || sets) || args.len() < 3 {
+                    return;
+                }
+                let size = args[2].const_int();
+                access(self, 0, args[0], size, AccessKind::Write);
+                if copies {
+                    access(self, 1, args[1], size, AccessKind::Read);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -214,6 +288,11 @@ impl<'a> FactBuilder<'a> {
                     }
                 }
             }
+            LLVMAlloca => {
+                let dst = self.value_id(inst);
+                let size = inst.alloca_size(self.dl);
+                self.facts.push(ValueFact::StackObject { dst, size });
+            }
             LLVMGetElementPtr => {
                 let dst = self.value_id(inst);
                 match self.operand(ops[0]) {
@@ -308,5 +387,21 @@ impl<'a> FactBuilder<'a> {
     pub fn finish(self, summary: &mut ModuleSummary) {
         summary.value_count = self.next;
         summary.facts = self.facts;
+        summary.accesses = self.accesses;
+        summary.shapes = self.shapes;
+    }
+}
+
+/// Whether a function of this name copies memory (memcpy, memmove, and their intrinsics in
+/// every form: `llvm.memcpy.p0i8.p0i8.i64`, `.inline`, `.element.unordered.atomic`) or sets
+/// it (memset): (copies, sets). All take (destination, source or byte, length, ...).
+fn memory_intrinsic(name: &str) -> (bool, bool) {
+    let base = name
+        .strip_prefix("llvm.")
+        .map_or(name, |n| n.split('.').next().unwrap_or(n));
+    match base {
+        "memcpy" | "memmove" => (true, false),
+        "memset" => (false, true),
+        _ => (false, false),
     }
 }

@@ -517,6 +517,36 @@ impl Value {
     }
 }
 
+impl Value {
+    /// LLVM's opcode number of an instruction (for [`rld_summaries::FunctionShape`]).
+    pub fn opcode_number(self) -> u32 {
+        self.opcode().map_or(0, |op| op as u32)
+    }
+
+    /// For an `alloca`: the bytes it allocates, when the element count is a constant.
+    pub fn alloca_size(self, dl: DataLayout) -> Option<u64> {
+        let count = self.operands().first().copied()?.const_int()?;
+        // SAFETY: `self` is an alloca (callers check the opcode).
+        let ty = unsafe { LLVMGetAllocatedType(self.0) };
+        dl.size_of(ty).checked_mul(count)
+    }
+
+    /// Whether a function returns fresh memory as far as LLVM's attributes say: a `noalias`
+    /// return, or `allocsize` (allocators and the wrappers clang recognized).
+    pub fn returns_noalias(self) -> bool {
+        let has = |index: u32, name: &str| {
+            // SAFETY: attribute queries on a live function; the kind name is a valid
+            // pointer and length.
+            unsafe {
+                let kind = LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
+                kind != 0 && !LLVMGetEnumAttributeAtIndex(self.0, index, kind).is_null()
+            }
+        };
+        has(inkwell::llvm_sys::LLVMAttributeReturnIndex, "noalias")
+            || has(inkwell::llvm_sys::LLVMAttributeFunctionIndex, "allocsize")
+    }
+}
+
 #[allow(non_snake_case)]
 fn LLVMIsAGlobalVariableSafe(v: Value) -> bool {
     // SAFETY: class check on a live value.

@@ -184,6 +184,9 @@ fn describe(g: Value) -> GlobalSummary {
     if g.has_unnamed_addr() {
         flags.insert(GlobalFlags::UNNAMED_ADDR);
     }
+    if kind == GlobalKind::Function && g.returns_noalias() {
+        flags.insert(GlobalFlags::RETURNS_NOALIAS);
+    }
     let debug_loc = if matches!(kind, GlobalKind::Function | GlobalKind::Variable) {
         g.debug_loc()
     } else {

@@ -11,7 +11,7 @@ use crate::model::*;
 
 /// Version of the on-disk summary format this crate reads and writes. Readers accept exactly
 /// this version: any change to the layout or to the meaning of a field bumps it.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The first eight bytes of every encoded summary.
 pub const MAGIC: &[u8; 8] = b"RLDSUMRY";
@@ -69,7 +69,7 @@ pub enum SummaryError {
 
 /// Every flag bit this version knows; others are rejected so that a newer writer's flags are
 /// never silently dropped.
-const KNOWN_FLAGS: u32 = (GlobalFlags::IN_COMDAT << 1) - 1;
+const KNOWN_FLAGS: u32 = (GlobalFlags::RETURNS_NOALIAS << 1) - 1;
 
 // Codes of the enums on disk. Their order is part of the format (FORMAT.md).
 const KINDS: [GlobalKind; 4] = [
@@ -190,10 +190,31 @@ pub fn encode(s: &ModuleSummary) -> Vec<u8> {
             ValueFact::Return { function, value } => &[function, value],
             ValueFact::Escape { value } => &[value],
             ValueFact::Unknown { dst } => &[dst],
+            ValueFact::StackObject { dst, size } => {
+                w.uleb(dst.into());
+                w.opt_uleb(size);
+                &[]
+            }
         };
         for &x in fields {
             w.uleb(x.into());
         }
+    }
+
+    w.uleb(s.accesses.len() as u64);
+    for a in &s.accesses {
+        w.uleb(a.function.into());
+        w.uleb(a.instruction.into());
+        w.0.push(a.operand);
+        w.uleb(a.ptr.into());
+        w.opt_uleb(a.size);
+        w.0.push(code_of(&AccessKind::ALL, &a.kind));
+    }
+    w.uleb(s.shapes.len() as u64);
+    for sh in &s.shapes {
+        w.uleb(sh.function.into());
+        w.uleb(sh.instructions.into());
+        w.0.extend_from_slice(&sh.opcode_hash.to_le_bytes());
     }
     w.0
 }
@@ -229,6 +250,16 @@ impl Writer {
     fn str(&mut self, s: &str) {
         self.uleb(s.len() as u64);
         self.0.extend_from_slice(s.as_bytes());
+    }
+
+    fn opt_uleb(&mut self, v: Option<u64>) {
+        match v {
+            None => self.0.push(0),
+            Some(v) => {
+                self.0.push(1);
+                self.uleb(v);
+            }
+        }
     }
 
     fn opt_str(&mut self, s: Option<&str>) {
@@ -296,6 +327,8 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
     const MIN_CALL_SITE: usize = 4;
     const MIN_INITIALIZER: usize = 3;
     const MIN_FACT: usize = 2;
+    const MIN_ACCESS: usize = 6;
+    const MIN_SHAPE: usize = 10;
 
     let n = r.count("global", MIN_GLOBAL)?;
     s.globals.reserve_exact(n);
@@ -457,6 +490,10 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
             10 => ValueFact::Unknown {
                 dst: r.u32("value")?,
             },
+            11 => ValueFact::StackObject {
+                dst: r.u32("value")?,
+                size: r.opt_uleb("optional size")?,
+            },
             code => {
                 return Err(SummaryError::InvalidCode {
                     what: "fact",
@@ -466,6 +503,42 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
             }
         };
         s.facts.push(fact);
+    }
+
+    let n = r.count("memory access", MIN_ACCESS)?;
+    s.accesses.reserve_exact(n);
+    for _ in 0..n {
+        let function = r.u32("access function")?;
+        let instruction = r.u32("access instruction")?;
+        let operand = r.u8()?;
+        let ptr = r.u32("value")?;
+        let size = r.opt_uleb("optional size")?;
+        let at = r.pos;
+        let code = r.u8()?;
+        let kind = *AccessKind::ALL
+            .get(code as usize)
+            .ok_or(SummaryError::InvalidCode {
+                what: "access kind",
+                code,
+                offset: at,
+            })?;
+        s.accesses.push(MemoryAccess {
+            function,
+            instruction,
+            operand,
+            ptr,
+            size,
+            kind,
+        });
+    }
+    let n = r.count("function shape", MIN_SHAPE)?;
+    s.shapes.reserve_exact(n);
+    for _ in 0..n {
+        s.shapes.push(FunctionShape {
+            function: r.u32("shape function")?,
+            instructions: r.u32("shape instruction count")?,
+            opcode_hash: r.u64le()?,
+        });
     }
 
     if r.pos != data.len() {
@@ -508,6 +581,24 @@ impl<'a> Reader<'a> {
     fn u32le(&mut self) -> Result<u32, SummaryError> {
         let b = self.bytes(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn u64le(&mut self) -> Result<u64, SummaryError> {
+        let b = self.bytes(8)?;
+        Ok(u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    }
+
+    fn opt_uleb(&mut self, what: &'static str) -> Result<Option<u64>, SummaryError> {
+        let at = self.pos;
+        match self.u8()? {
+            0 => Ok(None),
+            1 => Ok(Some(self.uleb()?)),
+            code => Err(SummaryError::InvalidCode {
+                what,
+                code,
+                offset: at,
+            }),
+        }
     }
 
     fn uleb(&mut self) -> Result<u64, SummaryError> {
@@ -727,6 +818,7 @@ impl ModuleSummary {
                 ValueFact::Return { function, value } => (&[value][..], Some(function), None),
                 ValueFact::Escape { value } => (&[value][..], None, None),
                 ValueFact::Unknown { dst } => (&[dst][..], None, None),
+                ValueFact::StackObject { dst, .. } => (&[dst][..], None, None),
             };
             for &v in values {
                 value(v, &ctx)?;
@@ -737,6 +829,14 @@ impl ModuleSummary {
             if let Some(c) = call {
                 check(c, calls, "call sites", &ctx)?;
             }
+        }
+        for (i, a) in self.accesses.iter().enumerate() {
+            let ctx = || format!("memory access {i}");
+            global(a.function, &ctx)?;
+            value(a.ptr, &ctx)?;
+        }
+        for (i, sh) in self.shapes.iter().enumerate() {
+            global(sh.function, &|| format!("function shape {i}"))?;
         }
         Ok(())
     }
@@ -753,7 +853,7 @@ mod tests {
         s.validate().unwrap();
         let bytes = encode(&s);
         assert_eq!(&bytes[..8], b"RLDSUMRY");
-        assert_eq!(bytes[8..12], 1u32.to_le_bytes());
+        assert_eq!(bytes[8..12], 2u32.to_le_bytes());
         assert_eq!(decode(&bytes).unwrap(), s);
     }
 
@@ -764,8 +864,8 @@ mod tests {
             source_file: "a.c".to_string(),
             ..Default::default()
         };
-        let mut expected = b"RLDSUMRY\x01\x00\x00\x00\x03a.o\x03a.c".to_vec();
-        expected.extend_from_slice(&[0; 7]);
+        let mut expected = b"RLDSUMRY\x02\x00\x00\x00\x03a.o\x03a.c".to_vec();
+        expected.extend_from_slice(&[0; 9]);
         assert_eq!(encode(&s), expected);
     }
 
@@ -867,7 +967,7 @@ mod tests {
         bytes[8..12].copy_from_slice(&7u32.to_le_bytes());
         assert_eq!(
             decode(&bytes).unwrap_err().to_string(),
-            "unsupported summary version 7 (this rld reads 1)"
+            "unsupported summary version 7 (this rld reads 2)"
         );
     }
 

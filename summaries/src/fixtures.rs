@@ -153,8 +153,36 @@ pub(crate) fn full_summary() -> ModuleSummary {
                 value: 5,
             },
             ValueFact::Escape { value: 6 },
+            ValueFact::StackObject {
+                dst: 6,
+                size: Some(16),
+            },
+            ValueFact::StackObject { dst: 7, size: None },
         ],
         value_count: 8,
+        accesses: vec![
+            MemoryAccess {
+                function: 0,
+                instruction: 3,
+                operand: 0,
+                ptr: 2,
+                size: Some(8),
+                kind: AccessKind::Read,
+            },
+            MemoryAccess {
+                function: 0,
+                instruction: 9,
+                operand: 1,
+                ptr: 6,
+                size: None,
+                kind: AccessKind::ReadWrite,
+            },
+        ],
+        shapes: vec![FunctionShape {
+            function: 0,
+            instructions: 12,
+            opcode_hash: u64::MAX - 5,
+        }],
     }
 }
 

@@ -136,9 +136,12 @@ impl GlobalFlags {
     /// `unnamed_addr`: its address is not significant, only its contents.
     pub const UNNAMED_ADDR: u32 = 256;
     pub const IN_COMDAT: u32 = 512;
+    /// A function that returns fresh memory: its return is `noalias` or it has `allocsize`
+    /// (LLVM's marks of allocators and allocation wrappers the compiler recognized).
+    pub const RETURNS_NOALIAS: u32 = 1024;
 
     /// Every flag with its `dump` name, in bit order.
-    pub const NAMES: [(u32, &'static str); 10] = [
+    pub const NAMES: [(u32, &'static str); 11] = [
         (Self::DECLARATION, "declaration"),
         (Self::DSO_LOCAL, "dso_local"),
         (Self::THREAD_LOCAL, "thread_local"),
@@ -149,6 +152,7 @@ impl GlobalFlags {
         (Self::COMPILER_USED, "compiler_used"),
         (Self::UNNAMED_ADDR, "unnamed_addr"),
         (Self::IN_COMDAT, "in_comdat"),
+        (Self::RETURNS_NOALIAS, "returns_noalias"),
     ];
 
     /// Whether every bit of `f` is set.
@@ -291,16 +295,22 @@ pub enum ValueFact {
     Escape {
         value: ValueId,
     },
-    /// Produced by something not modelled (`inttoptr`, `extractvalue`, an `alloca`, ...): the
-    /// value may be anything, so it is Overdefined.
+    /// Produced by something not modelled (`inttoptr`, `extractvalue`, ...): the value may
+    /// be anything, so it is Overdefined.
     Unknown {
         dst: ValueId,
+    },
+    /// `dst` is the address of a new stack object (an `alloca`) of `size` bytes (None: not
+    /// a compile-time constant). The object is named by `dst`.
+    StackObject {
+        dst: ValueId,
+        size: Option<u64>,
     },
 }
 
 impl ValueFact {
     /// Every fact kind's name, in the order of [`ValueFact::kind_index`].
-    pub const KIND_NAMES: [&'static str; 11] = [
+    pub const KIND_NAMES: [&'static str; 12] = [
         "address_of",
         "copy",
         "field_addr",
@@ -312,6 +322,7 @@ impl ValueFact {
         "return",
         "escape",
         "unknown",
+        "stack_object",
     ];
 
     /// Position of this fact's kind in [`ValueFact::KIND_NAMES`] (also its tag in the
@@ -329,6 +340,77 @@ impl ValueFact {
             ValueFact::Return { .. } => 8,
             ValueFact::Escape { .. } => 9,
             ValueFact::Unknown { .. } => 10,
+            ValueFact::StackObject { .. } => 11,
+        }
+    }
+}
+
+/// How an instruction touches memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AccessKind {
+    Read,
+    Write,
+    /// Atomic read-modify-write and compare-exchange.
+    ReadWrite,
+}
+
+impl AccessKind {
+    pub const ALL: [AccessKind; 3] = [AccessKind::Read, AccessKind::Write, AccessKind::ReadWrite];
+
+    /// Lower-case name, as `dump` prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            AccessKind::Read => "read",
+            AccessKind::Write => "write",
+            AccessKind::ReadWrite => "read_write",
+        }
+    }
+}
+
+/// One memory access of a function, for the alias analysis: which pointer it goes through,
+/// how many bytes, and where it is, so the backend can annotate that very instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryAccess {
+    /// The function, by index into `globals`.
+    pub function: u32,
+    /// The instruction's position in the function (basic blocks in order, instructions in
+    /// order, from 0): with [`FunctionShape`] the key back to the instruction.
+    pub instruction: u32,
+    /// Which pointer operand of the instruction (a `memcpy` reads through 1, writes through 0).
+    pub operand: u8,
+    pub ptr: ValueId,
+    /// Bytes accessed; None when not a compile-time constant.
+    pub size: Option<u64>,
+    pub kind: AccessKind,
+}
+
+/// The shape of a defined function when it was summarized: the backend recomputes it and
+/// annotates the function's instructions only if it still matches, so a stale summary never
+/// annotates the wrong instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FunctionShape {
+    /// The function, by index into `globals`.
+    pub function: u32,
+    pub instructions: u32,
+    /// FNV-1a over the instructions' opcodes, in order.
+    pub opcode_hash: u64,
+}
+
+impl FunctionShape {
+    /// The shape of a function whose instructions have these opcodes (LLVM's numbering).
+    pub fn of_opcodes(function: u32, opcodes: impl IntoIterator<Item = u32>) -> FunctionShape {
+        let mut instructions = 0u32;
+        let mut hash = 0xcbf2_9ce4_8422_2325u64;
+        for op in opcodes {
+            instructions += 1;
+            for b in op.to_le_bytes() {
+                hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        FunctionShape {
+            function,
+            instructions,
+            opcode_hash: hash,
         }
     }
 }
@@ -345,8 +427,12 @@ pub struct ModuleSummary {
     pub call_sites: Vec<CallSite>,
     pub initializers: Vec<InitializerPointer>,
     pub facts: Vec<ValueFact>,
-    /// Value ids in `facts` and `call_sites` are below this.
+    /// Value ids in `facts`, `call_sites` and `accesses` are below this.
     pub value_count: u32,
+    /// Loads, stores, atomics and memory intrinsics, function by function.
+    pub accesses: Vec<MemoryAccess>,
+    /// One per defined function that has accesses.
+    pub shapes: Vec<FunctionShape>,
 }
 
 impl ModuleSummary {

@@ -509,7 +509,9 @@ impl<'a> Builder<'a> {
                     let value = self.value(m, value);
                     self.push(Rule::Escape { value });
                 }
-                ValueFact::Unknown { dst } => {
+                // This analysis has no stack objects: an alloca's address is not a function
+                // and stays as unknown as before (the points-to engine models it).
+                ValueFact::Unknown { dst } | ValueFact::StackObject { dst, .. } => {
                     let dst = self.value(m, dst);
                     self.push(Rule::Unknown {
                         dst,
