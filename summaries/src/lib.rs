@@ -6,6 +6,7 @@
 //! - [`mod@dump`]: a readable text form, for debugging.
 //! - [`index`]: all modules joined by symbol name, with the linker's resolutions.
 //! - [`dead`]: which definitions the program can reach, and which may become internal.
+//! - [`program`]: what references denote after symbol resolution, and what outside code sees.
 //! - [`sparse`]: a generic sparse propagation solver (keys, a lattice, rules, a worklist).
 //! - [`cvp`]: called-value propagation, the possible callees of every indirect call site.
 //! - [`remarks`]: optimization remarks in LLVM's YAML format.
@@ -18,6 +19,7 @@ pub mod dump;
 pub mod encoding;
 pub mod index;
 pub mod model;
+pub mod program;
 pub mod remarks;
 pub mod sparse;
 

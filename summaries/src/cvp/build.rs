@@ -3,9 +3,10 @@
 //! and one [`Rule`] per fact, call site and variable, with the seeds of the escapes.
 
 use super::{CalledValueLattice, Cause, CvpKey, IndirectSite, Location, Offset, Rule};
-use crate::dead::{LiveReason, Liveness};
+use crate::dead::Liveness;
 use crate::index::{CombinedIndex, GlobalId, Resolutions};
-use crate::model::{Callee, GlobalFlags, GlobalKind, Linkage, ValueFact, ValueId};
+use crate::model::{Callee, GlobalFlags, GlobalKind, ValueFact, ValueId};
+use crate::program::{self, ProgramView};
 use crate::sparse::{FxBuildHasher, KeyId, SparseSolver};
 use std::collections::{BTreeSet, HashSet};
 
@@ -192,47 +193,16 @@ impl<'a> Builder<'a> {
         self.escaped[id.module as usize][id.index as usize]
     }
 
-    /// A definition whose body or initializer is the one the program uses for its name:
-    /// local, or prevailing and not replaceable at run time.
+    fn view(&self) -> ProgramView<'a> {
+        ProgramView::new(self.index, self.res, self.live)
+    }
+
     fn tracked_definition(&self, id: GlobalId) -> bool {
-        let g = self.index.global(id);
-        let r = self.res.get(id);
-        g.is_definition()
-            && g.linkage != Linkage::AvailableExternally
-            && (g.linkage.is_local() || (r.prevailing && !r.preemptible && !r.linker_redefined))
+        self.view().tracked_definition(id)
     }
 
-    /// Code outside the LTO unit can name it: the complement of "local or internalizable"
-    /// (the rules of [`crate::internalize`], with the linker's root names read from `live`).
-    fn visible_outside(&self, id: GlobalId) -> bool {
-        let g = self.index.global(id);
-        if g.flags.contains(GlobalFlags::USED) || g.flags.contains(GlobalFlags::COMPILER_USED) {
-            // Kept for something the compiler cannot see (inline asm, a section walker).
-            return true;
-        }
-        if g.linkage.is_local() {
-            return false;
-        }
-        let r = self.res.get(id);
-        r.visible_to_regular_obj
-            || r.export_dynamic
-            || r.preemptible
-            || r.linker_redefined
-            || g.linkage == Linkage::Appending
-            || matches!(
-                self.live.reason(id),
-                Some(
-                    LiveReason::VisibleToRegularObject
-                        | LiveReason::ExportedDynamic
-                        | LiveReason::Used
-                        | LiveReason::RootName
-                )
-            )
-    }
-
-    /// Every use of it is in the LTO unit's summaries.
     fn closed(&self, id: GlobalId) -> bool {
-        self.tracked_definition(id) && !self.visible_outside(id)
+        self.view().closed(id)
     }
 
     fn is_tracked_body(&self, id: GlobalId) -> bool {
@@ -250,98 +220,25 @@ impl<'a> Builder<'a> {
             None => Target::Unknown,
             Some(Some(t)) => t,
             Some(None) => {
-                let t = self.resolve(module, index, 0);
+                let t = self.resolve(module, index);
                 self.targets[module as usize][index as usize] = Some(t);
                 t
             }
         }
     }
 
-    fn resolve(&self, module: u32, index: u32, depth: u32) -> Target {
-        // Aliases of aliases are rare and short; a chain this long is a cycle.
-        if depth > 16 {
-            return Target::Unknown;
-        }
-        let id = GlobalId { module, index };
-        let Some(g) = self.index.get(id) else {
-            return Target::Unknown;
-        };
-        let definition = if g.linkage.is_local() {
-            Some(id)
-        } else {
-            self.index
-                .named(&g.name)
-                .iter()
-                .copied()
-                .find(|&d| self.index.global(d).is_definition() && self.res.get(d).prevailing)
-        };
-        let Some(def) = definition else {
-            // Defined outside the LTO unit: one name for it across all modules, the first
-            // global of the name of the same kind (a declaration's kind is all we know).
-            let (is_function, offset) = match g.kind {
-                GlobalKind::Function | GlobalKind::IFunc => (true, Offset::Known(0)),
-                GlobalKind::Variable => (false, Offset::Known(0)),
-                GlobalKind::Alias => match g.aliasee.map(|a| self.resolve(module, a, depth + 1)) {
-                    Some(Target::Function(_)) => (true, Offset::Unknown),
-                    Some(Target::Variable { .. }) => (false, Offset::Unknown),
-                    _ => return Target::Unknown,
+    fn resolve(&self, module: u32, index: u32) -> Target {
+        match self.view().resolve(module, index) {
+            program::Target::Function(f) => Target::Function(f),
+            program::Target::Variable { var, exact } => Target::Variable {
+                var,
+                offset: if exact {
+                    Offset::Known(0)
+                } else {
+                    Offset::Unknown
                 },
-            };
-            // A function or variable finds at least itself; only a malformed alias (an
-            // alias declaration) finds nothing.
-            let Some(canonical) = self.index.named(&g.name).iter().copied().find(|&d| {
-                let kind = self.index.global(d).kind;
-                matches!(kind, GlobalKind::Function | GlobalKind::IFunc) == is_function
-                    && kind != GlobalKind::Alias
-            }) else {
-                return Target::Unknown;
-            };
-            return if is_function {
-                Target::Function(canonical)
-            } else {
-                Target::Variable {
-                    var: canonical,
-                    offset,
-                }
-            };
-        };
-        let d = self.index.global(def);
-        match d.kind {
-            // An ifunc is named like a function; calls through it are external calls (its
-            // implementation is whatever the resolver returns at load time).
-            GlobalKind::Function | GlobalKind::IFunc => Target::Function(def),
-            GlobalKind::Variable => Target::Variable {
-                var: def,
-                offset: Offset::Known(0),
             },
-            GlobalKind::Alias => {
-                let Some(a) = d.aliasee else {
-                    return Target::Unknown;
-                };
-                // An alias is its own module's aliasee (the storage it was defined on), as in
-                // the dead-symbol analysis, even if another copy of that name prevails.
-                let own = GlobalId {
-                    module: def.module,
-                    index: a,
-                };
-                let aliased = match self.index.get(own) {
-                    Some(o) if o.is_definition() && o.kind != GlobalKind::Alias => match o.kind {
-                        GlobalKind::Variable => Target::Variable {
-                            var: own,
-                            offset: Offset::Known(0),
-                        },
-                        _ => Target::Function(own),
-                    },
-                    _ => self.resolve(def.module, a, depth + 1),
-                };
-                match aliased {
-                    Target::Variable { var, .. } => Target::Variable {
-                        var,
-                        offset: Offset::Unknown,
-                    },
-                    other => other,
-                }
-            }
+            program::Target::Unknown => Target::Unknown,
         }
     }
 
