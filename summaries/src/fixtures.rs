@@ -1,5 +1,6 @@
 //! Summaries shared by the unit tests of several modules.
 
+use crate::index::{CombinedIndex, Resolutions};
 use crate::model::*;
 
 pub(crate) fn loc(file: &str, line: u32, column: u32) -> DebugLoc {
@@ -197,4 +198,214 @@ impl XorShift {
         self.0 ^= self.0 << 17;
         self.0
     }
+}
+
+/// A program written the way the IR side would summarize it: globals by name, fresh value
+/// ids, facts, call sites. Helpers also fill `refs` and `calls`, as the IR side does, so the
+/// dead-symbol analysis sees what the code uses.
+pub(crate) struct TestProgram {
+    pub(crate) modules: Vec<ModuleSummary>,
+}
+
+impl TestProgram {
+    pub(crate) fn new() -> Self {
+        TestProgram { modules: vec![] }
+    }
+
+    pub(crate) fn module(&mut self, id: &str) -> u32 {
+        self.modules.push(ModuleSummary {
+            module_id: id.to_string(),
+            ..Default::default()
+        });
+        self.modules.len() as u32 - 1
+    }
+
+    pub(crate) fn m(&mut self, m: u32) -> &mut ModuleSummary {
+        &mut self.modules[m as usize]
+    }
+
+    pub(crate) fn add(&mut self, m: u32, g: GlobalSummary) -> u32 {
+        let module = self.m(m);
+        module.globals.push(g);
+        module.globals.len() as u32 - 1
+    }
+
+    /// An internal (static) function.
+    pub(crate) fn func(&mut self, m: u32, name: &str) -> u32 {
+        self.add(m, global(name, GlobalKind::Function, Linkage::Internal))
+    }
+
+    /// A function with external linkage (internalizable unless the resolution says
+    /// otherwise).
+    pub(crate) fn ext_func(&mut self, m: u32, name: &str) -> u32 {
+        self.add(m, global(name, GlobalKind::Function, Linkage::External))
+    }
+
+    pub(crate) fn decl(&mut self, m: u32, name: &str, kind: GlobalKind) -> u32 {
+        let mut g = global(name, kind, Linkage::External);
+        g.flags.insert(GlobalFlags::DECLARATION);
+        self.add(m, g)
+    }
+
+    pub(crate) fn var(&mut self, m: u32, name: &str, linkage: Linkage, constant: bool) -> u32 {
+        let mut g = global(name, GlobalKind::Variable, linkage);
+        if constant {
+            g.flags.insert(GlobalFlags::CONSTANT);
+        }
+        self.add(m, g)
+    }
+
+    pub(crate) fn val(&mut self, m: u32) -> ValueId {
+        let module = self.m(m);
+        module.value_count += 1;
+        module.value_count - 1
+    }
+
+    pub(crate) fn fact(&mut self, m: u32, fact: ValueFact) {
+        self.m(m).facts.push(fact);
+    }
+
+    /// `&global`, used in function `in_fn`.
+    pub(crate) fn addr(&mut self, m: u32, in_fn: u32, g: u32) -> ValueId {
+        let dst = self.val(m);
+        self.fact(m, ValueFact::AddressOf { dst, global: g });
+        self.m(m).globals[in_fn as usize].refs.push(g);
+        dst
+    }
+
+    pub(crate) fn copy(&mut self, m: u32, dst: ValueId, src: ValueId) {
+        self.fact(m, ValueFact::Copy { dst, src });
+    }
+
+    pub(crate) fn field(&mut self, m: u32, base: ValueId, offset: Option<i64>) -> ValueId {
+        let dst = self.val(m);
+        self.fact(m, ValueFact::FieldAddr { dst, base, offset });
+        dst
+    }
+
+    pub(crate) fn load(&mut self, m: u32, ptr: ValueId) -> ValueId {
+        let dst = self.val(m);
+        self.fact(m, ValueFact::Load { dst, ptr });
+        dst
+    }
+
+    pub(crate) fn store(&mut self, m: u32, ptr: ValueId, value: ValueId) {
+        self.fact(m, ValueFact::Store { ptr, value });
+    }
+
+    pub(crate) fn param(&mut self, m: u32, function: u32, index: u32) -> ValueId {
+        let dst = self.val(m);
+        self.fact(
+            m,
+            ValueFact::Argument {
+                function,
+                index,
+                dst,
+            },
+        );
+        dst
+    }
+
+    pub(crate) fn ret(&mut self, m: u32, function: u32, value: ValueId) {
+        self.fact(m, ValueFact::Return { function, value });
+    }
+
+    /// An `alloca` of `size` bytes.
+    pub(crate) fn stack(&mut self, m: u32, size: u64) -> ValueId {
+        let dst = self.val(m);
+        self.fact(
+            m,
+            ValueFact::StackObject {
+                dst,
+                size: Some(size),
+            },
+        );
+        dst
+    }
+
+    pub(crate) fn escape(&mut self, m: u32, value: ValueId) {
+        self.fact(m, ValueFact::Escape { value });
+    }
+
+    pub(crate) fn unknown(&mut self, m: u32) -> ValueId {
+        let dst = self.val(m);
+        self.fact(m, ValueFact::Unknown { dst });
+        dst
+    }
+
+    pub(crate) fn site(
+        &mut self,
+        m: u32,
+        caller: u32,
+        callee: Callee,
+        args: &[ValueId],
+    ) -> (u32, ValueId) {
+        let id = self.m(m).call_sites.len() as u32;
+        self.m(m).call_sites.push(CallSite {
+            id,
+            caller,
+            callee,
+            debug_loc: None,
+        });
+        for (index, &value) in args.iter().enumerate() {
+            self.fact(
+                m,
+                ValueFact::CallArgument {
+                    call: id,
+                    index: index as u32,
+                    value,
+                },
+            );
+        }
+        let dst = self.val(m);
+        self.fact(m, ValueFact::CallResult { call: id, dst });
+        (id, dst)
+    }
+
+    /// A direct call; returns the call's result value.
+    pub(crate) fn call(&mut self, m: u32, caller: u32, callee: u32, args: &[ValueId]) -> ValueId {
+        self.m(m).globals[caller as usize].calls.push(callee);
+        self.site(m, caller, Callee::Direct(callee), args).1
+    }
+
+    /// An indirect call through `callee`; returns the site id and the result value.
+    pub(crate) fn icall(
+        &mut self,
+        m: u32,
+        caller: u32,
+        callee: ValueId,
+        args: &[ValueId],
+    ) -> (u32, ValueId) {
+        self.site(m, caller, Callee::Indirect(callee), args)
+    }
+
+    pub(crate) fn init(&mut self, m: u32, g: u32, offset: u64, target: u32) {
+        self.m(m).initializers.push(InitializerPointer {
+            global: g,
+            offset,
+            target,
+        });
+        self.m(m).globals[g as usize].refs.push(target);
+    }
+
+    pub(crate) fn index(&self) -> CombinedIndex {
+        CombinedIndex::new(self.modules.clone())
+    }
+}
+
+/// Resolutions as lld gives them for an executable where every bitcode definition is the
+/// only one of its name and `main` is referenced from crt1.o.
+pub(crate) fn resolutions(index: &CombinedIndex) -> Resolutions {
+    let mut res = Resolutions::new(index);
+    for id in index.ids() {
+        let g = index.global(id);
+        if g.is_definition() && !g.linkage.is_local() {
+            res.get_mut(id).prevailing = true;
+            res.get_mut(id).final_definition_in_linkage_unit = true;
+            if g.name == "main" {
+                res.get_mut(id).visible_to_regular_obj = true;
+            }
+        }
+    }
+    res
 }

@@ -9,6 +9,7 @@
 //! - [`program`]: what references denote after symbol resolution, and what outside code sees.
 //! - [`sparse`]: a generic sparse propagation solver (keys, a lattice, rules, a worklist).
 //! - [`cvp`]: called-value propagation, the possible callees of every indirect call site.
+//! - [`pointsto`]: whole-program points-to analysis (stack, heap, globals, fields, calls).
 //! - [`remarks`]: optimization remarks in LLVM's YAML format.
 //!
 //! The most used items are re-exported here.
@@ -19,6 +20,7 @@ pub mod dump;
 pub mod encoding;
 pub mod index;
 pub mod model;
+pub mod pointsto;
 pub mod program;
 pub mod remarks;
 pub mod sparse;

@@ -1,0 +1,882 @@
+//! Whole-program points-to analysis: for every pointer value of every module of the LTO
+//! unit, the memory locations it may point to.
+//!
+//! Inclusion-based (Andersen) over the value-flow facts of the combined index, solved by
+//! the generic [`solver`]. Abstract objects are the program's functions and global
+//! variables (after symbol resolution, as [`crate::program`] names them), one object per
+//! stack slot (`alloca`), one per heap allocation site (a call to an allocator, by name
+//! or by its `noalias`/`allocsize` declaration), and one **external** object standing for
+//! all memory rld cannot see. A location is an object and a byte offset (field-sensitive);
+//! an access at an offset computed at run time, past [`MAX_FIELD_OFFSET`], or before the
+//! object's start collapses the object to a single location.
+//!
+//! Sound towards the outside world: the external object's contents are every location that
+//! has *escaped* — passed to code rld cannot see, stored where such code can read it, or
+//! belonging to a global visible outside the LTO unit. Outside code may read and write an
+//! escaped object (its locations point to external memory and to everything escaped), may
+//! call an escaped function with escaped arguments, and returns escaped pointers. A value
+//! the summary marks `Unknown` (`inttoptr`, an unmodelled instruction) points to the
+//! external object and everything escaped; an `Escape`d value's targets escape.
+//!
+//! Calls: a direct call to a body in the unit passes its actuals to the formals and the
+//! return to the result; an indirect call does the same for every function its callee
+//! value may point to, as the solution grows (the call graph is built on the fly). Calls
+//! to functions outside the unit follow [`library`]'s models by name; any other external
+//! call makes its pointer arguments escape and returns external memory.
+
+pub mod library;
+pub mod solver;
+#[cfg(test)]
+mod tests;
+
+use crate::dead::Liveness;
+use crate::index::{CombinedIndex, GlobalId, Resolutions};
+use crate::model::{Callee, GlobalFlags, GlobalKind, ValueFact, ValueId};
+use crate::program::{ProgramView, Target};
+use library::Model;
+use solver::{Client, Element, Node, Solver, SolverStats};
+use std::collections::{BTreeMap, HashMap};
+
+/// Field offsets beyond this collapse the object (arrays indexed far, huge structs).
+pub const MAX_FIELD_OFFSET: i64 = 1 << 16;
+
+/// An abstract memory object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Object {
+    /// A function or global variable, by its canonical global (see [`crate::program`]).
+    Global(GlobalId),
+    /// The `alloca` that defines value `value` of module `module`.
+    Stack { module: u32, value: ValueId },
+    /// Memory returned by call site `call` of module `module`.
+    Heap { module: u32, call: u32 },
+    /// Everything outside the LTO unit's view.
+    External,
+}
+
+/// One location a pointer may point to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pointee {
+    pub object: Object,
+    /// Byte offset; None once the object is collapsed (any offset).
+    pub offset: Option<u64>,
+}
+
+/// Counters for `--time` and the tests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PointsToStats {
+    pub objects: usize,
+    pub locations: usize,
+    pub solver: SolverStats,
+}
+
+/// The solution.
+pub struct PointsTo {
+    solver: Solver<Constraint>,
+    model: ProgramModel,
+}
+
+impl PointsTo {
+    /// Where value `value` of module `module` may point (sorted); empty for a value no
+    /// fact defines (null, an integer, dead code).
+    pub fn pointees(&self, module: u32, value: ValueId) -> Vec<Pointee> {
+        let Some(node) = self
+            .model
+            .values
+            .get(module as usize)
+            .and_then(|m| m.get(value as usize))
+            .copied()
+            .flatten()
+        else {
+            return Vec::new();
+        };
+        let mut out: Vec<Pointee> = self
+            .solver
+            .points_to(node)
+            .into_iter()
+            .map(|e| self.model.pointee(&self.solver, e))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Whether the location may have escaped to code outside the LTO unit.
+    pub fn escaped(&self, object: Object) -> bool {
+        self.model
+            .object_index
+            .get(&object)
+            .is_some_and(|&o| self.model.objects[o as usize].escaped)
+    }
+
+    pub fn stats(&self) -> PointsToStats {
+        PointsToStats {
+            objects: self.model.objects.len(),
+            locations: self.model.locations.len(),
+            solver: self.solver.stats(),
+        }
+    }
+}
+
+/// Runs the analysis on the live part of the program.
+pub fn points_to(index: &CombinedIndex, res: &Resolutions, live: &Liveness) -> PointsTo {
+    let view = ProgramView::new(index, res, live);
+    let mut solver = Solver::default();
+    let mut model = ProgramModel::new(index, &mut solver);
+    model.build(&view, &mut solver);
+    solver.solve(&mut model);
+    PointsTo { solver, model }
+}
+
+/// What a node's elements trigger.
+#[derive(Debug, Clone)]
+enum Constraint {
+    /// `dst = *node`
+    Load { dst: Node },
+    /// `*node = src`
+    Store { src: Node },
+    /// `dst = node + offset` (None: an offset known only at run time).
+    Field { dst: Node, offset: Option<i64> },
+    /// `node` is the called value of indirect site `site`.
+    Call { site: u32 },
+    /// `node` is a library function's callback argument (qsort's comparator, ...).
+    Callback { site: u32, args: [Option<Node>; 2] },
+    /// On the external object's node: its elements have escaped.
+    Escaped,
+    /// Every location of every object `node` points into flows into `dst` (a byte copy's
+    /// source: the objects are collapsed, offsets are not followed).
+    ReadAll { dst: Node },
+    /// `src` flows into every location of every object `node` points into.
+    WriteAll { src: Node },
+}
+
+struct ObjectInfo {
+    object: Object,
+    /// Offset → location.
+    fields: BTreeMap<i64, Element>,
+    collapsed: bool,
+    escaped: bool,
+    /// A function (its location is called, never loaded).
+    function: Option<GlobalId>,
+}
+
+struct LocationInfo {
+    object: u32,
+    offset: i64,
+    /// What the location holds.
+    content: Node,
+}
+
+/// A call site: actuals by argument position and the result.
+struct Site {
+    module: u32,
+    call: u32,
+    args: Vec<Option<Node>>,
+    result: Option<Node>,
+}
+
+struct ProgramModel {
+    objects: Vec<ObjectInfo>,
+    object_index: HashMap<Object, u32>,
+    locations: Vec<LocationInfo>,
+    /// Per module, per value id: its node, once created.
+    values: Vec<Vec<Option<Node>>>,
+    formals: HashMap<(GlobalId, u32), Node>,
+    returns: HashMap<GlobalId, Node>,
+    /// Bodies the program runs for a name, and the functions outside code may call.
+    tracked: HashMap<GlobalId, bool>,
+    sites: Vec<Site>,
+    /// Name and allocator flag of functions outside the unit, for the library models.
+    external_names: HashMap<GlobalId, (String, bool)>,
+    external: u32,
+    external_node: Node,
+}
+
+impl ProgramModel {
+    fn new(index: &CombinedIndex, solver: &mut Solver<Constraint>) -> Self {
+        let mut m = ProgramModel {
+            objects: Vec::new(),
+            object_index: HashMap::new(),
+            locations: Vec::new(),
+            values: index
+                .modules
+                .iter()
+                .map(|m| vec![None; m.value_count as usize])
+                .collect(),
+            formals: HashMap::new(),
+            returns: HashMap::new(),
+            tracked: HashMap::new(),
+            sites: Vec::new(),
+            external_names: HashMap::new(),
+            external: 0,
+            external_node: 0,
+        };
+        m.external = m.object(Object::External, None);
+        let ext = m.location(solver, m.external, 0);
+        m.external_node = m.locations[ext as usize].content;
+        m.collapse(solver, m.external);
+        // External memory holds pointers to external memory.
+        solver.add_element(m.external_node, ext);
+        solver.add_constraint(m.external_node, Constraint::Escaped);
+        m
+    }
+
+    fn object(&mut self, object: Object, function: Option<GlobalId>) -> u32 {
+        if let Some(&o) = self.object_index.get(&object) {
+            return o;
+        }
+        let o = self.objects.len() as u32;
+        self.objects.push(ObjectInfo {
+            object,
+            fields: BTreeMap::new(),
+            collapsed: false,
+            escaped: false,
+            function,
+        });
+        self.object_index.insert(object, o);
+        o
+    }
+
+    /// The location at `offset` of object `o` (its only location once collapsed).
+    fn location(&mut self, solver: &mut Solver<Constraint>, o: u32, offset: i64) -> Element {
+        let info = &self.objects[o as usize];
+        let offset = if info.collapsed || info.function.is_some() {
+            0
+        } else {
+            offset
+        };
+        if let Some(&e) = self.objects[o as usize].fields.get(&offset) {
+            return solver.find_element(e);
+        }
+        let e = solver.new_element();
+        debug_assert_eq!(e as usize, self.locations.len());
+        let content = solver.new_node();
+        self.locations.push(LocationInfo {
+            object: o,
+            offset,
+            content,
+        });
+        self.objects[o as usize].fields.insert(offset, e);
+        if self.objects[o as usize].escaped {
+            self.connect_escaped(solver, e);
+        }
+        e
+    }
+
+    /// Makes object `o` one location: every field's element and contents become one.
+    fn collapse(&mut self, solver: &mut Solver<Constraint>, o: u32) {
+        if self.objects[o as usize].collapsed {
+            return;
+        }
+        self.objects[o as usize].collapsed = true;
+        let fields: Vec<Element> = self.objects[o as usize].fields.values().copied().collect();
+        let base = match self.objects[o as usize].fields.get(&0) {
+            Some(&b) => b,
+            None => {
+                // Offset 0 may not exist yet; make it the collapsed location.
+                self.objects[o as usize].collapsed = false;
+                let b = self.location(solver, o, 0);
+                self.objects[o as usize].collapsed = true;
+                b
+            }
+        };
+        for f in fields {
+            if f != base {
+                solver.unify_elements(base, f);
+                let (a, b) = (
+                    self.locations[base as usize].content,
+                    self.locations[f as usize].content,
+                );
+                solver.unify(a, b);
+            }
+        }
+    }
+
+    /// The location element `e` stands for, as the solver's canonical element.
+    fn location_info(&self, solver: &mut Solver<Constraint>, e: Element) -> &LocationInfo {
+        let e = solver.find_element(e);
+        &self.locations[e as usize]
+    }
+
+    fn pointee(&self, solver: &Solver<Constraint>, e: Element) -> Pointee {
+        let loc = &self.locations[solver.find_element_const(e) as usize];
+        let info = &self.objects[loc.object as usize];
+        Pointee {
+            object: info.object,
+            offset: (!info.collapsed).then_some(loc.offset as u64),
+        }
+    }
+
+    fn value(&mut self, solver: &mut Solver<Constraint>, module: u32, value: ValueId) -> Node {
+        match self.values[module as usize].get_mut(value as usize) {
+            Some(Some(n)) => *n,
+            Some(slot) => *slot.insert(solver.new_node()),
+            // Beyond `value_count` (an unvalidated summary): a node of its own.
+            None => solver.new_node(),
+        }
+    }
+
+    /// Object `o` escapes: outside code reads and writes all of it.
+    fn escape_object(&mut self, solver: &mut Solver<Constraint>, o: u32) {
+        if self.objects[o as usize].escaped {
+            return;
+        }
+        self.objects[o as usize].escaped = true;
+        let fields: Vec<Element> = self.objects[o as usize].fields.values().copied().collect();
+        for e in fields {
+            self.connect_escaped(solver, e);
+        }
+        if let Some(f) = self.objects[o as usize].function {
+            // Outside code may call it with anything escaped, and gets what it returns.
+            let formals: Vec<Node> = self
+                .formals
+                .iter()
+                .filter(|((g, _), _)| *g == f)
+                .map(|(_, &n)| n)
+                .collect();
+            for n in formals {
+                solver.add_edge(self.external_node, n);
+            }
+            if let Some(&r) = self.returns.get(&f) {
+                solver.add_edge(r, self.external_node);
+            }
+        }
+    }
+
+    fn connect_escaped(&mut self, solver: &mut Solver<Constraint>, e: Element) {
+        let content = self.locations[e as usize].content;
+        solver.add_element(self.external_node, e);
+        solver.add_edge(content, self.external_node);
+        solver.add_edge(self.external_node, content);
+    }
+
+    /// The location a global reference denotes, with its object.
+    fn global_location(
+        &mut self,
+        view: &ProgramView,
+        solver: &mut Solver<Constraint>,
+        module: u32,
+        global: u32,
+    ) -> Option<(u32, Element)> {
+        match view.resolve(module, global) {
+            Target::Function(f) => {
+                let o = self.function_object(view, f);
+                Some((o, self.location(solver, o, 0)))
+            }
+            Target::Variable { var, exact } => {
+                let o = self.object(Object::Global(var), None);
+                if !exact {
+                    self.collapse(solver, o);
+                }
+                Some((o, self.location(solver, o, 0)))
+            }
+            Target::Unknown => None,
+        }
+    }
+
+    fn build(&mut self, view: &ProgramView, solver: &mut Solver<Constraint>) {
+        let index = view.index;
+        // Formals and returns first: call sites connect to them.
+        for (m, module) in index.modules.iter().enumerate() {
+            for fact in &module.facts {
+                match *fact {
+                    ValueFact::Argument {
+                        function,
+                        index: i,
+                        dst,
+                    } => {
+                        let f = GlobalId {
+                            module: m as u32,
+                            index: function,
+                        };
+                        let formal = *self
+                            .formals
+                            .entry((f, i))
+                            .or_insert_with(|| solver.new_node());
+                        let dst = self.value(solver, m as u32, dst);
+                        solver.add_edge(formal, dst);
+                    }
+                    ValueFact::Return { function, value } => {
+                        let f = GlobalId {
+                            module: m as u32,
+                            index: function,
+                        };
+                        let ret = *self.returns.entry(f).or_insert_with(|| solver.new_node());
+                        let v = self.value(solver, m as u32, value);
+                        solver.add_edge(v, ret);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for (m, module) in index.modules.iter().enumerate() {
+            let m = m as u32;
+            for fact in &module.facts {
+                self.fact(view, solver, m, fact);
+            }
+            for init in &module.initializers {
+                // Only the definition the program uses contributes its initializer.
+                let own = GlobalId {
+                    module: m,
+                    index: init.global,
+                };
+                if view.resolve(m, init.global)
+                    != (Target::Variable {
+                        var: own,
+                        exact: true,
+                    })
+                {
+                    continue;
+                }
+                let o = self.object(Object::Global(own), None);
+                let cell =
+                    self.location(solver, o, init.offset.min(MAX_FIELD_OFFSET as u64) as i64);
+                if init.offset > MAX_FIELD_OFFSET as u64 {
+                    self.collapse(solver, o);
+                }
+                if let Some((_, target)) = self.global_location(view, solver, m, init.target) {
+                    let content = self.location_info(solver, cell).content;
+                    solver.add_element(content, target);
+                }
+            }
+        }
+        self.call_sites(view, solver);
+        self.outside_world(view, solver);
+    }
+
+    fn fact(
+        &mut self,
+        view: &ProgramView,
+        solver: &mut Solver<Constraint>,
+        m: u32,
+        fact: &ValueFact,
+    ) {
+        match *fact {
+            ValueFact::AddressOf { dst, global } => {
+                let dst = self.value(solver, m, dst);
+                match self.global_location(view, solver, m, global) {
+                    Some((_, e)) => solver.add_element(dst, e),
+                    None => solver.add_edge(self.external_node, dst),
+                }
+            }
+            ValueFact::Copy { dst, src } => {
+                let (dst, src) = (self.value(solver, m, dst), self.value(solver, m, src));
+                solver.add_edge(src, dst);
+            }
+            ValueFact::FieldAddr { dst, base, offset } => {
+                let (dst, base) = (self.value(solver, m, dst), self.value(solver, m, base));
+                solver.add_constraint(base, Constraint::Field { dst, offset });
+            }
+            ValueFact::Load { dst, ptr } => {
+                let (dst, ptr) = (self.value(solver, m, dst), self.value(solver, m, ptr));
+                solver.add_constraint(ptr, Constraint::Load { dst });
+            }
+            ValueFact::Store { ptr, value } => {
+                let (ptr, src) = (self.value(solver, m, ptr), self.value(solver, m, value));
+                solver.add_constraint(ptr, Constraint::Store { src });
+            }
+            ValueFact::Escape { value } => {
+                let v = self.value(solver, m, value);
+                solver.add_edge(v, self.external_node);
+            }
+            ValueFact::Unknown { dst } => {
+                let dst = self.value(solver, m, dst);
+                solver.add_edge(self.external_node, dst);
+            }
+            ValueFact::StackObject { dst, .. } => {
+                let o = self.object(
+                    Object::Stack {
+                        module: m,
+                        value: dst,
+                    },
+                    None,
+                );
+                let e = self.location(solver, o, 0);
+                let dst = self.value(solver, m, dst);
+                solver.add_element(dst, e);
+            }
+            // Connected with the call sites and formals.
+            ValueFact::Argument { .. }
+            | ValueFact::Return { .. }
+            | ValueFact::CallArgument { .. }
+            | ValueFact::CallResult { .. } => {}
+        }
+    }
+
+    fn call_sites(&mut self, view: &ProgramView, solver: &mut Solver<Constraint>) {
+        let index = view.index;
+        for (m, module) in index.modules.iter().enumerate() {
+            let m = m as u32;
+            let mut args: Vec<Vec<Option<Node>>> = vec![Vec::new(); module.call_sites.len()];
+            let mut results: Vec<Option<Node>> = vec![None; module.call_sites.len()];
+            for fact in &module.facts {
+                match *fact {
+                    ValueFact::CallArgument {
+                        call,
+                        index: i,
+                        value,
+                    } => {
+                        let v = self.value(solver, m, value);
+                        if let Some(a) = args.get_mut(call as usize) {
+                            if a.len() <= i as usize {
+                                a.resize(i as usize + 1, None);
+                            }
+                            a[i as usize] = Some(v);
+                        }
+                    }
+                    ValueFact::CallResult { call, dst } => {
+                        let v = self.value(solver, m, dst);
+                        if let Some(r) = results.get_mut(call as usize) {
+                            *r = Some(v);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            for (c, cs) in module.call_sites.iter().enumerate() {
+                let caller = GlobalId {
+                    module: m,
+                    index: cs.caller,
+                };
+                // Dead code passes nothing anywhere.
+                if !view.live.is_live(caller) {
+                    continue;
+                }
+                let site = self.sites.len() as u32;
+                self.sites.push(Site {
+                    module: m,
+                    call: c as u32,
+                    args: std::mem::take(&mut args[c]),
+                    result: results[c],
+                });
+                match cs.callee {
+                    Callee::Direct(g) => match view.resolve(m, g) {
+                        Target::Function(f) => {
+                            let o = self.function_object(view, f);
+                            let e = self.location(solver, o, 0);
+                            self.call_location(solver, site, e);
+                        }
+                        _ => self.unknown_call(solver, site),
+                    },
+                    Callee::Indirect(v) => {
+                        let v = self.value(solver, m, v);
+                        solver.add_constraint(v, Constraint::Call { site });
+                    }
+                }
+            }
+        }
+    }
+
+    /// The object of function `f`, classified on first sight: a body of the unit that
+    /// calls to its name run, or a function outside it (called through the library models).
+    fn function_object(&mut self, view: &ProgramView, f: GlobalId) -> u32 {
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.tracked.entry(f) {
+            let g = view.index.global(f);
+            let tracked = view.tracked_definition(f) && g.kind == GlobalKind::Function;
+            slot.insert(tracked);
+            if !tracked {
+                let allocator = g.flags.contains(GlobalFlags::RETURNS_NOALIAS);
+                self.external_names.insert(f, (g.name.clone(), allocator));
+            }
+        }
+        self.object(Object::Global(f), Some(f))
+    }
+
+    fn arg(&self, site: u32, i: u8) -> Option<Node> {
+        self.sites[site as usize]
+            .args
+            .get(i as usize)
+            .copied()
+            .flatten()
+    }
+
+    fn unknown_call(&mut self, solver: &mut Solver<Constraint>, site: u32) {
+        let s = &self.sites[site as usize];
+        let args: Vec<Node> = s.args.iter().flatten().copied().collect();
+        let result = s.result;
+        for a in args {
+            solver.add_edge(a, self.external_node);
+        }
+        if let Some(r) = result {
+            solver.add_edge(self.external_node, r);
+        }
+    }
+
+    fn library_call(&mut self, solver: &mut Solver<Constraint>, site: u32, model: Model) {
+        let result = self.sites[site as usize].result;
+        match model {
+            Model::Unknown => self.unknown_call(solver, site),
+            Model::NoCapture { returns } => {
+                if let (Some(r), Some(a)) = (result, returns.and_then(|i| self.arg(site, i))) {
+                    solver.add_edge(a, r);
+                }
+            }
+            Model::ReturnsExternal => {
+                if let Some(r) = result {
+                    solver.add_edge(self.external_node, r);
+                }
+            }
+            Model::Allocates { resizes, out } => {
+                let (module, call) = (
+                    self.sites[site as usize].module,
+                    self.sites[site as usize].call,
+                );
+                let o = self.object(Object::Heap { module, call }, None);
+                let fresh = self.location(solver, o, 0);
+                match out.and_then(|i| self.arg(site, i)) {
+                    Some(p) => {
+                        let holder = solver.new_node();
+                        solver.add_element(holder, fresh);
+                        solver.add_constraint(p, Constraint::Store { src: holder });
+                    }
+                    None => {
+                        if let Some(r) = result {
+                            solver.add_element(r, fresh);
+                        }
+                    }
+                }
+                if let Some(old) = resizes.and_then(|i| self.arg(site, i)) {
+                    // The result may be the old block itself, and the new block holds what
+                    // the old one held.
+                    if let Some(r) = result {
+                        solver.add_edge(old, r);
+                    }
+                    let new_ptr = solver.new_node();
+                    solver.add_element(new_ptr, fresh);
+                    self.copy_contents(solver, new_ptr, old);
+                }
+            }
+            Model::Copies {
+                dst,
+                src,
+                returns_dst,
+            } => {
+                if let (Some(d), Some(s)) = (self.arg(site, dst), self.arg(site, src)) {
+                    self.copy_contents(solver, d, s);
+                    if let (true, Some(r)) = (returns_dst, result) {
+                        solver.add_edge(d, r);
+                    }
+                }
+            }
+            Model::Interior { arg } => {
+                if let (Some(r), Some(a)) = (result, self.arg(site, arg)) {
+                    solver.add_constraint(
+                        a,
+                        Constraint::Field {
+                            dst: r,
+                            offset: None,
+                        },
+                    );
+                }
+            }
+            Model::Calls {
+                function,
+                args,
+                elements,
+            } => {
+                let Some(f) = self.arg(site, function) else {
+                    return;
+                };
+                let mut passed = [None; 2];
+                for (k, a) in args.iter().enumerate() {
+                    let Some(p) = a.and_then(|i| self.arg(site, i)) else {
+                        continue;
+                    };
+                    passed[k] = Some(if elements {
+                        let inside = solver.new_node();
+                        let field = Constraint::Field {
+                            dst: inside,
+                            offset: None,
+                        };
+                        solver.add_constraint(p, field);
+                        inside
+                    } else {
+                        p
+                    });
+                }
+                solver.add_constraint(f, Constraint::Callback { site, args: passed });
+            }
+        }
+    }
+
+    /// Every location of the objects `src` points into flows into every location of the
+    /// objects `dst` points into (a byte copy: offsets are not followed, so both sides'
+    /// objects are collapsed).
+    fn copy_contents(&mut self, solver: &mut Solver<Constraint>, dst: Node, src: Node) {
+        let bytes = solver.new_node();
+        solver.add_constraint(src, Constraint::ReadAll { dst: bytes });
+        solver.add_constraint(dst, Constraint::WriteAll { src: bytes });
+    }
+
+    /// Globals outside code can name, and functions whose bodies run without the unit's
+    /// callers knowing them all, escape.
+    fn outside_world(&mut self, view: &ProgramView, solver: &mut Solver<Constraint>) {
+        let index = view.index;
+        for id in index.ids() {
+            let g = index.global(id);
+            if !matches!(g.kind, GlobalKind::Function | GlobalKind::Variable) {
+                continue;
+            }
+            let canonical = match view.resolve(id.module, id.index) {
+                Target::Function(f) | Target::Variable { var: f, .. } => f,
+                Target::Unknown => continue,
+            };
+            let o = match g.kind {
+                GlobalKind::Function => self.function_object(view, canonical),
+                _ => self.object(Object::Global(canonical), None),
+            };
+            if canonical == id {
+                // Defined here (or the first declaration of a name defined outside):
+                // escaped if outside code can name it or replace it.
+                let declared_function = g.kind == GlobalKind::Function && g.is_declaration();
+                if !declared_function && (!view.tracked_definition(id) || view.visible_outside(id))
+                {
+                    self.escape_object(solver, o);
+                }
+            } else {
+                // Named here, defined elsewhere: a variable outside the unit is outside
+                // memory. (A function outside the unit needs nothing: calls to it follow
+                // the library models, and calls through external pointers are unknown.)
+                if !view.tracked_definition(canonical) && g.kind == GlobalKind::Variable {
+                    self.escape_object(solver, o);
+                }
+                // A body here that calls to the name do not run: only outside code could
+                // call it, with anything.
+                self.escape_body(solver, id);
+            }
+        }
+    }
+
+    fn escape_body(&mut self, solver: &mut Solver<Constraint>, f: GlobalId) {
+        let formals: Vec<Node> = self
+            .formals
+            .iter()
+            .filter(|((g, _), _)| *g == f)
+            .map(|(_, &n)| n)
+            .collect();
+        for n in formals {
+            solver.add_edge(self.external_node, n);
+        }
+        if let Some(&r) = self.returns.get(&f) {
+            solver.add_edge(r, self.external_node);
+        }
+    }
+}
+
+impl Client for ProgramModel {
+    type Constraint = Constraint;
+
+    fn apply(&mut self, solver: &mut Solver<Constraint>, _node: Node, c: &Constraint, e: Element) {
+        match *c {
+            Constraint::Load { dst } => {
+                let content = self.location_info(solver, e).content;
+                solver.add_edge(content, dst);
+            }
+            Constraint::Store { src } => {
+                let content = self.location_info(solver, e).content;
+                solver.add_edge(src, content);
+            }
+            Constraint::Field { dst, offset } => {
+                let (o, base) = {
+                    let loc = self.location_info(solver, e);
+                    (loc.object, loc.offset)
+                };
+                let target = match offset.and_then(|off| base.checked_add(off)) {
+                    Some(t) if (0..=MAX_FIELD_OFFSET).contains(&t) => t,
+                    _ => {
+                        self.collapse(solver, o);
+                        0
+                    }
+                };
+                let loc = self.location(solver, o, target);
+                solver.add_element(dst, loc);
+            }
+            Constraint::Call { site } => self.call_location(solver, site, e),
+            Constraint::Callback { site, args } => {
+                let object = self.location_info(solver, e).object;
+                if object == self.external {
+                    // An unknown callback: what it would be given escapes.
+                    for a in args.into_iter().flatten() {
+                        solver.add_edge(a, self.external_node);
+                    }
+                    return;
+                }
+                let Some(f) = self.objects[object as usize].function else {
+                    return;
+                };
+                let _ = site;
+                for (k, a) in args.iter().enumerate() {
+                    if let (Some(a), Some(&formal)) = (a, self.formals.get(&(f, k as u32))) {
+                        solver.add_edge(*a, formal);
+                    }
+                }
+            }
+            Constraint::Escaped => {
+                let object = self.location_info(solver, e).object;
+                self.escape_object(solver, object);
+            }
+            Constraint::ReadAll { dst } => {
+                let object = self.location_info(solver, e).object;
+                self.collapse(solver, object);
+                let loc = self.location(solver, object, 0);
+                let content = self.locations[loc as usize].content;
+                solver.add_edge(content, dst);
+            }
+            Constraint::WriteAll { src } => {
+                let object = self.location_info(solver, e).object;
+                self.collapse(solver, object);
+                let loc = self.location(solver, object, 0);
+                let content = self.locations[loc as usize].content;
+                solver.add_edge(src, content);
+            }
+        }
+    }
+}
+
+impl ProgramModel {
+    /// Call site `site` calls location `e`: a function (classified when its object was
+    /// made), external memory, or data (undefined behaviour, from a merged set: ignored).
+    fn call_location(&mut self, solver: &mut Solver<Constraint>, site: u32, e: Element) {
+        let object = self.location_info(solver, e).object;
+        if object == self.external {
+            return self.unknown_call(solver, site);
+        }
+        let Some(f) = self.objects[object as usize].function else {
+            return;
+        };
+        match self.tracked.get(&f) {
+            Some(true) => {
+                let s = &self.sites[site as usize];
+                let args: Vec<(u32, Node)> = s
+                    .args
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, a)| a.map(|a| (i as u32, a)))
+                    .collect();
+                let result = s.result;
+                for (i, a) in args {
+                    if let Some(&formal) = self.formals.get(&(f, i)) {
+                        solver.add_edge(a, formal);
+                    }
+                }
+                if let (Some(r), Some(&ret)) = (result, self.returns.get(&f)) {
+                    solver.add_edge(ret, r);
+                }
+            }
+            Some(false) => {
+                let model = match self.external_names.get(&f) {
+                    Some((name, allocator)) => match library::model(name) {
+                        Model::Unknown if *allocator => Model::Allocates {
+                            resizes: None,
+                            out: None,
+                        },
+                        m => m,
+                    },
+                    None => Model::Unknown,
+                };
+                self.library_call(solver, site, model);
+            }
+            // A function the builder never classified (unreachable in a valid index).
+            None => self.unknown_call(solver, site),
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! The points-to analysis on hand-built summaries: one feature per test, each checking the
+//! exact set of locations a value may point to.
+
+use super::*;
+use crate::dead::compute_dead_symbols;
+use crate::fixtures::{resolutions, TestProgram};
+use crate::model::{GlobalKind, Linkage};
+
+/// A location as the tests write it: `"g+8"`, `"stack#3"`, `"heap#2"`, `"external"`, with
+/// `+?` for a collapsed object.
+fn describe(index: &CombinedIndex, p: &Pointee) -> String {
+    let object = match p.object {
+        Object::Global(g) => index.global(g).name.clone(),
+        Object::Stack { value, .. } => format!("stack#{value}"),
+        Object::Heap { call, .. } => format!("heap#{call}"),
+        Object::External => return "external".to_string(),
+    };
+    match p.offset {
+        Some(0) => object,
+        Some(o) => format!("{object}+{o}"),
+        None => format!("{object}+?"),
+    }
+}
+
+struct Solved {
+    index: CombinedIndex,
+    result: PointsTo,
+}
+
+impl Solved {
+    fn of(p: &TestProgram) -> Solved {
+        let index = p.index();
+        let res = resolutions(&index);
+        let live = compute_dead_symbols(&index, &res, &[]);
+        let result = points_to(&index, &res, &live);
+        Solved { index, result }
+    }
+
+    fn pts(&self, m: u32, v: ValueId) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .result
+            .pointees(m, v)
+            .iter()
+            .map(|p| describe(&self.index, p))
+            .collect();
+        out.sort();
+        out
+    }
+}
+
+/// A program with `main` (referenced from crt1.o, like lld's resolution of an executable).
+fn program() -> (TestProgram, u32, u32) {
+    let mut p = TestProgram::new();
+    let m = p.module("a.o");
+    let main = p.ext_func(m, "main");
+    (p, m, main)
+}
+
+#[test]
+fn stack_heap_and_global_objects() {
+    let (mut p, m, main) = program();
+    let g = p.var(m, "g", Linkage::Internal, false);
+    let malloc = p.decl(m, "malloc", GlobalKind::Function);
+    let a = p.stack(m, 8);
+    let b = p.stack(m, 8);
+    let ga = p.addr(m, main, g);
+    let h = p.call(m, main, malloc, &[]);
+    let h2 = p.call(m, main, malloc, &[]);
+    let s = Solved::of(&p);
+    assert_eq!(s.pts(m, a), ["stack#0"]);
+    assert_eq!(s.pts(m, b), ["stack#1"]);
+    assert_eq!(s.pts(m, ga), ["g"]);
+    assert_eq!(s.pts(m, h), ["heap#0"]);
+    assert_eq!(s.pts(m, h2), ["heap#1"]);
+    assert!(!s.result.escaped(Object::Stack {
+        module: m,
+        value: a
+    }));
+}
+
+#[test]
+fn fields_are_distinct_until_an_unknown_offset() {
+    let (mut p, m, main) = program();
+    let g = p.var(m, "g", Linkage::Internal, false);
+    let f = p.var(m, "f", Linkage::Internal, false);
+    let s1 = p.stack(m, 16);
+    let at8 = p.field(m, s1, Some(8));
+    let ga = p.addr(m, main, g);
+    p.store(m, at8, ga);
+    let at0 = p.field(m, s1, Some(0));
+    let fa = p.addr(m, main, f);
+    p.store(m, at0, fa);
+    let again8 = p.field(m, s1, Some(8));
+    let read8 = p.load(m, again8);
+    let read0 = p.load(m, s1);
+    // A second object, indexed at run time: one location for all of it.
+    let s2 = p.stack(m, 16);
+    let anywhere = p.field(m, s2, None);
+    p.store(m, anywhere, ga);
+    let s2_at8 = p.field(m, s2, Some(8));
+    let read_s2 = p.load(m, s2_at8);
+    let s = Solved::of(&p);
+    assert_eq!(s.pts(m, at8), ["stack#0+8"]);
+    assert_eq!(s.pts(m, read8), ["g"]);
+    assert_eq!(s.pts(m, read0), ["f"]);
+    assert_eq!(s.pts(m, anywhere), ["stack#8+?"]);
+    assert_eq!(s.pts(m, read_s2), ["g"]);
+}
+
+#[test]
+fn pointer_copied_through_memory_and_memcpy() {
+    let (mut p, m, main) = program();
+    let g = p.var(m, "g", Linkage::Internal, false);
+    let memcpy = p.decl(m, "llvm.memcpy.p0i8.p0i8.i64", GlobalKind::Function);
+    let x = p.stack(m, 8);
+    let ga = p.addr(m, main, g);
+    p.store(m, x, ga);
+    let y = p.load(m, x);
+    let copy = p.stack(m, 8);
+    p.call(m, main, memcpy, &[copy, x]);
+    let z = p.load(m, copy);
+    let s = Solved::of(&p);
+    assert_eq!(s.pts(m, y), ["g"]);
+    assert_eq!(s.pts(m, z), ["g"]);
+}
+
+#[test]
+fn realloc_keeps_contents_and_may_return_the_old_block() {
+    let (mut p, m, main) = program();
+    let g = p.var(m, "g", Linkage::Internal, false);
+    let malloc = p.decl(m, "malloc", GlobalKind::Function);
+    let realloc = p.decl(m, "realloc", GlobalKind::Function);
+    let h = p.call(m, main, malloc, &[]);
+    let ga = p.addr(m, main, g);
+    p.store(m, h, ga);
+    let r = p.call(m, main, realloc, &[h]);
+    let inside = p.load(m, r);
+    let s = Solved::of(&p);
+    assert_eq!(s.pts(m, r), ["heap#0+?", "heap#1+?"]);
+    assert_eq!(s.pts(m, inside), ["g"]);
+}
+
+#[test]
+fn integers_and_unknown_values_point_to_what_escaped() {
+    let (mut p, m, main) = program();
+    let g = p.var(m, "g", Linkage::Internal, false);
+    let kept = p.var(m, "kept", Linkage::Internal, false);
+    let ga = p.addr(m, main, g);
+    p.escape(m, ga); // ptrtoint
+    let _ = p.addr(m, main, kept);
+    let made = p.unknown(m); // inttoptr
+    let s = Solved::of(&p);
+    assert_eq!(s.pts(m, made), ["external", "g"]);
+    assert!(s.result.escaped(Object::Global(GlobalId {
+        module: m,
+        index: g
+    })));
+    assert!(!s.result.escaped(Object::Global(GlobalId {
+        module: m,
+        index: kept
+    })));
+}
+
+#[test]
+fn unknown_external_function_captures_its_arguments() {
+    let (mut p, m, main) = program();
+    let ext = p.decl(m, "consume", GlobalKind::Function);
+    let local = p.stack(m, 8);
+    let back = p.call(m, main, ext, &[local]);
+    let freed = p.stack(m, 8);
+    let free = p.decl(m, "free", GlobalKind::Function);
+    p.call(m, main, free, &[freed]);
+    let s = Solved::of(&p);
+    assert!(s.result.escaped(Object::Stack {
+        module: m,
+        value: local
+    }));
+    assert!(!s.result.escaped(Object::Stack {
+        module: m,
+        value: freed
+    }));
+    assert_eq!(s.pts(m, back), ["external", "stack#0"]);
+}
+
+#[test]
+fn exported_function_arguments_come_from_outside() {
+    let (mut p, m, main) = program();
+    let api = p.ext_func(m, "api");
+    let arg = p.param(m, api, 0);
+    let internal = p.func(m, "helper");
+    let harg = p.param(m, internal, 0);
+    let x = p.stack(m, 8);
+    p.call(m, main, internal, &[x]);
+    let index = p.index();
+    let mut res = resolutions(&index);
+    res.get_mut(GlobalId {
+        module: m,
+        index: api,
+    })
+    .export_dynamic = true;
+    let live = compute_dead_symbols(&index, &res, &[]);
+    let result = points_to(&index, &res, &live);
+    let s = Solved { index, result };
+    assert_eq!(s.pts(m, arg), ["external"]);
+    assert_eq!(s.pts(m, harg), [format!("stack#{x}")]);
+}
+
+#[test]
+fn indirect_calls_are_resolved_on_the_fly() {
+    let (mut p, m, main) = program();
+    let target = p.func(m, "target");
+    let formal = p.param(m, target, 0);
+    let table = p.var(m, "table", Linkage::Internal, true);
+    p.init(m, table, 8, target);
+    let t = p.addr(m, main, table);
+    let slot = p.field(m, t, Some(8));
+    let fp = p.load(m, slot);
+    let x = p.stack(m, 4);
+    let (_, _) = p.icall(m, main, fp, &[x]);
+    let s = Solved::of(&p);
+    assert_eq!(s.pts(m, fp), ["target"]);
+    assert_eq!(s.pts(m, formal), [format!("stack#{x}")]);
+}
+
+#[test]
+fn library_callbacks_receive_their_arguments() {
+    let (mut p, m, main) = program();
+    let qsort = p.decl(m, "qsort", GlobalKind::Function);
+    let pthread_create = p.decl(m, "pthread_create", GlobalKind::Function);
+    let cmp = p.func(m, "cmp");
+    let cmp_a = p.param(m, cmp, 0);
+    let cmp_b = p.param(m, cmp, 1);
+    let start = p.func(m, "start");
+    let start_arg = p.param(m, start, 0);
+    let array = p.stack(m, 64);
+    let cmp_fn = p.addr(m, main, cmp);
+    let n = p.unknown(m);
+    p.call(m, main, qsort, &[array, n, n, cmp_fn]);
+    let thread = p.stack(m, 8);
+    let start_fn = p.addr(m, main, start);
+    let data = p.stack(m, 8);
+    p.call(m, main, pthread_create, &[thread, n, start_fn, data]);
+    let s = Solved::of(&p);
+    assert_eq!(s.pts(m, cmp_a), [format!("stack#{array}+?")]);
+    assert_eq!(s.pts(m, cmp_b), [format!("stack#{array}+?")]);
+    assert_eq!(s.pts(m, start_arg), [format!("stack#{data}")]);
+    assert!(!s.result.escaped(Object::Stack {
+        module: m,
+        value: data
+    }));
+}
