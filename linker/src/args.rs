@@ -346,6 +346,8 @@ const SPECS: &[Spec] = &[
     arg(&["--icp-max-targets"], "N", "Promote indirect calls with at most N known targets (default 2)",
         Value(|p, v| { p.o.lto_opts.icp_max_targets = count(&p.opt, v)?; Ok(()) })),
     flag(&["--no-cvp"], "Do not run called-value propagation", |p| p.o.lto_opts.cvp = false),
+    flag(&["--no-wpa-aa"], "Do not run the whole-program points-to analysis",
+        |p| p.o.lto_opts.wpa_aa = false),
     arg(&["--lto-partitions"], "N", "Split full LTO code generation into N parts (default 1)",
         Value(|p, v| { p.o.lto_opts.partitions = count(&p.opt, v)?; Ok(()) })),
     arg(&["--thinlto-jobs"], "N", "Run N ThinLTO backends at once (default: all cores)",
@@ -692,6 +694,7 @@ impl Parser {
             _ => match v {
                 "O0" | "O1" | "O2" | "O3" => return self.lto_level(&v[1..]),
                 "save-temps" => lto.save_temps = true,
+                "no-wpa-aa" => lto.wpa_aa = false,
                 "opt-remarks-with-hotness" => lto.remarks_with_hotness = true,
                 // Full or thin LTO is decided per module by whether it carries a summary.
                 "thinlto" => {}
@@ -1145,6 +1148,9 @@ mod tests {
         assert_eq!(lto.remarks_format.as_deref(), Some("yaml"));
         assert!(lto.remarks_with_hotness && lto.remarks_filename.is_some());
         assert_eq!(lto.cache_dir, Some("/c".into()));
+        assert!(lto.wpa_aa && lto.cvp);
+        assert!(!parse("--no-wpa-aa").lto_opts.wpa_aa);
+        assert!(!parse("-plugin-opt=no-wpa-aa").lto_opts.wpa_aa);
     }
 
     #[test]

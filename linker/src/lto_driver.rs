@@ -199,6 +199,26 @@ pub fn run_lto(
     } else {
         None
     };
+    if opts.lto_opts.wpa_aa {
+        // The whole program's points-to sets (stack, heap, globals, fields); reported by
+        // `--time` with its size.
+        let pts = rld_summaries::pointsto::points_to(&index, &res, &live);
+        phase(opts, &mut clock, "points-to analysis", || {
+            let s = pts.stats();
+            let (total, largest) = pts.set_sizes();
+            format!(
+                "{} objects, {} locations, {} nodes, {} edges, {} merged, {} iterations, \
+                 {} elements delivered, sets: {total} elements, largest {largest}",
+                s.objects,
+                s.locations,
+                s.solver.nodes,
+                s.solver.edges,
+                s.solver.merged,
+                s.solver.iterations,
+                s.solver.delivered
+            )
+        });
+    }
     let plans = cvp
         .as_ref()
         .map(|c| call_plans(&index, &live, c, opts.lto_opts.icp_max_targets))

@@ -207,6 +207,8 @@ pub struct LtoOptions {
     pub llvm_args: Vec<String>,
     /// Run whole-program called-value propagation (`--no-cvp` turns it off).
     pub cvp: bool,
+    /// `--no-wpa-aa`: skip the whole-program points-to analysis.
+    pub wpa_aa: bool,
     /// `--cvp-max-targets`: larger callee sets are Overdefined.
     pub cvp_max_targets: usize,
     /// `--icp-max-targets`: indirect calls with at most this many targets become direct.
@@ -228,6 +230,7 @@ impl Default for LtoOptions {
             mcpu: None,
             llvm_args: Vec::new(),
             cvp: true,
+            wpa_aa: true,
             cvp_max_targets: 4,
             icp_max_targets: 2,
         }

@@ -10,13 +10,15 @@
 //! an access at an offset computed at run time, past [`MAX_FIELD_OFFSET`], or before the
 //! object's start collapses the object to a single location.
 //!
-//! Sound towards the outside world: the external object's contents are every location that
-//! has *escaped* — passed to code rld cannot see, stored where such code can read it, or
-//! belonging to a global visible outside the LTO unit. Outside code may read and write an
-//! escaped object (its locations point to external memory and to everything escaped), may
-//! call an escaped function with escaped arguments, and returns escaped pointers. A value
-//! the summary marks `Unknown` (`inttoptr`, an unmodelled instruction) points to the
-//! external object and everything escaped; an `Escape`d value's targets escape.
+//! Sound towards the outside world: a location *escapes* when it is passed to code rld
+//! cannot see, stored where such code can read it, or belongs to a global visible outside
+//! the LTO unit. Outside code may read and write an escaped object, call an escaped function
+//! with anything escaped, and return escaped pointers. The external object's one location
+//! stands for "any escaped location": a value that may point anywhere outside code could
+//! make it point (a result of an external call, an `Unknown` value such as `inttoptr`, a
+//! load from escaped memory) points to [`Object::External`], and a client must read that as
+//! every object for which [`PointsTo::escaped`] holds. This keeps the sets small: escaped
+//! locations are marked, never listed.
 //!
 //! Calls: a direct call to a body in the unit passes its actuals to the formals and the
 //! return to the result; an indirect call does the same for every function its callee
@@ -39,6 +41,11 @@ use std::collections::{BTreeMap, HashMap};
 
 /// Field offsets beyond this collapse the object (arrays indexed far, huge structs).
 pub const MAX_FIELD_OFFSET: i64 = 1 << 16;
+
+/// An object with more distinct fields than this is collapsed: one location for all of it.
+/// Objects standing for many kinds of memory (one heap object for every `malloc` call of a
+/// wrapper) would otherwise give every pointer into them hundreds of locations.
+pub const MAX_FIELDS: usize = 64;
 
 /// An abstract memory object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -106,6 +113,11 @@ impl PointsTo {
             .object_index
             .get(&object)
             .is_some_and(|&o| self.model.objects[o as usize].escaped)
+    }
+
+    /// Total elements over all sets and the largest set.
+    pub fn set_sizes(&self) -> (usize, usize) {
+        self.solver.set_sizes()
     }
 
     pub fn stats(&self) -> PointsToStats {
@@ -181,6 +193,8 @@ struct ProgramModel {
     /// Per module, per value id: its node, once created.
     values: Vec<Vec<Option<Node>>>,
     formals: HashMap<(GlobalId, u32), Node>,
+    /// The same formals by function.
+    formals_of: HashMap<GlobalId, Vec<Node>>,
     returns: HashMap<GlobalId, Node>,
     /// Bodies the program runs for a name, and the functions outside code may call.
     tracked: HashMap<GlobalId, bool>,
@@ -203,6 +217,7 @@ impl ProgramModel {
                 .map(|m| vec![None; m.value_count as usize])
                 .collect(),
             formals: HashMap::new(),
+            formals_of: HashMap::new(),
             returns: HashMap::new(),
             tracked: HashMap::new(),
             sites: Vec::new(),
@@ -214,9 +229,13 @@ impl ProgramModel {
         let ext = m.location(solver, m.external, 0);
         m.external_node = m.locations[ext as usize].content;
         m.collapse(solver, m.external);
-        // External memory holds pointers to external memory.
+        // External memory holds pointers to external memory: the one element that stands
+        // for every escaped location. Locations that reach it are marked escaped and
+        // absorbed, so no set ever lists them all.
         solver.add_element(m.external_node, ext);
+        solver.make_absorbing(m.external_node);
         solver.add_constraint(m.external_node, Constraint::Escaped);
+        m.objects[m.external as usize].escaped = true;
         m
     }
 
@@ -246,6 +265,10 @@ impl ProgramModel {
         };
         if let Some(&e) = self.objects[o as usize].fields.get(&offset) {
             return solver.find_element(e);
+        }
+        if self.objects[o as usize].fields.len() >= MAX_FIELDS {
+            self.collapse(solver, o);
+            return self.location(solver, o, 0);
         }
         let e = solver.new_element();
         debug_assert_eq!(e as usize, self.locations.len());
@@ -327,26 +350,15 @@ impl ProgramModel {
         }
         if let Some(f) = self.objects[o as usize].function {
             // Outside code may call it with anything escaped, and gets what it returns.
-            let formals: Vec<Node> = self
-                .formals
-                .iter()
-                .filter(|((g, _), _)| *g == f)
-                .map(|(_, &n)| n)
-                .collect();
-            for n in formals {
-                solver.add_edge(self.external_node, n);
-            }
-            if let Some(&r) = self.returns.get(&f) {
-                solver.add_edge(r, self.external_node);
-            }
+            self.escape_body(solver, f);
         }
     }
 
+    /// An escaped location holds what outside code may store (anything escaped), and what
+    /// it holds escapes: its contents are the external object's.
     fn connect_escaped(&mut self, solver: &mut Solver<Constraint>, e: Element) {
         let content = self.locations[e as usize].content;
-        solver.add_element(self.external_node, e);
-        solver.add_edge(content, self.external_node);
-        solver.add_edge(self.external_node, content);
+        solver.unify(self.external_node, content);
     }
 
     /// The location a global reference denotes, with its object.
@@ -388,12 +400,18 @@ impl ProgramModel {
                             module: m as u32,
                             index: function,
                         };
-                        let formal = *self
-                            .formals
-                            .entry((f, i))
-                            .or_insert_with(|| solver.new_node());
+                        let formal = match self.formals.get(&(f, i)) {
+                            Some(&n) => n,
+                            None => {
+                                let n = solver.new_node();
+                                self.formals.insert((f, i), n);
+                                self.formals_of.entry(f).or_default().push(n);
+                                n
+                            }
+                        };
+                        // A parameter is defined by its formal alone: the same set.
                         let dst = self.value(solver, m as u32, dst);
-                        solver.add_edge(formal, dst);
+                        solver.unify(formal, dst);
                     }
                     ValueFact::Return { function, value } => {
                         let f = GlobalId {
@@ -410,8 +428,17 @@ impl ProgramModel {
         }
         for (m, module) in index.modules.iter().enumerate() {
             let m = m as u32;
+            let single = single_copies(&module.facts);
             for fact in &module.facts {
-                self.fact(view, solver, m, fact);
+                match *fact {
+                    // A value only ever copied from one other (a cast) is that value: one
+                    // node for both, instead of an edge and a second set.
+                    ValueFact::Copy { dst, src } if single.contains(&dst) => {
+                        let (dst, src) = (self.value(solver, m, dst), self.value(solver, m, src));
+                        solver.unify(src, dst);
+                    }
+                    _ => self.fact(view, solver, m, fact),
+                }
             }
             for init in &module.initializers {
                 // Only the definition the program uses contributes its initializer.
@@ -553,6 +580,13 @@ impl ProgramModel {
                         Target::Function(f) => {
                             let o = self.function_object(view, f);
                             let e = self.location(solver, o, 0);
+                            // A direct call's result is its one callee's return: one node.
+                            let ret = self.returns.get(&f).copied();
+                            if let (Some(true), Some(ret), Some(r)) =
+                                (self.tracked.get(&f).copied(), ret, results[c])
+                            {
+                                solver.unify(ret, r);
+                            }
                             self.call_location(solver, site, e);
                         }
                         _ => self.unknown_call(solver, site),
@@ -747,12 +781,7 @@ impl ProgramModel {
     }
 
     fn escape_body(&mut self, solver: &mut Solver<Constraint>, f: GlobalId) {
-        let formals: Vec<Node> = self
-            .formals
-            .iter()
-            .filter(|((g, _), _)| *g == f)
-            .map(|(_, &n)| n)
-            .collect();
+        let formals = self.formals_of.get(&f).cloned().unwrap_or_default();
         for n in formals {
             solver.add_edge(self.external_node, n);
         }
@@ -760,6 +789,33 @@ impl ProgramModel {
             solver.add_edge(r, self.external_node);
         }
     }
+}
+
+/// Values that exactly one `Copy` defines and nothing else (casts; not phis, selects or
+/// parameters).
+fn single_copies(facts: &[ValueFact]) -> std::collections::HashSet<ValueId> {
+    let mut copies: HashMap<ValueId, u32> = HashMap::new();
+    let mut defined = std::collections::HashSet::new();
+    for f in facts {
+        match *f {
+            ValueFact::Copy { dst, .. } => *copies.entry(dst).or_default() += 1,
+            ValueFact::AddressOf { dst, .. }
+            | ValueFact::FieldAddr { dst, .. }
+            | ValueFact::Load { dst, .. }
+            | ValueFact::Argument { dst, .. }
+            | ValueFact::CallResult { dst, .. }
+            | ValueFact::Unknown { dst }
+            | ValueFact::StackObject { dst, .. } => {
+                defined.insert(dst);
+            }
+            _ => {}
+        }
+    }
+    copies
+        .into_iter()
+        .filter(|&(v, n)| n == 1 && !defined.contains(&v))
+        .map(|(v, _)| v)
+        .collect()
 }
 
 impl Client for ProgramModel {

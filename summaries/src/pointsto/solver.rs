@@ -11,10 +11,47 @@
 //! pass, and whatever the client unifies); elements have a union-find of their own (the
 //! fields of a collapsed object become one location) and are canonicalized when read.
 
-use std::collections::VecDeque;
+use crate::sparse::FxBuildHasher;
+use std::collections::{HashMap, HashSet, VecDeque};
 
 pub type Node = u32;
 pub type Element = u32;
+
+/// A set of elements as a sorted list of 64-bit words (index, bits): adding a few elements
+/// to a large set costs a binary search each, not a pass over the set.
+#[derive(Debug, Clone, Default)]
+struct ElementSet {
+    words: Vec<(u32, u64)>,
+}
+
+impl ElementSet {
+    /// Whether `e` was not in the set.
+    fn insert(&mut self, e: Element) -> bool {
+        let (index, bit) = (e >> 6, 1u64 << (e & 63));
+        match self.words.binary_search_by_key(&index, |w| w.0) {
+            Ok(i) => {
+                let fresh = self.words[i].1 & bit == 0;
+                self.words[i].1 |= bit;
+                fresh
+            }
+            Err(i) => {
+                self.words.insert(i, (index, bit));
+                true
+            }
+        }
+    }
+
+    fn to_vec(&self) -> Vec<Element> {
+        let mut out = Vec::new();
+        for &(index, mut bits) in &self.words {
+            while bits != 0 {
+                out.push((index << 6) | bits.trailing_zeros());
+                bits &= bits - 1;
+            }
+        }
+        out
+    }
+}
 
 /// What the client does with a node's complex constraints.
 pub trait Client {
@@ -40,18 +77,26 @@ pub struct SolverStats {
     pub iterations: usize,
     /// Nodes merged into another one.
     pub merged: usize,
+    /// Elements taken off nodes' deltas.
+    pub delivered: usize,
 }
 
 pub struct Solver<C> {
     parent: Vec<Node>,
     element_parent: Vec<Element>,
-    /// Sorted, canonical at the time of insertion (re-canonicalized when read).
-    pts: Vec<Vec<Node>>,
+    /// Canonical at the time of insertion (re-canonicalized when read).
+    pts: Vec<ElementSet>,
     delta: Vec<Vec<Node>>,
     succ: Vec<Vec<Node>>,
     complex: Vec<Vec<C>>,
     worklist: VecDeque<Node>,
     queued: Vec<bool>,
+    /// Edges made so far, to add each once (keys may name merged nodes: a repeat is
+    /// harmless, only wasted work).
+    edge_set: HashSet<u64, FxBuildHasher>,
+    /// Absorbing nodes: their set stays as it was made; elements reaching them are only
+    /// handed to their constraints, once each (the elements seen so far).
+    absorbing: HashMap<Node, HashSet<Element, FxBuildHasher>>,
     edges_since_scc: usize,
     stats: SolverStats,
 }
@@ -67,6 +112,8 @@ impl<C: Clone> Default for Solver<C> {
             complex: Vec::new(),
             worklist: VecDeque::new(),
             queued: Vec::new(),
+            edge_set: HashSet::default(),
+            absorbing: HashMap::new(),
             edges_since_scc: 0,
             stats: SolverStats::default(),
         }
@@ -77,7 +124,7 @@ impl<C: Clone> Solver<C> {
     pub fn new_node(&mut self) -> Node {
         let n = self.parent.len() as Node;
         self.parent.push(n);
-        self.pts.push(Vec::new());
+        self.pts.push(ElementSet::default());
         self.delta.push(Vec::new());
         self.succ.push(Vec::new());
         self.complex.push(Vec::new());
@@ -162,30 +209,39 @@ impl<C: Clone> Solver<C> {
         out
     }
 
+    /// Makes `n` absorbing: its set stays `pts(n)` as it is now (what its successors get),
+    /// while every element that reaches it later goes to its constraints once. A points-to
+    /// client uses it for "everything that escaped": one element stands for all of them.
+    pub fn make_absorbing(&mut self, n: Node) {
+        let n = self.find(n);
+        let seen: HashSet<Element, FxBuildHasher> =
+            self.pts[n as usize].to_vec().into_iter().collect();
+        self.absorbing.insert(n, seen);
+    }
+
     /// Adds `elements` (canonical, sorted) to `n`'s set; the new ones go to its delta.
     fn add_sorted(&mut self, n: Node, elements: &[Node]) {
         let n = self.find(n) as usize;
-        let old = std::mem::take(&mut self.pts[n]);
-        let mut merged = Vec::with_capacity(old.len() + elements.len());
-        let mut added = Vec::new();
-        let (mut i, mut j) = (0, 0);
-        while i < old.len() || j < elements.len() {
-            if j == elements.len() || (i < old.len() && old[i] < elements[j]) {
-                merged.push(old[i]);
-                i += 1;
-            } else if i == old.len() || elements[j] < old[i] {
-                merged.push(elements[j]);
-                added.push(elements[j]);
-                j += 1;
-            } else {
-                merged.push(old[i]);
-                i += 1;
-                j += 1;
+        if let Some(seen) = self.absorbing.get_mut(&(n as Node)) {
+            let before = self.delta[n].len();
+            for &e in elements {
+                if seen.insert(e) {
+                    self.delta[n].push(e);
+                }
+            }
+            if self.delta[n].len() > before {
+                self.enqueue(n as Node);
+            }
+            return;
+        }
+        let before = self.delta[n].len();
+        for &e in elements {
+            if self.pts[n].insert(e) {
+                self.delta[n].push(e);
             }
         }
-        self.pts[n] = merged;
-        if !added.is_empty() {
-            self.delta[n].extend(added);
+        let added = self.delta[n].len() > before;
+        if added {
             self.enqueue(n as Node);
         }
     }
@@ -199,13 +255,17 @@ impl<C: Clone> Solver<C> {
     /// `pts(from) ⊆ pts(to)`.
     pub fn add_edge(&mut self, from: Node, to: Node) {
         let (from, to) = (self.find(from), self.find(to));
-        if from == to || self.succ[from as usize].contains(&to) {
+        if from == to
+            || !self
+                .edge_set
+                .insert((u64::from(from) << 32) | u64::from(to))
+        {
             return;
         }
         self.succ[from as usize].push(to);
         self.stats.edges += 1;
         self.edges_since_scc += 1;
-        let all = self.canonical(&self.pts[from as usize].clone());
+        let all = self.canonical(&self.pts[from as usize].to_vec());
         if !all.is_empty() {
             self.add_sorted(to, &all);
         }
@@ -216,35 +276,60 @@ impl<C: Clone> Solver<C> {
         let n = self.find(n);
         self.complex[n as usize].push(c);
         // Elements already there must meet the new constraint too.
-        let all = self.pts[n as usize].clone();
+        let all = self.pts[n as usize].to_vec();
         if !all.is_empty() {
             self.delta[n as usize].extend(all);
             self.enqueue(n);
         }
     }
 
-    /// Merges `b` into `a`'s class (both keep their meaning; the sets, edges and
-    /// constraints become one). Returns the representative.
+    /// Merges the classes of `a` and `b` (both keep their meaning; the sets, edges and
+    /// constraints become one). Returns the representative (an absorbing node stays one).
     pub fn unify(&mut self, a: Node, b: Node) -> Node {
-        let (a, b) = (self.find(a), self.find(b));
+        let (mut a, mut b) = (self.find(a), self.find(b));
         if a == b {
             return a;
         }
+        if self.absorbing.contains_key(&b) {
+            std::mem::swap(&mut a, &mut b);
+        }
         self.parent[b as usize] = a;
         self.stats.merged += 1;
-        let b_pts = std::mem::take(&mut self.pts[b as usize]);
+        let b_pts = std::mem::take(&mut self.pts[b as usize]).to_vec();
+        let b_delta = std::mem::take(&mut self.delta[b as usize]);
         let b_succ = std::mem::take(&mut self.succ[b as usize]);
         let b_complex = std::mem::take(&mut self.complex[b as usize]);
-        self.delta[b as usize].clear();
-        let mut all = std::mem::take(&mut self.pts[a as usize]);
-        all.extend(b_pts);
-        let all = self.canonical(&all);
-        self.pts[a as usize] = all.clone();
+        let b_pts = self.canonical(&b_pts);
+        let a_pts = self.canonical(&self.pts[a as usize].to_vec());
+        // b's edges and constraints have seen b's set but for its delta; a's have seen a's.
+        let mut for_b: Vec<Element> = a_pts
+            .iter()
+            .copied()
+            .filter(|e| b_pts.binary_search(e).is_err())
+            .collect();
+        for_b.extend(b_delta);
+        let for_b = self.canonical(&for_b);
+        if b_complex.is_empty() {
+            for &s in &b_succ {
+                self.add_sorted(s, &for_b);
+            }
+        } else {
+            // Rare (merged pointer nodes): let every edge and constraint see everything.
+            let all = self.canonical(&[a_pts.clone(), b_pts.clone()].concat());
+            self.delta[a as usize].extend(all);
+            self.enqueue(a);
+        }
         self.succ[a as usize].extend(b_succ);
         self.complex[a as usize].extend(b_complex);
-        // Everything is new to the merged node's edges and constraints.
-        self.delta[a as usize] = all;
-        self.enqueue(a);
+        // What b held is new to a (an absorbing a hands it to its constraints only).
+        self.add_sorted(a, &b_pts);
+        if !self.absorbing.contains_key(&a) {
+            let mut set = ElementSet::default();
+            for e in self.canonical(&self.pts[a as usize].to_vec()) {
+                set.insert(e);
+            }
+            self.pts[a as usize] = set;
+        }
         a
     }
 
@@ -252,12 +337,19 @@ impl<C: Clone> Solver<C> {
     pub fn points_to(&self, n: Node) -> Vec<Element> {
         let rep = self.find_const(n);
         let mut out: Vec<Element> = self.pts[rep as usize]
-            .iter()
-            .map(|&e| self.find_element_const(e))
+            .to_vec()
+            .into_iter()
+            .map(|e| self.find_element_const(e))
             .collect();
         out.sort_unstable();
         out.dedup();
         out
+    }
+
+    /// Total elements over all sets and the largest set (for tuning).
+    pub fn set_sizes(&self) -> (usize, usize) {
+        let sizes = self.pts.iter().map(|p| p.to_vec().len());
+        sizes.fold((0, 0), |(t, m), n| (t + n, m.max(n)))
     }
 
     pub fn stats(&self) -> SolverStats {
@@ -278,8 +370,15 @@ impl<C: Clone> Solver<C> {
                 continue;
             }
             self.stats.iterations += 1;
+            self.stats.delivered += raw.len();
             let delta = self.canonical(&raw);
-            let succ = std::mem::take(&mut self.succ[n as usize]);
+            // An absorbing node's successors have its fixed set already.
+            let absorbing = self.absorbing.contains_key(&n);
+            let succ = if absorbing {
+                Vec::new()
+            } else {
+                std::mem::take(&mut self.succ[n as usize])
+            };
             let mut targets: Vec<Node> = succ.iter().map(|&s| self.find(s)).collect();
             targets.sort_unstable();
             targets.dedup();
@@ -288,7 +387,9 @@ impl<C: Clone> Solver<C> {
                 self.add_sorted(t, &delta);
             }
             // Propagating adds no edges, so the list goes back as it was (deduplicated).
-            self.succ[n as usize] = targets;
+            if !absorbing {
+                self.succ[n as usize] = targets;
+            }
             let constraints = self.complex[n as usize].clone();
             for c in &constraints {
                 for &e in &delta {
