@@ -179,29 +179,8 @@ pub fn run_lto(
             index.modules.iter().map(|m| m.globals.len()).sum::<usize>()
         )
     });
-    let cvp = if opts.lto_opts.cvp {
-        let result = rld_summaries::cvp::called_value_propagation(
-            &index,
-            &res,
-            &live,
-            &rld_summaries::cvp::CvpConfig {
-                max_targets: opts.lto_opts.cvp_max_targets,
-            },
-        );
-        phase(opts, &mut clock, "called-value propagation", || {
-            let s = &result.stats;
-            format!(
-                "{} indirect call sites, {} resolved, {} overdefined",
-                s.indirect_sites, s.resolved, s.overdefined
-            )
-        });
-        Some(result)
-    } else {
-        None
-    };
-    if opts.lto_opts.wpa_aa {
-        // The whole program's points-to sets (stack, heap, globals, fields); reported by
-        // `--time` with its size.
+    let pts = opts.lto_opts.wpa_aa.then(|| {
+        // The whole program's points-to sets (stack, heap, globals, fields).
         let pts = rld_summaries::pointsto::points_to(&index, &res, &live);
         phase(opts, &mut clock, "points-to analysis", || {
             let s = pts.stats();
@@ -218,7 +197,28 @@ pub fn run_lto(
                 s.solver.delivered
             )
         });
-    }
+        pts
+    });
+    let cvp = if opts.lto_opts.cvp {
+        let cfg = rld_summaries::cvp::CvpConfig {
+            max_targets: opts.lto_opts.cvp_max_targets,
+        };
+        let result = rld_summaries::cvp::called_value_propagation(&index, &res, &live, &cfg);
+        let mut result = result;
+        if let Some(pts) = &pts {
+            rld_summaries::cvp::refine_with_points_to(&mut result, &index, &res, &live, pts, &cfg);
+        }
+        phase(opts, &mut clock, "called-value propagation", || {
+            let s = &result.stats;
+            format!(
+                "{} indirect call sites, {} resolved, {} overdefined",
+                s.indirect_sites, s.resolved, s.overdefined
+            )
+        });
+        Some(result)
+    } else {
+        None
+    };
     let plans = cvp
         .as_ref()
         .map(|c| call_plans(&index, &live, c, opts.lto_opts.icp_max_targets))

@@ -227,6 +227,62 @@ pub fn called_value_propagation(
     result
 }
 
+/// Sharpens CVP's answers with the whole-program points-to solution, which also follows
+/// function pointers through stack and heap objects: a site CVP left Overdefined gets the
+/// functions its callee value may point to, when that set is known (nothing external in
+/// it) and within `cfg.max_targets`. Both analyses are sound, so either answer is a
+/// complete set; dead bodies are left out as above.
+pub fn refine_with_points_to(
+    result: &mut CvpResult,
+    index: &CombinedIndex,
+    res: &Resolutions,
+    live: &Liveness,
+    pts: &crate::pointsto::PointsTo,
+    cfg: &CvpConfig,
+) {
+    use crate::model::{Callee, GlobalKind};
+    use crate::pointsto::Object;
+    let view = crate::program::ProgramView::new(index, res, live);
+    for (&(m, id), set) in result.sites.iter_mut() {
+        if !matches!(set, CalleeSet::Overdefined) {
+            continue;
+        }
+        let Some(Callee::Indirect(v)) = index.modules[m as usize]
+            .call_sites
+            .get(id as usize)
+            .map(|c| c.callee)
+        else {
+            continue;
+        };
+        let pointees = pts.pointees(m, v);
+        if pointees.iter().any(|p| p.object == Object::External) {
+            continue;
+        }
+        let functions: BTreeSet<GlobalId> = pointees
+            .iter()
+            .filter_map(|p| match p.object {
+                Object::Global(g)
+                    if matches!(
+                        index.global(g).kind,
+                        GlobalKind::Function | GlobalKind::IFunc
+                    ) =>
+                {
+                    Some(g)
+                }
+                _ => None,
+            })
+            .filter(|&f| !view.tracked_definition(f) || live.is_live(f))
+            .collect();
+        if functions.is_empty() || functions.len() > cfg.max_targets {
+            continue;
+        }
+        *set = CalleeSet::Functions(functions);
+        result.reasons.remove(&(m, id));
+        result.stats.overdefined -= 1;
+        result.stats.resolved += 1;
+    }
+}
+
 /// Where a pointer byte offset lands inside a variable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Offset {

@@ -378,6 +378,49 @@ fn through_struct_fields() {
     assert_site(&link, &second, "main", Want::Callees(&["b0", "b1", "b2"]));
 }
 
+/// Function pointers in a malloc'd table and in a stack table, each a different
+/// object of the points-to analysis: every site gets its own field's function. With
+/// `--no-wpa-aa` (global variables only) the same sites stay unresolved.
+#[test]
+fn through_heap_and_stack_objects() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["memory_main.c", "memory_def.c"], &[]);
+    let link = link_and_compare(&t, &paths(&objs), &[], &[], "42 43 40\n");
+    assert_every_site_reported(&link, &objs[0], "main");
+    assert_site(
+        &link,
+        &site("memory_main.c", "heap"),
+        "main",
+        Want::Promoted(&["twice"]),
+    );
+    assert_site(
+        &link,
+        &site("memory_main.c", "stack"),
+        "main",
+        Want::Promoted(&["plus"]),
+    );
+    let other = site("memory_main.c", "heap_other");
+    assert_site(&link, &other, "main", Want::Promoted(&["minus"]));
+    let lld = t.path("lld/prog");
+    let without = rld_link(
+        &t,
+        &paths(&objs),
+        &["-Wl,--no-wpa-aa"],
+        "no-aa/prog",
+        &lld,
+        &[],
+        "42 43 40\n",
+    );
+    for name in ["heap", "stack", "heap_other"] {
+        assert_site(
+            &without,
+            &site("memory_main.c", name),
+            "main",
+            Want::Unresolved,
+        );
+    }
+}
+
 const TABLE_OUT: &str = "6 12 -12 -11 -12 -24 24 25 24 48 \n";
 const TABLE_CALLEES: &[&str] = &["t_inc", "t_dec", "t_dbl", "t_neg"];
 
