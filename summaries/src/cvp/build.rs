@@ -33,75 +33,19 @@ pub(super) enum ExternalEffect {
     Captures,
 }
 
+/// The effect of an external function, from the library models the points-to analysis
+/// uses: this analysis knows copies and functions that capture nothing; anything else a
+/// model describes (allocation, interior pointers, callbacks) captures, conservatively.
 pub(super) fn external_effect(name: &str) -> ExternalEffect {
-    match name {
-        "memcpy" | "memmove" => {
-            return ExternalEffect::MemoryCopy {
-                returns_destination: true,
-            }
-        }
-        "memset" => {
-            return ExternalEffect::NoCapture {
-                returns_first: true,
-            }
-        }
-        _ => {}
-    }
-    let Some(intrinsic) = name.strip_prefix("llvm.") else {
-        return ExternalEffect::Captures;
-    };
-    // An intrinsic's name is its family plus overload suffixes (`llvm.memcpy.p0i8.p0i8.i64`).
-    let family = |families: &[&str]| {
-        families.iter().any(|f| {
-            intrinsic
-                .strip_prefix(f)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
-        })
-    };
-    if family(&["memcpy", "memcpy.inline", "memmove"]) {
-        ExternalEffect::MemoryCopy {
-            returns_destination: false,
-        }
-    } else if family(&[
-        "launder.invariant.group",
-        "strip.invariant.group",
-        "ptrmask",
-        "ssa.copy",
-        "expect",
-    ]) {
-        ExternalEffect::NoCapture {
-            returns_first: true,
-        }
-    } else if family(&[
-        "memset",
-        "memset.inline",
-        "lifetime.start",
-        "lifetime.end",
-        "dbg",
-        "assume",
-        "prefetch",
-        "invariant.start",
-        "invariant.end",
-        "va_start",
-        "va_end",
-        "va_copy",
-        "stacksave",
-        "stackrestore",
-        "donothing",
-        "sideeffect",
-        "trap",
-        "debugtrap",
-        "objectsize",
-        "is.constant",
-        "experimental.noalias.scope.decl",
-        "pseudoprobe",
-        "var.annotation",
-    ]) {
-        ExternalEffect::NoCapture {
-            returns_first: false,
-        }
-    } else {
-        ExternalEffect::Captures
+    use crate::pointsto::library::{model, Model};
+    match model(name) {
+        Model::Copies { returns_dst, .. } => ExternalEffect::MemoryCopy {
+            returns_destination: returns_dst,
+        },
+        Model::NoCapture { returns } => ExternalEffect::NoCapture {
+            returns_first: returns == Some(0),
+        },
+        _ => ExternalEffect::Captures,
     }
 }
 

@@ -60,7 +60,9 @@ const ALLOCATORS: &[&str] = &[
     "_ZnamSt11align_val_tRKSt9nothrow_t",
 ];
 
-/// Functions that only read or write bytes through their arguments.
+/// Functions that only read bytes through their arguments, or write characters (never a
+/// pointer-sized value that could be read back as a pointer: `fread` and `read`, which
+/// could fill a struct of pointers from a file, are not here).
 const NO_CAPTURE: &[&str] = &[
     "free",
     "cfree",
@@ -90,7 +92,6 @@ const NO_CAPTURE: &[&str] = &[
     "putc",
     "fputc",
     "fwrite",
-    "fread",
     "fflush",
     "fclose",
     "fseek",
@@ -129,7 +130,6 @@ const NO_CAPTURE: &[&str] = &[
     "sleep",
     "usleep",
     "write",
-    "read",
     "close",
     "open",
     "unlink",

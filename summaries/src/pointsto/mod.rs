@@ -151,7 +151,7 @@ enum Constraint {
     /// `node` is the called value of indirect site `site`.
     Call { site: u32 },
     /// `node` is a library function's callback argument (qsort's comparator, ...).
-    Callback { site: u32, args: [Option<Node>; 2] },
+    Callback { args: [Option<Node>; 2] },
     /// On the external object's node: its elements have escaped.
     Escaped,
     /// Every location of every object `node` points into flows into `dst` (a byte copy's
@@ -727,7 +727,7 @@ impl ProgramModel {
                         p
                     });
                 }
-                solver.add_constraint(f, Constraint::Callback { site, args: passed });
+                solver.add_constraint(f, Constraint::Callback { args: passed });
             }
         }
     }
@@ -847,7 +847,7 @@ impl Client for ProgramModel {
                 solver.add_element(dst, loc);
             }
             Constraint::Call { site } => self.call_location(solver, site, e),
-            Constraint::Callback { site, args } => {
+            Constraint::Callback { args } => {
                 let object = self.location_info(solver, e).object;
                 if object == self.external {
                     // An unknown callback: what it would be given escapes.
@@ -859,7 +859,6 @@ impl Client for ProgramModel {
                 let Some(f) = self.objects[object as usize].function else {
                     return;
                 };
-                let _ = site;
                 for (k, a) in args.iter().enumerate() {
                     if let (Some(a), Some(&formal)) = (a, self.formals.get(&(f, k as u32))) {
                         solver.add_edge(*a, formal);
@@ -871,20 +870,24 @@ impl Client for ProgramModel {
                 self.escape_object(solver, object);
             }
             Constraint::ReadAll { dst } => {
-                let object = self.location_info(solver, e).object;
-                self.collapse(solver, object);
-                let loc = self.location(solver, object, 0);
-                let content = self.locations[loc as usize].content;
+                let content = self.whole_object(solver, e);
                 solver.add_edge(content, dst);
             }
             Constraint::WriteAll { src } => {
-                let object = self.location_info(solver, e).object;
-                self.collapse(solver, object);
-                let loc = self.location(solver, object, 0);
-                let content = self.locations[loc as usize].content;
+                let content = self.whole_object(solver, e);
                 solver.add_edge(src, content);
             }
         }
+    }
+}
+
+impl ProgramModel {
+    /// The contents of the whole object location `e` is in, collapsed to one location.
+    fn whole_object(&mut self, solver: &mut Solver<Constraint>, e: Element) -> Node {
+        let object = self.location_info(solver, e).object;
+        self.collapse(solver, object);
+        let loc = self.location(solver, object, 0);
+        self.locations[loc as usize].content
     }
 }
 
