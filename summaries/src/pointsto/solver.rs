@@ -17,6 +17,47 @@ use std::collections::{HashMap, HashSet, VecDeque};
 pub type Node = u32;
 pub type Element = u32;
 
+/// Classes of merged ids: each id's representative.
+#[derive(Debug, Clone, Default)]
+struct UnionFind {
+    parent: Vec<u32>,
+}
+
+impl UnionFind {
+    fn push(&mut self) -> u32 {
+        let id = self.parent.len() as u32;
+        self.parent.push(id);
+        id
+    }
+
+    fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    /// The representative, compressing the path to it.
+    fn find(&mut self, mut id: u32) -> u32 {
+        let root = self.find_const(id);
+        while self.parent[id as usize] != root {
+            let next = self.parent[id as usize];
+            self.parent[id as usize] = root;
+            id = next;
+        }
+        root
+    }
+
+    fn find_const(&self, mut id: u32) -> u32 {
+        while self.parent[id as usize] != id {
+            id = self.parent[id as usize];
+        }
+        id
+    }
+
+    /// Makes `b`'s representative (a representative itself) point to `a`.
+    fn attach(&mut self, b: u32, a: u32) {
+        self.parent[b as usize] = a;
+    }
+}
+
 /// A set of elements as a sorted list of 64-bit words (index, bits): adding a few elements
 /// to a large set costs a binary search each, not a pass over the set.
 #[derive(Debug, Clone, Default)]
@@ -82,8 +123,8 @@ pub struct SolverStats {
 }
 
 pub struct Solver<C> {
-    parent: Vec<Node>,
-    element_parent: Vec<Element>,
+    nodes: UnionFind,
+    elements: UnionFind,
     /// Canonical at the time of insertion (re-canonicalized when read).
     pts: Vec<ElementSet>,
     delta: Vec<Vec<Node>>,
@@ -104,8 +145,8 @@ pub struct Solver<C> {
 impl<C: Clone> Default for Solver<C> {
     fn default() -> Self {
         Solver {
-            parent: Vec::new(),
-            element_parent: Vec::new(),
+            nodes: UnionFind::default(),
+            elements: UnionFind::default(),
             pts: Vec::new(),
             delta: Vec::new(),
             succ: Vec::new(),
@@ -122,8 +163,7 @@ impl<C: Clone> Default for Solver<C> {
 
 impl<C: Clone> Solver<C> {
     pub fn new_node(&mut self) -> Node {
-        let n = self.parent.len() as Node;
-        self.parent.push(n);
+        let n = self.nodes.push();
         self.pts.push(ElementSet::default());
         self.delta.push(Vec::new());
         self.succ.push(Vec::new());
@@ -133,65 +173,39 @@ impl<C: Clone> Solver<C> {
     }
 
     pub fn new_element(&mut self) -> Element {
-        let e = self.element_parent.len() as Element;
-        self.element_parent.push(e);
-        e
+        self.elements.push()
     }
 
     /// The representative of element `e`'s class.
-    pub fn find_element(&mut self, mut e: Element) -> Element {
-        let mut root = e;
-        while self.element_parent[root as usize] != root {
-            root = self.element_parent[root as usize];
-        }
-        while self.element_parent[e as usize] != root {
-            let next = self.element_parent[e as usize];
-            self.element_parent[e as usize] = root;
-            e = next;
-        }
-        root
+    pub fn find_element(&mut self, e: Element) -> Element {
+        self.elements.find(e)
     }
 
-    pub fn find_element_const(&self, mut e: Element) -> Element {
-        while self.element_parent[e as usize] != e {
-            e = self.element_parent[e as usize];
-        }
-        e
+    pub fn find_element_const(&self, e: Element) -> Element {
+        self.elements.find_const(e)
     }
 
     /// Makes `b` the same element as `a` from now on (sets holding either hold `a`).
     pub fn unify_elements(&mut self, a: Element, b: Element) -> Element {
         let (a, b) = (self.find_element(a), self.find_element(b));
         if a != b {
-            self.element_parent[b as usize] = a;
+            self.elements.attach(b, a);
         }
         a
     }
 
     pub fn node_count(&self) -> usize {
-        self.parent.len()
+        self.nodes.len()
     }
 
     /// The representative of `n`'s merged class.
-    pub fn find(&mut self, mut n: Node) -> Node {
-        let mut root = n;
-        while self.parent[root as usize] != root {
-            root = self.parent[root as usize];
-        }
-        while self.parent[n as usize] != root {
-            let next = self.parent[n as usize];
-            self.parent[n as usize] = root;
-            n = next;
-        }
-        root
+    pub fn find(&mut self, n: Node) -> Node {
+        self.nodes.find(n)
     }
 
     /// Like [`Solver::find`] without path compression, for read-only queries.
-    pub fn find_const(&self, mut n: Node) -> Node {
-        while self.parent[n as usize] != n {
-            n = self.parent[n as usize];
-        }
-        n
+    pub fn find_const(&self, n: Node) -> Node {
+        self.nodes.find_const(n)
     }
 
     fn enqueue(&mut self, n: Node) {
@@ -293,7 +307,7 @@ impl<C: Clone> Solver<C> {
         if self.absorbing.contains_key(&b) {
             std::mem::swap(&mut a, &mut b);
         }
-        self.parent[b as usize] = a;
+        self.nodes.attach(b, a);
         self.stats.merged += 1;
         let b_pts = std::mem::take(&mut self.pts[b as usize]).to_vec();
         let b_delta = std::mem::take(&mut self.delta[b as usize]);
@@ -354,7 +368,7 @@ impl<C: Clone> Solver<C> {
 
     pub fn stats(&self) -> SolverStats {
         SolverStats {
-            nodes: self.parent.len(),
+            nodes: self.nodes.len(),
             ..self.stats
         }
     }
@@ -396,7 +410,7 @@ impl<C: Clone> Solver<C> {
                     client.apply(self, n, c, e);
                 }
             }
-            if self.edges_since_scc > 4096 && self.edges_since_scc > self.parent.len() / 2 {
+            if self.edges_since_scc > 4096 && self.edges_since_scc > self.nodes.len() / 2 {
                 self.collapse_cycles();
             }
         }
@@ -406,7 +420,7 @@ impl<C: Clone> Solver<C> {
     /// nodes of a cycle always have equal sets.
     fn collapse_cycles(&mut self) {
         self.edges_since_scc = 0;
-        let n = self.parent.len();
+        let n = self.nodes.len();
         let mut index = vec![u32::MAX; n];
         let mut low = vec![0u32; n];
         let mut on_stack = vec![false; n];
