@@ -249,13 +249,6 @@ fn write_dynsym(link: &Link, dynamic: &DynamicTables, buf: &mut [u8]) {
                 sym_type = STT_FUNC;
             }
         }
-        if sym.is_undefined() || matches!(sym.def, SymbolDef::Shared { .. }) && shndx == 0 {
-            size = if matches!(sym.def, SymbolDef::Shared { .. }) {
-                size
-            } else {
-                0
-            };
-        }
         // A reference to another module's IFUNC is just a function reference; only the
         // defining module says IFUNC (lld does the same).
         if sym_type == STT_GNU_IFUNC && shndx == 0 {
