@@ -255,6 +255,9 @@ impl<'a> FactBuilder<'a> {
                     self.facts.push(ValueFact::Store { ptr, value });
                 }
             }
+            // Plain numbers or zeroes (a flag set, a struct cleared with a vector store)
+            // make no pointer.
+            LLVMStore if ops[0].may_overwrite_pointers() && ops[0].is_constant_data() => {}
             LLVMStore if ops[0].may_overwrite_pointers() => {
                 // Bytes or a vector written over memory that may hold pointers: at an unknown
                 // offset of the object (a byte store at offset 3 changes the pointer at 0),

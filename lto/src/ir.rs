@@ -108,6 +108,20 @@ impl Value {
         unsafe { !LLVMIsAConstant(self.0).is_null() }
     }
 
+    /// Constant numbers, zeroes, undef and arrays/vectors of plain numbers: constants that
+    /// hold no address.
+    pub fn is_constant_data(self) -> bool {
+        // SAFETY: class check on a live value.
+        unsafe {
+            !LLVMIsAConstantInt(self.0).is_null()
+                || !LLVMIsAConstantFP(self.0).is_null()
+                || !LLVMIsAConstantAggregateZero(self.0).is_null()
+                || !LLVMIsAConstantDataSequential(self.0).is_null()
+                || !LLVMIsAConstantPointerNull(self.0).is_null()
+                || !LLVMIsAUndefValue(self.0).is_null()
+        }
+    }
+
     pub fn is_constant_expr(self) -> bool {
         // SAFETY: class check on a live value.
         unsafe { !LLVMIsAConstantExpr(self.0).is_null() }

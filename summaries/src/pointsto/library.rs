@@ -33,6 +33,9 @@ pub enum Model {
         args: [Option<u8>; 2],
         elements: bool,
     },
+    /// `llvm.va_start`: fills the `va_list` argument `list` points to with pointers to the
+    /// calling function's variadic arguments.
+    VaStart { list: u8 },
     /// Anything: pointer arguments escape, the result is external.
     Unknown,
 }
@@ -187,9 +190,7 @@ const NO_CAPTURE_INTRINSICS: &[&str] = &[
     "prefetch",
     "invariant.start",
     "invariant.end",
-    "va_start",
     "va_end",
-    "va_copy",
     "stacksave",
     "stackrestore",
     "donothing",
@@ -223,12 +224,14 @@ pub fn model(name: &str) -> Model {
                     .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
             })
         };
-        return if family(&["memcpy", "memcpy.inline", "memmove"]) {
+        return if family(&["memcpy", "memcpy.inline", "memmove", "va_copy"]) {
             Model::Copies {
                 dst: 0,
                 src: 1,
                 returns_dst: false,
             }
+        } else if family(&["va_start"]) {
+            Model::VaStart { list: 0 }
         } else if family(RETURNS_FIRST_INTRINSICS) {
             Model::NoCapture { returns: Some(0) }
         } else if family(NO_CAPTURE_INTRINSICS) {
@@ -346,6 +349,15 @@ mod tests {
             Model::NoCapture { returns: None }
         );
         assert_eq!(model("llvm.memsetx"), Model::Unknown);
+        assert_eq!(model("llvm.va_start"), Model::VaStart { list: 0 });
+        assert_eq!(
+            model("llvm.va_copy"),
+            Model::Copies {
+                dst: 0,
+                src: 1,
+                returns_dst: false
+            }
+        );
         assert_eq!(model("strchr"), Model::Interior { arg: 0 });
         assert_eq!(model("free"), Model::NoCapture { returns: None });
         assert_eq!(model("frobnicate"), Model::Unknown);

@@ -28,6 +28,7 @@
 
 pub mod library;
 pub mod solver;
+pub mod wrappers;
 #[cfg(test)]
 mod tests;
 
@@ -36,6 +37,7 @@ use crate::index::{CombinedIndex, GlobalId, Resolutions};
 use crate::model::{Callee, GlobalFlags, GlobalKind, ValueFact, ValueId};
 use crate::program::{ProgramView, Target};
 use library::Model;
+use wrappers::Wrapper;
 use solver::{Client, Element, Node, Solver, SolverStats};
 use std::collections::{BTreeMap, HashMap};
 
@@ -56,6 +58,9 @@ pub enum Object {
     Stack { module: u32, value: ValueId },
     /// Memory returned by call site `call` of module `module`.
     Heap { module: u32, call: u32 },
+    /// The variadic arguments of a function (after symbol resolution), as all its callers
+    /// pass them: what `va_arg` reads.
+    VarArgs(GlobalId),
     /// Everything outside the LTO unit's view.
     External,
 }
@@ -107,6 +112,24 @@ impl PointsTo {
         out
     }
 
+    /// The functions call site `call` of module `module` may call (for wrapper detection).
+    fn callees(&self, view: &ProgramView, module: u32, call: u32) -> wrappers::Callees {
+        let cs = &view.index.modules[module as usize].call_sites[call as usize];
+        let Callee::Indirect(v) = cs.callee else {
+            return wrappers::Callees::Unknown;
+        };
+        let mut out = Vec::new();
+        for p in self.pointees(module, v) {
+            match p.object {
+                Object::Global(f) if self.model.tracked.contains_key(&f) => out.push(f),
+                Object::External => return wrappers::Callees::Unknown,
+                // Data called: undefined behaviour, from a merged set.
+                _ => {}
+            }
+        }
+        wrappers::Callees::Functions(out)
+    }
+
     /// Whether the location may have escaped to code outside the LTO unit.
     pub fn escaped(&self, object: Object) -> bool {
         self.model
@@ -130,11 +153,32 @@ impl PointsTo {
 }
 
 /// Runs the analysis on the live part of the program.
+///
+/// Solved twice when the program has allocation wrappers behind indirect calls: the first
+/// solution resolves the hooks (`sqlite3GlobalConfig.m.xMalloc`) so that [`wrappers`] can
+/// tell which functions are wrappers, the second gives each of their call sites its own heap
+/// object.
 pub fn points_to(index: &CombinedIndex, res: &Resolutions, live: &Liveness) -> PointsTo {
     let view = ProgramView::new(index, res, live);
+    let needs_callees = std::cell::Cell::new(false);
+    let direct = wrappers::find(&view, &|_, _| {
+        needs_callees.set(true);
+        wrappers::Callees::Unknown
+    });
+    if !needs_callees.get() {
+        return solve(&view, direct);
+    }
+    let first = solve(&view, direct);
+    let found = wrappers::find(&view, &|m, c| first.callees(&view, m, c));
+    solve(&view, found)
+}
+
+fn solve(view: &ProgramView, wrappers: HashMap<GlobalId, Wrapper>) -> PointsTo {
+    let index = view.index;
     let mut solver = Solver::default();
     let mut model = ProgramModel::new(index, &mut solver);
-    model.build(&view, &mut solver);
+    model.wrappers = wrappers;
+    model.build(view, &mut solver);
     solver.solve(&mut model);
     PointsTo { solver, model }
 }
@@ -182,6 +226,8 @@ struct LocationInfo {
 struct Site {
     module: u32,
     call: u32,
+    /// The function the call is in.
+    caller: GlobalId,
     args: Vec<Option<Node>>,
     result: Option<Node>,
 }
@@ -196,6 +242,10 @@ struct ProgramModel {
     /// The same formals by function.
     formals_of: HashMap<GlobalId, Vec<Node>>,
     returns: HashMap<GlobalId, Node>,
+    /// Per function, what its variadic arguments hold (made when first needed).
+    varargs: HashMap<GlobalId, Node>,
+    /// Functions outside code may call with anything.
+    escaped_bodies: std::collections::HashSet<GlobalId>,
     /// Bodies the program runs for a name, and the functions outside code may call.
     tracked: HashMap<GlobalId, bool>,
     sites: Vec<Site>,
@@ -203,6 +253,8 @@ struct ProgramModel {
     external_names: HashMap<GlobalId, (String, bool)>,
     external: u32,
     external_node: Node,
+    /// Allocation wrappers: each call site gets its own heap object.
+    wrappers: HashMap<GlobalId, Wrapper>,
 }
 
 impl ProgramModel {
@@ -219,11 +271,14 @@ impl ProgramModel {
             formals: HashMap::new(),
             formals_of: HashMap::new(),
             returns: HashMap::new(),
+            varargs: HashMap::new(),
+            escaped_bodies: Default::default(),
             tracked: HashMap::new(),
             sites: Vec::new(),
             external_names: HashMap::new(),
             external: 0,
             external_node: 0,
+            wrappers: HashMap::new(),
         };
         m.external = m.object(Object::External, None);
         let ext = m.location(solver, m.external, 0);
@@ -572,6 +627,7 @@ impl ProgramModel {
                 self.sites.push(Site {
                     module: m,
                     call: c as u32,
+                    caller,
                     args: std::mem::take(&mut args[c]),
                     result: results[c],
                 });
@@ -582,8 +638,9 @@ impl ProgramModel {
                             let e = self.location(solver, o, 0);
                             // A direct call's result is its one callee's return: one node.
                             let ret = self.returns.get(&f).copied();
-                            if let (Some(true), Some(ret), Some(r)) =
-                                (self.tracked.get(&f).copied(), ret, results[c])
+                            let wrapper = self.wrappers.contains_key(&f);
+                            if let (Some(true), false, Some(ret), Some(r)) =
+                                (self.tracked.get(&f).copied(), wrapper, ret, results[c])
                             {
                                 solver.unify(ret, r);
                             }
@@ -691,6 +748,15 @@ impl ProgramModel {
                     }
                 }
             }
+            Model::VaStart { list } => {
+                if let Some(p) = self.arg(site, list) {
+                    let caller = self.sites[site as usize].caller;
+                    let (_, area) = self.varargs(solver, caller);
+                    let holder = solver.new_node();
+                    solver.add_element(holder, area);
+                    solver.add_constraint(p, Constraint::WriteAll { src: holder });
+                }
+            }
             Model::Interior { arg } => {
                 if let (Some(r), Some(a)) = (result, self.arg(site, arg)) {
                     solver.add_constraint(
@@ -781,6 +847,12 @@ impl ProgramModel {
     }
 
     fn escape_body(&mut self, solver: &mut Solver<Constraint>, f: GlobalId) {
+        if !self.escaped_bodies.insert(f) {
+            return;
+        }
+        if let Some(&va) = self.varargs.get(&f) {
+            solver.add_edge(self.external_node, va);
+        }
         let formals = self.formals_of.get(&f).cloned().unwrap_or_default();
         for n in formals {
             solver.add_edge(self.external_node, n);
@@ -892,6 +964,51 @@ impl ProgramModel {
 }
 
 impl ProgramModel {
+    /// What function `f`'s variadic arguments hold: the content of its one-location
+    /// [`Object::VarArgs`] object, and that location.
+    fn varargs(&mut self, solver: &mut Solver<Constraint>, f: GlobalId) -> (Node, Element) {
+        let o = self.object(Object::VarArgs(f), None);
+        self.collapse(solver, o);
+        let loc = self.location(solver, o, 0);
+        let content = self.location_info(solver, loc).content;
+        if self.varargs.insert(f, content).is_none() && self.escaped_bodies.contains(&f) {
+            solver.add_edge(self.external_node, content);
+        }
+        (content, loc)
+    }
+
+    /// Call site `site` calls allocation wrapper `w`: its result is a heap object of its
+    /// own, holding what the wrapper stores into it.
+    fn clone_heap(&mut self, solver: &mut Solver<Constraint>, site: u32, w: &Wrapper) {
+        let s = &self.sites[site as usize];
+        let (module, call, result) = (s.module, s.call, s.result);
+        let o = self.object(Object::Heap { module, call }, None);
+        let cell = |this: &mut Self, solver: &mut Solver<Constraint>, at: i64| {
+            if !(0..=MAX_FIELD_OFFSET).contains(&at) {
+                this.collapse(solver, o);
+            }
+            this.location(solver, o, at.clamp(0, MAX_FIELD_OFFSET))
+        };
+        let start = cell(self, solver, w.returns_at);
+        if let Some(r) = result {
+            solver.add_element(r, start);
+        }
+        for &(at, m, v) in &w.stores {
+            let e = cell(self, solver, at);
+            let content = self.location_info(solver, e).content;
+            let v = self.value(solver, m, v);
+            solver.add_edge(v, content);
+        }
+        if let Some(old) = w.resizes.and_then(|i| self.arg(site, i as u8)) {
+            if let Some(r) = result {
+                solver.add_edge(old, r);
+            }
+            let new_ptr = solver.new_node();
+            solver.add_element(new_ptr, start);
+            self.copy_contents(solver, new_ptr, old);
+        }
+    }
+
     /// Call site `site` calls location `e`: a function (classified when its object was
     /// made), external memory, or data (undefined behaviour, from a merged set: ignored).
     fn call_location(&mut self, solver: &mut Solver<Constraint>, site: u32, e: Element) {
@@ -913,11 +1030,19 @@ impl ProgramModel {
                     .collect();
                 let result = s.result;
                 for (i, a) in args {
-                    if let Some(&formal) = self.formals.get(&(f, i)) {
-                        solver.add_edge(a, formal);
+                    match self.formals.get(&(f, i)) {
+                        Some(&formal) => solver.add_edge(a, formal),
+                        // Past the pointer parameters: a variadic argument (or one a
+                        // prototype mismatch passes), what `va_arg` may read.
+                        None => {
+                            let (va, _) = self.varargs(solver, f);
+                            solver.add_edge(a, va);
+                        }
                     }
                 }
-                if let (Some(r), Some(&ret)) = (result, self.returns.get(&f)) {
+                if let Some(w) = self.wrappers.get(&f).cloned() {
+                    self.clone_heap(solver, site, &w);
+                } else if let (Some(r), Some(&ret)) = (result, self.returns.get(&f)) {
                     solver.add_edge(ret, r);
                 }
             }

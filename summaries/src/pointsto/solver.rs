@@ -58,36 +58,123 @@ impl UnionFind {
     }
 }
 
-/// A set of elements as a sorted list of 64-bit words (index, bits): adding a few elements
-/// to a large set costs a binary search each, not a pass over the set.
-#[derive(Debug, Clone, Default)]
+/// A set of elements as a sorted list of 64-bit words (index, bits): sets are sparse over
+/// the element space but dense within it, so whole-set operations go a word at a time.
+/// Elements may be stale (merged into another since they were added): readers
+/// canonicalize.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct ElementSet {
     words: Vec<(u32, u64)>,
 }
 
 impl ElementSet {
-    /// Whether `e` was not in the set.
-    fn insert(&mut self, e: Element) -> bool {
-        let (index, bit) = (e >> 6, 1u64 << (e & 63));
-        match self.words.binary_search_by_key(&index, |w| w.0) {
-            Ok(i) => {
-                let fresh = self.words[i].1 & bit == 0;
-                self.words[i].1 |= bit;
-                fresh
-            }
-            Err(i) => {
-                self.words.insert(i, (index, bit));
-                true
-            }
+    fn single(e: Element) -> Self {
+        ElementSet {
+            words: vec![(e >> 6, 1u64 << (e & 63))],
         }
     }
 
-    fn to_vec(&self) -> Vec<Element> {
-        let mut out = Vec::new();
-        for &(index, mut bits) in &self.words {
-            while bits != 0 {
-                out.push((index << 6) | bits.trailing_zeros());
-                bits &= bits - 1;
+    fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    fn len(&self) -> usize {
+        self.words.iter().map(|w| w.1.count_ones() as usize).sum()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = Element> + '_ {
+        self.words.iter().flat_map(|&(index, bits)| {
+            let mut bits = bits;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let e = (index << 6) | bits.trailing_zeros();
+                    bits &= bits - 1;
+                    e
+                })
+            })
+        })
+    }
+
+    /// Adds `other`'s elements; returns the ones that were not in the set.
+    fn union_new(&mut self, other: &ElementSet) -> ElementSet {
+        let mut fresh = ElementSet::default();
+        if other.words.len() * 8 < self.words.len() {
+            // A few words into a large set: a binary search each.
+            for &(index, bits) in &other.words {
+                match self.words.binary_search_by_key(&index, |w| w.0) {
+                    Ok(i) => {
+                        let new = bits & !self.words[i].1;
+                        if new != 0 {
+                            self.words[i].1 |= new;
+                            fresh.words.push((index, new));
+                        }
+                    }
+                    Err(i) => {
+                        self.words.insert(i, (index, bits));
+                        fresh.words.push((index, bits));
+                    }
+                }
+            }
+            return fresh;
+        }
+        if other.words.iter().all(|w| self.has_word(w.0)) {
+            // Every word exists already (the common case): or the bits in place.
+            let mut i = 0;
+            for &(index, bits) in &other.words {
+                while self.words[i].0 < index {
+                    i += 1;
+                }
+                let new = bits & !self.words[i].1;
+                if new != 0 {
+                    self.words[i].1 |= new;
+                    fresh.words.push((index, new));
+                }
+            }
+            return fresh;
+        }
+        let mut merged = Vec::with_capacity(self.words.len() + other.words.len());
+        let (mut i, mut j) = (0, 0);
+        let (a, b) = (&self.words, &other.words);
+        while i < a.len() || j < b.len() {
+            if j == b.len() || (i < a.len() && a[i].0 < b[j].0) {
+                merged.push(a[i]);
+                i += 1;
+            } else if i == a.len() || b[j].0 < a[i].0 {
+                merged.push(b[j]);
+                fresh.words.push(b[j]);
+                j += 1;
+            } else {
+                let new = b[j].1 & !a[i].1;
+                if new != 0 {
+                    fresh.words.push((a[i].0, new));
+                }
+                merged.push((a[i].0, a[i].1 | b[j].1));
+                i += 1;
+                j += 1;
+            }
+        }
+        self.words = merged;
+        fresh
+    }
+
+    fn has_word(&self, index: u32) -> bool {
+        self.words.binary_search_by_key(&index, |w| w.0).is_ok()
+    }
+
+    /// The elements of `self` not in `other`.
+    fn minus(&self, other: &ElementSet) -> ElementSet {
+        let mut out = ElementSet::default();
+        let mut j = 0;
+        for &(index, bits) in &self.words {
+            while j < other.words.len() && other.words[j].0 < index {
+                j += 1;
+            }
+            let bits = match other.words.get(j) {
+                Some(&(oi, ob)) if oi == index => bits & !ob,
+                _ => bits,
+            };
+            if bits != 0 {
+                out.words.push((index, bits));
             }
         }
         out
@@ -125,9 +212,9 @@ pub struct SolverStats {
 pub struct Solver<C> {
     nodes: UnionFind,
     elements: UnionFind,
-    /// Canonical at the time of insertion (re-canonicalized when read).
     pts: Vec<ElementSet>,
-    delta: Vec<Vec<Node>>,
+    /// Elements a node has and has not yet handed to its edges and constraints.
+    delta: Vec<ElementSet>,
     succ: Vec<Vec<Node>>,
     complex: Vec<Vec<C>>,
     worklist: VecDeque<Node>,
@@ -137,7 +224,7 @@ pub struct Solver<C> {
     edge_set: HashSet<u64, FxBuildHasher>,
     /// Absorbing nodes: their set stays as it was made; elements reaching them are only
     /// handed to their constraints, once each (the elements seen so far).
-    absorbing: HashMap<Node, HashSet<Element, FxBuildHasher>>,
+    absorbing: HashMap<Node, ElementSet>,
     edges_since_scc: usize,
     stats: SolverStats,
 }
@@ -165,7 +252,7 @@ impl<C: Clone> Solver<C> {
     pub fn new_node(&mut self) -> Node {
         let n = self.nodes.push();
         self.pts.push(ElementSet::default());
-        self.delta.push(Vec::new());
+        self.delta.push(ElementSet::default());
         self.succ.push(Vec::new());
         self.complex.push(Vec::new());
         self.queued.push(false);
@@ -185,13 +272,18 @@ impl<C: Clone> Solver<C> {
         self.elements.find_const(e)
     }
 
-    /// Makes `b` the same element as `a` from now on (sets holding either hold `a`).
+    /// Makes `b` the same element as `a` from now on (sets holding either hold `a`; sets
+    /// keep `b` until read, and readers canonicalize).
     pub fn unify_elements(&mut self, a: Element, b: Element) -> Element {
         let (a, b) = (self.find_element(a), self.find_element(b));
         if a != b {
             self.elements.attach(b, a);
         }
         a
+    }
+
+    pub fn complex_count(&self, n: Node) -> usize {
+        self.complex[n as usize].len()
     }
 
     pub fn node_count(&self) -> usize {
@@ -215,47 +307,28 @@ impl<C: Clone> Solver<C> {
         }
     }
 
-    /// Canonical, sorted and deduplicated.
-    fn canonical(&mut self, elements: &[Element]) -> Vec<Element> {
-        let mut out: Vec<Element> = elements.iter().map(|&e| self.find_element(e)).collect();
-        out.sort_unstable();
-        out.dedup();
-        out
-    }
-
     /// Makes `n` absorbing: its set stays `pts(n)` as it is now (what its successors get),
     /// while every element that reaches it later goes to its constraints once. A points-to
     /// client uses it for "everything that escaped": one element stands for all of them.
     pub fn make_absorbing(&mut self, n: Node) {
         let n = self.find(n);
-        let seen: HashSet<Element, FxBuildHasher> =
-            self.pts[n as usize].to_vec().into_iter().collect();
+        let seen = self.pts[n as usize].clone();
         self.absorbing.insert(n, seen);
     }
 
-    /// Adds `elements` (canonical, sorted) to `n`'s set; the new ones go to its delta.
-    fn add_sorted(&mut self, n: Node, elements: &[Node]) {
+    /// Adds `elements` to `n`'s set; the new ones go to its delta.
+    fn add_set(&mut self, n: Node, elements: &ElementSet) {
         let n = self.find(n) as usize;
-        if let Some(seen) = self.absorbing.get_mut(&(n as Node)) {
-            let before = self.delta[n].len();
-            for &e in elements {
-                if seen.insert(e) {
-                    self.delta[n].push(e);
-                }
+        let fresh = match self.absorbing.get_mut(&(n as Node)) {
+            Some(seen) => seen.union_new(elements),
+            None => self.pts[n].union_new(elements),
+        };
+        if !fresh.is_empty() {
+            if self.delta[n].is_empty() {
+                self.delta[n] = fresh;
+            } else {
+                self.delta[n].union_new(&fresh);
             }
-            if self.delta[n].len() > before {
-                self.enqueue(n as Node);
-            }
-            return;
-        }
-        let before = self.delta[n].len();
-        for &e in elements {
-            if self.pts[n].insert(e) {
-                self.delta[n].push(e);
-            }
-        }
-        let added = self.delta[n].len() > before;
-        if added {
             self.enqueue(n as Node);
         }
     }
@@ -263,7 +336,7 @@ impl<C: Clone> Solver<C> {
     /// `element ∈ pts(n)`.
     pub fn add_element(&mut self, n: Node, element: Element) {
         let e = self.find_element(element);
-        self.add_sorted(n, &[e]);
+        self.add_set(n, &ElementSet::single(e));
     }
 
     /// `pts(from) ⊆ pts(to)`.
@@ -279,9 +352,9 @@ impl<C: Clone> Solver<C> {
         self.succ[from as usize].push(to);
         self.stats.edges += 1;
         self.edges_since_scc += 1;
-        let all = self.canonical(&self.pts[from as usize].to_vec());
-        if !all.is_empty() {
-            self.add_sorted(to, &all);
+        if !self.pts[from as usize].is_empty() {
+            let all = self.pts[from as usize].clone();
+            self.add_set(to, &all);
         }
     }
 
@@ -290,9 +363,9 @@ impl<C: Clone> Solver<C> {
         let n = self.find(n);
         self.complex[n as usize].push(c);
         // Elements already there must meet the new constraint too.
-        let all = self.pts[n as usize].to_vec();
-        if !all.is_empty() {
-            self.delta[n as usize].extend(all);
+        if !self.pts[n as usize].is_empty() {
+            let all = self.pts[n as usize].clone();
+            self.delta[n as usize].union_new(&all);
             self.enqueue(n);
         }
     }
@@ -309,41 +382,29 @@ impl<C: Clone> Solver<C> {
         }
         self.nodes.attach(b, a);
         self.stats.merged += 1;
-        let b_pts = std::mem::take(&mut self.pts[b as usize]).to_vec();
-        let b_delta = std::mem::take(&mut self.delta[b as usize]);
+        let b_pts = std::mem::take(&mut self.pts[b as usize]);
+        let mut b_delta = std::mem::take(&mut self.delta[b as usize]);
         let b_succ = std::mem::take(&mut self.succ[b as usize]);
         let b_complex = std::mem::take(&mut self.complex[b as usize]);
-        let b_pts = self.canonical(&b_pts);
-        let a_pts = self.canonical(&self.pts[a as usize].to_vec());
-        // b's edges and constraints have seen b's set but for its delta; a's have seen a's.
-        let mut for_b: Vec<Element> = a_pts
-            .iter()
-            .copied()
-            .filter(|e| b_pts.binary_search(e).is_err())
-            .collect();
-        for_b.extend(b_delta);
-        let for_b = self.canonical(&for_b);
         if b_complex.is_empty() {
-            for &s in &b_succ {
-                self.add_sorted(s, &for_b);
+            // b's edges have seen b's set but for its delta; they need a's too.
+            b_delta.union_new(&self.pts[a as usize].minus(&b_pts));
+            if !b_delta.is_empty() {
+                for &s in &b_succ {
+                    self.add_set(s, &b_delta);
+                }
             }
         } else {
             // Rare (merged pointer nodes): let every edge and constraint see everything.
-            let all = self.canonical(&[a_pts.clone(), b_pts.clone()].concat());
-            self.delta[a as usize].extend(all);
+            let mut all = self.pts[a as usize].clone();
+            all.union_new(&b_pts);
+            self.delta[a as usize].union_new(&all);
             self.enqueue(a);
         }
         self.succ[a as usize].extend(b_succ);
         self.complex[a as usize].extend(b_complex);
         // What b held is new to a (an absorbing a hands it to its constraints only).
-        self.add_sorted(a, &b_pts);
-        if !self.absorbing.contains_key(&a) {
-            let mut set = ElementSet::default();
-            for e in self.canonical(&self.pts[a as usize].to_vec()) {
-                set.insert(e);
-            }
-            self.pts[a as usize] = set;
-        }
+        self.add_set(a, &b_pts);
         a
     }
 
@@ -351,8 +412,7 @@ impl<C: Clone> Solver<C> {
     pub fn points_to(&self, n: Node) -> Vec<Element> {
         let rep = self.find_const(n);
         let mut out: Vec<Element> = self.pts[rep as usize]
-            .to_vec()
-            .into_iter()
+            .iter()
             .map(|e| self.find_element_const(e))
             .collect();
         out.sort_unstable();
@@ -362,7 +422,7 @@ impl<C: Clone> Solver<C> {
 
     /// Total elements over all sets and the largest set (for tuning).
     pub fn set_sizes(&self) -> (usize, usize) {
-        let sizes = self.pts.iter().map(|p| p.to_vec().len());
+        let sizes = self.pts.iter().map(ElementSet::len);
         sizes.fold((0, 0), |(t, m), n| (t + n, m.max(n)))
     }
 
@@ -379,13 +439,12 @@ impl<C: Clone> Solver<C> {
         while let Some(n) = self.worklist.pop_front() {
             self.queued[n as usize] = false;
             let n = self.find(n);
-            let raw = std::mem::take(&mut self.delta[n as usize]);
-            if raw.is_empty() {
+            let delta = std::mem::take(&mut self.delta[n as usize]);
+            if delta.is_empty() {
                 continue;
             }
             self.stats.iterations += 1;
-            self.stats.delivered += raw.len();
-            let delta = self.canonical(&raw);
+            self.stats.delivered += delta.len();
             // An absorbing node's successors have its fixed set already.
             let absorbing = self.absorbing.contains_key(&n);
             let succ = if absorbing {
@@ -398,16 +457,19 @@ impl<C: Clone> Solver<C> {
             targets.dedup();
             targets.retain(|&t| t != n);
             for &t in &targets {
-                self.add_sorted(t, &delta);
+                self.add_set(t, &delta);
             }
             // Propagating adds no edges, so the list goes back as it was (deduplicated).
             if !absorbing {
                 self.succ[n as usize] = targets;
             }
-            let constraints = self.complex[n as usize].clone();
-            for c in &constraints {
-                for &e in &delta {
-                    client.apply(self, n, c, e);
+            if !self.complex[n as usize].is_empty() {
+                let constraints = self.complex[n as usize].clone();
+                let elements: Vec<Element> = delta.iter().map(|e| self.find_element(e)).collect();
+                for c in &constraints {
+                    for &e in &elements {
+                        client.apply(self, n, c, e);
+                    }
                 }
             }
             if self.edges_since_scc > 4096 && self.edges_since_scc > self.nodes.len() / 2 {

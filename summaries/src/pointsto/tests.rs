@@ -13,6 +13,7 @@ fn describe(index: &CombinedIndex, p: &Pointee) -> String {
         Object::Global(g) => index.global(g).name.clone(),
         Object::Stack { value, .. } => format!("stack#{value}"),
         Object::Heap { call, .. } => format!("heap#{call}"),
+        Object::VarArgs(f) => format!("varargs:{}", index.global(f).name),
         Object::External => return "external".to_string(),
     };
     match p.offset {
@@ -248,4 +249,34 @@ fn library_callbacks_receive_their_arguments() {
         module: m,
         value: data
     }));
+}
+
+#[test]
+fn va_arg_reads_what_the_callers_pass() {
+    let (mut p, m, main) = program();
+    let va_start = p.decl(m, "llvm.va_start", GlobalKind::Function);
+    let va_copy = p.decl(m, "llvm.va_copy", GlobalKind::Function);
+    // int config(char *fmt, ...): va_arg through the reg_save_area pointer at offset 16.
+    let config = p.func(m, "config");
+    let _fmt = p.param(m, config, 0);
+    let ap = p.stack(m, 24);
+    p.call(m, config, va_start, &[ap]);
+    let save_area = p.field(m, ap, Some(16));
+    let area = p.load(m, save_area);
+    let slot = p.field(m, area, None);
+    let arg = p.load(m, slot);
+    // A va_list copied to another one reads the same arguments.
+    let ap2 = p.stack(m, 24);
+    p.call(m, config, va_copy, &[ap2, ap]);
+    let area2 = p.load(m, ap2);
+    let arg2 = p.load(m, area2);
+    let g = p.var(m, "methods", Linkage::Internal, false);
+    let fmt = p.var(m, "fmt", Linkage::Internal, true);
+    let ga = p.addr(m, main, g);
+    let fa = p.addr(m, main, fmt);
+    p.call(m, main, config, &[fa, ga]);
+    let s = Solved::of(&p);
+    assert_eq!(s.pts(m, area), ["varargs:config+?"]);
+    assert_eq!(s.pts(m, arg), ["methods"]);
+    assert_eq!(s.pts(m, arg2), ["methods"]);
 }
