@@ -341,7 +341,7 @@ const SPECS: &[Spec] = &[
         Value(Parser::plugin_opt)),
     arg(&["-mllvm"], "OPT", "Pass OPT to LLVM", Set(|p, v| p.o.lto_opts.llvm_args.push(v.into()))),
     arg(&["--lto-O"], "<0-3>", "LTO optimization level (default 2)", Joined(Parser::lto_level)),
-    arg(&["--cvp-max-targets"], "N", "Called-value propagation: most targets tracked per value (default 4)",
+    arg(&["--cvp-max-targets"], "N", "Called-value propagation: most targets tracked per value (default 32)",
         Value(|p, v| { p.o.lto_opts.cvp_max_targets = count(&p.opt, v)?; Ok(()) })),
     arg(&["--icp-max-targets"], "N", "Promote indirect calls with at most N known targets (default 2)",
         Value(|p, v| { p.o.lto_opts.icp_max_targets = count(&p.opt, v)?; Ok(()) })),

@@ -231,7 +231,7 @@ impl Default for LtoOptions {
             llvm_args: Vec::new(),
             cvp: true,
             wpa_aa: true,
-            cvp_max_targets: 4,
+            cvp_max_targets: rld_summaries::cvp::DEFAULT_MAX_TARGETS,
             icp_max_targets: 2,
         }
     }

@@ -82,8 +82,10 @@ use std::rc::Rc;
 
 mod build;
 
-/// The default of `--cvp-max-targets`, LLVM's `cvp-max-functions-per-value`.
-pub const DEFAULT_MAX_TARGETS: usize = 4;
+/// The default of `--cvp-max-targets`. LLVM's own pass stops at 4
+/// (`cvp-max-functions-per-value`); `!callees` with more targets still tells its analyses
+/// what a call may do (promotion has its own, smaller limit, `--icp-max-targets`).
+pub const DEFAULT_MAX_TARGETS: usize = 32;
 
 /// The most locations one value tracks; a larger set is Overdefined (and its members
 /// escape). This bounds the cost of every join independently of the program's size; it is

@@ -187,7 +187,7 @@ fn more_than_max_targets_is_overdefined() {
     let any = p.field(m, base, None);
     let fp = p.load(m, any);
     let (site, _) = p.icall(m, main, fp, &[]);
-    let a = analyze(&p);
+    let a = analyze_with(&p, 4, |_, _| {});
     assert_eq!(a.names(m, site), names(OVER));
     assert_eq!(
         a.reason(m, site),

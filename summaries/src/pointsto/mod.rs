@@ -28,18 +28,18 @@
 
 pub mod library;
 pub mod solver;
-pub mod wrappers;
 #[cfg(test)]
 mod tests;
+pub mod wrappers;
 
 use crate::dead::Liveness;
 use crate::index::{CombinedIndex, GlobalId, Resolutions};
 use crate::model::{Callee, GlobalFlags, GlobalKind, ValueFact, ValueId};
 use crate::program::{ProgramView, Target};
 use library::Model;
-use wrappers::Wrapper;
 use solver::{Client, Element, Node, Solver, SolverStats};
 use std::collections::{BTreeMap, HashMap};
+use wrappers::Wrapper;
 
 /// Field offsets beyond this collapse the object (arrays indexed far, huge structs).
 pub const MAX_FIELD_OFFSET: i64 = 1 << 16;

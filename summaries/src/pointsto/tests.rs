@@ -280,3 +280,67 @@ fn va_arg_reads_what_the_callers_pass() {
     assert_eq!(s.pts(m, arg), ["methods"]);
     assert_eq!(s.pts(m, arg2), ["methods"]);
 }
+
+/// `void *xmalloc(n) { long *p = malloc(n + 8); p[0] = n; return p + 1; }` called from two
+/// places directly and through a hook; `keep` stores its block in a global, so it is no
+/// wrapper.
+#[test]
+fn allocation_wrappers_give_each_call_site_its_own_object() {
+    let (mut p, m, main) = program();
+    let malloc = p.decl(m, "malloc", GlobalKind::Function);
+    let xmalloc = p.func(m, "xmalloc");
+    let block = p.call(m, xmalloc, malloc, &[]);
+    let size = p.unknown(m);
+    p.store(m, block, size);
+    let user = p.field(m, block, Some(8));
+    p.ret(m, xmalloc, user);
+    // xzalloc(n) { void *q = xmalloc(n); memset(q, 0, n); return q; }
+    let memset = p.decl(m, "llvm.memset.p0i8.i64", GlobalKind::Function);
+    let xzalloc = p.func(m, "xzalloc");
+    let q = p.call(m, xzalloc, xmalloc, &[]);
+    p.call(m, xzalloc, memset, &[q]);
+    p.ret(m, xzalloc, q);
+    // A hook: `hooks.alloc = xzalloc`, called through memory.
+    let hooks = p.var(m, "hooks", Linkage::Internal, false);
+    p.init(m, hooks, 0, xzalloc);
+    let keep = p.func(m, "keep");
+    let kept = p.var(m, "kept", Linkage::Internal, false);
+    let kb = p.call(m, keep, malloc, &[]);
+    let ka = p.addr(m, keep, kept);
+    p.store(m, ka, kb);
+    p.ret(m, keep, kb);
+    let a = p.call(m, main, xmalloc, &[]);
+    let b = p.call(m, main, xmalloc, &[]);
+    let hooks_addr = p.addr(m, main, hooks);
+    let hook = p.load(m, hooks_addr);
+    let (_, c) = p.icall(m, main, hook, &[]);
+    let k1 = p.call(m, main, keep, &[]);
+    let k2 = p.call(m, main, keep, &[]);
+    let g = p.var(m, "g", Linkage::Internal, false);
+    let ga = p.addr(m, main, g);
+    p.store(m, a, ga);
+    let from_b = p.load(m, b);
+    let header = p.field(m, a, Some(-8));
+    let read_header = p.load(m, header);
+    let s = Solved::of(&p);
+    let site = |v: ValueId| -> u32 {
+        let facts = &s.index.modules[m as usize].facts;
+        facts
+            .iter()
+            .find_map(|f| match *f {
+                ValueFact::CallResult { call, dst } if dst == v => Some(call),
+                _ => None,
+            })
+            .unwrap()
+    };
+    assert_eq!(s.pts(m, a), [format!("heap#{}+8", site(a))]);
+    assert_eq!(s.pts(m, b), [format!("heap#{}+8", site(b))]);
+    assert_eq!(s.pts(m, c), [format!("heap#{}+8", site(c))]);
+    // What is stored through one block is not read through another.
+    assert!(s.pts(m, from_b).is_empty());
+    // The wrapper's own store (the size header) is in every block.
+    assert_eq!(s.pts(m, read_header), ["external"]);
+    let shared = [format!("heap#{}", site(kb))];
+    assert_eq!(s.pts(m, k1), shared);
+    assert_eq!(s.pts(m, k2), shared);
+}

@@ -281,7 +281,10 @@ fn check(
             resizes = Some(formal);
         }
         stores.extend(fresh.stores);
-        if offset.insert(v, fresh.returns_at).is_some_and(|o| o != fresh.returns_at) {
+        if offset
+            .insert(v, fresh.returns_at)
+            .is_some_and(|o| o != fresh.returns_at)
+        {
             return None;
         }
         work.push(v);
@@ -291,7 +294,9 @@ fn check(
         for &u in facts.uses.get(&v).map(Vec::as_slice).unwrap_or(&[]) {
             let derived = match facts.facts[u] {
                 ValueFact::Copy { dst, .. } => Some((dst, at)),
-                ValueFact::FieldAddr { dst, offset: off, .. } => Some((dst, at.checked_add(off?)?)),
+                ValueFact::FieldAddr {
+                    dst, offset: off, ..
+                } => Some((dst, at.checked_add(off?)?)),
                 ValueFact::Store { ptr, value } if ptr == v && value != v => {
                     if offset.contains_key(&value) {
                         return None;
@@ -347,16 +352,22 @@ fn check(
 
 /// The call site whose result is `v`.
 fn call_of(facts: &ModuleFacts, v: ValueId) -> Option<u32> {
-    facts.defs.get(&v)?.iter().find_map(|&d| match facts.facts[d] {
-        ValueFact::CallResult { call, .. } => Some(call),
-        _ => None,
-    })
+    facts
+        .defs
+        .get(&v)?
+        .iter()
+        .find_map(|&d| match facts.facts[d] {
+            ValueFact::CallResult { call, .. } => Some(call),
+            _ => None,
+        })
 }
 
 /// Some(()) when argument `index` of call `call` goes to a library function that neither
 /// keeps nor returns it.
 fn captures_nothing(view: &ProgramView, m: u32, call: u32, _index: u32) -> Option<()> {
-    let cs = view.index.modules[m as usize].call_sites.get(call as usize)?;
+    let cs = view.index.modules[m as usize]
+        .call_sites
+        .get(call as usize)?;
     let Callee::Direct(g) = cs.callee else {
         return None;
     };
