@@ -348,6 +348,8 @@ const SPECS: &[Spec] = &[
     flag(&["--no-cvp"], "Do not run called-value propagation", |p| p.o.lto_opts.cvp = false),
     flag(&["--no-wpa-aa"], "Do not run the whole-program points-to analysis",
         |p| p.o.lto_opts.wpa_aa = false),
+    flag(&["--no-wpa-aa-metadata"], "Run the points-to analysis (for called-value propagation) but write no alias metadata",
+        |p| p.o.lto_opts.wpa_aa_metadata = false),
     arg(&["--lto-partitions"], "N", "Split full LTO code generation into N parts (default 1)",
         Value(|p, v| { p.o.lto_opts.partitions = count(&p.opt, v)?; Ok(()) })),
     arg(&["--thinlto-jobs"], "N", "Run N ThinLTO backends at once (default: all cores)",
@@ -695,6 +697,7 @@ impl Parser {
                 "O0" | "O1" | "O2" | "O3" => return self.lto_level(&v[1..]),
                 "save-temps" => lto.save_temps = true,
                 "no-wpa-aa" => lto.wpa_aa = false,
+                "no-wpa-aa-metadata" => lto.wpa_aa_metadata = false,
                 "opt-remarks-with-hotness" => lto.remarks_with_hotness = true,
                 // Full or thin LTO is decided per module by whether it carries a summary.
                 "thinlto" => {}
@@ -1151,6 +1154,13 @@ mod tests {
         assert!(lto.wpa_aa && lto.cvp);
         assert!(!parse("--no-wpa-aa").lto_opts.wpa_aa);
         assert!(!parse("-plugin-opt=no-wpa-aa").lto_opts.wpa_aa);
+        assert!(lto.wpa_aa_metadata);
+        assert!(!parse("--no-wpa-aa-metadata").lto_opts.wpa_aa_metadata);
+        assert!(
+            !parse("-plugin-opt=no-wpa-aa-metadata")
+                .lto_opts
+                .wpa_aa_metadata
+        );
     }
 
     #[test]

@@ -223,6 +223,21 @@ pub fn run_lto(
         .as_ref()
         .map(|c| call_plans(&index, &live, c, opts.lto_opts.icp_max_targets))
         .unwrap_or_default();
+    let aliases = match pts.as_ref().filter(|_| opts.lto_opts.wpa_aa_metadata) {
+        Some(pts) => {
+            let plan = rld_summaries::alias::alias_plan(&index, &res, &live, pts);
+            phase(opts, &mut clock, "alias scopes", || {
+                format!(
+                    "{} functions, {} accesses, {} no-alias pairs",
+                    plan.functions(),
+                    plan.instructions(),
+                    plan.noalias_pairs()
+                )
+            });
+            plan
+        }
+        None => Default::default(),
+    };
 
     let inputs: Vec<BitcodeInput> = r
         .bitcode
@@ -244,8 +259,23 @@ pub fn run_lto(
             .as_ref()
             .map(|p| (llvm_remarks_path(p), lto.remarks_passes.clone())),
     };
-    let (object, outcome) = rld_lto::compile(&inputs, &actions, &plans, &cfg)
+    let (object, outcome) = rld_lto::compile(&inputs, &actions, &plans, &aliases, &cfg)
         .map_err(|e| LinkError::Link(e.to_string()))?;
+    for (module, mismatch) in &outcome.alias_skipped {
+        eprintln!(
+            "rld: warning: {module}: no alias information written: function {} does not \
+             match its summary ({})",
+            mismatch.function, mismatch.detail
+        );
+    }
+    if opts.print_timing && opts.lto_opts.wpa_aa && opts.lto_opts.wpa_aa_metadata {
+        eprintln!(
+            "rld: {:>8.2} ms    LTO: alias metadata written ({} instructions in {} functions)",
+            outcome.alias_time.as_secs_f64() * 1e3,
+            outcome.alias.instructions,
+            outcome.alias.functions
+        );
+    }
     phase(
         opts,
         &mut clock,
@@ -255,6 +285,7 @@ pub fn run_lto(
     if let Some(cvp) = &cvp {
         remarks.extend(call_remarks(&index, &live, cvp, &outcome));
     }
+    remarks.extend(alias_remarks(&index, &aliases, &outcome));
     write_remarks(opts, &remarks)?;
     Ok(object)
 }
@@ -461,4 +492,50 @@ fn phase(
         );
         *clock = now;
     }
+}
+
+/// One `!Analysis` remark per annotated function (pass `wpa-aa`): its memory accesses, the
+/// abstract objects they touch, and the pairs of accesses LLVM can now tell apart.
+fn alias_remarks(
+    index: &CombinedIndex,
+    aliases: &rld_summaries::alias::AliasPlan,
+    outcome: &rld_lto::CallOutcome,
+) -> Vec<Remark> {
+    let arg = |key: &str, value: String| RemarkArg {
+        key: key.into(),
+        value,
+        debug_loc: None,
+    };
+    let mut out = Vec::new();
+    for (m, functions) in aliases.modules.iter().enumerate() {
+        let module = &index.modules[m];
+        if outcome
+            .alias_skipped
+            .iter()
+            .any(|(name, _)| *name == module.module_id)
+        {
+            continue;
+        }
+        for f in functions {
+            let g = &module.globals[f.function as usize];
+            out.push(Remark {
+                kind: RemarkKind::Analysis,
+                pass: "wpa-aa".into(),
+                name: "AliasScopes".into(),
+                debug_loc: g.debug_loc.clone(),
+                function: g.name.clone(),
+                hotness: None,
+                args: vec![
+                    arg("String", "whole-program alias analysis: ".into()),
+                    arg("Accesses", f.accesses.to_string()),
+                    arg("String", " memory accesses to ".into()),
+                    arg("Objects", f.objects.to_string()),
+                    arg("String", " abstract objects, ".into()),
+                    arg("NoAliasPairs", f.noalias_pairs.to_string()),
+                    arg("String", " pairs of accesses that cannot alias".into()),
+                ],
+            });
+        }
+    }
+    out
 }

@@ -209,6 +209,8 @@ pub struct LtoOptions {
     pub cvp: bool,
     /// `--no-wpa-aa`: skip the whole-program points-to analysis.
     pub wpa_aa: bool,
+    /// `--no-wpa-aa-metadata`: its answers reach CVP but not LLVM's alias analysis.
+    pub wpa_aa_metadata: bool,
     /// `--cvp-max-targets`: larger callee sets are Overdefined.
     pub cvp_max_targets: usize,
     /// `--icp-max-targets`: indirect calls with at most this many targets become direct.
@@ -231,6 +233,7 @@ impl Default for LtoOptions {
             llvm_args: Vec::new(),
             cvp: true,
             wpa_aa: true,
+            wpa_aa_metadata: true,
             cvp_max_targets: rld_summaries::cvp::DEFAULT_MAX_TARGETS,
             icp_max_targets: 2,
         }

@@ -54,13 +54,19 @@ pub struct CallPlans {
     pub sites: HashMap<(u32, u32), SitePlan>,
 }
 
-/// What happened to the planned call sites.
+/// What happened to the planned call sites and alias annotations.
 #[derive(Debug, Default)]
 pub struct CallOutcome {
     /// Sites that got `!callees`.
     pub annotated: Vec<(u32, u32)>,
     /// Of those, sites promoted to direct calls.
     pub promoted: Vec<(u32, u32)>,
+    /// Instructions and functions given scoped-noalias metadata.
+    pub alias: crate::alias_scopes::Annotated,
+    /// Modules left without it because their bodies differ from their summaries.
+    pub alias_skipped: Vec<(String, crate::alias_scopes::ShapeMismatch)>,
+    /// Time spent writing the alias metadata.
+    pub alias_time: std::time::Duration,
 }
 
 /// Links, optimizes and compiles the modules; `actions[i]` is parallel to the globals of
@@ -69,6 +75,7 @@ pub fn compile(
     inputs: &[BitcodeInput],
     actions: &[Vec<Action>],
     plans: &CallPlans,
+    aliases: &rld_summaries::alias::AliasPlan,
     cfg: &LtoConfig,
 ) -> Result<(Vec<u8>, CallOutcome), LtoError> {
     Target::initialize_x86(&InitializationConfig::default());
@@ -78,9 +85,23 @@ pub fn compile(
     // Linkage changes wait until every module is linked: an internal definition would no
     // longer satisfy the other modules' external declarations of the same name.
     let mut after_link: HashMap<String, Action> = HashMap::new();
+    let mut outcome = CallOutcome::default();
     for (m, (input, acts)) in inputs.iter().zip(actions).enumerate() {
         let module = parse_module(&ctx, input.name, input.data)?;
         prepare_sites(&ctx, &module, m as u32, plans);
+        if let Some(functions) = aliases.modules.get(m).filter(|f| !f.is_empty()) {
+            let start = std::time::Instant::now();
+            match crate::alias_scopes::annotate(&ctx, &module, m as u32, functions) {
+                Ok(a) => {
+                    outcome.alias.functions += a.functions;
+                    outcome.alias.instructions += a.instructions;
+                }
+                Err(mismatch) => outcome
+                    .alias_skipped
+                    .push((input.name.to_string(), mismatch)),
+            }
+            outcome.alias_time += start.elapsed();
+        }
         drop_globals(&module, acts, &mut after_link);
         match &merged {
             None => merged = Some(module),
@@ -98,7 +119,6 @@ pub fn compile(
         }
     }
     // Before the pipeline, so the inliner sees the promoted direct calls.
-    let mut outcome = CallOutcome::default();
     for (key, call) in promote::tagged_sites(&ctx, &module) {
         let Some(site) = parse_site_key(&key) else {
             continue;

@@ -6,7 +6,7 @@
 //! makes a pointer from something not modelled is `Unknown`, and a pointer used in a way not
 //! modelled `Escape`s, so the analyses stay sound without modelling every instruction.
 
-use crate::ir::{DataLayout, Value};
+use crate::ir::{DataLayout, GepPlace, Value};
 use inkwell::llvm_sys::LLVMOpcode;
 use rld_summaries::{
     AccessKind, FunctionShape, InitializerPointer, MemoryAccess, ModuleSummary, ValueFact,
@@ -259,22 +259,8 @@ impl<'a> FactBuilder<'a> {
             // make no pointer.
             LLVMStore if ops[0].may_overwrite_pointers() && ops[0].is_constant_data() => {}
             LLVMStore if ops[0].may_overwrite_pointers() => {
-                // Bytes or a vector written over memory that may hold pointers: at an unknown
-                // offset of the object (a byte store at offset 3 changes the pointer at 0),
-                // an unknown value.
                 if let Some(ptr) = self.operand(ops[1]) {
-                    let value = self.fresh();
-                    self.facts.push(ValueFact::Unknown { dst: value });
-                    let anywhere = self.fresh();
-                    self.facts.push(ValueFact::FieldAddr {
-                        dst: anywhere,
-                        base: ptr,
-                        offset: None,
-                    });
-                    self.facts.push(ValueFact::Store {
-                        ptr: anywhere,
-                        value,
-                    });
+                    self.bytes_stored(ptr, ops[0]);
                 }
             }
             LLVMStore => {
@@ -298,14 +284,28 @@ impl<'a> FactBuilder<'a> {
             }
             LLVMGetElementPtr => {
                 let dst = self.value_id(inst);
-                match self.operand(ops[0]) {
-                    Some(base) => self.facts.push(ValueFact::FieldAddr {
+                let Some(base) = self.operand(ops[0]) else {
+                    self.facts.push(ValueFact::Unknown { dst });
+                    return;
+                };
+                self.facts.push(match inst.gep_place(self.dl) {
+                    Some(GepPlace::Within { start, len }) => ValueFact::ArrayElement {
                         dst,
                         base,
-                        offset: inst.gep_offset(self.dl),
-                    }),
-                    None => self.facts.push(ValueFact::Unknown { dst }),
-                }
+                        start,
+                        len,
+                    },
+                    Some(GepPlace::At(offset)) => ValueFact::FieldAddr {
+                        dst,
+                        base,
+                        offset: Some(offset),
+                    },
+                    None => ValueFact::FieldAddr {
+                        dst,
+                        base,
+                        offset: None,
+                    },
+                });
             }
             LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze if produces_pointer => {
                 self.copy_from(inst, &ops[..1]);
@@ -333,6 +333,73 @@ impl<'a> FactBuilder<'a> {
                     self.facts.push(ValueFact::Unknown { dst });
                 }
             }
+        }
+    }
+
+    /// Bytes, a vector or an aggregate stored through `ptr`: what may become of the
+    /// pointers there. The points-to analysis reads and writes memory by pointer-sized
+    /// slot, so a narrow store is an unknown value written into its slot (a byte written
+    /// into a pointer forges it). A wider one covers one slot per 8 bytes: a copy, slot by
+    /// slot, when the value was loaded as a whole from elsewhere (a struct copied with
+    /// vector instructions), else unknown values. Wider than 64 bytes, or not a multiple of
+    /// 8: an unknown value anywhere in the object.
+    fn bytes_stored(&mut self, ptr: u32, value: Value) {
+        const SLOT: u64 = 8;
+        let size = value.type_size(self.dl);
+        if size < SLOT {
+            let unknown = self.fresh();
+            self.facts.push(ValueFact::Unknown { dst: unknown });
+            self.facts.push(ValueFact::Store {
+                ptr,
+                value: unknown,
+            });
+            return;
+        }
+        if size > 64 || size % SLOT != 0 {
+            let unknown = self.fresh();
+            self.facts.push(ValueFact::Unknown { dst: unknown });
+            let anywhere = self.fresh();
+            self.facts.push(ValueFact::FieldAddr {
+                dst: anywhere,
+                base: ptr,
+                offset: None,
+            });
+            self.facts.push(ValueFact::Store {
+                ptr: anywhere,
+                value: unknown,
+            });
+            return;
+        }
+        let source = (value.opcode() == Some(LLVMOpcode::LLVMLoad))
+            .then(|| self.operand(value.operands()[0]))
+            .flatten();
+        for at in (0..size).step_by(SLOT as usize) {
+            let dst = self.fresh();
+            self.facts.push(ValueFact::FieldAddr {
+                dst,
+                base: ptr,
+                offset: Some(at as i64),
+            });
+            let slot_value = self.fresh();
+            match source {
+                Some(src) => {
+                    let from = self.fresh();
+                    self.facts.push(ValueFact::FieldAddr {
+                        dst: from,
+                        base: src,
+                        offset: Some(at as i64),
+                    });
+                    self.facts.push(ValueFact::Load {
+                        dst: slot_value,
+                        ptr: from,
+                    });
+                }
+                None => self.facts.push(ValueFact::Unknown { dst: slot_value }),
+            }
+            self.facts.push(ValueFact::Store {
+                ptr: dst,
+                value: slot_value,
+            });
         }
     }
 

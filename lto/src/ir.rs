@@ -493,6 +493,24 @@ impl Value {
     /// Byte offset a getelementptr (instruction or constant) adds to its base, if every
     /// index is a constant.
     pub fn gep_offset(self, dl: DataLayout) -> Option<i64> {
+        self.gep_walk(dl)?.0
+    }
+
+    /// Where a GEP points relative to its base: somewhere within an array the indices
+    /// select an element of (array elements are one place to the points-to analysis,
+    /// whether indexed by a constant or at run time), else a constant offset; None when
+    /// neither is known (a run-time index of the pointer itself, a flexible array member).
+    pub fn gep_place(self, dl: DataLayout) -> Option<GepPlace> {
+        match self.gep_walk(dl)? {
+            (_, Some((start, len))) if len > 0 => Some(GepPlace::Within { start, len }),
+            (Some(offset), _) => Some(GepPlace::At(offset)),
+            _ => None,
+        }
+    }
+
+    /// The GEP's constant offset (None: a run-time index) and the first array its indices
+    /// enter (start, bytes), following the indices through the types.
+    fn gep_walk(self, dl: DataLayout) -> Option<(Option<i64>, Option<(i64, u64)>)> {
         use inkwell::llvm_sys::LLVMTypeKind::*;
         let ops = self.operands();
         // SAFETY: `self` is a GEP (callers check the opcode); the type walk follows its
@@ -500,16 +518,30 @@ impl Value {
         unsafe {
             let mut ty = inkwell::llvm_sys::core::LLVMGetGEPSourceElementType(self.0);
             let mut offset: i64 = 0;
+            let mut array: Option<(i64, u64)> = None;
             for (n, idx) in ops.iter().skip(1).enumerate() {
+                let kind = LLVMGetTypeKind(ty);
+                if n > 0
+                    && array.is_none()
+                    && matches!(kind, LLVMArrayTypeKind | LLVMVectorTypeKind)
+                {
+                    let count = match kind {
+                        LLVMArrayTypeKind => u64::from(LLVMGetArrayLength(ty)),
+                        _ => u64::from(LLVMGetVectorSize(ty)),
+                    };
+                    let len = count.checked_mul(dl.size_of(LLVMGetElementType(ty)))?;
+                    array = Some((offset, len));
+                }
                 if LLVMIsAConstantInt(idx.0).is_null() {
-                    return None;
+                    // The remaining indices stay inside the array's element.
+                    return (n > 0 && array.is_some()).then_some((None, array));
                 }
                 let i = LLVMConstIntGetSExtValue(idx.0);
                 if n == 0 {
                     offset = offset.checked_add(i.checked_mul(dl.size_of(ty) as i64)?)?;
                     continue;
                 }
-                match LLVMGetTypeKind(ty) {
+                match kind {
                     LLVMStructTypeKind => {
                         let field = u32::try_from(i).ok()?;
                         if field >= LLVMCountStructElementTypes(ty) {
@@ -526,9 +558,16 @@ impl Value {
                     _ => return None,
                 }
             }
-            Some(offset)
+            Some((Some(offset), array))
         }
     }
+}
+
+/// See [`Value::gep_place`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GepPlace {
+    At(i64),
+    Within { start: i64, len: u64 },
 }
 
 impl Value {

@@ -2,6 +2,7 @@
 //! links the prevailing modules, applies the whole-program decisions, optimizes, and emits
 //! an ELF object for the linker.
 
+pub mod alias_scopes;
 pub mod backend;
 pub mod error;
 pub mod facts;

@@ -166,8 +166,9 @@ mod tests {
             "destructors: 1\n  priority 101 helper\n",
             "  #0 main -> helper at dir/tu1.c:4:12\n  #1 main -> indirect %7\n",
             "  table+0 -> helper\n  table+18446744073709551615 -> ext\n",
-            "facts: 15 (address_of 1, copy 1, field_addr 4, load 1, store 1, argument 1, \
-             call_argument 1, call_result 1, return 1, escape 1, stack_object 2) over 8 values\n",
+            "facts: 16 (address_of 1, copy 1, field_addr 4, load 1, store 1, argument 1, \
+             call_argument 1, call_result 1, return 1, escape 1, stack_object 2, \
+             array_element 1) over 8 values\n",
             "memory accesses: 2 (read 1, read_write 1) in 1 functions\n",
         ] {
             assert!(text.contains(expected), "missing {expected:?} in\n{text}");

@@ -11,7 +11,7 @@ use crate::model::*;
 
 /// Version of the on-disk summary format this crate reads and writes. Readers accept exactly
 /// this version: any change to the layout or to the meaning of a field bumps it.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The first eight bytes of every encoded summary.
 pub const MAGIC: &[u8; 8] = b"RLDSUMRY";
@@ -193,6 +193,18 @@ pub fn encode(s: &ModuleSummary) -> Vec<u8> {
             ValueFact::StackObject { dst, size } => {
                 w.uleb(dst.into());
                 w.opt_uleb(size);
+                &[]
+            }
+            ValueFact::ArrayElement {
+                dst,
+                base,
+                start,
+                len,
+            } => {
+                w.uleb(dst.into());
+                w.uleb(base.into());
+                w.sleb(start);
+                w.uleb(len);
                 &[]
             }
         };
@@ -493,6 +505,12 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
             11 => ValueFact::StackObject {
                 dst: r.u32("value")?,
                 size: r.opt_uleb("optional size")?,
+            },
+            12 => ValueFact::ArrayElement {
+                dst: r.u32("value")?,
+                base: r.u32("value")?,
+                start: r.sleb()?,
+                len: r.uleb()?,
             },
             code => {
                 return Err(SummaryError::InvalidCode {
@@ -819,6 +837,7 @@ impl ModuleSummary {
                 ValueFact::Escape { value } => (&[value][..], None, None),
                 ValueFact::Unknown { dst } => (&[dst][..], None, None),
                 ValueFact::StackObject { dst, .. } => (&[dst][..], None, None),
+                ValueFact::ArrayElement { dst, base, .. } => (&[dst, base][..], None, None),
             };
             for &v in values {
                 value(v, &ctx)?;
@@ -853,7 +872,7 @@ mod tests {
         s.validate().unwrap();
         let bytes = encode(&s);
         assert_eq!(&bytes[..8], b"RLDSUMRY");
-        assert_eq!(bytes[8..12], 2u32.to_le_bytes());
+        assert_eq!(bytes[8..12], 3u32.to_le_bytes());
         assert_eq!(decode(&bytes).unwrap(), s);
     }
 
@@ -864,7 +883,7 @@ mod tests {
             source_file: "a.c".to_string(),
             ..Default::default()
         };
-        let mut expected = b"RLDSUMRY\x02\x00\x00\x00\x03a.o\x03a.c".to_vec();
+        let mut expected = b"RLDSUMRY\x03\x00\x00\x00\x03a.o\x03a.c".to_vec();
         expected.extend_from_slice(&[0; 9]);
         assert_eq!(encode(&s), expected);
     }
@@ -967,7 +986,7 @@ mod tests {
         bytes[8..12].copy_from_slice(&7u32.to_le_bytes());
         assert_eq!(
             decode(&bytes).unwrap_err().to_string(),
-            "unsupported summary version 7 (this rld reads 2)"
+            "unsupported summary version 7 (this rld reads 3)"
         );
     }
 

@@ -159,6 +159,12 @@ pub(crate) fn full_summary() -> ModuleSummary {
                 size: Some(16),
             },
             ValueFact::StackObject { dst: 7, size: None },
+            ValueFact::ArrayElement {
+                dst: 7,
+                base: 2,
+                start: -4,
+                len: u64::MAX,
+            },
         ],
         value_count: 8,
         accesses: vec![

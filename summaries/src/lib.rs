@@ -14,6 +14,7 @@
 //!
 //! The most used items are re-exported here.
 
+pub mod alias;
 pub mod cvp;
 pub mod dead;
 pub mod dump;

@@ -306,11 +306,19 @@ pub enum ValueFact {
         dst: ValueId,
         size: Option<u64>,
     },
+    /// GEP indexing an array at run time: `dst` points somewhere into the `len` bytes at
+    /// `base + start` (the array; C forbids leaving it), e.g. `&s->buf[i]`.
+    ArrayElement {
+        dst: ValueId,
+        base: ValueId,
+        start: i64,
+        len: u64,
+    },
 }
 
 impl ValueFact {
     /// Every fact kind's name, in the order of [`ValueFact::kind_index`].
-    pub const KIND_NAMES: [&'static str; 12] = [
+    pub const KIND_NAMES: [&'static str; 13] = [
         "address_of",
         "copy",
         "field_addr",
@@ -323,6 +331,7 @@ impl ValueFact {
         "escape",
         "unknown",
         "stack_object",
+        "array_element",
     ];
 
     /// Position of this fact's kind in [`ValueFact::KIND_NAMES`] (also its tag in the
@@ -341,6 +350,7 @@ impl ValueFact {
             ValueFact::Escape { .. } => 9,
             ValueFact::Unknown { .. } => 10,
             ValueFact::StackObject { .. } => 11,
+            ValueFact::ArrayElement { .. } => 12,
         }
     }
 }

@@ -290,6 +290,16 @@ impl<'a> Builder<'a> {
                     let (dst, base) = (self.value(m, dst), self.value(m, base));
                     self.push(Rule::FieldAddr { dst, base, offset });
                 }
+                // CVP tracks whole variables per field: an element anywhere in an array
+                // is at an unknown offset.
+                ValueFact::ArrayElement { dst, base, .. } => {
+                    let (dst, base) = (self.value(m, dst), self.value(m, base));
+                    self.push(Rule::FieldAddr {
+                        dst,
+                        base,
+                        offset: None,
+                    });
+                }
                 ValueFact::Load { dst, ptr } => {
                     let (dst, ptr) = (self.value(m, dst), self.value(m, ptr));
                     self.push(Rule::Load {

@@ -47,7 +47,7 @@ pub const MAX_FIELD_OFFSET: i64 = 1 << 16;
 /// An object with more distinct fields than this is collapsed: one location for all of it.
 /// Objects standing for many kinds of memory (one heap object for every `malloc` call of a
 /// wrapper) would otherwise give every pointer into them hundreds of locations.
-pub const MAX_FIELDS: usize = 64;
+pub const MAX_FIELDS: usize = 128;
 
 /// An abstract memory object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -110,6 +110,45 @@ impl PointsTo {
         out.sort_unstable();
         out.dedup();
         out
+    }
+
+    /// The solver node (canonical: values with equal sets may share one) holding what value
+    /// `value` of module `module` points to; clients cache per node.
+    pub fn node(&self, module: u32, value: ValueId) -> Option<Node> {
+        let n = (*self
+            .model
+            .values
+            .get(module as usize)?
+            .get(value as usize)?)?;
+        Some(self.solver.find_const(n))
+    }
+
+    /// The objects node `n`'s locations belong to, by object number, sorted.
+    pub fn node_objects(&self, n: Node) -> Vec<u32> {
+        let mut out: Vec<u32> = self
+            .solver
+            .points_to(n)
+            .into_iter()
+            .map(|e| self.model.locations[e as usize].object)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Object number `o` (as [`PointsTo::node_objects`] gives them).
+    pub fn object(&self, o: u32) -> Object {
+        self.model.objects[o as usize].object
+    }
+
+    /// Whether object number `o` may have escaped (outside code may access it).
+    pub fn object_escaped(&self, o: u32) -> bool {
+        self.model.objects[o as usize].escaped
+    }
+
+    /// The number of [`Object::External`].
+    pub fn external_object(&self) -> u32 {
+        self.model.external
     }
 
     /// The functions call site `call` of module `module` may call (for wrapper detection).
@@ -192,6 +231,8 @@ enum Constraint {
     Store { src: Node },
     /// `dst = node + offset` (None: an offset known only at run time).
     Field { dst: Node, offset: Option<i64> },
+    /// `dst` = somewhere in the `len` bytes at `node + start` (an array indexed at run time).
+    Element { dst: Node, start: i64, len: u64 },
     /// `node` is the called value of indirect site `site`.
     Call { site: u32 },
     /// `node` is a library function's callback argument (qsort's comparator, ...).
@@ -207,8 +248,10 @@ enum Constraint {
 
 struct ObjectInfo {
     object: Object,
-    /// Offset → location.
+    /// Offset → location (a range's location under its start only).
     fields: BTreeMap<i64, Element>,
+    /// Byte ranges that are one location (arrays indexed at run time): start → end.
+    ranges: BTreeMap<i64, i64>,
     collapsed: bool,
     escaped: bool,
     /// A function (its location is called, never loaded).
@@ -302,6 +345,7 @@ impl ProgramModel {
         self.objects.push(ObjectInfo {
             object,
             fields: BTreeMap::new(),
+            ranges: BTreeMap::new(),
             collapsed: false,
             escaped: false,
             function,
@@ -316,7 +360,11 @@ impl ProgramModel {
         let offset = if info.collapsed || info.function.is_some() {
             0
         } else {
-            offset
+            // Inside an array indexed at run time: the array's one location.
+            match info.ranges.range(..=offset).next_back() {
+                Some((&start, &end)) if offset < end => start,
+                _ => offset,
+            }
         };
         if let Some(&e) = self.objects[o as usize].fields.get(&offset) {
             return solver.find_element(e);
@@ -338,6 +386,72 @@ impl ProgramModel {
             self.connect_escaped(solver, e);
         }
         e
+    }
+
+    /// What the pointer-sized slot holding the byte at location `e` holds: loads and stores
+    /// of any width meet there, so a byte written into a pointer (or a pointer read from a
+    /// packed field) is seen. (An array indexed at run time is one location already.)
+    fn slot(&mut self, solver: &mut Solver<Constraint>, e: Element) -> Node {
+        let loc = self.location_info(solver, e);
+        let (o, offset, content) = (loc.object, loc.offset, loc.content);
+        let aligned = offset & !7;
+        if aligned == offset || self.objects[o as usize].ranges.contains_key(&offset) {
+            return content;
+        }
+        let slot = self.location(solver, o, aligned);
+        self.location_info(solver, slot).content
+    }
+
+    /// The one location of bytes `start..end` of object `o`: the fields and ranges there
+    /// (and ranges overlapping it) become one.
+    fn range_location(
+        &mut self,
+        solver: &mut Solver<Constraint>,
+        o: u32,
+        mut start: i64,
+        mut end: i64,
+    ) -> Element {
+        let info = &self.objects[o as usize];
+        if info.collapsed || info.function.is_some() || end <= start + 1 {
+            return self.location(solver, o, start);
+        }
+        // Swallow overlapping ranges (a range starting before `start` and reaching in).
+        let overlapping: Vec<(i64, i64)> = info
+            .ranges
+            .range(..end)
+            .filter(|&(_, &e)| e > start)
+            .map(|(&s, &e)| (s, e))
+            .collect();
+        for (s, e) in overlapping {
+            self.objects[o as usize].ranges.remove(&s);
+            start = start.min(s);
+            end = end.max(e);
+        }
+        let inside: Vec<Element> = self.objects[o as usize]
+            .fields
+            .range(start..end)
+            .map(|(_, &e)| e)
+            .collect();
+        let base = self.location(solver, o, start);
+        if self.objects[o as usize].collapsed {
+            return base;
+        }
+        for e in inside {
+            let (b, e) = (solver.find_element(base), solver.find_element(e));
+            if b != e {
+                solver.unify_elements(b, e);
+                let (cb, ce) = (
+                    self.locations[b as usize].content,
+                    self.locations[e as usize].content,
+                );
+                solver.unify(cb, ce);
+            }
+        }
+        let info = &mut self.objects[o as usize];
+        info.fields
+            .retain(|&off, _| off == start || !(start..end).contains(&off));
+        info.ranges.insert(start, end);
+        base
     }
 
     /// Makes object `o` one location: every field's element and contents become one.
@@ -547,6 +661,15 @@ impl ProgramModel {
             ValueFact::FieldAddr { dst, base, offset } => {
                 let (dst, base) = (self.value(solver, m, dst), self.value(solver, m, base));
                 solver.add_constraint(base, Constraint::Field { dst, offset });
+            }
+            ValueFact::ArrayElement {
+                dst,
+                base,
+                start,
+                len,
+            } => {
+                let (dst, base) = (self.value(solver, m, dst), self.value(solver, m, base));
+                solver.add_constraint(base, Constraint::Element { dst, start, len });
             }
             ValueFact::Load { dst, ptr } => {
                 let (dst, ptr) = (self.value(solver, m, dst), self.value(solver, m, ptr));
@@ -873,6 +996,7 @@ fn single_copies(facts: &[ValueFact]) -> std::collections::HashSet<ValueId> {
             ValueFact::Copy { dst, .. } => *copies.entry(dst).or_default() += 1,
             ValueFact::AddressOf { dst, .. }
             | ValueFact::FieldAddr { dst, .. }
+            | ValueFact::ArrayElement { dst, .. }
             | ValueFact::Load { dst, .. }
             | ValueFact::Argument { dst, .. }
             | ValueFact::CallResult { dst, .. }
@@ -896,11 +1020,11 @@ impl Client for ProgramModel {
     fn apply(&mut self, solver: &mut Solver<Constraint>, _node: Node, c: &Constraint, e: Element) {
         match *c {
             Constraint::Load { dst } => {
-                let content = self.location_info(solver, e).content;
+                let content = self.slot(solver, e);
                 solver.add_edge(content, dst);
             }
             Constraint::Store { src } => {
-                let content = self.location_info(solver, e).content;
+                let content = self.slot(solver, e);
                 solver.add_edge(src, content);
             }
             Constraint::Field { dst, offset } => {
@@ -908,6 +1032,12 @@ impl Client for ProgramModel {
                     let loc = self.location_info(solver, e);
                     (loc.object, loc.offset)
                 };
+                // Arithmetic on a pointer into an array stays in the array (C allows no
+                // more): the array's one location.
+                if offset.is_none() && self.objects[o as usize].ranges.contains_key(&base) {
+                    solver.add_element(dst, e);
+                    return;
+                }
                 let target = match offset.and_then(|off| base.checked_add(off)) {
                     Some(t) if (0..=MAX_FIELD_OFFSET).contains(&t) => t,
                     _ => {
@@ -916,6 +1046,25 @@ impl Client for ProgramModel {
                     }
                 };
                 let loc = self.location(solver, o, target);
+                solver.add_element(dst, loc);
+            }
+            Constraint::Element { dst, start, len } => {
+                let (o, base) = {
+                    let loc = self.location_info(solver, e);
+                    (loc.object, loc.offset)
+                };
+                let range = base
+                    .checked_add(start)
+                    .and_then(|s| Some((s, s.checked_add(i64::try_from(len).ok()?)?)));
+                let loc = match range {
+                    Some((s, end)) if s >= 0 && end <= MAX_FIELD_OFFSET => {
+                        self.range_location(solver, o, s, end)
+                    }
+                    _ => {
+                        self.collapse(solver, o);
+                        self.location(solver, o, 0)
+                    }
+                };
                 solver.add_element(dst, loc);
             }
             Constraint::Call { site } => self.call_location(solver, site, e),

@@ -76,7 +76,10 @@ impl<'a> ModuleFacts<'a> {
             let (def, used): (Option<ValueId>, &[ValueId]) = match f {
                 ValueFact::AddressOf { dst, .. } => (Some(*dst), &[]),
                 ValueFact::Copy { dst, src } => (Some(*dst), std::slice::from_ref(src)),
-                ValueFact::FieldAddr { dst, base, .. } => (Some(*dst), std::slice::from_ref(base)),
+                ValueFact::FieldAddr { dst, base, .. }
+                | ValueFact::ArrayElement { dst, base, .. } => {
+                    (Some(*dst), std::slice::from_ref(base))
+                }
                 ValueFact::Load { dst, ptr } => (Some(*dst), std::slice::from_ref(ptr)),
                 ValueFact::Store { ptr, value } => {
                     m.uses.entry(*ptr).or_default().push(i);

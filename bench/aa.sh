@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Whole-program alias analysis side by side with LLVM's own evaluator (run by hand).
+#
+# Each corpus program is linked by rld -flto with --save-temps twice: as usual, and with
+# --no-wpa-aa-metadata (same analyses, same IR, no alias metadata written). LLVM 14's
+# `aa-eval -evaluate-aa-metadata` with the default AA pipeline (basic-aa, TBAA,
+# scoped-noalias) then counts NoAlias answers on each `*.0.0.preopt.bc`, and rld's `--time`
+# gives the cost of the analysis. Last, what LLVM's passes did with it: their remarks
+# (licm, gvn, the vectorizers, dse) counted with and without the metadata.
+#
+#   bench/aa.sh              # bzip2, lua (-Wl,-E, as its Makefile links), sqlite
+#   PROGRAMS="bzip2" bench/aa.sh
+set -euo pipefail
+
+work="${BENCH_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/bench-aa}"
+# shellcheck source=bench/lto-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lto-common.sh"
+
+programs="${PROGRAMS:-bzip2 lua sqlite}"
+passes='licm|gvn|loop-vectorize|slp-vectorizer|dse'
+
+# no_alias_rate BITCODE: "<queries> <no-alias> <percent>" from aa-eval.
+no_alias_rate() {
+    opt-14 -passes=aa-eval -evaluate-aa-metadata -aa-pipeline=default -disable-output "$1" 2>&1 |
+        awk '/Total Alias Queries Performed/ { q = $1 }
+             /no alias responses/ { n = $1 }
+             END { printf "%d %d %.1f\n", q, n, q ? 100 * n / q : 0 }'
+}
+
+# remark_counts FILE: "pass:name count" for the passes' Passed remarks.
+remark_counts() {
+    awk '/^--- !Passed/ { p = 1; next } /^--- / { p = 0 }
+         p && /^Pass:/ { pass = $2 } p && /^Name:/ { print pass ":" $2; p = 0 }' "$1" |
+        sort | uniq -c | awk '{ print $2, $1 }'
+}
+
+printf '%-8s %10s %18s %18s %7s %14s\n' program queries "NoAlias without" "NoAlias with rld" ratio "rld analysis"
+declare -A effect_off effect_on
+for prog in $programs; do
+    mapfile -t objs < <(corpus_bitcode "$prog" "$work/$prog" -flto)
+    ldflags="$(conf_get "$prog" ldflags)"
+    [[ $prog == lua ]] && ldflags="-Wl,-E"
+    libs="$(conf_get "$prog" libs)"
+    for mode in off on; do
+        out="$work/$mode/$prog"
+        mkdir -p "$(dirname "$out")"
+        extra=()
+        [[ $mode == off ]] && extra=(-Wl,--no-wpa-aa-metadata)
+        clang-14 -O2 -flto --ld-path="$RLD" $ldflags "${objs[@]}" -o "$out" $libs \
+            -Wl,--save-temps -Wl,--time "${extra[@]}" \
+            -Wl,--opt-remarks-filename="$out.remarks.yaml" -Wl,--opt-remarks-passes="$passes" \
+            2>"$out.time"
+    done
+    read -r q0 n0 p0 < <(no_alias_rate "$work/off/$prog.0.0.preopt.bc")
+    read -r q1 n1 p1 < <(no_alias_rate "$work/on/$prog.0.0.preopt.bc")
+    # points-to + alias scopes + metadata, from --time.
+    ms=$(awk '/LTO: (points-to analysis|alias scopes|alias metadata written)/ { t += $2 }
+              END { printf "%.0f ms", t }' "$work/on/$prog.time")
+    ratio=$(awk -v a="$n0" -v b="$n1" 'BEGIN { printf "%.2fx", a ? b / a : 0 }')
+    printf '%-8s %10s %17s%% %17s%% %7s %14s\n' "$prog" "$q1" "$p0" "$p1" "$ratio" "$ms"
+    [[ "$q0" == "$q1" ]] || echo "  (query counts differ: $q0 without, $q1 with)"
+    effect_off[$prog]="$(remark_counts "$work/off/$prog.remarks.yaml")"
+    effect_on[$prog]="$(remark_counts "$work/on/$prog.remarks.yaml")"
+    # The programs must behave the same.
+    cmp "$work/off/$prog.lto.o" "$work/on/$prog.lto.o" >/dev/null 2>&1 &&
+        echo "  (identical code with and without)"
+done
+
+echo
+echo "What LLVM's passes did (Passed remarks, without -> with rld's alias metadata):"
+for prog in $programs; do
+    echo "  $prog:"
+    join -a1 -a2 -e0 -o 0,1.2,2.2 <(echo "${effect_off[$prog]}" | sort) <(echo "${effect_on[$prog]}" | sort) |
+        awk 'NF == 3 { printf "    %-40s %6d -> %6d\n", $1, $2, $3 }'
+done
