@@ -355,7 +355,7 @@ impl<'a> FactBuilder<'a> {
             });
             return;
         }
-        if size > 64 || size % SLOT != 0 {
+        if size > 64 || !size.is_multiple_of(SLOT) {
             let unknown = self.fresh();
             self.facts.push(ValueFact::Unknown { dst: unknown });
             let anywhere = self.fresh();

@@ -493,7 +493,7 @@ impl Value {
     /// Byte offset a getelementptr (instruction or constant) adds to its base, if every
     /// index is a constant.
     pub fn gep_offset(self, dl: DataLayout) -> Option<i64> {
-        self.gep_walk(dl)?.0
+        self.gep_walk(dl)?.offset
     }
 
     /// Where a GEP points relative to its base: somewhere within an array the indices
@@ -502,15 +502,21 @@ impl Value {
     /// neither is known (a run-time index of the pointer itself, a flexible array member).
     pub fn gep_place(self, dl: DataLayout) -> Option<GepPlace> {
         match self.gep_walk(dl)? {
-            (_, Some((start, len))) if len > 0 => Some(GepPlace::Within { start, len }),
-            (Some(offset), _) => Some(GepPlace::At(offset)),
+            GepWalk {
+                array: Some((start, len)),
+                ..
+            } if len > 0 => Some(GepPlace::Within { start, len }),
+            GepWalk {
+                offset: Some(offset),
+                ..
+            } => Some(GepPlace::At(offset)),
             _ => None,
         }
     }
 
     /// The GEP's constant offset (None: a run-time index) and the first array its indices
     /// enter (start, bytes), following the indices through the types.
-    fn gep_walk(self, dl: DataLayout) -> Option<(Option<i64>, Option<(i64, u64)>)> {
+    fn gep_walk(self, dl: DataLayout) -> Option<GepWalk> {
         use inkwell::llvm_sys::LLVMTypeKind::*;
         let ops = self.operands();
         // SAFETY: `self` is a GEP (callers check the opcode); the type walk follows its
@@ -534,7 +540,10 @@ impl Value {
                 }
                 if LLVMIsAConstantInt(idx.0).is_null() {
                     // The remaining indices stay inside the array's element.
-                    return (n > 0 && array.is_some()).then_some((None, array));
+                    return (n > 0 && array.is_some()).then_some(GepWalk {
+                        offset: None,
+                        array,
+                    });
                 }
                 let i = LLVMConstIntGetSExtValue(idx.0);
                 if n == 0 {
@@ -558,9 +567,18 @@ impl Value {
                     _ => return None,
                 }
             }
-            Some((Some(offset), array))
+            Some(GepWalk {
+                offset: Some(offset),
+                array,
+            })
         }
     }
+}
+
+/// What [`Value::gep_walk`] learns: the constant offset, and the first array entered.
+struct GepWalk {
+    offset: Option<i64>,
+    array: Option<(i64, u64)>,
 }
 
 /// See [`Value::gep_place`].
