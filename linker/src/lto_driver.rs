@@ -187,14 +187,16 @@ pub fn run_lto(
             let (total, largest) = pts.set_sizes();
             format!(
                 "{} objects, {} locations, {} nodes, {} edges, {} merged, {} iterations, \
-                 {} elements delivered, sets: {total} elements, largest {largest}",
+                 {} elements delivered, {} sets widened, sets: {total} elements, \
+                 largest {largest}",
                 s.objects,
                 s.locations,
                 s.solver.nodes,
                 s.solver.edges,
                 s.solver.merged,
                 s.solver.iterations,
-                s.solver.delivered
+                s.solver.delivered,
+                s.solver.widened
             )
         });
         pts

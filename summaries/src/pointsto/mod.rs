@@ -36,9 +36,12 @@ use crate::dead::Liveness;
 use crate::index::{CombinedIndex, GlobalId, Resolutions};
 use crate::model::{Callee, GlobalFlags, GlobalKind, ValueFact, ValueId};
 use crate::program::{ProgramView, Target};
+use crate::sparse::FxBuildHasher;
 use library::Model;
 use solver::{Client, Element, Node, Solver, SolverStats};
 use std::collections::{BTreeMap, HashMap};
+
+type FxMap<K, V> = HashMap<K, V, FxBuildHasher>;
 use wrappers::Wrapper;
 
 /// Field offsets beyond this collapse the object (arrays indexed far, huge structs).
@@ -48,6 +51,12 @@ pub const MAX_FIELD_OFFSET: i64 = 1 << 16;
 /// Objects standing for many kinds of memory (one heap object for every `malloc` call of a
 /// wrapper) would otherwise give every pointer into them hundreds of locations.
 pub const MAX_FIELDS: usize = 128;
+
+/// A pointer that may point to more locations than this is widened to "any escaped
+/// location": what it points to escapes and its node becomes the external one. Sets that
+/// large answer no client's question (an alias scope list is shorter, an indirect call
+/// with that many targets is not worth resolving) and would make the solution quadratic.
+pub const SET_LIMIT: usize = 256;
 
 /// An abstract memory object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -207,14 +216,23 @@ pub fn points_to(index: &CombinedIndex, res: &Resolutions, live: &Liveness) -> P
     if !needs_callees.get() {
         return solve(&view, direct);
     }
-    let first = solve(&view, direct);
+    let first = solve_with(&view, direct, FIRST_SET_LIMIT);
     let found = wrappers::find(&view, &|m, c| first.callees(&view, m, c));
     solve(&view, found)
 }
 
 fn solve(view: &ProgramView, wrappers: HashMap<GlobalId, Wrapper>) -> PointsTo {
+    solve_with(view, wrappers, SET_LIMIT)
+}
+
+/// The first solution only resolves hooks for wrapper detection: calls with more targets
+/// than this do not call only allocators, so it may widen far earlier.
+const FIRST_SET_LIMIT: usize = 32;
+
+fn solve_with(view: &ProgramView, wrappers: HashMap<GlobalId, Wrapper>, limit: usize) -> PointsTo {
     let index = view.index;
     let mut solver = Solver::default();
+    solver.set_limit(limit);
     let mut model = ProgramModel::new(index, &mut solver);
     model.wrappers = wrappers;
     model.build(view, &mut solver);
@@ -277,51 +295,64 @@ struct Site {
 
 struct ProgramModel {
     objects: Vec<ObjectInfo>,
-    object_index: HashMap<Object, u32>,
+    object_index: FxMap<Object, u32>,
     locations: Vec<LocationInfo>,
     /// Per module, per value id: its node, once created.
     values: Vec<Vec<Option<Node>>>,
-    formals: HashMap<(GlobalId, u32), Node>,
+    formals: FxMap<(GlobalId, u32), Node>,
     /// The same formals by function.
-    formals_of: HashMap<GlobalId, Vec<Node>>,
-    returns: HashMap<GlobalId, Node>,
+    formals_of: FxMap<GlobalId, Vec<Node>>,
+    returns: FxMap<GlobalId, Node>,
     /// Per function, what its variadic arguments hold (made when first needed).
-    varargs: HashMap<GlobalId, Node>,
+    varargs: FxMap<GlobalId, Node>,
     /// Functions outside code may call with anything.
-    escaped_bodies: std::collections::HashSet<GlobalId>,
+    escaped_bodies: std::collections::HashSet<GlobalId, FxBuildHasher>,
     /// Bodies the program runs for a name, and the functions outside code may call.
-    tracked: HashMap<GlobalId, bool>,
+    tracked: FxMap<GlobalId, bool>,
     sites: Vec<Site>,
     /// Name and allocator flag of functions outside the unit, for the library models.
-    external_names: HashMap<GlobalId, (String, bool)>,
+    external_names: FxMap<GlobalId, (String, bool)>,
     external: u32,
     external_node: Node,
     /// Allocation wrappers: each call site gets its own heap object.
     wrappers: HashMap<GlobalId, Wrapper>,
+    /// Values derived from a node, by how (see [`ProgramModel::derive`]).
+    derived: FxMap<(Node, Derived), Node>,
+}
+
+/// How a value is derived from a pointer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Derived {
+    Load,
+    /// The values stored through the pointer (the "dst" is their source).
+    Stored,
+    Field(Option<i64>),
+    Element(i64, u64),
 }
 
 impl ProgramModel {
     fn new(index: &CombinedIndex, solver: &mut Solver<Constraint>) -> Self {
         let mut m = ProgramModel {
             objects: Vec::new(),
-            object_index: HashMap::new(),
+            object_index: Default::default(),
             locations: Vec::new(),
             values: index
                 .modules
                 .iter()
                 .map(|m| vec![None; m.value_count as usize])
                 .collect(),
-            formals: HashMap::new(),
-            formals_of: HashMap::new(),
-            returns: HashMap::new(),
-            varargs: HashMap::new(),
+            formals: Default::default(),
+            formals_of: Default::default(),
+            returns: Default::default(),
+            varargs: Default::default(),
             escaped_bodies: Default::default(),
-            tracked: HashMap::new(),
+            tracked: Default::default(),
             sites: Vec::new(),
-            external_names: HashMap::new(),
+            external_names: Default::default(),
             external: 0,
             external_node: 0,
             wrappers: HashMap::new(),
+            derived: Default::default(),
         };
         m.external = m.object(Object::External, None);
         let ext = m.location(solver, m.external, 0);
@@ -507,6 +538,28 @@ impl ProgramModel {
         }
     }
 
+    /// `dst` is derived from `base` by `how`. Values derived the same way from one node have
+    /// equal sets: they share one node (offline value numbering), so the solver applies
+    /// one constraint instead of many.
+    fn derive(&mut self, solver: &mut Solver<Constraint>, base: Node, how: Derived, dst: Node) {
+        let base = solver.find(base);
+        match self.derived.entry((base, how)) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                solver.unify(*e.get(), dst);
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(dst);
+                let c = match how {
+                    Derived::Load => Constraint::Load { dst },
+                    Derived::Stored => Constraint::Store { src: dst },
+                    Derived::Field(offset) => Constraint::Field { dst, offset },
+                    Derived::Element(start, len) => Constraint::Element { dst, start, len },
+                };
+                solver.add_constraint(base, c);
+            }
+        }
+    }
+
     /// Object `o` escapes: outside code reads and writes all of it.
     fn escape_object(&mut self, solver: &mut Solver<Constraint>, o: u32) {
         if self.objects[o as usize].escaped {
@@ -660,7 +713,7 @@ impl ProgramModel {
             }
             ValueFact::FieldAddr { dst, base, offset } => {
                 let (dst, base) = (self.value(solver, m, dst), self.value(solver, m, base));
-                solver.add_constraint(base, Constraint::Field { dst, offset });
+                self.derive(solver, base, Derived::Field(offset), dst);
             }
             ValueFact::ArrayElement {
                 dst,
@@ -669,15 +722,25 @@ impl ProgramModel {
                 len,
             } => {
                 let (dst, base) = (self.value(solver, m, dst), self.value(solver, m, base));
-                solver.add_constraint(base, Constraint::Element { dst, start, len });
+                self.derive(solver, base, Derived::Element(start, len), dst);
             }
             ValueFact::Load { dst, ptr } => {
                 let (dst, ptr) = (self.value(solver, m, dst), self.value(solver, m, ptr));
-                solver.add_constraint(ptr, Constraint::Load { dst });
+                self.derive(solver, ptr, Derived::Load, dst);
             }
             ValueFact::Store { ptr, value } => {
                 let (ptr, src) = (self.value(solver, m, ptr), self.value(solver, m, value));
-                solver.add_constraint(ptr, Constraint::Store { src });
+                // Every value stored through one node goes to the same places: one node
+                // collects them, one constraint stores it.
+                let stored = match self.derived.get(&(solver.find(ptr), Derived::Stored)) {
+                    Some(&s) => s,
+                    None => {
+                        let s = solver.new_node();
+                        self.derive(solver, ptr, Derived::Stored, s);
+                        s
+                    }
+                };
+                solver.add_edge(src, stored);
             }
             ValueFact::Escape { value } => {
                 let v = self.value(solver, m, value);
@@ -1016,6 +1079,23 @@ fn single_copies(facts: &[ValueFact]) -> std::collections::HashSet<ValueId> {
 
 impl Client for ProgramModel {
     type Constraint = Constraint;
+
+    fn overflow(&mut self, solver: &mut Solver<Constraint>, node: Node) {
+        let mut objects: Vec<u32> = solver
+            .points_to(node)
+            .into_iter()
+            .map(|e| self.locations[e as usize].object)
+            .collect();
+        objects.sort_unstable();
+        objects.dedup();
+        for o in objects {
+            self.escape_object(solver, o);
+        }
+        let ext = self.objects[self.external as usize].fields[&0];
+        for c in solver.make_sink(node, ext, Constraint::Escaped) {
+            self.apply(solver, node, &c, ext);
+        }
+    }
 
     fn apply(&mut self, solver: &mut Solver<Constraint>, _node: Node, c: &Constraint, e: Element) {
         match *c {

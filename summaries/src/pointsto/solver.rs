@@ -12,7 +12,7 @@
 //! fields of a collapsed object become one location) and are canonicalized when read.
 
 use crate::sparse::FxBuildHasher;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 
 pub type Node = u32;
 pub type Element = u32;
@@ -95,70 +95,96 @@ impl ElementSet {
         })
     }
 
+    /// Adds one element; whether it was new.
+    fn insert(&mut self, e: Element) -> bool {
+        let (index, bit) = (e >> 6, 1u64 << (e & 63));
+        match self.words.binary_search_by_key(&index, |w| w.0) {
+            Ok(i) => {
+                let fresh = self.words[i].1 & bit == 0;
+                self.words[i].1 |= bit;
+                fresh
+            }
+            Err(i) => {
+                self.words.insert(i, (index, bit));
+                true
+            }
+        }
+    }
+
     /// Adds `other`'s elements; returns the ones that were not in the set.
     fn union_new(&mut self, other: &ElementSet) -> ElementSet {
-        let mut fresh = ElementSet::default();
-        if other.words.len() * 8 < self.words.len() {
-            // A few words into a large set: a binary search each.
-            for &(index, bits) in &other.words {
-                match self.words.binary_search_by_key(&index, |w| w.0) {
-                    Ok(i) => {
-                        let new = bits & !self.words[i].1;
-                        if new != 0 {
-                            self.words[i].1 |= new;
-                            fresh.words.push((index, new));
-                        }
+        if other.words.len() == 1 {
+            // One word (often one element): a binary search.
+            let (index, bits) = other.words[0];
+            let mut fresh = ElementSet::default();
+            match self.words.binary_search_by_key(&index, |w| w.0) {
+                Ok(i) => {
+                    let new = bits & !self.words[i].1;
+                    if new != 0 {
+                        self.words[i].1 |= new;
+                        fresh.words.push((index, new));
                     }
-                    Err(i) => {
-                        self.words.insert(i, (index, bits));
-                        fresh.words.push((index, bits));
-                    }
+                }
+                Err(i) => {
+                    self.words.insert(i, (index, bits));
+                    fresh.words.push((index, bits));
                 }
             }
             return fresh;
         }
-        if other.words.iter().all(|w| self.has_word(w.0)) {
-            // Every word exists already (the common case): or the bits in place.
+        // First pass: the new bits, and how many words the set gains.
+        let mut fresh = ElementSet::default();
+        let mut gained = 0;
+        let mut i = 0;
+        for &(index, bits) in &other.words {
+            // Galloping would help very unequal sizes; sets here are a few hundred words.
+            while i < self.words.len() && self.words[i].0 < index {
+                i += 1;
+            }
+            let new = match self.words.get(i) {
+                Some(&(si, sb)) if si == index => bits & !sb,
+                _ => {
+                    gained += 1;
+                    bits
+                }
+            };
+            if new != 0 {
+                fresh.words.push((index, new));
+            }
+        }
+        if fresh.words.is_empty() {
+            return fresh;
+        }
+        if gained == 0 {
             let mut i = 0;
-            for &(index, bits) in &other.words {
+            for &(index, bits) in &fresh.words {
                 while self.words[i].0 < index {
                     i += 1;
                 }
-                let new = bits & !self.words[i].1;
-                if new != 0 {
-                    self.words[i].1 |= new;
-                    fresh.words.push((index, new));
-                }
+                self.words[i].1 |= bits;
             }
             return fresh;
         }
-        let mut merged = Vec::with_capacity(self.words.len() + other.words.len());
-        let (mut i, mut j) = (0, 0);
-        let (a, b) = (&self.words, &other.words);
-        while i < a.len() || j < b.len() {
-            if j == b.len() || (i < a.len() && a[i].0 < b[j].0) {
-                merged.push(a[i]);
-                i += 1;
-            } else if i == a.len() || b[j].0 < a[i].0 {
-                merged.push(b[j]);
-                fresh.words.push(b[j]);
-                j += 1;
+        // Merge from the back, in place.
+        let old = self.words.len();
+        self.words.resize(old + gained, (0, 0));
+        let (mut a, mut b, mut w) = (old, other.words.len(), old + gained);
+        while b > 0 {
+            w -= 1;
+            let ob = other.words[b - 1];
+            if a > 0 && self.words[a - 1].0 > ob.0 {
+                self.words[w] = self.words[a - 1];
+                a -= 1;
+            } else if a > 0 && self.words[a - 1].0 == ob.0 {
+                self.words[w] = (ob.0, self.words[a - 1].1 | ob.1);
+                a -= 1;
+                b -= 1;
             } else {
-                let new = b[j].1 & !a[i].1;
-                if new != 0 {
-                    fresh.words.push((a[i].0, new));
-                }
-                merged.push((a[i].0, a[i].1 | b[j].1));
-                i += 1;
-                j += 1;
+                self.words[w] = ob;
+                b -= 1;
             }
         }
-        self.words = merged;
         fresh
-    }
-
-    fn has_word(&self, index: u32) -> bool {
-        self.words.binary_search_by_key(&index, |w| w.0).is_ok()
     }
 
     /// The elements of `self` not in `other`.
@@ -194,6 +220,10 @@ pub trait Client {
         constraint: &Self::Constraint,
         element: Element,
     );
+
+    /// `node`'s set grew past the solver's limit ([`Solver::set_limit`]): the client may
+    /// widen it (make it stand for something coarser), or do nothing.
+    fn overflow(&mut self, _solver: &mut Solver<Self::Constraint>, _node: Node) {}
 }
 
 /// Counters for `--time` and the tests.
@@ -207,6 +237,8 @@ pub struct SolverStats {
     pub merged: usize,
     /// Elements taken off nodes' deltas.
     pub delivered: usize,
+    /// Sets the client widened for growing past the limit.
+    pub widened: usize,
 }
 
 pub struct Solver<C> {
@@ -224,8 +256,13 @@ pub struct Solver<C> {
     edge_set: HashSet<u64, FxBuildHasher>,
     /// Absorbing nodes: their set stays as it was made; elements reaching them are only
     /// handed to their constraints, once each (the elements seen so far).
-    absorbing: HashMap<Node, ElementSet>,
+    absorbing: Vec<Option<Box<ElementSet>>>,
     edges_since_scc: usize,
+    /// Elements per set (counted as added, so an approximation once elements merge).
+    sizes: Vec<u32>,
+    /// Sets larger than this are handed to [`Client::overflow`].
+    limit: usize,
+    overflowed: Vec<Node>,
     stats: SolverStats,
 }
 
@@ -241,8 +278,11 @@ impl<C: Clone> Default for Solver<C> {
             worklist: VecDeque::new(),
             queued: Vec::new(),
             edge_set: HashSet::default(),
-            absorbing: HashMap::new(),
+            absorbing: Vec::new(),
             edges_since_scc: 0,
+            sizes: Vec::new(),
+            limit: usize::MAX,
+            overflowed: Vec::new(),
             stats: SolverStats::default(),
         }
     }
@@ -256,7 +296,14 @@ impl<C: Clone> Solver<C> {
         self.succ.push(Vec::new());
         self.complex.push(Vec::new());
         self.queued.push(false);
+        self.sizes.push(0);
+        self.absorbing.push(None);
         n
+    }
+
+    /// Sets growing past `limit` elements go to [`Client::overflow`] (once per node).
+    pub fn set_limit(&mut self, limit: usize) {
+        self.limit = limit;
     }
 
     pub fn new_element(&mut self) -> Element {
@@ -313,15 +360,42 @@ impl<C: Clone> Solver<C> {
     pub fn make_absorbing(&mut self, n: Node) {
         let n = self.find(n);
         let seen = self.pts[n as usize].clone();
-        self.absorbing.insert(n, seen);
+        self.absorbing[n as usize] = Some(Box::new(seen));
+    }
+
+    /// Widens `n` to the single element `element` (which stands for all of its elements):
+    /// its set becomes `{element}` for good, what reaches it later only meets `sink`, and
+    /// its constraints are returned for the client to apply to `element` (they have seen
+    /// every other element already).
+    pub fn make_sink(&mut self, n: Node, element: Element, sink: C) -> Vec<C> {
+        let n = self.find(n);
+        let e = ElementSet::single(self.find_element(element));
+        let mut seen = std::mem::take(&mut self.pts[n as usize]);
+        seen.union_new(&e);
+        seen.union_new(&std::mem::take(&mut self.delta[n as usize]));
+        self.pts[n as usize] = e.clone();
+        self.sizes[n as usize] = 1;
+        self.absorbing[n as usize] = Some(Box::new(seen));
+        for s in self.succ[n as usize].clone() {
+            self.add_set(s, &e);
+        }
+        std::mem::replace(&mut self.complex[n as usize], vec![sink])
     }
 
     /// Adds `elements` to `n`'s set; the new ones go to its delta.
     fn add_set(&mut self, n: Node, elements: &ElementSet) {
         let n = self.find(n) as usize;
-        let fresh = match self.absorbing.get_mut(&(n as Node)) {
+        let fresh = match self.absorbing[n].as_deref_mut() {
             Some(seen) => seen.union_new(elements),
-            None => self.pts[n].union_new(elements),
+            None => {
+                let fresh = self.pts[n].union_new(elements);
+                let before = self.sizes[n] as usize;
+                self.sizes[n] = (before + fresh.len()).min(u32::MAX as usize) as u32;
+                if before <= self.limit && self.sizes[n] as usize > self.limit {
+                    self.overflowed.push(n as Node);
+                }
+                fresh
+            }
         };
         if !fresh.is_empty() {
             if self.delta[n].is_empty() {
@@ -336,7 +410,24 @@ impl<C: Clone> Solver<C> {
     /// `element ∈ pts(n)`.
     pub fn add_element(&mut self, n: Node, element: Element) {
         let e = self.find_element(element);
-        self.add_set(n, &ElementSet::single(e));
+        let n = self.find(n) as usize;
+        let fresh = match self.absorbing[n].as_deref_mut() {
+            Some(seen) => seen.insert(e),
+            None => {
+                let fresh = self.pts[n].insert(e);
+                if fresh {
+                    self.sizes[n] = self.sizes[n].saturating_add(1);
+                    if self.sizes[n] as usize == self.limit + 1 {
+                        self.overflowed.push(n as Node);
+                    }
+                }
+                fresh
+            }
+        };
+        if fresh {
+            self.delta[n].insert(e);
+            self.enqueue(n as Node);
+        }
     }
 
     /// `pts(from) ⊆ pts(to)`.
@@ -353,8 +444,10 @@ impl<C: Clone> Solver<C> {
         self.stats.edges += 1;
         self.edges_since_scc += 1;
         if !self.pts[from as usize].is_empty() {
-            let all = self.pts[from as usize].clone();
+            // `to` is another class, so its update leaves `from`'s set alone.
+            let all = std::mem::take(&mut self.pts[from as usize]);
             self.add_set(to, &all);
+            self.pts[from as usize] = all;
         }
     }
 
@@ -377,12 +470,13 @@ impl<C: Clone> Solver<C> {
         if a == b {
             return a;
         }
-        if self.absorbing.contains_key(&b) {
+        if self.absorbing[b as usize].is_some() {
             std::mem::swap(&mut a, &mut b);
         }
         self.nodes.attach(b, a);
         self.stats.merged += 1;
         let b_pts = std::mem::take(&mut self.pts[b as usize]);
+        self.sizes[b as usize] = 0;
         let mut b_delta = std::mem::take(&mut self.delta[b as usize]);
         let b_succ = std::mem::take(&mut self.succ[b as usize]);
         let b_complex = std::mem::take(&mut self.complex[b as usize]);
@@ -436,7 +530,17 @@ impl<C: Clone> Solver<C> {
     /// Runs to the fixpoint.
     pub fn solve<K: Client<Constraint = C>>(&mut self, client: &mut K) {
         self.collapse_cycles();
-        while let Some(n) = self.worklist.pop_front() {
+        loop {
+            while let Some(o) = self.overflowed.pop() {
+                let o = self.find(o);
+                if self.absorbing[o as usize].is_none() {
+                    self.stats.widened += 1;
+                    client.overflow(self, o);
+                }
+            }
+            let Some(n) = self.worklist.pop_front() else {
+                break;
+            };
             self.queued[n as usize] = false;
             let n = self.find(n);
             let delta = std::mem::take(&mut self.delta[n as usize]);
@@ -446,7 +550,7 @@ impl<C: Clone> Solver<C> {
             self.stats.iterations += 1;
             self.stats.delivered += delta.len();
             // An absorbing node's successors have its fixed set already.
-            let absorbing = self.absorbing.contains_key(&n);
+            let absorbing = self.absorbing[n as usize].is_some();
             let succ = if absorbing {
                 Vec::new()
             } else {
@@ -464,12 +568,23 @@ impl<C: Clone> Solver<C> {
                 self.succ[n as usize] = targets;
             }
             if !self.complex[n as usize].is_empty() {
-                let constraints = self.complex[n as usize].clone();
+                let mut constraints = std::mem::take(&mut self.complex[n as usize]);
                 let elements: Vec<Element> = delta.iter().map(|e| self.find_element(e)).collect();
                 for c in &constraints {
                     for &e in &elements {
                         client.apply(self, n, c, e);
                     }
+                }
+                let rep = self.find(n);
+                // Constraints added meanwhile (to `n`, or to the class it joined) stay.
+                constraints.append(&mut self.complex[rep as usize]);
+                self.complex[rep as usize] = constraints;
+                if rep != n {
+                    // `n` joined another class while its constraints were out: they have
+                    // not seen that class's elements.
+                    let all = self.pts[rep as usize].clone();
+                    self.delta[rep as usize].union_new(&all);
+                    self.enqueue(rep);
                 }
             }
             if self.edges_since_scc > 4096 && self.edges_since_scc > self.nodes.len() / 2 {

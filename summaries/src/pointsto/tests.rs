@@ -344,3 +344,33 @@ fn allocation_wrappers_give_each_call_site_its_own_object() {
     assert_eq!(s.pts(m, k1), shared);
     assert_eq!(s.pts(m, k2), shared);
 }
+
+/// A pointer that may point to more than `SET_LIMIT` locations stands for "anything that
+/// escaped": the locations escape and the pointer's set is the external location.
+#[test]
+fn huge_sets_widen_to_external() {
+    let (mut p, m, main) = program();
+    let any = p.stack(m, 8);
+    let mut objects = Vec::new();
+    for _ in 0..=SET_LIMIT {
+        let s = p.stack(m, 8);
+        p.copy(m, any, s);
+        objects.push(s);
+    }
+    let small = p.stack(m, 8);
+    let g = p.var(m, "g", Linkage::Internal, false);
+    let ga = p.addr(m, main, g);
+    p.store(m, small, ga);
+    let loaded = p.load(m, small);
+    let s = Solved::of(&p);
+    assert_eq!(s.pts(m, any), ["external"]);
+    for &o in &objects {
+        assert!(s.result.escaped(Object::Stack {
+            module: m,
+            value: o
+        }));
+    }
+    // Unrelated pointers keep their exact sets.
+    assert_eq!(s.pts(m, loaded), ["g"]);
+    assert!(s.result.stats().solver.widened >= 1);
+}
