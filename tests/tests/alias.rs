@@ -1,0 +1,239 @@
+//! The whole-program alias analysis as LLVM sees it: C programs compiled by
+//! `clang-14 -flto -O2 -g` (sources in `cases/alias/`), linked by rld with
+//! `--save-temps`, and LLVM 14's own evaluator (`opt-14 -passes=aa-eval
+//! -evaluate-aa-metadata -print-all-alias-modref-info`) run on the bitcode rld
+//! hands to LLVM's pipeline (`*.0.0.preopt.bc`).
+//!
+//! Each kernel in `kernels.c` makes one pair of memory accesses (a load through
+//! `y`, a store through `x`); only its callers in `main.c` decide whether the two
+//! can touch the same memory, so only the linker's whole-program view can tell.
+//! The evaluator runs with `-aa-pipeline=scoped-noalias-aa` alone, so every NoAlias
+//! it reports comes from rld's `!alias.scope`/`!noalias` metadata; the same link
+//! with `--no-wpa-aa-metadata` must answer MayAlias for every pair, and the program
+//! must print what the lld-14 build prints.
+
+use rld_tests::llvm_remarks::remarks;
+use rld_tests::Compiler::Clang;
+use rld_tests::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const EXPECTED: &str = "3 3 21 4 5 8 8\n";
+
+/// What LLVM's evaluator answers for each function's pairs of accesses: function →
+/// (NoAlias pairs, other pairs).
+fn aa_eval(bitcode: &Path) -> BTreeMap<String, (usize, usize)> {
+    let out = run_checked(
+        Command::new("opt-14")
+            .args([
+                "-passes=aa-eval",
+                "-aa-pipeline=scoped-noalias-aa",
+                "-evaluate-aa-metadata",
+                "-print-all-alias-modref-info",
+                "-disable-output",
+            ])
+            .arg(bitcode),
+    );
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    let mut answers: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut function = String::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("Function: ") {
+            function = rest.split(':').next().unwrap_or_default().to_string();
+            continue;
+        }
+        // Alias answers for pairs of instructions (the metadata evaluation), not for
+        // bare pointers nor mod/ref answers for calls.
+        let answer = line.trim_start().split(':').next().unwrap_or_default();
+        if !line.contains(" <-> ")
+            || !["NoAlias", "MayAlias", "PartialAlias", "MustAlias"].contains(&answer)
+        {
+            continue;
+        }
+        let entry = answers.entry(function.clone()).or_default();
+        if answer == "NoAlias" {
+            entry.0 += 1;
+        } else {
+            entry.1 += 1;
+        }
+    }
+    answers
+}
+
+fn build(t: &Test) -> (Vec<PathBuf>, PathBuf) {
+    let flags = ["-flto", "-O2", "-g"];
+    let objs = vec![
+        t.compile(Clang, "alias/main.c", &flags),
+        t.compile(Clang, "alias/kernels.c", &flags),
+        // Native code the analysis cannot see into.
+        t.compile(Clang, "alias/outside.c", &["-O2"]),
+    ];
+    let lld = t.link(
+        Driver::ClangLld,
+        &objs.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
+        &strs(&lto_flags(None, &[])),
+        "lld/prog",
+    );
+    (objs, lld)
+}
+
+#[test]
+fn llvm_sees_what_the_callers_pass() {
+    let t = Test::new();
+    let (objs, lld) = build(&t);
+    let objs: Vec<&Path> = objs.iter().map(PathBuf::as_path).collect();
+    let yaml = t.path("rld/prog.yaml");
+    let exe = t.link(
+        Driver::ClangRld,
+        &objs,
+        &strs(&lto_flags(Some(&yaml), &["-Wl,--save-temps"])),
+        "rld/prog",
+    );
+    assert_same_output(&exe, &lld, &[], &[], Some(EXPECTED));
+    if is_standin() {
+        eprintln!("skipped: the alias metadata and its remarks are rld's own");
+        return;
+    }
+    let answers = aa_eval(&t.path("rld/prog.0.0.preopt.bc"));
+    let verdict = |f: &str| -> &'static str {
+        match answers.get(f) {
+            Some(&(1, 0)) => "NoAlias",
+            Some(&(0, 1)) => "MayAlias",
+            other => panic!("{f}: expected one pair of accesses, got {other:?} in {answers:?}"),
+        }
+    };
+    // Disjoint objects: two globals, two blocks from two calls of an allocation wrapper,
+    // a stack slot and a global, memory outside the program and a global it never saw.
+    assert_eq!(verdict("distinct_globals"), "NoAlias");
+    assert_eq!(verdict("wrapper_blocks"), "NoAlias");
+    assert_eq!(verdict("stack_and_global"), "NoAlias");
+    assert_eq!(verdict("outside_and_private"), "NoAlias");
+    // The same global in one call; and outside code that was given the global (it
+    // really returns it: the program's output depends on the store reaching it).
+    assert_eq!(verdict("same_object"), "MayAlias");
+    assert_eq!(verdict("outside_and_escaped"), "MayAlias");
+
+    // One remark per annotated function, counting its accesses and objects.
+    let remarks = remarks(&yaml);
+    let kernel = remarks
+        .iter()
+        .find(|r| r.pass == "wpa-aa" && r.function == "distinct_globals")
+        .expect("a wpa-aa remark for distinct_globals");
+    assert_eq!(kernel.kind, "Analysis");
+    assert_eq!(kernel.name, "AliasScopes");
+    let arg = |k: &str| {
+        kernel
+            .args
+            .iter()
+            .find(|a| a.0 == k)
+            .map(|a| a.1.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(arg("Accesses"), "2");
+    // g1, g3 (written) and g2 (read).
+    assert_eq!(arg("Objects"), "3");
+    assert_eq!(arg("NoAliasPairs"), "1");
+}
+
+#[test]
+fn without_the_metadata_every_pair_may_alias() {
+    if is_standin() {
+        eprintln!("skipped: --no-wpa-aa-metadata is rld's own");
+        return;
+    }
+    let t = Test::new();
+    let (objs, lld) = build(&t);
+    let objs: Vec<&Path> = objs.iter().map(PathBuf::as_path).collect();
+    let exe = t.link(
+        Driver::ClangRld,
+        &objs,
+        &strs(&lto_flags(
+            None,
+            &["-Wl,--save-temps", "-Wl,--no-wpa-aa-metadata"],
+        )),
+        "rld/prog",
+    );
+    assert_same_output(&exe, &lld, &[], &[], Some(EXPECTED));
+    let answers = aa_eval(&t.path("rld/prog.0.0.preopt.bc"));
+    assert!(!answers.is_empty(), "aa-eval evaluated nothing");
+    for (f, &(no_alias, _)) in &answers {
+        assert_eq!(no_alias, 0, "{f}: NoAlias without rld's metadata");
+    }
+}
+
+/// A summary that does not describe the bitcode (a stale cache entry) must not place
+/// metadata on the wrong instructions: rld checks each function's instruction count and
+/// opcodes, warns, and leaves the module unannotated.
+#[test]
+fn a_summary_that_does_not_match_its_module_is_not_used() {
+    if is_standin() {
+        eprintln!("skipped: the summary cache and its checks are rld's own");
+        return;
+    }
+    let t = Test::new();
+    let (objs, lld) = build(&t);
+    let changed = t.compile(Clang, "alias/kernels_changed.c", &["-flto", "-O2", "-g"]);
+    let cache = t.path("cache");
+    let cache_flag = format!("-Wl,--lto-cache-dir={}", cache.display());
+    let entries = || -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&cache)
+            .map(|d| d.map(|e| e.unwrap().path()).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    // Cache the summaries of the real program, then of the changed kernels alone.
+    let real: Vec<&Path> = objs.iter().map(PathBuf::as_path).collect();
+    t.link(
+        Driver::ClangRld,
+        &real,
+        &strs(&lto_flags(None, &[&cache_flag])),
+        "warm/prog",
+    );
+    let before = entries();
+    let with_changed = [real[0], changed.as_path(), real[2]];
+    t.link(
+        Driver::ClangRld,
+        &with_changed,
+        &strs(&lto_flags(None, &[&cache_flag])),
+        "warm2/prog",
+    );
+    let after = entries();
+    let changed_entry: Vec<&PathBuf> = after.iter().filter(|p| !before.contains(p)).collect();
+    assert_eq!(changed_entry.len(), 1, "one new cache entry: {after:?}");
+    // Make the real kernels' entry say what the changed kernels' says.
+    let kernels_entry = before
+        .iter()
+        .find(|p| {
+            let bytes = std::fs::read(p).unwrap();
+            bytes.windows(b"kernels".len()).any(|w| w == b"kernels")
+        })
+        .expect("the cache entry of kernels.o");
+    std::fs::copy(changed_entry[0], kernels_entry).unwrap();
+
+    std::fs::create_dir_all(t.path("rld")).unwrap();
+    let (out, _) = t.try_link(
+        Driver::ClangRld,
+        &real,
+        &strs(&lto_flags(None, &[&cache_flag, "-Wl,--save-temps"])),
+        "rld/prog",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "link failed: {stderr}");
+    assert!(
+        stderr.contains("no alias information written: function")
+            && stderr.contains("does not match its summary"),
+        "no warning about the stale summary: {stderr}"
+    );
+    let exe = t.path("rld/prog");
+    assert_same_output(&exe, &lld, &[], &[], Some(EXPECTED));
+    let answers = aa_eval(&t.path("rld/prog.0.0.preopt.bc"));
+    for f in ["distinct_globals", "wrapper_blocks", "stack_and_global"] {
+        assert_eq!(
+            answers.get(f).map(|a| a.0),
+            Some(0),
+            "{f} annotated: {answers:?}"
+        );
+    }
+}
