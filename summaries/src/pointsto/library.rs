@@ -33,6 +33,10 @@ pub enum Model {
         args: [Option<u8>; 2],
         elements: bool,
     },
+    /// Fills the memory argument `buffer` points to with bytes from outside (`fread`,
+    /// `read`): the bytes may read back as any pointer that escaped, but the buffer itself
+    /// is not kept. Returns argument `returns`, if any.
+    FillsBytes { buffer: u8, returns: Option<u8> },
     /// `llvm.va_start`: fills the `va_list` argument `list` points to with pointers to the
     /// calling function's variadic arguments.
     VaStart { list: u8 },
@@ -162,7 +166,7 @@ const NO_CAPTURE: &[&str] = &[
 ];
 
 /// Functions returning one of their arguments, capturing nothing.
-const RETURNS_FIRST: &[&str] = &["memset", "fgets", "strerror_r", "__memset_chk"];
+const RETURNS_FIRST: &[&str] = &["memset", "strerror_r", "__memset_chk"];
 
 /// Functions returning outside memory, capturing nothing.
 const RETURNS_EXTERNAL: &[&str] = &[
@@ -259,6 +263,24 @@ pub fn model(name: &str) -> Model {
                 dst: 0,
                 src: 1,
                 returns_dst: true,
+            }
+        }
+        "fread" | "fread_unlocked" | "__fread_chk" => {
+            return Model::FillsBytes {
+                buffer: 0,
+                returns: None,
+            }
+        }
+        "read" | "pread" | "recv" | "__read_chk" => {
+            return Model::FillsBytes {
+                buffer: 1,
+                returns: None,
+            }
+        }
+        "fgets" | "fgets_unlocked" | "__fgets_chk" => {
+            return Model::FillsBytes {
+                buffer: 0,
+                returns: Some(0),
             }
         }
         "strchr" | "strrchr" | "strstr" | "memchr" | "memrchr" | "strpbrk" | "rawmemchr"
@@ -361,6 +383,13 @@ mod tests {
         assert_eq!(model("strchr"), Model::Interior { arg: 0 });
         assert_eq!(model("free"), Model::NoCapture { returns: None });
         assert_eq!(model("frobnicate"), Model::Unknown);
+        assert_eq!(
+            model("fread"),
+            Model::FillsBytes {
+                buffer: 0,
+                returns: None
+            }
+        );
         let lists: [&[&str]; 4] = [ALLOCATORS, NO_CAPTURE, RETURNS_FIRST, RETURNS_EXTERNAL];
         let mut all: Vec<&str> = lists.concat();
         let n = all.len();

@@ -934,6 +934,15 @@ impl ProgramModel {
                     }
                 }
             }
+            Model::FillsBytes { buffer, returns } => {
+                if let Some(b) = self.arg(site, buffer) {
+                    let outside = self.external_node;
+                    solver.add_constraint(b, Constraint::Store { src: outside });
+                }
+                if let (Some(r), Some(a)) = (result, returns.and_then(|i| self.arg(site, i))) {
+                    solver.add_edge(a, r);
+                }
+            }
             Model::VaStart { list } => {
                 if let Some(p) = self.arg(site, list) {
                     let caller = self.sites[site as usize].caller;
