@@ -237,3 +237,49 @@ fn a_summary_that_does_not_match_its_module_is_not_used() {
         );
     }
 }
+
+/// What LLVM does with it: `mix` adds ten arrays into an eleventh; without knowing that
+/// the output overlaps none of the inputs, the loop vectorizer needs more run-time
+/// checks than it allows and leaves the loop scalar (as in the lld-14 build).
+#[test]
+fn the_loop_vectorizer_uses_it() {
+    if is_standin() {
+        eprintln!("skipped: the remarks are rld's own");
+        return;
+    }
+    let t = Test::new();
+    let flags = ["-flto", "-O2", "-g"];
+    let objs = [
+        t.compile(Clang, "alias/mix_main.c", &flags),
+        t.compile(Clang, "alias/mix_kernel.c", &flags),
+    ];
+    let objs: Vec<&Path> = objs.iter().map(PathBuf::as_path).collect();
+    let lld = t.link(
+        Driver::ClangLld,
+        &objs,
+        &strs(&lto_flags(None, &[])),
+        "lld/mix",
+    );
+    let vectorized = |out: &str, extra: &[&str]| -> bool {
+        let yaml = t.path(&format!("{out}.yaml"));
+        let flags = [&["-Wl,--opt-remarks-passes=loop-vectorize"][..], extra].concat();
+        let exe = t.link(
+            Driver::ClangRld,
+            &objs,
+            &strs(&lto_flags(Some(&yaml), &flags)),
+            out,
+        );
+        assert_same_output(&exe, &lld, &["512", "3"], &[], None);
+        remarks(&yaml)
+            .iter()
+            .any(|r| r.kind == "Passed" && r.name == "Vectorized" && r.function == "mix")
+    };
+    assert!(
+        vectorized("rld/mix", &[]),
+        "mix not vectorized with rld's alias metadata"
+    );
+    assert!(
+        !vectorized("off/mix", &["-Wl,--no-wpa-aa-metadata"]),
+        "mix vectorized without rld's metadata: the test no longer shows its effect"
+    );
+}
