@@ -113,21 +113,29 @@ impl ElementSet {
 
     /// Adds `other`'s elements; returns the ones that were not in the set.
     fn union_new(&mut self, other: &ElementSet) -> ElementSet {
-        if other.words.len() == 1 {
-            // One word (often one element): a binary search.
-            let (index, bits) = other.words[0];
+        if other.words.len() * 16 <= self.words.len() {
+            // A few words into a large set: a binary search each (sets are sparse over
+            // the element space, often one element per word, so a pass over the set
+            // costs as much as a search per element).
             let mut fresh = ElementSet::default();
-            match self.words.binary_search_by_key(&index, |w| w.0) {
-                Ok(i) => {
-                    let new = bits & !self.words[i].1;
-                    if new != 0 {
-                        self.words[i].1 |= new;
-                        fresh.words.push((index, new));
+            let mut from = 0;
+            for &(index, bits) in &other.words {
+                match self.words[from..].binary_search_by_key(&index, |w| w.0) {
+                    Ok(i) => {
+                        let i = from + i;
+                        let new = bits & !self.words[i].1;
+                        if new != 0 {
+                            self.words[i].1 |= new;
+                            fresh.words.push((index, new));
+                        }
+                        from = i + 1;
                     }
-                }
-                Err(i) => {
-                    self.words.insert(i, (index, bits));
-                    fresh.words.push((index, bits));
+                    Err(i) => {
+                        let i = from + i;
+                        self.words.insert(i, (index, bits));
+                        fresh.words.push((index, bits));
+                        from = i + 1;
+                    }
                 }
             }
             return fresh;
