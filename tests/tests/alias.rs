@@ -173,7 +173,19 @@ fn a_summary_that_does_not_match_its_module_is_not_used() {
     }
     let t = Test::new();
     let (objs, lld) = build(&t);
-    let changed = t.compile(Clang, "alias/kernels_changed.c", &["-flto", "-O2", "-g"]);
+    // The same functions with one instruction more each.
+    let source = std::fs::read_to_string(cases_dir().join("alias/kernels.c")).unwrap();
+    let changed_source = source.replace(
+        "{ *x = *y + 1; }",
+        "{ *x = *y + 1; __asm__ volatile(\"\" ::: \"memory\"); }",
+    );
+    assert_ne!(source, changed_source);
+    let changed_path = t.write("kernels_changed.c", changed_source);
+    let changed = t.compile(
+        Clang,
+        changed_path.to_str().unwrap(),
+        &["-flto", "-O2", "-g"],
+    );
     let cache = t.path("cache");
     let cache_flag = format!("-Wl,--lto-cache-dir={}", cache.display());
     let entries = || -> Vec<PathBuf> {
@@ -238,7 +250,7 @@ fn a_summary_that_does_not_match_its_module_is_not_used() {
     }
 }
 
-/// What LLVM does with it: `mix` adds ten arrays into an eleventh; without knowing that
+/// What LLVM does with it (`bench/programs/mix_*.c`): `mix` adds ten arrays into an eleventh; without knowing that
 /// the output overlaps none of the inputs, the loop vectorizer needs more run-time
 /// checks than it allows and leaves the loop scalar (as in the lld-14 build).
 #[test]
@@ -249,10 +261,11 @@ fn the_loop_vectorizer_uses_it() {
     }
     let t = Test::new();
     let flags = ["-flto", "-O2", "-g"];
-    let objs = [
-        t.compile(Clang, "alias/mix_main.c", &flags),
-        t.compile(Clang, "alias/mix_kernel.c", &flags),
-    ];
+    let program = |f: &str| {
+        let path = workspace_dir().join("bench/programs").join(f);
+        t.compile(Clang, path.to_str().unwrap(), &flags)
+    };
+    let objs = [program("mix_main.c"), program("mix_kernel.c")];
     let objs: Vec<&Path> = objs.iter().map(PathBuf::as_path).collect();
     let lld = t.link(
         Driver::ClangLld,

@@ -468,15 +468,7 @@ impl ProgramModel {
             return base;
         }
         for e in inside {
-            let (b, e) = (solver.find_element(base), solver.find_element(e));
-            if b != e {
-                solver.unify_elements(b, e);
-                let (cb, ce) = (
-                    self.locations[b as usize].content,
-                    self.locations[e as usize].content,
-                );
-                solver.unify(cb, ce);
-            }
+            self.merge_locations(solver, base, e);
         }
         let info = &mut self.objects[o as usize];
         info.fields
@@ -503,14 +495,20 @@ impl ProgramModel {
             }
         };
         for f in fields {
-            if f != base {
-                solver.unify_elements(base, f);
-                let (a, b) = (
-                    self.locations[base as usize].content,
-                    self.locations[f as usize].content,
-                );
-                solver.unify(a, b);
-            }
+            self.merge_locations(solver, base, f);
+        }
+    }
+
+    /// Makes locations `a` and `b` one (`a`'s element stays), with one content.
+    fn merge_locations(&mut self, solver: &mut Solver<Constraint>, a: Element, b: Element) {
+        let (a, b) = (solver.find_element(a), solver.find_element(b));
+        if a != b {
+            solver.unify_elements(a, b);
+            let (ca, cb) = (
+                self.locations[a as usize].content,
+                self.locations[b as usize].content,
+            );
+            solver.unify(ca, cb);
         }
     }
 
