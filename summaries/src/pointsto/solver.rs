@@ -58,8 +58,8 @@ impl UnionFind {
     }
 }
 
-/// A set of elements as a sorted list of 64-bit words (index, bits): sets are sparse over
-/// the element space but dense within it, so whole-set operations go a word at a time.
+/// A set of elements as a sorted list of 64-bit words (index, bits): merging two sets goes
+/// a word at a time, and adding a few elements to a large one costs a binary search each.
 /// Elements may be stale (merged into another since they were added): readers
 /// canonicalize.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -97,16 +97,21 @@ impl ElementSet {
 
     /// Adds one element; whether it was new.
     fn insert(&mut self, e: Element) -> bool {
-        let (index, bit) = (e >> 6, 1u64 << (e & 63));
-        match self.words.binary_search_by_key(&index, |w| w.0) {
+        self.or_word(0, e >> 6, 1u64 << (e & 63)).1 != 0
+    }
+
+    /// Ors `bits` into word `index`, searching from position `from` on: the word's
+    /// position and the bits that were new.
+    fn or_word(&mut self, from: usize, index: u32, bits: u64) -> (usize, u64) {
+        match self.words[from..].binary_search_by_key(&index, |w| w.0) {
             Ok(i) => {
-                let fresh = self.words[i].1 & bit == 0;
-                self.words[i].1 |= bit;
-                fresh
+                let new = bits & !self.words[from + i].1;
+                self.words[from + i].1 |= new;
+                (from + i, new)
             }
             Err(i) => {
-                self.words.insert(i, (index, bit));
-                true
+                self.words.insert(from + i, (index, bits));
+                (from + i, bits)
             }
         }
     }
@@ -120,23 +125,11 @@ impl ElementSet {
             let mut fresh = ElementSet::default();
             let mut from = 0;
             for &(index, bits) in &other.words {
-                match self.words[from..].binary_search_by_key(&index, |w| w.0) {
-                    Ok(i) => {
-                        let i = from + i;
-                        let new = bits & !self.words[i].1;
-                        if new != 0 {
-                            self.words[i].1 |= new;
-                            fresh.words.push((index, new));
-                        }
-                        from = i + 1;
-                    }
-                    Err(i) => {
-                        let i = from + i;
-                        self.words.insert(i, (index, bits));
-                        fresh.words.push((index, bits));
-                        from = i + 1;
-                    }
+                let (at, new) = self.or_word(from, index, bits);
+                if new != 0 {
+                    fresh.words.push((index, new));
                 }
+                from = at + 1;
             }
             return fresh;
         }

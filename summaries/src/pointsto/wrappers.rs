@@ -308,8 +308,8 @@ fn check(
                     None
                 }
                 ValueFact::Return { .. } => None,
-                ValueFact::CallArgument { call, index, .. } => {
-                    captures_nothing(view, m, call, index)?;
+                ValueFact::CallArgument { call, .. } => {
+                    captures_nothing(view, m, call)?;
                     None
                 }
                 _ => return None,
@@ -365,9 +365,9 @@ fn call_of(facts: &ModuleFacts, v: ValueId) -> Option<u32> {
         })
 }
 
-/// Some(()) when argument `index` of call `call` goes to a library function that neither
-/// keeps nor returns it.
-fn captures_nothing(view: &ProgramView, m: u32, call: u32, _index: u32) -> Option<()> {
+/// Some(()) when call `call` goes to a library function that neither keeps nor returns
+/// any of its arguments.
+fn captures_nothing(view: &ProgramView, m: u32, call: u32) -> Option<()> {
     let cs = view.index.modules[m as usize]
         .call_sites
         .get(call as usize)?;
