@@ -104,6 +104,7 @@ impl<'a> FactBuilder<'a> {
                     index: i as u32,
                     dst,
                 });
+                self.typed_arrays(dst, p);
             }
         }
         let instructions = f.instructions();
@@ -281,6 +282,7 @@ impl<'a> FactBuilder<'a> {
                 let dst = self.value_id(inst);
                 let size = inst.alloca_size(self.dl);
                 self.facts.push(ValueFact::StackObject { dst, size });
+                self.typed_arrays(dst, inst);
             }
             LLVMGetElementPtr => {
                 let dst = self.value_id(inst);
@@ -309,6 +311,8 @@ impl<'a> FactBuilder<'a> {
             }
             LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze if produces_pointer => {
                 self.copy_from(inst, &ops[..1]);
+                let id = self.value_id(inst);
+                self.typed_arrays(id, inst);
             }
             LLVMPHI if produces_pointer => {
                 let incoming = inst.incoming();
@@ -399,6 +403,22 @@ impl<'a> FactBuilder<'a> {
             self.facts.push(ValueFact::Store {
                 ptr: dst,
                 value: slot_value,
+            });
+        }
+    }
+
+    /// The arrays of the struct `v` (value id `id`) points to are known before any of their
+    /// elements is used: a pointer walking one (`p++` from a byte offset, through a
+    /// `void *`) then stays in it instead of spreading over the whole object. Written as
+    /// array-element facts whose results nothing uses.
+    fn typed_arrays(&mut self, id: u32, v: Value) {
+        for (start, len) in v.pointee_arrays(self.dl) {
+            let dst = self.fresh();
+            self.facts.push(ValueFact::ArrayElement {
+                dst,
+                base: id,
+                start,
+                len,
             });
         }
     }

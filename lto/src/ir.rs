@@ -575,6 +575,57 @@ impl Value {
     }
 }
 
+impl Value {
+    /// For a pointer to a struct: the arrays in the struct (byte offset, bytes), those of
+    /// nested structs included; at most 16. The points-to analysis makes each one location
+    /// of the object the pointer points to before any element is used.
+    pub fn pointee_arrays(self, dl: DataLayout) -> Vec<(i64, u64)> {
+        use inkwell::llvm_sys::LLVMTypeKind::*;
+        let mut out = Vec::new();
+        // SAFETY: type queries on a live value's type; only sized, non-opaque structs are
+        // laid out.
+        unsafe {
+            let ty = LLVMTypeOf(self.0);
+            if LLVMGetTypeKind(ty) == LLVMPointerTypeKind {
+                struct_arrays(dl, LLVMGetElementType(ty), 0, &mut out, 0);
+            }
+        }
+        out
+    }
+}
+
+/// See [`Value::pointee_arrays`].
+unsafe fn struct_arrays(
+    dl: DataLayout,
+    ty: LLVMTypeRef,
+    base: i64,
+    out: &mut Vec<(i64, u64)>,
+    depth: u32,
+) {
+    use inkwell::llvm_sys::LLVMTypeKind::*;
+    if depth > 4 || LLVMGetTypeKind(ty) != LLVMStructTypeKind || LLVMIsOpaqueStruct(ty) != 0 {
+        return;
+    }
+    for i in 0..LLVMCountStructElementTypes(ty) {
+        if out.len() >= 16 {
+            return;
+        }
+        let field = LLVMStructGetTypeAtIndex(ty, i);
+        let at = base + dl.field_offset(ty, i) as i64;
+        match LLVMGetTypeKind(field) {
+            LLVMArrayTypeKind => {
+                let len =
+                    u64::from(LLVMGetArrayLength(field)) * dl.size_of(LLVMGetElementType(field));
+                if len > 0 {
+                    out.push((at, len));
+                }
+            }
+            LLVMStructTypeKind => struct_arrays(dl, field, at, out, depth + 1),
+            _ => {}
+        }
+    }
+}
+
 /// What [`Value::gep_walk`] learns: the constant offset, and the first array entered.
 struct GepWalk {
     offset: Option<i64>,

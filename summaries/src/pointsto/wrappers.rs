@@ -308,6 +308,8 @@ fn check(
                     None
                 }
                 ValueFact::Return { .. } => None,
+                // Only marks the arrays of the block's type (nothing uses the result).
+                ValueFact::ArrayElement { dst, .. } if !facts.uses.contains_key(&dst) => None,
                 ValueFact::CallArgument { call, .. } => {
                     captures_nothing(view, m, call)?;
                     None
