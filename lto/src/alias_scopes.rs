@@ -11,7 +11,7 @@
 //! and a hash of the opcodes); a module with any mismatch (bitcode that changed since it
 //! was summarized, a different instruction numbering) is left unannotated.
 
-use crate::ir::{module_globals, Value};
+use crate::ir::{md_kind, md_node, md_string, module_globals, Value};
 use inkwell::context::Context;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
@@ -71,14 +71,14 @@ pub fn annotate(
         bodies.push(instructions);
     }
     let ctx = ctx.raw();
-    let scope_kind = kind_id(ctx, "alias.scope");
-    let noalias_kind = kind_id(ctx, "noalias");
+    let scope_kind = md_kind(ctx, "alias.scope");
+    let noalias_kind = md_kind(ctx, "noalias");
     let mut out = Annotated::default();
     for (f, instructions) in functions.iter().zip(bodies) {
         let prefix = format!("rld.aa.{m}.{}", f.function);
-        let domain = node(ctx, &[string(ctx, &prefix)]);
+        let domain = md_node(ctx, &[md_string(ctx, &prefix)]);
         let scopes: Vec<LLVMMetadataRef> = (0..f.scopes)
-            .map(|s| node(ctx, &[string(ctx, &format!("{prefix}.{s}")), domain]))
+            .map(|s| md_node(ctx, &[md_string(ctx, &format!("{prefix}.{s}")), domain]))
             .collect();
         let all = if f.scopes >= 64 {
             u64::MAX
@@ -92,7 +92,7 @@ pub fn annotate(
                     .filter(|s| mask & (1u64 << s) != 0)
                     .map(|s| scopes[s as usize])
                     .collect();
-                node(ctx, &members)
+                md_node(ctx, &members)
             })
         };
         let mut annotated = 0;
@@ -118,22 +118,6 @@ pub fn annotate(
     Ok(out)
 }
 
-fn kind_id(ctx: LLVMContextRef, name: &str) -> u32 {
-    // SAFETY: registering/looking up a metadata kind name in a live context.
-    unsafe { LLVMGetMDKindIDInContext(ctx, name.as_ptr() as *const _, name.len() as u32) }
-}
-
-fn string(ctx: LLVMContextRef, s: &str) -> LLVMMetadataRef {
-    // SAFETY: the context is live; LLVM copies the bytes.
-    unsafe { LLVMMDStringInContext2(ctx, s.as_ptr() as *const _, s.len()) }
-}
-
-fn node(ctx: LLVMContextRef, members: &[LLVMMetadataRef]) -> LLVMMetadataRef {
-    let mut members = members.to_vec();
-    // SAFETY: the members are metadata of this context; LLVM copies the array.
-    unsafe { LLVMMDNodeInContext2(ctx, members.as_mut_ptr(), members.len()) }
-}
-
 /// Sets the scope list `md` of `kind` on `inst`, keeping the scopes of a list already there
 /// (from `restrict` parameters the compiler inlined): each domain is judged on its own.
 fn set_metadata(ctx: LLVMContextRef, inst: Value, kind: u32, md: LLVMMetadataRef) {
@@ -157,7 +141,7 @@ fn set_metadata(ctx: LLVMContextRef, inst: Value, kind: u32, md: LLVMMetadataRef
             let mut ours_ops: Vec<LLVMValueRef> = vec![std::ptr::null_mut(); k];
             LLVMGetMDNodeOperands(ours, ours_ops.as_mut_ptr());
             members.extend(ours_ops.into_iter().map(|v| LLVMValueAsMetadata(v)));
-            node(ctx, &members)
+            md_node(ctx, &members)
         };
         LLVMSetMetadata(inst.raw(), kind, LLVMMetadataAsValue(ctx, md));
     }

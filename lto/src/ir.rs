@@ -674,3 +674,22 @@ fn LLVMIsAGlobalVariableSafe(v: Value) -> bool {
     // SAFETY: class check on a live value.
     unsafe { !LLVMIsAGlobalVariable(v.0).is_null() }
 }
+
+/// The id of metadata kind `name` (`!callees`, `!alias.scope`, ...), registered if new.
+pub(crate) fn md_kind(ctx: LLVMContextRef, name: &str) -> u32 {
+    // SAFETY: registering/looking up a metadata kind name in a live context.
+    unsafe { LLVMGetMDKindIDInContext(ctx, name.as_ptr() as *const _, name.len() as u32) }
+}
+
+/// An `MDString` of `s`.
+pub(crate) fn md_string(ctx: LLVMContextRef, s: &str) -> LLVMMetadataRef {
+    // SAFETY: the context is live; LLVM copies the bytes.
+    unsafe { LLVMMDStringInContext2(ctx, s.as_ptr() as *const _, s.len()) }
+}
+
+/// A (uniqued) metadata tuple of `members`.
+pub(crate) fn md_node(ctx: LLVMContextRef, members: &[LLVMMetadataRef]) -> LLVMMetadataRef {
+    let mut members = members.to_vec();
+    // SAFETY: the members are metadata of this context; LLVM copies the array.
+    unsafe { LLVMMDNodeInContext2(ctx, members.as_mut_ptr(), members.len()) }
+}

@@ -7,7 +7,7 @@
 //! before linking. LLVM-C has no block splitting, so `split_after` builds it from moving
 //! instructions and rebuilding the successors' phi nodes.
 
-use crate::ir::Value;
+use crate::ir::{md_kind, md_node, md_string, Value};
 use inkwell::context::Context;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
@@ -26,21 +26,15 @@ pub struct SitePlan {
 
 const SITE_KIND: &str = "rld.site";
 
-fn kind_id(ctx: LLVMContextRef, name: &str) -> u32 {
-    // SAFETY: registering/looking up a metadata kind name in a live context.
-    unsafe { LLVMGetMDKindIDInContext(ctx, name.as_ptr() as *const _, name.len() as u32) }
-}
-
 /// Tags call instruction `call` with a site key ("module.id") to find it after linking.
 pub fn tag_site(ctx: &Context, call: Value, key: &str) {
     let (ctx, call) = (ctx.raw(), call.raw());
     // SAFETY: building an MDString in the instruction's context and attaching it.
     unsafe {
-        let s = LLVMMDStringInContext2(ctx, key.as_ptr() as *const _, key.len());
-        let node = LLVMMDNodeInContext2(ctx, [s].as_mut_ptr(), 1);
+        let node = md_node(ctx, &[md_string(ctx, key)]);
         LLVMSetMetadata(
             call,
-            kind_id(ctx, SITE_KIND),
+            md_kind(ctx, SITE_KIND),
             LLVMMetadataAsValue(ctx, node),
         );
     }
@@ -49,7 +43,7 @@ pub fn tag_site(ctx: &Context, call: Value, key: &str) {
 /// Every tagged call in the module, with its key.
 pub fn tagged_sites(ctx: &Context, module: &Module) -> Vec<(String, Value)> {
     let (ctx, module) = (ctx.raw(), module.as_mut_ptr());
-    let kind = kind_id(ctx, SITE_KIND);
+    let kind = md_kind(ctx, SITE_KIND);
     let mut out = Vec::new();
     // SAFETY: walking a live module; reading metadata the tagging put there.
     unsafe {
@@ -114,15 +108,14 @@ pub fn apply_plan(ctx: &Context, module: &Module, call: Value, plan: &SitePlan) 
     }
     // SAFETY: all values belong to `module` in `ctx`; metadata is built in the same context.
     unsafe {
-        let mut mds: Vec<LLVMMetadataRef> =
-            targets.iter().map(|&f| LLVMValueAsMetadata(f)).collect();
-        let node = LLVMMDNodeInContext2(ctx, mds.as_mut_ptr(), mds.len());
+        let mds: Vec<LLVMMetadataRef> = targets.iter().map(|&f| LLVMValueAsMetadata(f)).collect();
+        let node = md_node(ctx, &mds);
         LLVMSetMetadata(
             call,
-            kind_id(ctx, "callees"),
+            md_kind(ctx, "callees"),
             LLVMMetadataAsValue(ctx, node),
         );
-        LLVMSetMetadata(call, kind_id(ctx, SITE_KIND), std::ptr::null_mut());
+        LLVMSetMetadata(call, md_kind(ctx, SITE_KIND), std::ptr::null_mut());
         if !plan.promote || LLVMIsACallInst(call).is_null() || is_musttail(call) {
             return Applied::Annotated;
         }
@@ -219,7 +212,7 @@ unsafe fn clone_call(
         // The callee is a call's last operand.
         let last = (LLVMGetNumOperands(copy) - 1) as u32;
         LLVMSetOperand(copy, last, target);
-        LLVMSetMetadata(copy, kind_id(ctx, "callees"), std::ptr::null_mut());
+        LLVMSetMetadata(copy, md_kind(ctx, "callees"), std::ptr::null_mut());
     }
     LLVMInsertIntoBuilder(builder, copy);
     copy

@@ -133,26 +133,8 @@ impl ElementSet {
             }
             return fresh;
         }
-        // First pass: the new bits, and how many words the set gains.
-        let mut fresh = ElementSet::default();
-        let mut gained = 0;
-        let mut i = 0;
-        for &(index, bits) in &other.words {
-            // Galloping would help very unequal sizes; sets here are a few hundred words.
-            while i < self.words.len() && self.words[i].0 < index {
-                i += 1;
-            }
-            let new = match self.words.get(i) {
-                Some(&(si, sb)) if si == index => bits & !sb,
-                _ => {
-                    gained += 1;
-                    bits
-                }
-            };
-            if new != 0 {
-                fresh.words.push((index, new));
-            }
-        }
+        // The new bits, and how many words the set gains.
+        let (fresh, gained) = other.minus_counting(self);
         if fresh.words.is_empty() {
             return fresh;
         }
@@ -190,7 +172,14 @@ impl ElementSet {
 
     /// The elements of `self` not in `other`.
     fn minus(&self, other: &ElementSet) -> ElementSet {
+        self.minus_counting(other).0
+    }
+
+    /// The elements of `self` not in `other`, and how many of their words `other` lacks
+    /// altogether.
+    fn minus_counting(&self, other: &ElementSet) -> (ElementSet, usize) {
         let mut out = ElementSet::default();
+        let mut absent = 0;
         let mut j = 0;
         for &(index, bits) in &self.words {
             while j < other.words.len() && other.words[j].0 < index {
@@ -198,13 +187,16 @@ impl ElementSet {
             }
             let bits = match other.words.get(j) {
                 Some(&(oi, ob)) if oi == index => bits & !ob,
-                _ => bits,
+                _ => {
+                    absent += 1;
+                    bits
+                }
             };
             if bits != 0 {
                 out.words.push((index, bits));
             }
         }
-        out
+        (out, absent)
     }
 }
 
