@@ -209,7 +209,8 @@ impl PointsTo {
 pub fn points_to(index: &CombinedIndex, res: &Resolutions, live: &Liveness) -> PointsTo {
     let view = ProgramView::new(index, res, live);
     let needs_callees = std::cell::Cell::new(false);
-    let direct = wrappers::find(&view, &|_, _| {
+    let facts = wrappers::ModuleFacts::of_program(&view);
+    let direct = wrappers::find(&view, &facts, &|_, _| {
         needs_callees.set(true);
         wrappers::Callees::Unknown
     });
@@ -217,7 +218,7 @@ pub fn points_to(index: &CombinedIndex, res: &Resolutions, live: &Liveness) -> P
         return solve(&view, direct);
     }
     let first = solve_with(&view, direct, FIRST_SET_LIMIT);
-    let found = wrappers::find(&view, &|m, c| first.callees(&view, m, c));
+    let found = wrappers::find(&view, &facts, &|m, c| first.callees(&view, m, c));
     solve(&view, found)
 }
 

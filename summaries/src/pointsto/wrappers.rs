@@ -47,8 +47,9 @@ struct Fresh {
     stores: Vec<(i64, u32, ValueId)>,
 }
 
-/// Per-module indexes of the facts by the values they mention.
-struct ModuleFacts<'a> {
+/// Per-module indexes of the facts by the values they mention (made once, for every
+/// search).
+pub(super) struct ModuleFacts<'a> {
     facts: &'a [ValueFact],
     /// Value → the facts that read it.
     uses: HashMap<ValueId, Vec<usize>>,
@@ -63,6 +64,15 @@ struct ModuleFacts<'a> {
 }
 
 impl<'a> ModuleFacts<'a> {
+    /// The indexes of every module of the program.
+    pub(super) fn of_program(view: &ProgramView<'a>) -> Vec<Self> {
+        view.index
+            .modules
+            .iter()
+            .map(|m| ModuleFacts::new(&m.facts))
+            .collect()
+    }
+
     fn new(facts: &'a [ValueFact]) -> Self {
         let mut m = ModuleFacts {
             facts,
@@ -143,14 +153,10 @@ impl<'a> ModuleFacts<'a> {
 /// (a first points-to solution answers for indirect calls).
 pub(super) fn find(
     view: &ProgramView,
+    modules: &[ModuleFacts],
     callees: &dyn Fn(u32, u32) -> Callees,
 ) -> HashMap<GlobalId, Wrapper> {
     let index = view.index;
-    let modules: Vec<ModuleFacts> = index
-        .modules
-        .iter()
-        .map(|m| ModuleFacts::new(&m.facts))
-        .collect();
     let mut wrappers: HashMap<GlobalId, Wrapper> = HashMap::new();
     // Wrappers of wrappers are found in later rounds; a round that finds none ends it.
     for _round in 0..16 {
