@@ -22,12 +22,16 @@ source "$(dirname "${BASH_SOURCE[0]}")/lto-common.sh"
 programs="${PROGRAMS:-bzip2 lua sqlite}"
 passes='licm|gvn|loop-vectorize|slp-vectorizer|dse'
 
-# no_alias_rate BITCODE: "<queries> <no-alias> <percent>" from aa-eval.
+# no_alias_rate BITCODE: "<queries> <no-alias> <percent> <modref queries> <no-modref>
+# <percent>" from aa-eval (ModRef: a call against a memory access or another call).
 no_alias_rate() {
     opt-14 -passes=aa-eval -evaluate-aa-metadata -aa-pipeline=default -disable-output "$1" 2>&1 |
         awk '/Total Alias Queries Performed/ { q = $1 }
              /no alias responses/ { n = $1 }
-             END { printf "%d %d %.1f\n", q, n, q ? 100 * n / q : 0 }'
+             /Total ModRef Queries Performed/ { mq = $1 }
+             /no mod\/ref responses/ { mn = $1 }
+             END { printf "%d %d %.1f %d %d %.1f\n", q, n, q ? 100 * n / q : 0,
+                   mq, mn, mq ? 100 * mn / mq : 0 }'
 }
 
 # remark_counts FILE: "pass:name count" for the passes' Passed remarks.
@@ -37,7 +41,8 @@ remark_counts() {
         sort | uniq -c | awk '{ print $2, $1 }'
 }
 
-printf '%-8s %10s %18s %18s %7s %14s\n' program queries "NoAlias without" "NoAlias with rld" ratio "rld analysis"
+printf '%-8s %10s %16s %16s %7s %10s %16s %16s %7s %14s\n' program queries "NoAlias without" \
+    "NoAlias with rld" ratio "ModRef q." "NoModRef without" "NoModRef with" ratio "rld analysis"
 declare -A effect_off effect_on
 for prog in $programs; do
     mapfile -t objs < <(corpus_bitcode "$prog" "$work/$prog" -flto)
@@ -54,13 +59,15 @@ for prog in $programs; do
             -Wl,--opt-remarks-filename="$out.remarks.yaml" -Wl,--opt-remarks-passes="$passes" \
             2>"$out.time"
     done
-    read -r q0 n0 p0 < <(no_alias_rate "$work/off/$prog.0.0.preopt.bc")
-    read -r q1 n1 p1 < <(no_alias_rate "$work/on/$prog.0.0.preopt.bc")
-    # points-to + alias scopes + metadata, from --time.
-    ms=$(awk '/LTO: (points-to analysis|alias scopes|alias metadata written)/ { t += $2 }
+    read -r q0 n0 p0 mq0 mn0 mp0 < <(no_alias_rate "$work/off/$prog.0.0.preopt.bc")
+    read -r q1 n1 p1 mq1 mn1 mp1 < <(no_alias_rate "$work/on/$prog.0.0.preopt.bc")
+    # points-to + mod/ref + alias scopes + metadata, from --time.
+    ms=$(awk '/LTO: (points-to analysis|mod\/ref analysis|alias scopes|alias metadata written)/ { t += $2 }
               END { printf "%.0f ms", t }' "$work/on/$prog.time")
     ratio=$(awk -v a="$n0" -v b="$n1" 'BEGIN { printf "%.2fx", a ? b / a : 0 }')
-    printf '%-8s %10s %17s%% %17s%% %7s %14s\n' "$prog" "$q1" "$p0" "$p1" "$ratio" "$ms"
+    mratio=$(awk -v a="$mn0" -v b="$mn1" 'BEGIN { printf "%.2fx", a ? b / a : 0 }')
+    printf '%-8s %10s %15s%% %15s%% %7s %10s %15s%% %15s%% %7s %14s\n' "$prog" "$q1" "$p0" "$p1" \
+        "$ratio" "$mq1" "$mp0" "$mp1" "$mratio" "$ms"
     [[ "$q0" == "$q1" ]] || echo "  (query counts differ: $q0 without, $q1 with)"
     effect_off[$prog]="$(remark_counts "$work/off/$prog.remarks.yaml")"
     effect_on[$prog]="$(remark_counts "$work/on/$prog.remarks.yaml")"

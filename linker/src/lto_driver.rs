@@ -227,13 +227,24 @@ pub fn run_lto(
         .unwrap_or_default();
     let aliases = match pts.as_ref().filter(|_| opts.lto_opts.wpa_aa_metadata) {
         Some(pts) => {
-            let plan = rld_summaries::alias::alias_plan(&index, &res, &live, pts);
+            let modref = rld_summaries::modref::mod_ref(&index, &res, &live, pts);
+            phase(opts, &mut clock, "mod/ref analysis", || {
+                format!(
+                    "{} functions, {} with memory attributes",
+                    modref.functions(),
+                    modref.attributes().len()
+                )
+            });
+            let plan = rld_summaries::alias::alias_plan(&index, &res, &live, pts, Some(&modref));
             phase(opts, &mut clock, "alias scopes", || {
                 format!(
-                    "{} functions, {} accesses, {} no-alias pairs",
+                    "{} functions, {} instructions ({} calls), {} no-alias pairs, \
+                     {} call/access pairs apart",
                     plan.functions(),
                     plan.instructions(),
-                    plan.noalias_pairs()
+                    plan.calls(),
+                    plan.noalias_pairs(),
+                    plan.nomodref_pairs()
                 )
             });
             plan
@@ -272,10 +283,12 @@ pub fn run_lto(
     }
     if opts.print_timing && opts.lto_opts.wpa_aa && opts.lto_opts.wpa_aa_metadata {
         eprintln!(
-            "rld: {:>8.2} ms    LTO: alias metadata written ({} instructions in {} functions)",
+            "rld: {:>8.2} ms    LTO: alias metadata written ({} instructions in {} functions, \
+             attributes added to {} functions)",
             outcome.alias_time.as_secs_f64() * 1e3,
             outcome.alias.instructions,
-            outcome.alias.functions
+            outcome.alias.functions,
+            outcome.alias.attributes.len()
         );
     }
     phase(
@@ -497,7 +510,8 @@ fn phase(
 }
 
 /// One `!Analysis` remark per annotated function (pass `wpa-aa`): its memory accesses, the
-/// abstract objects they touch, and the pairs of accesses LLVM can now tell apart.
+/// abstract objects they touch, and the pairs of accesses (and of calls and accesses) LLVM
+/// can now tell apart; and a `!Passed` remark per function given memory attributes.
 fn alias_remarks(
     index: &CombinedIndex,
     aliases: &rld_summaries::alias::AliasPlan,
@@ -534,10 +548,32 @@ fn alias_remarks(
                     arg("Objects", f.objects.to_string()),
                     arg("String", " abstract objects, ".into()),
                     arg("NoAliasPairs", f.noalias_pairs.to_string()),
-                    arg("String", " pairs of accesses that cannot alias".into()),
+                    arg("String", " pairs of accesses that cannot alias; ".into()),
+                    arg("Calls", f.calls.to_string()),
+                    arg("String", " calls, ".into()),
+                    arg("NoModRefPairs", f.nomodref_pairs.to_string()),
+                    arg(
+                        "String",
+                        " pairs of a call and an access it cannot touch".into(),
+                    ),
                 ],
             });
         }
+    }
+    // Functions that got memory attributes from the whole program.
+    for (function, added) in &outcome.alias.attributes {
+        out.push(Remark {
+            kind: RemarkKind::Passed,
+            pass: "wpa-aa".into(),
+            name: "MemoryAttributes".into(),
+            debug_loc: None,
+            function: function.clone(),
+            hotness: None,
+            args: vec![
+                arg("String", "whole-program mod/ref: added ".into()),
+                arg("Attributes", added.clone()),
+            ],
+        });
     }
     out
 }

@@ -1,6 +1,7 @@
 //! Writes the whole-program alias analysis into a module as LLVM's scoped-noalias metadata
 //! (`rld_summaries::alias`): per function a domain, per scope a node naming it, and on each
-//! access `!alias.scope` and `!noalias` lists.
+//! access and call `!alias.scope` and `!noalias` lists; and the memory attributes
+//! (`readnone`, `readonly`, `writeonly`, `nofree`) the whole-program mod/ref proves.
 //!
 //! Scope and domain nodes are identified by unique strings (`rld.aa.<module>.<function>`),
 //! not by self-reference (LLVM-C cannot build distinct nodes): strings from different
@@ -16,15 +17,19 @@ use inkwell::context::Context;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::module::Module;
-use rld_summaries::alias::FunctionScopes;
+use rld_summaries::alias::{FunctionAttributes, FunctionScopes};
+use rld_summaries::modref::MemoryAttributes;
 use rld_summaries::FunctionShape;
 use std::collections::HashMap;
 
 /// Counts of one module's annotation.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Annotated {
     pub functions: usize,
     pub instructions: usize,
+    /// Functions given attributes the IR did not have, with their names and what was
+    /// added (`"readonly nofree"`).
+    pub attributes: Vec<(String, String)>,
 }
 
 /// Why a module was not annotated.
@@ -41,35 +46,61 @@ pub fn annotate(
     module: &Module,
     m: u32,
     functions: &[FunctionScopes],
+    attributes: &[FunctionAttributes],
 ) -> Result<Annotated, ShapeMismatch> {
     let globals = module_globals(module);
-    let mut bodies = Vec::with_capacity(functions.len());
     // Check every function first: a mismatch anywhere means the numbering cannot be
     // trusted for the module.
+    let mut bodies = Vec::with_capacity(functions.len());
     for f in functions {
-        let Some(&g) = globals.get(f.function as usize) else {
-            return Err(ShapeMismatch {
-                function: format!("#{}", f.function),
-                detail: "no such global in the module".into(),
-            });
-        };
-        let instructions = g.instructions();
-        let shape =
-            FunctionShape::of_opcodes(f.function, instructions.iter().map(|i| i.opcode_number()));
-        if shape != f.shape {
-            return Err(ShapeMismatch {
-                function: g.name(),
-                detail: format!(
-                    "{} instructions (summary: {}), opcode hash {:016x} (summary: {:016x})",
-                    shape.instructions,
-                    f.shape.instructions,
-                    shape.opcode_hash,
-                    f.shape.opcode_hash
-                ),
-            });
-        }
-        bodies.push(instructions);
+        bodies.push(checked_body(&globals, f.function, &f.shape)?);
     }
+    for a in attributes {
+        checked_body(&globals, a.function, &a.shape)?;
+    }
+    let mut out = write_scopes(ctx, m, functions, bodies);
+    for a in attributes {
+        let f = globals[a.function as usize];
+        let added = add_attributes(ctx, f, a.attributes);
+        if !added.is_empty() {
+            out.attributes.push((f.name(), added));
+        }
+    }
+    Ok(out)
+}
+
+/// The instructions of function `index`, if its body has the summary's shape.
+fn checked_body(
+    globals: &[Value],
+    index: u32,
+    expected: &FunctionShape,
+) -> Result<Vec<Value>, ShapeMismatch> {
+    let Some(&g) = globals.get(index as usize) else {
+        return Err(ShapeMismatch {
+            function: format!("#{index}"),
+            detail: "no such global in the module".into(),
+        });
+    };
+    let instructions = g.instructions();
+    let shape = FunctionShape::of_opcodes(index, instructions.iter().map(|i| i.opcode_number()));
+    if shape != *expected {
+        return Err(ShapeMismatch {
+            function: g.name(),
+            detail: format!(
+                "{} instructions (summary: {}), opcode hash {:016x} (summary: {:016x})",
+                shape.instructions, expected.instructions, shape.opcode_hash, expected.opcode_hash
+            ),
+        });
+    }
+    Ok(instructions)
+}
+
+fn write_scopes(
+    ctx: &Context,
+    m: u32,
+    functions: &[FunctionScopes],
+    bodies: Vec<Vec<Value>>,
+) -> Annotated {
     let ctx = ctx.raw();
     let scope_kind = md_kind(ctx, "alias.scope");
     let noalias_kind = md_kind(ctx, "noalias");
@@ -98,16 +129,19 @@ pub fn annotate(
         let mut annotated = 0;
         for &(position, mask) in &f.instructions {
             let noalias = all & !mask;
-            // An access that may touch everything the function touches tells nothing.
-            if noalias == 0 || mask == 0 {
+            // An instruction that may touch everything the function touches tells nothing.
+            if noalias == 0 {
                 continue;
             }
             let Some(inst) = instructions.get(position as usize) else {
                 continue;
             };
-            let (scope_list, noalias_list) = (list(mask), list(noalias));
-            set_metadata(ctx, *inst, scope_kind, scope_list);
-            set_metadata(ctx, *inst, noalias_kind, noalias_list);
+            // A call that touches none of the function's objects has no scope of its own:
+            // `!noalias` alone says it touches nothing the accesses do.
+            if mask != 0 {
+                set_metadata(ctx, *inst, scope_kind, list(mask));
+            }
+            set_metadata(ctx, *inst, noalias_kind, list(noalias));
             annotated += 1;
         }
         if annotated > 0 {
@@ -115,7 +149,68 @@ pub fn annotate(
             out.instructions += annotated;
         }
     }
-    Ok(out)
+    out
+}
+
+/// Adds what `proven` says and `f` does not yet; returns the attributes added, by name.
+fn add_attributes(ctx: &Context, f: Value, proven: MemoryAttributes) -> String {
+    let has = |name: &str| attribute(ctx, f, name, None);
+    let no_reads = proven.no_reads || has("readnone") || has("writeonly");
+    let no_writes = proven.no_writes || has("readnone") || has("readonly");
+    let mut added = Vec::new();
+    let mut add = |name: &'static str| {
+        if !has(name) {
+            attribute(ctx, f, name, Some(true));
+            added.push(name);
+        }
+    };
+    if no_reads && no_writes {
+        add("readnone");
+    } else if no_writes {
+        add("readonly");
+    } else if no_reads {
+        add("writeonly");
+    }
+    if proven.no_free {
+        add("nofree");
+    }
+    if added.contains(&"readnone") {
+        // LLVM's verifier rejects readnone with any other memory attribute.
+        for other in [
+            "readonly",
+            "writeonly",
+            "argmemonly",
+            "inaccessiblememonly",
+            "inaccessiblemem_or_argmemonly",
+        ] {
+            attribute(ctx, f, other, Some(false));
+        }
+    } else if added.contains(&"readonly") || added.contains(&"writeonly") {
+        attribute(ctx, f, "inaccessiblememonly", Some(false));
+    }
+    added.join(" ")
+}
+
+/// Whether function `f` has enum attribute `name`; with `set`, adds or removes it first.
+fn attribute(ctx: &Context, f: Value, name: &str, set: Option<bool>) -> bool {
+    let index = inkwell::llvm_sys::LLVMAttributeFunctionIndex;
+    // SAFETY: looking up an attribute kind by name and reading or changing the function
+    // attributes of a function in this context.
+    unsafe {
+        let kind = LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
+        if kind == 0 {
+            return false;
+        }
+        match set {
+            Some(true) => {
+                let attr = LLVMCreateEnumAttribute(ctx.raw(), kind, 0);
+                LLVMAddAttributeAtIndex(f.raw(), index, attr);
+            }
+            Some(false) => LLVMRemoveEnumAttributeAtIndex(f.raw(), index, kind),
+            None => {}
+        }
+        !LLVMGetEnumAttributeAtIndex(f.raw(), index, kind).is_null()
+    }
 }
 
 /// Sets the scope list `md` of `kind` on `inst`, keeping the scopes of a list already there

@@ -89,12 +89,15 @@ pub fn compile(
     for (m, (input, acts)) in inputs.iter().zip(actions).enumerate() {
         let module = parse_module(&ctx, input.name, input.data)?;
         prepare_sites(&ctx, &module, m as u32, plans);
-        if let Some(functions) = aliases.modules.get(m).filter(|f| !f.is_empty()) {
+        let functions = aliases.modules.get(m).map_or(&[][..], Vec::as_slice);
+        let attributes = aliases.attributes.get(m).map_or(&[][..], Vec::as_slice);
+        if !functions.is_empty() || !attributes.is_empty() {
             let start = std::time::Instant::now();
-            match crate::alias_scopes::annotate(&ctx, &module, m as u32, functions) {
+            match crate::alias_scopes::annotate(&ctx, &module, m as u32, functions, attributes) {
                 Ok(a) => {
                     outcome.alias.functions += a.functions;
                     outcome.alias.instructions += a.instructions;
+                    outcome.alias.attributes.extend(a.attributes);
                 }
                 Err(mismatch) => outcome
                     .alias_skipped

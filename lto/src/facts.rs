@@ -21,6 +21,7 @@ pub struct FactBuilder<'a> {
     pub facts: Vec<ValueFact>,
     accesses: Vec<MemoryAccess>,
     shapes: Vec<FunctionShape>,
+    opaque: Vec<u32>,
     dl: DataLayout,
 }
 
@@ -33,6 +34,7 @@ impl<'a> FactBuilder<'a> {
             facts: Vec::new(),
             accesses: Vec::new(),
             shapes: Vec::new(),
+            opaque: Vec::new(),
             dl,
         }
     }
@@ -109,11 +111,16 @@ impl<'a> FactBuilder<'a> {
         }
         let instructions = f.instructions();
         let accesses_before = self.accesses.len();
+        let mut opaque = false;
         for (position, &inst) in instructions.iter().enumerate() {
             self.instruction(function, inst, call_ids);
             self.memory_accesses(function, position as u32, inst);
+            opaque |= touches_memory_opaquely(inst, call_ids);
         }
-        if self.accesses.len() > accesses_before {
+        if opaque {
+            self.opaque.push(function);
+        }
+        if self.accesses.len() > accesses_before || !call_ids.is_empty() {
             let opcodes = instructions.iter().map(|i| i.opcode_number());
             self.shapes
                 .push(FunctionShape::of_opcodes(function, opcodes));
@@ -180,6 +187,25 @@ impl<'a> FactBuilder<'a> {
         }
     }
 
+    /// Globals named inside a constant that is not itself a pointer (`ptrtoint @f`, a
+    /// member function pointer `{ ptrtoint @f, 0 }`, a vector of addresses stored whole)
+    /// leave the value flow the facts follow: they escape.
+    fn escape_hidden_globals(&mut self, c: Value, depth: u32) {
+        if depth > 16 {
+            return;
+        }
+        for o in c.operands() {
+            let stripped = o.strip_casts();
+            if self.index.contains_key(&stripped) {
+                if let Some(v) = self.operand(stripped) {
+                    self.facts.push(ValueFact::Escape { value: v });
+                }
+            } else if o.is_constant() && !o.is_global_value() {
+                self.escape_hidden_globals(o, depth + 1);
+            }
+        }
+    }
+
     fn escape_pointer_operands(&mut self, inst: Value) {
         for op in inst.operands() {
             if op.is_pointer() {
@@ -197,6 +223,11 @@ impl<'a> FactBuilder<'a> {
         };
         let produces_pointer = inst.is_pointer();
         let ops = inst.operands();
+        for &o in &ops {
+            if o.is_constant() && !o.is_pointer() {
+                self.escape_hidden_globals(o, 0);
+            }
+        }
         match op {
             LLVMCall | LLVMInvoke => {
                 let Some(&call) = call_ids.get(&inst) else {
@@ -281,7 +312,11 @@ impl<'a> FactBuilder<'a> {
             LLVMAlloca => {
                 let dst = self.value_id(inst);
                 let size = inst.alloca_size(self.dl);
-                self.facts.push(ValueFact::StackObject { dst, size });
+                self.facts.push(ValueFact::StackObject {
+                    dst,
+                    size,
+                    function,
+                });
                 self.typed_arrays(dst, inst);
             }
             LLVMGetElementPtr => {
@@ -479,6 +514,18 @@ impl<'a> FactBuilder<'a> {
         summary.facts = self.facts;
         summary.accesses = self.accesses;
         summary.shapes = self.shapes;
+        summary.opaque_functions = self.opaque;
+    }
+}
+
+/// Whether an instruction touches memory in a way no fact or access describes: inline asm
+/// (which may name any memory in its text), `va_arg`, fences.
+fn touches_memory_opaquely(inst: Value, call_ids: &HashMap<Value, u32>) -> bool {
+    use LLVMOpcode::*;
+    match inst.opcode() {
+        Some(LLVMCall | LLVMInvoke | LLVMCallBr) => !call_ids.contains_key(&inst),
+        Some(LLVMVAArg | LLVMFence) => true,
+        _ => false,
     }
 }
 

@@ -82,7 +82,7 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
         match g.global_kind() {
             Some(GlobalKind::Function) if !g.is_declaration() => {
                 let mut call_ids = HashMap::new();
-                for inst in g.instructions() {
+                for (position, inst) in g.instructions().into_iter().enumerate() {
                     let callee = inst.called_value();
                     if let Some(c) = callee {
                         let target = c.strip_casts();
@@ -102,6 +102,7 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
                             summary.call_sites.push(CallSite {
                                 id,
                                 caller: gi as u32,
+                                instruction: position as u32,
                                 callee,
                                 debug_loc: inst.debug_loc(),
                             });

@@ -6,6 +6,10 @@
 //! objects). LLVM's `scoped-noalias-aa`, part of its default AA pipeline, then answers
 //! NoAlias for any two accesses of the function whose scope lists are disjoint.
 //!
+//! Calls get lists too, from the whole-program mod/ref ([`crate::modref`]): the objects the
+//! called functions may read or write, so LLVM knows which loads and stores a call cannot
+//! interfere with (a call that touches none of the function's objects gets only `!noalias`).
+//!
 //! An access through a pointer that may point to external memory may touch every escaped
 //! object: its list names all escaped objects the function touches, and an extra scope
 //! for escaped memory the function does not name. A function touching more than
@@ -16,8 +20,10 @@
 use crate::dead::Liveness;
 use crate::index::{CombinedIndex, GlobalId, Resolutions};
 use crate::model::FunctionShape;
+use crate::modref::{MemoryAttributes, ModRef, Touched};
 use crate::pointsto::PointsTo;
 use crate::program::ProgramView;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 /// Most scopes per function (the last one is "other" when the function touches more
@@ -40,15 +46,31 @@ pub struct FunctionScopes {
     pub objects: usize,
     /// Annotated memory accesses (an instruction with two pointer operands counts twice).
     pub accesses: usize,
-    /// Pairs of annotated instructions with disjoint scope lists: what LLVM can now tell
+    /// Pairs of annotated accesses with disjoint scope lists: what LLVM can now tell
     /// apart.
     pub noalias_pairs: u64,
+    /// Annotated calls.
+    pub calls: usize,
+    /// Pairs of an annotated call and an access it cannot touch.
+    pub nomodref_pairs: u64,
+}
+
+/// Memory attributes the whole program proves for a function the IR may not have yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FunctionAttributes {
+    /// The function's global index in its module.
+    pub function: u32,
+    /// The shape its summary recorded: attributes go only on a body that matches.
+    pub shape: FunctionShape,
+    pub attributes: MemoryAttributes,
 }
 
 /// The annotation of the whole program, per module.
 #[derive(Debug, Default)]
 pub struct AliasPlan {
     pub modules: Vec<Vec<FunctionScopes>>,
+    /// Per module, function attributes.
+    pub attributes: Vec<Vec<FunctionAttributes>>,
 }
 
 impl AliasPlan {
@@ -67,6 +89,18 @@ impl AliasPlan {
     pub fn noalias_pairs(&self) -> u64 {
         self.modules.iter().flatten().map(|f| f.noalias_pairs).sum()
     }
+
+    pub fn calls(&self) -> usize {
+        self.modules.iter().flatten().map(|f| f.calls).sum()
+    }
+
+    pub fn nomodref_pairs(&self) -> u64 {
+        self.modules
+            .iter()
+            .flatten()
+            .map(|f| f.nomodref_pairs)
+            .sum()
+    }
 }
 
 /// What one access may touch: object numbers, or external memory (every escaped object).
@@ -75,12 +109,13 @@ struct Touches {
     external: bool,
 }
 
-/// Builds the annotation from the points-to solution.
+/// Builds the annotation from the points-to solution (and, for calls, the mod/ref one).
 pub fn alias_plan(
     index: &CombinedIndex,
     res: &Resolutions,
     live: &Liveness,
     pts: &PointsTo,
+    modref: Option<&ModRef>,
 ) -> AliasPlan {
     let view = ProgramView::new(index, res, live);
     let external = pts.external_object();
@@ -92,6 +127,30 @@ pub fn alias_plan(
         let mut by_function: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
         for (i, a) in module.accesses.iter().enumerate() {
             by_function.entry(a.function).or_default().push(i);
+        }
+        // Calls to annotate: not intrinsics (LLVM knows what they touch) nor calls that
+        // are accesses already (memcpy).
+        let mut calls_of: HashMap<u32, Vec<usize>> = HashMap::new();
+        if modref.is_some() {
+            let accesses: std::collections::HashSet<(u32, u32)> = module
+                .accesses
+                .iter()
+                .map(|a| (a.function, a.instruction))
+                .collect();
+            for (i, cs) in module.call_sites.iter().enumerate() {
+                let intrinsic = match cs.callee {
+                    crate::model::Callee::Direct(g) => {
+                        module.globals[g as usize].name.starts_with("llvm.")
+                    }
+                    crate::model::Callee::Indirect(_) => false,
+                };
+                if by_function.contains_key(&cs.caller)
+                    && !intrinsic
+                    && !accesses.contains(&(cs.caller, cs.instruction))
+                {
+                    calls_of.entry(cs.caller).or_default().push(i);
+                }
+            }
         }
         let mut cache: HashMap<u32, Option<std::rc::Rc<Touches>>> = HashMap::new();
         let mut functions = Vec::new();
@@ -135,11 +194,36 @@ pub fn alias_plan(
                     _ => *slot = None,
                 }
             }
-            if let Some(f) = function_scopes(pts, function, shape, per_inst) {
+            // What each call touches; calls that may touch anything stay unannotated.
+            let calls: Vec<(u32, Cow<Touched>)> = calls_of
+                .get(&function)
+                .into_iter()
+                .flatten()
+                .filter_map(|&c| {
+                    let t = modref?.call_touches(m, c as u32)?;
+                    (!t.anything).then(|| (module.call_sites[c].instruction, t))
+                })
+                .collect();
+            if let Some(f) = function_scopes(pts, function, shape, per_inst, &calls) {
                 functions.push(f);
             }
         }
         plan.modules.push(functions);
+    }
+    plan.attributes = vec![Vec::new(); index.modules.len()];
+    if let Some(modref) = modref {
+        for (f, attributes) in modref.attributes() {
+            let module = &index.modules[f.module as usize];
+            // Only bodies whose summary can be checked against the IR.
+            let Some(&shape) = module.shapes.iter().find(|s| s.function == f.index) else {
+                continue;
+            };
+            plan.attributes[f.module as usize].push(FunctionAttributes {
+                function: f.index,
+                shape,
+                attributes,
+            });
+        }
     }
     plan
 }
@@ -149,6 +233,7 @@ fn function_scopes(
     function: u32,
     shape: &FunctionShape,
     per_inst: BTreeMap<u32, Option<Vec<std::rc::Rc<Touches>>>>,
+    calls: &[(u32, Cow<Touched>)],
 ) -> Option<FunctionScopes> {
     let known: Vec<(u32, Vec<std::rc::Rc<Touches>>)> = per_inst
         .into_iter()
@@ -207,6 +292,29 @@ fn function_scopes(
         instructions.push((*inst, mask));
     }
     let noalias_pairs = disjoint_pairs(&instructions);
+    let mut call_masks = Vec::with_capacity(calls.len());
+    // Calls of one callee share its set: one mask per set.
+    let mut masks: HashMap<*const Touched, u64> = HashMap::new();
+    for (inst, t) in calls {
+        let t: &Touched = t;
+        let mask = *masks.entry(t as *const Touched).or_insert_with(|| {
+            // An escaped object the function does not name is scope 0's.
+            let mut mask = if t.external { external_mask } else { 0 };
+            for o in &t.objects {
+                match scope_of.get(o) {
+                    Some(&s) => mask |= 1u64 << s,
+                    None if pts.object_escaped(*o) => mask |= 1,
+                    None => {}
+                }
+            }
+            mask
+        });
+        call_masks.push((*inst, mask));
+    }
+    let nomodref_pairs = crossing_disjoint_pairs(&call_masks, &instructions);
+    let calls = call_masks.len();
+    instructions.extend(call_masks);
+    instructions.sort_unstable();
     Some(FunctionScopes {
         function,
         shape: *shape,
@@ -215,21 +323,42 @@ fn function_scopes(
         objects,
         accesses,
         noalias_pairs,
+        calls,
+        nomodref_pairs,
     })
 }
 
-/// Pairs of instructions whose masks are disjoint (counted per distinct mask).
-fn disjoint_pairs(instructions: &[(u32, u64)]) -> u64 {
+/// Instruction counts by mask.
+fn by_mask(instructions: &[(u32, u64)]) -> Vec<(u64, u64)> {
     let mut by_mask: HashMap<u64, u64> = HashMap::new();
     for &(_, m) in instructions {
         *by_mask.entry(m).or_default() += 1;
     }
-    let masks: Vec<(u64, u64)> = by_mask.into_iter().collect();
+    by_mask.into_iter().collect()
+}
+
+/// Pairs of instructions whose masks are disjoint (counted per distinct mask).
+fn disjoint_pairs(instructions: &[(u32, u64)]) -> u64 {
+    let masks = by_mask(instructions);
     let mut pairs = 0;
     for (i, &(a, ca)) in masks.iter().enumerate() {
         for &(b, cb) in &masks[i + 1..] {
             if a & b == 0 {
                 pairs += ca * cb;
+            }
+        }
+    }
+    pairs
+}
+
+/// Pairs of one instruction from each list with disjoint masks.
+fn crossing_disjoint_pairs(a: &[(u32, u64)], b: &[(u32, u64)]) -> u64 {
+    let (a, b) = (by_mask(a), by_mask(b));
+    let mut pairs = 0;
+    for &(x, cx) in &a {
+        for &(y, cy) in &b {
+            if x & y == 0 {
+                pairs += cx * cy;
             }
         }
     }

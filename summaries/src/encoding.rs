@@ -11,7 +11,7 @@ use crate::model::*;
 
 /// Version of the on-disk summary format this crate reads and writes. Readers accept exactly
 /// this version: any change to the layout or to the meaning of a field bumps it.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// The first eight bytes of every encoded summary.
 pub const MAGIC: &[u8; 8] = b"RLDSUMRY";
@@ -139,6 +139,7 @@ pub fn encode(s: &ModuleSummary) -> Vec<u8> {
     w.uleb(s.call_sites.len() as u64);
     for cs in &s.call_sites {
         w.uleb(cs.caller.into());
+        w.uleb(cs.instruction.into());
         match cs.callee {
             Callee::Direct(g) => {
                 w.0.push(0);
@@ -190,9 +191,14 @@ pub fn encode(s: &ModuleSummary) -> Vec<u8> {
             ValueFact::Return { function, value } => &[function, value],
             ValueFact::Escape { value } => &[value],
             ValueFact::Unknown { dst } => &[dst],
-            ValueFact::StackObject { dst, size } => {
+            ValueFact::StackObject {
+                dst,
+                size,
+                function,
+            } => {
                 w.uleb(dst.into());
                 w.opt_uleb(size);
+                w.uleb(function.into());
                 &[]
             }
             ValueFact::ArrayElement {
@@ -228,6 +234,7 @@ pub fn encode(s: &ModuleSummary) -> Vec<u8> {
         w.uleb(sh.instructions.into());
         w.0.extend_from_slice(&sh.opcode_hash.to_le_bytes());
     }
+    w.indices(&s.opaque_functions);
     w.0
 }
 
@@ -336,7 +343,7 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
     // Minimum encoded sizes of table entries, to cap counts before allocating.
     const MIN_GLOBAL: usize = 11;
     const MIN_STRUCTOR: usize = 2;
-    const MIN_CALL_SITE: usize = 4;
+    const MIN_CALL_SITE: usize = 5;
     const MIN_INITIALIZER: usize = 3;
     const MIN_FACT: usize = 2;
     const MIN_ACCESS: usize = 6;
@@ -406,6 +413,7 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
     s.call_sites.reserve_exact(n);
     for id in 0..n {
         let caller = r.u32("caller")?;
+        let instruction = r.u32("call instruction")?;
         let at = r.pos;
         let callee = match r.u8()? {
             0 => Callee::Direct(r.u32("callee")?),
@@ -424,6 +432,7 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
             // u32::MAX for an input over 16 GiB; saturating then makes validation refuse it.
             id: u32::try_from(id).unwrap_or(u32::MAX),
             caller,
+            instruction,
             callee,
             debug_loc,
         });
@@ -505,6 +514,7 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
             11 => ValueFact::StackObject {
                 dst: r.u32("value")?,
                 size: r.opt_uleb("optional size")?,
+                function: r.u32("function")?,
             },
             12 => ValueFact::ArrayElement {
                 dst: r.u32("value")?,
@@ -558,6 +568,7 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
             opcode_hash: r.u64le()?,
         });
     }
+    s.opaque_functions = r.indices("opaque function")?;
 
     if r.pos != data.len() {
         return Err(SummaryError::TrailingBytes {
@@ -836,7 +847,7 @@ impl ModuleSummary {
                 ValueFact::Return { function, value } => (&[value][..], Some(function), None),
                 ValueFact::Escape { value } => (&[value][..], None, None),
                 ValueFact::Unknown { dst } => (&[dst][..], None, None),
-                ValueFact::StackObject { dst, .. } => (&[dst][..], None, None),
+                ValueFact::StackObject { dst, function, .. } => (&[dst][..], Some(function), None),
                 ValueFact::ArrayElement { dst, base, .. } => (&[dst, base][..], None, None),
             };
             for &v in values {
@@ -857,6 +868,9 @@ impl ModuleSummary {
         for (i, sh) in self.shapes.iter().enumerate() {
             global(sh.function, &|| format!("function shape {i}"))?;
         }
+        for &f in &self.opaque_functions {
+            global(f, &|| "the opaque functions".to_string())?;
+        }
         Ok(())
     }
 }
@@ -872,7 +886,7 @@ mod tests {
         s.validate().unwrap();
         let bytes = encode(&s);
         assert_eq!(&bytes[..8], b"RLDSUMRY");
-        assert_eq!(bytes[8..12], 3u32.to_le_bytes());
+        assert_eq!(bytes[8..12], 4u32.to_le_bytes());
         assert_eq!(decode(&bytes).unwrap(), s);
     }
 
@@ -883,8 +897,8 @@ mod tests {
             source_file: "a.c".to_string(),
             ..Default::default()
         };
-        let mut expected = b"RLDSUMRY\x03\x00\x00\x00\x03a.o\x03a.c".to_vec();
-        expected.extend_from_slice(&[0; 9]);
+        let mut expected = b"RLDSUMRY\x04\x00\x00\x00\x03a.o\x03a.c".to_vec();
+        expected.extend_from_slice(&[0; 10]);
         assert_eq!(encode(&s), expected);
     }
 
@@ -986,7 +1000,7 @@ mod tests {
         bytes[8..12].copy_from_slice(&7u32.to_le_bytes());
         assert_eq!(
             decode(&bytes).unwrap_err().to_string(),
-            "unsupported summary version 7 (this rld reads 3)"
+            "unsupported summary version 7 (this rld reads 4)"
         );
     }
 

@@ -91,12 +91,14 @@ pub(crate) fn full_summary() -> ModuleSummary {
             CallSite {
                 id: 0,
                 caller: 0,
+                instruction: 2,
                 callee: Callee::Direct(1),
                 debug_loc: Some(loc("dir/tu1.c", 4, 12)),
             },
             CallSite {
                 id: 1,
                 caller: 0,
+                instruction: 5,
                 callee: Callee::Indirect(7),
                 debug_loc: None,
             },
@@ -157,8 +159,13 @@ pub(crate) fn full_summary() -> ModuleSummary {
             ValueFact::StackObject {
                 dst: 6,
                 size: Some(16),
+                function: 0,
             },
-            ValueFact::StackObject { dst: 7, size: None },
+            ValueFact::StackObject {
+                dst: 7,
+                size: None,
+                function: 1,
+            },
             ValueFact::ArrayElement {
                 dst: 7,
                 base: 2,
@@ -190,6 +197,7 @@ pub(crate) fn full_summary() -> ModuleSummary {
             instructions: 12,
             opcode_hash: u64::MAX - 5,
         }],
+        opaque_functions: vec![1],
     }
 }
 
@@ -316,17 +324,31 @@ impl TestProgram {
         self.fact(m, ValueFact::Return { function, value });
     }
 
-    /// An `alloca` of `size` bytes.
-    pub(crate) fn stack(&mut self, m: u32, size: u64) -> ValueId {
+    /// An `alloca` of `size` bytes in `function`'s frame.
+    pub(crate) fn stack(&mut self, m: u32, function: u32, size: u64) -> ValueId {
         let dst = self.val(m);
         self.fact(
             m,
             ValueFact::StackObject {
                 dst,
                 size: Some(size),
+                function,
             },
         );
         dst
+    }
+
+    /// A load (`Read`), store (`Write`) or atomic update of `function` through `ptr`.
+    pub(crate) fn access(&mut self, m: u32, function: u32, ptr: ValueId, kind: AccessKind) {
+        let instruction = self.m(m).accesses.len() as u32 + 1000;
+        self.m(m).accesses.push(MemoryAccess {
+            function,
+            instruction,
+            operand: 0,
+            ptr,
+            size: Some(8),
+            kind,
+        });
     }
 
     pub(crate) fn escape(&mut self, m: u32, value: ValueId) {
@@ -350,6 +372,7 @@ impl TestProgram {
         self.m(m).call_sites.push(CallSite {
             id,
             caller,
+            instruction: id,
             callee,
             debug_loc: None,
         });

@@ -10,6 +10,8 @@
 //! - [`sparse`]: a generic sparse propagation solver (keys, a lattice, rules, a worklist).
 //! - [`cvp`]: called-value propagation, the possible callees of every indirect call site.
 //! - [`pointsto`]: whole-program points-to analysis (stack, heap, globals, fields, calls).
+//! - [`modref`]: what each function and call may read, write or free, over the whole program.
+//! - [`alias`]: the points-to and mod/ref answers as scoped-noalias annotations for LLVM.
 //! - [`remarks`]: optimization remarks in LLVM's YAML format.
 //!
 //! The most used items are re-exported here.
@@ -21,6 +23,7 @@ pub mod dump;
 pub mod encoding;
 pub mod index;
 pub mod model;
+pub mod modref;
 pub mod pointsto;
 pub mod program;
 pub mod remarks;

@@ -233,6 +233,8 @@ pub struct CallSite {
     pub id: u32,
     /// The calling function, by index into `globals`.
     pub caller: u32,
+    /// The call instruction's position in the caller (as [`MemoryAccess::instruction`]).
+    pub instruction: u32,
     pub callee: Callee,
     pub debug_loc: Option<DebugLoc>,
 }
@@ -301,10 +303,11 @@ pub enum ValueFact {
         dst: ValueId,
     },
     /// `dst` is the address of a new stack object (an `alloca`) of `size` bytes (None: not
-    /// a compile-time constant). The object is named by `dst`.
+    /// a compile-time constant) in the frame of `function`. The object is named by `dst`.
     StackObject {
         dst: ValueId,
         size: Option<u64>,
+        function: u32,
     },
     /// GEP indexing an array at run time: `dst` points somewhere into the `len` bytes at
     /// `base + start` (the array; C forbids leaving it), e.g. `&s->buf[i]`.
@@ -441,8 +444,11 @@ pub struct ModuleSummary {
     pub value_count: u32,
     /// Loads, stores, atomics and memory intrinsics, function by function.
     pub accesses: Vec<MemoryAccess>,
-    /// One per defined function that has accesses.
+    /// One per defined function that has accesses or calls.
     pub shapes: Vec<FunctionShape>,
+    /// Functions that touch memory in ways the summary does not describe (inline asm,
+    /// `va_arg`, fences): the whole-program mod/ref treats them as touching anything.
+    pub opaque_functions: Vec<u32>,
 }
 
 impl ModuleSummary {

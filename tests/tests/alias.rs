@@ -296,3 +296,101 @@ fn the_loop_vectorizer_uses_it() {
         "mix vectorized without rld's metadata: the test no longer shows its effect"
     );
 }
+
+/// Calls: the whole-program mod/ref tells LLVM what a call through a function pointer may
+/// touch (`cases/alias/calls.c`: no hook writes `scale` or `table`, so LICM and GVN need not
+/// reload them after each call), and which functions only read memory (`peek_through`
+/// calls whichever reader it is given: `readonly`).
+#[test]
+fn calls_get_scopes_and_functions_attributes() {
+    if is_standin() {
+        eprintln!("skipped: the alias metadata and its remarks are rld's own");
+        return;
+    }
+    let t = Test::new();
+    let obj = t.compile(Clang, "alias/calls.c", &["-flto", "-O2", "-g"]);
+    let objs = [obj.as_path()];
+    let lld = t.link(
+        Driver::ClangLld,
+        &objs,
+        &strs(&lto_flags(None, &[])),
+        "lld/calls",
+    );
+    // Whether LICM hoists the load of `scale` out of sum_with_hook's loop.
+    let hoists_load = |out: &str, extra: &[&str]| -> bool {
+        let yaml = t.path(&format!("{out}.yaml"));
+        let flags = [
+            &["-Wl,--save-temps", "-Wl,--opt-remarks-passes=licm|wpa-aa"][..],
+            extra,
+        ]
+        .concat();
+        let exe = t.link(
+            Driver::ClangRld,
+            &objs,
+            &strs(&lto_flags(Some(&yaml), &flags)),
+            out,
+        );
+        assert_same_output(&exe, &lld, &[], &[], Some("5292 0 200 0 201\n"));
+        remarks(&yaml).iter().any(|r| {
+            r.pass == "licm"
+                && r.kind == "Passed"
+                && r.name == "Hoisted"
+                && r.function == "sum_with_hook"
+                && r.args.iter().any(|a| a.0 == "Inst" && a.1 == "load")
+        })
+    };
+    assert!(
+        hoists_load("rld/calls", &[]),
+        "the load of scale stays in the loop with rld's metadata"
+    );
+    assert!(
+        !hoists_load("off/calls", &["-Wl,--no-wpa-aa-metadata"]),
+        "the load of scale is hoisted without rld's metadata: the test shows nothing"
+    );
+
+    // The remarks: sum_with_hook's call is annotated; peek_through got readonly.
+    let remarks = remarks(&t.path("rld/calls.yaml"));
+    let scopes = remarks
+        .iter()
+        .find(|r| r.pass == "wpa-aa" && r.name == "AliasScopes" && r.function == "sum_with_hook")
+        .expect("a wpa-aa remark for sum_with_hook");
+    let arg = |r: &rld_tests::llvm_remarks::Remark, k: &str| {
+        r.args
+            .iter()
+            .find(|a| a.0 == k)
+            .map(|a| a.1.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(arg(scopes, "Calls"), "1");
+    assert_ne!(arg(scopes, "NoModRefPairs"), "0");
+    let attrs = remarks
+        .iter()
+        .find(|r| {
+            r.pass == "wpa-aa" && r.name == "MemoryAttributes" && r.function == "peek_through"
+        })
+        .expect("a MemoryAttributes remark for peek_through");
+    assert_eq!(attrs.kind, "Passed");
+    assert_eq!(arg(attrs, "Attributes"), "readonly nofree");
+    let preopt = llvm_dis(&t.path("rld/calls.0.0.preopt.bc"));
+    let define = preopt
+        .lines()
+        .find(|l| l.starts_with("define") && l.contains("@peek_through("))
+        .expect("peek_through in the preopt bitcode");
+    let group = define
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix('#'))
+        .expect("an attribute group");
+    let attributes = preopt
+        .lines()
+        .find(|l| l.starts_with(&format!("attributes #{group} ")))
+        .unwrap_or_default();
+    assert!(
+        attributes.contains("readonly") && attributes.contains("nofree"),
+        "peek_through's attributes: {attributes}"
+    );
+}
+
+fn llvm_dis(bitcode: &Path) -> String {
+    let out = run_checked(Command::new("llvm-dis-14").arg(bitcode).arg("-o").arg("-"));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

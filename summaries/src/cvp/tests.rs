@@ -836,6 +836,7 @@ fn random_programs_terminate_with_a_reason_for_every_overdefined_site() {
                 m.call_sites.push(CallSite {
                     id,
                     caller: pick(30),
+                    instruction: pick(50),
                     callee,
                     debug_loc: None,
                 });
@@ -985,6 +986,7 @@ fn indices_out_of_range_do_not_panic() {
     p.m(m).call_sites.push(CallSite {
         id: 0,
         caller: 99,
+        instruction: 0,
         callee: Callee::Direct(99),
         debug_loc: None,
     });

@@ -145,9 +145,19 @@ impl PointsTo {
         out
     }
 
+    /// How many objects there are (numbered from 0).
+    pub fn object_count(&self) -> u32 {
+        self.model.objects.len() as u32
+    }
+
     /// Object number `o` (as [`PointsTo::node_objects`] gives them).
     pub fn object(&self, o: u32) -> Object {
         self.model.objects[o as usize].object
+    }
+
+    /// Whether object number `o` is a function.
+    pub fn object_is_function(&self, o: u32) -> bool {
+        self.model.objects[o as usize].function.is_some()
     }
 
     /// Whether object number `o` may have escaped (outside code may access it).

@@ -62,8 +62,8 @@ fn stack_heap_and_global_objects() {
     let (mut p, m, main) = program();
     let g = p.var(m, "g", Linkage::Internal, false);
     let malloc = p.decl(m, "malloc", GlobalKind::Function);
-    let a = p.stack(m, 8);
-    let b = p.stack(m, 8);
+    let a = p.stack(m, main, 8);
+    let b = p.stack(m, main, 8);
     let ga = p.addr(m, main, g);
     let h = p.call(m, main, malloc, &[]);
     let h2 = p.call(m, main, malloc, &[]);
@@ -84,7 +84,7 @@ fn fields_are_distinct_until_an_unknown_offset() {
     let (mut p, m, main) = program();
     let g = p.var(m, "g", Linkage::Internal, false);
     let f = p.var(m, "f", Linkage::Internal, false);
-    let s1 = p.stack(m, 16);
+    let s1 = p.stack(m, main, 16);
     let at8 = p.field(m, s1, Some(8));
     let ga = p.addr(m, main, g);
     p.store(m, at8, ga);
@@ -95,7 +95,7 @@ fn fields_are_distinct_until_an_unknown_offset() {
     let read8 = p.load(m, again8);
     let read0 = p.load(m, s1);
     // A second object, indexed at run time: one location for all of it.
-    let s2 = p.stack(m, 16);
+    let s2 = p.stack(m, main, 16);
     let anywhere = p.field(m, s2, None);
     p.store(m, anywhere, ga);
     let s2_at8 = p.field(m, s2, Some(8));
@@ -113,11 +113,11 @@ fn pointer_copied_through_memory_and_memcpy() {
     let (mut p, m, main) = program();
     let g = p.var(m, "g", Linkage::Internal, false);
     let memcpy = p.decl(m, "llvm.memcpy.p0i8.p0i8.i64", GlobalKind::Function);
-    let x = p.stack(m, 8);
+    let x = p.stack(m, main, 8);
     let ga = p.addr(m, main, g);
     p.store(m, x, ga);
     let y = p.load(m, x);
-    let copy = p.stack(m, 8);
+    let copy = p.stack(m, main, 8);
     p.call(m, main, memcpy, &[copy, x]);
     let z = p.load(m, copy);
     let s = Solved::of(&p);
@@ -166,9 +166,9 @@ fn integers_and_unknown_values_point_to_what_escaped() {
 fn unknown_external_function_captures_its_arguments() {
     let (mut p, m, main) = program();
     let ext = p.decl(m, "consume", GlobalKind::Function);
-    let local = p.stack(m, 8);
+    let local = p.stack(m, main, 8);
     let back = p.call(m, main, ext, &[local]);
-    let freed = p.stack(m, 8);
+    let freed = p.stack(m, main, 8);
     let free = p.decl(m, "free", GlobalKind::Function);
     p.call(m, main, free, &[freed]);
     let s = Solved::of(&p);
@@ -190,7 +190,7 @@ fn exported_function_arguments_come_from_outside() {
     let arg = p.param(m, api, 0);
     let internal = p.func(m, "helper");
     let harg = p.param(m, internal, 0);
-    let x = p.stack(m, 8);
+    let x = p.stack(m, main, 8);
     p.call(m, main, internal, &[x]);
     let index = p.index();
     let mut res = resolutions(&index);
@@ -216,7 +216,7 @@ fn indirect_calls_are_resolved_on_the_fly() {
     let t = p.addr(m, main, table);
     let slot = p.field(m, t, Some(8));
     let fp = p.load(m, slot);
-    let x = p.stack(m, 4);
+    let x = p.stack(m, main, 4);
     let (_, _) = p.icall(m, main, fp, &[x]);
     let s = Solved::of(&p);
     assert_eq!(s.pts(m, fp), ["target"]);
@@ -233,13 +233,13 @@ fn library_callbacks_receive_their_arguments() {
     let cmp_b = p.param(m, cmp, 1);
     let start = p.func(m, "start");
     let start_arg = p.param(m, start, 0);
-    let array = p.stack(m, 64);
+    let array = p.stack(m, main, 64);
     let cmp_fn = p.addr(m, main, cmp);
     let n = p.unknown(m);
     p.call(m, main, qsort, &[array, n, n, cmp_fn]);
-    let thread = p.stack(m, 8);
+    let thread = p.stack(m, main, 8);
     let start_fn = p.addr(m, main, start);
-    let data = p.stack(m, 8);
+    let data = p.stack(m, main, 8);
     p.call(m, main, pthread_create, &[thread, n, start_fn, data]);
     let s = Solved::of(&p);
     assert_eq!(s.pts(m, cmp_a), [format!("stack#{array}+?")]);
@@ -259,14 +259,14 @@ fn va_arg_reads_what_the_callers_pass() {
     // int config(char *fmt, ...): va_arg through the reg_save_area pointer at offset 16.
     let config = p.func(m, "config");
     let _fmt = p.param(m, config, 0);
-    let ap = p.stack(m, 24);
+    let ap = p.stack(m, config, 24);
     p.call(m, config, va_start, &[ap]);
     let save_area = p.field(m, ap, Some(16));
     let area = p.load(m, save_area);
     let slot = p.field(m, area, None);
     let arg = p.load(m, slot);
     // A va_list copied to another one reads the same arguments.
-    let ap2 = p.stack(m, 24);
+    let ap2 = p.stack(m, config, 24);
     p.call(m, config, va_copy, &[ap2, ap]);
     let area2 = p.load(m, ap2);
     let arg2 = p.load(m, area2);
@@ -350,14 +350,14 @@ fn allocation_wrappers_give_each_call_site_its_own_object() {
 #[test]
 fn huge_sets_widen_to_external() {
     let (mut p, m, main) = program();
-    let any = p.stack(m, 8);
+    let any = p.stack(m, main, 8);
     let mut objects = Vec::new();
     for _ in 0..=SET_LIMIT {
-        let s = p.stack(m, 8);
+        let s = p.stack(m, main, 8);
         p.copy(m, any, s);
         objects.push(s);
     }
-    let small = p.stack(m, 8);
+    let small = p.stack(m, main, 8);
     let g = p.var(m, "g", Linkage::Internal, false);
     let ga = p.addr(m, main, g);
     p.store(m, small, ga);

@@ -1,0 +1,812 @@
+//! Whole-program mod/ref: the abstract objects (of [`crate::pointsto`]) each function may
+//! read or write, by itself or through everything it calls, and what each call site may
+//! touch. Two clients: the alias analysis gives call instructions scope lists (a call that
+//! cannot touch what a load reads no longer blocks hoisting the load past it), and functions
+//! get `readnone`/`readonly`/`writeonly`/`nofree` where the whole program proves them.
+//!
+//! The call graph is the points-to analysis's: direct calls, and indirect calls to every
+//! function their callee value may point to. Outside code is one more node, **external**: it
+//! touches every escaped object, may free, and runs every function outside code can call
+//! (escaped bodies) and every callback the program registers with the C library to run
+//! later or in another thread (`atexit`, `signal`, `pthread_create`). Calls to unknown
+//! functions, and to the C library's synchronization and non-local control flow
+//! (`pthread_*`, `exit`, `longjmp`), call it: a mutex operation must be seen to touch what
+//! another thread may write. Other C library functions touch what their arguments point to
+//! and escaped memory (their state: `errno`, `FILE`s); the string and memory functions only
+//! their arguments. A function whose body touches memory the summary does not describe
+//! (inline asm, `va_arg`, fences) may touch anything.
+//!
+//! Effects are summed bottom-up over the call graph's strongly connected components. A
+//! component's stack objects are not part of what its callers see: they are all allocated
+//! and gone within the call (a recursive component's own calls see them).
+
+use crate::dead::Liveness;
+use crate::index::{CombinedIndex, GlobalId, Resolutions};
+use crate::model::{Callee, GlobalKind, ValueFact};
+use crate::pointsto::library::{self, Model};
+use crate::pointsto::{Object, PointsTo};
+use crate::program::{ProgramView, Target};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// A set of objects larger than this stands for "anything": lists that long say nothing a
+/// client can use and would make the sums quadratic.
+const MAX_OBJECTS: usize = 2048;
+
+/// Objects that may be touched.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Touched {
+    /// Anything at all (then the other fields do not matter).
+    pub anything: bool,
+    /// Any escaped object.
+    pub external: bool,
+    /// Object numbers (as [`PointsTo::node_objects`] gives them, without the external
+    /// object), sorted.
+    pub objects: Vec<u32>,
+}
+
+impl Touched {
+    fn anything() -> Touched {
+        Touched {
+            anything: true,
+            ..Touched::default()
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        !self.anything && !self.external && self.objects.is_empty()
+    }
+
+    fn add(&mut self, other: &Touched) {
+        if self.anything {
+            return;
+        }
+        if other.anything {
+            *self = Touched::anything();
+            return;
+        }
+        self.external |= other.external;
+        if other.objects.is_empty() {
+            return;
+        }
+        if self.objects.is_empty() {
+            self.objects = other.objects.clone();
+            return;
+        }
+        // Both sorted: one merge.
+        let (a, b) = (&self.objects, &other.objects);
+        let mut merged = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            let (x, y) = (a[i], b[j]);
+            merged.push(x.min(y));
+            i += usize::from(x <= y);
+            j += usize::from(y <= x);
+        }
+        merged.extend_from_slice(&a[i..]);
+        merged.extend_from_slice(&b[j..]);
+        if merged.len() > MAX_OBJECTS {
+            *self = Touched::anything();
+        } else {
+            self.objects = merged;
+        }
+    }
+
+    /// Adds objects in any order (sorted once by [`Touched::normalize`]).
+    fn push_unsorted(&mut self, other: &Touched) {
+        if self.anything || other.anything {
+            *self = Touched::anything();
+            return;
+        }
+        self.external |= other.external;
+        self.objects.extend_from_slice(&other.objects);
+    }
+
+    fn normalize(&mut self) {
+        self.objects.sort_unstable();
+        self.objects.dedup();
+        if self.objects.len() > MAX_OBJECTS {
+            *self = Touched::anything();
+        }
+    }
+
+    fn without(&self, drop: impl Fn(u32) -> bool) -> Touched {
+        Touched {
+            anything: self.anything,
+            external: self.external,
+            objects: self.objects.iter().copied().filter(|&o| !drop(o)).collect(),
+        }
+    }
+}
+
+/// What running a function (or a call) may do.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Effect {
+    pub reads: Touched,
+    pub writes: Touched,
+    /// May free memory.
+    pub frees: bool,
+    /// Has effects beyond the program's memory (I/O, memory LLVM calls inaccessible).
+    pub side_effects: bool,
+}
+
+impl Effect {
+    fn anything() -> Effect {
+        Effect {
+            reads: Touched::anything(),
+            writes: Touched::anything(),
+            frees: true,
+            side_effects: true,
+        }
+    }
+
+    fn add(&mut self, other: &Effect) {
+        self.reads.add(&other.reads);
+        self.writes.add(&other.writes);
+        self.frees |= other.frees;
+        self.side_effects |= other.side_effects;
+    }
+
+    /// Everything either touches.
+    pub fn touched(&self) -> Touched {
+        let mut t = self.reads.clone();
+        t.add(&self.writes);
+        t
+    }
+}
+
+/// Memory attributes the whole program proves for a function.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MemoryAttributes {
+    /// Reads no memory its callers can see.
+    pub no_reads: bool,
+    /// Writes no memory its callers can see.
+    pub no_writes: bool,
+    pub no_free: bool,
+}
+
+/// One node of the call graph: a function, or outside code.
+type FnNode = usize;
+
+/// What a call site calls.
+#[derive(Debug, Clone)]
+enum CallTarget {
+    Function(FnNode),
+    /// A C library function (or intrinsic): its own effect, no call-graph edge.
+    Library(Effect),
+}
+
+/// The analysis's result.
+pub struct ModRef {
+    functions: Vec<GlobalId>,
+    node_of: HashMap<GlobalId, FnNode>,
+    /// The component of each node, and each component's effect: with its own stack
+    /// objects (`inside`) and without (`outside`, what callers see).
+    component: Vec<usize>,
+    inside: Vec<Effect>,
+    outside: Vec<Effect>,
+    /// What `inside` and `outside` read or write.
+    touched_inside: Vec<Touched>,
+    touched_outside: Vec<Touched>,
+    /// Components whose functions call each other or themselves.
+    recursive: Vec<bool>,
+    /// Per module, per call site of a live caller: the caller and what it calls.
+    sites: Vec<HashMap<u32, (FnNode, Vec<CallTarget>)>>,
+}
+
+impl ModRef {
+    /// What call site `call` of module `module` may touch; None for a site the analysis did
+    /// not see (dead caller).
+    pub fn call_touches(&self, module: u32, call: u32) -> Option<Cow<'_, Touched>> {
+        let (caller, targets) = self.sites.get(module as usize)?.get(&call)?;
+        let function = |n: FnNode| {
+            let c = self.component[n];
+            if self.component[*caller] == c {
+                &self.touched_inside[c]
+            } else {
+                &self.touched_outside[c]
+            }
+        };
+        if let [CallTarget::Function(n)] = targets.as_slice() {
+            return Some(Cow::Borrowed(function(*n)));
+        }
+        let mut t = Touched::default();
+        for target in targets {
+            match target {
+                CallTarget::Function(n) => t.add(function(*n)),
+                CallTarget::Library(e) => t.add(&e.touched()),
+            }
+        }
+        Some(Cow::Owned(t))
+    }
+
+    /// The effect of function `f` (its definition in the unit) as any caller sees it.
+    pub fn effect(&self, f: GlobalId) -> Option<&Effect> {
+        let n = *self.node_of.get(&f)?;
+        let c = self.component[n];
+        Some(if self.recursive[c] {
+            &self.inside[c]
+        } else {
+            &self.outside[c]
+        })
+    }
+
+    /// Attributes for every live function defined in the unit, per module (by global
+    /// index), where they say anything.
+    pub fn attributes(&self) -> Vec<(GlobalId, MemoryAttributes)> {
+        let mut out = Vec::new();
+        for &f in &self.functions {
+            let Some(e) = self.effect(f) else { continue };
+            let a = MemoryAttributes {
+                no_reads: !e.side_effects && e.reads.is_empty(),
+                no_writes: !e.side_effects && e.writes.is_empty(),
+                no_free: !e.frees,
+            };
+            if a != MemoryAttributes::default() {
+                out.push((f, a));
+            }
+        }
+        out
+    }
+
+    pub fn functions(&self) -> usize {
+        self.functions.len()
+    }
+}
+
+/// Runs the analysis.
+pub fn mod_ref(
+    index: &CombinedIndex,
+    res: &Resolutions,
+    live: &Liveness,
+    pts: &PointsTo,
+) -> ModRef {
+    let view = ProgramView::new(index, res, live);
+    let mut b = Builder::new(&view, pts);
+    b.collect();
+    b.solve()
+}
+
+struct Builder<'a> {
+    view: &'a ProgramView<'a>,
+    pts: &'a PointsTo,
+    functions: Vec<GlobalId>,
+    node_of: HashMap<GlobalId, FnNode>,
+    /// Per node: its own accesses' effect and its callees. The last node is outside code.
+    local: Vec<Effect>,
+    callees: Vec<Vec<FnNode>>,
+    /// Object number → the function whose frame holds it (stack objects).
+    frame_of: HashMap<u32, FnNode>,
+    sites: Vec<HashMap<u32, (FnNode, Vec<CallTarget>)>>,
+    node_cache: HashMap<u32, Touched>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(view: &'a ProgramView<'a>, pts: &'a PointsTo) -> Self {
+        let mut functions = Vec::new();
+        for id in view.index.ids() {
+            let g = view.index.global(id);
+            if g.kind == GlobalKind::Function
+                && view.tracked_definition(id)
+                && view.live.is_live(id)
+            {
+                functions.push(id);
+            }
+        }
+        let node_of = functions.iter().enumerate().map(|(n, &f)| (f, n)).collect();
+        let nodes = functions.len() + 1;
+        Builder {
+            view,
+            pts,
+            functions,
+            node_of,
+            local: vec![Effect::default(); nodes],
+            callees: vec![Vec::new(); nodes],
+            frame_of: HashMap::new(),
+            sites: Vec::new(),
+            node_cache: HashMap::new(),
+        }
+    }
+
+    fn outside(&self) -> FnNode {
+        self.functions.len()
+    }
+
+    /// What value `value` of module `m` may point to: anything when the analysis has no
+    /// node for it or an empty set (a pointer it never saw assigned: like the alias
+    /// scopes, take nothing for granted about it).
+    fn pointees(&mut self, m: u32, value: u32) -> Touched {
+        let Some(n) = self.pts.node(m, value) else {
+            return Touched::anything();
+        };
+        let ext = self.pts.external_object();
+        let pts = self.pts;
+        self.node_cache
+            .entry(n)
+            .or_insert_with(|| {
+                let objects = pts.node_objects(n);
+                if objects.is_empty() {
+                    return Touched::anything();
+                }
+                let external = objects.contains(&ext);
+                Touched {
+                    anything: false,
+                    external,
+                    objects: objects.into_iter().filter(|&o| o != ext).collect(),
+                }
+            })
+            .clone()
+    }
+
+    fn collect(&mut self) {
+        let index = self.view.index;
+        let outside = self.outside();
+        self.local[outside] = Effect {
+            reads: Touched {
+                external: true,
+                ..Touched::default()
+            },
+            writes: Touched {
+                external: true,
+                ..Touched::default()
+            },
+            frees: true,
+            side_effects: true,
+        };
+        // Stack objects' frames.
+        let objects = self.pts.object_count();
+        let mut stack_owner: HashMap<(u32, u32), FnNode> = HashMap::new();
+        for (m, module) in index.modules.iter().enumerate() {
+            for f in &module.facts {
+                if let ValueFact::StackObject { dst, function, .. } = *f {
+                    let id = GlobalId {
+                        module: m as u32,
+                        index: function,
+                    };
+                    if let Some(&n) = self.node_of.get(&id) {
+                        stack_owner.insert((m as u32, dst), n);
+                    }
+                }
+            }
+        }
+        for o in 0..objects {
+            match self.pts.object(o) {
+                Object::Stack { module, value } => {
+                    if let Some(&n) = stack_owner.get(&(module, value)) {
+                        self.frame_of.insert(o, n);
+                    }
+                }
+                // Outside code may call what escaped, during any call to it. (Not the
+                // entry point, which it calls once, before everything.)
+                Object::Global(f)
+                    if self.pts.object_escaped(o) && self.view.index.global(f).name != "main" =>
+                {
+                    if let Some(&n) = self.node_of.get(&f) {
+                        self.callees[outside].push(n);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (m, module) in index.modules.iter().enumerate() {
+            let m = m as u32;
+            let node_of = std::mem::take(&mut self.node_of);
+            let node = |f: u32| {
+                node_of
+                    .get(&GlobalId {
+                        module: m,
+                        index: f,
+                    })
+                    .copied()
+            };
+            for a in &module.accesses {
+                let Some(n) = node(a.function) else { continue };
+                let t = self.pointees(m, a.ptr);
+                use crate::model::AccessKind::*;
+                if matches!(a.kind, Read | ReadWrite) {
+                    self.local[n].reads.push_unsorted(&t);
+                }
+                if matches!(a.kind, Write | ReadWrite) {
+                    self.local[n].writes.push_unsorted(&t);
+                }
+            }
+            for &f in &module.opaque_functions {
+                if let Some(n) = node(f) {
+                    self.local[n] = Effect::anything();
+                }
+            }
+            let mut args: HashMap<u32, Vec<u32>> = HashMap::new();
+            for f in &module.facts {
+                if let ValueFact::CallArgument { call, index, value } = *f {
+                    let list = args.entry(call).or_default();
+                    let i = index as usize;
+                    if list.len() <= i {
+                        list.resize(i + 1, u32::MAX);
+                    }
+                    list[i] = value;
+                }
+            }
+            self.node_of = node_of;
+            let mut sites = HashMap::new();
+            for cs in &module.call_sites {
+                let caller = GlobalId {
+                    module: m,
+                    index: cs.caller,
+                };
+                let Some(&n) = self.node_of.get(&caller) else {
+                    continue;
+                };
+                let actuals = args.remove(&cs.id).unwrap_or_default();
+                let targets = self.call_targets(m, &cs.callee, &actuals);
+                for t in &targets {
+                    match t {
+                        CallTarget::Function(callee) => self.callees[n].push(*callee),
+                        CallTarget::Library(e) => {
+                            let local = &mut self.local[n];
+                            local.reads.push_unsorted(&e.reads);
+                            local.writes.push_unsorted(&e.writes);
+                            local.frees |= e.frees;
+                            local.side_effects |= e.side_effects;
+                        }
+                    }
+                }
+                sites.insert(cs.id, (n, targets));
+            }
+            self.sites.push(sites);
+        }
+        for e in &mut self.local {
+            e.reads.normalize();
+            e.writes.normalize();
+        }
+    }
+
+    /// The targets of a call: functions with bodies, C library effects, outside code.
+    fn call_targets(&mut self, m: u32, callee: &Callee, actuals: &[u32]) -> Vec<CallTarget> {
+        let outside = CallTarget::Function(self.outside());
+        match *callee {
+            Callee::Direct(g) => match self.view.resolve(m, g) {
+                Target::Function(f) => self.function_target(m, f, actuals),
+                _ => vec![outside],
+            },
+            Callee::Indirect(v) => {
+                let t = self.pointees(m, v);
+                if t.anything {
+                    return vec![CallTarget::Library(Effect::anything())];
+                }
+                if t.external {
+                    return vec![outside];
+                }
+                let mut out = Vec::new();
+                for o in t.objects {
+                    if let Object::Global(f) = self.pts.object(o) {
+                        if self.view.index.global(f).kind == GlobalKind::Function {
+                            out.extend(self.function_target(m, f, actuals));
+                        }
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    fn function_target(&mut self, m: u32, f: GlobalId, actuals: &[u32]) -> Vec<CallTarget> {
+        if let Some(&n) = self.node_of.get(&f) {
+            return vec![CallTarget::Function(n)];
+        }
+        if self.view.tracked_definition(f) {
+            // A body the program has but never runs (dead): nothing.
+            return Vec::new();
+        }
+        let name = self.view.index.global(f).name.clone();
+        self.library_effect(m, &name, actuals)
+    }
+
+    /// A call to function `name` outside the unit with these actuals.
+    fn library_effect(&mut self, m: u32, name: &str, actuals: &[u32]) -> Vec<CallTarget> {
+        let outside = vec![CallTarget::Function(self.outside())];
+        let mut args = Touched::default();
+        for &a in actuals.iter().filter(|&&a| a != u32::MAX) {
+            // A function pointer argument (a callback) is not memory the call touches.
+            let t = self.pointees(m, a);
+            let pts = self.pts;
+            args.add(&t.without(|o| pts.object_is_function(o)));
+        }
+        if let Some(intrinsic) = name.strip_prefix("llvm.") {
+            let family = intrinsic.split('.').next().unwrap_or("");
+            let side_effects = !matches!(
+                family,
+                "lifetime"
+                    | "dbg"
+                    | "assume"
+                    | "expect"
+                    | "memcpy"
+                    | "memmove"
+                    | "memset"
+                    | "va_start"
+                    | "va_end"
+                    | "va_copy"
+                    | "objectsize"
+                    | "is"
+                    | "invariant"
+                    | "launder"
+                    | "strip"
+                    | "ptrmask"
+                    | "ssa"
+                    | "prefetch"
+                    | "stacksave"
+                    | "stackrestore"
+                    | "fabs"
+                    | "sqrt"
+                    | "fma"
+                    | "fmuladd"
+                    | "ctlz"
+                    | "cttz"
+                    | "ctpop"
+                    | "bswap"
+                    | "bitreverse"
+                    | "fshl"
+                    | "fshr"
+                    | "umax"
+                    | "umin"
+                    | "smax"
+                    | "smin"
+                    | "abs"
+                    | "floor"
+                    | "ceil"
+                    | "trunc"
+                    | "round"
+                    | "rint"
+                    | "nearbyint"
+                    | "copysign"
+                    | "minnum"
+                    | "maxnum"
+                    | "exp"
+                    | "exp2"
+                    | "log"
+                    | "log2"
+                    | "log10"
+                    | "pow"
+                    | "powi"
+                    | "sin"
+                    | "cos"
+                    | "uadd"
+                    | "sadd"
+                    | "usub"
+                    | "ssub"
+                    | "umul"
+                    | "smul"
+                    | "vector"
+            );
+            // Intrinsics touch memory only through their pointer arguments.
+            return vec![CallTarget::Library(Effect {
+                reads: args.clone(),
+                writes: args,
+                frees: false,
+                side_effects,
+            })];
+        }
+        match library::model(name) {
+            Model::Unknown => return outside,
+            Model::Calls { function, .. } => {
+                // A callback the library runs later or in another thread runs as outside
+                // code; qsort's and bsearch's comparators run during the call.
+                let Some(&fp) = actuals.get(function as usize).filter(|&&v| v != u32::MAX) else {
+                    return outside;
+                };
+                // A library function as the callback would touch what it is given, which
+                // this call does not say: outside code.
+                let callbacks: Vec<CallTarget> = self
+                    .call_targets(m, &Callee::Indirect(fp), &[])
+                    .into_iter()
+                    .map(|c| match c {
+                        CallTarget::Library(_) => CallTarget::Function(self.outside()),
+                        f => f,
+                    })
+                    .collect();
+                if !matches!(name, "qsort" | "bsearch") {
+                    let out = self.outside();
+                    for c in callbacks {
+                        if let CallTarget::Function(n) = c {
+                            self.callees[out].push(n);
+                        }
+                    }
+                    return outside;
+                }
+                // The comparator runs during the call: an edge to it, and the array.
+                let mut out = callbacks;
+                out.push(CallTarget::Library(Effect {
+                    reads: args.clone(),
+                    writes: args,
+                    frees: false,
+                    side_effects: false,
+                }));
+                return out;
+            }
+            _ if runs_other_code(name) => return outside,
+            _ => {}
+        }
+        let (reads_only, args_only) = string_function(name);
+        if args_only {
+            return vec![CallTarget::Library(Effect {
+                reads: args.clone(),
+                writes: if reads_only { Touched::default() } else { args },
+                frees: false,
+                side_effects: false,
+            })];
+        }
+        // Its arguments' objects, and the library's own state (errno, FILEs, the heap)
+        // where the program may see it: escaped memory.
+        let mut touched = args;
+        touched.external = true;
+        vec![CallTarget::Library(Effect {
+            reads: touched.clone(),
+            writes: touched,
+            frees: frees(name),
+            side_effects: true,
+        })]
+    }
+
+    fn solve(self) -> ModRef {
+        let nodes = self.local.len();
+        let (component, order) = components(&self.callees);
+        let count = order.len();
+        let mut members: Vec<Vec<FnNode>> = vec![Vec::new(); count];
+        for n in 0..nodes {
+            members[component[n]].push(n);
+        }
+        let mut inside = vec![Effect::default(); count];
+        let mut outside = vec![Effect::default(); count];
+        let mut recursive = vec![false; count];
+        // Components come callees first.
+        for &c in &order {
+            let mut e = Effect::default();
+            for &n in &members[c] {
+                e.add(&self.local[n]);
+                for &callee in &self.callees[n] {
+                    let cc = component[callee];
+                    if cc == c {
+                        recursive[c] = true;
+                    } else {
+                        e.add(&outside[cc]);
+                    }
+                }
+            }
+            let frame = |o: u32| {
+                self.frame_of
+                    .get(&o)
+                    .is_some_and(|&owner| component[owner] == c)
+            };
+            let seen = Effect {
+                reads: e.reads.without(frame),
+                writes: e.writes.without(frame),
+                frees: e.frees,
+                side_effects: e.side_effects,
+            };
+            inside[c] = e;
+            outside[c] = seen;
+        }
+        ModRef {
+            functions: self.functions,
+            node_of: self.node_of,
+            component,
+            touched_inside: inside.iter().map(Effect::touched).collect(),
+            touched_outside: outside.iter().map(Effect::touched).collect(),
+            inside,
+            outside,
+            recursive,
+            sites: self.sites,
+        }
+    }
+}
+
+/// Strongly connected components (Tarjan, iterative), numbered so that every component
+/// comes after the components it calls; returns each node's component and that order.
+fn components(edges: &[Vec<FnNode>]) -> (Vec<usize>, Vec<usize>) {
+    let n = edges.len();
+    const NONE: usize = usize::MAX;
+    let mut index = vec![NONE; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut component = vec![NONE; n];
+    let mut order = Vec::new();
+    let mut next = 0;
+    for root in 0..n {
+        if index[root] != NONE {
+            continue;
+        }
+        let mut work: Vec<(FnNode, usize)> = vec![(root, 0)];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut i)) = work.last_mut() {
+            if let Some(&w) = edges[v].get(*i) {
+                *i += 1;
+                if index[w] == NONE {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let c = order.len();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    component[w] = c;
+                    if w == v {
+                        break;
+                    }
+                }
+                order.push(c);
+            }
+        }
+    }
+    (component, order)
+}
+
+/// C library functions that run code the program registered, synchronize with other
+/// threads, or leave the function non-locally: calls to them are calls to outside code.
+fn runs_other_code(name: &str) -> bool {
+    const PREFIXES: &[&str] = &["pthread_", "sem_", "mtx_", "cnd_", "thrd_", "__cxa_guard_"];
+    const NAMES: &[&str] = &[
+        "exit",
+        "_exit",
+        "_Exit",
+        "quick_exit",
+        "abort",
+        "raise",
+        "kill",
+        "longjmp",
+        "_longjmp",
+        "siglongjmp",
+        "setjmp",
+        "_setjmp",
+        "sigsetjmp",
+        "__sigsetjmp",
+        "vfork",
+        "fork",
+        "__cxa_throw",
+        "__cxa_rethrow",
+        "_Unwind_Resume",
+    ];
+    PREFIXES.iter().any(|p| name.starts_with(p)) || NAMES.contains(&name)
+}
+
+/// Whether a C library function touches only what its arguments point to (no `errno`, no
+/// other state), and whether it only reads.
+fn string_function(name: &str) -> (bool, bool) {
+    match name {
+        "strlen" | "strnlen" | "strcmp" | "strncmp" | "memcmp" | "bcmp" | "strspn" | "strcspn"
+        | "strchr" | "strrchr" | "strstr" | "memchr" | "memrchr" | "strpbrk" | "rawmemchr"
+        | "strchrnul" => (true, true),
+        "memcpy" | "memmove" | "memset" | "strcpy" | "strncpy" | "strcat" | "strncat"
+        | "stpcpy" | "__memcpy_chk" | "__memmove_chk" | "__memset_chk" | "__strcpy_chk" => {
+            (false, true)
+        }
+        _ => (false, false),
+    }
+}
+
+/// C library functions that may free memory.
+fn frees(name: &str) -> bool {
+    matches!(
+        name,
+        "free" | "cfree" | "realloc" | "reallocf" | "reallocarray" | "fclose" | "freopen"
+    ) || name.starts_with("_Zdl")
+        || name.starts_with("_Zda")
+}
+
+#[cfg(test)]
+mod tests;
