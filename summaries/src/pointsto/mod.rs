@@ -244,6 +244,16 @@ fn solve_with(view: &ProgramView, wrappers: HashMap<GlobalId, Wrapper>, limit: u
     let index = view.index;
     let mut solver = Solver::default();
     solver.set_limit(limit);
+    // What reaches the external node (or a widened one) escapes, and is called by an
+    // indirect call through it (an allocation wrapper called so gives the call its own
+    // heap object), one element at a time; for any other constraint there, its one
+    // element stands for all of them.
+    solver.set_each_element(|c| {
+        matches!(
+            c,
+            Constraint::Escaped | Constraint::Call { .. } | Constraint::Callback { .. }
+        )
+    });
     let mut model = ProgramModel::new(index, &mut solver);
     model.wrappers = wrappers;
     model.build(view, &mut solver);

@@ -256,6 +256,10 @@ pub struct Solver<C> {
     /// Sets larger than this are handed to [`Client::overflow`].
     limit: usize,
     overflowed: Vec<Node>,
+    /// Constraints given to an absorbing node that meet its own set once and are done
+    /// (see [`Solver::set_each_element`]).
+    once: Vec<(Node, C)>,
+    each_element: fn(&C) -> bool,
     stats: SolverStats,
 }
 
@@ -276,6 +280,8 @@ impl<C: Clone> Default for Solver<C> {
             sizes: Vec::new(),
             limit: usize::MAX,
             overflowed: Vec::new(),
+            once: Vec::new(),
+            each_element: |_| true,
             stats: SolverStats::default(),
         }
     }
@@ -297,6 +303,37 @@ impl<C: Clone> Solver<C> {
     /// Sets growing past `limit` elements go to [`Client::overflow`] (once per node).
     pub fn set_limit(&mut self, limit: usize) {
         self.limit = limit;
+    }
+
+    /// Which constraints on an absorbing node must meet every element that reaches it (by
+    /// default all). The others meet the node's own set, which stands for all of them,
+    /// once: an absorbing node collects thousands of constraints from the nodes merged
+    /// into it, and handing each of them every element again would be quadratic.
+    pub fn set_each_element(&mut self, each_element: fn(&C) -> bool) {
+        self.each_element = each_element;
+    }
+
+    /// Gives constraints to absorbing node `a`: the ones that need every element join its
+    /// list (and see everything it has seen), the others meet its own set once.
+    fn attach_absorbing(&mut self, a: Node, cs: Vec<C>) {
+        let mut each = false;
+        for c in cs {
+            if (self.each_element)(&c) {
+                self.complex[a as usize].push(c);
+                each = true;
+            } else {
+                self.once.push((a, c));
+            }
+        }
+        if each {
+            let mut all = self.absorbing[a as usize]
+                .as_deref()
+                .cloned()
+                .unwrap_or_default();
+            all.union_new(&self.pts[a as usize]);
+            self.delta[a as usize].union_new(&all);
+            self.enqueue(a);
+        }
     }
 
     pub fn new_element(&mut self) -> Element {
@@ -447,6 +484,9 @@ impl<C: Clone> Solver<C> {
     /// Attaches a complex constraint to `n`; it sees every element `n` has or will have.
     pub fn add_constraint(&mut self, n: Node, c: C) {
         let n = self.find(n);
+        if self.absorbing[n as usize].is_some() {
+            return self.attach_absorbing(n, vec![c]);
+        }
         self.complex[n as usize].push(c);
         // Elements already there must meet the new constraint too.
         if !self.pts[n as usize].is_empty() {
@@ -473,23 +513,25 @@ impl<C: Clone> Solver<C> {
         let mut b_delta = std::mem::take(&mut self.delta[b as usize]);
         let b_succ = std::mem::take(&mut self.succ[b as usize]);
         let b_complex = std::mem::take(&mut self.complex[b as usize]);
-        if b_complex.is_empty() {
-            // b's edges have seen b's set but for its delta; they need a's too.
-            b_delta.union_new(&self.pts[a as usize].minus(&b_pts));
-            if !b_delta.is_empty() {
-                for &s in &b_succ {
-                    self.add_set(s, &b_delta);
-                }
+        // b's edges have seen b's set but for its delta; they need a's too. (Not through
+        // a's delta: an absorbing a hands its delta to its constraints only.)
+        b_delta.union_new(&self.pts[a as usize].minus(&b_pts));
+        if !b_delta.is_empty() {
+            for &s in &b_succ {
+                self.add_set(s, &b_delta);
             }
-        } else {
-            // Rare (merged pointer nodes): let every edge and constraint see everything.
+        }
+        if self.absorbing[a as usize].is_some() {
+            self.attach_absorbing(a, b_complex);
+        } else if !b_complex.is_empty() {
+            // Rare (merged pointer nodes): let every constraint see everything.
             let mut all = self.pts[a as usize].clone();
             all.union_new(&b_pts);
             self.delta[a as usize].union_new(&all);
             self.enqueue(a);
+            self.complex[a as usize].extend(b_complex);
         }
         self.succ[a as usize].extend(b_succ);
-        self.complex[a as usize].extend(b_complex);
         // What b held is new to a (an absorbing a hands it to its constraints only).
         self.add_set(a, &b_pts);
         a
@@ -531,6 +573,14 @@ impl<C: Clone> Solver<C> {
                     client.overflow(self, o);
                 }
             }
+            while let Some((n, c)) = self.once.pop() {
+                let n = self.find(n);
+                let own: Vec<Element> = self.pts[n as usize].iter().collect();
+                for e in own {
+                    let e = self.find_element(e);
+                    client.apply(self, n, &c, e);
+                }
+            }
             let Some(n) = self.worklist.pop_front() else {
                 break;
             };
@@ -569,6 +619,11 @@ impl<C: Clone> Solver<C> {
                     }
                 }
                 let rep = self.find(n);
+                if rep != n && self.absorbing[rep as usize].is_some() {
+                    // `n` joined an absorbing class while its constraints were out.
+                    self.attach_absorbing(rep, constraints);
+                    continue;
+                }
                 // Constraints added meanwhile (to `n`, or to the class it joined) stay.
                 constraints.append(&mut self.complex[rep as usize]);
                 self.complex[rep as usize] = constraints;
@@ -649,5 +704,54 @@ impl<C: Clone> Solver<C> {
                 self.unify(first, other);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A client whose constraints do nothing: the tests look at edges and sets only.
+    struct Inert;
+
+    impl Client for Inert {
+        type Constraint = ();
+
+        fn apply(&mut self, _: &mut Solver<()>, _: Node, _: &(), _: Element) {}
+    }
+
+    #[test]
+    fn merging_into_an_absorbing_node_hands_its_set_to_the_merged_nodes_edges() {
+        let mut s: Solver<()> = Solver::default();
+        let (e0, e1) = (s.new_element(), s.new_element());
+        // `a` stands for everything outside: its set is fixed at {e0}.
+        let a = s.new_node();
+        s.add_element(a, e0);
+        s.make_absorbing(a);
+        // `b` has a constraint and an edge to `succ`; then it turns out to be `a`.
+        let b = s.new_node();
+        s.add_constraint(b, ());
+        let succ = s.new_node();
+        s.add_edge(b, succ);
+        s.add_element(b, e1);
+        s.solve(&mut Inert);
+        assert_eq!(s.points_to(succ), [e1]);
+        s.unify(a, b);
+        s.solve(&mut Inert);
+        assert_eq!(s.points_to(succ), [e0, e1]);
+    }
+
+    #[test]
+    fn edges_and_cycles_propagate_sets() {
+        let mut s: Solver<()> = Solver::default();
+        let e = s.new_element();
+        let (x, y, z) = (s.new_node(), s.new_node(), s.new_node());
+        s.add_edge(x, y);
+        s.add_edge(y, z);
+        s.add_edge(z, y);
+        s.add_element(x, e);
+        s.solve(&mut Inert);
+        assert_eq!(s.points_to(z), [e]);
+        assert_eq!(s.find(y), s.find(z), "the cycle is one node");
     }
 }
