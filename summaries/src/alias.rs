@@ -212,10 +212,14 @@ pub fn alias_plan(
     }
     plan.attributes = vec![Vec::new(); index.modules.len()];
     if let Some(modref) = modref {
+        let shapes: Vec<HashMap<u32, FunctionShape>> = index
+            .modules
+            .iter()
+            .map(|m| m.shapes.iter().map(|s| (s.function, *s)).collect())
+            .collect();
         for (f, attributes) in modref.attributes() {
-            let module = &index.modules[f.module as usize];
             // Only bodies whose summary can be checked against the IR.
-            let Some(&shape) = module.shapes.iter().find(|s| s.function == f.index) else {
+            let Some(&shape) = shapes[f.module as usize].get(&f.index) else {
                 continue;
             };
             plan.attributes[f.module as usize].push(FunctionAttributes {
