@@ -256,9 +256,20 @@ pub fn output_with_timeout(cmd: &mut Command, timeout: Duration) -> Output {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start command: {line}\n  error: {e}"));
+    // A program the test just wrote may still be open for writing in a process another
+    // test thread forked meanwhile (until that child execs): "text file busy" then
+    // passes in a moment.
+    let mut attempts = 0;
+    let mut child = loop {
+        match cmd.spawn() {
+            Ok(child) => break child,
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && attempts < 50 => {
+                attempts += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => panic!("cannot start command: {line}\n  error: {e}"),
+        }
+    };
     let mut so = child.stdout.take().unwrap();
     let mut se = child.stderr.take().unwrap();
     let t_out = std::thread::spawn(move || {
