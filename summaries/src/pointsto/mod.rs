@@ -244,16 +244,13 @@ fn solve_with(view: &ProgramView, wrappers: HashMap<GlobalId, Wrapper>, limit: u
     let index = view.index;
     let mut solver = Solver::default();
     solver.set_limit(limit);
-    // What reaches the external node (or a widened one) escapes, and is called by an
-    // indirect call through it (an allocation wrapper called so gives the call its own
-    // heap object), one element at a time; for any other constraint there, its one
-    // element stands for all of them.
-    solver.set_each_element(|c| {
-        matches!(
-            c,
-            Constraint::Escaped | Constraint::Call { .. } | Constraint::Callback { .. }
-        )
-    });
+    // What reaches the external node (or a widened one) escapes, one element at a time.
+    // For any other constraint there its one element stands for all of them: a load,
+    // store or offset from escaped memory is escaped memory, and a call through it is a
+    // call to outside code (its arguments escape, its result is external), which covers
+    // calling any escaped function, allocator or wrapper: memory such a call returns is
+    // only ever reached through pointers that hold the external element.
+    solver.set_each_element(|c| matches!(c, Constraint::Escaped));
     let mut model = ProgramModel::new(index, &mut solver);
     model.wrappers = wrappers;
     model.build(view, &mut solver);
