@@ -648,8 +648,7 @@ impl<'a> Builder<'a> {
 
     fn solve(self) -> ModRef {
         let nodes = self.local.len();
-        let (component, order) = components(&self.callees);
-        let count = order.len();
+        let (component, count) = components(&self.callees);
         let mut members: Vec<Vec<FnNode>> = vec![Vec::new(); count];
         for n in 0..nodes {
             members[component[n]].push(n);
@@ -658,7 +657,7 @@ impl<'a> Builder<'a> {
         let mut outside = vec![Effect::default(); count];
         let mut recursive = vec![false; count];
         // Components come callees first.
-        for &c in &order {
+        for c in 0..count {
             let mut e = Effect::default();
             for &n in &members[c] {
                 e.add(&self.local[n]);
@@ -700,8 +699,8 @@ impl<'a> Builder<'a> {
 }
 
 /// Strongly connected components (Tarjan, iterative), numbered so that every component
-/// comes after the components it calls; returns each node's component and that order.
-fn components(edges: &[Vec<FnNode>]) -> (Vec<usize>, Vec<usize>) {
+/// comes after the components it calls; returns each node's component and their count.
+fn components(edges: &[Vec<FnNode>]) -> (Vec<usize>, usize) {
     let n = edges.len();
     const NONE: usize = usize::MAX;
     let mut index = vec![NONE; n];
@@ -709,7 +708,7 @@ fn components(edges: &[Vec<FnNode>]) -> (Vec<usize>, Vec<usize>) {
     let mut on_stack = vec![false; n];
     let mut stack = Vec::new();
     let mut component = vec![NONE; n];
-    let mut order = Vec::new();
+    let mut count = 0;
     let mut next = 0;
     for root in 0..n {
         if index[root] != NONE {
@@ -741,7 +740,7 @@ fn components(edges: &[Vec<FnNode>]) -> (Vec<usize>, Vec<usize>) {
                 low[parent] = low[parent].min(low[v]);
             }
             if low[v] == index[v] {
-                let c = order.len();
+                let c = count;
                 while let Some(w) = stack.pop() {
                     on_stack[w] = false;
                     component[w] = c;
@@ -749,11 +748,11 @@ fn components(edges: &[Vec<FnNode>]) -> (Vec<usize>, Vec<usize>) {
                         break;
                     }
                 }
-                order.push(c);
+                count += 1;
             }
         }
     }
-    (component, order)
+    (component, count)
 }
 
 /// C library functions that run code the program registered, synchronize with other
