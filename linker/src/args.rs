@@ -350,8 +350,8 @@ const SPECS: &[Spec] = &[
         |p| p.o.lto_opts.wpa_aa = false),
     flag(&["--no-wpa-aa-metadata"], "Run the points-to analysis (for called-value propagation) but write no alias metadata",
         |p| p.o.lto_opts.wpa_aa_metadata = false),
-    arg(&["--lto-partitions"], "N", "Split full LTO code generation into N parts (default 1)",
-        Value(|p, v| { p.o.lto_opts.partitions = count(&p.opt, v)?; Ok(()) })),
+    arg(&["--lto-partitions"], "N", "Split LTO into N partitions (default: from the program's size)",
+        Value(|p, v| { p.o.lto_opts.partitions = Some(count(&p.opt, v)?); Ok(()) })),
     arg(&["--thinlto-jobs"], "N", "Run N ThinLTO backends at once (default: all cores)",
         Value(Parser::lto_jobs)),
     flag(&["--save-temps"], "Keep LTO intermediate files", |p| p.o.lto_opts.save_temps = true),
@@ -687,7 +687,7 @@ impl Parser {
         let (opt, lto) = (&self.opt, &mut self.o.lto_opts);
         match v.split_once('=') {
             Some(("jobs", n)) => lto.jobs = Some(count(opt, n)?),
-            Some(("lto-partitions", n)) => lto.partitions = count(opt, n)?,
+            Some(("lto-partitions", n)) => lto.partitions = Some(count(opt, n)?),
             Some(("mcpu", cpu)) => lto.mcpu = Some(cpu.into()),
             Some(("cache-dir", dir)) => lto.cache_dir = Some(dir.into()),
             Some(("opt-remarks-filename", f)) => lto.remarks_filename = Some(f.into()),
@@ -1146,7 +1146,10 @@ mod tests {
              --thinlto-cache-dir=/c",
         );
         let lto = &o.lto_opts;
-        assert_eq!((lto.opt_level, lto.partitions, lto.jobs), (1, 4, Some(2)));
+        assert_eq!(
+            (lto.opt_level, lto.partitions, lto.jobs),
+            (1, Some(4), Some(2))
+        );
         assert_eq!(lto.remarks_passes.as_deref(), Some("inline"));
         assert_eq!(lto.remarks_format.as_deref(), Some("yaml"));
         assert!(lto.remarks_with_hotness && lto.remarks_filename.is_some());

@@ -85,14 +85,27 @@ pub fn link(opts: &Options) -> Result<()> {
     // LTO: the dead-symbol worklist over the combined index, internalization, LLVM; the
     // object it returns replaces the bitcode in the symbol table.
     if !resolver.bitcode.is_empty() {
-        let object = lto_driver::run_lto(opts, &mut resolver, &dynamic_list)?;
+        let objects = lto_driver::run_lto(opts, &mut resolver, &dynamic_list)?;
         timer.phase("LTO");
         if opts.relocatable {
-            // -r with bitcode inputs: the LTO-compiled object is the output.
+            // -r with bitcode inputs: the LTO-compiled object (one partition) is the output.
+            let object = objects.into_iter().next().unwrap_or_default();
             return pending.write_all(&object);
         }
-        let name = format!("{}.lto.o", opts.output.display());
-        resolver.add_lto_object(name, Box::leak(object.into_boxed_slice()))?;
+        // Named as lld names them (`out.lto.o`, `out1.lto.o`, ...) in messages.
+        let objects = objects
+            .into_iter()
+            .enumerate()
+            .map(|(p, object)| {
+                let name = if p == 0 {
+                    format!("{}.lto.o", opts.output.display())
+                } else {
+                    format!("{}{p}.lto.o", opts.output.display())
+                };
+                (name, &*Box::leak(object.into_boxed_slice()))
+            })
+            .collect();
+        resolver.add_lto_objects(objects)?;
     } else if opts.relocatable {
         return Err(LinkError::Link(
             "-r is supported only for bitcode inputs (LTO) so far".into(),

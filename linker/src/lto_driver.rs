@@ -103,12 +103,12 @@ fn remark(kind: RemarkKind, name: &str, g: &rld_summaries::GlobalSummary, text: 
     }
 }
 
-/// Compiles every bitcode module the link uses into one object and resolves it in.
+/// Compiles every bitcode module the link uses into objects (one per partition).
 pub fn run_lto(
     opts: &Options,
     r: &mut Resolver,
     dynamic_list: &crate::dynamic_list::DynamicList,
-) -> Result<Vec<u8>> {
+) -> Result<Vec<Vec<u8>>> {
     let mut clock = std::time::Instant::now();
     let is_dynamic = !r.dsos.is_empty() || opts.is_pic();
     compute_preemption_in(&mut r.symtab, opts, is_dynamic, dynamic_list);
@@ -252,6 +252,53 @@ pub fn run_lto(
         None => Default::default(),
     };
 
+    // The partitions: what each compiles, what it copies for inlining, what it shares.
+    let compiled: Vec<Vec<bool>> = index
+        .modules
+        .iter()
+        .zip(&actions)
+        .map(|(module, acts)| {
+            module
+                .globals
+                .iter()
+                .zip(acts)
+                .map(|(g, &a)| g.is_definition() && a != Action::Drop)
+                .collect()
+        })
+        .collect();
+    let extra_refs = promoted_call_refs(&index, &live, cvp.as_ref());
+    let partitions = if opts.relocatable {
+        // `-r` writes the one object LTO produces.
+        rld_summaries::partition::PartitionPlan::single(&index, &compiled)
+    } else {
+        rld_summaries::partition::partition(&rld_summaries::partition::PartitionInput {
+            index: &index,
+            res: &res,
+            compiled: &compiled,
+            internalized: &internal,
+            extra_refs: &extra_refs,
+            requested: opts
+                .lto_opts
+                .partitions
+                .map(|n| n.min(u32::MAX as usize) as u32),
+        })
+    };
+    let threads = opts
+        .lto_opts
+        .jobs
+        .or(opts.threads)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    phase(opts, &mut clock, "partitioning", || {
+        let copied: u64 = (0..partitions.count()).map(|p| partitions.size(p).1).sum();
+        format!(
+            "{} partitions, {} threads, {copied} instructions copied for inlining, {} locals \
+             shared",
+            partitions.count(),
+            threads.min(partitions.count() as usize),
+            partitions.shared_count()
+        )
+    });
+
     let inputs: Vec<BitcodeInput> = r
         .bitcode
         .iter()
@@ -272,8 +319,16 @@ pub fn run_lto(
             .as_ref()
             .map(|p| (llvm_remarks_path(p), lto.remarks_passes.clone())),
     };
-    let (object, outcome) = rld_lto::compile(&inputs, &actions, &plans, &aliases, &cfg)
-        .map_err(|e| LinkError::Link(e.to_string()))?;
+    let job = rld_lto::Job {
+        inputs: &inputs,
+        actions: &actions,
+        plans: &plans,
+        aliases: &aliases,
+        partitions: &partitions,
+        cfg: &cfg,
+    };
+    let compiled = rld_lto::compile(&job, threads).map_err(|e| LinkError::Link(e.to_string()))?;
+    let outcome = compiled.outcome;
     for (module, mismatch) in &outcome.alias_skipped {
         eprintln!(
             "rld: warning: {module}: no alias information written: function {} does not \
@@ -291,6 +346,15 @@ pub fn run_lto(
             outcome.alias.attributes.len()
         );
     }
+    if opts.print_timing && compiled.times.len() > 1 {
+        for (p, t) in compiled.times.iter().enumerate() {
+            let (own, copies) = partitions.size(p as u32);
+            eprintln!(
+                "rld: {:>8.2} ms      partition {p} ({own} instructions, {copies} copied)",
+                t.as_secs_f64() * 1e3
+            );
+        }
+    }
     phase(
         opts,
         &mut clock,
@@ -302,7 +366,34 @@ pub fn run_lto(
     }
     remarks.extend(alias_remarks(&index, &aliases, &outcome));
     write_remarks(opts, &remarks)?;
-    Ok(object)
+    Ok(compiled.objects)
+}
+
+/// (caller, target) for every indirect call site the backend will annotate or promote: the
+/// caller's code names the target afterwards.
+fn promoted_call_refs(
+    index: &CombinedIndex,
+    live: &rld_summaries::Liveness,
+    cvp: Option<&rld_summaries::cvp::CvpResult>,
+) -> Vec<(GlobalId, GlobalId)> {
+    let mut out = Vec::new();
+    let Some(cvp) = cvp else {
+        return out;
+    };
+    for (&(m, site), set) in &cvp.sites {
+        let rld_summaries::cvp::CalleeSet::Functions(targets) = set else {
+            continue;
+        };
+        let caller = GlobalId {
+            module: m,
+            index: index.modules[m as usize].call_sites[site as usize].caller,
+        };
+        if live.is_live(caller) {
+            out.extend(targets.iter().map(|&t| (caller, t)));
+        }
+    }
+    out.sort_unstable();
+    out
 }
 
 /// The name a CVP target has in the merged module: local functions are renamed before
@@ -353,6 +444,8 @@ fn call_plans(
         plans.sites.insert(
             (m, site),
             rld_lto::SitePlan {
+                caller: call.caller,
+                instruction: call.instruction,
                 targets: names,
                 // The analysis is sound: a FunctionSet holds every possible callee.
                 complete: true,

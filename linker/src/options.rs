@@ -189,8 +189,8 @@ pub struct Options {
 pub struct LtoOptions {
     /// `--lto-O<n>` / `-plugin-opt=O<n>` (default 2).
     pub opt_level: u8,
-    /// `--lto-partitions=N` (default 1).
-    pub partitions: usize,
+    /// `--lto-partitions=N` (None: chosen from the program's size).
+    pub partitions: Option<usize>,
     /// `--thinlto-jobs=N` / `-plugin-opt=jobs=N` (None = all cores).
     pub jobs: Option<usize>,
     /// `--save-temps`: keep the intermediate bitcode and objects.
@@ -221,7 +221,7 @@ impl Default for LtoOptions {
     fn default() -> Self {
         LtoOptions {
             opt_level: 2,
-            partitions: 1,
+            partitions: None,
             jobs: None,
             save_temps: false,
             remarks_filename: None,

@@ -331,9 +331,11 @@ impl Resolver {
 
     /// Adds the object LTO produced: its definitions take the place of the bitcode ones, and
     /// whatever bitcode definitions it no longer exports (internalized or dropped) are gone.
-    pub fn add_lto_object(&mut self, name: String, data: &'static [u8]) -> Result<()> {
+    pub fn add_lto_objects(&mut self, objects: Vec<(String, &'static [u8])>) -> Result<()> {
         self.adding_lto_object = true;
-        self.add_object(name, data)?;
+        for (name, data) in objects {
+            self.add_object(name, data)?;
+        }
         self.adding_lto_object = false;
         for sym in self.symtab.symbols.iter_mut() {
             if let SymbolDef::Bitcode { .. } = sym.def {

@@ -3,10 +3,12 @@
 // optimization remarks streamed to a YAML file.
 
 #include "llvm-c/Core.h"
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm-c/TargetMachine.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalAlias.h"
+#include "llvm/IR/GlobalIFunc.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/LLVMContext.h"
@@ -139,10 +141,13 @@ extern "C" void rld_delete_function_body(LLVMValueRef Fn) {
   unwrap<Function>(Fn)->deleteBody();
 }
 
-// An alias cannot be a declaration: a dropped alias (dead, or a copy that does not
-// prevail) is replaced by a declaration of the same name and type, as LLVM's LTO does.
+// An alias or ifunc cannot be a declaration: one that is dropped (dead, a copy that does
+// not prevail, or defined in another partition) is replaced by a declaration of the same
+// name and type, as LLVM's LTO does.
 extern "C" void rld_alias_to_declaration(LLVMValueRef Alias) {
-  GlobalAlias *GA = unwrap<GlobalAlias>(Alias);
+  GlobalValue *GA = unwrap<GlobalValue>(Alias);
+  if (!isa<GlobalAlias>(GA) && !isa<GlobalIFunc>(GA))
+    return;
   Module *M = GA->getParent();
   GlobalValue *Decl;
   if (auto *FTy = dyn_cast<FunctionType>(GA->getValueType()))
@@ -153,4 +158,32 @@ extern "C" void rld_alias_to_declaration(LLVMValueRef Alias) {
   Decl->takeName(GA);
   GA->replaceAllUsesWith(ConstantExpr::getBitCast(Decl, GA->getType()));
   GA->eraseFromParent();
+}
+
+// Reads a module lazily from bitcode that stays alive (and unchanged) as long as the module:
+// no copy of the bytes, and a function body is read only when materialized, so bodies that
+// are deleted first are never read. On failure returns null and sets *ErrorMessage.
+extern "C" LLVMModuleRef rld_parse_lazy(LLVMContextRef C, const char *Data, size_t Size,
+                                        const char *Name, char **ErrorMessage) {
+  *ErrorMessage = nullptr;
+  MemoryBufferRef Buffer(StringRef(Data, Size), Name);
+  Expected<std::unique_ptr<Module>> M =
+      getLazyBitcodeModule(Buffer, *unwrap(C), /*ShouldLazyLoadMetadata=*/false,
+                           /*IsImporting=*/false);
+  if (!M) {
+    setError(ErrorMessage, toString(M.takeError()));
+    return nullptr;
+  }
+  return wrap(M->release());
+}
+
+// Reads every function body of a lazily read module that is still to be read. Returns false
+// and sets *ErrorMessage if the bitcode is bad.
+extern "C" bool rld_materialize_all(LLVMModuleRef M, char **ErrorMessage) {
+  *ErrorMessage = nullptr;
+  if (Error E = unwrap(M)->materializeAll()) {
+    setError(ErrorMessage, toString(std::move(E)));
+    return false;
+  }
+  return true;
 }

@@ -1,19 +1,21 @@
-//! The LTO backend: reads the prevailing bitcode modules into one LLVM context, applies the
-//! combined index's decisions to each (drop, internalize, keep), links them into one module,
+//! The LTO backend: for each partition of the program (see `rld_summaries::partition`), in
+//! a thread and an LLVM context of its own, reads the modules it needs lazily from the
+//! mapped bitcode, gives each global its form there (owned definition with the combined
+//! index's decision applied, copy for inlining, or declaration), links them into one module,
 //! runs LLVM's LTO pipeline and emits an ELF relocatable object in memory.
 
 use crate::error::LtoError;
 use crate::ir::module_globals;
 use crate::promote::{self, SitePlan};
-use crate::summarize::parse_module;
 use crate::BitcodeInput;
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{FileType, InitializationConfig, Target, TargetTriple};
+use rld_summaries::partition::{self, PartitionPlan, Placement};
 use rld_summaries::{GlobalKind, Linkage};
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What to do with one global of a module before it joins the merged module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,43 +71,194 @@ pub struct CallOutcome {
     pub alias_time: std::time::Duration,
 }
 
-/// Links, optimizes and compiles the modules; `actions[i]` is parallel to the globals of
-/// module `i` (in `ir::module_globals` order, as in its summary).
-pub fn compile(
-    inputs: &[BitcodeInput],
-    actions: &[Vec<Action>],
-    plans: &CallPlans,
-    aliases: &rld_summaries::alias::AliasPlan,
-    cfg: &LtoConfig,
-) -> Result<(Vec<u8>, CallOutcome), LtoError> {
+/// Everything the partitions of one LTO link share.
+pub struct Job<'a> {
+    pub inputs: &'a [BitcodeInput<'a>],
+    /// `actions[m]` is parallel to the globals of module `m` (in `ir::module_globals` order,
+    /// as in its summary).
+    pub actions: &'a [Vec<Action>],
+    pub plans: &'a CallPlans,
+    pub aliases: &'a rld_summaries::alias::AliasPlan,
+    pub partitions: &'a PartitionPlan,
+    pub cfg: &'a LtoConfig,
+}
+
+/// The compiled partitions: one ELF object each, in partition order.
+pub struct Compiled {
+    pub objects: Vec<Vec<u8>>,
+    pub outcome: CallOutcome,
+    /// Per partition: how long it took (read, optimize, compile).
+    pub times: Vec<std::time::Duration>,
+}
+
+/// Optimizes and compiles every partition, `threads` at a time (each in its own LLVM
+/// context). The objects do not depend on the thread count or on scheduling.
+pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
     Target::initialize_x86(&InitializationConfig::default());
     crate::fatal::install_handler();
+    let count = job.partitions.count();
+    // Largest first, so that a big partition does not start last.
+    let mut queue: Vec<u32> = (0..count).collect();
+    queue.sort_by_key(|&p| std::cmp::Reverse(job.partitions.size(p).0));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: std::sync::Mutex<Vec<Option<PartitionResult>>> =
+        std::sync::Mutex::new((0..count).map(|_| None).collect());
+    let worker = || loop {
+        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(&p) = queue.get(i) else {
+            break;
+        };
+        let start = std::time::Instant::now();
+        let result = compile_partition(job, p).map(|(object, outcome)| PartitionOutput {
+            object,
+            outcome,
+            time: start.elapsed(),
+        });
+        let failed = result.is_err();
+        results.lock().unwrap_or_else(|e| e.into_inner())[p as usize] = Some(result);
+        if failed {
+            // Stop handing out work; the first error (in partition order) is reported.
+            next.store(queue.len(), std::sync::atomic::Ordering::Relaxed);
+        }
+    };
+    let threads = threads.clamp(1, count.max(1) as usize);
+    if threads == 1 {
+        worker();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                // Code generation recurses deeply on big functions: give each worker the
+                // main thread's stack size.
+                std::thread::Builder::new()
+                    .stack_size(64 << 20)
+                    .spawn_scoped(s, worker)
+                    .expect("cannot start an LTO thread");
+            }
+        });
+    }
+    let mut compiled = Compiled {
+        objects: Vec::with_capacity(count as usize),
+        outcome: CallOutcome::default(),
+        times: Vec::with_capacity(count as usize),
+    };
+    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    for result in results {
+        let Some(result) = result else {
+            continue;
+        };
+        let out = result?;
+        compiled.objects.push(out.object);
+        compiled.times.push(out.time);
+        compiled.outcome.merge(out.outcome);
+    }
+    if compiled.objects.len() != count as usize {
+        return Err(LtoError::Llvm(
+            "internal error: a partition was not compiled".into(),
+        ));
+    }
+    compiled.outcome.finish();
+    if let Some((path, _)) = &job.cfg.pipeline_remarks {
+        if count > 1 {
+            join_remark_files(path, count)?;
+        }
+    }
+    Ok(compiled)
+}
+
+struct PartitionOutput {
+    object: Vec<u8>,
+    outcome: CallOutcome,
+    time: std::time::Duration,
+}
+
+type PartitionResult = Result<PartitionOutput, LtoError>;
+
+impl CallOutcome {
+    fn merge(&mut self, other: CallOutcome) {
+        self.annotated.extend(other.annotated);
+        self.promoted.extend(other.promoted);
+        self.alias.functions += other.alias.functions;
+        self.alias.instructions += other.alias.instructions;
+        self.alias.attributes.extend(other.alias.attributes);
+        self.alias_skipped.extend(other.alias_skipped);
+        self.alias_time += other.alias_time;
+    }
+
+    /// A site or module reported by several partitions (a copied function's sites are
+    /// promoted in every copy) counts once.
+    fn finish(&mut self) {
+        for list in [&mut self.annotated, &mut self.promoted] {
+            list.sort_unstable();
+            list.dedup();
+        }
+        self.alias_skipped.sort_by(|a, b| a.0.cmp(&b.0));
+        self.alias_skipped.dedup_by(|a, b| a.0 == b.0);
+        self.alias.attributes.sort();
+        self.alias.attributes.dedup();
+    }
+}
+
+/// The file partition `p` writes LLVM's remarks to: the final one for a single partition.
+fn remark_file(path: &Path, count: u32, p: u32) -> PathBuf {
+    if count == 1 {
+        return path.to_path_buf();
+    }
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".part{p}"));
+    name.into()
+}
+
+/// Concatenates the partitions' remark files, in partition order, into `path`.
+fn join_remark_files(path: &Path, count: u32) -> Result<(), LtoError> {
+    let mut text = Vec::new();
+    for p in 0..count {
+        let part = remark_file(path, count, p);
+        let bytes = std::fs::read(&part).map_err(|source| LtoError::Io {
+            path: part.display().to_string(),
+            source,
+        })?;
+        text.extend_from_slice(&bytes);
+        let _ = std::fs::remove_file(&part);
+    }
+    std::fs::write(path, text).map_err(|source| LtoError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// Reads, links, optimizes and compiles partition `p` in a context of its own.
+fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoError> {
+    let cfg = job.cfg;
     let ctx = Context::create();
     let mut merged: Option<Module> = None;
     // Linkage changes wait until every module is linked: an internal definition would no
     // longer satisfy the other modules' external declarations of the same name.
-    let mut after_link: HashMap<String, Action> = HashMap::new();
+    let mut after_link: HashMap<String, Change> = HashMap::new();
     let mut outcome = CallOutcome::default();
-    for (m, (input, acts)) in inputs.iter().zip(actions).enumerate() {
-        let module = parse_module(&ctx, input.name, input.data)?;
-        prepare_sites(&ctx, &module, m as u32, plans);
-        let functions = aliases.modules.get(m).map_or(&[][..], Vec::as_slice);
-        let attributes = aliases.attributes.get(m).map_or(&[][..], Vec::as_slice);
-        if !functions.is_empty() || !attributes.is_empty() {
-            let start = std::time::Instant::now();
-            match crate::alias_scopes::annotate(&ctx, &module, m as u32, functions, attributes) {
-                Ok(a) => {
-                    outcome.alias.functions += a.functions;
-                    outcome.alias.instructions += a.instructions;
-                    outcome.alias.attributes.extend(a.attributes);
-                }
-                Err(mismatch) => outcome
-                    .alias_skipped
-                    .push((input.name.to_string(), mismatch)),
-            }
-            outcome.alias_time += start.elapsed();
+    for &m in job.partitions.modules(p) {
+        let input = &job.inputs[m as usize];
+        let module = crate::fatal::reading(input.name, || {
+            crate::shim::parse_lazy(&ctx, input.name, input.data)
+        })
+        .map_err(|msg| LtoError::BadBitcode {
+            file: input.name.to_string(),
+            msg,
+        })?;
+        let globals = module_globals(&module);
+        let actions = job.actions.get(m as usize).map_or(&[][..], Vec::as_slice);
+        place_globals(job, p, m, &globals, actions, &mut after_link);
+        if !job.partitions.is_home(p, m) {
+            // Module-level inline asm may define symbols: one partition emits it.
+            module.set_inline_assembly("");
         }
-        drop_globals(&module, acts, &mut after_link);
+        crate::fatal::reading(input.name, || crate::shim::materialize_all(&module)).map_err(
+            |msg| LtoError::BadBitcode {
+                file: input.name.to_string(),
+                msg,
+            },
+        )?;
+        tag_sites(&ctx, &globals, m, job);
+        annotate_aliases(&ctx, &module, m, p, job, &mut outcome);
         match &merged {
             None => merged = Some(module),
             Some(dest) => dest.link_in_module(module).map_err(|e| {
@@ -117,8 +270,8 @@ pub fn compile(
         return Err(LtoError::Llvm("no bitcode modules to compile".into()));
     };
     for g in module_globals(&module) {
-        if let Some(&action) = after_link.get(&g.name()) {
-            change_linkage(g, action);
+        if let Some(&change) = after_link.get(&g.name()) {
+            change.apply(g);
         }
     }
     // Before the pipeline, so the inliner sees the promoted direct calls.
@@ -126,7 +279,7 @@ pub fn compile(
         let Some(site) = parse_site_key(&key) else {
             continue;
         };
-        let Some(plan) = plans.sites.get(&site) else {
+        let Some(plan) = job.plans.sites.get(&site) else {
             continue;
         };
         match promote::apply_plan(&ctx, &module, call, plan) {
@@ -157,15 +310,23 @@ pub fn compile(
     // which LLVM-C cannot configure: made by the C++ shim.
     let tm = crate::shim::create_lto_target_machine(&triple, cpu, "", cfg.opt_level, cfg.pic)
         .ok_or_else(|| LtoError::Llvm(format!("cannot create a target machine for {cpu}")))?;
+    let count = job.partitions.count();
     let remarks = match &cfg.pipeline_remarks {
         Some((path, passes)) => Some(
-            crate::shim::PipelineRemarks::begin(&ctx, path, passes.as_deref(), false)
-                .map_err(|e| LtoError::Llvm(format!("optimization remarks: {e}")))?,
+            crate::shim::PipelineRemarks::begin(
+                &ctx,
+                &remark_file(path, count, p),
+                passes.as_deref(),
+                false,
+            )
+            .map_err(|e| LtoError::Llvm(format!("optimization remarks: {e}")))?,
         ),
         None => None,
     };
 
-    save_temp(cfg, "0.0.preopt.bc", |p| module.write_bitcode_to_path(p))?;
+    save_temp(cfg, &format!("{p}.0.preopt.bc"), |path| {
+        module.write_bitcode_to_path(path)
+    })?;
     let pipeline = if cfg.opt_level == 0 {
         "default<O0>".to_string()
     } else {
@@ -174,7 +335,9 @@ pub fn compile(
     module
         .run_passes(&pipeline, &tm, PassBuilderOptions::create())
         .map_err(|e| LtoError::Llvm(format!("optimization failed: {}", e.to_string().trim())))?;
-    save_temp(cfg, "0.4.opt.bc", |p| module.write_bitcode_to_path(p))?;
+    save_temp(cfg, &format!("{p}.4.opt.bc"), |path| {
+        module.write_bitcode_to_path(path)
+    })?;
     let object = tm
         .write_to_memory_buffer(&module, FileType::Object)
         .map_err(|e| LtoError::Llvm(format!("code generation failed: {}", e.to_string().trim())))?;
@@ -183,7 +346,15 @@ pub fn compile(
         r.finish()
             .map_err(|e| LtoError::Llvm(format!("optimization remarks: {e}")))?;
     }
-    save_temp(cfg, "lto.o", |p| std::fs::write(p, &bytes).is_ok())?;
+    // lld's names: `out.lto.o`, then `out1.lto.o`, `out2.lto.o`, ...
+    let object_name = if p == 0 {
+        "lto.o".to_string()
+    } else {
+        format!("{p}.lto.o")
+    };
+    save_temp_named(cfg, &object_name, p != 0, |path| {
+        std::fs::write(path, &bytes).is_ok()
+    })?;
     Ok((bytes, outcome))
 }
 
@@ -192,38 +363,103 @@ fn parse_site_key(key: &str) -> Option<(u32, u32)> {
     Some((m.parse().ok()?, id.parse().ok()?))
 }
 
-/// Before linking: gives local CVP targets unique names and tags the planned call sites
-/// (numbered as the summary numbers them: call-like instructions of defined functions, in
-/// order, inline asm excluded).
-fn prepare_sites(ctx: &Context, module: &Module, m: u32, plans: &CallPlans) {
-    let globals = module_globals(module);
-    if let Some(renames) = plans.renames.get(m as usize) {
-        for (index, name) in renames {
-            if let Some(g) = globals.get(*index as usize) {
-                g.set_name(name);
-            }
+/// Before linking: tags the planned call sites whose caller has its body here, so they can
+/// be found in the merged module. The summary says where each is (caller, position); a
+/// position that is not a call (a stale summary) is left alone.
+fn tag_sites(ctx: &Context, globals: &[crate::ir::Value], m: u32, job: &Job) {
+    let mut by_caller: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+    for (&(pm, id), plan) in &job.plans.sites {
+        if pm == m {
+            by_caller
+                .entry(plan.caller)
+                .or_default()
+                .push((plan.instruction, id));
         }
     }
-    if !plans.sites.keys().any(|&(pm, _)| pm == m) {
-        return;
-    }
-    let mut id = 0u32;
-    for g in &globals {
-        if g.global_kind() != Some(GlobalKind::Function) || g.is_declaration() {
+    for (caller, sites) in by_caller {
+        let Some(&f) = globals.get(caller as usize) else {
+            continue;
+        };
+        if f.global_kind() != Some(GlobalKind::Function) || f.is_declaration() {
             continue;
         }
-        for inst in g.instructions() {
-            let Some(callee) = inst.called_value() else {
+        let instructions = f.instructions();
+        for (position, id) in sites {
+            let Some(&inst) = instructions.get(position as usize) else {
                 continue;
             };
-            if callee.is_inline_asm() {
-                continue;
+            match inst.called_value() {
+                Some(callee) if !callee.is_inline_asm() => {
+                    promote::tag_site(ctx, inst, &format!("{m}.{id}"))
+                }
+                _ => {}
             }
-            if plans.sites.contains_key(&(m, id)) {
-                promote::tag_site(ctx, inst, &format!("{m}.{id}"));
-            }
-            id += 1;
         }
+    }
+}
+
+/// Writes the alias analysis' metadata and attributes into the functions of module `m`
+/// that partition `p` holds; only the ones it owns are counted.
+fn annotate_aliases(
+    ctx: &Context,
+    module: &Module,
+    m: u32,
+    p: u32,
+    job: &Job,
+    outcome: &mut CallOutcome,
+) {
+    let present = |function: u32| {
+        job.partitions.placement(
+            p,
+            rld_summaries::GlobalId {
+                module: m,
+                index: function,
+            },
+        )
+    };
+    let functions = job
+        .aliases
+        .modules
+        .get(m as usize)
+        .map_or(&[][..], Vec::as_slice);
+    let attributes = job
+        .aliases
+        .attributes
+        .get(m as usize)
+        .map_or(&[][..], Vec::as_slice);
+    for own in [true, false] {
+        let wanted = |f: u32| match present(f) {
+            Placement::Own => own,
+            Placement::Copy => !own,
+            Placement::Elsewhere => false,
+        };
+        let functions: Vec<_> = functions
+            .iter()
+            .filter(|f| wanted(f.function))
+            .cloned()
+            .collect();
+        let attributes: Vec<_> = attributes
+            .iter()
+            .filter(|a| wanted(a.function))
+            .cloned()
+            .collect();
+        if functions.is_empty() && attributes.is_empty() {
+            continue;
+        }
+        let start = std::time::Instant::now();
+        match crate::alias_scopes::annotate(ctx, module, m, &functions, &attributes) {
+            Ok(a) if own => {
+                outcome.alias.functions += a.functions;
+                outcome.alias.instructions += a.instructions;
+                outcome.alias.attributes.extend(a.attributes);
+            }
+            Ok(_) => {}
+            Err(mismatch) => {
+                let name = job.inputs[m as usize].name.to_string();
+                outcome.alias_skipped.push((name, mismatch));
+            }
+        }
+        outcome.alias_time += start.elapsed();
     }
 }
 
@@ -232,11 +468,24 @@ fn save_temp(
     suffix: &str,
     write: impl FnOnce(&std::path::Path) -> bool,
 ) -> Result<(), LtoError> {
+    save_temp_named(cfg, suffix, false, write)
+}
+
+/// Writes a `--save-temps` file: `out.SUFFIX`, or `outSUFFIX` when `glued` (lld names the
+/// objects of later partitions `out1.lto.o`, ...).
+fn save_temp_named(
+    cfg: &LtoConfig,
+    suffix: &str,
+    glued: bool,
+    write: impl FnOnce(&std::path::Path) -> bool,
+) -> Result<(), LtoError> {
     let Some(out) = &cfg.save_temps else {
         return Ok(());
     };
     let mut name = out.as_os_str().to_owned();
-    name.push(".");
+    if !glued {
+        name.push(".");
+    }
     name.push(suffix);
     let path = PathBuf::from(name);
     if write(&path) {
@@ -249,50 +498,136 @@ fn save_temp(
     }
 }
 
-/// Turns the dropped globals of one module into declarations, and notes the linkage
-/// changes to make once all modules are linked.
-fn drop_globals(module: &Module, actions: &[Action], after_link: &mut HashMap<String, Action>) {
-    let globals = module_globals(module);
-    for (&g, &action) in globals.iter().zip(actions) {
-        match action {
-            Action::Keep => {}
-            Action::Drop => match g.global_kind() {
-                Some(GlobalKind::Function) if !g.is_declaration() => {
-                    crate::shim::delete_function_body(g);
+/// A linkage change made once the partition's modules are linked (by name: only non-local
+/// names are changed after linking, and those are unique).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Change {
+    /// Internal linkage (internalized).
+    Internalize,
+    /// A prevailing linkonce definition something outside the LTO unit needs: weak.
+    KeepWeak,
+    /// A definition local to the LTO unit that other partitions name: hidden, and weak
+    /// rather than linkonce so that it survives optimization.
+    ShareDefinition,
+    /// Another partition's shared definition: a hidden declaration.
+    ShareDeclaration,
+}
+
+impl Change {
+    fn apply(self, g: crate::ir::Value) {
+        match self {
+            Change::Internalize => {
+                g.set_linkage(Linkage::Internal);
+                g.set_default_visibility();
+                if g.global_kind() != Some(GlobalKind::Alias) {
                     g.clear_comdat();
-                    g.set_linkage(Linkage::External);
                 }
-                Some(GlobalKind::Variable) if !g.is_declaration() => {
-                    g.remove_initializer();
-                    g.clear_comdat();
-                    g.set_linkage(Linkage::External);
+            }
+            Change::KeepWeak => keep_weak(g),
+            Change::ShareDefinition => {
+                keep_weak(g);
+                g.set_hidden_visibility();
+            }
+            Change::ShareDeclaration => g.set_hidden_visibility(),
+        }
+    }
+}
+
+fn keep_weak(g: crate::ir::Value) {
+    match g.linkage() {
+        Linkage::LinkOnceODR => g.set_linkage(Linkage::WeakODR),
+        Linkage::LinkOnceAny => g.set_linkage(Linkage::WeakAny),
+        _ => {}
+    }
+}
+
+/// Gives every global of module `m` its form in partition `p`: a definition it owns (with
+/// the linkage the LTO decisions give it), a copy for inlining, or a declaration. Shared
+/// locals get their unique names here, before linking, in every partition alike.
+fn place_globals(
+    job: &Job,
+    p: u32,
+    m: u32,
+    globals: &[crate::ir::Value],
+    actions: &[Action],
+    after_link: &mut HashMap<String, Change>,
+) {
+    // Local targets of promoted calls need names other modules can use (the same scheme).
+    let renamed: std::collections::HashSet<u32> = job
+        .plans
+        .renames
+        .get(m as usize)
+        .into_iter()
+        .flatten()
+        .map(|&(index, _)| index)
+        .collect();
+    for (i, &g) in globals.iter().enumerate() {
+        let id = rld_summaries::GlobalId {
+            module: m,
+            index: i as u32,
+        };
+        let action = actions.get(i).copied().unwrap_or(Action::Keep);
+        let local = g.linkage().is_local();
+        let shared = job.partitions.is_shared(id);
+        let placement = job.partitions.placement(p, id);
+        if local {
+            // Named across partitions, or about to become a declaration (which cannot be
+            // local): a name no other module uses.
+            if shared || placement == Placement::Elsewhere || renamed.contains(&(i as u32)) {
+                g.set_name(&partition::shared_name(&g.name(), m));
+            }
+            // What the others name is a hidden symbol (not local first: a local cannot be
+            // hidden).
+            if shared {
+                g.set_linkage(Linkage::External);
+                g.set_hidden_visibility();
+            }
+        }
+        match placement {
+            Placement::Own => {
+                let change = match action {
+                    Action::Internalize if shared => Some(Change::ShareDefinition),
+                    Action::Internalize => Some(Change::Internalize),
+                    Action::KeepWeak => Some(Change::KeepWeak),
+                    Action::Keep | Action::Drop => None,
+                };
+                if let Some(change) = change {
+                    after_link.insert(g.name(), change);
                 }
-                Some(GlobalKind::Alias) => crate::shim::alias_to_declaration(g),
-                _ => {}
-            },
-            Action::Internalize | Action::KeepWeak => {
-                if !g.is_declaration() {
-                    after_link.insert(g.name(), action);
+            }
+            Placement::Copy => {
+                g.clear_comdat();
+                g.set_linkage(Linkage::AvailableExternally);
+            }
+            Placement::Elsewhere => {
+                to_declaration(g);
+                if shared {
+                    after_link.insert(g.name(), Change::ShareDeclaration);
                 }
             }
         }
     }
 }
 
-fn change_linkage(g: crate::ir::Value, action: Action) {
-    match action {
-        Action::Internalize => {
-            g.set_linkage(Linkage::Internal);
-            g.set_default_visibility();
-            if g.global_kind() != Some(GlobalKind::Alias) {
-                g.clear_comdat();
-            }
+/// Turns a definition another partition owns (or that is dropped) into a declaration.
+fn to_declaration(g: crate::ir::Value) {
+    match g.global_kind() {
+        Some(GlobalKind::Function) if !g.is_declaration() => {
+            crate::shim::delete_function_body(g);
+            g.clear_comdat();
+            g.set_linkage(Linkage::External);
         }
-        Action::KeepWeak => match g.linkage() {
-            Linkage::LinkOnceODR => g.set_linkage(Linkage::WeakODR),
-            Linkage::LinkOnceAny => g.set_linkage(Linkage::WeakAny),
-            _ => {}
-        },
-        Action::Keep | Action::Drop => {}
+        Some(GlobalKind::Variable) if !g.is_declaration() => {
+            if g.name().starts_with("llvm.") {
+                // `llvm.global_ctors`, `llvm.used`, ...: the owning partition emits them.
+                g.delete_global_variable();
+                return;
+            }
+            g.remove_initializer();
+            g.clear_comdat();
+            g.set_linkage(Linkage::External);
+        }
+        Some(GlobalKind::Alias) | Some(GlobalKind::IFunc) => crate::shim::alias_to_declaration(g),
+        _ => {}
     }
 }

@@ -110,7 +110,6 @@ impl<'a> FactBuilder<'a> {
             }
         }
         let instructions = f.instructions();
-        let accesses_before = self.accesses.len();
         let mut opaque = false;
         for (position, &inst) in instructions.iter().enumerate() {
             self.instruction(function, inst, call_ids);
@@ -120,11 +119,11 @@ impl<'a> FactBuilder<'a> {
         if opaque {
             self.opaque.push(function);
         }
-        if self.accesses.len() > accesses_before || !call_ids.is_empty() {
-            let opcodes = instructions.iter().map(|i| i.opcode_number());
-            self.shapes
-                .push(FunctionShape::of_opcodes(function, opcodes));
-        }
+        // Every function's shape: the backend checks it before annotating, and its size
+        // guides partitioning.
+        let opcodes = instructions.iter().map(|i| i.opcode_number());
+        self.shapes
+            .push(FunctionShape::of_opcodes(function, opcodes));
     }
 
     /// The memory an instruction reads or writes, through which pointer operand: loads,

@@ -122,6 +122,11 @@ impl Value {
         }
     }
 
+    pub fn is_block_address(self) -> bool {
+        // SAFETY: class check on a live value.
+        unsafe { !LLVMIsABlockAddress(self.0).is_null() }
+    }
+
     pub fn is_constant_expr(self) -> bool {
         // SAFETY: class check on a live value.
         unsafe { !LLVMIsAConstantExpr(self.0).is_null() }
@@ -174,6 +179,12 @@ impl Value {
     pub fn set_default_visibility(self) {
         // SAFETY: `self` is a global value.
         unsafe { LLVMSetVisibility(self.0, LLVMVisibility::LLVMDefaultVisibility) }
+    }
+
+    /// Hidden visibility (which also makes the global dso_local).
+    pub fn set_hidden_visibility(self) {
+        // SAFETY: `self` is a global value.
+        unsafe { LLVMSetVisibility(self.0, LLVMVisibility::LLVMHiddenVisibility) }
     }
 
     pub fn is_declaration(self) -> bool {
@@ -351,6 +362,14 @@ impl Value {
     pub fn set_name(self, name: &str) {
         // SAFETY: renaming a global of a live module; LLVM copies the bytes.
         unsafe { LLVMSetValueName2(self.0, name.as_ptr() as *const _, name.len()) }
+    }
+
+    /// Erases a global variable nothing uses (`llvm.global_ctors` and friends).
+    pub fn delete_global_variable(self) {
+        // SAFETY: `self` is a global variable of a live module without uses (callers only
+        // erase the `llvm.*` variables, which no instruction refers to); it is not used
+        // afterwards.
+        unsafe { inkwell::llvm_sys::core::LLVMDeleteGlobal(self.0) }
     }
 
     /// Turns a global variable definition into a declaration.

@@ -12,7 +12,7 @@ pub mod promote;
 pub mod shim;
 pub mod summarize;
 
-pub use backend::{compile, Action, CallOutcome, CallPlans, LtoConfig};
+pub use backend::{compile, Action, CallOutcome, CallPlans, Compiled, Job, LtoConfig};
 pub use error::LtoError;
 pub use promote::SitePlan;
 

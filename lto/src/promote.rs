@@ -15,10 +15,13 @@ use inkwell::llvm_sys::LLVMIntPredicate;
 use inkwell::module::Module;
 use std::ffi::CString;
 
-/// What to do at one call site: its targets (function names in the merged module) and
-/// whether the set is complete (no other target is possible).
+/// What to do at one call site: where it is (its caller's global index and the
+/// instruction's position in the caller, as in the summary), its targets (function names in
+/// the merged module) and whether the set is complete (no other target is possible).
 #[derive(Debug, Clone)]
 pub struct SitePlan {
+    pub caller: u32,
+    pub instruction: u32,
     pub targets: Vec<String>,
     pub complete: bool,
     pub promote: bool,

@@ -4,7 +4,7 @@
 
 use inkwell::context::Context;
 use inkwell::llvm_sys::core::LLVMDisposeMessage;
-use inkwell::llvm_sys::prelude::LLVMContextRef;
+use inkwell::llvm_sys::prelude::{LLVMContextRef, LLVMModuleRef};
 use inkwell::llvm_sys::target_machine::LLVMTargetMachineRef;
 use inkwell::targets::{TargetMachine, TargetTriple};
 use std::ffi::{c_char, c_uint, CStr, CString};
@@ -37,6 +37,14 @@ extern "C" {
     fn rld_remarks_end(handle: *mut RawRemarks, error: *mut *mut c_char) -> bool;
     fn rld_delete_function_body(function: inkwell::llvm_sys::prelude::LLVMValueRef);
     fn rld_alias_to_declaration(alias: inkwell::llvm_sys::prelude::LLVMValueRef);
+    fn rld_parse_lazy(
+        ctx: LLVMContextRef,
+        data: *const c_char,
+        size: usize,
+        name: *const c_char,
+        error: *mut *mut c_char,
+    ) -> LLVMModuleRef;
+    fn rld_materialize_all(module: LLVMModuleRef, error: *mut *mut c_char) -> bool;
 }
 
 /// A target machine as lld 14 creates it for LTO code generation: a section per function
@@ -178,7 +186,46 @@ pub(crate) fn delete_function_body(function: crate::ir::Value) {
     unsafe { rld_delete_function_body(function.raw()) }
 }
 
-/// Replaces an alias by a declaration of the same name (aliases cannot be declarations).
+/// Reads a module lazily from `data` (no copy: the bytes must outlive the module, which the
+/// `'a` borrow ensures): function bodies are read by [`materialize_all`], and a body deleted
+/// before that is never read.
+pub fn parse_lazy<'ctx, 'a: 'ctx>(
+    ctx: &'ctx Context,
+    name: &str,
+    data: &'a [u8],
+) -> Result<inkwell::module::Module<'ctx>, String> {
+    let c_name = CString::new(name).map_err(|_| "file name contains a NUL byte".to_string())?;
+    let mut error: *mut c_char = ptr::null_mut();
+    // SAFETY: `data` outlives the module (`'a: 'ctx`, and the module cannot outlive its
+    // context); the name is copied by LLVM; `error` is a valid out-pointer.
+    let raw = unsafe {
+        rld_parse_lazy(
+            ctx.raw(),
+            data.as_ptr() as *const c_char,
+            data.len(),
+            c_name.as_ptr(),
+            &mut error,
+        )
+    };
+    if raw.is_null() {
+        return Err(take_message(error));
+    }
+    // SAFETY: a new module of `ctx` that nothing else owns.
+    Ok(unsafe { inkwell::module::Module::new(raw) })
+}
+
+/// Reads the bodies of a lazily read module that are still unread.
+pub fn materialize_all(module: &inkwell::module::Module) -> Result<(), String> {
+    let mut error: *mut c_char = ptr::null_mut();
+    // SAFETY: a live module; `error` is a valid out-pointer.
+    if unsafe { rld_materialize_all(module.as_mut_ptr(), &mut error) } {
+        Ok(())
+    } else {
+        Err(take_message(error))
+    }
+}
+
+/// Replaces an alias (or ifunc) by a declaration of the same name (aliases cannot be declarations).
 pub(crate) fn alias_to_declaration(alias: crate::ir::Value) {
     // SAFETY: `alias` is a GlobalAlias of a live module (callers check the kind); LLVM
     // replaces its uses and erases it, and the caller does not use the value afterwards.

@@ -41,6 +41,20 @@ pub fn summarize_bitcode(name: &str, data: &[u8]) -> Result<ModuleSummary, LtoEr
     }))
 }
 
+/// Whether a constant holds the address of a basic block (`blockaddress`), through
+/// constant expressions and aggregates.
+fn holds_block_address(v: Value, depth: u32) -> bool {
+    if v.is_block_address() {
+        return true;
+    }
+    if depth > 64 || v.is_global_value() || !v.is_constant() || v.is_constant_data() {
+        return false;
+    }
+    v.operands()
+        .into_iter()
+        .any(|op| holds_block_address(op, depth + 1))
+}
+
 /// Globals a constant (an initializer, an operand) refers to, through constant expressions
 /// and aggregates.
 fn constant_refs(index: &HashMap<Value, u32>, v: Value, out: &mut Vec<u32>, depth: u32) {
@@ -112,6 +126,9 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
                         if Some(op) == callee {
                             continue;
                         }
+                        if op.is_block_address() {
+                            summary.globals[gi].flags.insert(GlobalFlags::BLOCK_ADDRESS);
+                        }
                         let before = refs.len();
                         constant_refs(&index, op, &mut refs, 0);
                         for &r in &refs[before..] {
@@ -124,6 +141,9 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
             Some(GlobalKind::Variable) => {
                 if let Some(init) = g.initializer() {
                     constant_refs(&index, init, &mut refs, 0);
+                    if holds_block_address(init, 0) {
+                        summary.globals[gi].flags.insert(GlobalFlags::BLOCK_ADDRESS);
+                    }
                     for &r in &refs {
                         address_taken[r as usize] = true;
                     }

@@ -11,7 +11,7 @@ use crate::model::*;
 
 /// Version of the on-disk summary format this crate reads and writes. Readers accept exactly
 /// this version: any change to the layout or to the meaning of a field bumps it.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// The first eight bytes of every encoded summary.
 pub const MAGIC: &[u8; 8] = b"RLDSUMRY";
@@ -69,7 +69,7 @@ pub enum SummaryError {
 
 /// Every flag bit this version knows; others are rejected so that a newer writer's flags are
 /// never silently dropped.
-const KNOWN_FLAGS: u32 = (GlobalFlags::RETURNS_NOALIAS << 1) - 1;
+const KNOWN_FLAGS: u32 = (GlobalFlags::BLOCK_ADDRESS << 1) - 1;
 
 // Codes of the enums on disk. Their order is part of the format (FORMAT.md).
 const KINDS: [GlobalKind; 4] = [
@@ -886,7 +886,7 @@ mod tests {
         s.validate().unwrap();
         let bytes = encode(&s);
         assert_eq!(&bytes[..8], b"RLDSUMRY");
-        assert_eq!(bytes[8..12], 4u32.to_le_bytes());
+        assert_eq!(bytes[8..12], 5u32.to_le_bytes());
         assert_eq!(decode(&bytes).unwrap(), s);
     }
 
@@ -897,7 +897,7 @@ mod tests {
             source_file: "a.c".to_string(),
             ..Default::default()
         };
-        let mut expected = b"RLDSUMRY\x04\x00\x00\x00\x03a.o\x03a.c".to_vec();
+        let mut expected = b"RLDSUMRY\x05\x00\x00\x00\x03a.o\x03a.c".to_vec();
         expected.extend_from_slice(&[0; 10]);
         assert_eq!(encode(&s), expected);
     }
@@ -1000,7 +1000,7 @@ mod tests {
         bytes[8..12].copy_from_slice(&7u32.to_le_bytes());
         assert_eq!(
             decode(&bytes).unwrap_err().to_string(),
-            "unsupported summary version 7 (this rld reads 4)"
+            "unsupported summary version 7 (this rld reads 5)"
         );
     }
 

@@ -11,6 +11,7 @@
 //! - [`cvp`]: called-value propagation, the possible callees of every indirect call site.
 //! - [`pointsto`]: whole-program points-to analysis (stack, heap, globals, fields, calls).
 //! - [`modref`]: what each function and call may read, write or free, over the whole program.
+//! - [`partition`]: the LTO unit split into partitions compiled in parallel.
 //! - [`alias`]: the points-to and mod/ref answers as scoped-noalias annotations for LLVM.
 //! - [`remarks`]: optimization remarks in LLVM's YAML format.
 //!
@@ -24,6 +25,7 @@ pub mod encoding;
 pub mod index;
 pub mod model;
 pub mod modref;
+pub mod partition;
 pub mod pointsto;
 pub mod program;
 pub mod remarks;

@@ -139,9 +139,12 @@ impl GlobalFlags {
     /// A function that returns fresh memory: its return is `noalias` or it has `allocsize`
     /// (LLVM's marks of allocators and allocation wrappers the compiler recognized).
     pub const RETURNS_NOALIAS: u32 = 1024;
+    /// Its initializer or body holds the address of a basic block of a function it refers
+    /// to (a computed-goto table): it must be compiled together with that function.
+    pub const BLOCK_ADDRESS: u32 = 2048;
 
     /// Every flag with its `dump` name, in bit order.
-    pub const NAMES: [(u32, &'static str); 11] = [
+    pub const NAMES: [(u32, &'static str); 12] = [
         (Self::DECLARATION, "declaration"),
         (Self::DSO_LOCAL, "dso_local"),
         (Self::THREAD_LOCAL, "thread_local"),
@@ -153,6 +156,7 @@ impl GlobalFlags {
         (Self::UNNAMED_ADDR, "unnamed_addr"),
         (Self::IN_COMDAT, "in_comdat"),
         (Self::RETURNS_NOALIAS, "returns_noalias"),
+        (Self::BLOCK_ADDRESS, "block_address"),
     ];
 
     /// Whether every bit of `f` is set.
@@ -444,7 +448,7 @@ pub struct ModuleSummary {
     pub value_count: u32,
     /// Loads, stores, atomics and memory intrinsics, function by function.
     pub accesses: Vec<MemoryAccess>,
-    /// One per defined function that has accesses or calls.
+    /// One per defined function.
     pub shapes: Vec<FunctionShape>,
     /// Functions that touch memory in ways the summary does not describe (inline asm,
     /// `va_arg`, fences): the whole-program mod/ref treats them as touching anything.

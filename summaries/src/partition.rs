@@ -1,0 +1,522 @@
+//! Splitting the LTO unit into partitions that LLVM optimizes and compiles in parallel.
+//!
+//! The whole-program analyses have already run on the combined index, so a partition is not a
+//! ThinLTO module that must guess what the rest of the program does: it is a slice of the
+//! internalized program whose every decision is known. What partitioning must keep is the
+//! optimizer's view across the cut:
+//!
+//! - **Units**: definitions that must be emitted together (a comdat group, an alias with its
+//!   aliasee, a computed-goto table with its function) form one unit, placed as a whole.
+//! - **Order and cut**: units are laid out in call-graph order (a depth-first walk that puts
+//!   callees right after their first caller, and variables after their first user), then the
+//!   order is cut into `count` runs of about equal size (instructions). Everything depends on
+//!   the program only, never on the machine or the thread count, so the output is the same
+//!   everywhere.
+//! - **Copies for inlining**: a partition receives an `available_externally` copy of each
+//!   small function its code calls in another partition (and, with a decaying size limit, of
+//!   their small callees, as ThinLTO imports). The inliner uses it; it is never emitted, so a
+//!   copy the inliner declines costs no code size (internal clones, tried first, made SQLite's
+//!   code 11% larger: each partition kept its own out-of-line copies).
+//! - **Shared locals**: a local or internalized definition that code in another partition
+//!   refers to by name becomes a hidden symbol (locals renamed uniquely, see [`shared_name`]),
+//!   so the partitions' objects link to each other and to nothing else.
+
+use crate::index::{CombinedIndex, GlobalId, Resolutions};
+use crate::model::{GlobalFlags, GlobalKind, Linkage};
+use std::collections::{HashMap, HashSet};
+
+/// Instructions per partition when the count is chosen from the program's size.
+pub const PARTITION_SIZE: u64 = 10_000;
+/// At most this many partitions are chosen automatically.
+pub const MAX_AUTO_PARTITIONS: u32 = 16;
+/// Functions of at most this many instructions are copied into the partitions that call
+/// them (ThinLTO's `-import-instr-limit` default is 100).
+pub const IMPORT_LIMIT: u32 = 100;
+/// The limit for a copied function's own callees shrinks by this factor per level.
+const IMPORT_DECAY: f64 = 0.7;
+
+/// What the partitioner needs to know beyond the index.
+pub struct PartitionInput<'a> {
+    pub index: &'a CombinedIndex,
+    pub res: &'a Resolutions,
+    /// Per module, per global: the definition reaches the backend (prevailing and live, or
+    /// kept by name like `llvm.global_ctors`).
+    pub compiled: &'a [Vec<bool>],
+    /// Non-local definitions the LTO step gives internal linkage.
+    pub internalized: &'a HashSet<GlobalId>,
+    /// References the backend adds: the targets of indirect calls it promotes or annotates
+    /// (caller, callee).
+    pub extra_refs: &'a [(GlobalId, GlobalId)],
+    /// `--lto-partitions=N`; `None` chooses from the program's size.
+    pub requested: Option<u32>,
+}
+
+/// What a partition does with one global of a module it loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// The partition defines it.
+    Own,
+    /// The partition holds an `available_externally` copy of a function another one owns:
+    /// a body for the inliner; calls that stay go to the owner.
+    Copy,
+    /// Defined elsewhere (another partition, or outside the LTO unit): a declaration here.
+    Elsewhere,
+}
+
+/// The partitions of one LTO unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionPlan {
+    count: u32,
+    /// Per module, per global: the partition that defines it (compiled definitions only).
+    owner: Vec<Vec<Option<u32>>>,
+    /// Per partition: copies of other partitions' functions.
+    copies: Vec<HashSet<GlobalId>>,
+    /// Local or internalized definitions referred to across partitions.
+    shared: HashSet<GlobalId>,
+    /// Per partition: the modules it loads, in index order.
+    modules: Vec<Vec<u32>>,
+    /// Per module: the one partition that emits its module-level parts (inline asm).
+    home: Vec<u32>,
+    /// Per partition: instructions owned, instructions copied.
+    sizes: Vec<(u64, u64)>,
+}
+
+impl PartitionPlan {
+    /// Everything in one partition: the classic full LTO module.
+    pub fn single(index: &CombinedIndex, compiled: &[Vec<bool>]) -> PartitionPlan {
+        let owner = compiled
+            .iter()
+            .map(|c| c.iter().map(|&b| b.then_some(0)).collect())
+            .collect();
+        let size = (0..index.modules.len())
+            .map(|m| function_sizes(index, m as u32).values().sum::<u64>())
+            .sum();
+        PartitionPlan {
+            count: 1,
+            owner,
+            copies: vec![HashSet::new()],
+            shared: HashSet::new(),
+            modules: vec![(0..index.modules.len() as u32).collect()],
+            home: vec![0; index.modules.len()],
+            sizes: vec![(size, 0)],
+        }
+    }
+
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// What partition `p` does with global `id`.
+    pub fn placement(&self, p: u32, id: GlobalId) -> Placement {
+        let owner = self
+            .owner
+            .get(id.module as usize)
+            .and_then(|o| o.get(id.index as usize))
+            .copied()
+            .flatten();
+        if owner == Some(p) {
+            return Placement::Own;
+        }
+        if self.copies.get(p as usize).is_some_and(|c| c.contains(&id)) {
+            Placement::Copy
+        } else {
+            Placement::Elsewhere
+        }
+    }
+
+    /// The partition that defines `id`, if it is compiled at all.
+    pub fn owner(&self, id: GlobalId) -> Option<u32> {
+        self.owner
+            .get(id.module as usize)?
+            .get(id.index as usize)
+            .copied()
+            .flatten()
+    }
+
+    /// Whether `id`, local to the LTO unit, is referred to across partitions and so becomes
+    /// a hidden symbol.
+    pub fn is_shared(&self, id: GlobalId) -> bool {
+        self.shared.contains(&id)
+    }
+
+    /// The modules partition `p` loads.
+    pub fn modules(&self, p: u32) -> &[u32] {
+        self.modules.get(p as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether partition `p` emits module `m`'s module-level parts (inline asm), which
+    /// exactly one partition may do.
+    pub fn is_home(&self, p: u32, m: u32) -> bool {
+        self.home.get(m as usize) == Some(&p)
+    }
+
+    /// Partition `p`'s copies of other partitions' functions, in index order.
+    pub fn copies(&self, p: u32) -> Vec<GlobalId> {
+        let mut list: Vec<GlobalId> = self
+            .copies
+            .get(p as usize)
+            .into_iter()
+            .flatten()
+            .copied()
+            .collect();
+        list.sort_unstable();
+        list
+    }
+
+    /// Instructions partition `p` owns and instructions it holds as copies.
+    pub fn size(&self, p: u32) -> (u64, u64) {
+        self.sizes.get(p as usize).copied().unwrap_or_default()
+    }
+
+    /// Number of local definitions that became hidden symbols.
+    pub fn shared_count(&self) -> usize {
+        self.shared.len()
+    }
+}
+
+/// The name a shared local definition gets in every partition: unique across modules, and
+/// the same one the backend gives local targets of promoted indirect calls.
+pub fn shared_name(name: &str, module: u32) -> String {
+    format!("{name}.rld.{module}")
+}
+
+/// Instructions per defined function of module `m` (from the summary's function shapes).
+fn function_sizes(index: &CombinedIndex, m: u32) -> HashMap<u32, u64> {
+    index.modules[m as usize]
+        .shapes
+        .iter()
+        .map(|s| (s.function, u64::from(s.instructions)))
+        .collect()
+}
+
+/// The number of partitions for a program of `size` instructions.
+pub fn auto_count(size: u64) -> u32 {
+    size.div_ceil(PARTITION_SIZE)
+        .clamp(1, u64::from(MAX_AUTO_PARTITIONS)) as u32
+}
+
+/// A dense numbering of the compiled definitions.
+struct Defs {
+    ids: Vec<GlobalId>,
+    number: HashMap<GlobalId, usize>,
+    size: Vec<u64>,
+}
+
+/// Splits the compiled definitions into partitions; see the module documentation.
+pub fn partition(input: &PartitionInput) -> PartitionPlan {
+    let index = input.index;
+    let defs = number_definitions(input);
+    let total: u64 = defs.size.iter().sum();
+    let count = input.requested.unwrap_or_else(|| auto_count(total)).max(1);
+    if count == 1 || defs.ids.is_empty() {
+        return PartitionPlan::single(index, input.compiled);
+    }
+    let edges = reference_graph(input, &defs);
+    let units = units(input, &defs);
+    let order = call_graph_order(&defs, &edges, &units);
+
+    // Cut the order into runs of about total/count instructions each; a unit goes where its
+    // middle falls.
+    let mut part_of = vec![0u32; defs.ids.len()];
+    let mut done = 0u64;
+    let mut unit_sizes: HashMap<usize, u64> = HashMap::new();
+    for (d, &u) in units.iter().enumerate() {
+        *unit_sizes.entry(u).or_default() += defs.size[d];
+    }
+    let mut placed_units: HashMap<usize, u32> = HashMap::new();
+    for &d in &order {
+        let u = units[d];
+        let p = *placed_units.entry(u).or_insert_with(|| {
+            let size = unit_sizes[&u];
+            let middle = done + size / 2;
+            done += size;
+            ((middle * u64::from(count)) / total.max(1)).min(u64::from(count) - 1) as u32
+        });
+        part_of[d] = p;
+    }
+    // An empty partition helps nobody: renumber the used ones densely, in order.
+    let mut used: Vec<u32> = part_of.clone();
+    used.sort_unstable();
+    used.dedup();
+    let dense: HashMap<u32, u32> = used
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| (p, i as u32))
+        .collect();
+    for p in &mut part_of {
+        *p = dense[p];
+    }
+    let count = used.len() as u32;
+
+    let mut copies: Vec<HashSet<GlobalId>> = vec![HashSet::new(); count as usize];
+    for (p, copies) in copies.iter_mut().enumerate() {
+        import(input, &defs, &edges, &part_of, p as u32, copies);
+    }
+
+    // Which local definitions code in another partition names: through a reference from a
+    // body the partition holds (owned or copied) to a definition it does not own. (A copy
+    // is only a body for the inliner: a call that stays names the owner's symbol.)
+    let mut shared = HashSet::new();
+    for (p, copies) in copies.iter().enumerate() {
+        let bodies = (0..defs.ids.len())
+            .filter(|&d| part_of[d] == p as u32)
+            .chain(copies.iter().map(|id| defs.number[id]));
+        for d in bodies {
+            for &(t, _) in &edges[d] {
+                if part_of[t] != p as u32 && is_unit_local(input, defs.ids[t]) {
+                    shared.insert(defs.ids[t]);
+                }
+            }
+        }
+    }
+
+    let mut owner: Vec<Vec<Option<u32>>> =
+        input.compiled.iter().map(|c| vec![None; c.len()]).collect();
+    let mut sizes = vec![(0u64, 0u64); count as usize];
+    for (d, &id) in defs.ids.iter().enumerate() {
+        owner[id.module as usize][id.index as usize] = Some(part_of[d]);
+        sizes[part_of[d] as usize].0 += defs.size[d];
+    }
+    let mut modules: Vec<Vec<u32>> = vec![Vec::new(); count as usize];
+    let mut home = vec![0u32; index.modules.len()];
+    for m in 0..index.modules.len() {
+        let mut parts: Vec<u32> = owner[m].iter().flatten().copied().collect();
+        parts.sort_unstable();
+        parts.dedup();
+        // A module with no definition left still has module-level parts to emit once.
+        home[m] = parts.first().copied().unwrap_or(0);
+        if parts.is_empty() {
+            parts.push(0);
+        }
+        for p in parts {
+            modules[p as usize].push(m as u32);
+        }
+    }
+    for (p, copies) in copies.iter().enumerate() {
+        for id in copies {
+            sizes[p].1 += defs.size[defs.number[id]];
+            if !modules[p].contains(&id.module) {
+                modules[p].push(id.module);
+            }
+        }
+        modules[p].sort_unstable();
+    }
+    PartitionPlan {
+        count,
+        owner,
+        copies,
+        shared,
+        modules,
+        home,
+        sizes,
+    }
+}
+
+fn number_definitions(input: &PartitionInput) -> Defs {
+    let mut defs = Defs {
+        ids: Vec::new(),
+        number: HashMap::new(),
+        size: Vec::new(),
+    };
+    for (m, compiled) in input.compiled.iter().enumerate() {
+        let sizes = function_sizes(input.index, m as u32);
+        for (i, &c) in compiled.iter().enumerate() {
+            if !c {
+                continue;
+            }
+            let id = GlobalId {
+                module: m as u32,
+                index: i as u32,
+            };
+            defs.number.insert(id, defs.ids.len());
+            defs.ids.push(id);
+            // A variable costs little to compile; count it as one instruction so that the
+            // cut still sees it.
+            defs.size
+                .push(sizes.get(&(i as u32)).copied().unwrap_or(1).max(1));
+        }
+    }
+    defs
+}
+
+/// Local to the LTO unit: local linkage, or internalized.
+fn is_unit_local(input: &PartitionInput, id: GlobalId) -> bool {
+    input.index.global(id).linkage.is_local() || input.internalized.contains(&id)
+}
+
+/// The compiled definition a module-local reference denotes, if any.
+fn resolve(input: &PartitionInput, defs: &Defs, m: u32, i: u32) -> Option<usize> {
+    let id = GlobalId {
+        module: m,
+        index: i,
+    };
+    if let Some(&d) = defs.number.get(&id) {
+        return Some(d);
+    }
+    input
+        .index
+        .resolve_ref_iter(m, i)
+        .find_map(|t| defs.number.get(&t).copied())
+}
+
+/// Per definition: the definitions it refers to, each with whether it is a direct call.
+fn reference_graph(input: &PartitionInput, defs: &Defs) -> Vec<Vec<(usize, bool)>> {
+    let mut edges: Vec<Vec<(usize, bool)>> = vec![Vec::new(); defs.ids.len()];
+    for (d, &id) in defs.ids.iter().enumerate() {
+        let g = input.index.global(id);
+        let calls = g.calls.iter().map(|&c| (c, true));
+        let refs = g.refs.iter().chain(g.aliasee.iter()).map(|&r| (r, false));
+        for (target, call) in calls.chain(refs) {
+            if let Some(t) = resolve(input, defs, id.module, target) {
+                if t != d {
+                    edges[d].push((t, call));
+                }
+            }
+        }
+    }
+    for &(caller, callee) in input.extra_refs {
+        if let (Some(&c), Some(&t)) = (defs.number.get(&caller), defs.number.get(&callee)) {
+            if c != t {
+                edges[c].push((t, true));
+            }
+        }
+    }
+    for e in &mut edges {
+        // Calls first (they decide the order), then by target; a target once.
+        e.sort_by_key(|&(t, call)| (!call, t));
+        let mut seen = HashSet::new();
+        e.retain(|&(t, _)| seen.insert(t));
+    }
+    edges
+}
+
+/// Per definition: its unit's representative (definitions emitted together share one).
+fn units(input: &PartitionInput, defs: &Defs) -> Vec<usize> {
+    let mut parent: Vec<usize> = (0..defs.ids.len()).collect();
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    let mut union = |a: usize, b: usize| {
+        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+        if ra != rb {
+            parent[ra.max(rb)] = ra.min(rb);
+        }
+    };
+    let mut comdats: HashMap<(u32, &str), usize> = HashMap::new();
+    for (d, &id) in defs.ids.iter().enumerate() {
+        let g = input.index.global(id);
+        if let Some(c) = &g.comdat {
+            let first = *comdats.entry((id.module, c.as_str())).or_insert(d);
+            union(first, d);
+        }
+        // Block addresses only exist beside their function's body.
+        if g.flags.contains(GlobalFlags::BLOCK_ADDRESS) {
+            for &r in &g.refs {
+                if let Some(t) = resolve(input, defs, id.module, r) {
+                    if input.index.global(defs.ids[t]).kind == GlobalKind::Function {
+                        union(d, t);
+                    }
+                }
+            }
+        }
+        // An alias (or ifunc) must sit in the module that defines what it stands for.
+        if let Some(a) = g.aliasee {
+            if let Some(t) = resolve(input, defs, id.module, a) {
+                union(d, t);
+            }
+        }
+    }
+    (0..defs.ids.len()).map(|d| find(&mut parent, d)).collect()
+}
+
+/// Definitions in call-graph order: a depth-first walk from each definition in index order,
+/// calls before references, each unit's members together.
+fn call_graph_order(defs: &Defs, edges: &[Vec<(usize, bool)>], units: &[usize]) -> Vec<usize> {
+    let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (d, &u) in units.iter().enumerate() {
+        members.entry(u).or_default().push(d);
+    }
+    let mut visited = vec![false; defs.ids.len()];
+    let mut order = Vec::with_capacity(defs.ids.len());
+    let mut stack: Vec<usize> = Vec::new();
+    for root in 0..defs.ids.len() {
+        stack.push(root);
+        while let Some(d) = stack.pop() {
+            if visited[d] {
+                continue;
+            }
+            for &member in &members[&units[d]] {
+                if !visited[member] {
+                    visited[member] = true;
+                    order.push(member);
+                }
+            }
+            // Reverse, so the first call is walked first.
+            for &member in members[&units[d]].iter().rev() {
+                for &(t, _) in edges[member].iter().rev() {
+                    if !visited[t] {
+                        stack.push(t);
+                    }
+                }
+            }
+        }
+    }
+    order
+}
+
+/// Chooses partition `p`'s copies: small functions its code calls in other partitions, and
+/// their small callees with a decaying limit.
+fn import(
+    input: &PartitionInput,
+    defs: &Defs,
+    edges: &[Vec<(usize, bool)>],
+    part_of: &[u32],
+    p: u32,
+    copies: &mut HashSet<GlobalId>,
+) {
+    let mut work: Vec<(usize, f64)> = (0..defs.ids.len())
+        .filter(|&d| part_of[d] == p)
+        .map(|d| (d, f64::from(IMPORT_LIMIT)))
+        .collect();
+    // Largest limit first per callee, so a function reached twice is judged by the best.
+    let mut best: HashMap<usize, f64> = HashMap::new();
+    while let Some((d, limit)) = work.pop() {
+        for &(t, call) in &edges[d] {
+            if !call || part_of[t] == p {
+                continue;
+            }
+            let size = defs.size[t] as f64;
+            if size > limit || best.get(&t).is_some_and(|&b| b >= limit) {
+                continue;
+            }
+            let id = defs.ids[t];
+            if !copyable(input, id) {
+                continue;
+            }
+            best.insert(t, limit);
+            copies.insert(id);
+            work.push((t, limit * IMPORT_DECAY));
+        }
+    }
+}
+
+/// Whether a function may be copied into another partition: its body must be the one the
+/// program runs (not interposable, not preemptible) and carry no placement of its own.
+fn copyable(input: &PartitionInput, id: GlobalId) -> bool {
+    let g = input.index.global(id);
+    let r = input.res.get(id);
+    g.kind == GlobalKind::Function
+        && !g.linkage.is_interposable()
+        && g.linkage != Linkage::Appending
+        && !r.preemptible
+        && !g.flags.contains(GlobalFlags::EXPLICIT_SECTION)
+        && !g.flags.contains(GlobalFlags::USED)
+        && !g.flags.contains(GlobalFlags::COMPILER_USED)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,295 @@
+//! Partitioning hand-built programs: where each definition lands, what is copied where, and
+//! which locals become shared symbols.
+
+use super::*;
+use crate::fixtures::{global, resolutions};
+use crate::model::{FunctionShape, GlobalSummary, ModuleSummary};
+
+/// A program built function by function, each with a size in instructions.
+struct Builder {
+    modules: Vec<ModuleSummary>,
+    preemptible: Vec<String>,
+}
+
+impl Builder {
+    fn new(modules: usize) -> Builder {
+        Builder {
+            modules: (0..modules)
+                .map(|m| ModuleSummary {
+                    module_id: format!("m{m}.o"),
+                    ..Default::default()
+                })
+                .collect(),
+            preemptible: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, m: usize, g: GlobalSummary, size: Option<u32>) -> u32 {
+        let module = &mut self.modules[m];
+        let i = module.globals.len() as u32;
+        module.globals.push(g);
+        if let Some(n) = size {
+            module.shapes.push(FunctionShape {
+                function: i,
+                instructions: n,
+                opcode_hash: 0,
+            });
+        }
+        i
+    }
+
+    fn func(&mut self, m: usize, name: &str, linkage: Linkage, size: u32) -> u32 {
+        self.add(m, global(name, GlobalKind::Function, linkage), Some(size))
+    }
+
+    fn var(&mut self, m: usize, name: &str, linkage: Linkage) -> u32 {
+        self.add(m, global(name, GlobalKind::Variable, linkage), None)
+    }
+
+    fn declare(&mut self, m: usize, name: &str) -> u32 {
+        let mut g = global(name, GlobalKind::Function, Linkage::External);
+        g.flags.insert(GlobalFlags::DECLARATION);
+        self.add(m, g, None)
+    }
+
+    fn g(&mut self, m: usize, i: u32) -> &mut GlobalSummary {
+        &mut self.modules[m].globals[i as usize]
+    }
+
+    fn calls(&mut self, m: usize, caller: u32, callee: u32) {
+        self.g(m, caller).calls.push(callee);
+    }
+
+    fn refs(&mut self, m: usize, user: u32, used: u32) {
+        self.g(m, user).refs.push(used);
+    }
+
+    /// Partitions with every definition compiled; non-local functions other than `main`
+    /// internalized, as an executable's LTO does.
+    fn plan(&self, requested: Option<u32>) -> (CombinedIndex, PartitionPlan) {
+        let index = CombinedIndex::new(self.modules.clone());
+        let mut res = resolutions(&index);
+        let compiled: Vec<Vec<bool>> = index
+            .modules
+            .iter()
+            .map(|m| m.globals.iter().map(|g| g.is_definition()).collect())
+            .collect();
+        let mut internalized = HashSet::new();
+        for id in index.ids() {
+            let g = index.global(id);
+            if self.preemptible.contains(&g.name) {
+                res.get_mut(id).preemptible = true;
+            } else if g.is_definition() && !g.linkage.is_local() && g.name != "main" {
+                internalized.insert(id);
+            }
+        }
+        let plan = partition(&PartitionInput {
+            index: &index,
+            res: &res,
+            compiled: &compiled,
+            internalized: &internalized,
+            extra_refs: &[],
+            requested,
+        });
+        (index, plan)
+    }
+}
+
+fn id(module: u32, index: u32) -> GlobalId {
+    GlobalId { module, index }
+}
+
+#[test]
+fn one_partition_owns_everything() {
+    let mut b = Builder::new(2);
+    let main = b.func(0, "main", Linkage::External, 50);
+    let f = b.func(1, "f", Linkage::External, 50);
+    let f_decl = b.declare(0, "f");
+    b.calls(0, main, f_decl);
+    let (_, plan) = b.plan(Some(1));
+    assert_eq!(plan.count(), 1);
+    assert_eq!(plan.placement(0, id(0, main)), Placement::Own);
+    assert_eq!(plan.placement(0, id(1, f)), Placement::Own);
+    assert_eq!(plan.placement(0, id(0, f_decl)), Placement::Elsewhere);
+    assert_eq!(plan.modules(0), &[0, 1]);
+    assert_eq!(plan.shared_count(), 0);
+}
+
+#[test]
+fn the_count_follows_the_program_size() {
+    assert_eq!(auto_count(0), 1);
+    assert_eq!(auto_count(PARTITION_SIZE), 1);
+    assert_eq!(auto_count(PARTITION_SIZE + 1), 2);
+    assert_eq!(auto_count(u64::MAX / 2), MAX_AUTO_PARTITIONS);
+    let mut b = Builder::new(1);
+    for i in 0..3 {
+        b.func(
+            0,
+            &format!("f{i}"),
+            Linkage::External,
+            PARTITION_SIZE as u32,
+        );
+    }
+    assert_eq!(b.plan(None).1.count(), 3);
+}
+
+/// main → big1 → big2 (each half the program); small `helper` called from both halves;
+/// a static variable used by both halves.
+fn two_halves() -> (Builder, [u32; 5]) {
+    let mut b = Builder::new(1);
+    let main = b.func(0, "main", Linkage::External, 10);
+    let big1 = b.func(0, "big1", Linkage::Internal, 5000);
+    let big2 = b.func(0, "big2", Linkage::Internal, 5000);
+    let helper = b.func(0, "helper", Linkage::Internal, 20);
+    let counter = b.var(0, "counter", Linkage::Internal);
+    b.calls(0, main, big1);
+    b.calls(0, big1, big2);
+    b.calls(0, big1, helper);
+    b.calls(0, big2, helper);
+    b.refs(0, big1, counter);
+    b.refs(0, big2, counter);
+    (b, [main, big1, big2, helper, counter])
+}
+
+#[test]
+fn a_small_callee_is_copied_and_what_both_halves_use_becomes_a_symbol() {
+    let (b, [main, big1, big2, helper, counter]) = two_halves();
+    let (_, plan) = b.plan(Some(2));
+    assert_eq!(plan.count(), 2);
+    // Call-graph order: main, big1, big2, helper, counter; the cut falls after big1.
+    let owners: Vec<_> = [main, big1, big2, helper, counter]
+        .map(|g| plan.owner(id(0, g)))
+        .to_vec();
+    assert_eq!(owners, [Some(0), Some(0), Some(1), Some(1), Some(1)]);
+    // big1 (partition 0) calls helper (partition 1): small, so copied for the inliner; a
+    // call that stays goes to partition 1's definition, which becomes a symbol.
+    assert_eq!(plan.placement(0, id(0, helper)), Placement::Copy);
+    assert_eq!(plan.placement(1, id(0, helper)), Placement::Own);
+    assert!(plan.is_shared(id(0, helper)));
+    assert_eq!(plan.copies(0), vec![id(0, helper)]);
+    assert!(plan.copies(1).is_empty());
+    // big2 is too big to copy: partition 0 calls it by name.
+    assert_eq!(plan.placement(0, id(0, big2)), Placement::Elsewhere);
+    assert!(plan.is_shared(id(0, big2)));
+    // Both halves use the variable; it lives in one and is named by the other.
+    assert!(plan.is_shared(id(0, counter)));
+    assert!(!plan.is_shared(id(0, big1)));
+    assert!(!plan.is_shared(id(0, main)));
+    assert_eq!(plan.modules(0), &[0]);
+    assert_eq!(plan.modules(1), &[0]);
+    assert!(plan.is_home(0, 0) && !plan.is_home(1, 0));
+    assert_eq!(plan.size(0), (5010, 20));
+    assert_eq!(plan.size(1), (5021, 0));
+}
+
+#[test]
+fn preemptible_callees_are_never_copied() {
+    let (mut b, [main, ..]) = two_halves();
+    let exported = b.func(0, "exported", Linkage::External, 10);
+    b.preemptible.push("exported".into());
+    b.calls(0, main, exported);
+    let (_, plan) = b.plan(Some(2));
+    // Another definition may replace it at run time: its body says nothing.
+    let owner = plan.owner(id(0, exported)).unwrap();
+    assert_ne!(owner, plan.owner(id(0, main)).unwrap());
+    assert_eq!(
+        plan.placement(1 - owner, id(0, exported)),
+        Placement::Elsewhere
+    );
+    // Not local to the LTO unit either: it keeps its own symbol.
+    assert!(!plan.is_shared(id(0, exported)));
+}
+
+#[test]
+fn comdat_members_and_aliases_stay_together() {
+    let mut b = Builder::new(2);
+    let main = b.func(0, "main", Linkage::External, 10);
+    let big = b.func(0, "big", Linkage::External, 6000);
+    let inline_fn = b.func(1, "inline_fn", Linkage::LinkOnceODR, 4000);
+    let guard = b.var(1, "guard", Linkage::LinkOnceODR);
+    let alias = b.add(
+        1,
+        global("alias", GlobalKind::Alias, Linkage::External),
+        None,
+    );
+    let aliased = b.func(1, "aliased", Linkage::External, 3000);
+    for g in [inline_fn, guard] {
+        b.g(1, g).comdat = Some("inline_fn".into());
+    }
+    b.g(1, alias).aliasee = Some(aliased);
+    b.calls(0, main, big);
+    let big_decl = b.declare(1, "big");
+    b.calls(1, inline_fn, big_decl);
+    let (_, plan) = b.plan(Some(3));
+    assert_eq!(plan.owner(id(1, inline_fn)), plan.owner(id(1, guard)));
+    assert_eq!(plan.owner(id(1, alias)), plan.owner(id(1, aliased)));
+    let _ = main;
+}
+
+#[test]
+fn copies_reach_small_callees_of_copies_with_a_shrinking_limit() {
+    let mut b = Builder::new(1);
+    let main = b.func(0, "main", Linkage::External, 10);
+    let big1 = b.func(0, "big1", Linkage::Internal, 5000);
+    let big2 = b.func(0, "big2", Linkage::Internal, 5000);
+    let a = b.func(0, "a", Linkage::Internal, 60);
+    let c = b.func(0, "c", Linkage::Internal, 60);
+    let d = b.func(0, "d", Linkage::Internal, 80);
+    b.calls(0, main, big1);
+    b.calls(0, big1, big2);
+    b.calls(0, big2, a);
+    b.calls(0, a, c);
+    b.calls(0, a, d);
+    b.calls(0, big1, a);
+    let (_, plan) = b.plan(Some(2));
+    assert_eq!(plan.owner(id(0, a)), Some(1));
+    // a (60 ≤ 100) is copied into partition 0; c (60 ≤ 70) too; d (80 > 70) is not.
+    assert_eq!(plan.placement(0, id(0, a)), Placement::Copy);
+    assert_eq!(plan.placement(0, id(0, c)), Placement::Copy);
+    assert_eq!(plan.placement(0, id(0, d)), Placement::Elsewhere);
+    assert_eq!(plan.size(0), (5010, 120));
+    // The copies' calls name d, c and a in partition 1.
+    for f in [a, c, d] {
+        assert!(plan.is_shared(id(0, f)));
+    }
+}
+
+#[test]
+fn a_module_without_definitions_still_has_a_home() {
+    let mut b = Builder::new(2);
+    b.func(0, "main", Linkage::External, 6000);
+    b.func(0, "other", Linkage::External, 6000);
+    b.declare(1, "printf");
+    let (_, plan) = b.plan(Some(2));
+    assert!(plan.is_home(0, 1));
+    assert!(plan.modules(0).contains(&1));
+    assert!(!plan.modules(1).contains(&1));
+}
+
+#[test]
+fn more_partitions_than_units_leaves_none_empty() {
+    let mut b = Builder::new(1);
+    b.func(0, "main", Linkage::External, 10);
+    b.func(0, "f", Linkage::External, 10);
+    let (_, plan) = b.plan(Some(8));
+    assert_eq!(plan.count(), 2);
+    for p in 0..2 {
+        assert!(plan.size(p).0 > 0);
+    }
+}
+
+#[test]
+fn a_computed_goto_table_stays_with_its_function() {
+    let mut b = Builder::new(1);
+    let main = b.func(0, "main", Linkage::External, 6000);
+    let interp = b.func(0, "interp", Linkage::Internal, 6000);
+    let table = b.var(0, "interp.table", Linkage::Internal);
+    b.g(0, table).flags.insert(GlobalFlags::BLOCK_ADDRESS);
+    b.refs(0, table, interp);
+    // The walk reaches the table from main, long before the function (nobody calls it).
+    b.refs(0, main, table);
+    let (_, plan) = b.plan(Some(2));
+    assert_eq!(plan.count(), 2);
+    assert_eq!(plan.owner(id(0, table)), plan.owner(id(0, interp)));
+    assert_ne!(plan.owner(id(0, main)), plan.owner(id(0, interp)));
+}
