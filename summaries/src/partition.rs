@@ -8,7 +8,7 @@
 //! - **Units**: definitions that must be emitted together (a comdat group, an alias with its
 //!   aliasee, a computed-goto table with its function) form one unit, placed as a whole.
 //! - **Order and cut**: units are laid out in call-graph order (a depth-first walk that puts
-//!   callees right after their first caller, and variables after their first user), then the
+//!   variables right after their first user, and callees after their first caller), then the
 //!   order is cut into `count` runs of about equal size (instructions). Everything depends on
 //!   the program only, never on the machine or the thread count, so the output is the same
 //!   everywhere.
@@ -213,7 +213,7 @@ pub fn partition(input: &PartitionInput) -> PartitionPlan {
     }
     let edges = reference_graph(input, &defs);
     let units = units(input, &defs);
-    let order = call_graph_order(&defs, &edges, &units);
+    let order = call_graph_order(input, &defs, &edges, &units);
 
     // Cut the order into runs of about total/count instructions each; a unit goes where its
     // middle falls.
@@ -433,15 +433,32 @@ fn units(input: &PartitionInput, defs: &Defs) -> Vec<usize> {
     (0..defs.ids.len()).map(|d| find(&mut parent, d)).collect()
 }
 
-/// Definitions in call-graph order: a depth-first walk from each definition in index order,
-/// calls before references, each unit's members together.
-fn call_graph_order(defs: &Defs, edges: &[Vec<(usize, bool)>], units: &[usize]) -> Vec<usize> {
+/// Definitions in call-graph order: a depth-first walk from each definition in index order
+/// that emits a function's unit, then the variables it uses (so data sits with its first
+/// user), then walks its calls and the functions it refers to.
+fn call_graph_order(
+    input: &PartitionInput,
+    defs: &Defs,
+    edges: &[Vec<(usize, bool)>],
+    units: &[usize],
+) -> Vec<usize> {
     let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
     for (d, &u) in units.iter().enumerate() {
         members.entry(u).or_default().push(d);
     }
+    let is_function = |d: usize| input.index.global(defs.ids[d]).kind == GlobalKind::Function;
     let mut visited = vec![false; defs.ids.len()];
     let mut order = Vec::with_capacity(defs.ids.len());
+    let emit = |d: usize, visited: &mut Vec<bool>, order: &mut Vec<usize>| -> Vec<usize> {
+        let unit = &members[&units[d]];
+        for &member in unit {
+            if !visited[member] {
+                visited[member] = true;
+                order.push(member);
+            }
+        }
+        unit.clone()
+    };
     let mut stack: Vec<usize> = Vec::new();
     for root in 0..defs.ids.len() {
         stack.push(root);
@@ -449,14 +466,19 @@ fn call_graph_order(defs: &Defs, edges: &[Vec<(usize, bool)>], units: &[usize]) 
             if visited[d] {
                 continue;
             }
-            for &member in &members[&units[d]] {
-                if !visited[member] {
-                    visited[member] = true;
-                    order.push(member);
+            let mut unit = emit(d, &mut visited, &mut order);
+            // Data next (and the data its initializers point to), breadth first.
+            let mut i = 0;
+            while i < unit.len() {
+                for &(t, call) in &edges[unit[i]] {
+                    if !call && !is_function(t) && !visited[t] {
+                        unit.extend(emit(t, &mut visited, &mut order));
+                    }
                 }
+                i += 1;
             }
-            // Reverse, so the first call is walked first.
-            for &member in members[&units[d]].iter().rev() {
+            // Then code: reversed, so the first call is walked first.
+            for &member in unit.iter().rev() {
                 for &(t, _) in edges[member].iter().rev() {
                     if !visited[t] {
                         stack.push(t);

@@ -114,13 +114,28 @@ impl Cc {
 enum Linker {
     Rld,
     Lld,
+    /// rld with `--lto-partitions=N`.
+    RldPartitions(u32),
+    /// rld with `--threads=N`.
+    RldThreads(u32),
 }
 
 impl Linker {
-    fn name(self) -> &'static str {
+    fn name(self) -> String {
         match self {
-            Linker::Rld => "rld",
-            Linker::Lld => "lld",
+            Linker::Rld => "rld".into(),
+            Linker::Lld => "lld".into(),
+            Linker::RldPartitions(n) => format!("rld-partitions{n}"),
+            Linker::RldThreads(n) => format!("rld-threads{n}"),
+        }
+    }
+
+    /// Link flags the variant adds.
+    fn flags(self) -> Vec<String> {
+        match self {
+            Linker::Rld | Linker::Lld => vec![],
+            Linker::RldPartitions(n) => vec![format!("-Wl,--lto-partitions={n}")],
+            Linker::RldThreads(n) => vec![format!("-Wl,--threads={n}")],
         }
     }
 }
@@ -248,6 +263,67 @@ fn sqlite_size_clang_lto() {
     lto_size(Program::Sqlite);
 }
 
+// LTO split into a given number of partitions (the default above is chosen from the
+// program's size): the same behaviour from every split.
+
+#[test]
+fn bzip2_roundtrip_clang_lto_1_partition() {
+    bzip2_roundtrip_with(Cc::ClangLto, Linker::RldPartitions(1));
+}
+
+#[test]
+fn bzip2_roundtrip_clang_lto_2_partitions() {
+    bzip2_roundtrip_with(Cc::ClangLto, Linker::RldPartitions(2));
+}
+
+#[test]
+fn bzip2_roundtrip_clang_lto_4_partitions() {
+    bzip2_roundtrip_with(Cc::ClangLto, Linker::RldPartitions(4));
+}
+
+#[test]
+fn lua_scripts_clang_lto_1_partition() {
+    scripts_with(Program::Lua, Cc::ClangLto, Linker::RldPartitions(1));
+}
+
+#[test]
+fn lua_scripts_clang_lto_2_partitions() {
+    scripts_with(Program::Lua, Cc::ClangLto, Linker::RldPartitions(2));
+}
+
+#[test]
+fn lua_scripts_clang_lto_4_partitions() {
+    scripts_with(Program::Lua, Cc::ClangLto, Linker::RldPartitions(4));
+}
+
+#[test]
+fn sqlite_queries_clang_lto_1_partition() {
+    scripts_with(Program::Sqlite, Cc::ClangLto, Linker::RldPartitions(1));
+}
+
+#[test]
+fn sqlite_queries_clang_lto_2_partitions() {
+    scripts_with(Program::Sqlite, Cc::ClangLto, Linker::RldPartitions(2));
+}
+
+#[test]
+fn sqlite_queries_clang_lto_4_partitions() {
+    scripts_with(Program::Sqlite, Cc::ClangLto, Linker::RldPartitions(4));
+}
+
+/// The output does not depend on how many threads compile the partitions.
+#[test]
+fn lua_lto_output_is_the_same_with_one_thread() {
+    let default = link(Program::Lua, Cc::ClangLto, Linker::Rld);
+    let one = link(Program::Lua, Cc::ClangLto, Linker::RldThreads(1));
+    assert!(
+        read(&default) == read(&one),
+        "{} and {} differ",
+        default.display(),
+        one.display()
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Checks
 
@@ -315,12 +391,16 @@ fn bzip2_samples(cc: Cc) {
 /// Generated data through compression and decompression, compared with the
 /// lld build and the system's bzip2.
 fn bzip2_roundtrip(cc: Cc) {
-    let rld = link(Program::Bzip2, cc, Linker::Rld);
+    bzip2_roundtrip_with(cc, Linker::Rld);
+}
+
+fn bzip2_roundtrip_with(cc: Cc, linker: Linker) {
+    let rld = link(Program::Bzip2, cc, linker);
     let lld = link(Program::Bzip2, cc, Linker::Lld);
     let work = fresh_dir(
         &root()
             .join("work")
-            .join(format!("bzip2-{cc:?}").to_lowercase()),
+            .join(format!("bzip2-{cc:?}-{}", linker.name()).to_lowercase()),
     );
     let system_bzip2 = find_in_path("bzip2");
     let mut failures = Vec::new();
@@ -431,7 +511,11 @@ fn bzip2_roundtrip(cc: Cc) {
 /// with the rld and the lld build, and compares with each other and with the
 /// checked-in `.expected` file.
 fn scripts(program: Program, cc: Cc) {
-    let rld = link(program, cc, Linker::Rld);
+    scripts_with(program, cc, Linker::Rld);
+}
+
+fn scripts_with(program: Program, cc: Cc, linker: Linker) {
+    let rld = link(program, cc, linker);
     let lld = link(program, cc, Linker::Lld);
     let (dir, ext) = match program {
         Program::Lua => (Path::new(CORPUS).join("lua"), "lua"),
@@ -847,15 +931,14 @@ fn try_link(program: Program, cc: Cc, linker: Linker) -> Result<PathBuf, String>
 
     let mut cmd = Command::new(cc.command());
     match (cc, linker) {
-        (Cc::Clang | Cc::ClangLto, Linker::Rld) => {
-            cmd.arg(format!("--ld-path={}", rld_path().display()))
-        }
         (Cc::Clang | Cc::ClangLto, Linker::Lld) => {
             cmd.arg(format!("--ld-path={}", lld_path().display()))
         }
-        (Cc::Gcc, Linker::Rld) => cmd.arg(format!("-B{}/", gcc_b_dir().display())),
+        (Cc::Clang | Cc::ClangLto, _) => cmd.arg(format!("--ld-path={}", rld_path().display())),
         (Cc::Gcc, Linker::Lld) => cmd.arg(format!("-B{}/", lld_b_dir().display())),
+        (Cc::Gcc, _) => cmd.arg(format!("-B{}/", gcc_b_dir().display())),
     };
+    cmd.args(linker.flags());
     if cc == Cc::ClangLto {
         // With -O2 on the link line clang passes -plugin-opt=O2 (LTO's default
         // level anyway).

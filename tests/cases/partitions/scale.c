@@ -1,0 +1,1 @@
+unsigned scale(unsigned v) { return v * 3 + (v >> 7); }

@@ -1,0 +1,190 @@
+//! LTO partitions: programs whose code rld splits into several partitions
+//! (`--lto-partitions=N`) behave as the lld build does, a hot call that crosses
+//! partitions is still inlined, what both sides use is one symbol, and the
+//! remarks of every partition reach the one remarks file.
+//!
+//! Which partition a function lands in is read from `--save-temps` objects
+//! (`prog.lto.o`, `prog1.lto.o`, ...), so the tests check the split they rely on.
+
+use rld_tests::llvm_remarks::{remarks, Remark};
+use rld_tests::Compiler::Clang;
+use rld_tests::*;
+use std::path::{Path, PathBuf};
+
+fn bitcode(t: &Test, srcs: &[&str]) -> Vec<PathBuf> {
+    srcs.iter()
+        .map(|s| t.compile(Clang, &format!("partitions/{s}"), &["-flto", "-O2"]))
+        .collect()
+}
+
+/// The partition objects `--save-temps` left beside `exe`: `exe.lto.o`, `exe1.lto.o`, ...
+fn partition_objects(exe: &Path) -> Vec<PathBuf> {
+    let mut out = vec![PathBuf::from(format!("{}.lto.o", exe.display()))];
+    for p in 1.. {
+        let next = PathBuf::from(format!("{}{p}.lto.o", exe.display()));
+        if !next.exists() {
+            break;
+        }
+        out.push(next);
+    }
+    assert!(out[0].exists(), "no {}", out[0].display());
+    out
+}
+
+/// The partition whose object defines `name`.
+fn defining_partition(objects: &[PathBuf], name: &str) -> usize {
+    let owners: Vec<usize> = objects
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| {
+            find_symbols(&symbols(o), ".symtab", name)
+                .iter()
+                .any(Symbol::is_defined)
+        })
+        .map(|(p, _)| p)
+        .collect();
+    assert_eq!(owners.len(), 1, "{name} defined in partitions {owners:?}");
+    owners[0]
+}
+
+/// LLVM's `inline` remarks saying `callee` was inlined into `caller`.
+fn inlined<'a>(remarks: &'a [Remark], callee: &str, caller: &str) -> Vec<&'a Remark> {
+    remarks
+        .iter()
+        .filter(|r| r.pass == "inline" && r.kind == "Passed" && r.function == caller)
+        .filter(|r| r.args.iter().any(|(k, v, _)| k == "Callee" && v == callee))
+        .collect()
+}
+
+/// Links through rld with `flags` and through lld; both print the same.
+fn link_both(t: &Test, objs: &[PathBuf], flags: &[&str]) -> PathBuf {
+    let objs = paths(objs);
+    let lld = t.link(Driver::ClangLld, &objs, &["-flto", "-O2"], "lld/prog");
+    let rld_flags = [&["-flto", "-O2"], flags].concat();
+    let exe = t.link(Driver::ClangRld, &objs, &rld_flags, "rld/prog");
+    assert_same_output(&exe, &lld, &[], &[], None);
+    exe
+}
+
+#[test]
+fn a_hot_call_across_partitions_is_inlined() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["main.c", "halves.c", "scale.c"]);
+    let yaml = t.path("remarks.yaml");
+    let remarks_flag = format!("-Wl,--opt-remarks-filename,{}", yaml.display());
+    let exe = link_both(
+        &t,
+        &objs,
+        &[
+            "-Wl,--lto-partitions=2",
+            "-Wl,--save-temps",
+            &remarks_flag,
+            "-Wl,--opt-remarks-passes,inline|lto",
+        ],
+    );
+    let objects = partition_objects(&exe);
+    assert_eq!(objects.len(), 2);
+    // The split this test is about: `second` and `scale` in different partitions.
+    let scale = defining_partition(&objects, "scale");
+    let second = defining_partition(&objects, "second");
+    assert_ne!(scale, second, "second and scale share a partition");
+    assert_eq!(scale, defining_partition(&objects, "main"));
+    // Yet scale is inlined into both of its callers, and the remarks of both partitions
+    // are in the one file, after rld's own.
+    let all = remarks(&yaml);
+    assert_eq!(inlined(&all, "scale", "first").len(), 1, "{all:#?}");
+    assert_eq!(inlined(&all, "first", "main").len(), 1, "{all:#?}");
+    assert_eq!(inlined(&all, "scale", "second").len(), 1, "{all:#?}");
+    let first_llvm = all.iter().position(|r| r.pass == "inline");
+    let last_rld = all.iter().rposition(|r| r.pass == "lto");
+    assert!(
+        first_llvm.is_some() && last_rld.is_some() && last_rld < first_llvm,
+        "rld's remarks come first"
+    );
+    // No call to scale is left in second.
+    let disasm = String::from_utf8_lossy(
+        &run_checked(
+            std::process::Command::new("objdump")
+                .args(["-d", "--no-show-raw-insn", "--disassemble=second"])
+                .arg(&exe),
+        )
+        .stdout,
+    )
+    .into_owned();
+    assert!(disasm.contains("<second>:"), "{disasm}");
+    assert!(!disasm.contains("<scale>"), "{disasm}");
+}
+
+#[test]
+fn a_static_used_by_two_partitions_is_one_hidden_symbol() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["main.c", "halves.c", "scale.c"]);
+    let exe = link_both(&t, &objs, &["-Wl,--lto-partitions=2", "-Wl,--save-temps"]);
+    let objects = partition_objects(&exe);
+    assert_ne!(
+        defining_partition(&objects, "main"),
+        defining_partition(&objects, "second")
+    );
+    // `counter` (static in halves.c, updated by `first`, inlined into main, and `second`) is defined once, by a hidden symbol with a name no
+    // other module uses, and the other partition refers to it.
+    let syms: Vec<Symbol> = objects
+        .iter()
+        .flat_map(|o| symbols(o))
+        .filter(|s| s.table == ".symtab" && s.name.starts_with("counter.rld."))
+        .collect();
+    let defs: Vec<&Symbol> = syms.iter().filter(|s| s.is_defined()).collect();
+    assert_eq!(defs.len(), 1, "{syms:#?}");
+    assert_eq!(
+        (defs[0].bind.as_str(), defs[0].vis.as_str()),
+        ("GLOBAL", "HIDDEN")
+    );
+    assert!(syms.iter().any(|s| !s.is_defined()), "{syms:#?}");
+    // In the program it is local, and not exported.
+    let out = symbols(&exe);
+    let local = find_symbols(&out, ".symtab", &defs[0].name);
+    assert_eq!(local.len(), 1);
+    assert_eq!(local[0].bind, "LOCAL");
+    assert!(find_symbols(&out, ".dynsym", &defs[0].name).is_empty());
+}
+
+#[test]
+fn constructors_in_every_partition_run_once_in_order() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["ctors.c", "ctors_more.c"]);
+    let exe = link_both(&t, &objs, &["-Wl,--lto-partitions=2", "-Wl,--save-temps"]);
+    let objects = partition_objects(&exe);
+    assert_ne!(
+        defining_partition(&objects, "filler_a"),
+        defining_partition(&objects, "filler_b")
+    );
+    let out = run(&exe, &["x"], &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 6, "{stdout}");
+    assert_eq!(lines[..3], ["ctor 101", "ctor 200", "ctor 300"], "{stdout}");
+    assert!(lines[3].starts_with("main "), "{stdout}");
+    assert_eq!(lines[4..], ["dtor", "dtor 150"], "{stdout}");
+}
+
+#[test]
+fn the_thread_count_does_not_change_the_output() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["main.c", "halves.c", "scale.c"]);
+    let objs = paths(&objs);
+    let mut outputs = Vec::new();
+    for threads in ["1", "2", "4"] {
+        let exe = t.link(
+            Driver::ClangRld,
+            &objs,
+            &[
+                "-flto",
+                "-O2",
+                "-Wl,--lto-partitions=3",
+                &format!("-Wl,--threads={threads}"),
+            ],
+            &format!("t{threads}/prog"),
+        );
+        outputs.push(std::fs::read(&exe).unwrap());
+    }
+    assert!(outputs[0] == outputs[1] && outputs[1] == outputs[2]);
+}
