@@ -318,6 +318,7 @@ pub fn run_lto(
             .remarks_filename
             .as_ref()
             .map(|p| (llvm_remarks_path(p), lto.remarks_passes.clone())),
+        cache_dir: lto.cache_dir.clone(),
     };
     let job = rld_lto::Job {
         inputs: &inputs,
@@ -346,11 +347,12 @@ pub fn run_lto(
             outcome.alias.attributes.len()
         );
     }
-    if opts.print_timing && compiled.times.len() > 1 {
+    if opts.print_timing && (compiled.times.len() > 1 || compiled.cached.contains(&true)) {
         for (p, t) in compiled.times.iter().enumerate() {
             let (own, copies) = partitions.size(p as u32);
+            let cached = if compiled.cached[p] { ", cached" } else { "" };
             eprintln!(
-                "rld: {:>8.2} ms      partition {p} ({own} instructions, {copies} copied)",
+                "rld: {:>8.2} ms      partition {p} ({own} instructions, {copies} copied{cached})",
                 t.as_secs_f64() * 1e3
             );
         }

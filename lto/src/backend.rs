@@ -45,6 +45,9 @@ pub struct LtoConfig {
     /// LLVM's own optimization remarks (inline, licm, asm-printer, ...): the YAML file to
     /// write them to and the pass filter.
     pub pipeline_remarks: Option<(PathBuf, Option<String>)>,
+    /// `--lto-cache-dir`: partitions whose inputs and decisions did not change reuse their
+    /// objects (not with `--save-temps` or LLVM's remarks, which need the compilation).
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// Called-value propagation's results to apply: per module, local functions to give unique
@@ -89,6 +92,8 @@ pub struct Compiled {
     pub outcome: CallOutcome,
     /// Per partition: how long it took (read, optimize, compile).
     pub times: Vec<std::time::Duration>,
+    /// Per partition: whether its object came from the cache.
+    pub cached: Vec<bool>,
 }
 
 /// Optimizes and compiles every partition, `threads` at a time (each in its own LLVM
@@ -97,22 +102,46 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
     Target::initialize_x86(&InitializationConfig::default());
     crate::fatal::install_handler();
     let count = job.partitions.count();
-    // Largest first, so that a big partition does not start last.
-    let mut queue: Vec<u32> = (0..count).collect();
-    queue.sort_by_key(|&p| std::cmp::Reverse(job.partitions.size(p).0));
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    let cache = cache_keys(job);
     let results: std::sync::Mutex<Vec<Option<PartitionResult>>> =
         std::sync::Mutex::new((0..count).map(|_| None).collect());
+    if let Some((dir, keys)) = &cache {
+        let mut results = results.lock().unwrap_or_else(|e| e.into_inner());
+        for (p, &key) in keys.iter().enumerate() {
+            let start = std::time::Instant::now();
+            if let Some((object, outcome)) = crate::object_cache::load(dir, key) {
+                results[p] = Some(Ok(PartitionOutput {
+                    object,
+                    outcome,
+                    time: start.elapsed(),
+                    cached: true,
+                }));
+            }
+        }
+    }
+    // Largest first, so that a big partition does not start last.
+    let mut queue: Vec<u32> = {
+        let done = results.lock().unwrap_or_else(|e| e.into_inner());
+        (0..count).filter(|&p| done[p as usize].is_none()).collect()
+    };
+    queue.sort_by_key(|&p| std::cmp::Reverse(job.partitions.size(p).0));
+    let next = std::sync::atomic::AtomicUsize::new(0);
     let worker = || loop {
         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let Some(&p) = queue.get(i) else {
             break;
         };
         let start = std::time::Instant::now();
-        let result = compile_partition(job, p).map(|(object, outcome)| PartitionOutput {
-            object,
-            outcome,
-            time: start.elapsed(),
+        let result = compile_partition(job, p).map(|(object, outcome)| {
+            if let Some((dir, keys)) = &cache {
+                crate::object_cache::store(dir, keys[p as usize], &object, &outcome);
+            }
+            PartitionOutput {
+                object,
+                outcome,
+                time: start.elapsed(),
+                cached: false,
+            }
         });
         let failed = result.is_err();
         results.lock().unwrap_or_else(|e| e.into_inner())[p as usize] = Some(result);
@@ -121,7 +150,7 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
             next.store(queue.len(), std::sync::atomic::Ordering::Relaxed);
         }
     };
-    let threads = threads.clamp(1, count.max(1) as usize);
+    let threads = threads.clamp(1, queue.len().max(1));
     if threads == 1 {
         worker();
     } else {
@@ -140,6 +169,7 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
         objects: Vec::with_capacity(count as usize),
         outcome: CallOutcome::default(),
         times: Vec::with_capacity(count as usize),
+        cached: Vec::with_capacity(count as usize),
     };
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     for result in results {
@@ -149,6 +179,7 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
         let out = result?;
         compiled.objects.push(out.object);
         compiled.times.push(out.time);
+        compiled.cached.push(out.cached);
         compiled.outcome.merge(out.outcome);
     }
     if compiled.objects.len() != count as usize {
@@ -169,6 +200,25 @@ struct PartitionOutput {
     object: Vec<u8>,
     outcome: CallOutcome,
     time: std::time::Duration,
+    cached: bool,
+}
+
+/// The cache directory and every partition's key, when the cache applies.
+fn cache_keys(job: &Job) -> Option<(PathBuf, Vec<u128>)> {
+    use rayon::prelude::*;
+    let dir = job.cfg.cache_dir.clone()?;
+    if job.cfg.save_temps.is_some() || job.cfg.pipeline_remarks.is_some() {
+        return None;
+    }
+    let hashes: Vec<u128> = job
+        .inputs
+        .par_iter()
+        .map(|i| xxhash_rust::xxh3::xxh3_128(i.data))
+        .collect();
+    let keys = (0..job.partitions.count())
+        .map(|p| crate::object_cache::key(job, p, &hashes))
+        .collect();
+    Some((dir, keys))
 }
 
 type PartitionResult = Result<PartitionOutput, LtoError>;

@@ -8,6 +8,7 @@ pub mod error;
 pub mod facts;
 pub mod fatal;
 pub mod ir;
+pub mod object_cache;
 pub mod promote;
 pub mod shim;
 pub mod summarize;

@@ -189,10 +189,96 @@ fn function_sizes(index: &CombinedIndex, m: u32) -> HashMap<u32, u64> {
         .collect()
 }
 
-/// The number of partitions for a program of `size` instructions.
-pub fn auto_count(size: u64) -> u32 {
-    size.div_ceil(PARTITION_SIZE)
-        .clamp(1, u64::from(MAX_AUTO_PARTITIONS)) as u32
+/// The partition size the automatic split aims at for a program of `total` instructions:
+/// [`PARTITION_SIZE`], doubled as often as needed to stay within [`MAX_AUTO_PARTITIONS`] (in
+/// steps, so that an edit does not move every cut).
+pub fn chunk_size(total: u64) -> u64 {
+    let mut size = PARTITION_SIZE;
+    while total > size * u64::from(MAX_AUTO_PARTITIONS) {
+        size *= 2;
+    }
+    size
+}
+
+/// `--lto-partitions=N`: the order cut into `count` runs of about equal size; a unit goes
+/// where its middle falls.
+fn even_cut(
+    unit_order: &[usize],
+    unit_sizes: &HashMap<usize, u64>,
+    total: u64,
+    count: u32,
+) -> HashMap<usize, u32> {
+    let mut done = 0u64;
+    let mut out = HashMap::new();
+    for &u in unit_order {
+        let size = unit_sizes[&u];
+        let middle = done + size / 2;
+        done += size;
+        let p = ((middle * u64::from(count)) / total.max(1)).min(u64::from(count) - 1);
+        out.insert(u, p as u32);
+    }
+    out
+}
+
+/// The automatic split, content-defined (as backup tools chunk files): past half the
+/// target size, a partition ends after a unit with a probability proportional to the unit's
+/// size, decided by a hash of the unit's name. An edit changes the cuts near it only, so the
+/// other partitions keep their contents and their cached objects; a partition ends at
+/// twice the target at the latest, and a small rest joins the previous one.
+fn content_defined_cut(
+    input: &PartitionInput,
+    defs: &Defs,
+    unit_order: &[usize],
+    unit_sizes: &HashMap<usize, u64>,
+    total: u64,
+) -> HashMap<usize, u32> {
+    let target = chunk_size(total);
+    let mut out = HashMap::new();
+    let (mut p, mut current) = (0u32, 0u64);
+    let mut last_start = 0u64;
+    let mut done = 0u64;
+    for &u in unit_order {
+        let size = unit_sizes[&u];
+        out.insert(u, p);
+        current += size;
+        done += size;
+        let id = defs.ids[u];
+        let name = &input.index.global(id).name;
+        let module = &input.index.modules[id.module as usize].module_id;
+        let roll = name_hash(module.as_bytes(), name.as_bytes()) & 0xffff_ffff;
+        // Cut with probability size / (target / 2): the expected length past the minimum
+        // is target / 2.
+        let chance = (size << 32) / (target / 2).max(1);
+        if current >= target / 2 && (roll < chance || current >= 2 * target) {
+            p += 1;
+            current = 0;
+            last_start = done;
+        }
+    }
+    // The rest after the last cut is small: fold it into the previous partition.
+    if p > 0 && total - last_start < target / 4 {
+        for v in out.values_mut() {
+            if *v == p {
+                *v = p - 1;
+            }
+        }
+    }
+    out
+}
+
+/// A hash of two byte strings (separated), for the content-defined cut: FNV-1a, then
+/// MurmurHash3's finalizer, without which names that differ in their last byte ("f1",
+/// "f2") get nearly equal low bits.
+fn name_hash(a: &[u8], b: &[u8]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for &byte in a.iter().chain(&[0u8]).chain(b) {
+        h = (h ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
 }
 
 /// A dense numbering of the compiled definitions.
@@ -207,32 +293,31 @@ pub fn partition(input: &PartitionInput) -> PartitionPlan {
     let index = input.index;
     let defs = number_definitions(input);
     let total: u64 = defs.size.iter().sum();
-    let count = input.requested.unwrap_or_else(|| auto_count(total)).max(1);
-    if count == 1 || defs.ids.is_empty() {
+    let too_small = input.requested.is_none() && total <= chunk_size(total) / 2;
+    if defs.ids.is_empty() || input.requested == Some(1) || too_small {
         return PartitionPlan::single(index, input.compiled);
     }
     let edges = reference_graph(input, &defs);
     let units = units(input, &defs);
     let order = call_graph_order(input, &defs, &edges, &units);
-
-    // Cut the order into runs of about total/count instructions each; a unit goes where its
-    // middle falls.
-    let mut part_of = vec![0u32; defs.ids.len()];
-    let mut done = 0u64;
+    // Units in order, with their sizes.
     let mut unit_sizes: HashMap<usize, u64> = HashMap::new();
     for (d, &u) in units.iter().enumerate() {
         *unit_sizes.entry(u).or_default() += defs.size[d];
     }
-    let mut placed_units: HashMap<usize, u32> = HashMap::new();
-    for &d in &order {
-        let u = units[d];
-        let p = *placed_units.entry(u).or_insert_with(|| {
-            let size = unit_sizes[&u];
-            let middle = done + size / 2;
-            done += size;
-            ((middle * u64::from(count)) / total.max(1)).min(u64::from(count) - 1) as u32
-        });
-        part_of[d] = p;
+    let mut seen = HashSet::new();
+    let unit_order: Vec<usize> = order
+        .iter()
+        .map(|&d| units[d])
+        .filter(|&u| seen.insert(u))
+        .collect();
+    let unit_part = match input.requested {
+        Some(count) => even_cut(&unit_order, &unit_sizes, total, count),
+        None => content_defined_cut(input, &defs, &unit_order, &unit_sizes, total),
+    };
+    let mut part_of = vec![0u32; defs.ids.len()];
+    for (d, p) in part_of.iter_mut().enumerate() {
+        *p = unit_part[&units[d]];
     }
     // An empty partition helps nobody: renumber the used ones densely, in order.
     let mut used: Vec<u32> = part_of.clone();

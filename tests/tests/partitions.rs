@@ -188,3 +188,83 @@ fn the_thread_count_does_not_change_the_output() {
     }
     assert!(outputs[0] == outputs[1] && outputs[1] == outputs[2]);
 }
+
+/// How many partitions `--time` reports as taken from the cache, and the program.
+fn cached_link(t: &Test, objs: &[&Path], flags: &[&str], out: &str) -> (usize, PathBuf) {
+    let cache = format!("-Wl,--lto-cache-dir={}", t.path("cache").display());
+    let all = [
+        &[
+            "-flto",
+            "-O2",
+            "-Wl,--lto-partitions=2",
+            "-Wl,--time",
+            &cache,
+        ],
+        flags,
+    ]
+    .concat();
+    let (res, cmd) = t.try_link(Driver::ClangRld, objs, &all, out);
+    let stderr = String::from_utf8_lossy(&res.stderr).into_owned();
+    assert!(res.status.success(), "{cmd}\n{stderr}");
+    let partitions = stderr.lines().filter(|l| l.contains(" partition ")).count();
+    assert_eq!(partitions, 2, "{stderr}");
+    let cached = stderr.lines().filter(|l| l.contains(", cached)")).count();
+    (cached, t.path(out))
+}
+
+#[test]
+fn the_partition_cache_is_reused_and_invalidated() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["main.c", "halves.c", "scale.c"]);
+    let objs = paths(&objs);
+    let read = |p: &Path| std::fs::read(p).unwrap();
+
+    let (cached, cold) = cached_link(&t, &objs, &[], "cold");
+    assert_eq!(cached, 0);
+    let expected = run(&cold, &[], &[]);
+    // Nothing changed: both partitions come from the cache, and so do the same bytes.
+    let (cached, warm) = cached_link(&t, &objs, &[], "warm");
+    assert_eq!(cached, 2);
+    assert!(read(&cold) == read(&warm));
+    // Another optimization level: nothing reused.
+    let (cached, o1) = cached_link(&t, &objs, &["-Wl,--lto-O1"], "o1");
+    assert_eq!(cached, 0);
+    assert_output_is(
+        &o1,
+        &run(&o1, &[], &[]),
+        &String::from_utf8_lossy(&expected.stdout),
+        "O1",
+    );
+    // main.c edited: its partition is compiled again, the other one (which neither owns
+    // nor copies anything of main.c) reused, and the program does what the edit says (as
+    // the lld build of the same objects does).
+    let main_c = std::fs::read_to_string(cases_dir().join("partitions/main.c")).unwrap();
+    let edited = t.compile(
+        Clang,
+        &main_c.replace("%u %u %u", "%u|%u|%u"),
+        &["-flto", "-O2"],
+    );
+    let changed = [edited.as_path(), objs[1], objs[2]];
+    let (cached, new) = cached_link(&t, &changed, &[], "edited");
+    assert_eq!(cached, 1);
+    let lld = t.link(Driver::ClangLld, &changed, &["-flto", "-O2"], "lld-edited");
+    assert_same_output(&new, &lld, &[], &[], None);
+    let new_out = String::from_utf8_lossy(&run(&new, &[], &[]).stdout).into_owned();
+    assert_eq!(
+        new_out,
+        String::from_utf8_lossy(&expected.stdout).replace(' ', "|")
+    );
+    // Damaged entries are compiled again, never used.
+    for entry in std::fs::read_dir(t.path("cache")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "rldpart") {
+            let mut bytes = read(&path);
+            let middle = bytes.len() / 2;
+            bytes[middle] ^= 0xff;
+            std::fs::write(&path, bytes).unwrap();
+        }
+    }
+    let (cached, again) = cached_link(&t, &objs, &[], "again");
+    assert_eq!(cached, 0);
+    assert!(read(&cold) == read(&again));
+}

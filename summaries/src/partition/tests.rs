@@ -117,10 +117,15 @@ fn one_partition_owns_everything() {
 
 #[test]
 fn the_count_follows_the_program_size() {
-    assert_eq!(auto_count(0), 1);
-    assert_eq!(auto_count(PARTITION_SIZE), 1);
-    assert_eq!(auto_count(PARTITION_SIZE + 1), 2);
-    assert_eq!(auto_count(u64::MAX / 2), MAX_AUTO_PARTITIONS);
+    let limit = PARTITION_SIZE * u64::from(MAX_AUTO_PARTITIONS);
+    assert_eq!(chunk_size(0), PARTITION_SIZE);
+    assert_eq!(chunk_size(limit), PARTITION_SIZE);
+    assert_eq!(chunk_size(limit + 1), 2 * PARTITION_SIZE);
+    assert_eq!(chunk_size(3 * limit), 4 * PARTITION_SIZE);
+    // Too small to split.
+    let mut small = Builder::new(1);
+    small.func(0, "main", Linkage::External, (PARTITION_SIZE / 2) as u32);
+    assert_eq!(small.plan(None).1.count(), 1);
     let mut b = Builder::new(1);
     for i in 0..3 {
         b.func(
@@ -293,4 +298,61 @@ fn a_computed_goto_table_stays_with_its_function() {
     assert_eq!(plan.count(), 2);
     assert_eq!(plan.owner(id(0, table)), plan.owner(id(0, interp)));
     assert_ne!(plan.owner(id(0, main)), plan.owner(id(0, interp)));
+}
+
+/// Functions f0..f59 called in a chain from main, with sizes from a fixed sequence.
+fn chain(grow: Option<(usize, u32)>, requested: Option<u32>) -> (CombinedIndex, PartitionPlan) {
+    let mut b = Builder::new(1);
+    let main = b.func(0, "main", Linkage::External, 10);
+    let mut previous = main;
+    let mut seed = 12345u32;
+    for i in 0..60 {
+        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        let mut size = 300 + (seed >> 16) % 1200;
+        if let Some((at, extra)) = grow {
+            if at == i {
+                size += extra;
+            }
+        }
+        let f = b.func(0, &format!("f{i}"), Linkage::External, size);
+        b.calls(0, previous, f);
+        previous = f;
+    }
+    b.plan(requested)
+}
+
+/// Per partition, the names it owns.
+fn contents(index: &CombinedIndex, plan: &PartitionPlan) -> Vec<Vec<String>> {
+    let mut out = vec![Vec::new(); plan.count() as usize];
+    for gid in index.ids() {
+        if let Some(p) = plan.owner(gid) {
+            out[p as usize].push(index.global(gid).name.clone());
+        }
+    }
+    out
+}
+
+#[test]
+fn an_edit_changes_the_automatic_split_near_it_only() {
+    let (index, before) = chain(None, None);
+    let (index2, after) = chain(Some((30, 2000)), None);
+    let (old, new) = (contents(&index, &before), contents(&index2, &after));
+    assert!(old.len() >= 5, "{old:?}");
+    // At most the partitions around f30 change: all before it, and all from some point
+    // after it, are found unchanged.
+    let holder = old
+        .iter()
+        .position(|p| p.contains(&"f30".to_string()))
+        .unwrap();
+    for (i, part) in old.iter().enumerate() {
+        if i + 1 < holder || i > holder + 1 {
+            assert!(new.contains(part), "before {old:?}\nafter {new:?}");
+        }
+    }
+    // An even cut into as many partitions moves the later boundaries instead.
+    let count = Some(old.len() as u32);
+    let (index, before) = chain(None, count);
+    let (index2, after) = chain(Some((30, 2000)), count);
+    let (old, new) = (contents(&index, &before), contents(&index2, &after));
+    assert!(old.iter().filter(|p| !new.contains(p)).count() >= 3);
 }
