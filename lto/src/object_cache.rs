@@ -96,10 +96,11 @@ pub fn store(dir: &Path, key: u128, object: &[u8], outcome: &CallOutcome) {
     payload.extend_from_slice(MAGIC);
     let target = path(dir, key);
     let tmp = target.with_extension(format!("tmp{}", std::process::id()));
-    if std::fs::create_dir_all(dir).is_ok() && std::fs::write(&tmp, &payload).is_ok() {
-        if std::fs::rename(&tmp, &target).is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
+    if std::fs::create_dir_all(dir).is_ok()
+        && std::fs::write(&tmp, &payload).is_ok()
+        && std::fs::rename(&tmp, &target).is_err()
+    {
+        let _ = std::fs::remove_file(&tmp);
     }
 }
 
