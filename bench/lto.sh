@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
-# LTO link-time benchmark (run by hand, not in CI): rld -flto against lld-14 -flto and
-# lld-14 -flto=thin on the corpus programs (bzip2, Lua, SQLite; tests/corpus/).
+# LTO benchmark (run by hand, not in CI): rld -flto against lld-14 -flto and lld-14
+# -flto=thin on the corpus programs (bzip2, Lua, SQLite; tests/corpus/).
 #
-#   bench/lto.sh                 # all programs, 3 runs each
+#   bench/lto.sh                 # all programs, 3 link runs and 5 program runs each
 #   RUNS=5 bench/lto.sh sqlite
 #
 # Objects are compiled once per mode with clang-14 -O2 (-flto for rld and lld full LTO,
-# -flto=thin for lld ThinLTO); the link goes through the clang driver each time, since
-# what is measured is the whole LTO link (LLVM's optimization and code generation
-# dominate). Prints the median wall time, peak RSS, output size, and ratios to rld.
+# -flto=thin for lld ThinLTO); every link goes through the clang driver, since what is
+# measured is the whole LTO link. For each linker: the median wall time of the link, its
+# peak RSS, the output size, and the run time of the output on a workload (bzip2
+# compressing and decompressing 4 MB, bench/programs/lto-workload.lua and .sql; the best of
+# PROGRAM_RUNS, user + system time), each with its ratio to rld's. rld runs twice: with
+# its default partitions (from the program's size) and with --lto-partitions=1 (one
+# module, like lld's full LTO).
+#
+# Then an incremental relink: a cold rld link of Lua with an empty --lto-cache-dir, one
+# file edited (lstrlib.c: a constant changed) and recompiled, and the relink with the
+# cache; the same with lld-14 -flto=thin and --thinlto-cache-dir.
 set -euo pipefail
 
 work="${BENCH_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/bench-lto}"
 runs="${RUNS:-3}"
+program_runs="${PROGRAM_RUNS:-5}"
 # shellcheck source=bench/lto-common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lto-common.sh"
 command -v /usr/bin/time >/dev/null || { echo "install GNU time (apt-get install time)" >&2; exit 1; }
+bench_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 programs=("$@")
 ((${#programs[@]})) || programs=(bzip2 lua sqlite)
@@ -24,16 +34,45 @@ compile() { # prog mode(full|thin) -> prints object list
     corpus_bitcode "$1" "$work/$1-$2" "$([[ $2 == thin ]] && echo -flto=thin || echo -flto)"
 }
 
-printf '%-8s %-16s %12s %10s %11s %9s\n' program linker "median (s)" "RSS (MB)" "size (B)" "vs rld"
+# The bzip2 workload's input: 4 MB of generated text and numbers (deterministic).
+workload_input="$work/bzip2-input"
+[[ -f "$workload_input" ]] || seq 1 700000 | awk '{ print $1, $1 * 7919 % 100003, "line" ($1 % 97) }' \
+    | head -c 4000000 >"$workload_input"
+
+workload() { # prog exe -> the workload's command line (one shell command)
+    case $1 in
+        bzip2) echo "'$2' -c <'$workload_input' >'$work/w.bz2' && '$2' -dc <'$work/w.bz2' >'$work/w.out'" ;;
+        lua) echo "'$2' '$bench_dir/programs/lto-workload.lua' >/dev/null" ;;
+        sqlite) echo "'$2' '$bench_dir/programs/lto-workload.sql' >/dev/null" ;;
+    esac
+}
+
+best_run() { # prog exe -> prints the best user+sys time of program_runs runs
+    local best="" cmd t
+    cmd="$(workload "$1" "$2")"
+    for ((r = 0; r < program_runs; r++)); do
+        /usr/bin/time -f '%U %S' -o "$work/run.txt" sh -c "$cmd"
+        t=$(awk '{ print $1 + $2 }' "$work/run.txt")
+        best=$(awk -v a="$t" -v b="${best:-$t}" 'BEGIN { print (a < b) ? a : b }')
+    done
+    [[ $1 != bzip2 ]] || cmp -s "$work/w.out" "$workload_input" || { echo "bzip2 round trip failed" >&2; exit 1; }
+    echo "$best"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
+
+printf '%-7s %-18s %10s %9s %11s %9s %9s\n' program linker "link (s)" "RSS (MB)" "size (B)" \
+    "run (s)" "vs rld"
 for prog in "${programs[@]}"; do
     mapfile -t full < <(compile "$prog" full)
     mapfile -t thin < <(compile "$prog" thin)
     ldflags="$(conf_get "$prog" ldflags)"
     libs="$(conf_get "$prog" libs)"
-    declare -A time_of=()
-    for cfg in rld lld lld-thin; do
+    declare -A link_of=() run_of=()
+    for cfg in rld rld-1-partition lld lld-thin; do
         case $cfg in
             rld) objs=("${full[@]}"); ld=(--ld-path="$RLD") ;;
+            rld-1-partition) objs=("${full[@]}"); ld=(--ld-path="$RLD" -Wl,--lto-partitions=1) ;;
             lld) objs=("${full[@]}"); ld=(-fuse-ld=lld) ;;
             lld-thin) objs=("${thin[@]}"); ld=(-fuse-ld=lld) ;;
         esac
@@ -47,11 +86,46 @@ for prog in "${programs[@]}"; do
             times+=("$t")
             ((m > rss)) && rss=$m
         done
-        med=$(printf '%s\n' "${times[@]}" | median)
-        time_of[$cfg]=$med
-        ratio=$(awk -v a="$med" -v b="${time_of[rld]}" 'BEGIN { printf "%.2fx", a / b }')
-        printf '%-8s %-16s %12s %10d %11d %9s\n' "$prog" "$cfg" "$med" $((rss / 1024)) \
-            "$(stat -c %s "$out")" "$ratio"
+        link_of[$cfg]=$(printf '%s\n' "${times[@]}" | median)
+        run_of[$cfg]=$(best_run "$prog" "$out")
+        printf '%-7s %-18s %10s %9d %11d %9s %9s\n' "$prog" "$cfg" "${link_of[$cfg]}" \
+            $((rss / 1024)) "$(stat -c %s "$out")" "${run_of[$cfg]}" \
+            "$(ratio "${link_of[$cfg]}" "${link_of[rld]}")/$(ratio "${run_of[$cfg]}" "${run_of[rld]}")"
     done
-    unset time_of
+    unset link_of run_of
+done
+echo "(vs rld: link time ratio / run time ratio, the row's over rld's)"
+
+# Incremental relink of Lua after editing one file.
+lua_dir="$(source_dir "$(conf_get lua dir)")"
+edit_dir="$work/lua-edit"
+rm -rf "$edit_dir" && mkdir -p "$edit_dir"
+sed 's/#define MAXCCALLS\t200/#define MAXCCALLS\t201/' "$lua_dir/lstrlib.c" >"$edit_dir/lstrlib.c"
+cmp -s "$lua_dir/lstrlib.c" "$edit_dir/lstrlib.c" && { echo "lstrlib.c edit did not apply" >&2; exit 1; }
+ldflags="$(conf_get lua ldflags)"
+libs="$(conf_get lua libs)"
+echo
+printf '%-20s %10s %10s %9s\n' "Lua relink" "cold (s)" "warm (s)" "warm/cold"
+for cfg in rld lld-thin; do
+    mode=$([[ $cfg == rld ]] && echo full || echo thin)
+    mapfile -t objs < <(compile lua "$mode")
+    cache="$work/lua-cache-$cfg"
+    case $cfg in
+        rld) ld=(--ld-path="$RLD" -Wl,--lto-cache-dir="$cache") ;;
+        lld-thin) ld=(-fuse-ld=lld -Wl,--thinlto-cache-dir="$cache") ;;
+    esac
+    rm -rf "$cache"
+    /usr/bin/time -f '%e' -o "$work/time.txt" \
+        clang-14 -O2 -flto "${ld[@]}" $ldflags "${objs[@]}" -o "$work/lua.cold" $libs
+    cold=$(cat "$work/time.txt")
+    edited="$edit_dir/lstrlib-$mode.o"
+    clang-14 -O2 "$([[ $mode == thin ]] && echo -flto=thin || echo -flto)" $(conf_get lua cflags) \
+        -I"$lua_dir" -w -c "$edit_dir/lstrlib.c" -o "$edited"
+    for ((i = 0; i < ${#objs[@]}; i++)); do
+        [[ "$(basename "${objs[$i]}")" == lstrlib.o ]] && objs[$i]="$edited"
+    done
+    /usr/bin/time -f '%e' -o "$work/time.txt" \
+        clang-14 -O2 -flto "${ld[@]}" $ldflags "${objs[@]}" -o "$work/lua.warm" $libs
+    warm=$(cat "$work/time.txt")
+    printf '%-20s %10s %10s %9s\n' "$cfg" "$cold" "$warm" "$(ratio "$warm" "$cold")"
 done

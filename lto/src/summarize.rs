@@ -8,27 +8,29 @@ use crate::error::LtoError;
 use crate::facts::FactBuilder;
 use crate::ir::{module_globals, DataLayout, Value};
 use inkwell::context::Context;
-use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
 use rld_summaries::{
     CallSite, Callee, GlobalFlags, GlobalKind, GlobalSummary, ModuleSummary, Structor,
 };
 use std::collections::HashMap;
 
-/// Parses bitcode into a module of `ctx`, naming the file in errors.
-pub fn parse_module<'c>(ctx: &'c Context, name: &str, data: &[u8]) -> Result<Module<'c>, LtoError> {
-    let buf = MemoryBuffer::create_from_memory_range_copy(data, name);
-    let module = crate::fatal::reading(name, || Module::parse_bitcode_from_buffer(&buf, ctx))
-        .map_err(|e| LtoError::BadBitcode {
-            file: name.to_string(),
-            msg: e.to_string().trim().to_string(),
-        })?;
-    // Lazy parts of a module are read on first use; materialize them now, still naming the
-    // file if LLVM gives up on it.
-    crate::fatal::reading(name, || module.verify()).map_err(|e| LtoError::BadBitcode {
+/// Parses bitcode into a module of `ctx` (from `data` itself, no copy), naming the file in
+/// errors, and checks it with LLVM's verifier.
+pub fn parse_module<'c, 'a: 'c>(
+    ctx: &'c Context,
+    name: &str,
+    data: &'a [u8],
+) -> Result<Module<'c>, LtoError> {
+    let bad = |msg: String| LtoError::BadBitcode {
         file: name.to_string(),
-        msg: e.to_string().trim().to_string(),
-    })?;
+        msg: msg.trim().to_string(),
+    };
+    let module =
+        crate::fatal::reading(name, || crate::shim::parse_lazy(ctx, name, data)).map_err(bad)?;
+    // Bodies are read on first use: read them all now, still naming the file if LLVM
+    // gives up on it.
+    crate::fatal::reading(name, || crate::shim::materialize_all(&module)).map_err(bad)?;
+    crate::fatal::reading(name, || module.verify()).map_err(|e| bad(e.to_string()))?;
     Ok(module)
 }
 
