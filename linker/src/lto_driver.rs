@@ -320,12 +320,18 @@ pub fn run_lto(
             .map(|p| (llvm_remarks_path(p), lto.remarks_passes.clone())),
         cache_dir: lto.cache_dir.clone(),
     };
+    let declared_attributes = if partitions.count() > 1 {
+        declared_attributes(&index, &aliases)
+    } else {
+        Default::default()
+    };
     let job = rld_lto::Job {
         inputs: &inputs,
         actions: &actions,
         plans: &plans,
         aliases: &aliases,
         partitions: &partitions,
+        declared_attributes: &declared_attributes,
         cfg: &cfg,
     };
     let compiled = rld_lto::compile(&job, threads).map_err(|e| LinkError::Link(e.to_string()))?;
@@ -369,6 +375,27 @@ pub fn run_lto(
     remarks.extend(alias_remarks(&index, &aliases, &outcome));
     write_remarks(opts, &remarks)?;
     Ok(compiled.objects)
+}
+
+/// The memory attributes of every function that has some, by the name it has in every
+/// partition (a local's shared name), for its declarations in other partitions.
+fn declared_attributes(
+    index: &CombinedIndex,
+    aliases: &rld_summaries::alias::AliasPlan,
+) -> std::collections::BTreeMap<String, rld_summaries::modref::MemoryAttributes> {
+    let mut out = std::collections::BTreeMap::new();
+    for (m, list) in aliases.attributes.iter().enumerate() {
+        for a in list {
+            let g = &index.modules[m].globals[a.function as usize];
+            let name = if g.linkage.is_local() {
+                rld_summaries::partition::shared_name(&g.name, m as u32)
+            } else {
+                g.name.clone()
+            };
+            out.insert(name, a.attributes);
+        }
+    }
+    out
 }
 
 /// (caller, target) for every indirect call site the backend will annotate or promote: the

@@ -153,7 +153,7 @@ fn write_scopes(
 }
 
 /// Adds what `proven` says and `f` does not yet; returns the attributes added, by name.
-fn add_attributes(ctx: &Context, f: Value, proven: MemoryAttributes) -> String {
+pub(crate) fn add_attributes(ctx: &Context, f: Value, proven: MemoryAttributes) -> String {
     let has = |name: &str| attribute(ctx, f, name, None);
     let no_reads = proven.no_reads || has("readnone") || has("writeonly");
     let no_writes = proven.no_writes || has("readnone") || has("readonly");

@@ -12,6 +12,7 @@ use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{FileType, InitializationConfig, Target, TargetTriple};
+use rld_summaries::modref::MemoryAttributes;
 use rld_summaries::partition::{self, PartitionPlan, Placement};
 use rld_summaries::{GlobalKind, Linkage};
 use std::collections::HashMap;
@@ -83,6 +84,10 @@ pub struct Job<'a> {
     pub plans: &'a CallPlans,
     pub aliases: &'a rld_summaries::alias::AliasPlan,
     pub partitions: &'a PartitionPlan,
+    /// Memory attributes the whole program proves, by function name (as named in the
+    /// partitions: shared locals by their shared names), for the declarations of functions
+    /// other partitions define.
+    pub declared_attributes: &'a std::collections::BTreeMap<String, MemoryAttributes>,
     pub cfg: &'a LtoConfig,
 }
 
@@ -320,8 +325,15 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
         return Err(LtoError::Llvm("no bitcode modules to compile".into()));
     };
     for g in module_globals(&module) {
-        if let Some(&change) = after_link.get(&g.name()) {
+        let name = g.name();
+        if let Some(&change) = after_link.get(&name) {
             change.apply(g);
+        }
+        // What another partition defines: its callers here still know what it touches.
+        if g.global_kind() == Some(GlobalKind::Function) && g.is_declaration() {
+            if let Some(&attributes) = job.declared_attributes.get(&name) {
+                crate::alias_scopes::add_attributes(&ctx, g, attributes);
+            }
         }
     }
     // Before the pipeline, so the inliner sees the promoted direct calls.

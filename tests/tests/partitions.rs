@@ -268,3 +268,45 @@ fn the_partition_cache_is_reused_and_invalidated() {
     assert_eq!(cached, 0);
     assert!(read(&cold) == read(&again));
 }
+
+/// The attribute group of `name`'s declaration in textual IR, e.g. "nounwind readonly".
+fn declaration_attributes(ir: &str, name: &str) -> Option<String> {
+    let decl = ir
+        .lines()
+        .find(|l| l.starts_with("declare ") && l.contains(&format!("@{name}(")))?;
+    let group = decl.rsplit(' ').next()?.strip_prefix('#')?;
+    let line = ir
+        .lines()
+        .find(|l| l.starts_with(&format!("attributes #{group} = ")))?;
+    Some(line.to_string())
+}
+
+#[test]
+fn callers_in_other_partitions_see_what_a_function_touches() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["peek_main.c", "peek.c"]);
+    let exe = link_both(&t, &objs, &["-Wl,--lto-partitions=2", "-Wl,--save-temps"]);
+    let objects = partition_objects(&exe);
+    let caller = defining_partition(&objects, "main");
+    assert_ne!(caller, defining_partition(&objects, "peek"));
+    // main's partition declares peek: readonly, from the whole-program mod/ref.
+    let bc = PathBuf::from(format!("{}.{caller}.0.preopt.bc", exe.display()));
+    let ir = String::from_utf8_lossy(
+        &run_checked(
+            std::process::Command::new("llvm-dis-14")
+                .arg(&bc)
+                .arg("-o")
+                .arg("-"),
+        )
+        .stdout,
+    )
+    .into_owned();
+    let peek = declaration_attributes(&ir, "peek").unwrap_or_else(|| panic!("{ir}"));
+    assert!(peek.contains("readonly"), "{peek}");
+    // bump writes: nothing of the kind.
+    let bump = declaration_attributes(&ir, "bump").unwrap_or_default();
+    assert!(
+        !bump.contains("readonly") && !bump.contains("readnone"),
+        "{bump}"
+    );
+}
