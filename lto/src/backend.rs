@@ -566,11 +566,6 @@ fn save_temp_named(
 enum Change {
     /// Internal linkage (internalized).
     Internalize,
-    /// A prevailing linkonce definition something outside the LTO unit needs: weak.
-    KeepWeak,
-    /// A definition local to the LTO unit that other partitions name: hidden, and weak
-    /// rather than linkonce so that it survives optimization.
-    ShareDefinition,
     /// Another partition's shared definition: a hidden declaration.
     ShareDeclaration,
 }
@@ -585,16 +580,13 @@ impl Change {
                     g.clear_comdat();
                 }
             }
-            Change::KeepWeak => keep_weak(g),
-            Change::ShareDefinition => {
-                keep_weak(g);
-                g.set_hidden_visibility();
-            }
             Change::ShareDeclaration => g.set_hidden_visibility(),
         }
     }
 }
 
+/// A linkonce definition made weak, which neither the module linker nor the optimizer may
+/// drop.
 fn keep_weak(g: crate::ir::Value) {
     match g.linkage() {
         Linkage::LinkOnceODR => g.set_linkage(Linkage::WeakODR),
@@ -646,17 +638,20 @@ fn place_globals(
             }
         }
         match placement {
-            Placement::Own => {
-                let change = match action {
-                    Action::Internalize if shared => Some(Change::ShareDefinition),
-                    Action::Internalize => Some(Change::Internalize),
-                    Action::KeepWeak => Some(Change::KeepWeak),
-                    Action::Keep | Action::Drop => None,
-                };
-                if let Some(change) = change {
-                    after_link.insert(g.name(), change);
+            Placement::Own => match action {
+                // Before linking: the module linker takes a linkonce definition only
+                // where something linked refers to it, and what needs these (another
+                // partition, code outside the LTO unit) is not in this module.
+                Action::Internalize if shared => {
+                    keep_weak(g);
+                    g.set_hidden_visibility();
                 }
-            }
+                Action::Internalize => {
+                    after_link.insert(g.name(), Change::Internalize);
+                }
+                Action::KeepWeak => keep_weak(g),
+                Action::Keep | Action::Drop => {}
+            },
             Placement::Copy => {
                 g.clear_comdat();
                 g.set_linkage(Linkage::AvailableExternally);

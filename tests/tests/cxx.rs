@@ -21,20 +21,26 @@ use std::process::Command;
 enum Build {
     Clang,
     ClangLto,
+    /// clang++ -flto, linked by rld with `--lto-partitions=N` (2 or 4; lld: one module).
+    ClangLtoPartitions(u32),
     Gcc,
 }
 
 impl Build {
     fn compiler(self) -> Compiler {
         match self {
-            Build::Clang | Build::ClangLto => Clang,
+            Build::Clang | Build::ClangLto | Build::ClangLtoPartitions(_) => Clang,
             Build::Gcc => Gcc,
         }
     }
 
+    fn is_lto(self) -> bool {
+        matches!(self, Build::ClangLto | Build::ClangLtoPartitions(_))
+    }
+
     fn cflags(self) -> Vec<&'static str> {
         let mut f = vec!["-O2", "-std=c++17", "-pthread"];
-        if self == Build::ClangLto {
+        if self.is_lto() {
             f.push("-flto");
         }
         f
@@ -42,8 +48,15 @@ impl Build {
 
     fn link_flags(self) -> Vec<&'static str> {
         let mut f = vec!["-pthread"];
-        if self == Build::ClangLto {
+        if self.is_lto() {
             f.extend(["-flto", "-O2"]);
+        }
+        match self {
+            // lld-14 takes the option too (it splits code generation only).
+            Build::ClangLtoPartitions(2) => f.push("-Wl,--lto-partitions=2"),
+            Build::ClangLtoPartitions(4) => f.push("-Wl,--lto-partitions=4"),
+            Build::ClangLtoPartitions(n) => panic!("no flag for {n} partitions"),
+            _ => {}
         }
         f
     }
@@ -114,6 +127,14 @@ macro_rules! matrix {
                 super::$feature(Build::ClangLto, Runtime::Static)
             }
             #[test]
+            fn clang_lto_2_partitions() {
+                super::$feature(Build::ClangLtoPartitions(2), Runtime::Shared)
+            }
+            #[test]
+            fn clang_lto_4_partitions_static() {
+                super::$feature(Build::ClangLtoPartitions(4), Runtime::Static)
+            }
+            #[test]
             fn gcc() {
                 super::$feature(Build::Gcc, Runtime::Shared)
             }
@@ -146,7 +167,7 @@ fn templates_one_copy(b: Build, r: Runtime) {
     let sources = ["tmpl_a.cpp", "tmpl_b.cpp", "tmpl_c.cpp", "tmpl_main.cpp"];
     let objs = compile_all(&t, b, &sources, &[]);
     let marker = TMPL_MARKER.to_le_bytes();
-    if b != Build::ClangLto {
+    if !b.is_lto() {
         // The test needs the instantiation (and its body) in three objects.
         for obj in &objs[..3] {
             assert_eq!(nm_count(obj, TMPL_FN), 1, "{TMPL_FN} in {}", obj.display());
@@ -280,6 +301,10 @@ mod exceptions_across_shared_library {
     #[test]
     fn clang_lto() {
         super::exceptions_across_shared_library(Build::ClangLto, Runtime::Shared)
+    }
+    #[test]
+    fn clang_lto_2_partitions() {
+        super::exceptions_across_shared_library(Build::ClangLtoPartitions(2), Runtime::Shared)
     }
     #[test]
     fn gcc() {
