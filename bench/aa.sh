@@ -4,7 +4,8 @@
 # Each corpus program is linked by rld -flto with --save-temps twice: as usual, and with
 # --no-wpa-aa-metadata (same analyses, same IR, no alias metadata written). LLVM 14's
 # `aa-eval -evaluate-aa-metadata` with the default AA pipeline (basic-aa, TBAA,
-# scoped-noalias) then counts NoAlias answers on each `*.0.0.preopt.bc`, and rld's `--time`
+# scoped-noalias) then counts NoAlias answers on each `*.0.0.preopt.bc` (one LTO
+# partition, so that one module holds the whole program), and rld's `--time`
 # gives the cost of the analysis. Then what LLVM's passes did with it: their remarks
 # (licm, gvn, the vectorizers, dse) counted with and without the metadata. Last, a
 # program whose hot loop only rld's alias information lets LLVM vectorize, timed linked
@@ -55,7 +56,7 @@ for prog in $programs; do
         extra=()
         [[ $mode == off ]] && extra=(-Wl,--no-wpa-aa-metadata)
         clang-14 -O2 -flto --ld-path="$RLD" $ldflags "${objs[@]}" -o "$out" $libs \
-            -Wl,--save-temps -Wl,--time "${extra[@]}" \
+            -Wl,--save-temps -Wl,--lto-partitions=1 -Wl,--time "${extra[@]}" \
             -Wl,--opt-remarks-filename="$out.remarks.yaml" -Wl,--opt-remarks-passes="$passes" \
             2>"$out.time"
     done

@@ -181,7 +181,18 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
         let Some(result) = result else {
             continue;
         };
-        let out = result?;
+        let out = match result {
+            Ok(out) => out,
+            Err(e) => {
+                // No half-written remarks are left behind.
+                if let Some((path, _)) = &job.cfg.pipeline_remarks {
+                    for p in 0..count {
+                        let _ = std::fs::remove_file(remark_file(path, count, p));
+                    }
+                }
+                return Err(e);
+            }
+        };
         compiled.objects.push(out.object);
         compiled.times.push(out.time);
         compiled.cached.push(out.cached);
