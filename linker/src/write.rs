@@ -67,6 +67,18 @@ impl Symtab {
     }
 }
 
+/// The name a static function or variable had in its source: LTO partitions refer to one
+/// another's statics as `NAME.rld.MODULE` (hidden), which is local again in the output.
+fn source_name(name: &[u8]) -> &[u8] {
+    const MARK: &[u8] = b".rld.";
+    let digits = name.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    let stem = &name[..name.len() - digits];
+    match stem.strip_suffix(MARK) {
+        Some(original) if digits > 0 && !original.is_empty() => original,
+        _ => name,
+    }
+}
+
 fn build_symtab(link: &Link) -> Symtab {
     let mut table = Symtab {
         symtab: vec![0u8; 24],
@@ -156,7 +168,11 @@ fn build_symtab(link: &Link) -> Symtab {
             sym.sym_type
         };
         let out = OutSym {
-            name: sym.name,
+            name: if hidden {
+                source_name(sym.name)
+            } else {
+                sym.name
+            },
             info: (bind << 4) | ty,
             other: sym.visibility,
             section,
@@ -615,5 +631,19 @@ fn compute_build_id(style: &BuildId, data: &[u8], len: usize) -> Vec<u8> {
         }
         BuildId::Hex(h) => h.clone(),
         BuildId::None => vec![0; len],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source_name;
+
+    #[test]
+    fn shared_statics_get_their_source_names_back() {
+        assert_eq!(source_name(b"counter.rld.12"), b"counter");
+        assert_eq!(source_name(b"a.b.rld.0"), b"a.b");
+        for kept in [&b"counter"[..], b"x.rld.", b".rld.3", b"x.rld.3a", b"rld.3"] {
+            assert_eq!(source_name(kept), kept);
+        }
     }
 }

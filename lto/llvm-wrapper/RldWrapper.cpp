@@ -5,7 +5,9 @@
 #include "llvm-c/Core.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm-c/TargetMachine.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalAlias.h"
 #include "llvm/IR/GlobalIFunc.h"
@@ -186,4 +188,35 @@ extern "C" bool rld_materialize_all(LLVMModuleRef M, char **ErrorMessage) {
     return false;
   }
   return true;
+}
+
+// A module loaded by several LTO partitions would describe the same things in each
+// partition's debug info: its compile unit lists global variables (each gets a DIE, defined
+// here or not), enums, retained types and imported entities. Keeps, in every partition, the
+// variables it defines, and only in the module's home partition the rest (variables no
+// global holds any more, enums, retained types, imports); a variable another partition
+// defines is described there.
+extern "C" void rld_trim_debug_info(LLVMModuleRef MRef, bool Home) {
+  Module &M = *unwrap(MRef);
+  SmallPtrSet<const DIGlobalVariable *, 32> Defined, Declared;
+  for (GlobalVariable &GV : M.globals()) {
+    SmallVector<DIGlobalVariableExpression *, 1> GVEs;
+    GV.getDebugInfo(GVEs);
+    for (DIGlobalVariableExpression *GVE : GVEs)
+      (GV.isDeclaration() ? Declared : Defined).insert(GVE->getVariable());
+  }
+  for (DICompileUnit *CU : M.debug_compile_units()) {
+    SmallVector<Metadata *, 16> Keep;
+    for (DIGlobalVariableExpression *GVE : CU->getGlobalVariables()) {
+      const DIGlobalVariable *V = GVE->getVariable();
+      if (Defined.count(V) || (Home && !Declared.count(V)))
+        Keep.push_back(GVE);
+    }
+    CU->replaceGlobalVariables(MDTuple::get(M.getContext(), Keep));
+    if (!Home) {
+      CU->replaceEnumTypes(nullptr);
+      CU->replaceRetainedTypes(nullptr);
+      CU->replaceImportedEntities(nullptr);
+    }
+  }
 }

@@ -313,9 +313,13 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
         let globals = module_globals(&module);
         let actions = job.actions.get(m as usize).map_or(&[][..], Vec::as_slice);
         place_globals(job, p, m, &globals, actions, &mut after_link);
-        if !job.partitions.is_home(p, m) {
+        let home = job.partitions.is_home(p, m);
+        if !home {
             // Module-level inline asm may define symbols: one partition emits it.
             module.set_inline_assembly("");
+        }
+        if job.partitions.count() > 1 {
+            crate::shim::trim_debug_info(&module, home);
         }
         crate::fatal::reading(input.name, || crate::shim::materialize_all(&module)).map_err(
             |msg| LtoError::BadBitcode {

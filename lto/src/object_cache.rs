@@ -11,6 +11,7 @@
 
 use crate::alias_scopes::ShapeMismatch;
 use crate::backend::{CallOutcome, Job};
+use rld_summaries::partition::Placement;
 use rld_summaries::GlobalId;
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::{xxh3_128, Xxh3};
@@ -42,9 +43,16 @@ pub fn key(job: &Job, p: u32, module_hashes: &[u128]) -> u128 {
                 module: m,
                 index: i as u32,
             };
+            let placement = plan.placement(p, id);
             decisions.push(*action as u8);
-            decisions.push(plan.placement(p, id) as u8);
-            decisions.push(u8::from(plan.is_shared(id)));
+            decisions.push(placement as u8);
+            // Whether a definition here is shared depends on the other partitions; for one
+            // defined elsewhere it only matters if code here names it, and then it is
+            // shared (or not) whatever the other partitions hold: leave it out, so that a
+            // change there does not invalidate this partition.
+            if placement != Placement::Elsewhere {
+                decisions.push(u8::from(plan.is_shared(id)));
+            }
         }
         put(&decisions);
         if let Some(renames) = job.plans.renames.get(m as usize) {

@@ -45,6 +45,7 @@ extern "C" {
         error: *mut *mut c_char,
     ) -> LLVMModuleRef;
     fn rld_materialize_all(module: LLVMModuleRef, error: *mut *mut c_char) -> bool;
+    fn rld_trim_debug_info(module: LLVMModuleRef, home: bool);
 }
 
 /// A target machine as lld 14 creates it for LTO code generation: a section per function
@@ -223,6 +224,15 @@ pub fn materialize_all(module: &inkwell::module::Module) -> Result<(), String> {
     } else {
         Err(take_message(error))
     }
+}
+
+/// Keeps in a module's debug info only what one LTO partition describes: the global
+/// variables it defines, and, in the module's `home` partition, the module-level rest
+/// (enums, retained types, imports, variables no global holds).
+pub fn trim_debug_info(module: &inkwell::module::Module, home: bool) {
+    // SAFETY: a live module whose globals are placed; the shim only edits its compile
+    // units' lists.
+    unsafe { rld_trim_debug_info(module.as_mut_ptr(), home) }
 }
 
 /// Replaces an alias (or ifunc) by a declaration of the same name (aliases cannot be declarations).

@@ -26,7 +26,7 @@ use crate::model::{GlobalFlags, GlobalKind, Linkage};
 use std::collections::{HashMap, HashSet};
 
 /// Instructions per partition when the count is chosen from the program's size.
-pub const PARTITION_SIZE: u64 = 10_000;
+pub const PARTITION_SIZE: u64 = 5_000;
 /// At most this many partitions are chosen automatically.
 pub const MAX_AUTO_PARTITIONS: u32 = 16;
 /// Functions of at most this many instructions are copied into the partitions that call

@@ -139,12 +139,18 @@ fn a_static_used_by_two_partitions_is_one_hidden_symbol() {
         ("GLOBAL", "HIDDEN")
     );
     assert!(syms.iter().any(|s| !s.is_defined()), "{syms:#?}");
-    // In the program it is local, and not exported.
+    // In the program it is local again, under its source name, and not exported.
     let out = symbols(&exe);
-    let local = find_symbols(&out, ".symtab", &defs[0].name);
-    assert_eq!(local.len(), 1);
-    assert_eq!(local[0].bind, "LOCAL");
-    assert!(find_symbols(&out, ".dynsym", &defs[0].name).is_empty());
+    let local = find_symbols(&out, ".symtab", "counter");
+    assert_eq!(local.len(), 1, "{out:#?}");
+    assert_eq!(
+        (local[0].bind.as_str(), local[0].typ.as_str()),
+        ("LOCAL", "OBJECT")
+    );
+    assert!(find_symbols(&out, ".symtab", &defs[0].name).is_empty());
+    assert!(out
+        .iter()
+        .all(|s| s.table != ".dynsym" || !s.name.starts_with("counter")));
 }
 
 #[test]
