@@ -112,7 +112,22 @@ pub fn run_lto(
     let mut clock = std::time::Instant::now();
     let is_dynamic = !r.dsos.is_empty() || opts.is_pic();
     compute_preemption_in(&mut r.symtab, opts, is_dynamic, dynamic_list);
-    let index = CombinedIndex::new(r.bitcode.iter().map(|m| m.summary.clone()).collect());
+    // The index takes the summaries; the resolver keeps only what it still asks (globals).
+    let index = CombinedIndex::new(
+        r.bitcode
+            .iter_mut()
+            .map(|m| {
+                let globals = m.summary.globals.clone();
+                std::mem::replace(
+                    &mut m.summary,
+                    rld_summaries::ModuleSummary {
+                        globals,
+                        ..Default::default()
+                    },
+                )
+            })
+            .collect(),
+    );
     let res = resolutions(opts, r, &index);
     let roots = root_names(opts);
     let live = compute_dead_symbols(&index, &res, &roots);
@@ -251,6 +266,8 @@ pub fn run_lto(
         }
         None => Default::default(),
     };
+    // The points-to sets have served every client: free them before the backends run.
+    drop(pts);
 
     // The partitions: what each compiles, what it copies for inlining, what it shares.
     let compiled: Vec<Vec<bool>> = index

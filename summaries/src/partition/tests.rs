@@ -300,7 +300,8 @@ fn a_computed_goto_table_stays_with_its_function() {
     assert_ne!(plan.owner(id(0, main)), plan.owner(id(0, interp)));
 }
 
-/// Functions f0..f59 called in a chain from main, with sizes from a fixed sequence.
+/// Functions f0..f59 called in a chain from main, with sizes from a fixed sequence
+/// (relative to the partition size).
 fn chain(grow: Option<(usize, u32)>, requested: Option<u32>) -> (CombinedIndex, PartitionPlan) {
     let mut b = Builder::new(1);
     let main = b.func(0, "main", Linkage::External, 10);
@@ -308,7 +309,8 @@ fn chain(grow: Option<(usize, u32)>, requested: Option<u32>) -> (CombinedIndex, 
     let mut seed = 12345u32;
     for i in 0..60 {
         seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
-        let mut size = 300 + (seed >> 16) % 1200;
+        // 3% to 15% of a partition's target size.
+        let mut size = (300 + (seed >> 16) % 1200) * PARTITION_SIZE as u32 / 10_000;
         if let Some((at, extra)) = grow {
             if at == i {
                 size += extra;
@@ -335,7 +337,8 @@ fn contents(index: &CombinedIndex, plan: &PartitionPlan) -> Vec<Vec<String>> {
 #[test]
 fn an_edit_changes_the_automatic_split_near_it_only() {
     let (index, before) = chain(None, None);
-    let (index2, after) = chain(Some((30, 2000)), None);
+    let grow = PARTITION_SIZE as u32 / 5;
+    let (index2, after) = chain(Some((30, grow)), None);
     let (old, new) = (contents(&index, &before), contents(&index2, &after));
     assert!(old.len() >= 5, "{old:?}");
     // At most the partitions around f30 change: all before it, and all from some point
@@ -352,7 +355,7 @@ fn an_edit_changes_the_automatic_split_near_it_only() {
     // An even cut into as many partitions moves the later boundaries instead.
     let count = Some(old.len() as u32);
     let (index, before) = chain(None, count);
-    let (index2, after) = chain(Some((30, 2000)), count);
+    let (index2, after) = chain(Some((30, grow)), count);
     let (old, new) = (contents(&index, &before), contents(&index2, &after));
     assert!(old.iter().filter(|p| !new.contains(p)).count() >= 3);
 }
