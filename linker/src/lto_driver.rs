@@ -236,7 +236,7 @@ pub fn run_lto(
     } else {
         None
     };
-    let plans = cvp
+    let (plans, extra_refs) = cvp
         .as_ref()
         .map(|c| call_plans(&index, &live, c, opts.lto_opts.icp_max_targets))
         .unwrap_or_default();
@@ -283,7 +283,6 @@ pub fn run_lto(
                 .collect()
         })
         .collect();
-    let extra_refs = promoted_call_refs(&index, &live, cvp.as_ref());
     let partitions = if opts.relocatable {
         // `-r` writes the one object LTO produces.
         rld_summaries::partition::PartitionPlan::single(&index, &compiled)
@@ -415,33 +414,6 @@ fn declared_attributes(
     out
 }
 
-/// (caller, target) for every indirect call site the backend will annotate or promote: the
-/// caller's code names the target afterwards.
-fn promoted_call_refs(
-    index: &CombinedIndex,
-    live: &rld_summaries::Liveness,
-    cvp: Option<&rld_summaries::cvp::CvpResult>,
-) -> Vec<(GlobalId, GlobalId)> {
-    let mut out = Vec::new();
-    let Some(cvp) = cvp else {
-        return out;
-    };
-    for (&(m, site), set) in &cvp.sites {
-        let rld_summaries::cvp::CalleeSet::Functions(targets) = set else {
-            continue;
-        };
-        let caller = GlobalId {
-            module: m,
-            index: index.modules[m as usize].call_sites[site as usize].caller,
-        };
-        if live.is_live(caller) {
-            out.extend(targets.iter().map(|&t| (caller, t)));
-        }
-    }
-    out.sort_unstable();
-    out
-}
-
 /// The name a CVP target has in the merged module: local functions are renamed before
 /// linking so that call sites in other modules can name them.
 fn target_name(index: &CombinedIndex, id: GlobalId, renames: &mut [Vec<(u32, String)>]) -> String {
@@ -457,18 +429,21 @@ fn target_name(index: &CombinedIndex, id: GlobalId, renames: &mut [Vec<(u32, Str
     unique
 }
 
-/// Turns CVP's callee sets into what the backend does at each indirect call site.
+/// Turns CVP's callee sets into what the backend does at each indirect call site, and
+/// lists (caller, target) for each: the caller's code names the target afterwards, which
+/// partitioning must know.
 fn call_plans(
     index: &CombinedIndex,
     live: &rld_summaries::Liveness,
     cvp: &rld_summaries::cvp::CvpResult,
     icp_max_targets: usize,
-) -> rld_lto::CallPlans {
+) -> (rld_lto::CallPlans, Vec<(GlobalId, GlobalId)>) {
     use rld_summaries::cvp::CalleeSet;
     let mut plans = rld_lto::CallPlans {
         renames: vec![Vec::new(); index.modules.len()],
         sites: Default::default(),
     };
+    let mut refs = Vec::new();
     for (&(m, site), set) in &cvp.sites {
         let CalleeSet::Functions(targets) = set else {
             continue;
@@ -483,6 +458,7 @@ fn call_plans(
         if targets.is_empty() || !live.is_live(caller) {
             continue;
         }
+        refs.extend(targets.iter().map(|&t| (caller, t)));
         let names = targets
             .iter()
             .map(|&t| target_name(index, t, &mut plans.renames))
@@ -499,7 +475,13 @@ fn call_plans(
             },
         );
     }
-    plans
+    // In index order, whatever order the sites came in: the renames are part of the
+    // partition cache's keys.
+    for list in &mut plans.renames {
+        list.sort_unstable();
+    }
+    refs.sort_unstable();
+    (plans, refs)
 }
 
 /// One remark per indirect call site of live code: its callees, its promotion, or why it
