@@ -11,9 +11,10 @@ use crate::scan::compute_preemption_in;
 use crate::symbols::{Resolver, SymbolDef};
 use object::elf;
 use rld_lto::{Action, BitcodeInput, LtoConfig};
+use rld_remarks::{Remark, RemarkArg, RemarkFilter, RemarkKind};
 use rld_summaries::{
-    compute_dead_symbols, internalize, CombinedIndex, GlobalFlags, GlobalId, GlobalKind, Remark,
-    RemarkArg, RemarkFilter, RemarkKind, Resolutions,
+    compute_dead_symbols, internalize, CombinedIndex, GlobalFlags, GlobalId, GlobalKind,
+    Resolutions,
 };
 use std::collections::HashSet;
 
@@ -80,27 +81,23 @@ fn resolutions(opts: &Options, r: &Resolver, index: &CombinedIndex) -> Resolutio
     res
 }
 
+/// The summaries' source position as a remark's (the two crates do not depend on each other).
+fn remark_loc(loc: &Option<rld_summaries::DebugLoc>) -> Option<rld_remarks::DebugLoc> {
+    loc.as_ref().map(|l| rld_remarks::DebugLoc {
+        file: l.file.clone(),
+        line: l.line,
+        column: l.column,
+    })
+}
+
+/// An `lto` remark about a global, shaped like lld's `deadfunction` remark: the global as a
+/// `Function` argument carrying its location, then the message with LLVM's surrounding spaces.
 fn remark(kind: RemarkKind, name: &str, g: &rld_summaries::GlobalSummary, text: &str) -> Remark {
-    Remark {
-        kind,
-        pass: "lto".into(),
-        name: name.into(),
-        debug_loc: g.debug_loc.clone(),
-        function: g.name.clone(),
-        hotness: None,
-        args: vec![
-            RemarkArg {
-                key: "Function".into(),
-                value: g.name.clone(),
-                debug_loc: None,
-            },
-            RemarkArg {
-                key: "String".into(),
-                value: text.into(),
-                debug_loc: None,
-            },
-        ],
-    }
+    let mut r = rld_remarks::dead_function_remark(&g.name, remark_loc(&g.debug_loc));
+    r.kind = kind;
+    r.name = name.into();
+    r.args[1].value = format!(" {text} ");
+    r
 }
 
 /// Compiles every bitcode module the link uses into objects (one per partition).
@@ -554,7 +551,7 @@ fn call_remarks(
             kind,
             pass: "cvp".into(),
             name: name.into(),
-            debug_loc: call.debug_loc.clone(),
+            debug_loc: remark_loc(&call.debug_loc),
             function,
             hotness: None,
             args,
@@ -582,7 +579,7 @@ fn write_remarks(opts: &Options, remarks: &[Remark]) -> Result<()> {
         .filter(|r| filter.accepts(&r.pass))
         .cloned()
         .collect();
-    let mut text = rld_summaries::format_yaml(&kept);
+    let mut text = rld_remarks::format_yaml(&kept);
     // Then LLVM's own remarks from the optimization pipeline and code generation.
     let llvm = llvm_remarks_path(path);
     if let Ok(more) = std::fs::read_to_string(&llvm) {
@@ -659,7 +656,7 @@ fn alias_remarks(
                 kind: RemarkKind::Analysis,
                 pass: "wpa-aa".into(),
                 name: "AliasScopes".into(),
-                debug_loc: g.debug_loc.clone(),
+                debug_loc: remark_loc(&g.debug_loc),
                 function: g.name.clone(),
                 hotness: None,
                 args: vec![

@@ -13,7 +13,6 @@
 //! - [`modref`]: what each function and call may read, write or free, over the whole program.
 //! - [`partition`]: the LTO unit split into partitions compiled in parallel.
 //! - [`alias`]: the points-to and mod/ref answers as scoped-noalias annotations for LLVM.
-//! - [`remarks`]: optimization remarks in LLVM's YAML format.
 //!
 //! The most used items are re-exported here.
 
@@ -28,7 +27,6 @@ pub mod modref;
 pub mod partition;
 pub mod pointsto;
 pub mod program;
-pub mod remarks;
 pub mod sparse;
 
 #[cfg(test)]
@@ -40,7 +38,3 @@ pub use dump::dump;
 pub use encoding::{decode, encode, SummaryError, FORMAT_VERSION};
 pub use index::{CombinedIndex, GlobalId, Resolution, Resolutions};
 pub use model::*;
-pub use remarks::{
-    dead_function_remark, format_yaml, parse_yaml, write_yaml, Remark, RemarkArg, RemarkFilter,
-    RemarkKind, RemarkParseError,
-};

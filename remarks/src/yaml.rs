@@ -26,95 +26,9 @@
 //! - Optional fields are left out: `DebugLoc`, `Hotness`, and `Args` when empty.
 //! - Strings are quoted by LLVM's `needsQuotes` ([`quote`]).
 
-use crate::model::DebugLoc;
+use crate::error::RemarkParseError;
+use crate::model::{DebugLoc, Remark, RemarkArg, RemarkKind};
 use std::fmt::Write as _;
-
-/// The document tag of a remark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RemarkKind {
-    Passed,
-    Missed,
-    Analysis,
-    AnalysisFPCommute,
-    AnalysisAliasing,
-    Failure,
-}
-
-impl RemarkKind {
-    /// Every kind, in LLVM's order.
-    pub const ALL: [RemarkKind; 6] = [
-        RemarkKind::Passed,
-        RemarkKind::Missed,
-        RemarkKind::Analysis,
-        RemarkKind::AnalysisFPCommute,
-        RemarkKind::AnalysisAliasing,
-        RemarkKind::Failure,
-    ];
-
-    /// The YAML tag, `!Passed` ...
-    pub fn tag(self) -> &'static str {
-        match self {
-            RemarkKind::Passed => "!Passed",
-            RemarkKind::Missed => "!Missed",
-            RemarkKind::Analysis => "!Analysis",
-            RemarkKind::AnalysisFPCommute => "!AnalysisFPCommute",
-            RemarkKind::AnalysisAliasing => "!AnalysisAliasing",
-            RemarkKind::Failure => "!Failure",
-        }
-    }
-
-    pub fn from_tag(tag: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.tag() == tag)
-    }
-}
-
-/// One argument of a remark: a single-key map, `Key: value`, with an optional location.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RemarkArg {
-    pub key: String,
-    pub value: String,
-    pub debug_loc: Option<DebugLoc>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Remark {
-    pub kind: RemarkKind,
-    /// The pass name (`lto`, `inline`, ...), which `--opt-remarks-passes` filters on.
-    pub pass: String,
-    /// The remark's identifier within its pass (`deadfunction`, `Inlined`, ...).
-    pub name: String,
-    pub debug_loc: Option<DebugLoc>,
-    pub function: String,
-    pub hotness: Option<u64>,
-    pub args: Vec<RemarkArg>,
-}
-
-/// The remark lld-14 writes for a function that LTO drops because nothing reaches it
-/// (llvm/lib/LTO/LTO.cpp). `debug_loc` is the function's DISubprogram location, which LLVM
-/// puts both on the remark and on its `Function` argument. The message keeps LLVM's
-/// surrounding spaces.
-pub fn dead_function_remark(function: &str, debug_loc: Option<DebugLoc>) -> Remark {
-    Remark {
-        kind: RemarkKind::Passed,
-        pass: "lto".to_string(),
-        name: "deadfunction".to_string(),
-        debug_loc: debug_loc.clone(),
-        function: function.to_string(),
-        hotness: None,
-        args: vec![
-            RemarkArg {
-                key: "Function".to_string(),
-                value: function.to_string(),
-                debug_loc,
-            },
-            RemarkArg {
-                key: "String".to_string(),
-                value: " not added to the combined module ".to_string(),
-                debug_loc: None,
-            },
-        ],
-    }
-}
 
 /// Writes the remarks as YAML documents, one per remark, exactly as LLVM 14 does.
 pub fn write_yaml(remarks: &[Remark], out: &mut dyn std::io::Write) -> std::io::Result<()> {
@@ -407,35 +321,6 @@ fn is_printable(c: char) -> bool {
     !(noncharacter || non_printable)
 }
 
-/// Selects remarks by pass name, like `--opt-remarks-passes`: LLVM searches the pass name for
-/// the regex (a match anywhere counts, not only a full match).
-#[derive(Debug, Clone)]
-pub struct RemarkFilter {
-    pattern: Option<regex::Regex>,
-}
-
-impl RemarkFilter {
-    /// `None` accepts every pass.
-    pub fn new(pass_regex: Option<&str>) -> Result<Self, regex::Error> {
-        Ok(RemarkFilter {
-            pattern: pass_regex.map(regex::Regex::new).transpose()?,
-        })
-    }
-
-    pub fn accepts(&self, pass: &str) -> bool {
-        self.pattern.as_ref().is_none_or(|p| p.is_match(pass))
-    }
-}
-
-/// Why a remark file could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {message}")]
-pub struct RemarkParseError {
-    /// 1-based.
-    pub line: usize,
-    pub message: String,
-}
-
 /// Parses rld's and LLVM's YAML remark documents back (for tests and rld's remark tooling).
 ///
 /// It reads the YAML that LLVM and [`write_yaml`] produce, with any padding and sequence
@@ -479,10 +364,7 @@ struct RemarkFields {
 
 impl YamlReader<'_> {
     fn error<T>(&self, message: impl Into<String>) -> Result<T, RemarkParseError> {
-        Err(RemarkParseError {
-            line: self.line,
-            message: message.into(),
-        })
+        Err(RemarkParseError::at_line(self.line, message))
     }
 
     fn at_end(&self) -> bool {
@@ -615,12 +497,9 @@ impl YamlReader<'_> {
 
         // LLVM's parser also refuses these three when they are empty.
         let required = |value: Option<String>, what: &str| {
-            value
-                .filter(|v| !v.is_empty())
-                .ok_or_else(|| RemarkParseError {
-                    line: start_line,
-                    message: format!("remark has no {what}"),
-                })
+            value.filter(|v| !v.is_empty()).ok_or_else(|| {
+                RemarkParseError::at_line(start_line, format!("remark has no {what}"))
+            })
         };
         Ok(Remark {
             kind,
@@ -911,6 +790,7 @@ impl YamlReader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dead_function_remark;
 
     fn loc(file: &str, line: u32, column: u32) -> Option<DebugLoc> {
         Some(DebugLoc {
@@ -1209,7 +1089,10 @@ Args:
     fn error_lines_are_counted() {
         let text =
             "--- !Passed\nPass: a\nName: b\nFunction: c\n...\n--- !Missed\nPass: a\nWhat: x\n";
-        assert_eq!(parse_yaml(text).unwrap_err().line, 8);
+        assert_eq!(
+            parse_yaml(text).unwrap_err().position,
+            crate::Position::Line(8)
+        );
     }
 
     #[test]
@@ -1239,19 +1122,5 @@ Args:
                 assert_eq!(parse_yaml(&format_yaml(&remarks)).unwrap(), remarks);
             }
         }
-    }
-
-    #[test]
-    fn filter_searches_the_pass_name() {
-        let all = RemarkFilter::new(None).unwrap();
-        assert!(all.accepts("inline"));
-        let lto = RemarkFilter::new(Some("lto")).unwrap();
-        assert!(lto.accepts("lto"));
-        assert!(lto.accepts("thinlto-import"));
-        assert!(!lto.accepts("inline"));
-        let anchored = RemarkFilter::new(Some("^(inline|lto)$")).unwrap();
-        assert!(anchored.accepts("inline"));
-        assert!(!anchored.accepts("always-inline"));
-        assert!(RemarkFilter::new(Some("(")).is_err());
     }
 }

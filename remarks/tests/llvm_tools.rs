@@ -13,8 +13,8 @@
 //!
 //! Each test prints why and passes when the LLVM tool it needs is not installed.
 
-use rld_summaries::remarks::{format_yaml, parse_yaml, Remark, RemarkArg, RemarkKind};
-use rld_summaries::DebugLoc;
+use rld_remarks::DebugLoc;
+use rld_remarks::{format_yaml, parse_yaml, Remark, RemarkArg, RemarkKind};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -145,7 +145,7 @@ fn build_remark_dumper() -> Option<PathBuf> {
 /// What LLVM 14's remark parser returns for a string rld wrote: the raw scalar, as
 /// `quote` wrote it, with one leading and one trailing single quote dropped.
 fn llvm_view(s: &str) -> String {
-    let raw = rld_summaries::remarks::quote(s);
+    let raw = rld_remarks::yaml::quote(s);
     let raw = raw.strip_prefix('\'').unwrap_or(&raw);
     raw.strip_suffix('\'').unwrap_or(raw).to_string()
 }
@@ -294,7 +294,7 @@ fn llvm_parser_reads_rld_remarks_as_written() {
         expected_dump(&remarks),
         "LLVM read rld's YAML differently:\n{yaml}"
     );
-    let dead = rld_summaries::dead_function_remark("unused", loc("tu2.c", 1, 0));
+    let dead = rld_remarks::dead_function_remark("unused", loc("tu2.c", 1, 0));
     assert_eq!(
         llvm_reads(
             &dumper,
@@ -420,7 +420,7 @@ fn llvm_opt_report_renders_rld_remarks() {
                 arg("Caller", "main", loc("tu.c", 2, 0)),
             ],
         },
-        rld_summaries::dead_function_remark("helper", loc("tu.c", 1, 0)),
+        rld_remarks::dead_function_remark("helper", loc("tu.c", 1, 0)),
     ];
     let yaml = dir.join("rld.opt.yaml");
     std::fs::write(&yaml, format_yaml(&remarks)).unwrap();

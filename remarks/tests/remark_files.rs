@@ -1,14 +1,14 @@
 //! Real remark files written by LLVM 14 (tests/data, see tests/data/README.md) read back by
 //! `parse_yaml` and written again by `format_yaml`, byte for byte.
 
-use rld_summaries::remarks::{format_yaml, parse_yaml, RemarkKind};
+use rld_remarks::{format_yaml, parse_yaml, RemarkKind};
 
 fn data(name: &str) -> String {
     let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-fn assert_round_trip(name: &str) -> Vec<rld_summaries::Remark> {
+fn assert_round_trip(name: &str) -> Vec<rld_remarks::Remark> {
     let real = data(name);
     let remarks = parse_yaml(&real).unwrap_or_else(|e| panic!("{name}: {e}"));
     let written = format_yaml(&remarks);
@@ -50,9 +50,9 @@ fn lld_lto_remarks_round_trip() {
     assert_eq!(remarks.len(), 5);
     assert_eq!(
         remarks[0],
-        rld_summaries::dead_function_remark(
+        rld_remarks::dead_function_remark(
             "unused",
-            Some(rld_summaries::DebugLoc {
+            Some(rld_remarks::DebugLoc {
                 file: "tu2.c".to_string(),
                 line: 1,
                 column: 0
@@ -66,6 +66,6 @@ fn lld_deadfunction_without_debug_info_round_trips() {
     let remarks = assert_round_trip("lld-deadfunction.opt.ld.yaml");
     assert_eq!(
         remarks,
-        vec![rld_summaries::dead_function_remark("unused", None)]
+        vec![rld_remarks::dead_function_remark("unused", None)]
     );
 }
