@@ -20,10 +20,12 @@ source_dir() {
     done
 }
 
-# corpus_bitcode PROG OUTDIR LTOFLAG: compiles PROG (tests/corpus/programs.conf) with
-# clang-14 -O2 LTOFLAG into OUTDIR (objects reused while present), prints the objects.
+# corpus_bitcode PROG OUTDIR LTOFLAG [FLAG...]: compiles PROG (tests/corpus/programs.conf)
+# with clang-14 -O2 LTOFLAG FLAG... into OUTDIR (objects reused while present), prints the
+# objects.
 corpus_bitcode() {
     local prog="$1" obj="$2" flag="$3" dir src ex o
+    local extra=("${@:4}")
     dir="$(source_dir "$(conf_get "$prog" dir)")"
     mkdir -p "$obj"
     local srcs=()
@@ -34,7 +36,7 @@ corpus_bitcode() {
     for src in $(conf_get "$prog" driver); do srcs+=("$corpus/$src"); done
     for src in "${srcs[@]}"; do
         o="$obj/$(basename "${src%.c}").o"
-        [[ -f "$o" ]] || clang-14 -O2 "$flag" $(conf_get "$prog" cflags) -I"$dir" -w -c "$src" -o "$o"
+        [[ -f "$o" ]] || clang-14 -O2 "$flag" "${extra[@]}" $(conf_get "$prog" cflags) -I"$dir" -w -c "$src" -o "$o"
         echo "$o"
     done
 }

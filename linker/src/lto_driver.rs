@@ -11,7 +11,8 @@ use crate::scan::compute_preemption_in;
 use crate::symbols::{Resolver, SymbolDef};
 use object::elf;
 use rld_lto::{Action, BitcodeInput, LtoConfig};
-use rld_remarks::{Remark, RemarkArg, RemarkFilter, RemarkKind};
+use rld_remarks::sink::{RemarkSink, SinkFormat};
+use rld_remarks::{Remark, RemarkArg, RemarkFilter, RemarkKind, YamlDocuments};
 use rld_summaries::{
     compute_dead_symbols, internalize, CombinedIndex, GlobalFlags, GlobalId, GlobalKind,
     Resolutions,
@@ -107,6 +108,7 @@ pub fn run_lto(
     dynamic_list: &crate::dynamic_list::DynamicList,
 ) -> Result<Vec<Vec<u8>>> {
     let mut clock = std::time::Instant::now();
+    remark_format(opts)?;
     let is_dynamic = !r.dsos.is_empty() || opts.is_pic();
     compute_preemption_in(&mut r.symtab, opts, is_dynamic, dynamic_list);
     // The index takes the summaries; the resolver keeps only what it still asks (globals).
@@ -560,33 +562,51 @@ fn call_remarks(
     out
 }
 
+/// The remark file's format (`--opt-remarks-format`), checked before any work is done.
+fn remark_format(opts: &Options) -> Result<SinkFormat> {
+    match opts.lto_opts.remarks_format.as_deref() {
+        None => Ok(SinkFormat::Yaml),
+        Some(name) => SinkFormat::from_llvm_name(name).ok_or_else(|| {
+            LinkError::Link(format!(
+                "unsupported remark format '{name}' (rld writes yaml or bitstream)"
+            ))
+        }),
+    }
+}
+
+/// Writes rld's remarks, then LLVM's (which the backends streamed to a file beside), to the
+/// remark file, one remark at a time: the file is never held in memory.
 fn write_remarks(opts: &Options, remarks: &[Remark]) -> Result<()> {
     let lto = &opts.lto_opts;
     let Some(path) = &lto.remarks_filename else {
         return Ok(());
     };
-    if let Some(format) = &lto.remarks_format {
-        if format != "yaml" {
-            return Err(LinkError::Link(format!(
-                "unsupported remark format '{format}' (rld writes yaml)"
-            )));
-        }
-    }
     let filter = RemarkFilter::new(lto.remarks_passes.as_deref())
         .map_err(|e| LinkError::Link(format!("bad --opt-remarks-passes regex: {e}")))?;
-    let kept: Vec<Remark> = remarks
-        .iter()
-        .filter(|r| filter.accepts(&r.pass))
-        .cloned()
-        .collect();
-    let mut text = rld_remarks::format_yaml(&kept);
+    let io = |e| LinkError::io(path, e);
+    let file = std::fs::File::create(path).map_err(io)?;
+    let mut sink = RemarkSink::new(remark_format(opts)?, std::io::BufWriter::new(file));
+    for r in remarks.iter().filter(|r| filter.accepts(&r.pass)) {
+        sink.add(r).map_err(io)?;
+    }
     // Then LLVM's own remarks from the optimization pipeline and code generation.
     let llvm = llvm_remarks_path(path);
-    if let Ok(more) = std::fs::read_to_string(&llvm) {
-        text.push_str(&more);
+    if let Ok(file) = std::fs::File::open(&llvm) {
+        let mut input = std::io::BufReader::new(file);
+        let copied = match &mut sink {
+            RemarkSink::Yaml(out) => std::io::copy(&mut input, out).map(|_| ()).map_err(io),
+            _ => YamlDocuments::new(input).try_for_each(|r| {
+                let r = r.map_err(|e| {
+                    LinkError::Link(format!("{}: LLVM's remarks: {e}", llvm.display()))
+                })?;
+                sink.add(&r).map_err(io)
+            }),
+        };
         let _ = std::fs::remove_file(&llvm);
+        copied?;
     }
-    std::fs::write(path, text).map_err(|e| LinkError::io(path, e))
+    let mut out = sink.finish().map_err(io)?;
+    std::io::Write::flush(&mut out).map_err(io)
 }
 
 fn llvm_remarks_path(path: &std::path::Path) -> std::path::PathBuf {

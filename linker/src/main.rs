@@ -8,6 +8,12 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("rld: internal error: {info}; please report this bug with the command line");
     }));
+    // `rld remarks ...`: the remark tools (an input file named `remarks` is `./remarks`).
+    let mut raw = std::env::args_os().skip(1).peekable();
+    if raw.peek().is_some_and(|a| a == "remarks") {
+        let status = rld_remarks::cli::run(raw.skip(1));
+        return ExitCode::from(status.clamp(0, 255) as u8);
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let opts = match rld::args::parse_args(args) {
         Ok(o) => o,

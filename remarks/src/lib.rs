@@ -2,15 +2,30 @@
 //! written exactly as LLVM 14 does), and the `rld remarks` tools that CI pipelines call
 //! (summary, filter, diff, policy check, HTML view).
 
+pub mod bitstream;
+pub mod check;
+pub mod cli;
+pub mod diff;
 pub mod error;
 pub mod model;
 pub mod pass_filter;
+pub mod policy;
+pub mod sarif;
+pub mod select;
+pub mod sink;
+pub mod source;
+pub mod summary;
+pub mod view;
 pub mod yaml;
 
 #[cfg(test)]
 mod fixtures;
 
+pub use bitstream::{is_bitstream, read_bitstream, BitstreamRemarks, BitstreamWriter};
+pub use check::{CheckReport, Checker, Finding, RemarkSummary, RuleReport, Violation};
 pub use error::{Position, RemarkParseError};
 pub use model::{dead_function_remark, DebugLoc, Remark, RemarkArg, RemarkKind};
 pub use pass_filter::RemarkFilter;
-pub use yaml::{format_yaml, parse_yaml, write_yaml};
+pub use policy::{Policy, PolicyError, Rule, RuleKind};
+pub use view::HtmlReport;
+pub use yaml::{format_yaml, parse_yaml, write_yaml, YamlDocuments};

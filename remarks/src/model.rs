@@ -94,3 +94,37 @@ pub fn dead_function_remark(function: &str, debug_loc: Option<DebugLoc>) -> Rema
         ],
     }
 }
+
+impl Remark {
+    /// The remark as one JSON object: `kind` without the YAML tag's `!`, absent fields left out.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::{json, Map, Value};
+        let loc = |l: &DebugLoc| json!({"file": l.file, "line": l.line, "column": l.column});
+        let mut o = Map::new();
+        o.insert("kind".into(), json!(&self.kind.tag()[1..]));
+        o.insert("pass".into(), json!(self.pass));
+        o.insert("name".into(), json!(self.name));
+        if let Some(l) = &self.debug_loc {
+            o.insert("debug_loc".into(), loc(l));
+        }
+        o.insert("function".into(), json!(self.function));
+        if let Some(h) = self.hotness {
+            o.insert("hotness".into(), json!(h));
+        }
+        let args: Vec<Value> = self
+            .args
+            .iter()
+            .map(|a| {
+                let mut arg = Map::new();
+                arg.insert("key".into(), json!(a.key));
+                arg.insert("value".into(), json!(a.value));
+                if let Some(l) = &a.debug_loc {
+                    arg.insert("debug_loc".into(), loc(l));
+                }
+                Value::Object(arg)
+            })
+            .collect();
+        o.insert("args".into(), Value::Array(args));
+        Value::Object(o)
+    }
+}

@@ -345,6 +345,93 @@ pub fn parse_yaml(text: &str) -> Result<Vec<Remark>, RemarkParseError> {
     }
 }
 
+/// Reads YAML remark documents one at a time from a stream, so a file of any size is read in
+/// the memory of one document. Each document's lines are gathered (up to its `...`, or the
+/// next `---`) and parsed by the same reader as [`parse_yaml`]; errors carry the file's line.
+pub struct YamlDocuments<R> {
+    input: R,
+    /// The first line of the next document, already read (a `---` that ended the previous).
+    pending: Vec<u8>,
+    /// The 1-based number of the next line to read.
+    line: usize,
+    failed: bool,
+}
+
+impl<R: std::io::BufRead> YamlDocuments<R> {
+    pub fn new(input: R) -> Self {
+        YamlDocuments {
+            input,
+            pending: Vec::new(),
+            line: 1,
+            failed: false,
+        }
+    }
+
+    /// One line (with its `\n`) appended to `buf`; false at the end of the input.
+    fn read_line(&mut self, buf: &mut Vec<u8>) -> Result<bool, RemarkParseError> {
+        match self.input.read_until(b'\n', buf) {
+            Ok(0) => Ok(false),
+            Ok(_) => {
+                self.line += 1;
+                Ok(true)
+            }
+            Err(e) => Err(RemarkParseError::at_line(self.line, format!("read error: {e}"))),
+        }
+    }
+
+    fn next_document(&mut self) -> Result<Option<Remark>, RemarkParseError> {
+        let mut doc = std::mem::take(&mut self.pending);
+        // The line number of the document's first line.
+        let mut first = self.line - usize::from(!doc.is_empty());
+        // Skip blank lines before the document.
+        while doc.iter().all(u8::is_ascii_whitespace) {
+            doc.clear();
+            first = self.line;
+            if !self.read_line(&mut doc)? {
+                return Ok(None);
+            }
+        }
+        loop {
+            let start = doc.len();
+            if !self.read_line(&mut doc)? {
+                break;
+            }
+            let line = doc[start..].trim_ascii_end();
+            if line == b"..." {
+                break;
+            }
+            if line.starts_with(b"---") {
+                self.pending = doc.split_off(start);
+                break;
+            }
+        }
+        let text = std::str::from_utf8(&doc).map_err(|e| {
+            let bad_line = first + doc[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count();
+            RemarkParseError::at_line(bad_line, "the file is not UTF-8 text")
+        })?;
+        let mut p = YamlReader {
+            text,
+            pos: 0,
+            line: first,
+        };
+        p.document().map(Some)
+    }
+}
+
+impl<R: std::io::BufRead> Iterator for YamlDocuments<R> {
+    type Item = Result<Remark, RemarkParseError>;
+
+    /// After an error, the iteration ends: what follows a broken document cannot be trusted.
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let next = self.next_document().transpose();
+        self.failed = matches!(next, Some(Err(_)));
+        next
+    }
+}
+
 struct YamlReader<'a> {
     text: &'a str,
     pos: usize,
@@ -1122,5 +1209,31 @@ Args:
                 assert_eq!(parse_yaml(&format_yaml(&remarks)).unwrap(), remarks);
             }
         }
+    }
+
+    #[test]
+    fn documents_stream_like_parse_yaml() {
+        for text in [
+            include_str!("../tests/data/lld-lto.opt.ld.yaml"),
+            include_str!("../tests/data/clang-O2-pgo.opt.yaml"),
+        ] {
+            let streamed: Vec<Remark> = YamlDocuments::new(text.as_bytes())
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(streamed, parse_yaml(text).unwrap());
+        }
+        // Documents without `...`, blank lines between them, errors at the file's line.
+        let text = "\n--- !Passed\nPass: a\nName: b\nFunction: c\n--- !Missed\nPass: a\n\nName: b\nFunction: d\n...\n\n--- !Missed\nPass: a\nWhat: x\n";
+        let all: Vec<_> = YamlDocuments::new(text.as_bytes()).collect();
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[1].as_ref().unwrap().function, "d");
+        assert_eq!(
+            all[2].as_ref().unwrap_err().position,
+            crate::Position::Line(15)
+        );
+        assert_eq!(parse_yaml(text).unwrap_err().position, crate::Position::Line(15));
+        let bad = b"--- !Passed\nPass: a\nName: \xff\nFunction: c\n";
+        let err = YamlDocuments::new(&bad[..]).next().unwrap().unwrap_err();
+        assert_eq!(err.position, crate::Position::Line(3));
     }
 }

@@ -1,4 +1,5 @@
-/* Parses a YAML optimization-remarks file with LLVM's own parser
+/* Parses a YAML or bitstream (told by its "RMRK" magic) optimization-remarks file with
+   LLVM's own parser
    (llvm-c/Remarks.h) and prints every remark, one field per column:
 
      R <tab> type <tab> pass <tab> name <tab> function <tab> hotness <tab> loc
@@ -10,6 +11,7 @@
 #include <llvm-c/Remarks.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *type_name(enum LLVMRemarkType t) {
     switch (t) {
@@ -67,7 +69,9 @@ int main(int argc, char **argv) {
     }
     fclose(f);
 
-    LLVMRemarkParserRef parser = LLVMRemarkParserCreateYAML(buf, len);
+    int bitstream = len >= 4 && memcmp(buf, "RMRK", 4) == 0;
+    LLVMRemarkParserRef parser = bitstream ? LLVMRemarkParserCreateBitstream(buf, len)
+                                           : LLVMRemarkParserCreateYAML(buf, len);
     LLVMRemarkEntryRef r;
     while ((r = LLVMRemarkParserGetNext(parser))) {
         fputs("R\t", stdout);

@@ -1,0 +1,298 @@
+//! `rld remarks`: the remark tools run as users run them, on remark files made for real
+//! (rld's own LTO remarks, clang-14's `-fsave-optimization-record` files), with counts
+//! checked against LLVM's own remark parser (`cases/lto/remarks_dump.c`).
+
+use rld_tests::llvm_remarks::{remarks, Loc, Remark};
+use rld_tests::Compiler::Clang;
+use rld_tests::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// `rld remarks ARGS...`.
+fn tool(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
+    let mut cmd = Command::new(rld_path());
+    cmd.arg("remarks");
+    for a in args {
+        cmd.arg(a);
+    }
+    let out = cmd.output().expect("running rld remarks");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("internal error") && !stderr.contains("panicked"),
+        "{}: {stderr}",
+        command_line(&cmd)
+    );
+    out
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The test program (`cases/remarks/`), as it is and with `-DCHANGED`, linked by rld with
+/// LTO and remarks; returns the remark file.
+fn build(t: &Test, version: &str, extra: &[&str]) -> PathBuf {
+    let mut flags = vec!["-flto", "-O2", "-g"];
+    if version == "changed" {
+        flags.push("-DCHANGED");
+    }
+    let objs: Vec<PathBuf> = ["remarks/engine.c", "remarks/scale.c"]
+        .iter()
+        .map(|s| t.compile(Clang, s, &flags))
+        .collect();
+    let yaml = t.path(&format!("{version}.yaml"));
+    let mut link = lto_flags(Some(&yaml), &["-Wl,-E"]);
+    link.extend(extra.iter().map(|s| s.to_string()));
+    let exe = t.link(Driver::ClangRld, &paths(&objs), &strs(&link), version);
+    assert_output_is(&exe, &run(&exe, &["5"], &[]), "run(5) = 70\n", version);
+    yaml
+}
+
+#[test]
+fn diff_and_policy_name_the_lost_inlining_and_devirtualization() {
+    let t = Test::new();
+    let base = build(&t, "base", &[]);
+    let changed = build(&t, "changed", &[]);
+
+    // Nothing changed between a build and itself.
+    let same = tool(&[&"diff", &base, &base, &"--fail-on-regression"]);
+    assert!(same.status.success(), "{}", stdout(&same));
+    assert!(stdout(&same).contains(" 0 regressions"), "{}", stdout(&same));
+
+    let diff = tool(&[&"diff", &base, &changed, &"--fail-on-regression"]);
+    let text = stdout(&diff);
+    assert_eq!(diff.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("1 call no longer inlined into `run` (Passed Inlined → Missed NeverInline): Callee=scale Caller=run"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cvp: 1 indirect call site in `run` no longer resolved (Passed promoted → Missed unresolved)"),
+        "{text}"
+    );
+    // Without the option, a regression is reported but the status is 0; JSON says the same.
+    let json = tool(&[&"diff", &base, &changed, &"--format", &"json"]);
+    assert!(json.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let changes = v["changes"].as_array().unwrap();
+    let regression = |pass: &str, from: &str, to: &str| {
+        changes.iter().any(|c| {
+            c["direction"] == "regression"
+                && c["pass"] == pass
+                && c["function"] == "run"
+                && c["from"]["name"] == from
+                && c["to"]["name"] == to
+        })
+    };
+    assert!(regression("inline", "Inlined", "NeverInline"), "{v:#}");
+    assert!(regression("cvp", "promoted", "unresolved"), "{v:#}");
+    assert!(v["regressions"].as_u64().unwrap() >= 2, "{v:#}");
+
+    let policy = t.write(
+        "policy.toml",
+        r#"
+[[deny]]
+message = "scale must be inlined into its callers"
+kind = "Missed"
+pass = "inline"
+args = { Callee = "scale" }
+
+[[keep]]
+message = "indirect calls that were promoted stay promoted"
+pass = "cvp"
+name = "promoted"
+
+[[require]]
+message = "the whole-program alias analysis ran"
+pass = "wpa-aa"
+name = "AliasScopes"
+"#,
+    );
+    let sarif = t.path("check.sarif");
+    let ok = tool(&[&"check", &"--policy", &policy, &"--baseline", &base, &base]);
+    assert!(ok.status.success(), "{}", stdout(&ok));
+    let check = tool(&[
+        &"check", &"--policy", &policy, &"--baseline", &base, &changed, &"--github", &"--sarif", &sarif,
+    ]);
+    let text = stdout(&check);
+    assert_eq!(check.status.code(), Some(1), "{text}");
+    assert!(text.contains("scale must be inlined into its callers"), "{text}");
+    assert!(text.contains("indirect calls that were promoted stay promoted"), "{text}");
+    assert!(text.contains("engine.c:"), "{text}");
+    assert!(text.contains("::error file="), "{text}");
+    let sarif: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{sarif:#}");
+    for r in results {
+        let uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap();
+        assert!(uri.ends_with("engine.c"), "{r:#}");
+        assert!(r["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64().unwrap() > 0);
+    }
+}
+
+/// The remarks of a YAML file as rld's parser reads them, in the form LLVM's parser gives.
+/// (LLVM 14's YAML remark parser returns quoted scalars raw, `''` for `'`, while its
+/// bitstream parser returns the strings themselves, as rld's YAML parser does.)
+fn ours(path: &Path) -> Vec<Remark> {
+    let loc = |l: &Option<rld_remarks::DebugLoc>| {
+        l.as_ref().map(|l| Loc {
+            file: l.file.clone(),
+            line: l.line,
+            column: l.column,
+        })
+    };
+    rld_remarks::parse_yaml(&std::fs::read_to_string(path).unwrap())
+        .unwrap()
+        .into_iter()
+        .map(|r| Remark {
+            kind: r.kind.tag()[1..].to_string(),
+            pass: r.pass,
+            name: r.name,
+            function: r.function,
+            debug_loc: loc(&r.debug_loc),
+            args: r
+                .args
+                .into_iter()
+                .map(|a| (a.key, a.value, loc(&a.debug_loc)))
+                .collect(),
+        })
+        .collect()
+}
+
+/// The totals of `summary --format json`: (total, {kind: count}).
+fn summary_counts(inputs: &[&dyn AsRef<std::ffi::OsStr>]) -> (u64, serde_json::Value) {
+    let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"summary", &"--format", &"json"];
+    args.extend_from_slice(inputs);
+    let out = tool(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    (v["total"].as_u64().unwrap(), v["kinds"].clone())
+}
+
+fn llvm_kind_counts(files: &[&Path]) -> (u64, std::collections::BTreeMap<String, u64>) {
+    let mut kinds = std::collections::BTreeMap::new();
+    let mut total = 0;
+    for f in files {
+        for r in remarks(f) {
+            *kinds.entry(r.kind).or_default() += 1;
+            total += 1;
+        }
+    }
+    (total, kinds)
+}
+
+#[test]
+fn summary_counts_what_llvm_reads_in_a_build_directory() {
+    let t = Test::new();
+    let link = build(&t, "base", &[]);
+    // A build directory of clang's records, one level down, beside other files.
+    let dir = t.path("build");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("README.txt"), "not remarks").unwrap();
+    let mut records = Vec::new();
+    for (src, out) in [("remarks/engine.c", "engine"), ("remarks/scale.c", "sub/scale")] {
+        let record = dir.join(format!("{out}.opt.yaml"));
+        t.compile(
+            Clang,
+            src,
+            &["-O2", "-g", "-fsave-optimization-record", &format!("-foptimization-record-file={}", record.display())],
+        );
+        records.push(record);
+    }
+    let (total, kinds) = summary_counts(&[&dir, &link]);
+    let mut all: Vec<&Path> = records.iter().map(PathBuf::as_path).collect();
+    all.push(&link);
+    let (llvm_total, llvm_kinds) = llvm_kind_counts(&all);
+    assert!(llvm_total > 20, "{llvm_total}");
+    assert_eq!(total, llvm_total);
+    for (kind, n) in llvm_kinds {
+        assert_eq!(kinds[&kind], n, "{kind}: {kinds:#}");
+    }
+    // The text form starts with the total.
+    let text = stdout(&tool(&[&"summary", &dir]));
+    let dir_total: u64 = records.iter().map(|r| remarks(r).len() as u64).sum();
+    assert!(text.starts_with(&format!("{dir_total} remarks in 2 file(s)")), "{text}");
+}
+
+#[test]
+fn filter_writes_what_llvm_reads() {
+    let t = Test::new();
+    let all = build(&t, "base", &[]);
+    let selected = |all: Vec<Remark>| -> Vec<Remark> {
+        all.into_iter()
+            .filter(|r| r.kind == "Passed" && r.pass == "inline" && r.function == "run")
+            .collect()
+    };
+    for format in ["yaml", "bitstream"] {
+        let expected = selected(if format == "yaml" { remarks(&all) } else { ours(&all) });
+        assert!(!expected.is_empty());
+        let out = t.path(&format!("inline.{format}"));
+        let status = tool(&[
+            &"filter", &"--kind", &"Passed", &"--pass", &"inl*", &"--function", &"run", &"--format", &format, &all, &"-o", &out,
+        ]);
+        assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+        assert_eq!(remarks(&out), expected, "{format}");
+    }
+    // By argument value and by file; JSON lines.
+    let out = tool(&[&"filter", &"--arg", &"Callee=sc?le", &"--file", &"*/remarks/engine.c", &"--format", &"jsonl", &all]);
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let expected = remarks(&all)
+        .into_iter()
+        .filter(|r| r.arg("Callee") == Some("scale") && r.debug_loc.as_ref().is_some_and(|l| l.file.ends_with("remarks/engine.c")))
+        .count();
+    assert_eq!(lines.len(), expected);
+    assert!(lines.iter().all(|l| l["args"].as_array().unwrap().iter().any(|a| a["value"] == "scale")));
+}
+
+#[test]
+fn bitstream_remark_files_from_the_link_hold_the_same_remarks() {
+    let t = Test::new();
+    let yaml = build(&t, "base", &["-Wl,--lto-partitions=1"]);
+    let bits = t.path("base.bitstream");
+    let flag = format!("-Wl,--opt-remarks-filename,{}", bits.display());
+    build(&t, "again", &["-Wl,--lto-partitions=1", &flag, "-Wl,--opt-remarks-format,bitstream"]);
+    let data = std::fs::read(&bits).unwrap();
+    assert!(data.starts_with(b"RMRK"));
+    assert!(data.len() * 3 < std::fs::metadata(&yaml).unwrap().len() as usize);
+    assert_eq!(remarks(&bits), ours(&yaml));
+    // And the tools read both alike.
+    assert_eq!(summary_counts(&[&bits]), summary_counts(&[&yaml]));
+}
+
+#[test]
+fn broken_remark_files_get_a_clear_error_with_the_position() {
+    let t = Test::new();
+    let good = build(&t, "base", &[]);
+    let text = std::fs::read(&good).unwrap();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("truncated.yaml", text[..text.len() / 2].to_vec(), ": line "),
+        ("garbage.yaml", [&text[..200], b"\n--- !Passed\nPass: [x\n".as_slice()].concat(), ": line "),
+        ("latin1.yaml", b"--- !Passed\nPass: inline\nName: a\nFunction: caf\xe9\n...\n".to_vec(), "line 4: the file is not UTF-8"),
+        ("cut.bitstream", b"RMRK\x35\x08\x00\x00".to_vec(), ": byte "),
+    ];
+    for (name, bytes, says) in cases {
+        let path = t.write(name, &bytes);
+        for cmd in ["summary", "view"] {
+            let html = t.path("out.html");
+            let out = if cmd == "view" {
+                tool(&[&cmd, &path, &"-o", &html])
+            } else {
+                tool(&[&cmd, &path])
+            };
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{name} {cmd}: {err}");
+            assert!(err.contains(&path.display().to_string()) && err.contains(says), "{name} {cmd}: {err}");
+            assert!(!html.exists(), "{cmd} left an output behind");
+        }
+    }
+    // Usage errors are errors too.
+    assert_eq!(tool(&[&"summary"]).status.code(), Some(2));
+    assert_eq!(tool(&[&"frobnicate"]).status.code(), Some(2));
+}
