@@ -4,6 +4,7 @@
 # with every pass's remarks written (--opt-remarks-filename, no pass filter).
 #
 #   bench/remarks.sh
+#   RUNS=5 LINK_RUNS=3 bench/remarks.sh
 #
 # Reports:
 # - the links: wall time and peak RSS of rld and lld-14 with and without remarks, and the
@@ -15,6 +16,8 @@ set -euo pipefail
 
 work="${BENCH_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/bench-remarks}"
 runs="${RUNS:-3}"
+# An SQLite -g LTO link takes about two minutes on 2 cores: once each by default.
+link_runs="${LINK_RUNS:-1}"
 # shellcheck source=bench/lto-common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lto-common.sh"
 command -v /usr/bin/time >/dev/null || { echo "install GNU time (apt-get install time)" >&2; exit 1; }
@@ -24,10 +27,10 @@ optrecord_dir=/usr/lib/llvm-14/share/opt-viewer
 mapfile -t objs < <(corpus_bitcode sqlite "$work/sqlite-g" -flto -g)
 libs=(-lm -lpthread -ldl)
 
-measure() { # label command... -> "label  seconds  MB" (best wall time of runs; its RSS)
+measure() { # label command... -> "label  seconds  MB" (best wall time of n runs; its RSS)
     local label="$1" best="" rss="" t m
     shift
-    for ((r = 0; r < runs; r++)); do
+    for ((r = 0; r < n; r++)); do
         /usr/bin/time -f '%e %M' -o "$work/time.txt" "$@" >/dev/null
         read -r t m <"$work/time.txt"
         if [[ -z $best ]] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then
@@ -38,6 +41,7 @@ measure() { # label command... -> "label  seconds  MB" (best wall time of runs; 
 }
 
 echo "== links (SQLite, -O2 -flto -g)"
+n=$link_runs
 measure "rld, no remarks" clang-14 -fuse-ld="$RLD" -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.rld"
 measure "rld, every remark (YAML)" clang-14 -fuse-ld="$RLD" -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.rld" \
     -Wl,--opt-remarks-filename,"$work/rld.yaml"
@@ -51,6 +55,7 @@ for f in rld.yaml rld.bitstream lld.yaml; do
 done
 
 echo "== reading"
+n=$runs
 count=$("$RLD" remarks summary --format json "$work/rld.yaml" | sed -n 's/^  "total": \([0-9]*\),*$/\1/p')
 echo "rld.yaml holds $count remarks"
 measure "opt-viewer optrecord: parse rld.yaml" python3 -c "

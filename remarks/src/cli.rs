@@ -238,9 +238,7 @@ fn write_output(
     let mut out = std::io::BufWriter::new(file);
     let done = write(&mut out)
         .and_then(|()| out.flush().map_err(|e| format!("{}: {e}", path.display())))
-        .and_then(|()| {
-            std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
-        });
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display())));
     if done.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
@@ -293,14 +291,16 @@ fn diff(a: DiffArgs) -> Result<i32> {
 }
 
 fn check(a: CheckArgs) -> Result<i32> {
-    let text = std::fs::read_to_string(&a.policy)
-        .map_err(|e| format!("{}: {e}", a.policy.display()))?;
-    let policy = crate::policy::Policy::parse(&text)
-        .map_err(|e| format!("{}: {e}", a.policy.display()))?;
+    let text =
+        std::fs::read_to_string(&a.policy).map_err(|e| format!("{}: {e}", a.policy.display()))?;
+    let policy =
+        crate::policy::Policy::parse(&text).map_err(|e| format!("{}: {e}", a.policy.display()))?;
     let mut checker = crate::check::Checker::new(&policy, a.baseline.is_some())
         .map_err(|e| format!("{}: {e}", a.policy.display()))?;
     if let Some(baseline) = &a.baseline {
-        read_all(std::slice::from_ref(baseline), |_, r| checker.add_baseline(&r))?;
+        read_all(std::slice::from_ref(baseline), |_, r| {
+            checker.add_baseline(&r)
+        })?;
     }
     read_all(&a.inputs, |_, r| checker.add(&r))?;
     let report = checker.finish();

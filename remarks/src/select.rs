@@ -108,7 +108,10 @@ impl Selector {
         (self.kinds.is_empty() || self.kinds.contains(&r.kind))
             && self.pass.as_ref().is_none_or(|p| p.matches(&r.pass))
             && self.name.as_ref().is_none_or(|p| p.matches(&r.name))
-            && self.function.as_ref().is_none_or(|p| p.matches(&r.function))
+            && self
+                .function
+                .as_ref()
+                .is_none_or(|p| p.matches(&r.function))
             && self
                 .file
                 .as_ref()

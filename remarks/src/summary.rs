@@ -45,7 +45,8 @@ impl Summary {
             None => {
                 let mut c = [0; RemarkKind::ALL.len()];
                 c[k] = 1;
-                self.by_pass_name.insert((r.pass.clone(), r.name.clone()), c);
+                self.by_pass_name
+                    .insert((r.pass.clone(), r.name.clone()), c);
             }
         }
         if let Some(loc) = &r.debug_loc {
@@ -80,7 +81,10 @@ impl Summary {
         for ((pass, _), c) in &self.by_pass_name {
             *by_pass.entry(pass).or_default() += c.iter().sum::<u64>();
         }
-        top(by_pass.into_iter().map(|(p, n)| (p.to_string(), n)), usize::MAX)
+        top(
+            by_pass.into_iter().map(|(p, n)| (p.to_string(), n)),
+            usize::MAX,
+        )
     }
 
     /// (pass, name, kind, count), most frequent first.
@@ -123,7 +127,11 @@ impl Summary {
 
     pub fn write_text(&self, out: &mut dyn Write, n: usize) -> io::Result<()> {
         writeln!(out, "{} remarks in {} file(s)", self.total, self.files)?;
-        let kinds: Vec<String> = self.kinds().iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let kinds: Vec<String> = self
+            .kinds()
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
         writeln!(out, "  by kind: {}", kinds.join(", "))?;
         writeln!(out, "\nby pass:")?;
         for (p, c) in self.passes() {
@@ -222,12 +230,17 @@ mod tests {
         assert_eq!(kinds, s.total);
         let passes: u64 = s.passes().iter().map(|p| p.1).sum();
         assert_eq!(passes, s.total);
-        let missed = remarks.iter().filter(|r| r.kind == RemarkKind::Missed).count() as u64;
+        let missed = remarks
+            .iter()
+            .filter(|r| r.kind == RemarkKind::Missed)
+            .count() as u64;
         assert_eq!(s.count(RemarkKind::Missed), missed);
         let json = s.to_json(5);
         assert_eq!(json["total"], s.total);
         let mut text = Vec::new();
         s.write_text(&mut text, 5).unwrap();
-        assert!(String::from_utf8(text).unwrap().starts_with(&format!("{} remarks", s.total)));
+        assert!(String::from_utf8(text)
+            .unwrap()
+            .starts_with(&format!("{} remarks", s.total)));
     }
 }

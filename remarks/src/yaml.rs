@@ -375,7 +375,10 @@ impl<R: std::io::BufRead> YamlDocuments<R> {
                 self.line += 1;
                 Ok(true)
             }
-            Err(e) => Err(RemarkParseError::at_line(self.line, format!("read error: {e}"))),
+            Err(e) => Err(RemarkParseError::at_line(
+                self.line,
+                format!("read error: {e}"),
+            )),
         }
     }
 
@@ -406,7 +409,11 @@ impl<R: std::io::BufRead> YamlDocuments<R> {
             }
         }
         let text = std::str::from_utf8(&doc).map_err(|e| {
-            let bad_line = first + doc[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count();
+            let bad_line = first
+                + doc[..e.valid_up_to()]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count();
             RemarkParseError::at_line(bad_line, "the file is not UTF-8 text")
         })?;
         let mut p = YamlReader {
@@ -472,7 +479,8 @@ impl YamlReader<'_> {
     }
 
     fn advance(&mut self, n: usize) {
-        self.line += self.text[self.pos..self.pos + n].matches('\n').count();
+        let skipped = &self.text.as_bytes()[self.pos..self.pos + n];
+        self.line += skipped.iter().filter(|&&b| b == b'\n').count();
         self.pos += n;
     }
 
@@ -638,14 +646,16 @@ impl YamlReader<'_> {
             Some('"') => self.double_quoted(),
             _ => {
                 let line = self.current_line();
-                let mut end = line.len();
-                for (i, c) in line.char_indices() {
-                    let comment = c == '#' && line[..i].ends_with([' ', '\t']);
-                    if comment || (in_flow && matches!(c, ',' | '}')) {
-                        end = i;
-                        break;
-                    }
-                }
+                // The delimiters are ASCII, so a byte scan finds them in UTF-8 text.
+                let bytes = line.as_bytes();
+                let end = bytes
+                    .iter()
+                    .enumerate()
+                    .position(|(i, &c)| {
+                        let comment = c == b'#' && i > 0 && matches!(bytes[i - 1], b' ' | b'\t');
+                        comment || (in_flow && matches!(c, b',' | b'}'))
+                    })
+                    .unwrap_or(bytes.len());
                 let value = line[..end].trim_end().to_string();
                 if value.is_empty() {
                     return self.error("missing value");
@@ -659,18 +669,17 @@ impl YamlReader<'_> {
     fn single_quoted(&mut self) -> Result<String, RemarkParseError> {
         let line = self.current_line();
         let mut value = String::new();
-        let mut chars = line.char_indices().skip(1).peekable();
-        while let Some((i, c)) = chars.next() {
-            if c != '\'' {
-                value.push(c);
-                continue;
-            }
-            if let Some(&(_, '\'')) = chars.peek() {
-                chars.next();
+        // After the opening quote: runs of text up to a quote; `''` is one quote.
+        let mut at = 1;
+        while let Some(q) = line[at..].find('\'') {
+            value.push_str(&line[at..at + q]);
+            at += q + 1;
+            if line[at..].starts_with('\'') {
                 value.push('\'');
+                at += 1;
                 continue;
             }
-            self.advance(i + 1);
+            self.advance(at);
             return Ok(value);
         }
         self.error("unterminated single-quoted string (multi-line strings are not supported)")
@@ -1231,7 +1240,10 @@ Args:
             all[2].as_ref().unwrap_err().position,
             crate::Position::Line(15)
         );
-        assert_eq!(parse_yaml(text).unwrap_err().position, crate::Position::Line(15));
+        assert_eq!(
+            parse_yaml(text).unwrap_err().position,
+            crate::Position::Line(15)
+        );
         let bad = b"--- !Passed\nPass: a\nName: \xff\nFunction: c\n";
         let err = YamlDocuments::new(&bad[..]).next().unwrap().unwrap_err();
         assert_eq!(err.position, crate::Position::Line(3));

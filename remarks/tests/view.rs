@@ -5,7 +5,8 @@
 //! Each page load dumps the DOM after the page's script has run. The report's first script
 //! records any script error, rejected promise or `console.error` on `<html data-errors>`, and
 //! the main script marks `<html data-ready>` when it has rendered; chromium's log must also
-//! hold no console message. `a_broken_script_is_caught` shows that a broken page does fail.
+//! hold no console message. `a_broken_script_is_caught` shows that a broken page does fail;
+//! `the_controls_work` clicks and types through the page's controls.
 
 use rld_remarks::{parse_yaml, DebugLoc, HtmlReport, Remark, RemarkArg, RemarkKind};
 use std::path::{Path, PathBuf};
@@ -450,6 +451,117 @@ fn a_file_without_source_lists_its_remarks_by_line() {
             && text.contains("(source not embedded)")));
 }
 
+/// Drives the report's controls the way a person would (clicks, typing, a checkbox, a select),
+/// from a script appended to the page, which records what it finds wrong in
+/// `<html data-steps>` ("ok" when nothing is).
+const INTERACTIONS: &str = r#"
+(async function () {
+  const root = document.documentElement, problems = [];
+  const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+  const check = (ok, what) => { if (!ok) problems.push(what); };
+  const $ = (s) => document.querySelector(s);
+  const $$ = (s) => [...document.querySelectorAll(s)];
+  const matchCount = () => parseInt($('#match-count').textContent.replace(/,/g, ''), 10);
+  const locations = () => $$('#view-remarks td.loc a').map((a) => a.textContent.split(':').slice(-2).map(Number));
+  const total = matchCount();
+  try {
+    $('#tabs a[data-view="remarks"]').click();
+    await wait(100);
+    check(!$('#view-remarks').hidden && $('#view-summary').hidden, 'the Remarks tab shows');
+    check($$('#view-remarks tbody tr').length === Math.min(100, total), 'a page of rows');
+
+    // Sorting by location, up then down.
+    const th = $$('#view-remarks th').find((t) => t.textContent === 'Location');
+    th.click();
+    let locs = locations();
+    check($$('#view-remarks th').some((t) => t.textContent === 'Location' && t.getAttribute('aria-sort') === 'ascending'), 'sorted up');
+    check(locs.every((l, i) => i === 0 || l[0] > locs[i - 1][0] || (l[0] === locs[i - 1][0] && l[1] >= locs[i - 1][1])), 'ascending by line: ' + JSON.stringify(locs));
+    $$('#view-remarks th').find((t) => t.textContent === 'Location').click();
+    locs = locations();
+    check(locs.every((l, i) => i === 0 || l[0] < locs[i - 1][0] || (l[0] === locs[i - 1][0] && l[1] <= locs[i - 1][1])), 'descending by line: ' + JSON.stringify(locs));
+
+    // Free text, typed.
+    const text = $('#text-filter');
+    text.value = "square' inlined";
+    text.dispatchEvent(new Event('input'));
+    await wait(600);
+    const messages = $$('#view-remarks td.msg').map((td) => td.textContent);
+    check(matchCount() === 1 && messages.length === 1 && messages[0].includes("'square' inlined into 'sum_squares'"), 'text filter: ' + JSON.stringify(messages));
+    check(location.hash.includes('q=square%27+inlined'), 'the filter is in the URL: ' + location.hash);
+    text.value = '';
+    text.dispatchEvent(new Event('input'));
+    await wait(600);
+    check(matchCount() === total, 'text filter cleared');
+
+    // A kind box and the pass select.
+    const missed = $('#kind-filter input[value="Missed"]');
+    missed.click();
+    await wait(50);
+    check($$('#view-remarks td .kind-Missed').length === 0 && matchCount() < total, 'Missed unticked');
+    const pass = $('#pass-filter');
+    pass.value = 'inline';
+    pass.dispatchEvent(new Event('change'));
+    await wait(50);
+    check($$('#view-remarks tbody tr').length === 1 && matchCount() === 1, 'inline, not Missed: the inlined call');
+
+    // A row opens its details.
+    $('#view-remarks tbody tr td.msg').click();
+    await wait(50);
+    check(!$('#details').hidden && $('#details .message').textContent.includes('inlined into'), 'details open');
+    check($$('#details tbody tr').some((tr) => tr.textContent.startsWith('Callee') && tr.textContent.includes('square')), 'arguments listed');
+    document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape' }));
+    await wait(50);
+    check($('#details').hidden, 'Escape closes the details');
+
+    $('#reset-filters').click();
+    await wait(50);
+    check(matchCount() === total && missed.checked && pass.value === '', 'reset');
+
+    // The source view: next and previous line with remarks.
+    $('#tabs a[data-view="source"]').click();
+    await wait(100);
+    check(!$('#view-source').hidden && $$('#view-source .row').length > 10, 'the source shows: ' + $('#view-source').hidden + ' ' + $$('#view-source .row').length + ' ' + location.hash + ' ' + $('#view-source .viewport').clientHeight);
+    // The fourth row is the line scrolled to (the view starts at line 0's remarks).
+    const top = () => Number($$('#view-source .row')[3].dataset.line);
+    const buttons = $$('#view-source button');
+    const next = buttons.find((b) => b.textContent.startsWith('Next')), previous = buttons.find((b) => b.textContent.includes('Previous'));
+    const first = top();
+    next.click();
+    const second = top();
+    next.click();
+    const third = top();
+    previous.click();
+    check(first < second && second < third && top() === second, `next/previous remark: ${first} ${second} ${third} ${top()}`);
+    check($$('#view-source .row.remark').some((r) => Number(r.dataset.line) === second), 'a remark at the line jumped to');
+  } catch (e) {
+    problems.push(String(e && e.stack || e));
+  }
+  root.setAttribute('data-steps', problems.length ? problems.join(' | ') : 'ok');
+})();
+"#;
+
+#[test]
+fn the_controls_work() {
+    let dir = TempDir::new("controls");
+    let remarks = clang_remarks(&dir.0);
+    let html = write_report(&dir.0, Some(dir.0.clone()), &remarks);
+    let text = std::fs::read_to_string(&html).unwrap();
+    let driven = text.replacen(
+        "</body>",
+        &format!("<script>{INTERACTIONS}</script>\n</body>"),
+        1,
+    );
+    std::fs::write(&html, driven).unwrap();
+    let page = open(&html, "");
+    page.assert_rendered();
+    let steps = regex::Regex::new(r#"data-steps="([^"]*)""#).unwrap();
+    let steps = steps
+        .captures(page.root_tag())
+        .map(|c| c[1].to_string())
+        .expect("the interaction script finished");
+    assert_eq!(steps, "ok");
+}
+
 #[test]
 fn a_broken_script_is_caught() {
     // The checks above would miss a script that fails: this one must not pass them.
@@ -650,7 +762,8 @@ fn peak_rss_mib() -> u64 {
 
 /// Measures the report on a million synthetic remarks (the size of SQLite's `-flto` remark
 /// set) and checks that chromium renders it. Run it optimized:
-/// `cargo test --release -p rld-remarks --test view -- --ignored --nocapture`.
+/// `cargo test --release -p rld-remarks --test view -- --ignored --nocapture`, with
+/// `RLD_VIEW_KEEP=/some/dir/report.html` to keep the report (and its sqlite3.c).
 #[test]
 #[ignore]
 fn a_million_remarks() {
@@ -695,7 +808,7 @@ fn a_million_remarks() {
     println!(
         "{COUNT} remarks (~{} MB as YAML, which parse_yaml reads in ~{:.1} s of CPU): \
          add {:.2} s ({:.2} s of CPU), write {:.2} s ({:.2} s of CPU), \
-         HTML {:.1} MB (9.9 MB of it the source file), peak RSS {} MiB (before: {} MiB)",
+         HTML {:.1} MB ({:.1} MB of it the source file), peak RSS {} MiB (before: {} MiB)",
         yaml_bytes / 1_000_000,
         parse.as_secs_f64(),
         add.as_secs_f64(),
@@ -703,10 +816,20 @@ fn a_million_remarks() {
         write.as_secs_f64(),
         write_cpu.as_secs_f64(),
         size as f64 / 1e6,
+        source.len() as f64 / 1e6,
         peak_rss_mib(),
         rss_before,
     );
 
+    if let Some(keep) = std::env::var_os("RLD_VIEW_KEEP") {
+        // To look at the report in a browser afterwards.
+        std::fs::copy(&html, &keep).unwrap();
+        std::fs::copy(
+            dir.0.join("sqlite3.c"),
+            Path::new(&keep).with_file_name("sqlite3.c"),
+        )
+        .unwrap();
+    }
     let ready_ms = regex::Regex::new(r#"data-ready-ms="(\d+)""#).unwrap();
     for fragment in [
         "",

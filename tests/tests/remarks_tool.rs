@@ -57,7 +57,11 @@ fn diff_and_policy_name_the_lost_inlining_and_devirtualization() {
     // Nothing changed between a build and itself.
     let same = tool(&[&"diff", &base, &base, &"--fail-on-regression"]);
     assert!(same.status.success(), "{}", stdout(&same));
-    assert!(stdout(&same).contains(" 0 regressions"), "{}", stdout(&same));
+    assert!(
+        stdout(&same).contains(" 0 regressions"),
+        "{}",
+        stdout(&same)
+    );
 
     let diff = tool(&[&"diff", &base, &changed, &"--fail-on-regression"]);
     let text = stdout(&diff);
@@ -112,12 +116,26 @@ name = "AliasScopes"
     let ok = tool(&[&"check", &"--policy", &policy, &"--baseline", &base, &base]);
     assert!(ok.status.success(), "{}", stdout(&ok));
     let check = tool(&[
-        &"check", &"--policy", &policy, &"--baseline", &base, &changed, &"--github", &"--sarif", &sarif,
+        &"check",
+        &"--policy",
+        &policy,
+        &"--baseline",
+        &base,
+        &changed,
+        &"--github",
+        &"--sarif",
+        &sarif,
     ]);
     let text = stdout(&check);
     assert_eq!(check.status.code(), Some(1), "{text}");
-    assert!(text.contains("scale must be inlined into its callers"), "{text}");
-    assert!(text.contains("indirect calls that were promoted stay promoted"), "{text}");
+    assert!(
+        text.contains("scale must be inlined into its callers"),
+        "{text}"
+    );
+    assert!(
+        text.contains("indirect calls that were promoted stay promoted"),
+        "{text}"
+    );
     assert!(text.contains("engine.c:"), "{text}");
     assert!(text.contains("::error file="), "{text}");
     let sarif: serde_json::Value =
@@ -130,7 +148,12 @@ name = "AliasScopes"
             .as_str()
             .unwrap();
         assert!(uri.ends_with("engine.c"), "{r:#}");
-        assert!(r["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64().unwrap() > 0);
+        assert!(
+            r["locations"][0]["physicalLocation"]["region"]["startLine"]
+                .as_u64()
+                .unwrap()
+                > 0
+        );
     }
 }
 
@@ -168,7 +191,11 @@ fn summary_counts(inputs: &[&dyn AsRef<std::ffi::OsStr>]) -> (u64, serde_json::V
     let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"summary", &"--format", &"json"];
     args.extend_from_slice(inputs);
     let out = tool(&args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     (v["total"].as_u64().unwrap(), v["kinds"].clone())
 }
@@ -194,12 +221,20 @@ fn summary_counts_what_llvm_reads_in_a_build_directory() {
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     std::fs::write(dir.join("README.txt"), "not remarks").unwrap();
     let mut records = Vec::new();
-    for (src, out) in [("remarks/engine.c", "engine"), ("remarks/scale.c", "sub/scale")] {
+    for (src, out) in [
+        ("remarks/engine.c", "engine"),
+        ("remarks/scale.c", "sub/scale"),
+    ] {
         let record = dir.join(format!("{out}.opt.yaml"));
         t.compile(
             Clang,
             src,
-            &["-O2", "-g", "-fsave-optimization-record", &format!("-foptimization-record-file={}", record.display())],
+            &[
+                "-O2",
+                "-g",
+                "-fsave-optimization-record",
+                &format!("-foptimization-record-file={}", record.display()),
+            ],
         );
         records.push(record);
     }
@@ -215,7 +250,10 @@ fn summary_counts_what_llvm_reads_in_a_build_directory() {
     // The text form starts with the total.
     let text = stdout(&tool(&[&"summary", &dir]));
     let dir_total: u64 = records.iter().map(|r| remarks(r).len() as u64).sum();
-    assert!(text.starts_with(&format!("{dir_total} remarks in 2 file(s)")), "{text}");
+    assert!(
+        text.starts_with(&format!("{dir_total} remarks in 2 file(s)")),
+        "{text}"
+    );
 }
 
 #[test]
@@ -228,27 +266,64 @@ fn filter_writes_what_llvm_reads() {
             .collect()
     };
     for format in ["yaml", "bitstream"] {
-        let expected = selected(if format == "yaml" { remarks(&all) } else { ours(&all) });
+        let expected = selected(if format == "yaml" {
+            remarks(&all)
+        } else {
+            ours(&all)
+        });
         assert!(!expected.is_empty());
         let out = t.path(&format!("inline.{format}"));
         let status = tool(&[
-            &"filter", &"--kind", &"Passed", &"--pass", &"inl*", &"--function", &"run", &"--format", &format, &all, &"-o", &out,
+            &"filter",
+            &"--kind",
+            &"Passed",
+            &"--pass",
+            &"inl*",
+            &"--function",
+            &"run",
+            &"--format",
+            &format,
+            &all,
+            &"-o",
+            &out,
         ]);
-        assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+        assert!(
+            status.status.success(),
+            "{}",
+            String::from_utf8_lossy(&status.stderr)
+        );
         assert_eq!(remarks(&out), expected, "{format}");
     }
     // By argument value and by file; JSON lines.
-    let out = tool(&[&"filter", &"--arg", &"Callee=sc?le", &"--file", &"*/remarks/engine.c", &"--format", &"jsonl", &all]);
+    let out = tool(&[
+        &"filter",
+        &"--arg",
+        &"Callee=sc?le",
+        &"--file",
+        &"*/remarks/engine.c",
+        &"--format",
+        &"jsonl",
+        &all,
+    ]);
     let lines: Vec<serde_json::Value> = stdout(&out)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let expected = remarks(&all)
         .into_iter()
-        .filter(|r| r.arg("Callee") == Some("scale") && r.debug_loc.as_ref().is_some_and(|l| l.file.ends_with("remarks/engine.c")))
+        .filter(|r| {
+            r.arg("Callee") == Some("scale")
+                && r.debug_loc
+                    .as_ref()
+                    .is_some_and(|l| l.file.ends_with("remarks/engine.c"))
+        })
         .count();
     assert_eq!(lines.len(), expected);
-    assert!(lines.iter().all(|l| l["args"].as_array().unwrap().iter().any(|a| a["value"] == "scale")));
+    assert!(lines.iter().all(|l| l["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a["value"] == "scale")));
 }
 
 #[test]
@@ -257,7 +332,15 @@ fn bitstream_remark_files_from_the_link_hold_the_same_remarks() {
     let yaml = build(&t, "base", &["-Wl,--lto-partitions=1"]);
     let bits = t.path("base.bitstream");
     let flag = format!("-Wl,--opt-remarks-filename,{}", bits.display());
-    build(&t, "again", &["-Wl,--lto-partitions=1", &flag, "-Wl,--opt-remarks-format,bitstream"]);
+    build(
+        &t,
+        "again",
+        &[
+            "-Wl,--lto-partitions=1",
+            &flag,
+            "-Wl,--opt-remarks-format,bitstream",
+        ],
+    );
     let data = std::fs::read(&bits).unwrap();
     assert!(data.starts_with(b"RMRK"));
     assert!(data.len() * 3 < std::fs::metadata(&yaml).unwrap().len() as usize);
@@ -273,8 +356,16 @@ fn broken_remark_files_get_a_clear_error_with_the_position() {
     let text = std::fs::read(&good).unwrap();
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         ("truncated.yaml", text[..text.len() / 2].to_vec(), ": line "),
-        ("garbage.yaml", [&text[..200], b"\n--- !Passed\nPass: [x\n".as_slice()].concat(), ": line "),
-        ("latin1.yaml", b"--- !Passed\nPass: inline\nName: a\nFunction: caf\xe9\n...\n".to_vec(), "line 4: the file is not UTF-8"),
+        (
+            "garbage.yaml",
+            [&text[..200], b"\n--- !Passed\nPass: [x\n".as_slice()].concat(),
+            ": line ",
+        ),
+        (
+            "latin1.yaml",
+            b"--- !Passed\nPass: inline\nName: a\nFunction: caf\xe9\n...\n".to_vec(),
+            "line 4: the file is not UTF-8",
+        ),
         ("cut.bitstream", b"RMRK\x35\x08\x00\x00".to_vec(), ": byte "),
     ];
     for (name, bytes, says) in cases {
@@ -288,11 +379,35 @@ fn broken_remark_files_get_a_clear_error_with_the_position() {
             };
             let err = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(2), "{name} {cmd}: {err}");
-            assert!(err.contains(&path.display().to_string()) && err.contains(says), "{name} {cmd}: {err}");
+            assert!(
+                err.contains(&path.display().to_string()) && err.contains(says),
+                "{name} {cmd}: {err}"
+            );
             assert!(!html.exists(), "{cmd} left an output behind");
         }
     }
     // Usage errors are errors too.
     assert_eq!(tool(&[&"summary"]).status.code(), Some(2));
     assert_eq!(tool(&[&"frobnicate"]).status.code(), Some(2));
+}
+
+#[test]
+fn the_example_policy_is_valid() {
+    let t = Test::new();
+    let base = build(&t, "base", &[]);
+    let policy = workspace_dir().join("examples/remarks/policy.toml");
+    let out = tool(&[&"check", &"--policy", &policy, &"--baseline", &base, &base]);
+    let text = stdout(&out);
+    // The test program drops no dead functions: exactly the `require` rule fails.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("LTO drops at least 10 dead functions"),
+        "{text}"
+    );
+    assert!(text.contains("1 violation"), "{text}");
 }

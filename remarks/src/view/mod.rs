@@ -208,15 +208,21 @@ impl HtmlReport {
         let locs = locs.into_table();
         let args = args.into_table();
 
-        // Every file a location names, whether from a remark or an argument.
-        let mut is_file = vec![false; strings.len()];
-        let files_of_remarks = remarks.iter().map(|r| r.file);
-        for f in files_of_remarks.chain(locs.iter().map(|l| l[0])) {
-            if let Some(slot) = is_file.get_mut(f as usize) {
-                *slot = true;
+        // Every file a location names, whether from a remark or an argument, with how many
+        // remarks are in it (which decides whose source fits in the budget).
+        let mut remarks_in: Vec<Option<u32>> = vec![None; strings.len()];
+        for l in &locs {
+            if let Some(slot) = remarks_in.get_mut(l[0] as usize) {
+                slot.get_or_insert(0);
+            }
+        }
+        for r in &remarks {
+            if let Some(slot) = remarks_in.get_mut(r.file as usize) {
+                *slot = Some(slot.unwrap_or(0).saturating_add(1));
             }
         }
         let strings = strings.into_table();
+        let embed = source::choose(source_root.as_deref(), &strings, &remarks_in);
 
         out.write_all(b"{\"version\":1,\"kinds\":[")?;
         for (i, k) in RemarkKind::ALL.iter().enumerate() {
@@ -274,21 +280,15 @@ impl HtmlReport {
         }
         // One file at a time, so only one source text is in memory.
         out.write_all(b"],\"files\":[")?;
-        let mut first = true;
-        for (id, s) in strings.iter().enumerate() {
-            if !is_file[id] {
-                continue;
-            }
-            if !first {
+        for (i, (id, path, source)) in embed.into_iter().enumerate() {
+            if i > 0 {
                 out.write_all(b",")?;
             }
-            first = false;
-            let path = source::resolve(source_root.as_deref(), s);
             out.write_all(b"{\"name\":")?;
-            n.write_u64(out, id as u64)?;
+            n.write_u64(out, u64::from(id))?;
             out.write_all(b",\"path\":")?;
             json::write_str(out, &path.to_string_lossy())?;
-            match source::read(&path) {
+            match source.and_then(|()| source::read(&path)) {
                 Ok(text) => {
                     out.write_all(b",\"text\":")?;
                     json::write_str(out, &text)?;

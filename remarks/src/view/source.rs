@@ -12,6 +12,59 @@ use std::path::{Path, PathBuf};
 /// device, a generated blob) than source worth embedding.
 pub(crate) const MAX_SOURCE_BYTES: u64 = 64 << 20;
 
+/// The most source the report embeds in all: browsers struggle with pages much larger, and a
+/// whole-program LTO build can name thousands of files. The files with most remarks come first.
+pub(crate) const MAX_TOTAL_SOURCE_BYTES: u64 = 256 << 20;
+
+/// The report's files (string index and where its source is looked for), in string order,
+/// each with `Err(why)` when its source is left out for size.
+///
+/// `remarks_in` has, by string index, the number of remarks in that file, or `None` for
+/// strings that name no file.
+pub(crate) fn choose(
+    root: Option<&Path>,
+    strings: &[Box<str>],
+    remarks_in: &[Option<u32>],
+) -> Vec<(u32, PathBuf, Result<(), String>)> {
+    let mut files: Vec<(u32, PathBuf, Result<(), String>)> = strings
+        .iter()
+        .zip(remarks_in)
+        .enumerate()
+        .filter_map(|(id, (name, count))| {
+            count.map(|_| {
+                (
+                    u32::try_from(id).unwrap_or(u32::MAX),
+                    resolve(root, name),
+                    Ok(()),
+                )
+            })
+        })
+        .collect();
+    let mut by_remarks: Vec<usize> = (0..files.len()).collect();
+    let count = |i: usize| {
+        remarks_in
+            .get(files[i].0 as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(0)
+    };
+    by_remarks.sort_by_key(|&i| std::cmp::Reverse(count(i)));
+    let mut budget = MAX_TOTAL_SOURCE_BYTES;
+    for i in by_remarks {
+        // Files that are not there cost nothing; read() says why they are missing.
+        let size = std::fs::metadata(&files[i].1).map_or(0, |m| m.len());
+        if size > budget {
+            files[i].2 = Err(format!(
+                "left out: the report embeds at most {} MiB of source",
+                MAX_TOTAL_SOURCE_BYTES >> 20
+            ));
+        } else if size <= MAX_SOURCE_BYTES {
+            budget -= size;
+        }
+    }
+    files
+}
+
 /// Where a `DebugLoc` file name is looked for: relative names under `root` (the current
 /// directory without one), absolute ones as they are.
 pub(crate) fn resolve(root: Option<&Path>, file: &str) -> PathBuf {
