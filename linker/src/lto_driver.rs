@@ -18,6 +18,7 @@ use rld_summaries::{
     Resolutions,
 };
 use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 
 /// Names the program needs whatever the code says: entry point, `-u`, `-init`/`-fini`.
 fn root_names(opts: &Options) -> Vec<String> {
@@ -388,7 +389,7 @@ pub fn run_lto(
         remarks.extend(call_remarks(&index, &live, cvp, &outcome));
     }
     remarks.extend(alias_remarks(&index, &aliases, &outcome));
-    write_remarks(opts, &remarks)?;
+    write_remarks(opts, &remarks, &compiled.remark_files)?;
     Ok(compiled.objects)
 }
 
@@ -574,9 +575,18 @@ fn remark_format(opts: &Options) -> Result<SinkFormat> {
     }
 }
 
-/// Writes rld's remarks, then LLVM's (which the backends streamed to a file beside), to the
-/// remark file, one remark at a time: the file is never held in memory.
-fn write_remarks(opts: &Options, remarks: &[Remark]) -> Result<()> {
+/// Writes rld's remarks, then LLVM's (which the partitions streamed to files beside, removed
+/// here), to the remark file, one remark at a time: the file is never held in memory.
+fn write_remarks(opts: &Options, remarks: &[Remark], llvm_files: &[PathBuf]) -> Result<()> {
+    let written = write_remark_file(opts, remarks, llvm_files);
+    // Whatever happened, LLVM's files beside the remark file go.
+    for f in llvm_files {
+        let _ = std::fs::remove_file(f);
+    }
+    written
+}
+
+fn write_remark_file(opts: &Options, remarks: &[Remark], llvm_files: &[PathBuf]) -> Result<()> {
     let lto = &opts.lto_opts;
     let Some(path) = &lto.remarks_filename else {
         return Ok(());
@@ -590,26 +600,32 @@ fn write_remarks(opts: &Options, remarks: &[Remark]) -> Result<()> {
         sink.add(r).map_err(io)?;
     }
     // Then LLVM's own remarks from the optimization pipeline and code generation.
-    let llvm = llvm_remarks_path(path);
-    if let Ok(file) = std::fs::File::open(&llvm) {
-        let mut input = std::io::BufReader::new(file);
-        let copied = match &mut sink {
-            RemarkSink::Yaml(out) => std::io::copy(&mut input, out).map(|_| ()).map_err(io),
-            _ => YamlDocuments::new(input).try_for_each(|r| {
-                let r = r.map_err(|e| {
-                    LinkError::Link(format!("{}: LLVM's remarks: {e}", llvm.display()))
-                })?;
-                sink.add(&r).map_err(io)
-            }),
-        };
-        let _ = std::fs::remove_file(&llvm);
-        copied?;
+    for llvm in llvm_files {
+        append_llvm_remarks(&mut sink, llvm)?;
     }
     let mut out = sink.finish().map_err(io)?;
     std::io::Write::flush(&mut out).map_err(io)
 }
 
-fn llvm_remarks_path(path: &std::path::Path) -> std::path::PathBuf {
+/// Streams one file of LLVM's YAML remarks into `sink` (copied as they are for YAML).
+fn append_llvm_remarks(
+    sink: &mut RemarkSink<std::io::BufWriter<std::fs::File>>,
+    llvm: &Path,
+) -> Result<()> {
+    let io = |e| LinkError::io(llvm, e);
+    let mut input = std::io::BufReader::new(std::fs::File::open(llvm).map_err(io)?);
+    let copied = match sink {
+        RemarkSink::Yaml(out) => std::io::copy(&mut input, out).map(|_| ()).map_err(io),
+        _ => YamlDocuments::new(input).try_for_each(|r| {
+            let r =
+                r.map_err(|e| LinkError::Link(format!("{}: LLVM's remarks: {e}", llvm.display())))?;
+            sink.add(&r).map_err(io)
+        }),
+    };
+    copied
+}
+
+fn llvm_remarks_path(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(".llvm.tmp");
     name.into()

@@ -43,8 +43,9 @@ pub struct LtoConfig {
     pub cpu: Option<String>,
     /// `--save-temps`: the output path; intermediate files are written beside it.
     pub save_temps: Option<PathBuf>,
-    /// LLVM's own optimization remarks (inline, licm, asm-printer, ...): the YAML file to
-    /// write them to and the pass filter.
+    /// LLVM's own optimization remarks (inline, licm, asm-printer, ...): where to write them
+    /// (YAML; several partitions write `PATH.partN`, see [`Compiled::remark_files`]) and
+    /// the pass filter.
     pub pipeline_remarks: Option<(PathBuf, Option<String>)>,
     /// `--lto-cache-dir`: partitions whose inputs and decisions did not change reuse their
     /// objects (not with `--save-temps` or LLVM's remarks, which need the compilation).
@@ -99,6 +100,9 @@ pub struct Compiled {
     pub times: Vec<std::time::Duration>,
     /// Per partition: whether its object came from the cache.
     pub cached: Vec<bool>,
+    /// With `pipeline_remarks`: the files LLVM wrote its remarks to, in partition order,
+    /// for the caller to stream into the remark file and remove.
+    pub remark_files: Vec<PathBuf>,
 }
 
 /// Optimizes and compiles every partition, `threads` at a time (each in its own LLVM
@@ -175,6 +179,7 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
         outcome: CallOutcome::default(),
         times: Vec::with_capacity(count as usize),
         cached: Vec::with_capacity(count as usize),
+        remark_files: Vec::new(),
     };
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     for result in results {
@@ -205,9 +210,7 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
     }
     compiled.outcome.finish();
     if let Some((path, _)) = &job.cfg.pipeline_remarks {
-        if count > 1 {
-            join_remark_files(path, count)?;
-        }
+        compiled.remark_files = (0..count).map(|p| remark_file(path, count, p)).collect();
     }
     Ok(compiled)
 }
@@ -272,24 +275,6 @@ fn remark_file(path: &Path, count: u32, p: u32) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(format!(".part{p}"));
     name.into()
-}
-
-/// Concatenates the partitions' remark files, in partition order, into `path`.
-fn join_remark_files(path: &Path, count: u32) -> Result<(), LtoError> {
-    let mut text = Vec::new();
-    for p in 0..count {
-        let part = remark_file(path, count, p);
-        let bytes = std::fs::read(&part).map_err(|source| LtoError::Io {
-            path: part.display().to_string(),
-            source,
-        })?;
-        text.extend_from_slice(&bytes);
-        let _ = std::fs::remove_file(&part);
-    }
-    std::fs::write(path, text).map_err(|source| LtoError::Io {
-        path: path.display().to_string(),
-        source,
-    })
 }
 
 /// Reads, links, optimizes and compiles partition `p` in a context of its own.
