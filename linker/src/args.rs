@@ -73,7 +73,9 @@ pub fn help_text() -> &'static str {
     static HELP: OnceLock<String> = OnceLock::new();
     HELP.get_or_init(|| {
         let mut s = String::from(
-            "Usage: rld [options] file...\n\n\
+            "Usage: rld [options] file...\n       \
+             rld remarks summary|filter|diff|check|view ... (optimization remark tools; \
+             rld remarks --help)\n\n\
              Multi-letter options take one or two dashes, and their argument as --opt=ARG or \
              --opt ARG.\n\nOptions:\n",
         );
@@ -361,7 +363,7 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.lto_opts.remarks_filename = Some(v.into()))),
     arg(&["--opt-remarks-passes"], "REGEX", "Only remarks from passes matching REGEX",
         Set(|p, v| p.o.lto_opts.remarks_passes = Some(v.into()))),
-    arg(&["--opt-remarks-format"], "FORMAT", "Remarks file format",
+    arg(&["--opt-remarks-format"], "FORMAT", "Remarks file format: yaml (default) or bitstream",
         Set(|p, v| p.o.lto_opts.remarks_format = Some(v.into()))),
     flag(&["--opt-remarks-with-hotness"], "Include profile hotness in remarks",
         |p| p.o.lto_opts.remarks_with_hotness = true),

@@ -716,12 +716,29 @@ fn alias_remarks(
     }
     // Functions that got memory attributes from the whole program.
     for (function, added) in &outcome.alias.attributes {
+        // The function's own location, as its other remarks have it. A local shared by
+        // partitions is named `NAME.rld.M`, M its module; a name defined in several
+        // modules (two static functions) has no one location.
+        let source = rld_remarks::diff::source_name(function);
+        let module: Option<u32> = function
+            .strip_prefix(source)
+            .and_then(|rest| rest.strip_prefix(".rld."))
+            .and_then(|m| m.parse().ok());
+        let defs: Vec<GlobalId> = index
+            .definitions(source)
+            .into_iter()
+            .filter(|id| module.is_none_or(|m| id.module == m))
+            .collect();
+        let debug_loc = match defs[..] {
+            [id] => remark_loc(&index.global(id).debug_loc),
+            _ => None,
+        };
         out.push(Remark {
             kind: RemarkKind::Passed,
             pass: "wpa-aa".into(),
             name: "MemoryAttributes".into(),
-            debug_loc: None,
-            function: function.clone(),
+            debug_loc,
+            function: source.to_string(),
             hotness: None,
             args: vec![
                 arg("String", "whole-program mod/ref: added ".into()),

@@ -238,9 +238,17 @@ fn summary_counts_what_llvm_reads_in_a_build_directory() {
         );
         records.push(record);
     }
-    let (total, kinds) = summary_counts(&[&dir, &link]);
+    // And lld-14's remark file of the same program.
+    let objs: Vec<PathBuf> = ["remarks/engine.c", "remarks/scale.c"]
+        .iter()
+        .map(|s| t.compile(Clang, s, &["-flto", "-O2", "-g"]))
+        .collect();
+    let lld = t.path("lld.yaml");
+    t.link(Driver::ClangLld, &paths(&objs), &strs(&lto_flags(Some(&lld), &[])), "lld");
+    let (total, kinds) = summary_counts(&[&dir, &link, &lld]);
     let mut all: Vec<&Path> = records.iter().map(PathBuf::as_path).collect();
     all.push(&link);
+    all.push(&lld);
     let (llvm_total, llvm_kinds) = llvm_kind_counts(&all);
     assert!(llvm_total > 20, "{llvm_total}");
     assert_eq!(total, llvm_total);
