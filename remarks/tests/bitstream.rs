@@ -3,8 +3,8 @@
 //! - the remarks of LLVM's own YAML files (tests/data) survive a trip through the bitstream
 //!   writer and reader, and take much less room;
 //! - LLVM's remark parser (llvm-c/Remarks.h, `LLVMRemarkParserCreateBitstream`), through a
-//!   tiny C program compiled at test time against `llvm-config-14`, reads what
-//!   `BitstreamWriter` writes and finds the same remarks, field by field;
+//!   tiny C program compiled at test time against `llvm-config-14` (support/dump_remarks.c),
+//!   reads what `BitstreamWriter` writes and finds the same remarks, field by field;
 //! - LLVM's own serializer (C++, `createRemarkSerializer` in standalone mode, given the
 //!   string table in the same order) writes the very same bytes;
 //! - the separate remarks file clang-14 writes is refused with a clear message;
@@ -12,24 +12,16 @@
 //!
 //! Each LLVM test prints why and passes when the tool it needs is not installed.
 
-use rld_remarks::{
-    is_bitstream, parse_yaml, read_bitstream, BitstreamWriter, DebugLoc, Remark, RemarkArg,
-    RemarkKind,
-};
-use std::path::{Path, PathBuf};
+mod support;
+
+use rld_remarks::{is_bitstream, parse_yaml, read_bitstream, BitstreamWriter, Remark, RemarkKind};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
-
-const DATA_FILES: [&str; 3] = [
-    "clang-O2-pgo.opt.yaml",
-    "lld-lto.opt.ld.yaml",
-    "lld-deadfunction.opt.ld.yaml",
-];
-
-fn data(name: &str) -> String {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
+use support::{
+    arg, build_against_llvm, data, expected_dump, installed, llvm_reads, loc, remark_dumper, run,
+    work_dir, DATA_FILES,
+};
 
 fn write(remarks: &[Remark]) -> Vec<u8> {
     let mut w = BitstreamWriter::new(Vec::new());
@@ -44,37 +36,6 @@ fn read(bytes: &[u8]) -> Vec<Remark> {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap()
-}
-
-fn work_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn installed(tool: &str) -> bool {
-    let found = Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        eprintln!("skipped: {tool} is not installed");
-    }
-    found
-}
-
-/// Output of a command that must succeed.
-fn run(cmd: &mut Command) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd:?} did not start: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("tool output is UTF-8")
 }
 
 #[test]
@@ -118,14 +79,6 @@ fn bitstream_is_much_smaller_than_yaml() {
     );
 }
 
-fn loc(file: &str, line: u32, column: u32) -> Option<DebugLoc> {
-    Some(DebugLoc {
-        file: file.to_string(),
-        line,
-        column,
-    })
-}
-
 /// Every kind, every optional field present and absent, extreme numbers, empty and
 /// non-ASCII strings, repeated strings.
 fn awkward_remarks() -> Vec<Remark> {
@@ -159,82 +112,14 @@ fn awkward_remarks() -> Vec<Remark> {
                 vec![]
             } else {
                 vec![
-                    RemarkArg {
-                        key: "String".to_string(),
-                        value: s.to_string(),
-                        debug_loc: None,
-                    },
-                    RemarkArg {
-                        key: "Callee".to_string(),
-                        value: "f".to_string(),
-                        debug_loc: loc("dir/file.c", 1, 0),
-                    },
-                    RemarkArg {
-                        key: s.to_string(),
-                        value: s.to_string(),
-                        debug_loc: loc(s, 0, 0),
-                    },
+                    arg("String", s, None),
+                    arg("Callee", "f", loc("dir/file.c", 1, 0)),
+                    arg(s, s, loc(s, 0, 0)),
                 ]
             },
         })
         .collect()
 }
-
-const BITSTREAM_DUMPER: &str = r#"
-#include <llvm-c/Remarks.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-static void str(const char *what, LLVMRemarkStringRef s) {
-  printf("%s %u:", what, LLVMRemarkStringGetLen(s));
-  fwrite(LLVMRemarkStringGetData(s), 1, LLVMRemarkStringGetLen(s), stdout);
-  printf("\n");
-}
-
-static void loc(LLVMRemarkDebugLocRef l) {
-  if (!l) {
-    printf("noloc\n");
-    return;
-  }
-  str("file", LLVMRemarkDebugLocGetSourceFilePath(l));
-  printf("line %u column %u\n", LLVMRemarkDebugLocGetSourceLine(l),
-         LLVMRemarkDebugLocGetSourceColumn(l));
-}
-
-int main(int argc, char **argv) {
-  FILE *f = fopen(argv[1], "rb");
-  if (!f) return 2;
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc(size + 1);
-  if (fread(buf, 1, size, f) != (size_t)size) return 2;
-  LLVMRemarkParserRef p = LLVMRemarkParserCreateBitstream(buf, size);
-  LLVMRemarkEntryRef r;
-  while ((r = LLVMRemarkParserGetNext(p))) {
-    printf("type %d\n", (int)LLVMRemarkEntryGetType(r));
-    str("pass", LLVMRemarkEntryGetPassName(r));
-    str("name", LLVMRemarkEntryGetRemarkName(r));
-    str("function", LLVMRemarkEntryGetFunctionName(r));
-    loc(LLVMRemarkEntryGetDebugLoc(r));
-    printf("hotness %llu\n", (unsigned long long)LLVMRemarkEntryGetHotness(r));
-    printf("args %u\n", LLVMRemarkEntryGetNumArgs(r));
-    for (LLVMRemarkArgRef a = LLVMRemarkEntryGetFirstArg(r); a;
-         a = LLVMRemarkEntryGetNextArg(a, r)) {
-      str("key", LLVMRemarkArgGetKey(a));
-      str("value", LLVMRemarkArgGetValue(a));
-      loc(LLVMRemarkArgGetDebugLoc(a));
-    }
-    LLVMRemarkEntryDispose(r);
-  }
-  if (LLVMRemarkParserHasError(p)) {
-    fprintf(stderr, "LLVM remark parser: %s\n", LLVMRemarkParserGetErrorMessage(p));
-    return 1;
-  }
-  LLVMRemarkParserDispose(p);
-  return 0;
-}
-"#;
 
 /// Reads a bitstream file with LLVM's parser, then writes its remarks again with LLVM's
 /// standalone serializer, the string table filled in the order `emitRemarkBlock` (and
@@ -301,66 +186,6 @@ int main(int argc, char **argv) {
 }
 "#;
 
-fn llvm_config(arg: &str) -> Vec<String> {
-    run(Command::new("llvm-config-14").arg(arg))
-        .split_whitespace()
-        .map(str::to_string)
-        .collect()
-}
-
-/// Compiles `source` against libLLVM-14 with `compiler` (once per test binary).
-fn build_against_llvm(
-    cell: &'static OnceLock<Option<PathBuf>>,
-    name: &str,
-    compiler: &str,
-    flags: &str,
-    source: &str,
-) -> Option<PathBuf> {
-    cell.get_or_init(|| {
-        if !installed("llvm-config-14") {
-            return None;
-        }
-        let dir = work_dir(name);
-        let ext = if compiler == "cc" { "c" } else { "cpp" };
-        let src = dir.join(format!("{name}.{ext}"));
-        std::fs::write(&src, source).unwrap();
-        let exe = dir.join(name);
-        let libdir = llvm_config("--libdir").join("");
-        let built = Command::new(compiler)
-            .args(llvm_config(flags))
-            .arg(&src)
-            .arg("-o")
-            .arg(&exe)
-            .args(llvm_config("--ldflags"))
-            .args(llvm_config("--libs"))
-            .arg(format!("-Wl,-rpath,{libdir}"))
-            .output();
-        match built {
-            Ok(out) if out.status.success() => Some(exe),
-            Ok(out) => panic!(
-                "compiling {name} against LLVM failed:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            ),
-            Err(e) => {
-                eprintln!("skipped: no compiler ({compiler}): {e}");
-                None
-            }
-        }
-    })
-    .clone()
-}
-
-fn bitstream_dumper() -> Option<PathBuf> {
-    static CELL: OnceLock<Option<PathBuf>> = OnceLock::new();
-    build_against_llvm(
-        &CELL,
-        "bitstream-dumper",
-        "cc",
-        "--cflags",
-        BITSTREAM_DUMPER,
-    )
-}
-
 fn llvm_reserializer() -> Option<PathBuf> {
     static CELL: OnceLock<Option<PathBuf>> = OnceLock::new();
     build_against_llvm(
@@ -370,40 +195,6 @@ fn llvm_reserializer() -> Option<PathBuf> {
         "--cxxflags",
         LLVM_RESERIALIZER,
     )
-}
-
-/// What the C program prints for these remarks.
-fn expected_dump(remarks: &[Remark]) -> String {
-    fn str(out: &mut String, what: &str, s: &str) {
-        out.push_str(&format!("{what} {}:{s}\n", s.len()));
-    }
-    fn loc(out: &mut String, l: &Option<DebugLoc>) {
-        match l {
-            None => out.push_str("noloc\n"),
-            Some(l) => {
-                str(out, "file", &l.file);
-                out.push_str(&format!("line {} column {}\n", l.line, l.column));
-            }
-        }
-    }
-    let mut out = String::new();
-    for r in remarks {
-        let kind = RemarkKind::ALL.iter().position(|&k| k == r.kind).unwrap() + 1;
-        out.push_str(&format!("type {kind}\n"));
-        str(&mut out, "pass", &r.pass);
-        str(&mut out, "name", &r.name);
-        str(&mut out, "function", &r.function);
-        loc(&mut out, &r.debug_loc);
-        // The C API reports a missing hotness as 0.
-        out.push_str(&format!("hotness {}\n", r.hotness.unwrap_or(0)));
-        out.push_str(&format!("args {}\n", r.args.len()));
-        for a in &r.args {
-            str(&mut out, "key", &a.key);
-            str(&mut out, "value", &a.value);
-            loc(&mut out, &a.debug_loc);
-        }
-    }
-    out
 }
 
 fn remark_sets() -> Vec<(&'static str, Vec<Remark>)> {
@@ -416,22 +207,21 @@ fn remark_sets() -> Vec<(&'static str, Vec<Remark>)> {
 
 #[test]
 fn llvm_parser_reads_rld_bitstream_as_written() {
-    let Some(dumper) = bitstream_dumper() else {
+    let Some(dumper) = remark_dumper() else {
         return;
     };
     for (name, remarks) in remark_sets() {
-        let path = dumper.with_file_name(format!("{name}.bitstream"));
-        std::fs::write(&path, write(&remarks)).unwrap();
         assert_eq!(
-            run(Command::new(&dumper).arg(&path)),
-            expected_dump(&remarks),
+            llvm_reads(&dumper, &format!("{name}.bitstream"), write(&remarks)),
+            expected_dump(&remarks, str::to_string),
             "LLVM read {name} differently"
         );
     }
-    // No remarks: rld, like LLVM, writes nothing, which LLVM reads as no remarks.
+    // No remarks: rld, like LLVM, writes nothing, which LLVM's bitstream parser (named, as
+    // an empty file has no magic to choose it by) reads as no remarks.
     let path = dumper.with_file_name("empty.bitstream");
     std::fs::write(&path, write(&[])).unwrap();
-    assert_eq!(run(Command::new(&dumper).arg(&path)), "");
+    assert_eq!(run(Command::new(&dumper).arg(&path).arg("bitstream")), "");
 }
 
 #[test]

@@ -1,146 +1,26 @@
 //! rld's remark YAML checked against LLVM 14 itself:
 //!
 //! - LLVM's own remark parser (llvm-c/Remarks.h, `LLVMRemarkParserCreateYAML`), through a tiny
-//!   C program compiled at test time against `llvm-config-14`, reads what `format_yaml`
-//!   writes and finds the same remarks, field by field; on LLVM's own files it agrees with
-//!   `parse_yaml`. LLVM 14's parser does not unquote: it returns a scalar's raw text with one
-//!   leading and one trailing `'` dropped (YAMLRemarkParser::parseStr), so `it''s` stays
-//!   doubled and a double-quoted string keeps its quotes and escapes. The comparison applies
-//!   the same rule to what rld wrote ([`llvm_view`]).
+//!   C program compiled at test time against `llvm-config-14` (support/dump_remarks.c),
+//!   reads what `format_yaml` writes and finds the same remarks, field by field; on LLVM's
+//!   own files it agrees with `parse_yaml`. LLVM 14's parser does not unquote: it returns a
+//!   scalar's raw text with one leading and one trailing `'` dropped
+//!   (YAMLRemarkParser::parseStr), so `it''s` stays doubled and a double-quoted string keeps
+//!   its quotes and escapes. The comparison applies the same rule to what rld wrote
+//!   ([`llvm_view`]).
 //! - clang-14 writes remarks for source files with awkward names (quotes, `#`, `:`, spaces,
 //!   UTF-8, invisible characters, a line break); rld rewrites them byte for byte.
 //! - `llvm-opt-report-14` renders rld's remarks onto the source.
 //!
 //! Each test prints why and passes when the LLVM tool it needs is not installed.
 
-use rld_remarks::DebugLoc;
-use rld_remarks::{format_yaml, parse_yaml, Remark, RemarkArg, RemarkKind};
-use std::path::{Path, PathBuf};
+mod support;
+
+use rld_remarks::{format_yaml, parse_yaml, Remark, RemarkKind};
 use std::process::Command;
-
-fn work_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Output of a command that ran successfully, or `None` if it could not be started.
-fn run(cmd: &mut Command) -> Option<String> {
-    let out = cmd.output().ok()?;
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(String::from_utf8(out.stdout).expect("tool output is UTF-8"))
-}
-
-fn installed(tool: &str) -> bool {
-    let found = Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        eprintln!("skipped: {tool} is not installed");
-    }
-    found
-}
-
-const REMARK_DUMPER: &str = r#"
-#include <llvm-c/Remarks.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-static void str(const char *what, LLVMRemarkStringRef s) {
-  printf("%s %u:", what, LLVMRemarkStringGetLen(s));
-  fwrite(LLVMRemarkStringGetData(s), 1, LLVMRemarkStringGetLen(s), stdout);
-  printf("\n");
-}
-
-static void loc(LLVMRemarkDebugLocRef l) {
-  if (!l) {
-    printf("noloc\n");
-    return;
-  }
-  str("file", LLVMRemarkDebugLocGetSourceFilePath(l));
-  printf("line %u column %u\n", LLVMRemarkDebugLocGetSourceLine(l),
-         LLVMRemarkDebugLocGetSourceColumn(l));
-}
-
-int main(int argc, char **argv) {
-  FILE *f = fopen(argv[1], "rb");
-  if (!f) return 2;
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc(size + 1);
-  if (fread(buf, 1, size, f) != (size_t)size) return 2;
-  LLVMRemarkParserRef p = LLVMRemarkParserCreateYAML(buf, size);
-  LLVMRemarkEntryRef r;
-  while ((r = LLVMRemarkParserGetNext(p))) {
-    printf("type %d\n", (int)LLVMRemarkEntryGetType(r));
-    str("pass", LLVMRemarkEntryGetPassName(r));
-    str("name", LLVMRemarkEntryGetRemarkName(r));
-    str("function", LLVMRemarkEntryGetFunctionName(r));
-    loc(LLVMRemarkEntryGetDebugLoc(r));
-    printf("hotness %llu\n", (unsigned long long)LLVMRemarkEntryGetHotness(r));
-    printf("args %u\n", LLVMRemarkEntryGetNumArgs(r));
-    for (LLVMRemarkArgRef a = LLVMRemarkEntryGetFirstArg(r); a;
-         a = LLVMRemarkEntryGetNextArg(a, r)) {
-      str("key", LLVMRemarkArgGetKey(a));
-      str("value", LLVMRemarkArgGetValue(a));
-      loc(LLVMRemarkArgGetDebugLoc(a));
-    }
-    LLVMRemarkEntryDispose(r);
-  }
-  if (LLVMRemarkParserHasError(p)) {
-    fprintf(stderr, "LLVM remark parser: %s\n", LLVMRemarkParserGetErrorMessage(p));
-    return 1;
-  }
-  LLVMRemarkParserDispose(p);
-  return 0;
-}
-"#;
-
-/// Builds the C program that prints what LLVM's parser reads from a YAML remark file.
-fn build_remark_dumper() -> Option<PathBuf> {
-    if !installed("llvm-config-14") {
-        return None;
-    }
-    let config = |arg: &str| {
-        run(Command::new("llvm-config-14").arg(arg))
-            .unwrap()
-            .split_whitespace()
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    };
-    let dir = work_dir("remark-dumper");
-    let source = dir.join("dump_remarks.c");
-    std::fs::write(&source, REMARK_DUMPER).unwrap();
-    let exe = dir.join("dump_remarks");
-    let libdir = config("--libdir").join("");
-    let built = Command::new("cc")
-        .args(config("--cflags"))
-        .arg(&source)
-        .arg("-o")
-        .arg(&exe)
-        .args(config("--ldflags"))
-        .args(config("--libs"))
-        .arg(format!("-Wl,-rpath,{libdir}"))
-        .output();
-    match built {
-        Ok(out) if out.status.success() => Some(exe),
-        Ok(out) => panic!(
-            "compiling the LLVM remark parser check failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Err(e) => {
-            eprintln!("skipped: no C compiler (cc): {e}");
-            None
-        }
-    }
-}
+use support::{
+    arg, data, expected_dump, installed, llvm_reads, loc, remark_dumper, run, work_dir, DATA_FILES,
+};
 
 /// What LLVM 14's remark parser returns for a string rld wrote: the raw scalar, as
 /// `quote` wrote it, with one leading and one trailing single quote dropped.
@@ -148,71 +28,6 @@ fn llvm_view(s: &str) -> String {
     let raw = rld_remarks::yaml::quote(s);
     let raw = raw.strip_prefix('\'').unwrap_or(&raw);
     raw.strip_suffix('\'').unwrap_or(raw).to_string()
-}
-
-/// What the C program prints for these remarks, if LLVM reads them as rld means them.
-fn expected_dump(remarks: &[Remark]) -> String {
-    fn str(out: &mut String, what: &str, s: &str) {
-        let s = llvm_view(s);
-        out.push_str(&format!("{what} {}:{s}\n", s.len()));
-    }
-    fn loc(out: &mut String, l: &Option<DebugLoc>) {
-        match l {
-            None => out.push_str("noloc\n"),
-            Some(l) => {
-                str(out, "file", &l.file);
-                out.push_str(&format!("line {} column {}\n", l.line, l.column));
-            }
-        }
-    }
-    let mut out = String::new();
-    for r in remarks {
-        let kind = match r.kind {
-            RemarkKind::Passed => 1,
-            RemarkKind::Missed => 2,
-            RemarkKind::Analysis => 3,
-            RemarkKind::AnalysisFPCommute => 4,
-            RemarkKind::AnalysisAliasing => 5,
-            RemarkKind::Failure => 6,
-        };
-        out.push_str(&format!("type {kind}\n"));
-        str(&mut out, "pass", &r.pass);
-        str(&mut out, "name", &r.name);
-        str(&mut out, "function", &r.function);
-        loc(&mut out, &r.debug_loc);
-        // The C API reports a missing hotness as 0.
-        out.push_str(&format!("hotness {}\n", r.hotness.unwrap_or(0)));
-        out.push_str(&format!("args {}\n", r.args.len()));
-        for a in &r.args {
-            // Keys are written as they are, never quoted.
-            out.push_str(&format!("key {}:{}\n", a.key.len(), a.key));
-            str(&mut out, "value", &a.value);
-            loc(&mut out, &a.debug_loc);
-        }
-    }
-    out
-}
-
-fn llvm_reads(dumper: &Path, yaml: &str, name: &str) -> String {
-    let path = dumper.with_file_name(name);
-    std::fs::write(&path, yaml).unwrap();
-    run(Command::new(dumper).arg(&path)).unwrap()
-}
-
-fn loc(file: &str, line: u32, column: u32) -> Option<DebugLoc> {
-    Some(DebugLoc {
-        file: file.to_string(),
-        line,
-        column,
-    })
-}
-
-fn arg(key: &str, value: &str, debug_loc: Option<DebugLoc>) -> RemarkArg {
-    RemarkArg {
-        key: key.to_string(),
-        value: value.to_string(),
-        debug_loc,
-    }
 }
 
 /// Remarks with every kind, every optional field and strings that need each kind of quoting.
@@ -284,44 +99,38 @@ fn awkward_remarks() -> Vec<Remark> {
 
 #[test]
 fn llvm_parser_reads_rld_remarks_as_written() {
-    let Some(dumper) = build_remark_dumper() else {
+    let Some(dumper) = remark_dumper() else {
         return;
     };
     let remarks = awkward_remarks();
     let yaml = format_yaml(&remarks);
     assert_eq!(
-        llvm_reads(&dumper, &yaml, "rld.opt.yaml"),
-        expected_dump(&remarks),
+        llvm_reads(&dumper, "rld.opt.yaml", &yaml),
+        expected_dump(&remarks, llvm_view),
         "LLVM read rld's YAML differently:\n{yaml}"
     );
     let dead = rld_remarks::dead_function_remark("unused", loc("tu2.c", 1, 0));
     assert_eq!(
         llvm_reads(
             &dumper,
-            &format_yaml(std::slice::from_ref(&dead)),
-            "dead.opt.yaml"
+            "dead.opt.yaml",
+            format_yaml(std::slice::from_ref(&dead))
         ),
-        expected_dump(&[dead])
+        expected_dump(&[dead], llvm_view)
     );
 }
 
 #[test]
 fn llvm_parser_and_parse_yaml_agree_on_llvm_files() {
-    let Some(dumper) = build_remark_dumper() else {
+    let Some(dumper) = remark_dumper() else {
         return;
     };
-    for name in [
-        "clang-O2-pgo.opt.yaml",
-        "lld-lto.opt.ld.yaml",
-        "lld-deadfunction.opt.ld.yaml",
-    ] {
-        let text =
-            std::fs::read_to_string(format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR")))
-                .unwrap();
+    for name in DATA_FILES {
+        let text = data(name);
         let ours = parse_yaml(&text).unwrap();
         assert_eq!(
-            llvm_reads(&dumper, &text, name),
-            expected_dump(&ours),
+            llvm_reads(&dumper, name, &text),
+            expected_dump(&ours, llvm_view),
             "{name}"
         );
     }
@@ -378,8 +187,7 @@ fn clang_remarks_for_awkward_file_names_round_trip() {
             .args(["-x", "c", "-O2", "-g", "-c", "-o", "out.o"])
             .arg("-fsave-optimization-record")
             .arg(format!("-foptimization-record-file={}", yaml.display()))
-            .arg(name))
-        .expect("clang-14 runs");
+            .arg(name));
         let text = std::fs::read_to_string(&yaml).unwrap();
         let remarks = parse_yaml(&text).unwrap_or_else(|e| panic!("{name:?}: {e}\n{text}"));
         assert!(
@@ -427,8 +235,7 @@ fn llvm_opt_report_renders_rld_remarks() {
     let report = run(Command::new("llvm-opt-report-14")
         .arg("-r")
         .arg(&dir)
-        .arg(&yaml))
-    .unwrap();
+        .arg(&yaml));
     // The inlined call is marked `I` on line 3 (`3 I |   return helper(41);`).
     assert!(
         report

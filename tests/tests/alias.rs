@@ -374,7 +374,10 @@ fn calls_get_scopes_and_functions_attributes() {
     assert_eq!(attrs.kind, "Passed");
     assert_eq!(arg(attrs, "Attributes"), "readonly nofree");
     // Built with -g: the remark is at the function, like the function's other remarks.
-    let at = attrs.debug_loc.as_ref().expect("a DebugLoc on the MemoryAttributes remark");
+    let at = attrs
+        .debug_loc
+        .as_ref()
+        .expect("a DebugLoc on the MemoryAttributes remark");
     assert!(at.file.ends_with("alias/calls.c") && at.line > 0, "{at:?}");
     let preopt = llvm_dis(&t.path("rld/calls.0.0.preopt.bc"));
     let define = preopt

@@ -324,6 +324,57 @@ fn lua_lto_output_is_the_same_with_one_thread() {
     );
 }
 
+/// Lua's whole remark set from an rld -flto link (every pass), as `rld remarks summary`
+/// counts it, equals what LLVM's own parser reads; and a diff of the file with itself finds
+/// nothing.
+#[test]
+fn lua_lto_remarks_are_counted_like_llvm_reads_them() {
+    let objects = objects(Program::Lua, Cc::ClangLto).unwrap_or_else(|e| panic!("{e}"));
+    let spec = spec(Program::Lua);
+    let dir = root().join("out").join("lua-remarks");
+    fs::create_dir_all(&dir).unwrap();
+    let yaml = dir.join("lua.remarks.yaml");
+    let mut cmd = Command::new(Cc::ClangLto.command());
+    cmd.arg(format!("--ld-path={}", rld_path().display()))
+        .args(Cc::ClangLto.mode_flags())
+        .arg(OPT)
+        .arg(format!("-Wl,--opt-remarks-filename,{}", yaml.display()))
+        .args(&spec.ldflags)
+        .args(objects.iter())
+        .args(&spec.libs)
+        .arg("-o")
+        .arg(dir.join("lua"));
+    let out = output_with_timeout(&mut cmd, BUILD_TIMEOUT);
+    assert!(out.status.success(), "{}", describe_status(&out));
+
+    let llvm = rld_tests::llvm_remarks::remarks(&yaml);
+    let mut by_kind: BTreeMap<String, u64> = BTreeMap::new();
+    for r in &llvm {
+        *by_kind.entry(r.kind.clone()).or_default() += 1;
+    }
+    assert!(llvm.len() > 10_000, "{} remarks", llvm.len());
+    let summary = run(Command::new(rld_path())
+        .args(["remarks", "summary", "--format", "json"])
+        .arg(&yaml));
+    let v: serde_json::Value = serde_json::from_slice(&summary.stdout).unwrap();
+    assert_eq!(v["total"].as_u64(), Some(llvm.len() as u64));
+    for (kind, n) in by_kind {
+        assert_eq!(v["kinds"][&kind].as_u64(), Some(n), "{kind}");
+    }
+    let diff = run(Command::new(rld_path())
+        .args([
+            "remarks",
+            "diff",
+            "--fail-on-regression",
+            "--format",
+            "json",
+        ])
+        .arg(&yaml)
+        .arg(&yaml));
+    let v: serde_json::Value = serde_json::from_slice(&diff.stdout).unwrap();
+    assert_eq!(v["unchanged"].as_u64(), Some(llvm.len() as u64), "{v:#}");
+}
+
 // ---------------------------------------------------------------------------
 // Checks
 

@@ -244,7 +244,12 @@ fn summary_counts_what_llvm_reads_in_a_build_directory() {
         .map(|s| t.compile(Clang, s, &["-flto", "-O2", "-g"]))
         .collect();
     let lld = t.path("lld.yaml");
-    t.link(Driver::ClangLld, &paths(&objs), &strs(&lto_flags(Some(&lld), &[])), "lld");
+    t.link(
+        Driver::ClangLld,
+        &paths(&objs),
+        &strs(&lto_flags(Some(&lld), &[])),
+        "lld",
+    );
     let (total, kinds) = summary_counts(&[&dir, &link, &lld]);
     let mut all: Vec<&Path> = records.iter().map(PathBuf::as_path).collect();
     all.push(&link);
@@ -301,6 +306,32 @@ fn filter_writes_what_llvm_reads() {
             String::from_utf8_lossy(&status.stderr)
         );
         assert_eq!(remarks(&out), expected, "{format}");
+        if format == "yaml" {
+            // llvm-opt-report-14 annotates engine.c with the inlinings (an `I` line under
+            // line 31, one per column inlined at).
+            let report = t.path("inline.lst");
+            let ran = Command::new("llvm-opt-report-14")
+                .arg(&out)
+                .arg("-o")
+                .arg(&report)
+                .output()
+                .expect("llvm-opt-report-14 (package llvm-14)");
+            assert!(
+                ran.status.success(),
+                "{}",
+                String::from_utf8_lossy(&ran.stderr)
+            );
+            let listing = std::fs::read_to_string(&report).unwrap();
+            let lines: Vec<&str> = listing.lines().collect();
+            let at = lines
+                .iter()
+                .position(|l| l.starts_with("31 ") && l.contains("current_op(scale(i))"))
+                .unwrap_or_else(|| panic!("{listing}"));
+            assert!(
+                lines[at + 1].trim_start().starts_with("I ") && lines[at + 1].contains('^'),
+                "{listing}"
+            );
+        }
     }
     // By argument value and by file; JSON lines.
     let out = tool(&[
