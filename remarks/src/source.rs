@@ -1,9 +1,10 @@
 //! Where remarks come from: files and directories named on a command line, read one remark at
 //! a time whatever their format.
 //!
-//! A directory is searched recursively for remark files: YAML ones by their name (`*.yaml`,
-//! `*.yml`: clang's `*.opt.yaml`, lld's and rld's `--opt-remarks-filename`) and bitstream
-//! ones by their name (`*.bitstream`, `*.opt.bitstream`) and their magic. A file named
+//! A directory is searched recursively for remark files: files named `*.yaml`, `*.yml`
+//! (clang's `*.opt.yaml`, lld's and rld's `--opt-remarks-filename`) or `*.bitstream` whose
+//! first bytes are a remark document (`--- !Passed` ...) or the bitstream magic, so a
+//! project's other YAML files (CI configurations...) are passed over. A file named
 //! explicitly is read whatever its name, its format told by its first bytes.
 
 use crate::error::RemarkParseError;
@@ -65,7 +66,7 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), SourceError> {
         let kind = entry.file_type().map_err(io)?;
         if kind.is_dir() {
             walk(&path, files)?;
-        } else if kind.is_file() && is_remark_file_name(&path) {
+        } else if kind.is_file() && is_remark_file_name(&path) && starts_like_remarks(&path) {
             files.push(path);
         }
     }
@@ -77,6 +78,24 @@ fn is_remark_file_name(path: &Path) -> bool {
         path.extension().and_then(|e| e.to_str()),
         Some("yaml" | "yml" | "bitstream")
     )
+}
+
+/// Whether a file found in a directory begins as a remark file does: the bitstream magic, or
+/// (after blank lines) a YAML document with a remark tag. Unreadable files are kept, so that
+/// reading them reports the problem.
+fn starts_like_remarks(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return true;
+    };
+    let n = file.read(&mut head).unwrap_or(0);
+    let head = &head[..n];
+    if crate::bitstream::is_bitstream(head) {
+        return true;
+    }
+    let text = head.trim_ascii_start();
+    text.starts_with(b"--- !")
 }
 
 /// Calls `f` with every remark of `files`, in file order, then in each file's order. Reading

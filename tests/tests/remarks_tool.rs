@@ -220,6 +220,11 @@ fn summary_counts_what_llvm_reads_in_a_build_directory() {
     let dir = t.path("build");
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     std::fs::write(dir.join("README.txt"), "not remarks").unwrap();
+    // Other YAML of a project is passed over in a directory (and refused when named).
+    let ci = dir.join("sub/ci.yml");
+    std::fs::write(&ci, "jobs:\n  build:\n    runs-on: ubuntu-latest\n").unwrap();
+    let named = tool(&[&"summary", &ci]);
+    assert_eq!(named.status.code(), Some(2));
     let mut records = Vec::new();
     for (src, out) in [
         ("remarks/engine.c", "engine"),
