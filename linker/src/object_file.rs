@@ -182,6 +182,15 @@ impl ObjectFile {
                 _ => {}
             }
         }
+        if defines_gcc_lto_slim(symbols, strtab) {
+            // Only GCC's IR is inside: linking the empty native part would fail later with
+            // an undefined symbol that names the wrong problem (GNU ld: "plugin needed").
+            return Err(bad(
+                &name,
+                "GCC LTO object (gcc -flto) holding only GCC's IR, which rld does not read: \
+                 build it without -flto, with -ffat-lto-objects, or with clang -flto",
+            ));
+        }
         let symbol_shndx = if shndx_table.is_empty() {
             Vec::new()
         } else {
@@ -413,6 +422,16 @@ fn classify_section(name: &str, sh_type: u32, flags: u64, is_null: bool) -> Sect
 }
 
 /// Extracts GNU_PROPERTY_X86_FEATURE_1_AND from a `.note.gnu.property` section.
+/// gcc marks an object whose sections hold only its IR (no machine code) with the common
+/// symbol `__gnu_lto_slim`.
+fn defines_gcc_lto_slim(symbols: &[Sym], strtab: &[u8]) -> bool {
+    const MARK: &[u8] = b"__gnu_lto_slim\0";
+    symbols.iter().any(|s| {
+        let at = s.st_name.get(LE) as usize;
+        strtab.get(at..).is_some_and(|rest| rest.starts_with(MARK))
+    })
+}
+
 fn parse_x86_feature_and(data: &[u8]) -> Option<u32> {
     let u32_at = |off: usize| -> Option<u32> {
         data.get(off..off + 4)

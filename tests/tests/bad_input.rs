@@ -207,3 +207,21 @@ fn mutated_objects_never_crash_rld() {
         }
     }
 }
+
+/// A `gcc -flto` object holds only GCC's IR: rld says so, naming the file, rather than
+/// failing later on an undefined `main`; with `-ffat-lto-objects` its machine code links
+/// and runs.
+#[test]
+fn gcc_lto_objects_are_named_not_misread() {
+    let t = Test::new();
+    let src = "#include <stdio.h>\nint main(void) { puts(\"fat\"); return 0; }\n";
+    let slim = t.compile(rld_tests::Compiler::Gcc, src, &["-flto", "-O2"]);
+    assert_rejected(&t, &[&slim], &[], &["GCC LTO object", &file_name(&slim)]);
+    let fat = t.compile(
+        rld_tests::Compiler::Gcc,
+        src,
+        &["-flto", "-ffat-lto-objects", "-O2"],
+    );
+    let exe = t.link(Driver::GccRld, &[&fat], &[], "fat");
+    assert_output_is(&exe, &run(&exe, &[], &[]), "fat\n", "gcc -ffat-lto-objects");
+}
