@@ -601,28 +601,32 @@ fn write_remark_file(opts: &Options, remarks: &[Remark], llvm_files: &[PathBuf])
     }
     // Then LLVM's own remarks from the optimization pipeline and code generation.
     for llvm in llvm_files {
-        append_llvm_remarks(&mut sink, llvm)?;
+        append_llvm_remarks(&mut sink, llvm, path)?;
     }
     let mut out = sink.finish().map_err(io)?;
     std::io::Write::flush(&mut out).map_err(io)
 }
 
-/// Streams one file of LLVM's YAML remarks into `sink` (copied as they are for YAML).
+/// Streams one file of LLVM's YAML remarks into `sink` (copied as they are for YAML);
+/// `out` is the remark file, named by write errors.
 fn append_llvm_remarks(
     sink: &mut RemarkSink<std::io::BufWriter<std::fs::File>>,
     llvm: &Path,
+    out: &Path,
 ) -> Result<()> {
-    let io = |e| LinkError::io(llvm, e);
-    let mut input = std::io::BufReader::new(std::fs::File::open(llvm).map_err(io)?);
-    let copied = match sink {
-        RemarkSink::Yaml(out) => std::io::copy(&mut input, out).map(|_| ()).map_err(io),
+    let mut input =
+        std::io::BufReader::new(std::fs::File::open(llvm).map_err(|e| LinkError::io(llvm, e))?);
+    match sink {
+        // A copy error may be either file's: name the one being written.
+        RemarkSink::Yaml(w) => std::io::copy(&mut input, w)
+            .map(|_| ())
+            .map_err(|e| LinkError::io(out, e)),
         _ => YamlDocuments::new(input).try_for_each(|r| {
             let r =
                 r.map_err(|e| LinkError::Link(format!("{}: LLVM's remarks: {e}", llvm.display())))?;
-            sink.add(&r).map_err(io)
+            sink.add(&r).map_err(|e| LinkError::io(out, e))
         }),
-    };
-    copied
+    }
 }
 
 fn llvm_remarks_path(path: &Path) -> PathBuf {
