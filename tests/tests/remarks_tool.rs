@@ -315,7 +315,23 @@ fn filter_writes_what_llvm_reads() {
             // llvm-opt-report-14 annotates engine.c with the inlinings (an `I` line under
             // line 31, one per column inlined at).
             let report = t.path("inline.lst");
+            // clang writes a source path relative to the directory it shares with the
+            // compilation's (`/tmp` for a checkout under /tmp): find where it resolves.
+            let file = expected[0]
+                .debug_loc
+                .as_ref()
+                .expect("a DebugLoc")
+                .file
+                .clone();
+            let root = t
+                .dir()
+                .ancestors()
+                .find(|d| d.join(&file).exists())
+                .unwrap_or_else(|| panic!("{file} is found from no parent of the test directory"))
+                .to_path_buf();
             let ran = Command::new("llvm-opt-report-14")
+                .arg("-r")
+                .arg(&root)
                 .arg(&out)
                 .arg("-o")
                 .arg(&report)
