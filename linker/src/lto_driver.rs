@@ -13,6 +13,7 @@ use object::elf;
 use rld_lto::{Action, BitcodeInput, LtoConfig};
 use rld_remarks::sink::{RemarkSink, SinkFormat};
 use rld_remarks::{Remark, RemarkArg, RemarkFilter, RemarkKind, YamlDocuments};
+use rld_summaries::partition::split_shared_name;
 use rld_summaries::{
     compute_dead_symbols, internalize, CombinedIndex, GlobalFlags, GlobalId, GlobalKind,
     Resolutions,
@@ -723,11 +724,10 @@ fn alias_remarks(
         // The function's own location, as its other remarks have it. A local shared by
         // partitions is named `NAME.rld.M`, M its module; a name defined in several
         // modules (two static functions) has no one location.
-        let source = rld_remarks::diff::source_name(function);
-        let module: Option<u32> = function
-            .strip_prefix(source)
-            .and_then(|rest| rest.strip_prefix(".rld."))
-            .and_then(|m| m.parse().ok());
+        let (source, module) = match split_shared_name(function.as_bytes()) {
+            Some((source, m)) => (std::str::from_utf8(source).unwrap_or(function), Some(m)),
+            None => (function.as_str(), None),
+        };
         let defs: Vec<GlobalId> = index
             .definitions(source)
             .into_iter()

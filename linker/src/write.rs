@@ -70,13 +70,7 @@ impl Symtab {
 /// The name a static function or variable had in its source: LTO partitions refer to one
 /// another's statics as `NAME.rld.MODULE` (hidden), which is local again in the output.
 fn source_name(name: &[u8]) -> &[u8] {
-    const MARK: &[u8] = b".rld.";
-    let digits = name.iter().rev().take_while(|c| c.is_ascii_digit()).count();
-    let stem = &name[..name.len() - digits];
-    match stem.strip_suffix(MARK) {
-        Some(original) if digits > 0 && !original.is_empty() => original,
-        _ => name,
-    }
+    rld_summaries::partition::split_shared_name(name).map_or(name, |(source, _)| source)
 }
 
 fn build_symtab(link: &Link) -> Symtab {

@@ -180,6 +180,17 @@ pub fn shared_name(name: &str, module: u32) -> String {
     format!("{name}.rld.{module}")
 }
 
+/// The inverse of [`shared_name`]: the source name and the module of a name shared across
+/// partitions, or `None` for any other name. Bytes, since symbol names need not be UTF-8.
+pub fn split_shared_name(name: &[u8]) -> Option<(&[u8], u32)> {
+    const MARK: &[u8] = b".rld.";
+    let digits = name.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    let (stem, module) = name.split_at(name.len() - digits);
+    let source = stem.strip_suffix(MARK)?;
+    let module = std::str::from_utf8(module).ok()?.parse().ok()?;
+    (!source.is_empty()).then_some((source, module))
+}
+
 /// Instructions per defined function of module `m` (from the summary's function shapes).
 fn function_sizes(index: &CombinedIndex, m: u32) -> HashMap<u32, u64> {
     index.modules[m as usize]

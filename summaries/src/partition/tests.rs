@@ -359,3 +359,27 @@ fn an_edit_changes_the_automatic_split_near_it_only() {
     let (old, new) = (contents(&index, &before), contents(&index2, &after));
     assert!(old.iter().filter(|p| !new.contains(p)).count() >= 3);
 }
+
+#[test]
+fn shared_names_split_back() {
+    let name = shared_name("counter", 12);
+    assert_eq!(
+        split_shared_name(name.as_bytes()),
+        Some((&b"counter"[..], 12))
+    );
+    assert_eq!(split_shared_name(b"a.b.rld.0"), Some((&b"a.b"[..], 0)));
+    for other in [
+        &b"a.rld."[..],
+        b"a.rld.x",
+        b".rld.3",
+        b"plain",
+        b"a.rld.99999999999",
+    ] {
+        assert_eq!(
+            split_shared_name(other),
+            None,
+            "{}",
+            String::from_utf8_lossy(other)
+        );
+    }
+}
