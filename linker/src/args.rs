@@ -337,8 +337,9 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.dump_summary = Some(v.into()))),
     // LTO.
     flag(&["-flto"], "Link-time optimize bitcode inputs", |p| p.o.lto = true),
-    // rld does LTO itself; the compiler's plugin (liblto_plugin.so, LLVMgold.so) is never loaded.
-    arg(&["-plugin"], "FILE", "Accepted and ignored: rld does LTO itself", Set(|_, _| {})),
+    // LLVM's plugin (LLVMgold.so) is never loaded: rld's LTO does its work.
+    arg(&["-plugin"], "FILE", "Load a linker plugin (gcc's LTO plugin); LLVMgold.so is not loaded: rld does LLVM LTO itself",
+        Set(Parser::plugin)),
     arg(&["-plugin-opt"], "OPT", "LTO option (O2, jobs=N, mcpu=CPU, -llvm-option, ...)",
         Value(Parser::plugin_opt)),
     arg(&["-mllvm"], "OPT", "Pass OPT to LLVM", Set(|p, v| p.o.lto_opts.llvm_args.push(v.into()))),
@@ -398,6 +399,8 @@ struct Parser {
     /// `--push-state` saves.
     stack: Vec<InputState>,
     in_group: bool,
+    /// The last `-plugin` is hosted: the `-plugin-opt=` options that follow are its own.
+    to_plugin: bool,
     /// The option being handled, as written (`-o`, `--hash-style`), for error messages.
     opt: String,
 }
@@ -672,10 +675,32 @@ impl Parser {
         Ok(())
     }
 
+    /// `-plugin LIB`: hosted, unless it is LLVM's (or rld's own) LTO plugin, whose
+    /// `-plugin-opt=` options then map onto rld's LTO.
+    fn plugin(&mut self, v: &str) {
+        let path = std::path::Path::new(v);
+        let file = path
+            .file_name()
+            .map(|f| f.to_string_lossy())
+            .unwrap_or_default();
+        self.to_plugin = !(file.contains("LLVMgold") || file.contains("rld_plugin"));
+        if self.to_plugin {
+            self.o.plugins.push(crate::plugin_host::PluginArg {
+                path: path.into(),
+                options: Vec::new(),
+            });
+        }
+    }
+
     /// `-plugin-opt=OPT`: kept verbatim in `plugin_opts`, and LLVMgold's options that mean
     /// something to rld are mapped onto `lto_opts`.
     fn plugin_opt(&mut self, v: &str) -> Result<(), ArgsError> {
         self.o.plugin_opts.push(v.into());
+        // Options after a hosted plugin are that plugin's, as in GNU ld.
+        if let Some(plugin) = self.o.plugins.last_mut().filter(|_| self.to_plugin) {
+            plugin.options.push(v.into());
+            return Ok(());
+        }
         // gcc's collect2 talks to its own liblto_plugin: the lto-wrapper path, the resolution
         // file, the pass-through libraries (already on the command line) and the like mean
         // nothing to rld.

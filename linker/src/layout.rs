@@ -1190,7 +1190,10 @@ pub fn compute_symbol_addresses(link: &mut Link) {
                     .get(&id32)
                     .map_or(0, |w| linker_symbol_value(link, w)),
                 // Bitcode definitions are all replaced by the LTO object before layout.
-                SymbolDef::Undefined | SymbolDef::Lazy { .. } | SymbolDef::Bitcode { .. } => 0,
+                SymbolDef::Undefined
+                | SymbolDef::Lazy { .. }
+                | SymbolDef::Bitcode { .. }
+                | SymbolDef::Plugin { .. } => 0,
             }
         };
     }

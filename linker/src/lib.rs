@@ -14,6 +14,8 @@ pub mod object_file;
 pub mod options;
 pub mod output_file;
 pub mod output_section;
+pub mod plugin_host;
+pub mod plugin_lto;
 pub mod relocate;
 pub mod scan;
 pub mod shared_file;

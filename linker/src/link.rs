@@ -6,7 +6,7 @@ use crate::error::{LinkError, Result};
 use crate::options::Options;
 use crate::output_file::PendingOutput;
 use crate::symbols::{SymbolDef, SymbolId};
-use crate::{dynamic, gc, input, layout, lto_driver, scan, symbols, write};
+use crate::{dynamic, gc, input, layout, lto_driver, plugin_lto, scan, symbols, write};
 use std::time::Instant;
 
 /// Prints how long each phase took, for `--time`.
@@ -69,6 +69,13 @@ pub fn link(opts: &Options) -> Result<()> {
         opts.lto_opts.cache_dir.as_deref(),
     );
     resolver.wrap(&opts.wrap);
+    if !opts.plugins.is_empty() {
+        resolver.plugins = Some(crate::plugin_host::PluginHost::new(
+            opts.plugins.clone(),
+            plugin_lto::output_type(opts),
+            &opts.output,
+        ));
+    }
     resolver.add_inputs(inputs)?;
     check_symbol_versions(&resolver.symtab, version_script.as_ref())?;
     if let (Some(script), false) = (&version_script, opts.undefined_version) {
@@ -82,6 +89,17 @@ pub fn link(opts: &Options) -> Result<()> {
     }
     timer.phase("resolve symbols");
 
+    // A linker plugin's LTO (gcc's): it gets the resolution of the files it claimed and
+    // hands back objects that take their place, with the libraries their code may need.
+    let mut lto_objects = Vec::new();
+    let mut plugin_libraries = Vec::new();
+    if !resolver.plugin_files.is_empty() {
+        let result = plugin_lto::run(opts, &mut resolver, &dynamic_list)?;
+        timer.phase("plugin LTO");
+        lto_objects = result.objects;
+        plugin_libraries = result.libraries;
+    }
+
     // LTO: the dead-symbol worklist over the combined index, internalization, LLVM; the
     // object it returns replaces the bitcode in the symbol table.
     if !resolver.bitcode.is_empty() {
@@ -93,23 +111,24 @@ pub fn link(opts: &Options) -> Result<()> {
             return pending.write_all(&object);
         }
         // Named as lld names them (`out.lto.o`, `out1.lto.o`, ...) in messages.
-        let objects = objects
-            .into_iter()
-            .enumerate()
-            .map(|(p, object)| {
-                let name = if p == 0 {
-                    format!("{}.lto.o", opts.output.display())
-                } else {
-                    format!("{}{p}.lto.o", opts.output.display())
-                };
-                (name, &*Box::leak(object.into_boxed_slice()))
-            })
-            .collect();
-        resolver.add_lto_objects(objects)?;
+        lto_objects.extend(objects.into_iter().enumerate().map(|(p, object)| {
+            let name = if p == 0 {
+                format!("{}.lto.o", opts.output.display())
+            } else {
+                format!("{}{p}.lto.o", opts.output.display())
+            };
+            (name, &*Box::leak(object.into_boxed_slice()))
+        }));
     } else if opts.relocatable {
         return Err(LinkError::Link(
             "-r is supported only for bitcode inputs (LTO) so far".into(),
         ));
+    }
+    if !lto_objects.is_empty() {
+        resolver.add_lto_objects(lto_objects)?;
+    }
+    if !plugin_libraries.is_empty() {
+        resolver.add_inputs(plugin_libraries)?;
     }
     let resolved = resolver.finish()?;
     let mut link = Link::new(opts);

@@ -421,7 +421,23 @@ fn classify_section(name: &str, sh_type: u32, flags: u64, is_null: bool) -> Sect
     SectionKind::Regular
 }
 
-/// Extracts GNU_PROPERTY_X86_FEATURE_1_AND from a `.note.gnu.property` section.
+/// Whether an ELF object carries GCC's LTO IR (`gcc -flto`: `.gnu.lto_*` sections, with or
+/// without machine code beside them): what gcc's linker plugin claims.
+pub fn has_gcc_lto_sections(data: &[u8]) -> bool {
+    use object::read::elf::FileHeader as _;
+    let Ok(header) = elf::FileHeader64::<object::LittleEndian>::parse(data) else {
+        return false;
+    };
+    let Ok(sections) = header.sections(LE, data) else {
+        return false;
+    };
+    sections.iter().any(|sh| {
+        sections
+            .section_name(LE, sh)
+            .is_ok_and(|name| name.starts_with(b".gnu.lto_"))
+    })
+}
+
 /// gcc marks an object whose sections hold only its IR (no machine code) with the common
 /// symbol `__gnu_lto_slim`.
 fn defines_gcc_lto_slim(symbols: &[Sym], strtab: &[u8]) -> bool {
@@ -432,6 +448,7 @@ fn defines_gcc_lto_slim(symbols: &[Sym], strtab: &[u8]) -> bool {
     })
 }
 
+/// Extracts GNU_PROPERTY_X86_FEATURE_1_AND from a `.note.gnu.property` section.
 fn parse_x86_feature_and(data: &[u8]) -> Option<u32> {
     let u32_at = |off: usize| -> Option<u32> {
         data.get(off..off + 4)

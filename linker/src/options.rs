@@ -116,6 +116,8 @@ pub struct Options {
     pub emulation: Option<String>,
     /// `-plugin-opt=...` values, kept for the LTO driver.
     pub plugin_opts: Vec<String>,
+    /// `-plugin LIB` (other than LLVM's, whose work rld's LTO does) with its options.
+    pub plugins: Vec<crate::plugin_host::PluginArg>,
     /// `-flto` on rld's own command line.
     pub lto: bool,
     /// `--time`: print the time each link phase took.
@@ -278,6 +280,7 @@ impl Default for Options {
             dump_summary: None,
             emulation: None,
             plugin_opts: Vec::new(),
+            plugins: Vec::new(),
             lto: false,
             print_timing: false,
             threads: None,

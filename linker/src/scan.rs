@@ -41,7 +41,10 @@ pub fn compute_preemption_in(
         let default_vis = sym.visibility == STV_DEFAULT;
         let exportable = matches!(sym.visibility, STV_DEFAULT | STV_PROTECTED);
         match sym.def {
-            SymbolDef::Defined { .. } | SymbolDef::Common { .. } | SymbolDef::Bitcode { .. } => {
+            SymbolDef::Defined { .. }
+            | SymbolDef::Common { .. }
+            | SymbolDef::Bitcode { .. }
+            | SymbolDef::Plugin { .. } => {
                 let listed = !dynamic_list.is_empty() && dynamic_list.contains(sym.name);
                 sym.exported = is_dynamic
                     && exportable

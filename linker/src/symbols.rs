@@ -48,6 +48,12 @@ pub enum SymbolDef {
         module: u32,
         index: u32,
     },
+    /// Defined by symbol `index` of the file a linker plugin claimed as `file` (until the
+    /// plugin's objects replace it).
+    Plugin {
+        file: u32,
+        index: u32,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -72,6 +78,9 @@ pub struct Symbol {
     dso_strong_ref: bool,
     /// Some native (non-bitcode) object references or defines it: LTO must keep it visible.
     pub native_ref: bool,
+    /// Some LLVM bitcode module references it: to a linker plugin, a reference from outside
+    /// the files it claimed.
+    pub bitcode_ref: bool,
     /// The version an object gave its definition with `.symver` (`foo@@VER`, or `foo@VER`
     /// when `hidden`): it overrides the version script's node.
     pub version: Option<SymVersion>,
@@ -97,6 +106,7 @@ impl Symbol {
             dso_ref: false,
             dso_strong_ref: false,
             native_ref: false,
+            bitcode_ref: false,
             version: None,
             in_dynsym: false,
             preemptible: false,
@@ -111,6 +121,7 @@ impl Symbol {
                 | SymbolDef::Common { .. }
                 | SymbolDef::Synthetic
                 | SymbolDef::Bitcode { .. }
+                | SymbolDef::Plugin { .. }
         )
     }
 
@@ -217,11 +228,28 @@ pub struct Resolved {
     pub symtab: SymbolTable,
 }
 
+/// A file a linker plugin claimed (`gcc -flto` objects): the symbols it reported stand for
+/// it until the plugin hands back objects.
+pub struct PluginFile {
+    pub name: String,
+    /// The plugin host's handle for the file.
+    pub handle: usize,
+    pub symbols: Vec<crate::plugin_host::PluginSymbol>,
+}
+
 /// An LLVM bitcode input taking part in the link, with its summary.
 pub struct BitcodeModule {
     pub name: String,
     pub data: &'static [u8],
     pub summary: rld_summaries::ModuleSummary,
+}
+
+/// An archive member as the parallel parse leaves it.
+enum Member {
+    Object(Result<ObjectFile>),
+    Bitcode,
+    /// Carries a plugin's IR: offered to the plugins, in order, before it is parsed.
+    ForPlugin,
 }
 
 /// Symbol resolution in progress: inputs are added in command-line order, then (with LTO)
@@ -233,6 +261,9 @@ pub struct Resolver {
     fetched: Vec<Vec<bool>>,
     pub symtab: SymbolTable,
     pub bitcode: Vec<BitcodeModule>,
+    /// The linker plugins (`-plugin`), and the files they claimed.
+    pub plugins: Option<crate::plugin_host::PluginHost>,
+    pub plugin_files: Vec<PluginFile>,
     comdats: HashMap<&'static [u8], FileId>,
     /// `name@VERSION` of every versioned shared-library definition, for references that
     /// name a version.
@@ -262,6 +293,8 @@ impl Resolver {
             fetched: Vec::new(),
             symtab: SymbolTable::default(),
             bitcode: Vec::new(),
+            plugins: None,
+            plugin_files: Vec::new(),
             comdats: HashMap::new(),
             dso_versioned: HashMap::new(),
             pending: VecDeque::new(),
@@ -307,7 +340,12 @@ impl Resolver {
             .into_iter();
         for input in inputs {
             match input {
-                InputFile::Object { name, data } => self.add_object(name, data)?,
+                InputFile::Object { name, data } => {
+                    let path = std::path::PathBuf::from(&name);
+                    if !self.offer_to_plugins(&name, &path, 0, data)? {
+                        self.add_object(name, data)?
+                    }
+                }
                 InputFile::Archive(archive) => self.add_archive(archive)?,
                 InputFile::Shared {
                     name,
@@ -338,7 +376,7 @@ impl Resolver {
         }
         self.adding_lto_object = false;
         for sym in self.symtab.symbols.iter_mut() {
-            if let SymbolDef::Bitcode { .. } = sym.def {
+            if let SymbolDef::Bitcode { .. } | SymbolDef::Plugin { .. } = sym.def {
                 sym.def = SymbolDef::Undefined;
                 sym.weak = true;
             }
@@ -346,6 +384,11 @@ impl Resolver {
         self.drain_fetches()?;
         self.mark_needed_libraries();
         Ok(())
+    }
+
+    /// Whether an archive or shared library of this name (its path) is already an input.
+    pub fn has_library(&self, name: &str) -> bool {
+        self.archives.iter().any(|a| a.name == name) || self.dsos.iter().any(|d| d.name == name)
     }
 
     /// `--exclude-libs`: symbols defined by members of the named archives (by file name,
@@ -369,6 +412,10 @@ impl Resolver {
                 SymbolDef::Bitcode { module, .. } => {
                     self.bitcode.get(module as usize).map(|m| m.name.as_str())
                 }
+                SymbolDef::Plugin { file, .. } => self
+                    .plugin_files
+                    .get(file as usize)
+                    .map(|f| f.name.as_str()),
                 _ => None,
             };
             if from.is_some_and(&excluded) && sym.visibility == elf::STV_DEFAULT {
@@ -436,6 +483,13 @@ impl Resolver {
     /// A reference from bitcode: it fetches archive members like any other, but does not
     /// count as a native reference (LTO may still internalize or drop the target).
     fn add_bitcode_reference(&mut self, id: SymbolId, weak: bool, sym_type: u8) {
+        self.symtab.get_mut(id).bitcode_ref = true;
+        self.add_ir_reference(id, weak, sym_type);
+    }
+
+    /// A reference from IR (bitcode, or a file a plugin claimed): it fetches archive members
+    /// like any other, but it is not a native object's reference.
+    fn add_ir_reference(&mut self, id: SymbolId, weak: bool, sym_type: u8) {
         let sym = self.symtab.get_mut(id);
         if !weak {
             sym.has_strong_ref = true;
@@ -459,16 +513,30 @@ impl Resolver {
                     (member.name.clone(), member.data)
                 })
                 .collect();
-            let parsed: Vec<Option<Result<ObjectFile>>> = members
+            let plugins = self.plugins.as_ref().is_some_and(|p| !p.is_empty());
+            let parsed: Vec<Member> = members
                 .par_iter()
                 .map(|(name, data)| {
-                    (!rld_lto::is_bitcode(data)).then(|| ObjectFile::parse(name.clone(), data))
+                    if rld_lto::is_bitcode(data) {
+                        Member::Bitcode
+                    } else if plugins && crate::object_file::has_gcc_lto_sections(data) {
+                        Member::ForPlugin
+                    } else {
+                        Member::Object(ObjectFile::parse(name.clone(), data))
+                    }
                 })
                 .collect();
-            for ((name, data), parsed) in members.into_iter().zip(parsed) {
+            for (((name, data), parsed), &(a, m)) in members.into_iter().zip(parsed).zip(&wave) {
                 match parsed {
-                    Some(obj) => self.add_parsed_object(obj?),
-                    None => {
+                    Member::Object(obj) => self.add_parsed_object(obj?),
+                    Member::ForPlugin => {
+                        let member = &self.archives[a as usize].members[m as usize];
+                        let (file, offset) = (member.file.clone(), member.offset);
+                        if !self.offer_to_plugins(&name, &file, offset, data)? {
+                            self.add_object(name, data)?;
+                        }
+                    }
+                    Member::Bitcode => {
                         let summary = rld_lto::summarize_all(
                             &[rld_lto::BitcodeInput { name: &name, data }],
                             self.cache_dir.as_deref(),
@@ -481,6 +549,69 @@ impl Resolver {
             }
         }
         Ok(())
+    }
+
+    /// Offers a file that carries a plugin's IR to the plugins; a file one of them claims
+    /// takes part in resolution through the symbols the plugin reported.
+    fn offer_to_plugins(
+        &mut self,
+        name: &str,
+        path: &std::path::Path,
+        offset: u64,
+        data: &'static [u8],
+    ) -> Result<bool> {
+        let Some(host) = self.plugins.as_mut().filter(|p| !p.is_empty()) else {
+            return Ok(false);
+        };
+        if offset == 0 && !crate::object_file::has_gcc_lto_sections(data) {
+            return Ok(false);
+        }
+        let offer = crate::plugin_host::Offer { path, offset, data };
+        let Some(claimed) = host.claim(&offer, name)? else {
+            return Ok(false);
+        };
+        self.add_plugin_file(name.to_string(), claimed);
+        Ok(true)
+    }
+
+    fn add_plugin_file(&mut self, name: String, claimed: crate::plugin_host::ClaimedFile) {
+        use rld_plugin_api::{SymbolKind, SymbolType, Visibility};
+        let file = self.plugin_files.len() as u32;
+        for (i, s) in claimed.symbols.iter().enumerate() {
+            if s.name.is_empty() {
+                continue;
+            }
+            let sym_name: &'static [u8] = Box::leak(s.name.clone().into_bytes().into_boxed_slice());
+            let id = self.symtab.intern(sym_name);
+            let vis = match s.visibility {
+                Visibility::HIDDEN => elf::STV_HIDDEN,
+                Visibility::INTERNAL => elf::STV_INTERNAL,
+                Visibility::PROTECTED => elf::STV_PROTECTED,
+                _ => elf::STV_DEFAULT,
+            };
+            self.symtab.get_mut(id).merge_visibility(vis);
+            let sym_type = match s.symbol_type {
+                SymbolType::FUNCTION => elf::STT_FUNC,
+                SymbolType::VARIABLE => elf::STT_OBJECT,
+                _ => elf::STT_NOTYPE,
+            };
+            if s.is_definition() {
+                let def = SymbolDef::Plugin {
+                    file,
+                    index: i as u32,
+                };
+                // A common symbol is as weak as a common symbol: a real definition beats it.
+                let weak = s.kind != SymbolKind::DEF;
+                self.add_defined(id, def, weak, sym_type, s.size, &name);
+            } else {
+                self.add_ir_reference(id, s.kind == SymbolKind::WEAKUNDEF, sym_type);
+            }
+        }
+        self.plugin_files.push(PluginFile {
+            name,
+            handle: claimed.handle,
+            symbols: claimed.symbols,
+        });
     }
 
     fn fetch(&mut self, archive: u32, member: u32) {
@@ -529,6 +660,10 @@ impl Resolver {
             SymbolDef::Bitcode { module, index } => {
                 self.bitcode[module as usize].summary.globals[index as usize].linkage
                     == rld_summaries::Linkage::Common
+            }
+            SymbolDef::Plugin { file, index } => {
+                self.plugin_files[file as usize].symbols[index as usize].kind
+                    == rld_plugin_api::SymbolKind::COMMON
             }
             _ => false,
         }
@@ -786,9 +921,9 @@ impl Resolver {
             | SymbolDef::Shared { .. }
             | SymbolDef::Synthetic => true,
             // LTO's output object defines what the bitcode did.
-            SymbolDef::Bitcode { .. } if self.adding_lto_object => true,
+            SymbolDef::Bitcode { .. } | SymbolDef::Plugin { .. } if self.adding_lto_object => true,
             SymbolDef::Common { .. } => !weak,
-            SymbolDef::Defined { .. } | SymbolDef::Bitcode { .. } => {
+            SymbolDef::Defined { .. } | SymbolDef::Bitcode { .. } | SymbolDef::Plugin { .. } => {
                 if sym.weak && !weak {
                     true
                 } else if !sym.weak && !weak {
@@ -802,6 +937,10 @@ impl Resolver {
                                 .bitcode
                                 .get(module as usize)
                                 .map_or("?", |m| m.name.as_str()),
+                            SymbolDef::Plugin { file, .. } => self
+                                .plugin_files
+                                .get(file as usize)
+                                .map_or("?", |f| f.name.as_str()),
                             _ => "?",
                         };
                         self.duplicates.push(format!(

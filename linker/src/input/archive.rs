@@ -9,6 +9,10 @@ pub struct ArchiveMember {
     /// Display name: `libfoo.a(bar.o)`.
     pub name: String,
     pub data: &'static [u8],
+    /// The file holding the member's bytes (the archive, or a thin archive's member file)
+    /// and where they start in it: what a linker plugin is given to read.
+    pub file: std::sync::Arc<Path>,
+    pub offset: u64,
 }
 
 pub struct Archive {
@@ -25,19 +29,24 @@ impl Archive {
         let bad = |msg: String| LinkError::bad_input(&name, msg);
         let file = ArchiveFile::parse(data).map_err(|e| bad(format!("corrupt archive: {e}")))?;
         let dir = path.parent().unwrap_or(Path::new("."));
+        let archive_file: std::sync::Arc<Path> = path.into();
         let mut members = Vec::new();
         // Header offset of each member, to map the symbol index onto `members`.
         let mut by_offset = std::collections::HashMap::new();
         for member in file.members() {
             let member = member.map_err(|e| bad(format!("corrupt archive member: {e}")))?;
             let member_name = String::from_utf8_lossy(member.name()).into_owned();
-            let member_data = if member.is_thin() {
+            let (member_data, file, offset) = if member.is_thin() {
                 // Thin archives name their members relative to the archive's directory.
-                crate::input::map_file(&dir.join(&member_name))?
+                let member_path = dir.join(&member_name);
+                let bytes = crate::input::map_file(&member_path)?;
+                (bytes, member_path.into(), 0)
             } else {
-                member
+                let bytes = member
                     .data(data)
-                    .map_err(|e| bad(format!("member {member_name}: {e}")))?
+                    .map_err(|e| bad(format!("member {member_name}: {e}")))?;
+                let offset = bytes.as_ptr() as u64 - data.as_ptr() as u64;
+                (bytes, archive_file.clone(), offset)
             };
             let header_offset = member
                 .header()
@@ -47,6 +56,8 @@ impl Archive {
             members.push(ArchiveMember {
                 name: format!("{name}({member_name})"),
                 data: member_data,
+                file,
+                offset,
             });
         }
 

@@ -109,6 +109,38 @@ pub fn collect_inputs(opts: &Options) -> Result<Vec<InputFile>> {
     Ok(c.files)
 }
 
+/// A library a linker plugin asked for (`add_input_library`), searched in `extra_dirs`
+/// first, unless it is already one of `loaded` (gcc's plugin names the libraries the
+/// command line already has, so that code it generates can use them).
+pub fn collect_plugin_library(
+    opts: &Options,
+    name: &str,
+    extra_dirs: &[PathBuf],
+    loaded: &dyn Fn(&str) -> bool,
+) -> Result<Vec<InputFile>> {
+    let mut c = Collector {
+        opts,
+        files: Vec::new(),
+        search_dirs: extra_dirs
+            .iter()
+            .chain(&opts.library_paths)
+            .cloned()
+            .collect(),
+    };
+    let static_only = opts.static_link;
+    let found = search::find_library(name, &c.search_dirs, static_only, opts.sysroot.as_deref())
+        .ok_or_else(|| LinkError::Link(format!("unable to find library -l{name}")))?;
+    if loaded(&found.display().to_string()) {
+        return Ok(Vec::new());
+    }
+    let state = InputState {
+        as_needed: true,
+        ..InputState::default()
+    };
+    c.add_library(name, state, 0)?;
+    Ok(c.files)
+}
+
 impl Collector<'_> {
     fn add_library(&mut self, name: &str, state: InputState, depth: u32) -> Result<()> {
         let static_only = state.static_only || self.opts.static_link;

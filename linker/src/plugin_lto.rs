@@ -1,0 +1,139 @@
+//! The linker plugins' part of the link (gcc's LTO through its `liblto_plugin.so`), between
+//! symbol resolution and rld's own LTO: every symbol of a claimed file gets its resolution
+//! (`LDPR_*`, what GNU ld would report), the plugins run all-symbols-read, and the objects
+//! and libraries they add come back to take the claimed files' place.
+
+use crate::error::{LinkError, Result};
+use crate::input::{self, InputFile};
+use crate::options::{Options, OutputKind};
+use crate::plugin_host::PluginSymbol;
+use crate::symbols::{Resolver, Symbol, SymbolDef};
+use rld_plugin_api::{OutputType, Resolution};
+use std::collections::HashSet;
+
+/// What the plugins handed back: objects to link in place of the claimed files, then
+/// libraries that were not inputs yet.
+pub struct PluginResult {
+    pub objects: Vec<(String, &'static [u8])>,
+    pub libraries: Vec<InputFile>,
+}
+
+/// The kind of output, as the plugin interface names it (`LDPT_LINKER_OUTPUT`).
+pub fn output_type(opts: &Options) -> OutputType {
+    if opts.relocatable {
+        return OutputType::REL;
+    }
+    match opts.kind {
+        OutputKind::Executable => OutputType::EXEC,
+        OutputKind::Pie => OutputType::PIE,
+        OutputKind::Shared => OutputType::DYN,
+    }
+}
+
+/// Runs the plugins' all-symbols-read with the resolution of every symbol they reported.
+pub fn run(
+    opts: &Options,
+    r: &mut Resolver,
+    dynamic_list: &crate::dynamic_list::DynamicList,
+) -> Result<PluginResult> {
+    if opts.relocatable {
+        return Err(LinkError::bad_input(
+            &r.plugin_files[0].name,
+            "-r with GCC LTO objects is not supported: build them without -flto or with \
+             -ffat-lto-objects",
+        ));
+    }
+    // Exported symbols are decided by the same rules the output will use.
+    let is_dynamic = !r.dsos.is_empty() || opts.is_pic();
+    crate::scan::compute_preemption_in(&mut r.symtab, opts, is_dynamic, dynamic_list);
+    let roots: HashSet<&[u8]> = root_names(opts).map(str::as_bytes).collect();
+    let resolutions = r
+        .plugin_files
+        .iter()
+        .enumerate()
+        .map(|(f, file)| {
+            let res = file
+                .symbols
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let sym = r
+                        .symtab
+                        .lookup(s.name.as_bytes())
+                        .map(|id| r.symtab.get(id));
+                    resolution(
+                        s,
+                        sym,
+                        (f as u32, i as u32),
+                        roots.contains(s.name.as_bytes()),
+                    )
+                })
+                .collect();
+            (file.handle, res)
+        })
+        .collect();
+    let host = r
+        .plugins
+        .as_mut()
+        .expect("plugin files come from a plugin host");
+    let outputs = host.all_symbols_read(resolutions)?;
+    let objects = outputs
+        .files
+        .iter()
+        .map(|path| Ok((path.display().to_string(), input::map_file(path)?)))
+        .collect::<Result<Vec<_>>>()?;
+    let mut libraries = Vec::new();
+    let mut seen = HashSet::new();
+    for name in &outputs.libraries {
+        if !seen.insert(name) {
+            continue;
+        }
+        let loaded = |path: &str| r.has_library(path);
+        libraries.extend(input::collect_plugin_library(
+            opts,
+            name,
+            &outputs.library_paths,
+            &loaded,
+        )?);
+    }
+    Ok(PluginResult { objects, libraries })
+}
+
+/// Symbols the link needs whatever references them: to a plugin, references from outside
+/// its files.
+fn root_names(opts: &Options) -> impl Iterator<Item = &str> {
+    let entry = (!opts.is_shared()).then(|| opts.entry.as_deref().unwrap_or("_start"));
+    opts.undefined
+        .iter()
+        .map(String::as_str)
+        .chain(entry)
+        .chain([opts.init.as_str(), opts.fini.as_str()])
+}
+
+/// The resolution GNU ld reports for symbol `at` (file, index) of a claimed file.
+fn resolution(s: &PluginSymbol, sym: Option<&Symbol>, at: (u32, u32), root: bool) -> Resolution {
+    let Some(sym) = sym else {
+        return Resolution::UNDEF;
+    };
+    if s.is_definition() {
+        return match sym.def {
+            SymbolDef::Plugin { file, index } if (file, index) == at => {
+                if root || sym.native_ref || sym.bitcode_ref || sym.dso_ref {
+                    Resolution::PREVAILING_DEF
+                } else if sym.exported {
+                    Resolution::PREVAILING_DEF_IRONLY_EXP
+                } else {
+                    Resolution::PREVAILING_DEF_IRONLY
+                }
+            }
+            SymbolDef::Plugin { .. } => Resolution::PREEMPTED_IR,
+            _ => Resolution::PREEMPTED_REG,
+        };
+    }
+    match sym.def {
+        SymbolDef::Plugin { .. } => Resolution::RESOLVED_IR,
+        SymbolDef::Shared { .. } => Resolution::RESOLVED_DYN,
+        SymbolDef::Undefined | SymbolDef::Lazy { .. } => Resolution::UNDEF,
+        _ => Resolution::RESOLVED_EXEC,
+    }
+}
