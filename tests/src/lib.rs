@@ -670,6 +670,25 @@ impl Test {
         self.check_program_lang(Lang::Cxx, objs, flags, expected)
     }
 
+    /// [`Test::check_cxx_program`] for `g++ -flto` objects (GCC's IR): only gcc's LTO
+    /// plugin compiles them, so the reference is GNU ld (`gcc-ld.out`) and rld is run
+    /// through `g++ -B<dir>` (`gcc-rld.out`), the driver that passes the plugin.
+    pub fn check_gcc_lto_cxx_program(
+        &self,
+        objs: &[&Path],
+        flags: &[&str],
+        expected: Option<&str>,
+    ) -> Vec<PathBuf> {
+        self.check_against(
+            Lang::Cxx,
+            Driver::GccLd,
+            &[Driver::GccRld],
+            objs,
+            flags,
+            expected,
+        )
+    }
+
     fn check_program_lang(
         &self,
         lang: Lang,
@@ -677,12 +696,26 @@ impl Test {
         flags: &[&str],
         expected: Option<&str>,
     ) -> Vec<PathBuf> {
-        let lld = self.link_lang(Driver::ClangLld, lang, objs, flags, "clang-lld.out", true);
-        Driver::RLD_DRIVERS
+        let drivers = Driver::RLD_DRIVERS;
+        self.check_against(lang, Driver::ClangLld, &drivers, objs, flags, expected)
+    }
+
+    fn check_against(
+        &self,
+        lang: Lang,
+        reference: Driver,
+        drivers: &[Driver],
+        objs: &[&Path],
+        flags: &[&str],
+        expected: Option<&str>,
+    ) -> Vec<PathBuf> {
+        let out = format!("{}.out", reference.name());
+        let reference = self.link_lang(reference, lang, objs, flags, &out, true);
+        drivers
             .iter()
             .map(|&d| {
                 let exe = self.link_lang(d, lang, objs, flags, &format!("{}.out", d.name()), true);
-                assert_same_output(&exe, &lld, &[], &[], expected);
+                assert_same_output(&exe, &reference, &[], &[], expected);
                 exe
             })
             .collect()

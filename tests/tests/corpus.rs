@@ -6,7 +6,9 @@
 //! -flto -O2, whose objects are LLVM bitcode) the objects are compiled once and
 //! linked with rld through the compiler driver (`clang-14 --ld-path=<rld>`,
 //! `gcc -B<dir with ld -> rld>`) and with lld-14 through the same driver; the
-//! `*_clang_lto` tests run the same checks on the LTO builds. Then:
+//! `*_clang_lto` tests run the same checks on the LTO builds, and the `*_gcc_lto`
+//! ones on gcc -flto builds (GCC's IR, compiled by gcc's linker plugin that rld
+//! hosts), compared with GNU ld's build. Then:
 //! - `bzip2_samples_*`: bzip2's own `make test`: sample1-3.bz2 decompress
 //!   byte-exactly to sample1-3.ref, and compressing the .ref files at levels
 //!   1-3 gives the .bz2 files back.
@@ -91,20 +93,23 @@ enum Cc {
     Gcc,
     /// clang-14 -flto: the objects are LLVM bitcode, the link does LTO.
     ClangLto,
+    /// gcc -flto: the objects hold GCC's IR, which gcc's linker plugin compiles at link
+    /// time (rld hosts it); the reference is GNU ld, as lld cannot host it.
+    GccLto,
 }
 
 impl Cc {
     fn command(self) -> &'static str {
         match self {
             Cc::Clang | Cc::ClangLto => "clang-14",
-            Cc::Gcc => "gcc",
+            Cc::Gcc | Cc::GccLto => "gcc",
         }
     }
 
     /// Flags for both compiling and linking (besides -O2).
     fn mode_flags(self) -> &'static [&'static str] {
         match self {
-            Cc::ClangLto => &["-flto"],
+            Cc::ClangLto | Cc::GccLto => &["-flto"],
             Cc::Clang | Cc::Gcc => &[],
         }
     }
@@ -118,13 +123,25 @@ enum Linker {
     RldPartitions(u32),
     /// rld with `--threads=N`.
     RldThreads(u32),
+    /// GNU ld (gcc's own linker): the reference for gcc -flto.
+    GnuLd,
 }
 
 impl Linker {
+    /// The linker rld's build of `cc`'s objects is compared with.
+    fn reference(cc: Cc) -> Linker {
+        if cc == Cc::GccLto {
+            Linker::GnuLd
+        } else {
+            Linker::Lld
+        }
+    }
+
     fn name(self) -> String {
         match self {
             Linker::Rld => "rld".into(),
             Linker::Lld => "lld".into(),
+            Linker::GnuLd => "gnu-ld".into(),
             Linker::RldPartitions(n) => format!("rld-partitions{n}"),
             Linker::RldThreads(n) => format!("rld-threads{n}"),
         }
@@ -133,7 +150,7 @@ impl Linker {
     /// Link flags the variant adds.
     fn flags(self) -> Vec<String> {
         match self {
-            Linker::Rld | Linker::Lld => vec![],
+            Linker::Rld | Linker::Lld | Linker::GnuLd => vec![],
             Linker::RldPartitions(n) => vec![format!("-Wl,--lto-partitions={n}")],
             Linker::RldThreads(n) => vec![format!("-Wl,--threads={n}")],
         }
@@ -267,6 +284,31 @@ fn sqlite_size_clang_lto() {
 // program's size): the same behaviour from every split.
 
 #[test]
+fn bzip2_samples_gcc_lto() {
+    bzip2_samples(Cc::GccLto);
+}
+
+#[test]
+fn bzip2_roundtrip_gcc_lto() {
+    bzip2_roundtrip(Cc::GccLto);
+}
+
+#[test]
+fn lua_scripts_gcc_lto() {
+    scripts(Program::Lua, Cc::GccLto);
+}
+
+#[test]
+fn lua_elf_tools_gcc_lto() {
+    elf_tools(Program::Lua, Cc::GccLto);
+}
+
+#[test]
+fn sqlite_queries_gcc_lto() {
+    scripts(Program::Sqlite, Cc::GccLto);
+}
+
+#[test]
 fn bzip2_roundtrip_clang_lto_1_partition() {
     bzip2_roundtrip_with(Cc::ClangLto, Linker::RldPartitions(1));
 }
@@ -297,18 +339,8 @@ fn lua_scripts_clang_lto_4_partitions() {
 }
 
 #[test]
-fn sqlite_queries_clang_lto_1_partition() {
-    scripts_with(Program::Sqlite, Cc::ClangLto, Linker::RldPartitions(1));
-}
-
-#[test]
 fn sqlite_queries_clang_lto_2_partitions() {
     scripts_with(Program::Sqlite, Cc::ClangLto, Linker::RldPartitions(2));
-}
-
-#[test]
-fn sqlite_queries_clang_lto_4_partitions() {
-    scripts_with(Program::Sqlite, Cc::ClangLto, Linker::RldPartitions(4));
 }
 
 /// The output does not depend on how many threads compile the partitions.
@@ -447,7 +479,7 @@ fn bzip2_roundtrip(cc: Cc) {
 
 fn bzip2_roundtrip_with(cc: Cc, linker: Linker) {
     let rld = link(Program::Bzip2, cc, linker);
-    let lld = link(Program::Bzip2, cc, Linker::Lld);
+    let lld = link(Program::Bzip2, cc, Linker::reference(cc));
     let work = fresh_dir(
         &root()
             .join("work")
@@ -567,7 +599,7 @@ fn scripts(program: Program, cc: Cc) {
 
 fn scripts_with(program: Program, cc: Cc, linker: Linker) {
     let rld = link(program, cc, linker);
-    let lld = link(program, cc, Linker::Lld);
+    let lld = link(program, cc, Linker::reference(cc));
     let (dir, ext) = match program {
         Program::Lua => (Path::new(CORPUS).join("lua"), "lua"),
         Program::Sqlite => (Path::new(CORPUS).join("sqlite"), "sql"),
@@ -986,11 +1018,12 @@ fn try_link(program: Program, cc: Cc, linker: Linker) -> Result<PathBuf, String>
             cmd.arg(format!("--ld-path={}", lld_path().display()))
         }
         (Cc::Clang | Cc::ClangLto, _) => cmd.arg(format!("--ld-path={}", rld_path().display())),
-        (Cc::Gcc, Linker::Lld) => cmd.arg(format!("-B{}/", lld_b_dir().display())),
-        (Cc::Gcc, _) => cmd.arg(format!("-B{}/", gcc_b_dir().display())),
+        (_, Linker::GnuLd) => cmd.arg("-fuse-ld=bfd"),
+        (Cc::Gcc | Cc::GccLto, Linker::Lld) => cmd.arg(format!("-B{}/", lld_b_dir().display())),
+        (Cc::Gcc | Cc::GccLto, _) => cmd.arg(format!("-B{}/", gcc_b_dir().display())),
     };
     cmd.args(linker.flags());
-    if cc == Cc::ClangLto {
+    if matches!(cc, Cc::ClangLto | Cc::GccLto) {
         // With -O2 on the link line clang passes -plugin-opt=O2 (LTO's default
         // level anyway).
         cmd.args(cc.mode_flags()).arg(OPT);

@@ -1,0 +1,203 @@
+//! `gcc -flto` through rld: gcc passes its LTO plugin (`-plugin liblto_plugin.so`) on every
+//! link, and rld hosts it. The plugin writes the resolutions it was given into a `.res`
+//! file (`-save-temps` keeps it), so rld's answers are compared with GNU ld's symbol by
+//! symbol, and the programs must behave alike. Sources: `tests/cases/gcc_lto/`. The
+//! corpus (`corpus.rs`, `*_gcc_lto`) and the C++ matrix (`cxx.rs`, `::gcc_lto`) run real
+//! programs the same way.
+
+use rld_tests::Compiler::Gcc;
+use rld_tests::*;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// A resolution file without the plugin's random symbol ids: `slot RESOLUTION name` per
+/// symbol, under `file count` per claimed file.
+fn resolutions(t: &Test, output: &str) -> String {
+    let path = t.path(&format!("{output}.res"));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("the plugin wrote no {}: {e}", path.display()));
+    text.lines()
+        .map(|line| {
+            let f: Vec<&str> = line.split(' ').collect();
+            match f.as_slice() {
+                [slot, _id, resolution, name] => format!("{slot} {resolution} {name}"),
+                _ => line.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The resolution kinds a `.res` file (as [`resolutions`] prints it) uses.
+fn kinds(res: &str) -> BTreeSet<String> {
+    res.lines()
+        .filter_map(|l| l.split(' ').nth(1))
+        .filter(|k| k.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+        .map(str::to_string)
+        .collect()
+}
+
+struct Program {
+    objects: Vec<PathBuf>,
+}
+
+fn program(t: &Test) -> Program {
+    let lto = ["-O2", "-flto"];
+    let main = t.compile(Gcc, "gcc_lto/main.c", &lto);
+    let lib = t.compile(Gcc, "gcc_lto/lib.c", &lto);
+    let native = t.compile(Gcc, "gcc_lto/native.c", &["-O2"]);
+    let arc = t.compile(Gcc, "gcc_lto/arc.c", &lto);
+    let archive = t.archive("libarc.a", &[&arc]);
+    Program {
+        objects: vec![main, lib, native, archive],
+    }
+}
+
+/// Links with GNU ld and with rld (both through gcc, which passes its plugin), and
+/// returns both outputs after checking that the plugin got the same resolutions.
+fn link_both(t: &Test, objs: &[&Path], flags: &[&str], name: &str) -> (PathBuf, PathBuf, String) {
+    let flags = [&["-O2", "-flto", "-save-temps"], flags].concat();
+    let gnu = t.link(Driver::GccLd, objs, &flags, &format!("{name}-gnu"));
+    let rld = t.link(Driver::GccRld, objs, &flags, &format!("{name}-rld"));
+    let (want, got) = (
+        resolutions(t, &format!("{name}-gnu")),
+        resolutions(t, &format!("{name}-rld")),
+    );
+    assert_eq!(
+        got, want,
+        "{name}: gcc's plugin got other resolutions from rld (left) than from GNU ld (right)"
+    );
+    (gnu, rld, got)
+}
+
+#[test]
+fn resolutions_are_the_ones_gnu_ld_gives() {
+    let t = Test::new();
+    let p = program(&t);
+    let objs = paths(&p.objects);
+    let (gnu, rld, res) = link_both(&t, &objs, &[], "exec");
+    let expected = "sum=1515 weak=1 strong=-1 var=7 undef=null pid=yes\n";
+    assert_same_output(&rld, &gnu, &[], &[], Some(expected));
+    let all = [
+        "PREVAILING_DEF",
+        "PREVAILING_DEF_IRONLY",
+        "PREEMPTED_REG",
+        "PREEMPTED_IR",
+        "RESOLVED_IR",
+        "RESOLVED_EXEC",
+        "RESOLVED_DYN",
+        "UNDEF",
+    ];
+    let seen = kinds(&res);
+    for kind in all {
+        assert!(seen.contains(kind), "no {kind} in the resolutions:\n{res}");
+    }
+    // The archive member is named as GNU ld names it: the archive and the member's offset.
+    assert!(res.contains("libarc.a@0x"), "{res}");
+
+    // -rdynamic exports what only IR uses.
+    let (gnu, rld, res) = link_both(&t, &objs, &["-rdynamic"], "rdynamic");
+    assert_same_output(&rld, &gnu, &[], &[], Some(expected));
+    assert!(res.contains("PREVAILING_DEF_IRONLY_EXP ir_only"), "{res}");
+}
+
+#[test]
+fn a_shared_library_from_gcc_ir_exports_what_gnu_ld_exports() {
+    let t = Test::new();
+    let dso = t.compile(Gcc, "gcc_lto/dso.c", &["-O2", "-flto", "-fPIC"]);
+    let (gnu, rld, res) = link_both(&t, &[&dso], &["-shared"], "libdso.so");
+    assert!(res.contains("PREVAILING_DEF_IRONLY_EXP api"), "{res}");
+    assert!(res.contains("PREVAILING_DEF_IRONLY helper"), "{res}");
+    let exported = |so: &Path| {
+        let mut names: Vec<String> = symbols(so)
+            .into_iter()
+            .filter(|s| s.table == ".dynsym" && s.is_defined())
+            .map(|s| s.name)
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(exported(&rld), exported(&gnu));
+    assert!(exported(&rld).contains(&"api".to_string()));
+    assert!(!exported(&rld).contains(&"helper".to_string()));
+}
+
+/// Checks a failed link through `gcc -B<rld>`: an error naming `mentions`, no crash, no
+/// output file.
+fn assert_link_fails(t: &Test, objs: &[&Path], flags: &[&str], mentions: &[&str]) {
+    let (res, cmd) = t.try_link(Driver::GccRld, objs, flags, "failed.out");
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    let ctx = format!("\n  command: {cmd}\n--- stderr ---\n{stderr}");
+    assert!(!res.status.success(), "the link succeeded{ctx}");
+    assert!(!stderr.contains("panicked"), "rld panicked{ctx}");
+    assert!(!stderr.contains("signal"), "something crashed{ctx}");
+    for m in mentions {
+        assert!(stderr.contains(m), "the error does not mention {m:?}{ctx}");
+    }
+    assert!(
+        t.files_starting_with("failed.out").is_empty(),
+        "a failed link left its output behind{ctx}"
+    );
+}
+
+#[test]
+fn a_corrupt_gcc_lto_object_is_the_plugins_error_naming_the_file() {
+    let t = Test::new();
+    let obj = t.compile(Gcc, "gcc_lto/lib.c", &["-O2", "-flto"]);
+    // Point the plugin's symbol table section past the end of the file.
+    let mut bytes = std::fs::read(&obj).unwrap();
+    let (offset, _) = section_header(&bytes, ".gnu.lto_.symtab");
+    bytes[offset + 24..offset + 32].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    let bad = t.write("corrupt.o", &bytes);
+    let main = t.compile(Gcc, "int main(void) { return 0; }\n", &["-O2", "-flto"]);
+    assert_link_fails(&t, &[&main, &bad], &[], &["corrupt.o", "corrupt"]);
+}
+
+#[test]
+fn a_plugin_that_cannot_be_loaded_is_named() {
+    let t = Test::new();
+    let obj = t.compile(Gcc, "int main(void) { return 0; }\n", &["-O2", "-flto"]);
+    for plugin in ["/nonexistent/liblto_plugin.so", "/bin/true"] {
+        let (res, cmd) = t.try_link(
+            Driver::Rld,
+            &[&obj],
+            &["-plugin", plugin, "-e", "main"],
+            "failed.out",
+        );
+        let stderr = String::from_utf8_lossy(&res.stderr);
+        assert!(
+            !res.status.success() && stderr.contains(&format!("cannot load plugin {plugin}")),
+            "command: {cmd}\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn relocatable_links_of_gcc_ir_are_refused_by_name() {
+    let t = Test::new();
+    let obj = t.compile(Gcc, "gcc_lto/lib.c", &["-O2", "-flto"]);
+    assert_link_fails(
+        &t,
+        &[&obj],
+        &["-r", "-nostdlib"],
+        &["lib", "-r with GCC LTO objects"],
+    );
+}
+
+/// The section header (its offset in the file, its index) of the first section whose name
+/// starts with `prefix`.
+fn section_header(elf: &[u8], prefix: &str) -> (usize, usize) {
+    let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap()) as usize;
+    let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap()) as usize;
+    let u16_at = |o: usize| u16::from_le_bytes(elf[o..o + 2].try_into().unwrap()) as usize;
+    let (shoff, shnum, shstrndx) = (u64_at(0x28), u16_at(0x3c), u16_at(0x3e));
+    let header = |i: usize| shoff + i * 64;
+    let strtab = u64_at(header(shstrndx) + 24);
+    (0..shnum)
+        .map(|i| (header(i), i))
+        .find(|&(h, _)| {
+            let name = &elf[strtab + u32_at(h)..];
+            name.starts_with(prefix.as_bytes())
+        })
+        .unwrap_or_else(|| panic!("no section {prefix}*"))
+}
