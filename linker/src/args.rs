@@ -15,6 +15,7 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use crate::options::*;
+use rld_lto_driver::{apply_plugin_opt, parse_jobs, parse_opt_level, PluginOpt};
 
 mod foreign_options;
 
@@ -658,20 +659,13 @@ impl Parser {
     }
 
     fn lto_level(&mut self, v: &str) -> Result<(), ArgsError> {
-        match number(&self.opt, v)? {
-            level @ 0..=3 => self.o.lto_opts.opt_level = level,
-            _ => return Err(invalid(&self.opt, v)),
-        }
+        self.o.lto_opts.opt_level = parse_opt_level(v).ok_or_else(|| invalid(&self.opt, v))?;
         Ok(())
     }
 
     /// lld's `--thinlto-jobs` also takes `all`, meaning the default.
     fn lto_jobs(&mut self, v: &str) -> Result<(), ArgsError> {
-        self.o.lto_opts.jobs = if v == "all" {
-            None
-        } else {
-            Some(count(&self.opt, v)?)
-        };
+        self.o.lto_opts.jobs = parse_jobs(v).ok_or_else(|| invalid(&self.opt, v))?;
         Ok(())
     }
 
@@ -692,8 +686,9 @@ impl Parser {
         }
     }
 
-    /// `-plugin-opt=OPT`: kept verbatim in `plugin_opts`, and LLVMgold's options that mean
-    /// something to rld are mapped onto `lto_opts`.
+    /// `-plugin-opt=OPT`: kept verbatim in `plugin_opts`. LLVMgold's options are the LTO
+    /// driver's to read, so that rld and rld's gold plugin give each the same meaning;
+    /// gcc's, and what the driver cannot use here, are rld's business.
     fn plugin_opt(&mut self, v: &str) -> Result<(), ArgsError> {
         self.o.plugin_opts.push(v.into());
         // Options after a hosted plugin are that plugin's, as in GNU ld.
@@ -707,32 +702,17 @@ impl Parser {
         if v.starts_with('/') || GCC_PLUGIN_OPTS.iter().any(|o| v.starts_with(o)) {
             return Ok(());
         }
-        if v.starts_with('-') {
-            self.o.lto_opts.llvm_args.push(v.into());
-            return Ok(());
+        let (lto, warnings) = (&mut self.o.lto_opts, &mut self.o.warnings);
+        match apply_plugin_opt(lto, v).map_err(|e| invalid(&self.opt, &e.value))? {
+            PluginOpt::Applied | PluginOpt::LlvmOption => {}
+            PluginOpt::Ignored(why) => warnings.push(format!("-plugin-opt={v} is ignored: {why}")),
+            PluginOpt::Unknown => warnings.push(format!("unknown -plugin-opt value: {v}")),
         }
-        let (opt, lto) = (&self.opt, &mut self.o.lto_opts);
-        match v.split_once('=') {
-            Some(("jobs", n)) => lto.jobs = Some(count(opt, n)?),
-            Some(("lto-partitions", n)) => lto.partitions = Some(count(opt, n)?),
-            Some(("mcpu", cpu)) => lto.mcpu = Some(cpu.into()),
-            Some(("cache-dir", dir)) => lto.cache_dir = Some(dir.into()),
-            Some(("opt-remarks-filename", f)) => lto.remarks_filename = Some(f.into()),
-            Some(("opt-remarks-passes", re)) => lto.remarks_passes = Some(re.into()),
-            Some(("opt-remarks-format", f)) => lto.remarks_format = Some(f.into()),
-            _ => match v {
-                "O0" | "O1" | "O2" | "O3" => return self.lto_level(&v[1..]),
-                "save-temps" => lto.save_temps = true,
-                "no-wpa-aa" => lto.wpa_aa = false,
-                "no-wpa-aa-metadata" => lto.wpa_aa_metadata = false,
-                "opt-remarks-with-hotness" => lto.remarks_with_hotness = true,
-                // Full or thin LTO is decided per module by whether it carries a summary.
-                "thinlto" => {}
-                _ => self
-                    .o
-                    .warnings
-                    .push(format!("unknown -plugin-opt value: {v}")),
-            },
+        // A plugin writes its objects there for the host to read; rld links them from memory.
+        if lto.obj_path.take().is_some() {
+            warnings.push(format!(
+                "-plugin-opt={v} is ignored: rld links LTO's objects from memory"
+            ));
         }
         Ok(())
     }
@@ -1183,13 +1163,31 @@ mod tests {
         assert_eq!(lto.cache_dir, Some("/c".into()));
         assert!(lto.wpa_aa && lto.cvp);
         assert!(!parse("--no-wpa-aa").lto_opts.wpa_aa);
-        assert!(!parse("-plugin-opt=no-wpa-aa").lto_opts.wpa_aa);
         assert!(lto.wpa_aa_metadata);
         assert!(!parse("--no-wpa-aa-metadata").lto_opts.wpa_aa_metadata);
-        assert!(
-            !parse("-plugin-opt=no-wpa-aa-metadata")
-                .lto_opts
-                .wpa_aa_metadata
+    }
+
+    /// What the LTO driver cannot use in rld is a warning, never silence; a bad count is an
+    /// error naming the option as given.
+    #[test]
+    fn plugin_opts_rld_cannot_use() {
+        let o = parse(
+            "-plugin-opt=thinlto-index-only -plugin-opt=obj-path=/tmp/x.o -plugin-opt=O4 \
+             -plugin-opt=thinlto-jobs=all",
+        );
+        assert_eq!(
+            o.warnings,
+            [
+                "-plugin-opt=thinlto-index-only is ignored: rld compiles the bitcode itself and \
+                 writes no ThinLTO index files",
+                "-plugin-opt=obj-path=/tmp/x.o is ignored: rld links LTO's objects from memory",
+                "unknown -plugin-opt value: O4",
+            ]
+        );
+        assert_eq!((o.lto_opts.obj_path, o.lto_opts.jobs), (None, None));
+        assert_eq!(
+            error("-plugin-opt=jobs=0"),
+            "invalid argument to -plugin-opt: 0"
         );
     }
 

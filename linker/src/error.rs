@@ -14,6 +14,9 @@ pub enum LinkError {
     BadInput { file: String, msg: String },
     #[error(transparent)]
     Args(#[from] crate::args::ArgsError),
+    /// The LTO step failed (bad bitcode, a remark file that cannot be written).
+    #[error(transparent)]
+    Lto(#[from] rld_lto_driver::DriverError),
     /// A problem with the link as a whole (symbols, relocations, layout).
     #[error("{0}")]
     Link(String),

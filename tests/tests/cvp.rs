@@ -13,7 +13,7 @@
 //! (`cases/lto/remarks_dump.c`) and matched to the site by their `DebugLoc`.
 //! Callees are compared in any order (a name appears twice only for two
 //! static functions of that name). What rld writes (see
-//! `linker/src/lto_driver.rs`, `call_remarks`), one remark per indirect call
+//! `driver/src/remarks.rs`, `call_remarks`), one remark per indirect call
 //! site of live code:
 //!
 //! - `Passed cvp promoted`: at most `--icp-max-targets` (default 2) callees;

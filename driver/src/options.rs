@@ -1,0 +1,67 @@
+//! The LTO settings: what the linker's `--lto-*`/`--opt-remarks-*` flags and LLVMgold's
+//! `-plugin-opt=` spellings set. They live here, beside the driver that reads them, so that
+//! rld's command line and a host linker's plugin options fill the same struct.
+
+use std::path::PathBuf;
+
+/// Settings for the LTO code generator, from `--lto-*`/`--thinlto-*`/`--opt-remarks-*`
+/// and their `-plugin-opt=` spellings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LtoOptions {
+    /// `--lto-O<n>` / `-plugin-opt=O<n>` (default 2).
+    pub opt_level: u8,
+    /// `--lto-partitions=N` (None: chosen from the program's size).
+    pub partitions: Option<usize>,
+    /// `--thinlto-jobs=N` / `-plugin-opt=jobs=N` (None = all cores).
+    pub jobs: Option<usize>,
+    /// `--save-temps`: keep the intermediate bitcode and objects.
+    pub save_temps: bool,
+    pub remarks_filename: Option<PathBuf>,
+    pub remarks_passes: Option<String>,
+    pub remarks_format: Option<String>,
+    pub remarks_with_hotness: bool,
+    /// `--lto-cache-dir=D` / `--thinlto-cache-dir=D`.
+    pub cache_dir: Option<PathBuf>,
+    /// `-plugin-opt=mcpu=CPU`.
+    pub mcpu: Option<String>,
+    /// Options for LLVM itself (`-plugin-opt=-foo`, `-mllvm -foo`).
+    pub llvm_args: Vec<String>,
+    /// `-plugin-opt=obj-path=PATH`: where a plugin writes the objects LTO produces for its
+    /// host linker to read. The driver returns objects in memory; writing them is the
+    /// plugin's part, and rld itself never needs the files.
+    pub obj_path: Option<PathBuf>,
+    /// Run whole-program called-value propagation (`--no-cvp` turns it off).
+    pub cvp: bool,
+    /// `--no-wpa-aa`: skip the whole-program points-to analysis.
+    pub wpa_aa: bool,
+    /// `--no-wpa-aa-metadata`: its answers reach CVP but not LLVM's alias analysis.
+    pub wpa_aa_metadata: bool,
+    /// `--cvp-max-targets`: larger callee sets are Overdefined.
+    pub cvp_max_targets: usize,
+    /// `--icp-max-targets`: indirect calls with at most this many targets become direct.
+    pub icp_max_targets: usize,
+}
+
+impl Default for LtoOptions {
+    fn default() -> Self {
+        LtoOptions {
+            opt_level: 2,
+            partitions: None,
+            jobs: None,
+            save_temps: false,
+            remarks_filename: None,
+            remarks_passes: None,
+            remarks_format: None,
+            remarks_with_hotness: false,
+            cache_dir: None,
+            mcpu: None,
+            llvm_args: Vec::new(),
+            obj_path: None,
+            cvp: true,
+            wpa_aa: true,
+            wpa_aa_metadata: true,
+            cvp_max_targets: rld_summaries::cvp::DEFAULT_MAX_TARGETS,
+            icp_max_targets: 2,
+        }
+    }
+}

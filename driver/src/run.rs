@@ -1,0 +1,302 @@
+//! The LTO step as one sequence of passes: the host's resolutions become the combined
+//! index's, the dead-symbol worklist decides what lives, the survivors that nothing outside
+//! needs are internalized, the whole-program analyses (points-to, called-value propagation,
+//! mod/ref, alias scopes) plan what LLVM is told, the program is split into partitions, and
+//! LLVM compiles each into an ELF object. Each decision is a remark.
+
+use crate::actions::global_actions;
+use crate::call_plan::call_plans;
+use crate::error::DriverError;
+use crate::host::{Host, LinkFacts};
+use crate::options::LtoOptions;
+use crate::remark_file::{llvm_remarks_path, remark_format, write_remarks};
+use crate::remarks::{alias_remarks, call_remarks};
+use crate::resolution::resolutions;
+use crate::timing::PhaseClock;
+use rld_lto::{Action, BitcodeInput, LtoConfig};
+use rld_summaries::alias::AliasPlan;
+use rld_summaries::partition::{PartitionInput, PartitionPlan};
+use rld_summaries::{
+    compute_dead_symbols, internalize, CombinedIndex, GlobalId, Liveness, ModuleSummary,
+    Resolutions,
+};
+use std::collections::{BTreeMap, HashSet};
+
+/// Compiles the bitcode modules `inputs` (with `summaries`, in the same order) into ELF
+/// objects, one per partition, for the host to link in their place.
+pub fn run(
+    inputs: &[BitcodeInput],
+    summaries: Vec<ModuleSummary>,
+    host: &dyn Host,
+    link: &LinkFacts,
+    opts: &LtoOptions,
+) -> Result<Vec<Vec<u8>>, DriverError> {
+    let mut clock = PhaseClock::new(host, link.print_timing);
+    remark_format(opts)?;
+
+    // What lives, and what of it nothing outside the LTO unit needs.
+    let index = CombinedIndex::new(summaries);
+    let res = resolutions(host, link, &index);
+    let live = compute_dead_symbols(&index, &res, &link.roots);
+    let internal: HashSet<GlobalId> = internalize(&index, &res, &live, &link.roots)
+        .into_iter()
+        .collect();
+    let (actions, mut remarks) = global_actions(&index, &res, &live, &internal);
+    clock.phase("dead-symbol analysis", || {
+        format!(
+            "{} of {} definitions live",
+            live.live_count(),
+            index.modules.iter().map(|m| m.globals.len()).sum::<usize>()
+        )
+    });
+
+    // The whole-program analyses: points-to sets serve CVP and the alias plan.
+    let pts = opts
+        .wpa_aa
+        .then(|| points_to(&index, &res, &live, &mut clock));
+    let cvp = opts
+        .cvp
+        .then(|| called_values(&index, &res, &live, pts.as_ref(), opts, &mut clock));
+    let (plans, extra_refs) = cvp
+        .as_ref()
+        .map(|c| call_plans(&index, &live, c, opts.icp_max_targets))
+        .unwrap_or_default();
+    let aliases = match pts.as_ref().filter(|_| opts.wpa_aa_metadata) {
+        Some(pts) => alias_plan(&index, &res, &live, pts, &mut clock),
+        None => Default::default(),
+    };
+    // The points-to sets have served every client: free them before the backends run.
+    drop(pts);
+
+    // The partitions: what each compiles, what it copies for inlining, what it shares.
+    let partitions = partition(&index, &res, &actions, &internal, &extra_refs, link, opts);
+    let threads = opts
+        .jobs
+        .or(link.threads)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    clock.phase("partitioning", || {
+        let copied: u64 = (0..partitions.count()).map(|p| partitions.size(p).1).sum();
+        format!(
+            "{} partitions, {} threads, {copied} instructions copied for inlining, {} locals \
+             shared",
+            partitions.count(),
+            threads.min(partitions.count() as usize),
+            partitions.shared_count()
+        )
+    });
+
+    // LLVM: each partition optimized and compiled, in parallel.
+    let cfg = LtoConfig {
+        opt_level: opts.opt_level,
+        pic: link.pic || link.relocatable,
+        cpu: opts.mcpu.clone(),
+        save_temps: opts.save_temps.then(|| link.output.clone()),
+        // LLVM writes its remarks beside the file; rld's own come first when they are joined.
+        pipeline_remarks: opts
+            .remarks_filename
+            .as_ref()
+            .map(|p| (llvm_remarks_path(p), opts.remarks_passes.clone())),
+        cache_dir: opts.cache_dir.clone(),
+    };
+    let declared_attributes = if partitions.count() > 1 {
+        declared_attributes(&index, &aliases)
+    } else {
+        Default::default()
+    };
+    let job = rld_lto::Job {
+        inputs,
+        actions: &actions,
+        plans: &plans,
+        aliases: &aliases,
+        partitions: &partitions,
+        declared_attributes: &declared_attributes,
+        cfg: &cfg,
+    };
+    let compiled = rld_lto::compile(&job, threads)?;
+    let outcome = &compiled.outcome;
+    for (module, mismatch) in &outcome.alias_skipped {
+        host.warning(&format!(
+            "{module}: no alias information written: function {} does not match its \
+             summary ({})",
+            mismatch.function, mismatch.detail
+        ));
+    }
+    if clock.enabled() && opts.wpa_aa && opts.wpa_aa_metadata {
+        clock.note(
+            outcome.alias_time,
+            &format!(
+                "LTO: alias metadata written ({} instructions in {} functions, attributes \
+                 added to {} functions)",
+                outcome.alias.instructions,
+                outcome.alias.functions,
+                outcome.alias.attributes.len()
+            ),
+        );
+    }
+    if clock.enabled() && (compiled.times.len() > 1 || compiled.cached.contains(&true)) {
+        for (p, &took) in compiled.times.iter().enumerate() {
+            let (own, copies) = partitions.size(p as u32);
+            let cached = if compiled.cached[p] { ", cached" } else { "" };
+            clock.note(
+                took,
+                &format!("  partition {p} ({own} instructions, {copies} copied{cached})"),
+            );
+        }
+    }
+    clock.phase("LLVM (link modules, optimize, codegen)", || {
+        format!("{} call sites promoted", outcome.promoted.len())
+    });
+
+    // The remarks: rld's decisions, then what LLVM made of them.
+    if let Some(cvp) = &cvp {
+        remarks.extend(call_remarks(&index, &live, cvp, outcome));
+    }
+    remarks.extend(alias_remarks(&index, &aliases, outcome));
+    write_remarks(opts, &remarks, &compiled.remark_files)?;
+    Ok(compiled.objects)
+}
+
+/// The whole program's points-to sets (stack, heap, globals, fields).
+fn points_to(
+    index: &CombinedIndex,
+    res: &Resolutions,
+    live: &Liveness,
+    clock: &mut PhaseClock,
+) -> rld_summaries::pointsto::PointsTo {
+    let pts = rld_summaries::pointsto::points_to(index, res, live);
+    clock.phase("points-to analysis", || {
+        let s = pts.stats();
+        let (total, largest) = pts.set_sizes();
+        format!(
+            "{} objects, {} locations, {} nodes, {} edges, {} merged, {} iterations, \
+             {} elements delivered, {} sets widened, sets: {total} elements, \
+             largest {largest}",
+            s.objects,
+            s.locations,
+            s.solver.nodes,
+            s.solver.edges,
+            s.solver.merged,
+            s.solver.iterations,
+            s.solver.delivered,
+            s.solver.widened
+        )
+    });
+    pts
+}
+
+/// Called-value propagation: the functions each indirect call site may call, sharpened by
+/// the points-to sets when there are some.
+fn called_values(
+    index: &CombinedIndex,
+    res: &Resolutions,
+    live: &Liveness,
+    pts: Option<&rld_summaries::pointsto::PointsTo>,
+    opts: &LtoOptions,
+    clock: &mut PhaseClock,
+) -> rld_summaries::cvp::CvpResult {
+    let cfg = rld_summaries::cvp::CvpConfig {
+        max_targets: opts.cvp_max_targets,
+    };
+    let mut result = rld_summaries::cvp::called_value_propagation(index, res, live, &cfg);
+    if let Some(pts) = pts {
+        rld_summaries::cvp::refine_with_points_to(&mut result, index, res, live, pts, &cfg);
+    }
+    clock.phase("called-value propagation", || {
+        let s = &result.stats;
+        format!(
+            "{} indirect call sites, {} resolved, {} overdefined",
+            s.indirect_sites, s.resolved, s.overdefined
+        )
+    });
+    result
+}
+
+/// What LLVM is told about memory: each function's mod/ref, then the alias scopes of its
+/// accesses and calls.
+fn alias_plan(
+    index: &CombinedIndex,
+    res: &Resolutions,
+    live: &Liveness,
+    pts: &rld_summaries::pointsto::PointsTo,
+    clock: &mut PhaseClock,
+) -> AliasPlan {
+    let modref = rld_summaries::modref::mod_ref(index, res, live, pts);
+    clock.phase("mod/ref analysis", || {
+        format!(
+            "{} functions, {} with memory attributes",
+            modref.functions(),
+            modref.attributes().len()
+        )
+    });
+    let plan = rld_summaries::alias::alias_plan(index, res, live, pts, Some(&modref));
+    clock.phase("alias scopes", || {
+        format!(
+            "{} functions, {} instructions ({} calls), {} no-alias pairs, \
+             {} call/access pairs apart",
+            plan.functions(),
+            plan.instructions(),
+            plan.calls(),
+            plan.noalias_pairs(),
+            plan.nomodref_pairs()
+        )
+    });
+    plan
+}
+
+/// Splits the surviving definitions into partitions compiled in parallel; `-r` writes the
+/// one object LTO produces.
+fn partition(
+    index: &CombinedIndex,
+    res: &Resolutions,
+    actions: &[Vec<Action>],
+    internal: &HashSet<GlobalId>,
+    extra_refs: &[(GlobalId, GlobalId)],
+    link: &LinkFacts,
+    opts: &LtoOptions,
+) -> PartitionPlan {
+    let compiled: Vec<Vec<bool>> = index
+        .modules
+        .iter()
+        .zip(actions)
+        .map(|(module, acts)| {
+            module
+                .globals
+                .iter()
+                .zip(acts)
+                .map(|(g, &a)| g.is_definition() && a != Action::Drop)
+                .collect()
+        })
+        .collect();
+    if link.relocatable {
+        return PartitionPlan::single(index, &compiled);
+    }
+    rld_summaries::partition::partition(&PartitionInput {
+        index,
+        res,
+        compiled: &compiled,
+        internalized: internal,
+        extra_refs,
+        requested: opts.partitions.map(|n| n.min(u32::MAX as usize) as u32),
+    })
+}
+
+/// The memory attributes of every function that has some, by the name it has in every
+/// partition (a local's shared name), for its declarations in other partitions.
+fn declared_attributes(
+    index: &CombinedIndex,
+    aliases: &AliasPlan,
+) -> BTreeMap<String, rld_summaries::modref::MemoryAttributes> {
+    let mut out = BTreeMap::new();
+    for (m, list) in aliases.attributes.iter().enumerate() {
+        for a in list {
+            let g = &index.modules[m].globals[a.function as usize];
+            let name = if g.linkage.is_local() {
+                rld_summaries::partition::shared_name(&g.name, m as u32)
+            } else {
+                g.name.clone()
+            };
+            out.insert(name, a.attributes);
+        }
+    }
+    out
+}
