@@ -79,6 +79,71 @@ pub enum Driver {
     GccLd,
     /// rld called directly; the flags are its whole command line (plus `-o`).
     Rld,
+    /// `clang-14 --ld-path=<scripts/rld-plugin-ld as HOST>`: the host linker with rld's LTO
+    /// plugin in place of LLVMgold.so.
+    Plugin(PluginHost),
+}
+
+/// A linker that loads rld's plugin (`librld_plugin.so`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PluginHost {
+    Bfd,
+    Gold,
+    Mold,
+}
+
+impl PluginHost {
+    pub const ALL: [PluginHost; 3] = [PluginHost::Bfd, PluginHost::Gold, PluginHost::Mold];
+
+    /// The name `scripts/rld-plugin-ld` is installed under to run this host.
+    pub fn wrapper_name(self) -> &'static str {
+        match self {
+            PluginHost::Bfd => "rld-plugin-ld.bfd",
+            PluginHost::Gold => "rld-plugin-ld.gold",
+            PluginHost::Mold => "rld-plugin-mold",
+        }
+    }
+
+    /// The wrapper that runs this host with rld's plugin, for `clang --ld-path=`.
+    pub fn wrapper(self) -> PathBuf {
+        let dir = plugin_wrapper_dir();
+        dir.join(self.wrapper_name())
+    }
+}
+
+/// rld's plugin under test: `$RLD_PLUGIN`, else `librld_plugin.so` beside rld.
+pub fn rld_plugin_path() -> PathBuf {
+    let path = match std::env::var_os("RLD_PLUGIN").filter(|v| !v.is_empty()) {
+        Some(p) => PathBuf::from(p),
+        None => rld_path().with_file_name("librld_plugin.so"),
+    };
+    assert!(
+        path.is_file(),
+        "rld's plugin not found at {}: run `cargo build --release -p rld-plugin` or set RLD_PLUGIN",
+        path.display()
+    );
+    path
+}
+
+/// A directory of `scripts/rld-plugin-ld` under each host's wrapper name.
+fn plugin_wrapper_dir() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir()
+            .join("rld-tests")
+            .join(format!("plugin-ld-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        let script = workspace_dir().join("scripts/rld-plugin-ld");
+        for host in PluginHost::ALL {
+            let link = dir.join(host.wrapper_name());
+            let _ = std::fs::remove_file(&link);
+            std::os::unix::fs::symlink(&script, &link)
+                .unwrap_or_else(|e| panic!("cannot create symlink {}: {e}", link.display()));
+        }
+        dir
+    })
+    .clone()
 }
 
 impl Driver {
@@ -87,7 +152,7 @@ impl Driver {
 
     /// Whether this driver links with rld (as opposed to the lld reference).
     pub fn is_rld(self) -> bool {
-        !matches!(self, Driver::ClangLld | Driver::GccLd)
+        !matches!(self, Driver::ClangLld | Driver::GccLd | Driver::Plugin(_))
     }
 
     /// A short name, usable as a file or directory name.
@@ -98,6 +163,9 @@ impl Driver {
             Driver::ClangLld => "clang-lld",
             Driver::GccLd => "gcc-ld",
             Driver::Rld => "rld",
+            Driver::Plugin(PluginHost::Bfd) => "plugin-bfd",
+            Driver::Plugin(PluginHost::Gold) => "plugin-gold",
+            Driver::Plugin(PluginHost::Mold) => "plugin-mold",
         }
     }
 }
@@ -563,6 +631,12 @@ impl Test {
             }
             Driver::GccLd => Command::new(lang.compiler(Compiler::Gcc)),
             Driver::Rld => Command::new(rld_path()),
+            Driver::Plugin(host) => {
+                let mut c = Command::new(lang.compiler(Compiler::Clang));
+                c.arg(format!("--ld-path={}", host.wrapper().display()));
+                c.env("RLD_PLUGIN", rld_plugin_path());
+                c
+            }
         };
         cmd.args(objs).args(flags).arg("-o").arg(out);
         cmd.current_dir(&self.dir);
@@ -687,6 +761,22 @@ impl Test {
             flags,
             expected,
         )
+    }
+
+    /// [`Test::check_cxx_program`] with a host linker running rld's plugin, compared with
+    /// lld-14's link (`clang-lld.out`).
+    pub fn check_plugin_program(
+        &self,
+        lang_cxx: bool,
+        host: PluginHost,
+        objs: &[&Path],
+        flags: &[&str],
+        expected: Option<&str>,
+    ) -> PathBuf {
+        let lang = if lang_cxx { Lang::Cxx } else { Lang::C };
+        let drivers = [Driver::Plugin(host)];
+        self.check_against(lang, Driver::ClangLld, &drivers, objs, flags, expected)
+            .remove(0)
     }
 
     fn check_program_lang(

@@ -8,7 +8,8 @@
 //! `gcc -B<dir with ld -> rld>`) and with lld-14 through the same driver; the
 //! `*_clang_lto` tests run the same checks on the LTO builds, and the `*_gcc_lto`
 //! ones on gcc -flto builds (GCC's IR, compiled by gcc's linker plugin that rld
-//! hosts), compared with GNU ld's build. Then:
+//! hosts), compared with GNU ld's build; `plugin::{bfd,gold,mold}::*` link the clang
+//! -flto objects with those linkers running rld's LTO plugin (`librld_plugin.so`). Then:
 //! - `bzip2_samples_*`: bzip2's own `make test`: sample1-3.bz2 decompress
 //!   byte-exactly to sample1-3.ref, and compressing the .ref files at levels
 //!   1-3 gives the .bz2 files back.
@@ -54,7 +55,7 @@ use std::time::Duration;
 
 use rld_tests::{
     assert_objdump_clean, assert_readelf_clean, command_line, describe_status, gcc_b_dir,
-    output_with_timeout, rld_path,
+    output_with_timeout, rld_path, rld_plugin_path, PluginHost,
 };
 
 /// `tests/corpus/`: drivers, scripts, expected outputs, programs.conf.
@@ -125,6 +126,8 @@ enum Linker {
     RldThreads(u32),
     /// GNU ld (gcc's own linker): the reference for gcc -flto.
     GnuLd,
+    /// Another linker running rld's LTO plugin (clang -flto objects).
+    Plugin(PluginHost),
 }
 
 impl Linker {
@@ -142,6 +145,7 @@ impl Linker {
             Linker::Rld => "rld".into(),
             Linker::Lld => "lld".into(),
             Linker::GnuLd => "gnu-ld".into(),
+            Linker::Plugin(host) => format!("plugin-{host:?}"),
             Linker::RldPartitions(n) => format!("rld-partitions{n}"),
             Linker::RldThreads(n) => format!("rld-threads{n}"),
         }
@@ -150,7 +154,7 @@ impl Linker {
     /// Link flags the variant adds.
     fn flags(self) -> Vec<String> {
         match self {
-            Linker::Rld | Linker::Lld | Linker::GnuLd => vec![],
+            Linker::Rld | Linker::Lld | Linker::GnuLd | Linker::Plugin(_) => vec![],
             Linker::RldPartitions(n) => vec![format!("-Wl,--lto-partitions={n}")],
             Linker::RldThreads(n) => vec![format!("-Wl,--threads={n}")],
         }
@@ -306,6 +310,37 @@ fn lua_elf_tools_gcc_lto() {
 #[test]
 fn sqlite_queries_gcc_lto() {
     scripts(Program::Sqlite, Cc::GccLto);
+}
+
+/// clang -flto objects linked by GNU ld, gold and mold running rld's LTO plugin.
+macro_rules! plugin_hosts {
+    ($($name:ident: $host:expr,)*) => {
+        mod plugin {
+            use super::*;
+            $(
+                mod $name {
+                    use super::*;
+                    #[test]
+                    fn bzip2_roundtrip() {
+                        bzip2_roundtrip_with(Cc::ClangLto, Linker::Plugin($host));
+                    }
+                    #[test]
+                    fn lua_scripts() {
+                        scripts_with(Program::Lua, Cc::ClangLto, Linker::Plugin($host));
+                    }
+                    #[test]
+                    fn sqlite_queries() {
+                        scripts_with(Program::Sqlite, Cc::ClangLto, Linker::Plugin($host));
+                    }
+                }
+            )*
+        }
+    };
+}
+plugin_hosts! {
+    bfd: PluginHost::Bfd,
+    gold: PluginHost::Gold,
+    mold: PluginHost::Mold,
 }
 
 #[test]
@@ -1019,6 +1054,9 @@ fn try_link(program: Program, cc: Cc, linker: Linker) -> Result<PathBuf, String>
         }
         (Cc::Clang | Cc::ClangLto, _) => cmd.arg(format!("--ld-path={}", rld_path().display())),
         (_, Linker::GnuLd) => cmd.arg("-fuse-ld=bfd"),
+        (_, Linker::Plugin(host)) => cmd
+            .arg(format!("--ld-path={}", host.wrapper().display()))
+            .env("RLD_PLUGIN", rld_plugin_path()),
         (Cc::Gcc | Cc::GccLto, Linker::Lld) => cmd.arg(format!("-B{}/", lld_b_dir().display())),
         (Cc::Gcc | Cc::GccLto, _) => cmd.arg(format!("-B{}/", gcc_b_dir().display())),
     };

@@ -3,11 +3,12 @@
 //! static initialization order, `thread_local` destructors, iostream and
 //! std::thread, each built with clang++-14, clang++-14 -flto, g++-12 and g++-12
 //! -flto (GCC's IR, compiled by gcc's LTO plugin that rld hosts; compared with GNU
-//! ld's build) and linked with libstdc++ shared, `-static-libstdc++` and `-static`. Every
+//! ld's build), linked with libstdc++ shared, `-static-libstdc++` and `-static`; and
+//! clang++-14 -flto linked by GNU ld, gold and mold running rld's LTO plugin. Every
 //! rld-linked program (through `clang++-14 --ld-path` and `g++ -B`) must behave
 //! exactly like the lld-linked one. Tests are named `<feature>::<build>`
-//! (`clang`, `clang_lto`, `gcc`, `gcc_lto`) with `_static_libstdcxx` or `_static` for the
-//! runtime variants.
+//! (`clang`, `clang_lto`, `gcc`, `gcc_lto`, `plugin_bfd`, `plugin_gold`, `plugin_mold`)
+//! with `_static_libstdcxx` or `_static` for the runtime variants.
 //!
 //! Also a large C++ link: a program using LLVM's C API, linked statically
 //! against llvm-14-dev's archives.
@@ -28,12 +29,17 @@ enum Build {
     /// g++ -flto: GCC's IR, compiled by gcc's linker plugin (which rld hosts); GNU ld is
     /// the reference.
     GccLto,
+    /// clang++ -flto linked by another linker running rld's LTO plugin.
+    ClangLtoPlugin(PluginHost),
 }
 
 impl Build {
     fn compiler(self) -> Compiler {
         match self {
-            Build::Clang | Build::ClangLto | Build::ClangLtoPartitions(_) => Clang,
+            Build::Clang
+            | Build::ClangLto
+            | Build::ClangLtoPartitions(_)
+            | Build::ClangLtoPlugin(_) => Clang,
             Build::Gcc | Build::GccLto => Gcc,
         }
     }
@@ -41,7 +47,10 @@ impl Build {
     fn is_lto(self) -> bool {
         matches!(
             self,
-            Build::ClangLto | Build::ClangLtoPartitions(_) | Build::GccLto
+            Build::ClangLto
+                | Build::ClangLtoPartitions(_)
+                | Build::GccLto
+                | Build::ClangLtoPlugin(_)
         )
     }
 
@@ -120,6 +129,9 @@ fn check_linked(
     if b == Build::GccLto {
         let rld = t.check_gcc_lto_cxx_program(objs, flags, expected);
         (rld, t.path("gcc-ld.out"))
+    } else if let Build::ClangLtoPlugin(host) = b {
+        let out = t.check_plugin_program(true, host, objs, flags, expected);
+        (vec![out], t.path("clang-lld.out"))
     } else {
         let rld = t.check_cxx_program(objs, flags, expected);
         (rld, t.path("clang-lld.out"))
@@ -131,7 +143,7 @@ fn check_linked(
 macro_rules! matrix {
     ($feature:ident) => {
         mod $feature {
-            use super::{Build, Runtime};
+            use super::{Build, PluginHost, Runtime};
             #[test]
             fn clang() {
                 super::$feature(Build::Clang, Runtime::Shared)
@@ -179,6 +191,18 @@ macro_rules! matrix {
             #[test]
             fn gcc_lto() {
                 super::$feature(Build::GccLto, Runtime::Shared)
+            }
+            #[test]
+            fn plugin_bfd() {
+                super::$feature(Build::ClangLtoPlugin(PluginHost::Bfd), Runtime::Shared)
+            }
+            #[test]
+            fn plugin_gold() {
+                super::$feature(Build::ClangLtoPlugin(PluginHost::Gold), Runtime::Shared)
+            }
+            #[test]
+            fn plugin_mold() {
+                super::$feature(Build::ClangLtoPlugin(PluginHost::Mold), Runtime::Shared)
             }
         }
     };
