@@ -129,17 +129,21 @@ pub fn rld_plugin_path() -> PathBuf {
 fn plugin_wrapper_dir() -> PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::temp_dir()
-            .join("rld-tests")
-            .join(format!("plugin-ld-{}", std::process::id()));
+        let script = workspace_dir().join("scripts/rld-plugin-ld");
+        let dir = std::env::temp_dir().join("rld-tests").join(format!(
+            "plugin-ld-{:016x}",
+            fnv1a(script.as_os_str().as_encoded_bytes())
+        ));
         std::fs::create_dir_all(&dir)
             .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
-        let script = workspace_dir().join("scripts/rld-plugin-ld");
         for host in PluginHost::ALL {
-            let link = dir.join(host.wrapper_name());
-            let _ = std::fs::remove_file(&link);
-            std::os::unix::fs::symlink(&script, &link)
-                .unwrap_or_else(|e| panic!("cannot create symlink {}: {e}", link.display()));
+            // Replace atomically: other test processes may be using it right now.
+            let tmp = dir.join(format!("{}.tmp{}", host.wrapper_name(), std::process::id()));
+            let _ = std::fs::remove_file(&tmp);
+            std::os::unix::fs::symlink(&script, &tmp)
+                .unwrap_or_else(|e| panic!("cannot create symlink {}: {e}", tmp.display()));
+            std::fs::rename(&tmp, dir.join(host.wrapper_name()))
+                .unwrap_or_else(|e| panic!("cannot rename {}: {e}", tmp.display()));
         }
         dir
     })

@@ -1,0 +1,1 @@
+int from_gcc_fat(int x) { return x * 100; }
