@@ -1,7 +1,9 @@
-# Shared by bench/lto.sh and bench/cvp.sh (sourced, not run): where the corpus is, the rld
-# under test, and compiling a corpus program to LLVM bitcode. Expects `work` to be set.
+# Shared by bench/lto.sh, bench/cvp.sh and bench/plugin.sh (sourced, not run): where the
+# corpus is, the rld under test, compiling a corpus program to LLVM bitcode, and timing the
+# programs on their workloads. Expects `work` to be set (and `program_runs` for best_run).
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bench_dir="$repo/bench"
 corpus="$repo/tests/corpus"
 conf="$corpus/programs.conf"
 mkdir -p "$work"
@@ -42,3 +44,29 @@ corpus_bitcode() {
 }
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+# The bzip2 workload's input: 4 MB of generated text and numbers (deterministic).
+workload_input="$work/bzip2-input"
+seq 1 210000 | awk '{ print $1, $1 * 7919 % 100003, "line" ($1 % 97) }' >"$workload_input"
+
+workload() { # prog exe -> the workload's command line (one shell command)
+    case $1 in
+        bzip2) echo "'$2' -c <'$workload_input' >'$work/w.bz2' && '$2' -dc <'$work/w.bz2' >'$work/w.out'" ;;
+        lua) echo "'$2' '$bench_dir/programs/lto-workload.lua' >/dev/null" ;;
+        sqlite) echo "'$2' '$bench_dir/programs/lto-workload.sql' >/dev/null" ;;
+    esac
+}
+
+best_run() { # prog exe -> prints the best user+sys time of program_runs runs
+    local best="" cmd t
+    cmd="$(workload "$1" "$2")"
+    for ((r = 0; r < program_runs; r++)); do
+        /usr/bin/time -f '%U %S' -o "$work/run.txt" sh -c "$cmd"
+        t=$(awk '{ print $1 + $2 }' "$work/run.txt")
+        best=$(awk -v a="$t" -v b="${best:-$t}" 'BEGIN { print (a < b) ? a : b }')
+    done
+    [[ $1 != bzip2 ]] || cmp -s "$work/w.out" "$workload_input" || { echo "bzip2 round trip failed" >&2; exit 1; }
+    echo "$best"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }

@@ -25,7 +25,6 @@ program_runs="${PROGRAM_RUNS:-5}"
 # shellcheck source=bench/lto-common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lto-common.sh"
 command -v /usr/bin/time >/dev/null || { echo "install GNU time (apt-get install time)" >&2; exit 1; }
-bench_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 programs=("$@")
 ((${#programs[@]})) || programs=(bzip2 lua sqlite)
@@ -33,32 +32,6 @@ programs=("$@")
 compile() { # prog mode(full|thin) -> prints object list
     corpus_bitcode "$1" "$work/$1-$2" "$([[ $2 == thin ]] && echo -flto=thin || echo -flto)"
 }
-
-# The bzip2 workload's input: 4 MB of generated text and numbers (deterministic).
-workload_input="$work/bzip2-input"
-seq 1 210000 | awk '{ print $1, $1 * 7919 % 100003, "line" ($1 % 97) }' >"$workload_input"
-
-workload() { # prog exe -> the workload's command line (one shell command)
-    case $1 in
-        bzip2) echo "'$2' -c <'$workload_input' >'$work/w.bz2' && '$2' -dc <'$work/w.bz2' >'$work/w.out'" ;;
-        lua) echo "'$2' '$bench_dir/programs/lto-workload.lua' >/dev/null" ;;
-        sqlite) echo "'$2' '$bench_dir/programs/lto-workload.sql' >/dev/null" ;;
-    esac
-}
-
-best_run() { # prog exe -> prints the best user+sys time of program_runs runs
-    local best="" cmd t
-    cmd="$(workload "$1" "$2")"
-    for ((r = 0; r < program_runs; r++)); do
-        /usr/bin/time -f '%U %S' -o "$work/run.txt" sh -c "$cmd"
-        t=$(awk '{ print $1 + $2 }' "$work/run.txt")
-        best=$(awk -v a="$t" -v b="${best:-$t}" 'BEGIN { print (a < b) ? a : b }')
-    done
-    [[ $1 != bzip2 ]] || cmp -s "$work/w.out" "$workload_input" || { echo "bzip2 round trip failed" >&2; exit 1; }
-    echo "$best"
-}
-
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
 
 printf '%-7s %-18s %10s %9s %11s %9s %9s\n' program linker "link (s)" "RSS (MB)" "size (B)" \
     "run (s)" "vs rld"
