@@ -11,6 +11,9 @@ pub enum DriverError {
     /// `--opt-remarks-passes` is not a regular expression.
     #[error("bad --opt-remarks-passes regex: {0}")]
     RemarkPasses(String),
+    /// `-mllvm`/`-plugin-opt=-...`: LLVM rejected one of its options.
+    #[error("LLVM option: {0}")]
+    LlvmOptions(String),
     /// LLVM could not read, optimize or compile the bitcode.
     #[error(transparent)]
     Backend(#[from] rld_lto::LtoError),

@@ -33,6 +33,9 @@ pub fn run(
 ) -> Result<Vec<Vec<u8>>, DriverError> {
     let mut clock = PhaseClock::new(host, link.print_timing);
     remark_format(opts)?;
+    if !opts.llvm_args.is_empty() {
+        rld_lto::shim::parse_llvm_options(&opts.llvm_args).map_err(DriverError::LlvmOptions)?;
+    }
 
     // What lives, and what of it nothing outside the LTO unit needs.
     let index = CombinedIndex::new(summaries);

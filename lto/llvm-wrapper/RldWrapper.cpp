@@ -4,6 +4,7 @@
 
 #include "llvm-c/Core.h"
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/CodeGen/CommandFlags.h"
 #include "llvm-c/TargetMachine.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/Constants.h"
@@ -18,6 +19,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Remarks/RemarkStreamer.h"
 #include "llvm/Support/CodeGen.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -29,12 +31,17 @@
 
 using namespace llvm;
 
+// The code generator's command-line options (-debugger-tune, -use-ctors, -float-abi, ...),
+// which lld registers and reads into its TargetOptions: registered on first use, once per
+// process.
+static void registerCodeGenFlags() { static codegen::RegisterCodeGenFlags Flags; }
+
 // lld/ELF/LTO.cpp createConfig() and llvm/lib/LTO/LTOBackend.cpp createTargetMachine()
-// (LLVM 14). lld starts from the codegen command-line defaults, which differ from a
-// default-constructed TargetOptions (what LLVMCreateTargetMachine uses) in UseInitArray
-// (-use-ctors is off: constructors go to .init_array, not .ctors), then turns on relaxable
-// GOT relocations, address-significance tables and a section per function and datum.
-// Returns null if the triple names no registered target.
+// (LLVM 14). lld starts from the codegen command-line options (`-mllvm`), whose defaults
+// differ from a default-constructed TargetOptions (what LLVMCreateTargetMachine uses) in
+// UseInitArray (-use-ctors is off: constructors go to .init_array, not .ctors), then turns
+// on relaxable GOT relocations, address-significance tables and a section per function
+// and datum. Returns null if the triple names no registered target.
 extern "C" LLVMTargetMachineRef
 rld_create_lto_target_machine(const char *TripleName, const char *CPU,
                               const char *Features, unsigned OptLevel,
@@ -44,8 +51,8 @@ rld_create_lto_target_machine(const char *TripleName, const char *CPU,
   if (!TheTarget)
     return nullptr;
 
-  TargetOptions Options;
-  Options.UseInitArray = true;
+  registerCodeGenFlags();
+  TargetOptions Options = codegen::InitTargetOptionsFromCodeGenFlags(Triple(TripleName));
   Options.RelaxELFRelocations = true;
   Options.EmitAddrsig = true;
   Options.FunctionSections = true;
@@ -219,4 +226,24 @@ extern "C" void rld_trim_debug_info(LLVMModuleRef MRef, bool Home) {
       CU->replaceImportedEntities(nullptr);
     }
   }
+}
+
+// LLVM's own command-line options (`-mllvm -foo`, `-plugin-opt=-foo`), parsed as lld parses
+// them, except that a bad option is reported instead of ending the process: rld may be
+// running inside another linker as its plugin. Occurrences are reset first, so options
+// that may be given once can be set again by a later link in the same process.
+extern "C" bool rld_parse_llvm_options(int Argc, const char *const *Argv,
+                                       char **ErrorMessage) {
+  *ErrorMessage = nullptr;
+  registerCodeGenFlags();
+  cl::ResetAllOptionOccurrences();
+  std::string Errors;
+  raw_string_ostream OS(Errors);
+  if (cl::ParseCommandLineOptions(Argc, Argv, "", &OS))
+    return true;
+  OS.flush();
+  while (!Errors.empty() && Errors.back() == '\n')
+    Errors.pop_back();
+  setError(ErrorMessage, Errors);
+  return false;
 }

@@ -46,6 +46,37 @@ extern "C" {
     ) -> LLVMModuleRef;
     fn rld_materialize_all(module: LLVMModuleRef, error: *mut *mut c_char) -> bool;
     fn rld_trim_debug_info(module: LLVMModuleRef, home: bool);
+    fn rld_parse_llvm_options(
+        argc: std::ffi::c_int,
+        argv: *const *const c_char,
+        error: *mut *mut c_char,
+    ) -> bool;
+}
+
+/// Sets LLVM's own options (`-mllvm -foo`, `-plugin-opt=-foo`) for the rest of the
+/// process; a bad option is an error with LLVM's message.
+pub fn parse_llvm_options(args: &[String]) -> Result<(), String> {
+    let strings: Vec<CString> = std::iter::once("rld")
+        .chain(args.iter().map(String::as_str))
+        .map(|a| CString::new(a).map_err(|_| format!("bad LLVM option {a:?}")))
+        .collect::<Result<_, _>>()?;
+    let argv: Vec<*const c_char> = strings.iter().map(|s| s.as_ptr()).collect();
+    let mut error = ptr::null_mut();
+    // SAFETY: `argv` holds `argv.len()` valid C strings that outlive the call.
+    let ok = unsafe { rld_parse_llvm_options(argv.len() as _, argv.as_ptr(), &mut error) };
+    if ok {
+        return Ok(());
+    }
+    // LLVM words its message for a tool of its own: no program name, no `--help` hint.
+    let message = take_message(error);
+    Err(message
+        .lines()
+        .map(|l| {
+            l.trim_start_matches("rld: ")
+                .replace("  Try: 'rld --help'", "")
+        })
+        .collect::<Vec<_>>()
+        .join("; "))
 }
 
 /// A target machine as lld 14 creates it for LTO code generation: a section per function
@@ -160,10 +191,18 @@ fn end(handle: NonNull<RawRemarks>) -> Result<(), String> {
     // borrow); `error` is a valid out-pointer.
     let ok = unsafe { rld_remarks_end(handle.as_ptr(), &mut error) };
     if ok {
-        Ok(())
-    } else {
-        Err(take_message(error))
+        return Ok(());
     }
+    // LLVM words its message for a tool of its own: no program name, no `--help` hint.
+    let message = take_message(error);
+    Err(message
+        .lines()
+        .map(|l| {
+            l.trim_start_matches("rld: ")
+                .replace("  Try: 'rld --help'", "")
+        })
+        .collect::<Vec<_>>()
+        .join("; "))
 }
 
 /// Takes ownership of an LLVM-allocated message (null: none) and frees it.

@@ -495,6 +495,56 @@ fn save_temps_writes_intermediates() {
     assert!(main.iter().any(Symbol::is_defined), "{main:?}");
 }
 
+/// `-mllvm OPT` and `-plugin-opt=-OPT` reach LLVM: `-use-ctors` puts the constructor in
+/// `.ctors` instead of `.init_array` (seen in the LTO object `--save-temps` keeps), and the
+/// program still runs it. A bad option is an error with LLVM's words, not an exit inside
+/// LLVM.
+#[test]
+fn llvm_options_reach_llvm() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["ctor_root.c"], &[]);
+    for (flag, out) in [
+        ("-Wl,-mllvm,-use-ctors", "mllvm"),
+        ("-Wl,-plugin-opt=-use-ctors", "plugin-opt"),
+    ] {
+        let exe = t.link(
+            Driver::ClangRld,
+            &paths(&objs),
+            &strs(&lto_flags(None, &["-Wl,--save-temps", flag])),
+            out,
+        );
+        assert!(
+            String::from_utf8_lossy(&run(&exe, &[], &[]).stdout).contains("ctor_hook ran"),
+            "{flag}: the constructor did not run"
+        );
+        let sections: Vec<String> = sections(&t.path(&format!("{out}.lto.o")))
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        assert!(
+            sections.iter().any(|s| s.starts_with(".ctors")),
+            "{flag}: no .ctors in the LTO object: {sections:?}"
+        );
+        assert!(
+            !sections.iter().any(|s| s.starts_with(".init_array")),
+            "{sections:?}"
+        );
+    }
+    let (res, cmd) = t.try_link(
+        Driver::ClangRld,
+        &paths(&objs),
+        &strs(&lto_flags(None, &["-Wl,-mllvm,-no-such-llvm-option"])),
+        "bad",
+    );
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        !res.status.success()
+            && stderr.contains("LLVM option")
+            && stderr.contains("-no-such-llvm-option"),
+        "command: {cmd}\n{stderr}"
+    );
+}
+
 #[test]
 fn relocatable_output_from_bitcode() {
     let t = Test::new();
