@@ -45,6 +45,20 @@ corpus_bitcode() {
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
+# time_link ARGS...: runs `clang-14 -O2 -flto ARGS...` $runs times; sets link_time (the
+# median wall time, s) and rss (the peak, KB).
+time_link() {
+    local times=() t m i
+    rss=0
+    for ((i = 0; i < runs; i++)); do
+        /usr/bin/time -f '%e %M' -o "$work/time.txt" clang-14 -O2 -flto "$@"
+        read -r t m <"$work/time.txt"
+        times+=("$t")
+        ((m > rss)) && rss=$m
+    done
+    link_time=$(printf '%s\n' "${times[@]}" | median)
+}
+
 # The bzip2 workload's input: 4 MB of generated text and numbers (deterministic).
 workload_input="$work/bzip2-input"
 seq 1 210000 | awk '{ print $1, $1 * 7919 % 100003, "line" ($1 % 97) }' >"$workload_input"

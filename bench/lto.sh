@@ -49,16 +49,8 @@ for prog in "${programs[@]}"; do
             lld-thin) objs=("${thin[@]}"); ld=(-fuse-ld=lld) ;;
         esac
         out="$work/$prog.$cfg"
-        times=()
-        rss=0
-        for ((i = 0; i < runs; i++)); do
-            /usr/bin/time -f '%e %M' -o "$work/time.txt" \
-                clang-14 -O2 -flto "${ld[@]}" $ldflags "${objs[@]}" -o "$out" $libs
-            read -r t m <"$work/time.txt"
-            times+=("$t")
-            ((m > rss)) && rss=$m
-        done
-        link_of[$cfg]=$(printf '%s\n' "${times[@]}" | median)
+        time_link "${ld[@]}" $ldflags "${objs[@]}" -o "$out" $libs
+        link_of[$cfg]=$link_time
         run_of[$cfg]=$(best_run "$prog" "$out")
         printf '%-7s %-18s %10s %9d %11d %9s %9s\n' "$prog" "$cfg" "${link_of[$cfg]}" \
             $((rss / 1024)) "$(stat -c %s "$out")" "${run_of[$cfg]}" \

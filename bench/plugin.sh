@@ -53,16 +53,8 @@ for prog in "${programs[@]}"; do
             rld) ld=(--ld-path="$RLD") ;;
         esac
         out="$work/$prog.$cfg"
-        times=()
-        rss=0
-        for ((i = 0; i < runs; i++)); do
-            /usr/bin/time -f '%e %M' -o "$work/time.txt" \
-                clang-14 -O2 -flto "${ld[@]}" $ldflags "${objs[@]}" -o "$out" $libs
-            read -r t m <"$work/time.txt"
-            times+=("$t")
-            ((m > rss)) && rss=$m
-        done
-        link_of[$cfg]=$(printf '%s\n' "${times[@]}" | median)
+        time_link "${ld[@]}" $ldflags "${objs[@]}" -o "$out" $libs
+        link_of[$cfg]=$link_time
         run_of[$cfg]=$(best_run "$prog" "$out")
         base=${cfg%-rld}-llvmgold
         vs=""

@@ -191,18 +191,10 @@ fn end(handle: NonNull<RawRemarks>) -> Result<(), String> {
     // borrow); `error` is a valid out-pointer.
     let ok = unsafe { rld_remarks_end(handle.as_ptr(), &mut error) };
     if ok {
-        return Ok(());
+        Ok(())
+    } else {
+        Err(take_message(error))
     }
-    // LLVM words its message for a tool of its own: no program name, no `--help` hint.
-    let message = take_message(error);
-    Err(message
-        .lines()
-        .map(|l| {
-            l.trim_start_matches("rld: ")
-                .replace("  Try: 'rld --help'", "")
-        })
-        .collect::<Vec<_>>()
-        .join("; "))
 }
 
 /// Takes ownership of an LLVM-allocated message (null: none) and frees it.

@@ -921,6 +921,17 @@ impl Symbol {
     }
 }
 
+/// The names `.dynsym` defines (what the output exports), sorted.
+pub fn exported_names(path: &Path) -> Vec<String> {
+    let mut names: Vec<String> = symbols(path)
+        .into_iter()
+        .filter(|s| s.table == ".dynsym" && s.is_defined())
+        .map(|s| s.name)
+        .collect();
+    names.sort();
+    names
+}
+
 /// The symbols of both `.dynsym` and `.symtab`, from `readelf -sW`.
 pub fn symbols(path: &Path) -> Vec<Symbol> {
     let text = tool_stdout("readelf", &["-sW"], path);

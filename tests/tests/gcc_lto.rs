@@ -108,18 +108,9 @@ fn a_shared_library_from_gcc_ir_exports_what_gnu_ld_exports() {
     let (gnu, rld, res) = link_both(&t, &[&dso], &["-shared"], "libdso.so");
     assert!(res.contains("PREVAILING_DEF_IRONLY_EXP api"), "{res}");
     assert!(res.contains("PREVAILING_DEF_IRONLY helper"), "{res}");
-    let exported = |so: &Path| {
-        let mut names: Vec<String> = symbols(so)
-            .into_iter()
-            .filter(|s| s.table == ".dynsym" && s.is_defined())
-            .map(|s| s.name)
-            .collect();
-        names.sort();
-        names
-    };
-    assert_eq!(exported(&rld), exported(&gnu));
-    assert!(exported(&rld).contains(&"api".to_string()));
-    assert!(!exported(&rld).contains(&"helper".to_string()));
+    assert_eq!(exported_names(&rld), exported_names(&gnu));
+    assert!(exported_names(&rld).contains(&"api".to_string()));
+    assert!(!exported_names(&rld).contains(&"helper".to_string()));
 }
 
 /// Checks a failed link through `gcc -B<rld>`: an error naming `mentions`, no crash, no

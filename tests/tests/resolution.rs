@@ -53,16 +53,6 @@ fn link_with_library(
     )
 }
 
-fn dynsym_names(exe: &Path) -> Vec<String> {
-    let mut names: Vec<String> = symbols(exe)
-        .into_iter()
-        .filter(|s| s.table == ".dynsym" && s.is_defined())
-        .map(|s| s.name)
-        .collect();
-    names.sort();
-    names
-}
-
 /// Runs an executable built by [`link_with_library`] with its library directory.
 fn run_with_library(exe: &Path) -> std::process::Output {
     let dir = exe.parent().unwrap().to_str().unwrap().to_string();
@@ -83,10 +73,10 @@ fn executable_definitions_interpose_library_symbols() {
             .iter()
             .map(|&d| link_with_library(&t, d, &lib, &[], &[&main], flags))
             .collect();
-        let lld_exports = dynsym_names(&exes[0]);
+        let lld_exports = exported_names(&exes[0]);
         for (d, exe) in ALL_DRIVERS.iter().zip(&exes) {
             assert_output_is(exe, &run_with_library(exe), "20 7\n", d.name());
-            let names = dynsym_names(exe);
+            let names = exported_names(exe);
             assert!(
                 names.contains(&"foo".into()) && names.contains(&"lib_data".into()),
                 "{names:?}"
@@ -135,7 +125,7 @@ fn library_reference_pulls_archive_member() {
         let exe = link_with_library(&t, d, &lib, &[], &[&main, &archive], &[]);
         assert_output_is(&exe, &run_with_library(&exe), "42\n", d.name());
         assert!(
-            dynsym_names(&exe).contains(&"callback".into()),
+            exported_names(&exe).contains(&"callback".into()),
             "{}: callback not exported",
             d.name()
         );

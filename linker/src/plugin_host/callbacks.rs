@@ -173,31 +173,34 @@ unsafe fn fill_resolutions(
     api::Status::OK
 }
 
+/// Records a string a plugin passes (a path, a library name) in the state.
+///
+/// # Safety
+/// `p` is null or a NUL-terminated string.
+unsafe fn record(p: *const c_char, store: impl FnOnce(&mut State, String)) -> api::Status {
+    // SAFETY: the caller's contract.
+    match unsafe { string(p) } {
+        Some(v) => {
+            with_state(|s| store(s, v));
+            api::Status::OK
+        }
+        None => api::Status::ERR,
+    }
+}
+
 unsafe extern "C" fn add_input_file(path: *const c_char) -> api::Status {
     // SAFETY: the plugin passes a C string.
-    match unsafe { string(path) } {
-        Some(p) => with_state(|s| s.added_files.push(p.into())),
-        None => return api::Status::ERR,
-    }
-    api::Status::OK
+    unsafe { record(path, |s, p| s.added_files.push(p.into())) }
 }
 
 unsafe extern "C" fn add_input_library(name: *const c_char) -> api::Status {
     // SAFETY: the plugin passes a C string.
-    match unsafe { string(name) } {
-        Some(n) => with_state(|s| s.added_libraries.push(n)),
-        None => return api::Status::ERR,
-    }
-    api::Status::OK
+    unsafe { record(name, |s, n| s.added_libraries.push(n)) }
 }
 
 unsafe extern "C" fn set_extra_library_path(path: *const c_char) -> api::Status {
     // SAFETY: the plugin passes a C string.
-    match unsafe { string(path) } {
-        Some(p) => with_state(|s| s.library_paths.push(p.into())),
-        None => return api::Status::ERR,
-    }
-    api::Status::OK
+    unsafe { record(path, |s, p| s.library_paths.push(p.into())) }
 }
 
 /// `get_input_file`: a fresh descriptor of the file, closed by `release_input_file`.
