@@ -74,7 +74,7 @@ pub fn link(opts: &Options) -> Result<()> {
             opts.plugins.clone(),
             plugin_lto::output_type(opts),
             &opts.output,
-        ));
+        )?);
     }
     resolver.add_inputs(inputs)?;
     check_symbol_versions(&resolver.symtab, version_script.as_ref())?;

@@ -79,13 +79,24 @@ pub struct PluginHost {
 }
 
 impl PluginHost {
-    pub fn new(args: Vec<PluginArg>, output_type: api::OutputType, output: &Path) -> PluginHost {
-        PluginHost {
+    /// Plugins load on first use, but a missing one is an error at once, as in GNU ld.
+    pub fn new(
+        args: Vec<PluginArg>,
+        output_type: api::OutputType,
+        output: &Path,
+    ) -> Result<PluginHost> {
+        if let Some(missing) = args.iter().find(|a| !a.path.is_file()) {
+            return Err(LinkError::Link(format!(
+                "cannot load plugin {}: no such file",
+                missing.path.display()
+            )));
+        }
+        Ok(PluginHost {
             args,
             output_type,
             output_name: CString::new(output.as_os_str().as_encoded_bytes()).unwrap_or_default(),
             loaded: false,
-        }
+        })
     }
 
     pub fn is_empty(&self) -> bool {
