@@ -126,6 +126,30 @@ fn the_remark_file_holds_rlds_own_remarks() {
 }
 
 #[test]
+fn bitcode_archive_members_are_claimed_at_their_offset() {
+    let t = Test::new();
+    let main = t.compile(Clang, "plugin/arc_main.c", &LTO);
+    // The used member second, so that it starts at an offset into the archive.
+    let unused = t.compile(Clang, "plugin/arc_unused.c", &LTO);
+    let member = t.compile(Clang, "plugin/arc_member.c", &LTO);
+    let archive = t.archive("libbc.a", &[&unused, &member]);
+    for host in PluginHost::ALL {
+        let exe = t.check_plugin_program(
+            false,
+            host,
+            &[&main, &archive],
+            &["-flto", "-O2"],
+            Some("55\n"),
+        );
+        assert!(
+            !symbols(&exe).iter().any(|s| s.name == "never_needed"),
+            "{}: the unused member was linked",
+            host_name(host)
+        );
+    }
+}
+
+#[test]
 fn save_temps_keeps_the_intermediate_files() {
     let t = Test::new();
     let objs = remark_objects(&t);
@@ -149,6 +173,22 @@ fn save_temps_keeps_the_intermediate_files() {
         assert!(
             bitcode.iter().any(|f| f.ends_with(".preopt.bc")),
             "save-temps kept no bitcode: {bitcode:?}"
+        );
+
+        // obj-path=PATH: the object goes there, and stays.
+        let obj = t.path(&format!("{out}-obj.o"));
+        let flag = format!("-Wl,-plugin-opt=obj-path={}", obj.display());
+        let exe = t.link(
+            Driver::Plugin(host),
+            &paths(&objs),
+            &["-flto", "-O2", &flag],
+            &format!("{out}-obj"),
+        );
+        assert_output_is(&exe, &run(&exe, &["5"], &[]), "run(5) = 70\n", &out);
+        assert!(
+            std::fs::read(&obj).is_ok_and(|b| b.starts_with(b"\x7fELF")),
+            "obj-path kept no object at {}",
+            obj.display()
         );
     }
 }
