@@ -28,7 +28,11 @@ impl<'h> PhaseClock<'h> {
     pub(crate) fn phase(&mut self, name: &str, detail: impl FnOnce() -> String) {
         if self.enabled {
             let now = Instant::now();
-            self.note(now - self.last, &format!("LTO: {name} ({})", detail()));
+            let peak = peak_rss_note();
+            self.note(
+                now - self.last,
+                &format!("LTO: {name} ({}){peak}", detail()),
+            );
             self.last = now;
         }
     }
@@ -38,4 +42,17 @@ impl<'h> PhaseClock<'h> {
         self.host
             .note(&format!("{:>8.2} ms    {what}", took.as_secs_f64() * 1e3));
     }
+}
+
+/// The process's peak resident memory so far (`VmHWM`), where the system says it.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// `  [peak N MB]` for a `--time` line: which phase made the process as big as it got.
+pub fn peak_rss_note() -> String {
+    peak_rss_bytes().map_or_else(String::new, |b| format!("  [peak {} MB]", b >> 20))
 }

@@ -30,8 +30,9 @@ impl Timer {
         if self.enabled {
             let now = Instant::now();
             eprintln!(
-                "rld: {:>8.2} ms  {name}",
-                (now - self.last).as_secs_f64() * 1e3
+                "rld: {:>8.2} ms  {name}{}",
+                (now - self.last).as_secs_f64() * 1e3,
+                rld_lto_driver::peak_rss_note()
             );
             self.last = now;
         }
@@ -40,8 +41,9 @@ impl Timer {
     fn total(&self) {
         if self.enabled {
             eprintln!(
-                "rld: {:>8.2} ms  total",
-                self.start.elapsed().as_secs_f64() * 1e3
+                "rld: {:>8.2} ms  total{}",
+                self.start.elapsed().as_secs_f64() * 1e3,
+                rld_lto_driver::peak_rss_note()
             );
         }
     }
