@@ -27,6 +27,7 @@ pub mod modref;
 pub mod partition;
 pub mod pointsto;
 pub mod program;
+mod scc;
 pub mod sparse;
 
 #[cfg(test)]

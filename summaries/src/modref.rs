@@ -648,7 +648,12 @@ impl<'a> Builder<'a> {
 
     fn solve(self) -> ModRef {
         let nodes = self.local.len();
-        let (component, count) = components(&self.callees);
+        let edges = &self.callees;
+        let crate::scc::Components {
+            of: component,
+            count,
+            ..
+        } = crate::scc::components(edges.len(), |_| false, |v, i| edges[v].get(i).copied());
         let mut members: Vec<Vec<FnNode>> = vec![Vec::new(); count];
         for n in 0..nodes {
             members[component[n]].push(n);
@@ -696,63 +701,6 @@ impl<'a> Builder<'a> {
             sites: self.sites,
         }
     }
-}
-
-/// Strongly connected components (Tarjan, iterative), numbered so that every component
-/// comes after the components it calls; returns each node's component and their count.
-fn components(edges: &[Vec<FnNode>]) -> (Vec<usize>, usize) {
-    let n = edges.len();
-    const NONE: usize = usize::MAX;
-    let mut index = vec![NONE; n];
-    let mut low = vec![0; n];
-    let mut on_stack = vec![false; n];
-    let mut stack = Vec::new();
-    let mut component = vec![NONE; n];
-    let mut count = 0;
-    let mut next = 0;
-    for root in 0..n {
-        if index[root] != NONE {
-            continue;
-        }
-        let mut work: Vec<(FnNode, usize)> = vec![(root, 0)];
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&mut (v, ref mut i)) = work.last_mut() {
-            if let Some(&w) = edges[v].get(*i) {
-                *i += 1;
-                if index[w] == NONE {
-                    index[w] = next;
-                    low[w] = next;
-                    next += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    work.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            work.pop();
-            if let Some(&(parent, _)) = work.last() {
-                low[parent] = low[parent].min(low[v]);
-            }
-            if low[v] == index[v] {
-                let c = count;
-                while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
-                    component[w] = c;
-                    if w == v {
-                        break;
-                    }
-                }
-                count += 1;
-            }
-        }
-    }
-    (component, count)
 }
 
 /// C library functions that run code the program registered, synchronize with other

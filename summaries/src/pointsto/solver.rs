@@ -641,68 +641,31 @@ impl<C: Clone> Solver<C> {
         }
     }
 
-    /// Merges every cycle of copy edges into one node (Tarjan's algorithm, iterative): the
-    /// nodes of a cycle always have equal sets.
+    /// Merges every cycle of copy edges into one node: the nodes of a cycle always have
+    /// equal sets.
     fn collapse_cycles(&mut self) {
         self.edges_since_scc = 0;
         let n = self.nodes.len();
-        let mut index = vec![u32::MAX; n];
-        let mut low = vec![0u32; n];
-        let mut on_stack = vec![false; n];
-        let mut stack: Vec<Node> = Vec::new();
-        let mut next_index = 0u32;
-        let mut components: Vec<Vec<Node>> = Vec::new();
-        for root in 0..n as Node {
-            if self.find(root) != root || index[root as usize] != u32::MAX {
-                continue;
-            }
-            // (node, next successor position)
-            let mut call: Vec<(Node, usize)> = vec![(root, 0)];
-            index[root as usize] = next_index;
-            low[root as usize] = next_index;
-            next_index += 1;
-            stack.push(root);
-            on_stack[root as usize] = true;
-            while let Some(&mut (v, ref mut pos)) = call.last_mut() {
-                if *pos < self.succ[v as usize].len() {
-                    let w = self.find(self.succ[v as usize][*pos]);
-                    *pos += 1;
-                    if index[w as usize] == u32::MAX {
-                        index[w as usize] = next_index;
-                        low[w as usize] = next_index;
-                        next_index += 1;
-                        stack.push(w);
-                        on_stack[w as usize] = true;
-                        call.push((w, 0));
-                    } else if on_stack[w as usize] {
-                        low[v as usize] = low[v as usize].min(index[w as usize]);
-                    }
-                } else {
-                    call.pop();
-                    if let Some(&(parent, _)) = call.last() {
-                        low[parent as usize] = low[parent as usize].min(low[v as usize]);
-                    }
-                    if low[v as usize] == index[v as usize] {
-                        let mut component = Vec::new();
-                        while let Some(w) = stack.pop() {
-                            on_stack[w as usize] = false;
-                            component.push(w);
-                            if w == v {
-                                break;
-                            }
-                        }
-                        if component.len() > 1 {
-                            components.push(component);
-                        }
-                    }
-                }
+        let (nodes, succ) = (&mut self.nodes, &self.succ);
+        // Merged nodes are skipped: their edges moved to their representative.
+        let parents: Vec<bool> = (0..n as Node).map(|v| nodes.find_const(v) == v).collect();
+        let components = crate::scc::components(
+            n,
+            |v| !parents[v],
+            |v, i| succ[v].get(i).map(|&w| nodes.find(w) as usize),
+        );
+        // Each component's nodes merge into the first to leave the stack.
+        let mut merges = Vec::new();
+        let mut first: Option<(usize, Node)> = None;
+        for &v in &components.popped {
+            let c = components.of[v];
+            match first {
+                Some((fc, f)) if fc == c => merges.push((f, v as Node)),
+                _ => first = Some((c, v as Node)),
             }
         }
-        for component in components {
-            let first = component[0];
-            for &other in &component[1..] {
-                self.unify(first, other);
-            }
+        for (a, b) in merges {
+            self.unify(a, b);
         }
     }
 }
