@@ -55,9 +55,9 @@ pub struct SymbolFacts {
 pub trait Host {
     /// How the link resolved the global symbol `name`; None if the link has no such symbol.
     fn symbol(&self, name: &[u8]) -> Option<SymbolFacts>;
-    /// Whether the link refers to `__start_SECTION` or `__stop_SECTION`: those symbols reach
-    /// into the section without naming what it holds, so its globals must survive as they
-    /// are.
+    /// Whether the link refers to `__start_SECTION` or `__stop_SECTION` (asked only for
+    /// sections named like a C identifier): those symbols reach into the section without
+    /// naming what it holds, so its globals must survive as they are.
     fn section_bounds_referenced(&self, section: &str) -> bool;
     /// A warning, printed as the host prints its own.
     fn warning(&self, msg: &str);

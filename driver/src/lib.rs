@@ -22,5 +22,6 @@ pub use host::{Host, LinkFacts, SymbolFacts};
 pub use options::LtoOptions;
 pub use plugin_opt::{apply_plugin_opt, parse_jobs, parse_opt_level, PluginOpt, PluginOptError};
 pub use remark_file::remark_format;
+pub use resolution::is_c_identifier;
 pub use run::run;
 pub use timing::{peak_rss_bytes, peak_rss_note};

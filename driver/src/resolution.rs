@@ -6,6 +6,14 @@
 use crate::host::{Host, LinkFacts};
 use rld_summaries::{CombinedIndex, GlobalFlags, GlobalId, Resolutions};
 
+/// Whether a section name can have `__start_`/`__stop_` symbols: linkers define them only
+/// for sections named like a C identifier.
+pub fn is_c_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
 /// Fills the resolutions of every definition in `index` from what `host` resolved.
 pub(crate) fn resolutions(host: &dyn Host, link: &LinkFacts, index: &CombinedIndex) -> Resolutions {
     let mut res = Resolutions::new(index);
@@ -31,7 +39,7 @@ pub(crate) fn resolutions(host: &dyn Host, link: &LinkFacts, index: &CombinedInd
             let start_stop = || {
                 g.section
                     .as_deref()
-                    .is_some_and(|s| host.section_bounds_referenced(s))
+                    .is_some_and(|s| is_c_identifier(s) && host.section_bounds_referenced(s))
             };
             slot.visible_to_regular_obj = link.relocatable
                 || sym.native_ref

@@ -13,11 +13,7 @@ use object::read::elf::Rela as _;
 
 const SHF_GNU_RETAIN: u64 = 0x20_0000;
 
-pub fn is_c_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
-        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
-}
+pub use rld_lto_driver::is_c_identifier;
 
 fn is_gc_root(name: &str, sh_type: u32, flags: u64, symtab: &SymbolTable) -> bool {
     if flags & SHF_GNU_RETAIN != 0 {

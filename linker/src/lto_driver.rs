@@ -5,7 +5,6 @@
 //! place in the symbol table.
 
 use crate::error::{LinkError, Result};
-use crate::gc::is_c_identifier;
 use crate::options::Options;
 use crate::scan::compute_preemption_in;
 use crate::symbols::{Resolver, SymbolDef, SymbolTable};
@@ -15,7 +14,8 @@ use rld_lto_driver::{Host, LinkFacts, SymbolFacts};
 use rld_summaries::GlobalId;
 
 /// Names the program needs whatever the code says: entry point, `-u`, `-init`/`-fini`.
-fn root_names(opts: &Options) -> Vec<String> {
+/// (To a linker plugin, these are references from outside its files.)
+pub(crate) fn root_names(opts: &Options) -> Vec<String> {
     let mut roots = opts.undefined.clone();
     if !opts.is_shared() && !opts.relocatable {
         roots.push(opts.entry.clone().unwrap_or_else(|| "_start".into()));
@@ -67,17 +67,12 @@ impl Host for LinkerHost<'_> {
         })
     }
 
-    /// Only a section named like a C identifier gets `__start_`/`__stop_` symbols.
     fn section_bounds_referenced(&self, section: &str) -> bool {
-        is_c_identifier(section)
-            && (self
-                .symtab
-                .lookup(format!("__start_{section}").as_bytes())
+        ["__start_", "__stop_"].iter().any(|prefix| {
+            self.symtab
+                .lookup(format!("{prefix}{section}").as_bytes())
                 .is_some()
-                || self
-                    .symtab
-                    .lookup(format!("__stop_{section}").as_bytes())
-                    .is_some())
+        })
     }
 
     fn warning(&self, msg: &str) {

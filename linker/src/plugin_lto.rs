@@ -46,7 +46,8 @@ pub fn run(
     // Exported symbols are decided by the same rules the output will use.
     let is_dynamic = !r.dsos.is_empty() || opts.is_pic();
     crate::scan::compute_preemption_in(&mut r.symtab, opts, is_dynamic, dynamic_list);
-    let roots: HashSet<&[u8]> = root_names(opts).map(str::as_bytes).collect();
+    let roots = crate::lto_driver::root_names(opts);
+    let roots: HashSet<&[u8]> = roots.iter().map(|r| r.as_bytes()).collect();
     let resolutions = r
         .plugin_files
         .iter()
@@ -97,17 +98,6 @@ pub fn run(
         )?);
     }
     Ok(PluginResult { objects, libraries })
-}
-
-/// Symbols the link needs whatever references them: to a plugin, references from outside
-/// its files.
-fn root_names(opts: &Options) -> impl Iterator<Item = &str> {
-    let entry = (!opts.is_shared()).then(|| opts.entry.as_deref().unwrap_or("_start"));
-    opts.undefined
-        .iter()
-        .map(String::as_str)
-        .chain(entry)
-        .chain([opts.init.as_str(), opts.fini.as_str()])
 }
 
 /// The resolution GNU ld reports for symbol `at` (file, index) of a claimed file.

@@ -341,8 +341,10 @@ impl Resolver {
         for input in inputs {
             match input {
                 InputFile::Object { name, data } => {
-                    let path = std::path::PathBuf::from(&name);
-                    if !self.offer_to_plugins(&name, &path, 0, data)? {
+                    let for_plugin =
+                        self.plugins.is_some() && crate::object_file::has_gcc_lto_sections(data);
+                    let path = std::path::Path::new(&name);
+                    if !(for_plugin && self.offer_to_plugins(&name, path, 0, data)?) {
                         self.add_object(name, data)?
                     }
                 }
@@ -513,7 +515,7 @@ impl Resolver {
                     (member.name.clone(), member.data)
                 })
                 .collect();
-            let plugins = self.plugins.as_ref().is_some_and(|p| !p.is_empty());
+            let plugins = self.plugins.is_some();
             let parsed: Vec<Member> = members
                 .par_iter()
                 .map(|(name, data)| {
@@ -551,8 +553,8 @@ impl Resolver {
         Ok(())
     }
 
-    /// Offers a file that carries a plugin's IR to the plugins; a file one of them claims
-    /// takes part in resolution through the symbols the plugin reported.
+    /// Offers a file that carries a plugin's IR (`.gnu.lto_*` sections) to the plugins; a
+    /// file one of them claims takes part in resolution through the symbols it reported.
     fn offer_to_plugins(
         &mut self,
         name: &str,
@@ -560,12 +562,9 @@ impl Resolver {
         offset: u64,
         data: &'static [u8],
     ) -> Result<bool> {
-        let Some(host) = self.plugins.as_mut().filter(|p| !p.is_empty()) else {
+        let Some(host) = self.plugins.as_mut() else {
             return Ok(false);
         };
-        if offset == 0 && !crate::object_file::has_gcc_lto_sections(data) {
-            return Ok(false);
-        }
         let offer = crate::plugin_host::Offer { path, offset, data };
         let Some(claimed) = host.claim(&offer, name)? else {
             return Ok(false);

@@ -22,10 +22,8 @@ pub fn run(
 ) -> Result<Written, String> {
     let resolutions = host_resolutions(host, modules)?;
     // Archive members the host claimed through us but never linked take no part.
-    let used: Vec<(&ClaimedModule, &[api::Resolution])> = modules
-        .iter()
-        .zip(&resolutions)
-        .filter_map(|(m, r)| Some((m, r.as_deref()?)))
+    let used: Vec<usize> = (0..modules.len())
+        .filter(|&i| resolutions[i].is_some())
         .collect();
     if used.is_empty() {
         return Ok(Written {
@@ -45,15 +43,23 @@ pub fn run(
         threads: None,
         print_timing: false,
     };
-    let resolved = Resolved::new(host, &used, shared);
+    let with_resolutions: Vec<(&ClaimedModule, &[api::Resolution])> = used
+        .iter()
+        .filter_map(|&i| Some((&modules[i], resolutions[i].as_deref()?)))
+        .collect();
+    let resolved = Resolved::new(host, &with_resolutions, shared);
+    // The driver takes the summaries (the resolutions above were their last other use).
+    let summaries = used
+        .iter()
+        .map(|&i| std::mem::take(&mut modules[i].summary))
+        .collect();
     let inputs: Vec<rld_lto::BitcodeInput> = used
         .iter()
-        .map(|(m, _)| rld_lto::BitcodeInput {
-            name: &m.name,
-            data: &m.data,
+        .map(|&i| rld_lto::BitcodeInput {
+            name: &modules[i].name,
+            data: &modules[i].data,
         })
         .collect();
-    let summaries = used.iter().map(|(m, _)| m.summary.clone()).collect();
     let objects = rld_lto_driver::run(&inputs, summaries, &resolved, &link, opts)
         .map_err(|e| format!("rld plugin: LTO failed: {e}"))?;
 

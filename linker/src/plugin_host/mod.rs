@@ -99,10 +99,6 @@ impl PluginHost {
         })
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.args.is_empty()
-    }
-
     /// Loads every plugin: `dlopen`, then `onload` with the transfer vector.
     fn load(&mut self) -> Result<()> {
         if self.loaded {
