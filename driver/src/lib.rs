@@ -9,6 +9,7 @@ mod actions;
 mod call_plan;
 mod error;
 mod host;
+mod memory;
 mod options;
 mod plugin_opt;
 mod remark_file;

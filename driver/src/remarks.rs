@@ -166,7 +166,10 @@ pub(crate) fn alias_remarks(
         // partitions is named `NAME.rld.M`, M its module; a name defined in several
         // modules (two static functions) has no one location.
         let (source, module) = match split_shared_name(function.as_bytes()) {
-            Some((source, m)) => (std::str::from_utf8(source).unwrap_or(function), Some(m)),
+            Some(s) => (
+                std::str::from_utf8(s.source).unwrap_or(function),
+                Some(s.module),
+            ),
             None => (function.as_str(), None),
         };
         let defs: Vec<GlobalId> = index

@@ -37,6 +37,10 @@ pub fn run(
         rld_lto::shim::parse_llvm_options(&opts.llvm_args).map_err(DriverError::LlvmOptions)?;
     }
 
+    // The summaries' parses are over: their LLVM contexts' memory goes back before the
+    // analyses allocate theirs.
+    crate::memory::give_back_free_memory();
+
     // What lives, and what of it nothing outside the LTO unit needs.
     let index = CombinedIndex::new(summaries);
     let res = resolutions(host, link, &index);
@@ -70,6 +74,7 @@ pub fn run(
     };
     // The points-to sets have served every client: free them before the backends run.
     drop(pts);
+    crate::memory::give_back_free_memory();
 
     // The partitions: what each compiles, what it copies for inlining, what it shares.
     let partitions = partition(&index, &res, &actions, &internal, &extra_refs, link, opts);
@@ -294,7 +299,11 @@ fn declared_attributes(
         for a in list {
             let g = &index.modules[m].globals[a.function as usize];
             let name = if g.linkage.is_local() {
-                rld_summaries::partition::shared_name(&g.name, m as u32)
+                rld_summaries::partition::shared_name(
+                    &g.name,
+                    m as u32,
+                    g.linkage == rld_summaries::Linkage::Private,
+                )
             } else {
                 g.name.clone()
             };

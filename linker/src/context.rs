@@ -155,6 +155,9 @@ pub struct Link<'o> {
     /// Final address of every global symbol (after layout).
     pub sym_addr: Vec<u64>,
     pub eh_frame_fdes: usize,
+    /// `.eh_frame` CIEs dropped for an equal one placed earlier: (file, section, offset in
+    /// the section) → the output offset of the one kept.
+    pub cie_aliases: HashMap<(FileId, u32, u64), u64>,
     pub needs_textrel: bool,
     /// Some relocation is relative to the GOT base (GOTPC32, GOTOFF64, PLTOFF64, ...).
     pub uses_got_base: bool,
@@ -200,6 +203,7 @@ impl<'o> Link<'o> {
             image_base: 0,
             sym_addr: Vec::new(),
             eh_frame_fdes: 0,
+            cie_aliases: HashMap::new(),
             needs_textrel: false,
             uses_got_base: false,
             large_image: false,

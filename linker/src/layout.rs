@@ -13,7 +13,7 @@ use crate::gc::is_c_identifier;
 use crate::object_file::{SectionKind, NO_OUTPUT};
 use crate::output_section::{
     finish_merge_offsets, init_priority, merge_sections, output_section_name, split_eh_frame,
-    OutputSection, Synthetic, TailKind,
+    CieTable, OutputSection, Synthetic, TailKind,
 };
 use crate::symbols::SymbolDef;
 use object::elf::*;
@@ -160,17 +160,21 @@ pub fn place_inputs(link: &mut Link) {
         let inputs = std::mem::take(&mut link.outputs[o].inputs);
         let mut size = 0u64;
         let mut align = 1u64;
+        let mut cies = CieTable::default();
         for &(f, i) in &inputs {
             let kind = link.objects[f as usize].sections[i as usize].kind;
             match kind {
                 SectionKind::Merge => continue,
                 SectionKind::EhFrame => {
-                    let (mut pieces, kept, fdes) =
+                    let (mut pieces, mut kept, fdes) =
                         split_eh_frame(&link.objects[f as usize], i as usize);
-                    let sec = &mut link.objects[f as usize].sections[i as usize];
                     // CIEs and FDEs follow each other with no padding: a zero word between
                     // them would read as the end of the table.
                     size = size.next_multiple_of(4);
+                    if !link.opts.relocatable {
+                        kept -= cies.merge(link, f, i, &mut pieces, size);
+                    }
+                    let sec = &mut link.objects[f as usize].sections[i as usize];
                     for p in pieces.iter_mut() {
                         if p.output_offset != u64::MAX {
                             p.output_offset += size;

@@ -2,6 +2,7 @@
 //! deduplication, `.eh_frame` splitting, and the extra regions (commons, copy relocations,
 //! merged strings) that live at the end of an output section.
 
+use crate::context::{Link, Target};
 use crate::object_file::{FileId, ObjectFile, Piece, SectionKind, LE};
 use object::elf;
 use object::read::elf::Rela as _;
@@ -269,6 +270,107 @@ pub fn finish_merge_offsets(objects: &mut [ObjectFile], group_offsets: &[u64]) {
     }
 }
 
+/// The length of the `.eh_frame` record at `pos` (its length field included), clamped to
+/// the data.
+pub fn eh_record_len(data: &[u8], pos: usize) -> u64 {
+    match data.get(pos..pos + 4) {
+        Some(b) => {
+            let len = u32::from_le_bytes(b.try_into().unwrap()) as u64;
+            if len == 0xffff_ffff {
+                // 64-bit DWARF length: never produced for x86-64 .eh_frame; the rest whole.
+                (data.len() - pos) as u64
+            } else {
+                (4 + len).min((data.len() - pos) as u64)
+            }
+        }
+        None => (data.len() - pos) as u64,
+    }
+}
+
+/// What makes two CIEs the same: their bytes and their relocations (offset in the CIE,
+/// type, target, addend).
+type CieKey = (Vec<u8>, Vec<(u64, u32, Target, i64)>);
+
+/// The CIEs placed so far in one output `.eh_frame`, by content. Every object compiled
+/// alike starts with the same CIE; GNU ld and lld keep one of each, and so does rld: a
+/// later copy is dropped and its FDEs point at the first.
+#[derive(Default)]
+pub struct CieTable {
+    placed: HashMap<CieKey, u64>,
+}
+
+impl CieTable {
+    /// Drops the CIEs of input `sec` of `file` seen before (recording where their FDEs must
+    /// point in `link.cie_aliases`) and moves the pieces after them down. `pieces` are
+    /// relative to the input's start, which is at `base` in the output section. Returns the
+    /// bytes saved.
+    pub fn merge(
+        &mut self,
+        link: &mut Link,
+        file: FileId,
+        sec: u32,
+        pieces: &mut [Piece],
+        base: u64,
+    ) -> u64 {
+        let obj = &link.objects[file as usize];
+        let input = &obj.sections[sec as usize];
+        let mut removed = 0u64;
+        for p in pieces.iter_mut() {
+            if p.output_offset == u64::MAX {
+                continue;
+            }
+            p.output_offset -= removed;
+            let start = p.input_offset as usize;
+            if input.data.get(start + 4..start + 8) != Some(&[0, 0, 0, 0][..]) {
+                continue;
+            }
+            let len = eh_record_len(input.data, start);
+            let Some(key) = cie_key(link, file, input, p.input_offset, len) else {
+                continue;
+            };
+            match self.placed.get(&key) {
+                Some(&first) => {
+                    link.cie_aliases.insert((file, sec, p.input_offset), first);
+                    p.output_offset = u64::MAX;
+                    removed += len;
+                }
+                None => {
+                    self.placed.insert(key, base + p.output_offset);
+                }
+            }
+        }
+        removed
+    }
+}
+
+/// The key of the CIE of `len` bytes at `start` of `input`, or `None` if it must stay
+/// where it is: a relocation other than PC-relative could need a dynamic relocation of its
+/// own, so only CIEs without one are shared.
+fn cie_key(
+    link: &Link,
+    file: FileId,
+    input: &crate::object_file::InputSection,
+    start: u64,
+    len: u64,
+) -> Option<CieKey> {
+    let bytes = input.data[start as usize..(start + len) as usize].to_vec();
+    let first = input.relocs.partition_point(|r| r.r_offset(LE) < start);
+    let mut relocs = Vec::new();
+    for r in &input.relocs[first..] {
+        let offset = r.r_offset(LE);
+        if offset >= start + len {
+            break;
+        }
+        let r_type = r.r_type(LE, false);
+        if !matches!(r_type, elf::R_X86_64_PC32 | elf::R_X86_64_PC64) {
+            return None;
+        }
+        let target = link.target(file, r.r_sym(LE, false) as usize);
+        relocs.push((offset - start, r_type, target, r.r_addend(LE)));
+    }
+    Some((bytes, relocs))
+}
+
 /// Splits an `.eh_frame` input into CIEs and FDEs, dropping FDEs whose function is in a
 /// section that is not in the output. Returns the size of what is kept and the number of
 /// FDEs kept. Piece output offsets are relative to the start of this input's data.
@@ -282,12 +384,7 @@ pub fn split_eh_frame(obj: &ObjectFile, sec_index: usize) -> (Vec<Piece>, u64, u
     let mut reloc_i = 0usize;
     while pos + 4 <= data.len() {
         let len = u32::from_le_bytes(data[pos..pos + 4].try_into().unwrap()) as usize;
-        let total = if len == 0xffff_ffff {
-            // 64-bit DWARF length: never produced for x86-64 .eh_frame; keep the rest whole.
-            data.len() - pos
-        } else {
-            (4 + len).min(data.len() - pos)
-        };
+        let total = eh_record_len(data, pos) as usize;
         let is_cie = len == 0
             || data
                 .get(pos + 4..pos + 8)

@@ -10,7 +10,7 @@ use crate::error::{LinkError, Result};
 use crate::object_file::{SectionKind, LE, NO_OUTPUT};
 use crate::options::{BuildId, OutputKind};
 use crate::output_file::{OutputBuffer, PendingOutput};
-use crate::output_section::{Synthetic, TailKind};
+use crate::output_section::{eh_record_len, Synthetic, TailKind};
 use crate::relocate::relocate_section;
 use crate::sym_section::{symbol_section, SymSection};
 use crate::symbols::SymbolDef;
@@ -69,8 +69,14 @@ impl Symtab {
 
 /// The name a static function or variable had in its source: LTO partitions refer to one
 /// another's statics as `NAME.rld.MODULE` (hidden), which is local again in the output.
-fn source_name(name: &[u8]) -> &[u8] {
-    rld_summaries::partition::split_shared_name(name).map_or(name, |(source, _)| source)
+/// `None` for what the compiler made without a source name (string literals, constant
+/// tables: LLVM's `private`), which one module's object would not have had in its symbol
+/// table either.
+fn source_name(name: &[u8]) -> Option<&[u8]> {
+    match rld_summaries::partition::split_shared_name(name) {
+        Some(shared) => (!shared.private).then_some(shared.source),
+        None => Some(name),
+    }
 }
 
 fn build_symtab(link: &Link) -> Symtab {
@@ -158,20 +164,29 @@ fn build_symtab(link: &Link) -> Symtab {
             && !undefined
         {
             STT_GNU_IFUNC
+        } else if undefined && sym.sym_type == STT_GNU_IFUNC {
+            // A shared library's IFUNC is a plain function to its callers (GNU ld and lld
+            // write it so).
+            STT_FUNC
         } else {
             sym.sym_type
         };
+        let name = if hidden {
+            match source_name(sym.name) {
+                Some(name) => name,
+                None => continue,
+            }
+        } else {
+            sym.name
+        };
         let out = OutSym {
-            name: if hidden {
-                source_name(sym.name)
-            } else {
-                sym.name
-            },
+            name,
             info: (bind << 4) | ty,
             other: sym.visibility,
             section,
             value,
-            size: sym.size,
+            // What another module defines has no size here (as GNU ld and lld write it).
+            size: if undefined { 0 } else { sym.size },
         };
         if hidden {
             table.push(out, tls_start);
@@ -289,7 +304,8 @@ pub fn write_output(
                         .iter()
                         .filter(|p| p.output_offset != u64::MAX)
                         .map(|p| {
-                            p.output_offset + piece_len(s.data, p.input_offset as usize) - s.offset
+                            p.output_offset + eh_record_len(s.data, p.input_offset as usize)
+                                - s.offset
                         })
                         .max()
                         .unwrap_or(0);
@@ -449,20 +465,6 @@ pub fn write_output(
     Ok(map)
 }
 
-fn piece_len(data: &[u8], pos: usize) -> u64 {
-    match data.get(pos..pos + 4) {
-        Some(b) => {
-            let len = u32::from_le_bytes(b.try_into().unwrap()) as u64;
-            if len == 0xffff_ffff {
-                (data.len() - pos) as u64
-            } else {
-                (4 + len).min((data.len() - pos) as u64)
-            }
-        }
-        None => (data.len() - pos) as u64,
-    }
-}
-
 /// Copies the kept CIEs and FDEs and points each FDE at its CIE's new position.
 fn copy_eh_frame_pieces(link: &Link, file: u32, sec: u32, out: &mut [u8]) {
     let s = &link.objects[file as usize].sections[sec as usize];
@@ -471,7 +473,7 @@ fn copy_eh_frame_pieces(link: &Link, file: u32, sec: u32, out: &mut [u8]) {
             continue;
         }
         let start = p.input_offset as usize;
-        let len = piece_len(s.data, start) as usize;
+        let len = eh_record_len(s.data, start) as usize;
         let dst = (p.output_offset - s.offset) as usize;
         out[dst..dst + len].copy_from_slice(&s.data[start..start + len]);
         if len >= 8 {
@@ -480,7 +482,11 @@ fn copy_eh_frame_pieces(link: &Link, file: u32, sec: u32, out: &mut [u8]) {
                 id != 0 && u32::from_le_bytes(s.data[start..start + 4].try_into().unwrap()) != 0;
             if is_fde {
                 let cie_in = (p.input_offset + 4).wrapping_sub(id);
-                if let Some(cie_out) = s.piece_output_offset(cie_in) {
+                // The CIE is here, or an equal one placed earlier stands for it.
+                let cie_out = s
+                    .piece_output_offset(cie_in)
+                    .or_else(|| link.cie_aliases.get(&(file, sec, cie_in)).copied());
+                if let Some(cie_out) = cie_out {
                     let new = (p.output_offset + 4 - cie_out) as u32;
                     out[dst + 4..dst + 8].copy_from_slice(&new.to_le_bytes());
                 }
@@ -634,10 +640,12 @@ mod tests {
 
     #[test]
     fn shared_statics_get_their_source_names_back() {
-        assert_eq!(source_name(b"counter.rld.12"), b"counter");
-        assert_eq!(source_name(b"a.b.rld.0"), b"a.b");
+        assert_eq!(source_name(b"counter.rld.12"), Some(&b"counter"[..]));
+        assert_eq!(source_name(b"a.b.rld.0"), Some(&b"a.b"[..]));
         for kept in [&b"counter"[..], b"x.rld.", b".rld.3", b"x.rld.3a", b"rld.3"] {
-            assert_eq!(source_name(kept), kept);
+            assert_eq!(source_name(kept), Some(kept));
         }
+        // What the compiler made (private) has no name in the output.
+        assert_eq!(source_name(b".str.4.rld.private.2"), None);
     }
 }

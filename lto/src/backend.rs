@@ -621,14 +621,16 @@ fn place_globals(
             index: i as u32,
         };
         let action = actions.get(i).copied().unwrap_or(Action::Keep);
-        let local = g.linkage().is_local();
+        let linkage = g.linkage();
+        let local = linkage.is_local();
         let shared = job.partitions.is_shared(id);
         let placement = job.partitions.placement(p, id);
         if local {
             // Named across partitions, or about to become a declaration (which cannot be
             // local): a name no other module uses.
             if shared || placement == Placement::Elsewhere || renamed.contains(&(i as u32)) {
-                g.set_name(&partition::shared_name(&g.name(), m));
+                let private = linkage == rld_summaries::Linkage::Private;
+                g.set_name(&partition::shared_name(&g.name(), m, private));
             }
             // What the others name is a hidden symbol (not local first: a local cannot be
             // hidden).

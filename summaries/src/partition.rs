@@ -7,10 +7,11 @@
 //!
 //! - **Units**: definitions that must be emitted together (a comdat group, an alias with its
 //!   aliasee, a computed-goto table with its function) form one unit, placed as a whole.
-//! - **Order and cut**: units are laid out in call-graph order (a depth-first walk that puts
-//!   variables right after their first user, and callees after their first caller), then the
-//!   order is cut into `count` runs of about equal size (instructions). Everything depends on
-//!   the program only, never on the machine or the thread count, so the output is the same
+//! - **Order and cut**: units are laid out module by module in call-graph order (a
+//!   depth-first walk that puts variables right after their first user, and callees of the
+//!   same module after their first caller), then the order is cut into runs of about equal
+//!   size (instructions). Everything depends on the program only (names and sizes, never
+//!   the inputs' paths, the machine or the thread count), so the output is the same
 //!   everywhere.
 //! - **Copies for inlining**: a partition receives an `available_externally` copy of each
 //!   small function its code calls in another partition (and, with a decaying size limit, of
@@ -175,20 +176,42 @@ impl PartitionPlan {
 }
 
 /// The name a shared local definition gets in every partition: unique across modules, and
-/// the same one the backend gives local targets of promoted indirect calls.
-pub fn shared_name(name: &str, module: u32) -> String {
-    format!("{name}.rld.{module}")
+/// the same one the backend gives local targets of promoted indirect calls. A `private`
+/// one (LLVM's linkage for what the compiler made and the source never named: string
+/// literals, constant tables) is marked so, and the output's symbol table leaves it out, as
+/// one module's object would have.
+pub fn shared_name(name: &str, module: u32, private: bool) -> String {
+    let mark = if private { PRIVATE_MARK } else { MARK };
+    format!("{name}{mark}{module}")
 }
 
-/// The inverse of [`shared_name`]: the source name and the module of a name shared across
-/// partitions, or `None` for any other name. Bytes, since symbol names need not be UTF-8.
-pub fn split_shared_name(name: &[u8]) -> Option<(&[u8], u32)> {
-    const MARK: &[u8] = b".rld.";
+const MARK: &str = ".rld.";
+const PRIVATE_MARK: &str = ".rld.private.";
+
+/// A name made by [`shared_name`], taken apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SharedName<'a> {
+    /// The name in the module (in its source, unless private).
+    pub source: &'a [u8],
+    pub module: u32,
+    pub private: bool,
+}
+
+/// The inverse of [`shared_name`], or `None` for any other name. Bytes, since symbol names
+/// need not be UTF-8.
+pub fn split_shared_name(name: &[u8]) -> Option<SharedName<'_>> {
     let digits = name.iter().rev().take_while(|c| c.is_ascii_digit()).count();
     let (stem, module) = name.split_at(name.len() - digits);
-    let source = stem.strip_suffix(MARK)?;
     let module = std::str::from_utf8(module).ok()?.parse().ok()?;
-    (!source.is_empty()).then_some((source, module))
+    let (source, private) = match stem.strip_suffix(PRIVATE_MARK.as_bytes()) {
+        Some(source) => (source, true),
+        None => (stem.strip_suffix(MARK.as_bytes())?, false),
+    };
+    (!source.is_empty()).then_some(SharedName {
+        source,
+        module,
+        private,
+    })
 }
 
 /// Instructions per defined function of module `m` (from the summary's function shapes).
@@ -253,10 +276,7 @@ fn content_defined_cut(
         out.insert(u, p);
         current += size;
         done += size;
-        let id = defs.ids[u];
-        let name = &input.index.global(id).name;
-        let module = &input.index.modules[id.module as usize].module_id;
-        let roll = name_hash(module.as_bytes(), name.as_bytes()) & 0xffff_ffff;
+        let roll = cut_roll(input.index, defs.ids[u]);
         // Cut with probability size / (target / 2): the expected length past the minimum
         // is target / 2.
         let chance = (size << 32) / (target / 2).max(1);
@@ -275,6 +295,21 @@ fn content_defined_cut(
         }
     }
     out
+}
+
+/// The hash that decides whether a partition may end after the unit led by `id`: of its
+/// name, and for a local of its source file's name too (so that two modules' `static`
+/// functions of one name roll differently). Never of the input's path: the same program
+/// built in another directory, or relinked after an edit, is cut the same way.
+fn cut_roll(index: &CombinedIndex, id: GlobalId) -> u64 {
+    let g = index.global(id);
+    let file = if g.linkage.is_local() {
+        let source = &index.modules[id.module as usize].source_file;
+        source.rsplit('/').next().unwrap_or(source)
+    } else {
+        ""
+    };
+    name_hash(file.as_bytes(), g.name.as_bytes()) & 0xffff_ffff
 }
 
 /// A hash of two byte strings (separated), for the content-defined cut: FNV-1a, then
@@ -529,9 +564,13 @@ fn units(input: &PartitionInput, defs: &Defs) -> Vec<usize> {
     (0..defs.ids.len()).map(|d| find(&mut parent, d)).collect()
 }
 
-/// Definitions in call-graph order: a depth-first walk from each definition in index order
-/// that emits a function's unit, then the variables it uses (so data sits with its first
-/// user), then walks its calls and the functions it refers to.
+/// Definitions in call-graph order, module by module: a depth-first walk from each
+/// definition in index order that emits a function's unit, then the variables it uses (so
+/// data sits with its first user), then walks its calls and the functions it refers to in
+/// the same module. A module's code stays together: its compile unit's debug info is not
+/// repeated in many partitions, its static helpers sit with their callers, and an edit to
+/// one source file changes the partitions that hold that file. Small functions called
+/// across modules are copied instead ([`import`]).
 fn call_graph_order(
     input: &PartitionInput,
     defs: &Defs,
@@ -576,7 +615,7 @@ fn call_graph_order(
             // Then code: reversed, so the first call is walked first.
             for &member in unit.iter().rev() {
                 for &(t, _) in edges[member].iter().rev() {
-                    if !visited[t] {
+                    if !visited[t] && defs.ids[t].module == defs.ids[member].module {
                         stack.push(t);
                     }
                 }

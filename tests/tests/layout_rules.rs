@@ -243,3 +243,40 @@ fn gotpcrelx_relaxed_only_within_reach() {
         );
     }
 }
+
+/// The CIEs of `.eh_frame` (readelf's frame dump), as (offset, augmentation) pairs.
+fn cies(exe: &Path) -> Vec<String> {
+    let out = run_checked(std::process::Command::new("readelf").args(["-wf"]).arg(exe));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(!text.contains("Warning") && !text.contains("Error"), "{text}");
+    text.lines()
+        .filter(|l| l.ends_with(" CIE"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn equal_cies_of_many_objects_are_kept_once() {
+    // Objects compiled alike start with equal CIEs; C++ ones with a personality routine
+    // have a second kind. GNU ld and lld keep one of each, and the unwinder still finds
+    // every FDE's CIE: exceptions cross the objects.
+    let t = Test::new();
+    let a = t.compile_cxx(
+        Clang,
+        "#include <stdexcept>\n#include <cstdio>\nint thrower(int x);\nint catcher(int x) { try { return thrower(x); } catch (const std::exception &e) { std::printf(\"caught %s\\n\", e.what()); return -1; } }\nint main() { std::printf(\"%d\\n\", catcher(1)); std::printf(\"%d\\n\", catcher(0)); }\n",
+        &["-O1"],
+    );
+    let b = t.compile_cxx(
+        Gcc,
+        "#include <stdexcept>\n#include <string>\nstruct Guard { std::string s; ~Guard() {} };\nint thrower(int x) { Guard g{\"x\"}; if (x) throw std::runtime_error(\"boom\"); return 42; }\n",
+        &["-O1"],
+    );
+    let c = t.compile(Clang, "int plain(int x) { return x + 1; }\n", &["-O1"]);
+    let d = t.compile(Clang, "int plain2(int x) { return x * 3; }\n", &["-O1"]);
+    let exes = t.check_cxx_program(&[&a, &b, &c, &d], &[], Some("caught boom\n-1\n42\n"));
+    let reference = cies(&t.path("clang-lld.out"));
+    for exe in exes {
+        let ours = cies(&exe);
+        assert_eq!(ours.len(), reference.len(), "{ours:?} vs lld's {reference:?}");
+    }
+}

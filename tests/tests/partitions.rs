@@ -69,7 +69,9 @@ fn link_both(t: &Test, objs: &[PathBuf], flags: &[&str]) -> PathBuf {
 #[test]
 fn a_hot_call_across_partitions_is_inlined() {
     let t = Test::new();
-    let objs = bitcode(&t, &["main.c", "halves.c", "scale.c"]);
+    // Partitions hold whole modules in order where they can: scale.c first puts scale
+    // beside main, and second (the bigger half of halves.c) in the other partition.
+    let objs = bitcode(&t, &["scale.c", "main.c", "halves.c"]);
     let yaml = t.path("remarks.yaml");
     let remarks_flag = format!("-Wl,--opt-remarks-filename,{}", yaml.display());
     let exe = link_both(
@@ -315,4 +317,35 @@ fn callers_in_other_partitions_see_what_a_function_touches() {
         !bump.contains("readonly") && !bump.contains("readnone"),
         "{bump}"
     );
+}
+
+#[test]
+fn constants_the_compiler_made_are_shared_without_names() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["messages.c"]);
+    let exe = link_both(&t, &objs, &["-Wl,--lto-partitions=2", "-Wl,--save-temps"]);
+    let objects = partition_objects(&exe);
+    assert_ne!(
+        defining_partition(&objects, "loud"),
+        defining_partition(&objects, "quiet")
+    );
+    // The string literal (LLVM's `private` `.str`) is shared across the cut by a hidden
+    // symbol marked private ...
+    let shared: Vec<Symbol> = objects
+        .iter()
+        .flat_map(|o| symbols(o))
+        .filter(|s| s.table == ".symtab" && s.name.contains(".rld.private."))
+        .collect();
+    assert!(shared.iter().any(Symbol::is_defined), "{shared:#?}");
+    // ... which the program's symbol table leaves out, as one module's object would; the
+    // static table keeps its source name.
+    let out = symbols(&exe);
+    let names: Vec<&str> = out.iter().map(|s| s.name.as_str()).collect();
+    assert!(
+        names.iter().all(|n| !n.starts_with(".str") && !n.contains(".rld.")),
+        "{names:?}"
+    );
+    let weights = find_symbols(&out, ".symtab", "weights");
+    assert_eq!(weights.len(), 1, "{names:?}");
+    assert_eq!(weights[0].bind, "LOCAL");
 }

@@ -323,6 +323,34 @@ fn chain(grow: Option<(usize, u32)>, requested: Option<u32>) -> (CombinedIndex, 
     b.plan(requested)
 }
 
+#[test]
+fn the_automatic_split_ignores_where_the_inputs_are() {
+    // The same chain, its module read from another directory: the same cuts.
+    let (index, plan) = chain(None, None);
+    let mut b = Builder::new(0);
+    let mut moved = index.modules[0].clone();
+    moved.module_id = "/elsewhere/build/m0.o".into();
+    b.modules.push(moved);
+    let (index2, plan2) = b.plan(None);
+    assert!(plan.count() >= 5);
+    assert_eq!(contents(&index, &plan), contents(&index2, &plan2));
+}
+
+#[test]
+fn statics_of_one_name_in_two_files_roll_differently() {
+    let mut b = Builder::new(2);
+    let f = b.func(0, "helper", Linkage::Internal, 10);
+    let g = b.func(1, "helper", Linkage::Internal, 10);
+    b.modules[0].source_file = "src/a.c".into();
+    b.modules[1].source_file = "src/b.c".into();
+    let index = CombinedIndex::new(b.modules.clone());
+    assert_ne!(cut_roll(&index, id(0, f)), cut_roll(&index, id(1, g)));
+    // Only the file's name counts, not its directory.
+    b.modules[1].source_file = "/other/checkout/src/a.c".into();
+    let index = CombinedIndex::new(b.modules.clone());
+    assert_eq!(cut_roll(&index, id(0, f)), cut_roll(&index, id(1, g)));
+}
+
 /// Per partition, the names it owns.
 fn contents(index: &CombinedIndex, plan: &PartitionPlan) -> Vec<Vec<String>> {
     let mut out = vec![Vec::new(); plan.count() as usize];
@@ -362,16 +390,22 @@ fn an_edit_changes_the_automatic_split_near_it_only() {
 
 #[test]
 fn shared_names_split_back() {
-    let name = shared_name("counter", 12);
+    let split =
+        |name: &str| split_shared_name(name.as_bytes()).map(|s| (s.source, s.module, s.private));
     assert_eq!(
-        split_shared_name(name.as_bytes()),
-        Some((&b"counter"[..], 12))
+        split(&shared_name("counter", 12, false)),
+        Some((&b"counter"[..], 12, false))
     );
-    assert_eq!(split_shared_name(b"a.b.rld.0"), Some((&b"a.b"[..], 0)));
+    assert_eq!(
+        split(&shared_name(".str.3", 7, true)),
+        Some((&b".str.3"[..], 7, true))
+    );
+    assert_eq!(split("a.b.rld.0"), Some((&b"a.b"[..], 0, false)));
     for other in [
         &b"a.rld."[..],
         b"a.rld.x",
         b".rld.3",
+        b".rld.private.3",
         b"plain",
         b"a.rld.99999999999",
     ] {

@@ -1,6 +1,6 @@
 /* Two big functions, each with a hot loop calling the small `scale` (in scale.c), and a
- * static counter both update: with two LTO partitions, main and first (which it inlines)
- * land in one, second (a little bigger) and scale in the other. */
+ * static counter both update: with two LTO partitions, first (which main inlines) lands in
+ * the first, second (a little bigger) in the other. */
 #include "big.h"
 
 unsigned scale(unsigned v);
