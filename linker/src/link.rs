@@ -53,7 +53,7 @@ pub fn link(opts: &Options) -> Result<()> {
     let dynamic_list = crate::dynamic_list::DynamicList::load(&opts.dynamic_lists)?;
     let version_script = crate::version_script::VersionScript::load(&opts.version_scripts)?;
     let mut timer = Timer::new(opts.print_timing);
-    let mut pending = PendingOutput::new(&opts.output)?;
+    let mut pending = PendingOutput::new(&opts.output, !opts.relocatable)?;
 
     // Find, map and identify every input (library search and linker scripts included).
     let inputs = input::collect_inputs(opts)?;

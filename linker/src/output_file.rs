@@ -2,7 +2,10 @@
 //!
 //! A regular file (or a path that does not exist yet) is written under a temporary name in
 //! its directory and renamed into place only when the link succeeded, so a failed link leaves
-//! no file behind and an existing output intact. Anything else — a character device such as
+//! no file behind and an existing output intact. The temporary file is created exclusively
+//! under an unpredictable name (a planted file or symlink is never opened), with the mode
+//! the umask gives a new executable (`0777 & ~umask`; `0666` for `-r`), as GNU ld and lld
+//! do, and removed if the link is interrupted (SIGINT, SIGTERM, SIGHUP). Anything else — a character device such as
 //! `/dev/null`, a FIFO, a socket, or a symlink to one — is opened and written into, as GNU ld
 //! and lld do: renaming over it would replace a device node with a regular file. `-o -` writes
 //! to standard output (lld's convention). In those cases the image is built in memory first
@@ -17,6 +20,8 @@ use std::path::{Path, PathBuf};
 /// [`commit`]: PendingOutput::commit
 pub struct PendingOutput {
     dest: Destination,
+    /// Permissions of a new regular file, before the umask.
+    mode: u32,
     /// The temporary file of a regular-file destination, removed unless committed.
     tmp: Option<PathBuf>,
     committed: bool,
@@ -50,9 +55,10 @@ impl std::ops::DerefMut for OutputBuffer {
 }
 
 impl PendingOutput {
-    /// Decides how `dest` will be written. `stat` follows symlinks on purpose: a symlink to
-    /// a device is written through, a symlink to a regular file is replaced like the file.
-    pub fn new(dest: &Path) -> Result<PendingOutput> {
+    /// Decides how `dest` will be written: an executable file (`executable`: anything but
+    /// `-r` output) or not. `stat` follows symlinks on purpose: a symlink to a device is
+    /// written through, a symlink to a regular file is replaced like the file.
+    pub fn new(dest: &Path, executable: bool) -> Result<PendingOutput> {
         let dest = if dest.as_os_str() == "-" {
             Destination::Stdout
         } else {
@@ -69,6 +75,7 @@ impl PendingOutput {
         };
         Ok(PendingOutput {
             dest,
+            mode: if executable { 0o777 } else { 0o666 },
             tmp: None,
             committed: false,
         })
@@ -84,19 +91,13 @@ impl PendingOutput {
         };
         let map = match &self.dest {
             Destination::RegularFile(dest) => {
-                let tmp = temporary_path(dest);
-                let file = std::fs::OpenOptions::new()
-                    .read(true)
-                    .write(true)
-                    .create(true)
-                    .truncate(true)
-                    .open(&tmp)
-                    .map_err(|e| LinkError::io(&tmp, e))?;
-                self.tmp = Some(tmp.clone());
-                file.set_len(size).map_err(|e| LinkError::io(&tmp, e))?;
+                let (file, tmp) = create_temporary(dest, self.mode)?;
+                interrupt::remove_on_signal(&tmp);
+                self.tmp = Some(tmp);
+                file.set_len(size).map_err(|e| LinkError::io(dest, e))?;
                 // SAFETY: the temporary file was just created by this process under a name
                 // of its own, and nothing else maps or truncates it while the map lives.
-                unsafe { memmap2::MmapMut::map_mut(&file) }.map_err(|e| LinkError::io(&tmp, e))?
+                unsafe { memmap2::MmapMut::map_mut(&file) }.map_err(|e| LinkError::io(dest, e))?
             }
             Destination::Special(path) => {
                 let len = usize::try_from(size).map_err(|_| too_big(path))?;
@@ -120,8 +121,8 @@ impl PendingOutput {
                     .expect("buffer() created the temporary file");
                 // Unmapping hands the pages to the kernel; no msync, like other linkers.
                 drop(image);
-                set_executable(&tmp)?;
                 std::fs::rename(&tmp, dest).map_err(|e| LinkError::io(dest, e))?;
+                interrupt::forget();
             }
             Destination::Special(path) => {
                 let mut f = std::fs::OpenOptions::new()
@@ -153,19 +154,111 @@ impl Drop for PendingOutput {
     fn drop(&mut self) {
         if let (false, Some(tmp)) = (self.committed, &self.tmp) {
             let _ = std::fs::remove_file(tmp);
+            interrupt::forget();
         }
     }
 }
 
-fn temporary_path(dest: &Path) -> PathBuf {
+/// Creates the temporary file beside `dest`: a new file (never an existing one, nor what a
+/// symlink there points to) under a name nobody can predict, so no one can make rld write
+/// or chmod a file of their choosing. Errors name the output, which is what the user asked
+/// for.
+fn create_temporary(dest: &Path, mode: u32) -> Result<(std::fs::File, PathBuf)> {
+    use std::hash::{BuildHasher, Hasher};
+    use std::os::unix::fs::OpenOptionsExt;
     let name = dest
         .file_name()
         .map_or_else(|| "a.out".into(), |n| n.to_string_lossy().into_owned());
-    dest.with_file_name(format!(".{name}.rld-{}.tmp", std::process::id()))
+    // Each RandomState is keyed from the system's random source.
+    let random = std::collections::hash_map::RandomState::new();
+    let mut last = None;
+    for attempt in 0..16u32 {
+        let mut h = random.build_hasher();
+        h.write_u32(std::process::id());
+        h.write_u32(attempt);
+        let tmp = dest.with_file_name(format!(".{name}.rld-{:016x}.tmp", h.finish()));
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&tmp)
+        {
+            Ok(file) => return Ok((file, tmp)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(LinkError::io(dest, e)),
+        }
+    }
+    Err(LinkError::io(
+        dest,
+        last.unwrap_or_else(|| std::io::Error::other("no temporary file could be created")),
+    ))
 }
 
-fn set_executable(path: &Path) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-        .map_err(|e| LinkError::io(path, e))
+/// Removing the temporary file when the process is interrupted: a signal handler may only
+/// make async-signal-safe calls, so the path waits, as a C string, in a static.
+mod interrupt {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Path;
+    use std::sync::atomic::{AtomicPtr, Ordering};
+    use std::sync::Once;
+
+    static PATH: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
+    const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+    extern "C" fn on_signal(sig: libc::c_int) {
+        let path = PATH.swap(std::ptr::null_mut(), Ordering::SeqCst);
+        // SAFETY: unlink, signal and raise are async-signal-safe; `path` is a C string
+        // leaked by `remove_on_signal` and never freed while it is in PATH.
+        unsafe {
+            if !path.is_null() {
+                libc::unlink(path);
+            }
+            // Die of the signal, as the parent expects.
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+    }
+
+    /// From now on an interrupting signal removes `path` first.
+    pub(super) fn remove_on_signal(path: &Path) {
+        static INSTALL: Once = Once::new();
+        INSTALL.call_once(|| {
+            for sig in SIGNALS {
+                // SAFETY: plain sigaction calls with zeroed, then filled, structures; a
+                // signal the parent ignores (nohup) stays ignored.
+                unsafe {
+                    let mut old: libc::sigaction = std::mem::zeroed();
+                    if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
+                        || old.sa_sigaction == libc::SIG_IGN
+                    {
+                        continue;
+                    }
+                    let mut action: libc::sigaction = std::mem::zeroed();
+                    action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+                    libc::sigemptyset(&mut action.sa_mask);
+                    libc::sigaction(sig, &action, std::ptr::null_mut());
+                }
+            }
+        });
+        let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+            return;
+        };
+        let old = PATH.swap(c.into_raw(), Ordering::SeqCst);
+        free(old);
+    }
+
+    /// The temporary file is gone (renamed or removed): nothing to do on a signal.
+    pub(super) fn forget() {
+        free(PATH.swap(std::ptr::null_mut(), Ordering::SeqCst));
+    }
+
+    fn free(path: *mut libc::c_char) {
+        if !path.is_null() {
+            // SAFETY: every pointer stored in PATH came from CString::into_raw, and the
+            // swap that took it out of PATH made this the only owner.
+            drop(unsafe { CString::from_raw(path) });
+        }
+    }
 }

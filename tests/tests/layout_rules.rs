@@ -248,7 +248,10 @@ fn gotpcrelx_relaxed_only_within_reach() {
 fn cies(exe: &Path) -> Vec<String> {
     let out = run_checked(std::process::Command::new("readelf").args(["-wf"]).arg(exe));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(!text.contains("Warning") && !text.contains("Error"), "{text}");
+    assert!(
+        !text.contains("Warning") && !text.contains("Error"),
+        "{text}"
+    );
     text.lines()
         .filter(|l| l.ends_with(" CIE"))
         .map(str::to_owned)
@@ -277,6 +280,10 @@ fn equal_cies_of_many_objects_are_kept_once() {
     let reference = cies(&t.path("clang-lld.out"));
     for exe in exes {
         let ours = cies(&exe);
-        assert_eq!(ours.len(), reference.len(), "{ours:?} vs lld's {reference:?}");
+        assert_eq!(
+            ours.len(),
+            reference.len(),
+            "{ours:?} vs lld's {reference:?}"
+        );
     }
 }

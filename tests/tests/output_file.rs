@@ -167,3 +167,119 @@ fn directory_is_an_error() {
         "temporary files left behind"
     );
 }
+
+/// Runs `program args...` under `umask`, returning its status.
+fn with_umask(umask: &str, program: &str, args: &[&std::ffi::OsStr]) -> std::process::Output {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!("umask {umask} && exec \"$@\""))
+        .arg("sh")
+        .arg(program)
+        .args(args);
+    run_checked(&mut cmd)
+}
+
+#[test]
+fn the_output_mode_follows_the_umask_like_lld() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = Test::new();
+    let obj = t.compile(Clang, HELLO, &["-O2"]);
+    let rld = format!("--ld-path={}", rld_path().display());
+    for umask in ["077", "022", "002"] {
+        let mut modes = Vec::new();
+        for (name, ld) in [("lld", "-fuse-ld=lld"), ("rld", rld.as_str())] {
+            let out = t.path(&format!("{name}-{umask}.out"));
+            with_umask(
+                umask,
+                "clang-14",
+                &[ld.as_ref(), obj.as_os_str(), "-o".as_ref(), out.as_os_str()],
+            );
+            modes.push(std::fs::metadata(&out).unwrap().permissions().mode() & 0o7777);
+        }
+        assert_eq!(
+            modes[0], modes[1],
+            "umask {umask}: lld {:o}, rld {:o}",
+            modes[0], modes[1]
+        );
+        let mask = u32::from_str_radix(umask, 8).unwrap();
+        assert_eq!(modes[1], 0o777 & !mask, "umask {umask}");
+    }
+}
+
+#[test]
+fn an_input_named_as_the_output_is_an_error() {
+    // GNU ld refuses (lld overwrites the input); so does rld, naming the file, and the input
+    // is untouched. The linkers are run directly: compiler drivers delete a failed link's
+    // output, which here is the input.
+    let t = Test::new();
+    let obj = t.compile(Clang, "int plain(void) { return 0; }\n", &["-O2"]);
+    let before = std::fs::read(&obj).unwrap();
+    let name = obj.file_name().unwrap().to_str().unwrap().to_owned();
+    for linker in [PathBuf::from("ld"), rld_path()] {
+        let mut cmd = Command::new(&linker);
+        cmd.args([&name, "-e", "plain", "-o", &name])
+            .current_dir(t.dir());
+        let res = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&res.stderr);
+        assert!(!res.status.success(), "{}: {stderr}", linker.display());
+        assert_eq!(
+            std::fs::read(&obj).unwrap(),
+            before,
+            "{} changed the input",
+            linker.display()
+        );
+        assert!(
+            stderr.contains(&name) && stderr.contains("same as"),
+            "{stderr}"
+        );
+    }
+    assert!(t.files_starting_with(&format!(".{name}")).is_empty());
+}
+
+#[test]
+fn an_interrupted_link_leaves_no_temporary_file() {
+    // An output big enough (128 MB of initialized data, hashed for --build-id=sha1) that
+    // the temporary file is there for a while; SIGTERM as soon as it appears.
+    let t = Test::new();
+    let asm = t.write(
+        "big.s",
+        ".data\n.globl big\nbig:\n.fill 134217728, 1, 1\n.text\n.globl _start\n_start:\nret\n",
+    );
+    let obj = t.path("big.o");
+    run_checked(Command::new("as").arg(&asm).arg("-o").arg(&obj));
+    let mut caught = false;
+    for _ in 0..5 {
+        let mut child = Command::new(rld_path())
+            .arg(&obj)
+            .args(["--build-id=sha1", "-o"])
+            .arg(t.path("out"))
+            .spawn()
+            .unwrap();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if !t.files_starting_with(".out.rld-").is_empty() {
+                // SAFETY of the test: kill(2) on our own child.
+                let _ = Command::new("kill")
+                    .args(["-TERM", &child.id().to_string()])
+                    .status();
+                caught = true;
+                break child.wait().unwrap();
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        };
+        if caught {
+            use std::os::unix::process::ExitStatusExt;
+            assert_eq!(status.signal(), Some(15), "{status:?}");
+            break;
+        }
+        std::fs::remove_file(t.path("out")).unwrap();
+    }
+    assert!(caught, "the temporary file was never seen");
+    assert!(
+        t.files_starting_with(".out").is_empty(),
+        "temporary file left behind"
+    );
+    assert!(!t.path("out").exists());
+}

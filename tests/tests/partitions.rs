@@ -342,7 +342,9 @@ fn constants_the_compiler_made_are_shared_without_names() {
     let out = symbols(&exe);
     let names: Vec<&str> = out.iter().map(|s| s.name.as_str()).collect();
     assert!(
-        names.iter().all(|n| !n.starts_with(".str") && !n.contains(".rld.")),
+        names
+            .iter()
+            .all(|n| !n.starts_with(".str") && !n.contains(".rld.")),
         "{names:?}"
     );
     let weights = find_symbols(&out, ".symtab", "weights");

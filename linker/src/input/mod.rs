@@ -85,6 +85,15 @@ struct Collector<'o> {
     opts: &'o Options,
     files: Vec<InputFile>,
     search_dirs: Vec<PathBuf>,
+    /// The existing output file's identity (device, inode), which no input may share.
+    output: Option<(u64, u64)>,
+}
+
+/// The (device, inode) of the file at `path`, if there is one.
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.dev(), m.ino()))
 }
 
 /// Resolves every input of the command line to a mapped, identified file.
@@ -93,6 +102,7 @@ pub fn collect_inputs(opts: &Options) -> Result<Vec<InputFile>> {
         opts,
         files: Vec::new(),
         search_dirs: opts.library_paths.clone(),
+        output: file_identity(&opts.output).filter(|_| opts.output.as_os_str() != "-"),
     };
     for input in &opts.inputs {
         match input {
@@ -126,6 +136,7 @@ pub fn collect_plugin_library(
             .chain(&opts.library_paths)
             .cloned()
             .collect(),
+        output: None,
     };
     let static_only = opts.static_link;
     let found = search::find_library(name, &c.search_dirs, static_only, opts.sysroot.as_deref())
@@ -165,6 +176,13 @@ impl Collector<'_> {
         state: InputState,
         depth: u32,
     ) -> Result<()> {
+        // GNU ld's rule: linking would destroy the input while it is being read.
+        if self.output.is_some() && self.output == file_identity(path) {
+            return Err(LinkError::bad_input(
+                display,
+                "input file is the same as the output file",
+            ));
+        }
         let data = map_file(path)?;
         match identify(data) {
             FileType::Relocatable => self.files.push(InputFile::Object {

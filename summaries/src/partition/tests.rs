@@ -390,8 +390,9 @@ fn an_edit_changes_the_automatic_split_near_it_only() {
 
 #[test]
 fn shared_names_split_back() {
-    let split =
-        |name: &str| split_shared_name(name.as_bytes()).map(|s| (s.source, s.module, s.private));
+    fn split(name: &str) -> Option<(&[u8], u32, bool)> {
+        split_shared_name(name.as_bytes()).map(|s| (s.source, s.module, s.private))
+    }
     assert_eq!(
         split(&shared_name("counter", 12, false)),
         Some((&b"counter"[..], 12, false))
