@@ -334,6 +334,9 @@ const SPECS: &[Spec] = &[
     flag(&["-v", "-V", "--version"], "Print the version (and link if there are inputs)",
         |p| p.o.print_version = true),
     flag(&["--help"], "Print this help", |p| p.o.print_help = true),
+    flag(&["--print-driver"],
+        "Print the command line rld links with (run as `rld` without a C runtime, it adds what clang-14 adds) and exit",
+        |p| p.o.print_driver = true),
     arg(&["--dump-summary"], "FILE", "Print the module summary of a bitcode file or a cached .rldsum",
         Set(|p, v| p.o.dump_summary = Some(v.into()))),
     // LTO.

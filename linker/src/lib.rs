@@ -5,6 +5,7 @@ pub mod context;
 pub mod dynamic;
 pub mod dynamic_list;
 pub mod error;
+pub mod front_door;
 pub mod gc;
 pub mod input;
 pub mod layout;

@@ -14,14 +14,38 @@ fn main() -> ExitCode {
         let status = rld_remarks::cli::run(raw.skip(1));
         return ExitCode::from(status.clamp(0, 255) as u8);
     }
+    let program = std::env::args().next().unwrap_or_default();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let opts = match rld::args::parse_args(args) {
+    let mut opts = match rld::args::parse_args(args.clone()) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("rld: error: {e}");
             return ExitCode::FAILURE;
         }
     };
+    // Typed by a person without a C runtime: link the program as clang-14 would.
+    let args = match rld::front_door::complete(&program, args.clone(), &opts) {
+        Ok(completed) if completed != args => {
+            opts = match rld::args::parse_args(completed.clone()) {
+                Ok(o) => o,
+                Err(e) => {
+                    eprintln!("rld: error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            completed
+        }
+        Ok(_) => args,
+        Err(e) => {
+            eprintln!("rld: error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if opts.print_driver {
+        let quoted: Vec<String> = args.iter().map(|a| shell_word(a)).collect();
+        println!("{program} {}", quoted.join(" "));
+        return ExitCode::SUCCESS;
+    }
     if let Some(path) = &opts.dump_summary {
         return match rld::lto_driver::dump_summary(path) {
             Ok(text) => {
@@ -81,5 +105,15 @@ fn main() -> ExitCode {
             }
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `word` as a shell reads it back: quoted when it holds anything but plain characters.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./=+,:@%".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }

@@ -113,6 +113,8 @@ pub struct Options {
     pub print_version: bool,
     /// `--help`.
     pub print_help: bool,
+    /// `--print-driver`: print the command line as completed by the front door, and exit.
+    pub print_driver: bool,
     /// `--dump-summary FILE`: print a module summary instead of linking.
     pub dump_summary: Option<PathBuf>,
     /// `-m EMULATION` (only elf_x86_64 is supported).
@@ -223,6 +225,7 @@ impl Default for Options {
             opt_level: 0,
             print_version: false,
             print_help: false,
+            print_driver: false,
             dump_summary: None,
             emulation: None,
             plugin_opts: Vec::new(),
