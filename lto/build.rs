@@ -25,6 +25,11 @@ fn main() {
     }
 
     let llvm_config = find_llvm_config();
+    // Cached summaries are LLVM's reading of the bitcode: their key names the LLVM.
+    println!(
+        "cargo:rustc-env=RLD_LLVM_VERSION={}",
+        run(&llvm_config, "--version").trim()
+    );
     let cxxflags = run(&llvm_config, "--cxxflags");
     let mut build = cc::Build::new();
     build.cpp(true).warnings(true).extra_warnings(true);

@@ -335,7 +335,7 @@ impl Resolver {
                 _ => None,
             })
             .collect();
-        let mut summaries = rld_lto::summarize_all(&bitcode, self.cache_dir.as_deref())
+        let mut summaries = rld_lto::summarize_all(&bitcode, self.cache_dir.as_deref(), &warn)
             .map_err(|e| LinkError::Link(e.to_string()))?
             .into_iter();
         for input in inputs {
@@ -542,6 +542,7 @@ impl Resolver {
                         let summary = rld_lto::summarize_all(
                             &[rld_lto::BitcodeInput { name: &name, data }],
                             self.cache_dir.as_deref(),
+                            &warn,
                         )
                         .map_err(|e| LinkError::Link(e.to_string()))?
                         .remove(0);
@@ -686,6 +687,7 @@ impl Resolver {
                 data,
             }],
             self.cache_dir.as_deref(),
+            &warn,
         )
         .map_err(|e| LinkError::Link(e.to_string()))?
         .remove(0);
@@ -973,4 +975,9 @@ impl Resolver {
             }
         }
     }
+}
+
+/// A warning about an input, as the command line prints them.
+fn warn(msg: &str) {
+    eprintln!("rld: warning: {msg}");
 }

@@ -4,11 +4,6 @@
 pub enum LtoError {
     #[error("{file}: invalid LLVM bitcode: {msg}")]
     BadBitcode { file: String, msg: String },
-    #[error("{path}: corrupt cached summary ({source}); delete the cache directory entry")]
-    BadCache {
-        path: String,
-        source: rld_summaries::SummaryError,
-    },
     #[error("{path}: {source}")]
     Io {
         path: String,

@@ -18,7 +18,7 @@ pub use error::LtoError;
 pub use promote::SitePlan;
 
 use rld_summaries::ModuleSummary;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Magic of a raw LLVM bitcode file ("BC" 0xC0DE).
 const RAW_BITCODE_MAGIC: [u8; 4] = [0x42, 0x43, 0xC0, 0xDE];
@@ -38,50 +38,87 @@ pub struct BitcodeInput<'a> {
 }
 
 /// Summarizes modules in parallel (one LLVM context each). With a cache directory,
-/// summaries are stored and found by a hash of the bitcode and the summary format version.
+/// summaries are stored and found by a hash of the bitcode, rld's version, LLVM's version
+/// and the summary format version; `warn` hears of a damaged entry, which is summarized
+/// again and replaced.
 pub fn summarize_all(
     inputs: &[BitcodeInput],
     cache_dir: Option<&Path>,
+    warn: &(dyn Fn(&str) + Sync),
 ) -> Result<Vec<ModuleSummary>, LtoError> {
     use rayon::prelude::*;
     inputs
         .par_iter()
-        .map(|input| summarize_cached(input, cache_dir))
+        .map(|input| summarize_cached(input, cache_dir, warn))
         .collect()
+}
+
+/// The summary cache's file for `data`.
+fn cache_entry(dir: &Path, data: &[u8]) -> PathBuf {
+    use xxhash_rust::xxh3::Xxh3;
+    let mut h = Xxh3::new();
+    for part in [
+        env!("CARGO_PKG_VERSION"),
+        env!("RLD_LLVM_VERSION"),
+        &rld_summaries::FORMAT_VERSION.to_string(),
+    ] {
+        h.update(part.as_bytes());
+        h.update(&[0]);
+    }
+    h.update(data);
+    dir.join(format!(
+        "{:032x}-v{}.rldsum",
+        h.digest128(),
+        rld_summaries::FORMAT_VERSION
+    ))
 }
 
 fn summarize_cached(
     input: &BitcodeInput,
     cache_dir: Option<&Path>,
+    warn: &(dyn Fn(&str) + Sync),
 ) -> Result<ModuleSummary, LtoError> {
     let Some(dir) = cache_dir else {
         return summarize::summarize_bitcode(input.name, input.data);
     };
-    let key = xxhash_rust::xxh3::xxh3_128(input.data);
-    let path = dir.join(format!(
-        "{key:032x}-v{}.rldsum",
-        rld_summaries::FORMAT_VERSION
-    ));
+    let path = cache_entry(dir, input.data);
     if let Ok(bytes) = std::fs::read(&path) {
-        let mut summary = rld_summaries::decode(&bytes).map_err(|source| LtoError::BadCache {
-            path: path.display().to_string(),
-            source,
-        })?;
-        // The cache is keyed by content; the name is this link's.
-        summary.module_id = input.name.to_string();
-        return Ok(summary);
+        match rld_summaries::decode(&bytes) {
+            Ok(mut summary) => {
+                // The cache is keyed by content; the name is this link's.
+                summary.module_id = input.name.to_string();
+                return Ok(summary);
+            }
+            Err(e) => warn(&format!(
+                "{}: corrupt cached summary of {} ({e}); summarizing it again",
+                path.display(),
+                input.name
+            )),
+        }
     }
     let summary = summarize::summarize_bitcode(input.name, input.data)?;
-    let io = |source| LtoError::Io {
+    store(dir, &path, &rld_summaries::encode(&summary)).map_err(|source| LtoError::Io {
         path: path.display().to_string(),
         source,
-    };
-    std::fs::create_dir_all(dir).map_err(io)?;
-    // Write then rename, so a concurrent or interrupted link never sees half an entry.
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, rld_summaries::encode(&summary)).map_err(io)?;
-    std::fs::rename(&tmp, &path).map_err(io)?;
+    })?;
     Ok(summary)
+}
+
+/// Writes a cache entry under a name of its own, then renames it into place: a concurrent
+/// or interrupted link never reads half an entry, and two writers (two links, or two
+/// threads of one given the same file twice) never write into one file.
+pub(crate) fn store(dir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::hash::{BuildHasher, Hasher};
+    std::fs::create_dir_all(dir)?;
+    // Each RandomState is keyed afresh, so the name is unique to this writer.
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    let tmp = path.with_extension(format!("tmp{:016x}", h.finish()));
+    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 #[cfg(test)]

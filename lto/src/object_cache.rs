@@ -2,8 +2,8 @@
 //! change since an earlier link reuses that link's object instead of being optimized and
 //! compiled again.
 //!
-//! The key is a hash of everything the partition's object depends on: rld's version and
-//! summary format, the code generation settings, and, for each module the partition loads,
+//! The key is a hash of everything the partition's object depends on: rld's and LLVM's
+//! versions and the summary format, the code generation settings, and, for each module the partition loads,
 //! the bitcode's own hash and every decision about its globals (placement, linkage action,
 //! shared name), its planned call sites and its alias annotations. A file holds the object,
 //! what the backend reported about it (for the remarks), and a trailer with a hash of both:
@@ -27,6 +27,7 @@ pub fn key(job: &Job, p: u32, module_hashes: &[u128]) -> u128 {
         h.update(bytes);
     };
     put(env!("CARGO_PKG_VERSION").as_bytes());
+    put(env!("RLD_LLVM_VERSION").as_bytes());
     put(&rld_summaries::FORMAT_VERSION.to_le_bytes());
     let cfg = job.cfg;
     put(format!("O{} pic={} cpu={:?}", cfg.opt_level, cfg.pic, cfg.cpu).as_bytes());
@@ -103,14 +104,7 @@ pub fn store(dir: &Path, key: u128, object: &[u8], outcome: &CallOutcome) {
     let hash = xxh3_128(&payload);
     payload.extend_from_slice(&hash.to_le_bytes());
     payload.extend_from_slice(MAGIC);
-    let target = path(dir, key);
-    let tmp = target.with_extension(format!("tmp{}", std::process::id()));
-    if std::fs::create_dir_all(dir).is_ok()
-        && std::fs::write(&tmp, &payload).is_ok()
-        && std::fs::rename(&tmp, &target).is_err()
-    {
-        let _ = std::fs::remove_file(&tmp);
-    }
+    let _ = crate::store(dir, &path(dir, key), &payload);
 }
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {

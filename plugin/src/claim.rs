@@ -70,6 +70,7 @@ pub fn claim(
     file: &api::InputFile,
     cache_dir: Option<&std::path::Path>,
     typed: bool,
+    warn: &(dyn Fn(&str) + Sync),
 ) -> Result<ClaimedModule, ClaimError> {
     let name = display_name(file);
     let size = usize::try_from(file.filesize)
@@ -81,6 +82,7 @@ pub fn claim(
             data: &data,
         }],
         cache_dir,
+        warn,
     )
     .map_err(|e| ClaimError(e.to_string()))?
     .remove(0);

@@ -139,7 +139,8 @@ unsafe extern "C" fn claim_file(file: *const api::InputFile, claimed: *mut c_int
         let host = host_api();
         let cache_dir = with_plugin(|p| p.opts.cache_dir.clone()).flatten();
         let typed = host.add_symbols_v2.is_some();
-        let mut module = match claim::claim(file, cache_dir.as_deref(), typed) {
+        let warn = |msg: &str| host.message(api::Level::WARNING, msg);
+        let mut module = match claim::claim(file, cache_dir.as_deref(), typed, &warn) {
             Ok(m) => m,
             Err(e) => {
                 host.error(&e.0);

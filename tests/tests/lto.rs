@@ -687,7 +687,7 @@ fn rejects_truncated_bitcode() {
 }
 
 #[test]
-fn rejects_corrupt_summary_cache() {
+fn a_corrupt_summary_cache_entry_is_redone_with_a_warning() {
     if is_standin() {
         eprintln!("skipped: the summary cache is rld's own");
         return;
@@ -699,12 +699,15 @@ fn rejects_corrupt_summary_cache() {
     let flags = lto_flags(None, &[&cache_flag]);
     let flags = strs(&flags);
     t.link(Driver::ClangRld, &paths(&objs), &flags, "first.out");
-    let entries: Vec<PathBuf> = std::fs::read_dir(&cache)
-        .unwrap_or_else(|e| panic!("no cache directory {}: {e}", cache.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "rldsum"))
-        .collect();
-    assert_eq!(entries.len(), 2, "one summary per module: {entries:?}");
+    let entries = || -> Vec<PathBuf> {
+        std::fs::read_dir(&cache)
+            .unwrap_or_else(|e| panic!("no cache directory {}: {e}", cache.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "rldsum"))
+            .collect()
+    };
+    let first = entries();
+    assert_eq!(first.len(), 2, "one summary per module: {first:?}");
     // A cached link works too.
     let again = t.link(Driver::ClangRld, &paths(&objs), &flags, "second.out");
     assert_output_is(
@@ -714,13 +717,71 @@ fn rejects_corrupt_summary_cache() {
         "the cached link",
     );
 
-    std::fs::write(&entries[0], b"this is not a summary\n\x00\xff\xfe garbage").unwrap();
-    let name = entries[0]
-        .file_name()
+    // A damaged entry: a warning naming it, the module summarized again, the entry
+    // replaced, and the same program.
+    std::fs::write(&first[0], b"this is not a summary\n\x00\xff\xfe garbage").unwrap();
+    let name = first[0].file_name().unwrap().to_string_lossy().into_owned();
+    let (res, cmd) = t.try_link(Driver::ClangRld, &paths(&objs), &flags, "third.out");
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    assert!(res.status.success(), "{cmd}: {stderr}");
+    assert!(
+        stderr.contains("warning") && stderr.contains(&name) && stderr.contains("corrupt"),
+        "{stderr}"
+    );
+    let third = t.path("third.out");
+    assert_eq!(
+        std::fs::read(&third).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
+    assert_ne!(
+        std::fs::read(&first[0]).unwrap(),
+        b"this is not a summary\n\x00\xff\xfe garbage"
+    );
+    let (res, _) = t.try_link(Driver::ClangRld, &paths(&objs), &flags, "fourth.out");
+    assert!(!String::from_utf8_lossy(&res.stderr).contains("warning"));
+}
+
+#[test]
+fn links_sharing_a_cache_directory_at_once_agree() {
+    // Four links of one program at the same time, one empty cache directory: every link
+    // succeeds with the same bytes, and no half-written entry is ever read (a warning
+    // would say so).
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
+    let cache = t.path("cache");
+    let mut children = Vec::new();
+    for i in 0..4 {
+        let flags = lto_flags(None, &[&format!("-Wl,--lto-cache-dir={}", cache.display())]);
+        let mut cmd = t.link_command(
+            Driver::ClangRld,
+            &paths(&objs),
+            &strs(&flags),
+            &t.path(&format!("out{i}")),
+        );
+        children.push(cmd.stderr(std::process::Stdio::piped()).spawn().unwrap());
+    }
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && !stderr.contains("warning"),
+            "{stderr}"
+        );
+    }
+    let first = std::fs::read(t.path("out0")).unwrap();
+    for i in 1..4 {
+        assert_eq!(
+            std::fs::read(t.path(&format!("out{i}"))).unwrap(),
+            first,
+            "out{i}"
+        );
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(&cache)
         .unwrap()
-        .to_string_lossy()
-        .into_owned();
-    assert_rejected(&t, Driver::ClangRld, &paths(&objs), &flags, &[&name]);
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
 /// C++ under LTO: dropping a dead function's body must also drop what hangs off it (its
