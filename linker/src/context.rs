@@ -1,7 +1,7 @@
 //! The state of one link, shared by its passes: inputs, symbols, output sections, and the
 //! GOT/PLT/dynamic-relocation tables the relocation scan fills in.
 
-use crate::object_file::{FileId, ObjectFile, LE};
+use crate::object_file::{shndx, FileId, ObjectFile, LE};
 use crate::options::Options;
 use crate::output_section::{MergeGroup, OutputSection, Synthetic};
 use crate::shared_file::SharedFile;
@@ -252,7 +252,7 @@ impl<'o> Link<'o> {
         match t {
             Target::Global(id) => self.is_absolute_symbol(id, 0),
             Target::Local(f, i) => {
-                self.objects[f as usize].symbol_section(i as usize) == u32::from(elf::SHN_ABS)
+                self.objects[f as usize].symbol_section(i as usize) == shndx::ABS
             }
         }
     }
@@ -260,7 +260,7 @@ impl<'o> Link<'o> {
     fn is_absolute_symbol(&self, id: SymbolId, depth: u32) -> bool {
         let s = self.symtab.get(id);
         match s.def {
-            SymbolDef::Defined { section, .. } => section == u32::from(elf::SHN_ABS),
+            SymbolDef::Defined { section, .. } => section == shndx::ABS,
             SymbolDef::Synthetic => match self.linker_symbols.get(&id) {
                 Some(LinkerSymbol::Absolute(_)) => true,
                 // Bounded: --defsym aliases may name each other.
@@ -375,7 +375,7 @@ impl<'o> Link<'o> {
     }
 
     fn defined_address(&self, file: FileId, section: u32, value: u64) -> Option<u64> {
-        if section == u32::from(elf::SHN_ABS) {
+        if section == shndx::ABS {
             return Some(value);
         }
         self.section_address(file, section, value)

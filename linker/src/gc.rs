@@ -6,7 +6,7 @@
 //! symbols are used. `.eh_frame` is not a root; an FDE keeps its LSDA and personality only
 //! when its function is live.
 
-use crate::object_file::{FileId, ObjectFile, SectionKind, LE};
+use crate::object_file::{shndx, FileId, ObjectFile, SectionKind, LE};
 use crate::symbols::{SymbolDef, SymbolTable};
 use object::elf;
 use object::read::elf::Rela as _;
@@ -74,7 +74,7 @@ impl Marker<'_> {
             Some((file, obj.symbol_section(sym_index)))
         };
         if let Some((f, s)) = target {
-            if s != 0 && s < u32::from(elf::SHN_LORESERVE) {
+            if shndx::is_section(s) {
                 self.mark(f, s);
             }
         }
@@ -107,7 +107,7 @@ pub fn collect_garbage(objects: &mut [ObjectFile], symtab: &SymbolTable, root_sy
     };
     for &id in root_symbols {
         if let SymbolDef::Defined { file, section, .. } = symtab.get(id).def {
-            if section != 0 && section < u32::from(elf::SHN_LORESERVE) {
+            if shndx::is_section(section) {
                 marker.mark(file, section);
             }
         }
@@ -179,10 +179,8 @@ fn for_each_live_fde_reloc(obj: &ObjectFile, sec: usize, mut f: impl FnMut(usize
             || relocs.first().is_some_and(|r| {
                 r.r_offset(LE) as usize == pos + 8 && {
                     let sym = r.r_sym(LE, false) as usize;
-                    let shndx = obj.symbol_section(sym);
-                    shndx != 0
-                        && shndx < u32::from(elf::SHN_LORESERVE)
-                        && obj.sections[shndx as usize].is_kept()
+                    let s = obj.symbol_section(sym);
+                    shndx::is_section(s) && obj.sections[s as usize].is_kept()
                 }
             });
         if live {

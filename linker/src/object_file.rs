@@ -341,10 +341,7 @@ impl ObjectFile {
                 return Err(bad(&name, format!("symbol {i} has a bad name offset")));
             }
             let shndx = resolve_shndx(sym, &symbol_shndx, i);
-            if shndx != 0
-                && shndx < u32::from(elf::SHN_LORESERVE)
-                && shndx as usize >= sections.len()
-            {
+            if shndx::is_section(shndx) && shndx as usize >= sections.len() {
                 return Err(bad(
                     &name,
                     format!("symbol {i} refers to section {shndx}, which does not exist"),
@@ -382,12 +379,34 @@ impl ObjectFile {
     }
 }
 
+/// Where a symbol is, as [`ObjectFile::symbol_section`] gives it: `st_shndx` with SHN_XINDEX
+/// looked up in `.symtab_shndx`, and the special indices moved past every real one, so that
+/// a section numbered 65,280 or more (in an object with that many sections) is never taken
+/// for one of them.
+pub mod shndx {
+    pub const UNDEF: u32 = 0;
+    /// SHN_ABS, and the processor- and OS-specific indices, which GNU ld and lld both take
+    /// as absolute.
+    pub const ABS: u32 = u32::MAX;
+    /// SHN_COMMON (and x86-64's large common).
+    pub const COMMON: u32 = u32::MAX - 1;
+
+    /// Whether `i` names one of the object's sections.
+    pub fn is_section(i: u32) -> bool {
+        i != UNDEF && i < COMMON
+    }
+}
+
+/// x86-64's large common symbols (the psABI's medium and large code models).
+const SHN_X86_64_LCOMMON: u16 = 0xff02;
+
 fn resolve_shndx(sym: &Sym, shndx_table: &[u32], index: usize) -> u32 {
-    let shndx = sym.st_shndx(LE);
-    if shndx == elf::SHN_XINDEX {
-        shndx_table.get(index).copied().unwrap_or(0)
-    } else {
-        u32::from(shndx)
+    match sym.st_shndx(LE) {
+        elf::SHN_XINDEX => shndx_table.get(index).copied().unwrap_or(shndx::UNDEF),
+        elf::SHN_UNDEF => shndx::UNDEF,
+        elf::SHN_COMMON | SHN_X86_64_LCOMMON => shndx::COMMON,
+        s if s >= elf::SHN_LORESERVE => shndx::ABS,
+        s => u32::from(s),
     }
 }
 

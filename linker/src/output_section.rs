@@ -430,9 +430,6 @@ pub fn split_eh_frame(obj: &ObjectFile, sec_index: usize) -> (Vec<Piece>, u64, u
 }
 
 fn fde_target_live(obj: &ObjectFile, sym: usize) -> bool {
-    let shndx = obj.symbol_section(sym);
-    if shndx == 0 || shndx >= u32::from(elf::SHN_LORESERVE) {
-        return false;
-    }
-    obj.sections[shndx as usize].is_kept()
+    let s = obj.symbol_section(sym);
+    crate::object_file::shndx::is_section(s) && obj.sections[s as usize].is_kept()
 }

@@ -3,7 +3,7 @@
 //! Optimizations"). Decisions must match `scan.rs`, whose predicates this module reuses.
 
 use crate::context::{GotKind, Link, Target};
-use crate::object_file::{FileId, InputSection, SectionKind, LE};
+use crate::object_file::{shndx, FileId, InputSection, SectionKind, LE};
 use crate::output_section::Synthetic;
 use crate::scan::{can_relax_gotpcrelx, reloc_name};
 use object::elf::*;
@@ -197,16 +197,16 @@ fn target_is_live(link: &Link, t: Target) -> bool {
     match t {
         Target::Local(f, i) => {
             let obj = &link.objects[f as usize];
-            let shndx = obj.symbol_section(i as usize);
-            if shndx == 0 || shndx >= u32::from(SHN_LORESERVE) {
+            let section = obj.symbol_section(i as usize);
+            if !shndx::is_section(section) {
                 return true;
             }
-            let s = &obj.sections[shndx as usize];
+            let s = &obj.sections[section as usize];
             s.is_kept() && s.output != crate::object_file::NO_OUTPUT
         }
         Target::Global(id) => match link.symtab.get(id).def {
             crate::symbols::SymbolDef::Defined { file, section, .. } => {
-                if section == 0 || section >= u32::from(SHN_LORESERVE) {
+                if !shndx::is_section(section) {
                     return true;
                 }
                 let s = &link.objects[file as usize].sections[section as usize];

@@ -45,7 +45,7 @@ pub fn symbol_section(link: &Link, id: SymbolId) -> SymSection {
 fn symbol_section_bounded(link: &Link, id: SymbolId, depth: u32) -> SymSection {
     match link.symtab.get(id).def {
         SymbolDef::Defined { file, section, .. } => {
-            if section == u32::from(SHN_ABS) {
+            if section == crate::object_file::shndx::ABS {
                 return SymSection::Absolute;
             }
             let s = &link.objects[file as usize].sections[section as usize];

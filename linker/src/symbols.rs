@@ -8,7 +8,7 @@
 
 use crate::error::{LinkError, Result};
 use crate::input::{Archive, InputFile};
-use crate::object_file::{FileId, ObjectFile, SectionKind, LE};
+use crate::object_file::{shndx, FileId, ObjectFile, SectionKind, LE};
 use crate::shared_file::{DsoId, SharedFile};
 use object::elf;
 use object::read::elf::Sym as _;
@@ -782,7 +782,7 @@ impl Resolver {
             // symbol (a hidden version), and so is a reference to `foo@VER`.
             let mut version = None;
             if let Some(at) = name.iter().position(|&c| c == b'@') {
-                let is_def = obj.symbol_section(i) != elf::SHN_UNDEF as u32;
+                let is_def = obj.symbol_section(i) != shndx::UNDEF;
                 if name.get(at + 1) == Some(&b'@') {
                     version = Some(SymVersion {
                         name: &name[at + 2..],
@@ -797,14 +797,14 @@ impl Resolver {
                 }
             }
             // --wrap redirects undefined references only; definitions keep their names.
-            if obj.symbol_section(i) == elf::SHN_UNDEF as u32 {
+            if obj.symbol_section(i) == shndx::UNDEF {
                 if let Some(&to) = self.wrapped.get(name) {
                     name = to;
                 }
             }
             let id = self.symtab.intern(name);
             if let Some(v) = version {
-                if obj.symbol_section(i) != elf::SHN_UNDEF as u32 {
+                if obj.symbol_section(i) != shndx::UNDEF {
                     self.symtab.get_mut(id).version = Some(v);
                 }
             }
@@ -825,22 +825,21 @@ impl Resolver {
             }
             let bind = esym.st_bind();
             let is_weak = bind == elf::STB_WEAK;
-            let shndx = obj.symbol_section(i);
+            let section = obj.symbol_section(i);
             self.symtab
                 .get_mut(id)
                 .merge_visibility(esym.st_visibility());
-            let in_discarded = shndx != elf::SHN_UNDEF as u32
-                && shndx < elf::SHN_LORESERVE as u32
-                && obj.sections[shndx as usize].kind == SectionKind::Ignored
+            let in_discarded = shndx::is_section(section)
+                && obj.sections[section as usize].kind == SectionKind::Ignored
                 && !obj.comdat_groups.is_empty();
-            if shndx == elf::SHN_UNDEF as u32 || in_discarded {
+            if section == shndx::UNDEF || in_discarded {
                 self.add_undefined(id, file, is_weak, esym.st_type());
-            } else if shndx == elf::SHN_COMMON as u32 {
+            } else if section == shndx::COMMON {
                 self.add_common(id, file, esym.st_size(LE), esym.st_value(LE).max(1));
             } else {
                 let def = SymbolDef::Defined {
                     file,
-                    section: shndx,
+                    section,
                     value: esym.st_value(LE),
                 };
                 self.add_defined(

@@ -7,7 +7,7 @@
 use crate::context::Link;
 use crate::dynamic::DynamicTables;
 use crate::error::{LinkError, Result};
-use crate::object_file::{SectionKind, LE, NO_OUTPUT};
+use crate::object_file::{shndx, SectionKind, LE, NO_OUTPUT};
 use crate::options::{BuildId, OutputKind};
 use crate::output_file::{OutputBuffer, PendingOutput};
 use crate::output_section::{eh_record_len, Synthetic, TailKind};
@@ -96,17 +96,17 @@ fn build_symtab(link: &Link) -> Symtab {
             if ty == STT_SECTION || name.is_empty() || name.starts_with(b".L") {
                 continue;
             }
-            let shndx = obj.symbol_section(i);
-            let (section, value) = if ty == STT_FILE || shndx == u32::from(SHN_ABS) {
+            let index = obj.symbol_section(i);
+            let (section, value) = if ty == STT_FILE || index == shndx::ABS {
                 (SymSection::Absolute, sym.st_value(LE))
-            } else if shndx == 0 || shndx >= u32::from(SHN_LORESERVE) {
+            } else if !shndx::is_section(index) {
                 continue;
             } else {
-                let s = &obj.sections[shndx as usize];
+                let s = &obj.sections[index as usize];
                 if !s.is_kept() || s.output == NO_OUTPUT {
                     continue;
                 }
-                match link.section_address(file as u32, shndx, sym.st_value(LE)) {
+                match link.section_address(file as u32, index, sym.st_value(LE)) {
                     Some(a) => (SymSection::Output(link.outputs[s.output as usize].index), a),
                     None => continue,
                 }
@@ -128,7 +128,7 @@ fn build_symtab(link: &Link) -> Symtab {
         let section = match sym.def {
             // Symbols of sections that garbage collection dropped are gone too.
             SymbolDef::Defined { file, section, .. }
-                if section != u32::from(SHN_ABS)
+                if shndx::is_section(section)
                     && !link.objects[file as usize].sections[section as usize].is_kept() =>
             {
                 continue

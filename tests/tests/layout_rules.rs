@@ -8,6 +8,7 @@
 use rld_tests::Compiler::{Clang, Gcc};
 use rld_tests::*;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 #[test]
 fn defsym_number_is_absolute_in_pie() {
@@ -286,4 +287,93 @@ fn equal_cies_of_many_objects_are_kept_once() {
             "{ours:?} vs lld's {reference:?}"
         );
     }
+}
+
+#[test]
+fn functions_in_sections_past_65279_survive_gc_with_their_fdes() {
+    // Symbols whose section index needs SHN_XINDEX are ordinary definitions: garbage
+    // collection keeps their sections and `.eh_frame` keeps their FDEs, as lld does.
+    let t = Test::new();
+    let mut asm = String::new();
+    for i in 0..70_000 {
+        asm += &format!(
+            ".section .text.f{i},\"ax\",@progbits\n.globl f{i}\n.type f{i},@function\nf{i}:\n.cfi_startproc\nmovl ${}, %eax\nret\n.cfi_endproc\n",
+            i % 100
+        );
+    }
+    let s = t.write("many.s", asm);
+    let many = t.path("many.o");
+    run_checked(
+        Command::new("clang-14")
+            .arg("-c")
+            .arg(&s)
+            .arg("-o")
+            .arg(&many),
+    );
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nint f0(void), f65300(void), f69999(void);\nint main(void) { printf(\"%d %d %d\\n\", f0(), f65300(), f69999()); return 0; }\n",
+        &["-O2"],
+    );
+    let exes = t.check_program(&[&main, &many], &["-Wl,--gc-sections"], Some("0 0 99\n"));
+    let fdes = |p: &Path| {
+        let out = run_checked(Command::new("readelf").arg("-wf").arg(p));
+        String::from_utf8_lossy(&out.stdout)
+            .matches("FDE cie")
+            .count()
+    };
+    let reference = fdes(&t.path("clang-lld.out"));
+    for exe in exes {
+        assert_eq!(fdes(&exe), reference, "{}", exe.display());
+    }
+}
+
+#[test]
+fn symbols_with_processor_specific_section_indices_are_absolute() {
+    // st_shndx 0xff01 (SHN_LOPROC + 1, meaning nothing on x86-64): GNU ld and lld both
+    // make the symbol absolute.
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "#include <stdio.h>\nint counter = 5;\nint main(void) { printf(\"%p\\n\", (void *)&counter); return 0; }\n",
+        &["-O2", "-fno-pie"],
+    );
+    let mut bytes = std::fs::read(&obj).unwrap();
+    let at = symbol_entry(&bytes, "counter");
+    bytes[at + 6..at + 8].copy_from_slice(&0xff01u16.to_le_bytes());
+    let patched = t.write("patched.o", &bytes);
+    let flags = ["-no-pie"];
+    let mut outputs = Vec::new();
+    for d in [Driver::ClangLld, Driver::GccLd, Driver::ClangRld] {
+        let exe = t.link(d, &[&patched], &flags, &format!("{}.out", d.name()));
+        let syms = find_symbols(&symbols(&exe), ".symtab", "counter");
+        assert_eq!(syms.len(), 1, "{}", d.name());
+        assert_eq!(
+            (syms[0].ndx.as_str(), syms[0].value),
+            ("ABS", 0),
+            "{}",
+            d.name()
+        );
+        outputs.push(String::from_utf8_lossy(&run(&exe, &[], &[]).stdout).into_owned());
+    }
+    assert!(outputs.iter().all(|o| o == &outputs[0]), "{outputs:?}");
+}
+
+/// The file offset of symbol `name`'s entry in an ELF64 object's `.symtab`.
+fn symbol_entry(elf: &[u8], name: &str) -> usize {
+    let u16_at = |o: usize| u16::from_le_bytes(elf[o..o + 2].try_into().unwrap()) as usize;
+    let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap()) as usize;
+    let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap()) as usize;
+    let (shoff, shentsize, shnum) = (u64_at(0x28), u16_at(0x3a), u16_at(0x3c));
+    let header = |i: usize| shoff + i * shentsize;
+    let symtab = (0..shnum).find(|&i| u32_at(header(i) + 4) == 2).unwrap();
+    let strtab = u64_at(header(u32_at(header(symtab) + 40)) + 24);
+    let (offset, size) = (u64_at(header(symtab) + 24), u64_at(header(symtab) + 32));
+    (offset..offset + size)
+        .step_by(24)
+        .find(|&e| {
+            let start = strtab + u32_at(e);
+            elf[start..].split(|&b| b == 0).next() == Some(name.as_bytes())
+        })
+        .unwrap()
 }
