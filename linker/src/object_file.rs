@@ -235,10 +235,19 @@ impl ObjectFile {
                 offset: 0,
                 pieces: Vec::new(),
             });
-            if !sh.sh_addralign(LE).max(1).is_power_of_two() {
+            let align = sh.sh_addralign(LE).max(1);
+            if !align.is_power_of_two() {
                 return Err(bad(
                     &name,
                     format!("section {sec_name} has a non-power-of-two alignment"),
+                ));
+            }
+            // lld's limit: more than 4 GiB of alignment would only pad the output with
+            // gigabytes (or overflow its layout).
+            if align > u64::from(u32::MAX) {
+                return Err(bad(
+                    &name,
+                    format!("section {sec_name} has an alignment of {align}, which is too large"),
                 ));
             }
         }
