@@ -86,6 +86,8 @@ fn main() -> ExitCode {
             .num_threads(n.max(1))
             .build_global();
     }
+    // rld's own process reads untrusted bitcode in children (a plugin never forks its host).
+    rld_lto::read_bitcode_in_children(true);
     match rld::link::link(&opts) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -20,6 +20,8 @@ extern "C" fn on_fatal_error(reason: *const std::ffi::c_char) {
             .to_string_lossy()
             .into_owned()
     };
+    // In a child reading bitcode for the linker: the parent names the file.
+    crate::isolate::report_fatal_in_child(&reason);
     let file = CURRENT.with(|c| c.borrow().clone());
     match file {
         Some(f) => eprintln!("rld: error: {f}: invalid LLVM bitcode: {reason}"),

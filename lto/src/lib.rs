@@ -8,6 +8,7 @@ pub mod error;
 pub mod facts;
 pub mod fatal;
 pub mod ir;
+pub mod isolate;
 pub mod object_cache;
 pub mod promote;
 pub mod shim;
@@ -37,19 +38,74 @@ pub struct BitcodeInput<'a> {
     pub data: &'a [u8],
 }
 
-/// Summarizes modules in parallel (one LLVM context each). With a cache directory,
-/// summaries are stored and found by a hash of the bitcode, rld's version, LLVM's version
-/// and the summary format version; `warn` hears of a damaged entry, which is summarized
-/// again and replaced.
+/// Whether this process reads bitcode it has not summarized before in child processes
+/// ([`isolate`]): the `rld` binary does; a plugin inside another linker's process does not
+/// fork its host.
+static ISOLATE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes [`summarize_all`] read new bitcode in child processes, so that LLVM crashing on a
+/// corrupt file ends as an error naming it.
+pub fn read_bitcode_in_children(on: bool) {
+    ISOLATE.store(on, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Summarizes modules in parallel (one LLVM context each, in child processes when
+/// [`read_bitcode_in_children`] says so). With a cache directory, summaries are stored and
+/// found by a hash of the bitcode, rld's version, LLVM's version and the summary format
+/// version; `warn` hears of a damaged entry, which is summarized again and replaced.
 pub fn summarize_all(
     inputs: &[BitcodeInput],
     cache_dir: Option<&Path>,
     warn: &(dyn Fn(&str) + Sync),
 ) -> Result<Vec<ModuleSummary>, LtoError> {
     use rayon::prelude::*;
-    inputs
+    let cached: Vec<Option<ModuleSummary>> = match cache_dir {
+        Some(dir) => inputs
+            .par_iter()
+            .map(|input| cache_lookup(dir, input, warn))
+            .collect(),
+        None => inputs.iter().map(|_| None).collect(),
+    };
+    let todo: Vec<&BitcodeInput> = inputs
+        .iter()
+        .zip(&cached)
+        .filter(|(_, c)| c.is_none())
+        .map(|(i, _)| i)
+        .collect();
+    let isolated = if ISOLATE.load(std::sync::atomic::Ordering::SeqCst) && !todo.is_empty() {
+        isolate::summarize(&todo)
+    } else {
+        todo.iter().map(|_| None).collect()
+    };
+    let fresh: Vec<Result<ModuleSummary, LtoError>> = todo
         .par_iter()
-        .map(|input| summarize_cached(input, cache_dir, warn))
+        .zip(isolated)
+        .map(|(input, done)| {
+            let summary = match done {
+                Some(result) => result?,
+                None => summarize::summarize_bitcode(input.name, input.data)?,
+            };
+            if let Some(dir) = cache_dir {
+                let path = cache_entry(dir, input.data);
+                store(dir, &path, &rld_summaries::encode(&summary)).map_err(|source| {
+                    LtoError::Io {
+                        path: path.display().to_string(),
+                        source,
+                    }
+                })?;
+            }
+            Ok(summary)
+        })
+        .collect();
+    let mut fresh = fresh.into_iter();
+    cached
+        .into_iter()
+        .map(|c| match c {
+            Some(summary) => Ok(summary),
+            None => fresh
+                .next()
+                .expect("one fresh summary per input not cached"),
+        })
         .collect()
 }
 
@@ -73,35 +129,29 @@ fn cache_entry(dir: &Path, data: &[u8]) -> PathBuf {
     ))
 }
 
-fn summarize_cached(
+/// The cached summary of `input`, if there is a sound one.
+fn cache_lookup(
+    dir: &Path,
     input: &BitcodeInput,
-    cache_dir: Option<&Path>,
     warn: &(dyn Fn(&str) + Sync),
-) -> Result<ModuleSummary, LtoError> {
-    let Some(dir) = cache_dir else {
-        return summarize::summarize_bitcode(input.name, input.data);
-    };
+) -> Option<ModuleSummary> {
     let path = cache_entry(dir, input.data);
-    if let Ok(bytes) = std::fs::read(&path) {
-        match rld_summaries::decode(&bytes) {
-            Ok(mut summary) => {
-                // The cache is keyed by content; the name is this link's.
-                summary.module_id = input.name.to_string();
-                return Ok(summary);
-            }
-            Err(e) => warn(&format!(
+    let bytes = std::fs::read(&path).ok()?;
+    match rld_summaries::decode(&bytes) {
+        Ok(mut summary) => {
+            // The cache is keyed by content; the name is this link's.
+            summary.module_id = input.name.to_string();
+            Some(summary)
+        }
+        Err(e) => {
+            warn(&format!(
                 "{}: corrupt cached summary of {} ({e}); summarizing it again",
                 path.display(),
                 input.name
-            )),
+            ));
+            None
         }
     }
-    let summary = summarize::summarize_bitcode(input.name, input.data)?;
-    store(dir, &path, &rld_summaries::encode(&summary)).map_err(|source| LtoError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
-    Ok(summary)
 }
 
 /// Writes a cache entry under a name of its own, then renames it into place: a concurrent

@@ -391,6 +391,64 @@ fn lua_lto_output_is_the_same_with_one_thread() {
     );
 }
 
+/// Bit flips in real bitcode (Lua's lstrlib.c, clang-14 -flto): LLVM's reader crashes on
+/// some of them (a segfault, "out of memory"), which rld, reading new bitcode in child
+/// processes, turns into an error naming the file. Never a signal, never a panic.
+#[test]
+fn flipped_bits_in_lua_bitcode_never_crash_rld() {
+    let objects = objects(Program::Lua, Cc::ClangLto).unwrap_or_else(|e| panic!("{e}"));
+    let base = objects
+        .iter()
+        .find(|o| {
+            o.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("lstrlib-"))
+        })
+        .expect("lstrlib.o");
+    let bytes = fs::read(base).unwrap();
+    let dir = root().join("out").join("bitcode-flips");
+    fs::create_dir_all(&dir).unwrap();
+    let mut x = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = |bound: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 11) as usize % bound
+    };
+    let mut rejected = 0;
+    for n in 0..160 {
+        let mut flipped = bytes.clone();
+        for _ in 0..1 + next(4) {
+            let at = next(flipped.len());
+            flipped[at] ^= 1 << next(8);
+        }
+        let name = format!("flip{n}.o");
+        let input = dir.join(&name);
+        fs::write(&input, &flipped).unwrap();
+        let mut cmd = Command::new(rld_path());
+        cmd.arg(&input)
+            .args(["-shared", "-o"])
+            .arg(dir.join("out.so"));
+        let out = output_with_timeout(&mut cmd, Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let ctx = format!(
+            "{}: {}\n{stderr}",
+            command_line(&cmd),
+            describe_status(&out)
+        );
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{ctx}");
+        assert!(!stderr.contains("panicked"), "{ctx}");
+        // A flip may also leave valid bitcode that fails later (a text relocation, an
+        // undefined symbol): any error, but one that says so.
+        if out.status.code() == Some(1) {
+            assert!(stderr.contains("rld: error"), "{ctx}");
+            rejected += usize::from(stderr.contains(&name));
+        }
+        let _ = fs::remove_file(&input);
+    }
+    assert!(rejected > 40, "only {rejected} of 160 rejected");
+}
+
 /// Lua's whole remark set from an rld -flto link (every pass), as `rld remarks summary`
 /// counts it, equals what LLVM's own parser reads; and a diff of the file with itself finds
 /// nothing.
