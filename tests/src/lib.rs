@@ -1279,3 +1279,50 @@ pub fn lto_flags(remarks: Option<&Path>, extra: &[&str]) -> Vec<String> {
 pub fn strs(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
 }
+
+/// Offsets into an ELF64 little-endian object's bytes, for tests that damage one field.
+pub mod elf_offsets {
+    fn u16_at(elf: &[u8], o: usize) -> usize {
+        u16::from_le_bytes(elf[o..o + 2].try_into().unwrap()) as usize
+    }
+    fn u32_at(elf: &[u8], o: usize) -> usize {
+        u32::from_le_bytes(elf[o..o + 4].try_into().unwrap()) as usize
+    }
+    fn u64_at(elf: &[u8], o: usize) -> usize {
+        u64::from_le_bytes(elf[o..o + 8].try_into().unwrap()) as usize
+    }
+
+    /// The offsets of every section header.
+    fn headers(elf: &[u8]) -> impl Iterator<Item = usize> + '_ {
+        let (shoff, shentsize, shnum) = (u64_at(elf, 0x28), u16_at(elf, 0x3a), u16_at(elf, 0x3c));
+        (0..shnum).map(move |i| shoff + i * shentsize)
+    }
+
+    fn header(elf: &[u8], index: usize) -> usize {
+        headers(elf).nth(index).unwrap()
+    }
+
+    /// The NUL-terminated string at `at`.
+    fn c_str(elf: &[u8], at: usize) -> &[u8] {
+        elf[at..].split(|&b| b == 0).next().unwrap()
+    }
+
+    /// The offset of section `name`'s header.
+    pub fn section_header(elf: &[u8], name: &str) -> usize {
+        let names = u64_at(elf, header(elf, u16_at(elf, 0x3e)) + 24);
+        headers(elf)
+            .find(|&h| c_str(elf, names + u32_at(elf, h)) == name.as_bytes())
+            .unwrap_or_else(|| panic!("no section {name}"))
+    }
+
+    /// The offset of symbol `name`'s entry in `.symtab`.
+    pub fn symbol_entry(elf: &[u8], name: &str) -> usize {
+        let symtab = headers(elf).find(|&h| u32_at(elf, h + 4) == 2).unwrap();
+        let strtab = u64_at(elf, header(elf, u32_at(elf, symtab + 40)) + 24);
+        let (offset, size) = (u64_at(elf, symtab + 24), u64_at(elf, symtab + 32));
+        (offset..offset + size)
+            .step_by(24)
+            .find(|&e| c_str(elf, strtab + u32_at(elf, e)) == name.as_bytes())
+            .unwrap_or_else(|| panic!("no symbol {name}"))
+    }
+}

@@ -227,23 +227,6 @@ fn gcc_lto_objects_are_named_not_misread() {
     assert_output_is(&exe, &run(&exe, &[], &[]), "fat\n", "gcc -ffat-lto-objects");
 }
 
-/// The file offset of section `name`'s header in an ELF64 object.
-fn section_header(elf: &[u8], name: &str) -> usize {
-    let u16_at = |o: usize| u16::from_le_bytes(elf[o..o + 2].try_into().unwrap()) as usize;
-    let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap()) as usize;
-    let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap()) as usize;
-    let (shoff, shentsize, shnum, shstrndx) =
-        (u64_at(0x28), u16_at(0x3a), u16_at(0x3c), u16_at(0x3e));
-    let names = u64_at(shoff + shstrndx * shentsize + 24);
-    (0..shnum)
-        .map(|i| shoff + i * shentsize)
-        .find(|&h| {
-            let start = names + u32_at(h);
-            elf[start..].split(|&b| b == 0).next() == Some(name.as_bytes())
-        })
-        .unwrap()
-}
-
 #[test]
 fn rejects_a_huge_section_alignment_and_takes_a_huge_bss_in_stride() {
     let t = Test::new();
@@ -255,13 +238,13 @@ fn rejects_a_huge_section_alignment_and_takes_a_huge_bss_in_stride() {
     let bytes = std::fs::read(&obj).unwrap();
     // An alignment of 2^62: an error naming the file and the section (lld's limit).
     let mut aligned = bytes.clone();
-    let h = section_header(&aligned, ".text");
+    let h = elf_offsets::section_header(&aligned, ".text");
     aligned[h + 48..h + 56].copy_from_slice(&(1u64 << 62).to_le_bytes());
     let aligned = t.write("aligned.o", aligned);
     assert_rejected(&t, &[&aligned], &[], &["aligned.o", ".text", "alignment"]);
     // A .bss of 2^40 bytes links (as with GNU ld and lld) without rld allocating it.
     let mut big = bytes;
-    let h = section_header(&big, ".bss");
+    let h = elf_offsets::section_header(&big, ".bss");
     big[h + 32..h + 40].copy_from_slice(&(1u64 << 40).to_le_bytes());
     let big = t.write("bigbss.o", big);
     let out = t.path("bigbss.out");

@@ -131,22 +131,12 @@ fn constructor_tables_run_in_gnu_ld_order() {
 #[test]
 fn more_than_65279_sections_use_extended_numbering() {
     let t = Test::new();
-    let mut asm = String::new();
-    for i in 0..70_000 {
-        asm += &format!(
+    let many = assembled(&t, |i| {
+        format!(
             ".section s{i},\"a\",@progbits\n.globl v{i}\nv{i}: .byte {}\n",
             i % 100
-        );
-    }
-    let s = t.write("many.s", asm);
-    let many = t.path("many.o");
-    run_checked(
-        std::process::Command::new("clang-14")
-            .arg("-c")
-            .arg(&s)
-            .arg("-o")
-            .arg(&many),
-    );
+        )
+    });
     let main = t.compile(
         Clang,
         "#include <stdio.h>\nextern char v0, v1, v69998, v69999;\nint main(void) { printf(\"%d %d %d %d\\n\", v0, v1, v69998, v69999); return 0; }\n",
@@ -294,22 +284,12 @@ fn functions_in_sections_past_65279_survive_gc_with_their_fdes() {
     // Symbols whose section index needs SHN_XINDEX are ordinary definitions: garbage
     // collection keeps their sections and `.eh_frame` keeps their FDEs, as lld does.
     let t = Test::new();
-    let mut asm = String::new();
-    for i in 0..70_000 {
-        asm += &format!(
+    let many = assembled(&t, |i| {
+        format!(
             ".section .text.f{i},\"ax\",@progbits\n.globl f{i}\n.type f{i},@function\nf{i}:\n.cfi_startproc\nmovl ${}, %eax\nret\n.cfi_endproc\n",
             i % 100
-        );
-    }
-    let s = t.write("many.s", asm);
-    let many = t.path("many.o");
-    run_checked(
-        Command::new("clang-14")
-            .arg("-c")
-            .arg(&s)
-            .arg("-o")
-            .arg(&many),
-    );
+        )
+    });
     let main = t.compile(
         Clang,
         "#include <stdio.h>\nint f0(void), f65300(void), f69999(void);\nint main(void) { printf(\"%d %d %d\\n\", f0(), f65300(), f69999()); return 0; }\n",
@@ -339,7 +319,7 @@ fn symbols_with_processor_specific_section_indices_are_absolute() {
         &["-O2", "-fno-pie"],
     );
     let mut bytes = std::fs::read(&obj).unwrap();
-    let at = symbol_entry(&bytes, "counter");
+    let at = elf_offsets::symbol_entry(&bytes, "counter");
     bytes[at + 6..at + 8].copy_from_slice(&0xff01u16.to_le_bytes());
     let patched = t.write("patched.o", &bytes);
     let flags = ["-no-pie"];
@@ -359,21 +339,17 @@ fn symbols_with_processor_specific_section_indices_are_absolute() {
     assert!(outputs.iter().all(|o| o == &outputs[0]), "{outputs:?}");
 }
 
-/// The file offset of symbol `name`'s entry in an ELF64 object's `.symtab`.
-fn symbol_entry(elf: &[u8], name: &str) -> usize {
-    let u16_at = |o: usize| u16::from_le_bytes(elf[o..o + 2].try_into().unwrap()) as usize;
-    let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap()) as usize;
-    let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap()) as usize;
-    let (shoff, shentsize, shnum) = (u64_at(0x28), u16_at(0x3a), u16_at(0x3c));
-    let header = |i: usize| shoff + i * shentsize;
-    let symtab = (0..shnum).find(|&i| u32_at(header(i) + 4) == 2).unwrap();
-    let strtab = u64_at(header(u32_at(header(symtab) + 40)) + 24);
-    let (offset, size) = (u64_at(header(symtab) + 24), u64_at(header(symtab) + 32));
-    (offset..offset + size)
-        .step_by(24)
-        .find(|&e| {
-            let start = strtab + u32_at(e);
-            elf[start..].split(|&b| b == 0).next() == Some(name.as_bytes())
-        })
-        .unwrap()
+/// An object assembled from 70,000 pieces of assembly, `piece(i)` each (one section each).
+fn assembled(t: &Test, piece: impl Fn(usize) -> String) -> PathBuf {
+    let asm: String = (0..70_000).map(piece).collect();
+    let s = t.write("many.s", asm);
+    let many = t.path("many.o");
+    run_checked(
+        Command::new("clang-14")
+            .arg("-c")
+            .arg(&s)
+            .arg("-o")
+            .arg(&many),
+    );
+    many
 }
