@@ -303,7 +303,11 @@ const SPECS: &[Spec] = &[
     arg(&["--wrap"], "SYMBOL", "Resolve SYMBOL to __wrap_SYMBOL, __real_SYMBOL to SYMBOL",
         Set(|p, v| p.o.wrap.push(v.into()))),
     arg(&["--defsym"], "SYMBOL=EXPR", "Define SYMBOL", Value(Parser::defsym)),
-    arg(&["-Map"], "FILE", "Write a link map to FILE", Set(|p, v| p.o.map_file = Some(v.into()))),
+    arg(&["-Map"], "FILE", "Accepted with a warning; no link map is written yet",
+        Set(|p, v| {
+            p.o.warnings.push(format!("-Map {v} is ignored: rld does not write link maps yet"));
+            p.o.map_file = Some(v.into());
+        })),
     // Diagnostics.
     flag(&["--allow-multiple-definition"], "Let the first definition win over duplicates",
         |p| p.o.allow_multiple_definition = true),
@@ -311,19 +315,27 @@ const SPECS: &[Spec] = &[
     // A shared library's own undefined symbols are resolved by the dynamic loader against its
     // dependencies; rld does not second-guess them (lld's default for -shared).
     flag(&["--allow-shlib-undefined"], "Allow undefined symbols in input shared libraries (default)", |_| {}),
-    flag(&["--no-allow-shlib-undefined"], "Accepted; rld does not check input libraries' undefined symbols", |_| {}),
+    flag(&["--no-allow-shlib-undefined"], "Accepted with a warning; input libraries' undefined symbols are not checked",
+        |p| p.o.warnings.push("--no-allow-shlib-undefined is ignored: rld does not check input libraries' undefined symbols".into())),
     flag(&["--fatal-warnings"], "Treat warnings as errors", |p| p.o.fatal_warnings = true),
     flag(&["--no-fatal-warnings"], "Do not treat warnings as errors (default)", |p| p.o.fatal_warnings = false),
     // rld's diagnostics are plain text; coloring them is not implemented.
-    arg(&["--color-diagnostics"], "WHEN", "Accepted; diagnostics are not colored", Optional(|_, _| Ok(()))),
+    arg(&["--color-diagnostics"], "WHEN", "Accepted with a warning unless WHEN is never; diagnostics are not colored",
+        Optional(|p, v| {
+            if v != Some("never") {
+                p.o.warnings.push("--color-diagnostics is ignored: rld's diagnostics are not colored".into());
+            }
+            Ok(())
+        })),
     flag(&["--no-color-diagnostics"], "Accepted; diagnostics are not colored", |_| {}),
-    // Common symbols are allocated by size and alignment anyway; warning about them is moot.
-    flag(&["--sort-common"], "Accepted and ignored", |_| {}),
-    flag(&["--warn-common"], "Accepted and ignored", |_| {}),
+    // Common symbols are always placed by alignment, which is what sorting them buys.
+    flag(&["--sort-common"], "Commons are always placed by alignment", |_| {}),
+    flag(&["--warn-common"], "Accepted with a warning; common symbols are not reported",
+        |p| p.o.warnings.push("--warn-common is ignored: rld does not report common symbols".into())),
     // rld only reads x86-64 ELF, so there is no mismatch to tolerate.
-    flag(&["--no-warn-mismatch"], "Accepted and ignored", |_| {}),
+    flag(&["--no-warn-mismatch"], "Nothing to tolerate: rld reads only x86-64 ELF", |_| {}),
     // Not folding identical code is always correct, only larger.
-    arg(&["--icf"], "none|all|safe", "Accepted; identical code folding is not done", Value(Parser::icf)),
+    arg(&["--icf"], "none|all|safe", "Accepted (all and safe with a warning); identical code folding is not done", Value(Parser::icf)),
     // Linking.
     arg(&["-O"], "LEVEL", "Optimize the output (level 0-3)", Value(Parser::opt_level)),
     flag(&["-nostdlib"], "Search only the -L directories", |p| p.o.nostdlib = true),
@@ -646,7 +658,13 @@ impl Parser {
 
     fn icf(&mut self, v: &str) -> Result<(), ArgsError> {
         match v {
-            "none" | "all" | "safe" => Ok(()),
+            "none" => Ok(()),
+            "all" | "safe" => {
+                self.o.warnings.push(format!(
+                    "--icf={v} is ignored: rld does not fold identical code (the output is only larger)"
+                ));
+                Ok(())
+            }
             _ => Err(invalid(&self.opt, v)),
         }
     }
@@ -1216,6 +1234,33 @@ mod tests {
         // A file that includes itself fails instead of recursing forever.
         assert!(error(&format!("@{}", looping.display())).contains("nested too deeply"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn options_rld_cannot_honour_warn_and_the_others_do_not() {
+        for cmdline in [
+            "-Map out.map a.o",
+            "--icf=all a.o",
+            "--icf=safe a.o",
+            "--warn-common a.o",
+            "--color-diagnostics a.o",
+            "--color-diagnostics=always a.o",
+            "--no-allow-shlib-undefined a.o",
+        ] {
+            let o = parse(cmdline);
+            assert_eq!(o.warnings.len(), 1, "{cmdline}: {:?}", o.warnings);
+            let option = cmdline.split([' ', '=']).next().unwrap();
+            assert!(o.warnings[0].contains(option) && o.warnings[0].contains("ignored"));
+        }
+        for cmdline in [
+            "--icf=none a.o",
+            "--sort-common a.o",
+            "--no-warn-mismatch a.o",
+            "--color-diagnostics=never a.o",
+            "--no-color-diagnostics a.o",
+        ] {
+            assert!(parse(cmdline).warnings.is_empty(), "{cmdline}");
+        }
     }
 
     #[test]
