@@ -212,9 +212,69 @@ pub fn rld_path() -> PathBuf {
             "linker under test not found at {}: run `cargo build --release -p rld` or set RLD=/path/to/rld",
             path.display()
         );
+        if std::env::var_os("RLD").is_none() {
+            assert_fresh(&path);
+        }
         path
     })
     .clone()
+}
+
+/// The crates the `rld` binary is built from.
+const RLD_CRATES: [&str; 6] = [
+    "linker",
+    "driver",
+    "lto",
+    "summaries",
+    "remarks",
+    "plugin-api",
+];
+
+/// Fails when a source file of rld is newer than the binary under test: the tests must test
+/// the rld that was just built, not an older one left in the target directory.
+fn assert_fresh(binary: &Path) {
+    fn newest(dir: &Path) -> Option<(std::time::SystemTime, PathBuf)> {
+        let mut best: Option<(std::time::SystemTime, PathBuf)> = None;
+        for e in std::fs::read_dir(dir).ok()?.flatten() {
+            let p = e.path();
+            let found = if p.is_dir() {
+                newest(&p)
+            } else {
+                e.metadata().ok()?.modified().ok().map(|t| (t, p))
+            };
+            if let Some(f) = found {
+                if best.as_ref().is_none_or(|b| f.0 > b.0) {
+                    best = Some(f);
+                }
+            }
+        }
+        best
+    }
+    let built = std::fs::metadata(binary)
+        .and_then(|m| m.modified())
+        .unwrap();
+    let root = workspace_dir();
+    for krate in RLD_CRATES {
+        for part in ["src", "Cargo.toml", "build.rs", "llvm-wrapper"] {
+            let p = root.join(krate).join(part);
+            let newest = if p.is_dir() {
+                newest(&p)
+            } else {
+                std::fs::metadata(&p)
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .map(|t| (t, p.clone()))
+            };
+            if let Some((t, file)) = newest {
+                assert!(
+                    t <= built,
+                    "{} is older than {}: run `cargo build --release -p rld` (or set RLD=...)",
+                    binary.display(),
+                    file.display()
+                );
+            }
+        }
+    }
 }
 
 /// Whether `RLD_IS_STANDIN=1`: the linker under test is a stand-in (lld behind
