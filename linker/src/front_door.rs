@@ -10,7 +10,7 @@
 //! driver calls it, nothing is added. `--print-driver` prints the resulting command line.
 
 use crate::options::{InputArg, Options};
-use object::read::elf::{FileHeader as _, Sym as _};
+use object::read::elf::Sym as _;
 use std::path::{Path, PathBuf};
 
 /// The C runtime's start files: a command line naming one came from a compiler driver.
@@ -182,8 +182,9 @@ fn input_facts(opts: &Options) -> InputFacts {
     let mut facts = InputFacts::default();
     for i in &opts.inputs {
         if let InputArg::File { path, .. } = i {
-            if let Ok(data) = std::fs::read(path) {
-                let f = file_facts(&data);
+            // Mapped, not copied: the link maps the same files again, from the page cache.
+            if let Ok(data) = crate::input::map_file(path) {
+                let f = file_facts(data);
                 facts.cxx |= f.cxx;
                 facts.start |= f.start;
             }
@@ -212,13 +213,7 @@ fn file_facts(data: &[u8]) -> InputFacts {
     }
     let mut facts = InputFacts::default();
     let endian = object::LittleEndian;
-    let Ok(header) = object::elf::FileHeader64::<object::LittleEndian>::parse(data) else {
-        return facts;
-    };
-    let Ok(sections) = header.sections(endian, data) else {
-        return facts;
-    };
-    let Ok(symbols) = sections.symbols(endian, data, object::elf::SHT_SYMTAB) else {
+    let Some(symbols) = crate::object_file::elf_symbol_table(data) else {
         return facts;
     };
     for s in symbols.iter() {

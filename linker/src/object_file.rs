@@ -406,6 +406,16 @@ pub mod shndx {
     }
 }
 
+/// The `.symtab` of an ELF object, or `None` if the bytes are not one that can be read: for
+/// quick looks at a file's symbols (archive members, the front door) before it is parsed.
+pub fn elf_symbol_table(
+    data: &[u8],
+) -> Option<object::read::elf::SymbolTable<'_, elf::FileHeader64<object::LittleEndian>>> {
+    let header = elf::FileHeader64::<object::LittleEndian>::parse(data).ok()?;
+    let sections = header.sections(LE, data).ok()?;
+    sections.symbols(LE, data, elf::SHT_SYMTAB).ok()
+}
+
 /// x86-64's large common symbols (the psABI's medium and large code models).
 const SHN_X86_64_LCOMMON: u16 = 0xff02;
 

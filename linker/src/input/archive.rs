@@ -110,15 +110,9 @@ pub fn defines_non_common(data: &'static [u8], name: &[u8]) -> bool {
 /// Defined global symbols of an ELF member, each with its section index.
 fn defined_global_symbols(data: &'static [u8]) -> Vec<(&'static [u8], u16)> {
     use crate::object_file::LE;
-    use object::read::elf::{FileHeader, Sym as _};
+    use object::read::elf::Sym as _;
     let mut out = Vec::new();
-    let Ok(header) = object::elf::FileHeader64::<object::LittleEndian>::parse(data) else {
-        return out;
-    };
-    let Ok(sections) = header.sections(LE, data) else {
-        return out;
-    };
-    let Ok(symtab) = sections.symbols(LE, data, object::elf::SHT_SYMTAB) else {
+    let Some(symtab) = crate::object_file::elf_symbol_table(data) else {
         return out;
     };
     for sym in symtab.iter() {
