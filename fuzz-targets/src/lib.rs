@@ -3,8 +3,8 @@
 //! Every reader of untrusted input has a target, and one target links a fuzzed file with fixed
 //! valid objects. A target returns normally whatever the input is; errors are expected, and a
 //! panic, a crash, a hang or a huge allocation is a finding. The AFL++ harness (`fuzz/`) runs
-//! them under coverage guidance; `tests/replay.rs` runs every saved seed and finding through them
-//! on each test run, so a fixed finding stays fixed.
+//! them under coverage guidance; `tests/replay.rs` runs the seeds it builds and every saved
+//! finding through them on each test run, so a fixed finding stays fixed.
 
 mod link;
 
@@ -193,6 +193,8 @@ pub fn run(target: Target, data: &[u8], scratch: &Scratch) -> bool {
             };
             rld_lto::summarize_all(&[input], None, &|_| {}).is_ok()
         }
-        Target::Link => scratch.link.run(&scratch.dir, data),
+        Target::Link => scratch
+            .link
+            .run(&scratch.dir, &scratch.write("fuzz.o", data)),
     }
 }

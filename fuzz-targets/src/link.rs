@@ -48,11 +48,10 @@ impl Fixtures {
         Ok(Fixtures { objects })
     }
 
-    /// Links the fixtures with `data` twice: an executable with GC and a build id, and
-    /// a shared library with an `.eh_frame_hdr`. Returns whether both links succeeded.
-    pub fn run(&self, dir: &Path, data: &[u8]) -> bool {
-        let input = dir.join("fuzz.o");
-        std::fs::write(&input, data).expect("scratch directory is writable");
+    /// Links the fixtures with the fuzzed file `input` twice, writing into `dir`: an
+    /// executable with GC and a build id, and a shared library with an `.eh_frame_hdr`.
+    /// Returns whether both links succeeded.
+    pub fn run(&self, dir: &Path, input: &Path) -> bool {
         let links: [&[&str]; 2] = [
             &["-e", "main", "--gc-sections", "--build-id"],
             &[
