@@ -44,10 +44,15 @@ pub(crate) fn call_plans(
             index: call.caller,
         };
         // Every target must exist in the merged module as a function definition or
-        // declaration; a dropped caller needs nothing.
+        // declaration; a dropped caller needs nothing; a caller without a recorded shape
+        // cannot be checked against the bitcode, so its sites are not touched.
         if targets.is_empty() || !live.is_live(caller) {
             continue;
         }
+        let module = &index.modules[m as usize];
+        let Some(&caller_shape) = module.shapes.iter().find(|s| s.function == call.caller) else {
+            continue;
+        };
         refs.extend(targets.iter().map(|&t| (caller, t)));
         let names = targets
             .iter()
@@ -57,6 +62,7 @@ pub(crate) fn call_plans(
             (m, site),
             rld_lto::SitePlan {
                 caller: call.caller,
+                caller_shape,
                 instruction: call.instruction,
                 targets: names,
                 // The analysis is sound: a FunctionSet holds every possible callee.

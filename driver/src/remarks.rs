@@ -85,6 +85,24 @@ pub(crate) fn call_remarks(
                 };
                 (RemarkKind::Passed, name, args)
             }
+            CalleeSet::Functions(_)
+                if outcome
+                    .sites_skipped
+                    .iter()
+                    .any(|(name, _)| *name == module.module_id) =>
+            {
+                (
+                    RemarkKind::Missed,
+                    "unresolved",
+                    vec![
+                        arg("String", "indirect call not resolved: ".into()),
+                        arg(
+                            "Reason",
+                            "the module's code does not match its summary".into(),
+                        ),
+                    ],
+                )
+            }
             CalleeSet::Functions(_) | CalleeSet::Undefined => continue,
             CalleeSet::Overdefined => {
                 let reason =

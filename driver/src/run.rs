@@ -122,12 +122,16 @@ pub fn run(
     };
     let compiled = rld_lto::compile(&job, threads)?;
     let outcome = &compiled.outcome;
-    for (module, mismatch) in &outcome.alias_skipped {
-        host.warning(&format!(
-            "{module}: no alias information written: function {} does not match its \
-             summary ({})",
-            mismatch.function, mismatch.detail
-        ));
+    for (skipped, what) in [
+        (&outcome.alias_skipped, "no alias information written"),
+        (&outcome.sites_skipped, "indirect calls not resolved"),
+    ] {
+        for (module, mismatch) in skipped {
+            host.warning(&format!(
+                "{module}: {what}: function {} does not match its summary ({})",
+                mismatch.function, mismatch.detail
+            ));
+        }
     }
     if clock.enabled() && opts.wpa_aa && opts.wpa_aa_metadata {
         clock.note(

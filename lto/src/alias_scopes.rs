@@ -70,7 +70,7 @@ pub fn annotate(
 }
 
 /// The instructions of function `index`, if its body has the summary's shape.
-fn checked_body(
+pub(crate) fn checked_body(
     globals: &[Value],
     index: u32,
     expected: &FunctionShape,

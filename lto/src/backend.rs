@@ -15,7 +15,7 @@ use inkwell::targets::{FileType, InitializationConfig, Target, TargetTriple};
 use rld_summaries::modref::MemoryAttributes;
 use rld_summaries::partition::{self, PartitionPlan, Placement};
 use rld_summaries::{GlobalKind, Linkage};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 /// What to do with one global of a module before it joins the merged module.
@@ -72,6 +72,9 @@ pub struct CallOutcome {
     pub alias: crate::alias_scopes::Annotated,
     /// Modules left without it because their bodies differ from their summaries.
     pub alias_skipped: Vec<(String, crate::alias_scopes::ShapeMismatch)>,
+    /// Modules whose planned call sites were left alone because their callers' bodies
+    /// differ from their summaries.
+    pub sites_skipped: Vec<(String, crate::alias_scopes::ShapeMismatch)>,
     /// Time spent writing the alias metadata.
     pub alias_time: std::time::Duration,
 }
@@ -250,6 +253,7 @@ impl CallOutcome {
         self.alias.instructions += other.alias.instructions;
         self.alias.attributes.extend(other.alias.attributes);
         self.alias_skipped.extend(other.alias_skipped);
+        self.sites_skipped.extend(other.sites_skipped);
         self.alias_time += other.alias_time;
     }
 
@@ -260,8 +264,10 @@ impl CallOutcome {
             list.sort_unstable();
             list.dedup();
         }
-        self.alias_skipped.sort_by(|a, b| a.0.cmp(&b.0));
-        self.alias_skipped.dedup_by(|a, b| a.0 == b.0);
+        for list in [&mut self.alias_skipped, &mut self.sites_skipped] {
+            list.sort_by(|a, b| a.0.cmp(&b.0));
+            list.dedup_by(|a, b| a.0 == b.0);
+        }
         self.alias.attributes.sort();
         self.alias.attributes.dedup();
     }
@@ -312,7 +318,7 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
                 msg,
             },
         )?;
-        tag_sites(&ctx, &globals, m, job);
+        tag_sites(&ctx, &globals, m, job, &mut outcome);
         annotate_aliases(&ctx, &module, m, p, job, &mut outcome);
         match &merged {
             None => merged = Some(module),
@@ -426,18 +432,27 @@ fn parse_site_key(key: &str) -> Option<(u32, u32)> {
 }
 
 /// Before linking: tags the planned call sites whose caller has its body here, so they can
-/// be found in the merged module. The summary says where each is (caller, position); a
-/// position that is not a call (a stale summary) is left alone.
-fn tag_sites(ctx: &Context, globals: &[crate::ir::Value], m: u32, job: &Job) {
-    let mut by_caller: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+/// be found in the merged module. The summary says where each is (caller, position); the
+/// caller must still have the shape the summary recorded, or none of the module's sites is
+/// used (a stale summary's positions cannot be trusted), and a position that is not an
+/// indirect call is left alone.
+fn tag_sites(
+    ctx: &Context,
+    globals: &[crate::ir::Value],
+    m: u32,
+    job: &Job,
+    outcome: &mut CallOutcome,
+) {
+    let mut by_caller: BTreeMap<u32, Vec<(u32, u32, &SitePlan)>> = BTreeMap::new();
     for (&(pm, id), plan) in &job.plans.sites {
         if pm == m {
             by_caller
                 .entry(plan.caller)
                 .or_default()
-                .push((plan.instruction, id));
+                .push((plan.instruction, id, plan));
         }
     }
+    let mut checked = Vec::with_capacity(by_caller.len());
     for (caller, sites) in by_caller {
         let Some(&f) = globals.get(caller as usize) else {
             continue;
@@ -445,13 +460,22 @@ fn tag_sites(ctx: &Context, globals: &[crate::ir::Value], m: u32, job: &Job) {
         if f.global_kind() != Some(GlobalKind::Function) || f.is_declaration() {
             continue;
         }
-        let instructions = f.instructions();
-        for (position, id) in sites {
+        match crate::alias_scopes::checked_body(globals, caller, &sites[0].2.caller_shape) {
+            Ok(instructions) => checked.push((instructions, sites)),
+            Err(mismatch) => {
+                let name = job.inputs[m as usize].name.to_string();
+                outcome.sites_skipped.push((name, mismatch));
+                return;
+            }
+        }
+    }
+    for (instructions, sites) in checked {
+        for (position, id, _) in sites {
             let Some(&inst) = instructions.get(position as usize) else {
                 continue;
             };
             match inst.called_value() {
-                Some(callee) if !callee.is_inline_asm() => {
+                Some(callee) if !callee.is_inline_asm() && callee.global_kind().is_none() => {
                     promote::tag_site(ctx, inst, &format!("{m}.{id}"))
                 }
                 _ => {}

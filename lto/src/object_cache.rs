@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::{xxh3_128, Xxh3};
 
 /// Ends every cache file, after the payload's hash.
-const MAGIC: &[u8; 8] = b"RLDPART1";
+const MAGIC: &[u8; 8] = b"RLDPART2";
 
 /// The key of partition `p`; `module_hashes[m]` is the hash of module `m`'s bitcode.
 pub fn key(job: &Job, p: u32, module_hashes: &[u128]) -> u128 {
@@ -134,11 +134,13 @@ fn write_outcome(out: &mut Vec<u8>, o: &CallOutcome) {
         put_bytes(out, f.as_bytes());
         put_bytes(out, a.as_bytes());
     }
-    put_u32(out, o.alias_skipped.len() as u32);
-    for (module, mismatch) in &o.alias_skipped {
-        put_bytes(out, module.as_bytes());
-        put_bytes(out, mismatch.function.as_bytes());
-        put_bytes(out, mismatch.detail.as_bytes());
+    for skipped in [&o.alias_skipped, &o.sites_skipped] {
+        put_u32(out, skipped.len() as u32);
+        for (module, mismatch) in skipped {
+            put_bytes(out, module.as_bytes());
+            put_bytes(out, mismatch.function.as_bytes());
+            put_bytes(out, mismatch.detail.as_bytes());
+        }
     }
 }
 
@@ -168,6 +170,18 @@ impl<'a> Reader<'a> {
         String::from_utf8(self.bytes()?.to_vec()).ok()
     }
 
+    fn skipped(&mut self) -> Option<Vec<(String, ShapeMismatch)>> {
+        let n = self.u32()?;
+        let mut out = Vec::new();
+        for _ in 0..n {
+            let module = self.string()?;
+            let function = self.string()?;
+            let detail = self.string()?;
+            out.push((module, ShapeMismatch { function, detail }));
+        }
+        Some(out)
+    }
+
     fn sites(&mut self) -> Option<Vec<(u32, u32)>> {
         let n = self.u32()?;
         let mut out = Vec::new();
@@ -189,13 +203,8 @@ fn read_outcome(r: &mut Reader) -> Option<CallOutcome> {
     for _ in 0..r.u32()? {
         o.alias.attributes.push((r.string()?, r.string()?));
     }
-    for _ in 0..r.u32()? {
-        let module = r.string()?;
-        let function = r.string()?;
-        let detail = r.string()?;
-        o.alias_skipped
-            .push((module, ShapeMismatch { function, detail }));
-    }
+    o.alias_skipped = r.skipped()?;
+    o.sites_skipped = r.skipped()?;
     Some(o)
 }
 
@@ -221,6 +230,13 @@ mod tests {
                 detail: "3 instructions".into(),
             },
         ));
+        o.sites_skipped.push((
+            "b.o".into(),
+            ShapeMismatch {
+                function: "main".into(),
+                detail: "7 instructions".into(),
+            },
+        ));
         o
     }
 
@@ -242,6 +258,7 @@ mod tests {
         );
         assert_eq!(o.alias.attributes, outcome().alias.attributes);
         assert_eq!(o.alias_skipped[0].1, outcome().alias_skipped[0].1);
+        assert_eq!(o.sites_skipped, outcome().sites_skipped);
         assert!(load(&dir, 8).is_none());
         // Every single flipped byte and every truncation is refused.
         let file = path(&dir, 7);

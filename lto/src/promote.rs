@@ -18,9 +18,13 @@ use std::ffi::CString;
 /// What to do at one call site: where it is (its caller's global index and the
 /// instruction's position in the caller, as in the summary), its targets (function names in
 /// the merged module) and whether the set is complete (no other target is possible).
+/// `caller_shape` is the caller's shape when it was summarized: the site is used only if the
+/// caller still has it, so a summary that does not describe the bitcode never redirects a
+/// call.
 #[derive(Debug, Clone)]
 pub struct SitePlan {
     pub caller: u32,
+    pub caller_shape: rld_summaries::FunctionShape,
     pub instruction: u32,
     pub targets: Vec<String>,
     pub complete: bool,

@@ -938,3 +938,118 @@ fn function_body_exists(obj: &Path, function: &str) -> bool {
         .lines()
         .any(|l| l.starts_with("define ") && l.contains(&head))
 }
+
+/// A summary that does not describe the bitcode (a stale or damaged cache entry) must not
+/// redirect a call: rld checks the caller's instruction count and opcodes before it uses a
+/// call site's position, warns, reports the site unresolved, and leaves the call alone.
+#[test]
+fn a_summary_that_does_not_match_its_module_is_not_used() {
+    if is_standin() {
+        eprintln!("skipped: the summary cache and its checks are rld's own");
+        return;
+    }
+    let t = Test::new();
+    let objs = bitcode(&t, &["global_main.c", "global_def.c"], &[]);
+    // The same program with one instruction more in main, on the site's own line (so the
+    // stale summary's debug locations still point at the site).
+    let source = std::fs::read_to_string(cases_dir().join("cvp/global_main.c")).unwrap();
+    let changed_source = source.replace(
+        "printf(\"fp(10) = %d\\n\", fp(10)); /* site:global */",
+        "__asm__ volatile(\"\" ::: \"memory\"); printf(\"fp(10) = %d\\n\", fp(10)); \
+         /* site:global */",
+    );
+    assert_ne!(source, changed_source);
+    let changed_path = t.write("changed/global_main.c", changed_source);
+    let changed = bitcode(&t, &[changed_path.to_str().unwrap()], &[]);
+    let cache = t.path("cache");
+    let cache_flag = format!("--lto-cache-dir={}", cache.display());
+    let entries = || -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&cache)
+            .map(|d| d.map(|e| e.unwrap().path()).collect())
+            .unwrap_or_default();
+        v.retain(|p| p.extension().is_some_and(|e| e == "rldsum"));
+        v.sort();
+        v
+    };
+    let real = paths(&objs);
+    let lld = t.link(
+        Driver::ClangLld,
+        &real,
+        &strs(&lto_flags(None, &[])),
+        "lld/prog",
+    );
+    // Cache the real program's summaries (its site is promoted), then the changed main's.
+    let warm = rld_link(
+        &t,
+        &real,
+        &["-Wl,".to_string() + &cache_flag]
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+        "warm/prog",
+        &lld,
+        &[],
+        "fp(10) = 20\nfp(10) = 11\n",
+    );
+    let s = site("global_main.c", "global");
+    assert_site(&warm, &s, "main", Want::Promoted(&["f1", "f2"]));
+    let before = entries();
+    t.link(
+        Driver::ClangRld,
+        &[changed[0].as_path(), real[1]],
+        &strs(&lto_flags(None, &[&format!("-Wl,{cache_flag}")])),
+        "warm2/prog",
+    );
+    let after = entries();
+    let changed_entry: Vec<&PathBuf> = after.iter().filter(|p| !before.contains(p)).collect();
+    assert_eq!(changed_entry.len(), 1, "one new cache entry: {after:?}");
+    let main_entry = before
+        .iter()
+        .find(|p| {
+            let bytes = std::fs::read(p).unwrap();
+            bytes
+                .windows(b"global_main".len())
+                .any(|w| w == b"global_main")
+        })
+        .expect("the cache entry of global_main.o");
+    std::fs::copy(changed_entry[0], main_entry).unwrap();
+
+    std::fs::create_dir_all(t.path("rld")).unwrap();
+    let yaml = t.path("rld/prog.yaml");
+    let (out, _) = t.try_link(
+        Driver::ClangRld,
+        &real,
+        &strs(&lto_flags(
+            Some(&yaml),
+            &[&format!("-Wl,{cache_flag}"), "-Wl,--save-temps"],
+        )),
+        "rld/prog",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "link failed: {stderr}");
+    assert!(
+        stderr.contains("indirect calls not resolved: function main does not match its summary"),
+        "no warning about the stale summary: {stderr}"
+    );
+    assert_same_output(
+        &t.path("rld/prog"),
+        &lld,
+        &[],
+        &[],
+        Some("fp(10) = 20\nfp(10) = 11\n"),
+    );
+    let link = LtoLink {
+        exe: t.path("rld/prog"),
+        remarks: remarks(&yaml),
+    };
+    assert_site(&link, &s, "main", Want::Unresolved);
+    // The call went into the optimizer as it came: indirect, without `!callees`.
+    let preopt = t.path("rld/prog.0.0.preopt.bc");
+    indirect_calls(&preopt, "main");
+    let body = function_body(&preopt, "main");
+    assert!(
+        !body.iter().any(|l| l.contains("!callees")),
+        "main annotated from a stale summary:\n{}",
+        body.join("\n")
+    );
+}
