@@ -55,15 +55,28 @@ pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<Options, Ar
     let mut only_inputs = false;
     while let Some(arg) = rest.next() {
         if only_inputs || !arg.starts_with('-') {
+            p.o.command_line.push(CommandArg::Read {
+                option: String::new(),
+                path: arg.clone(),
+            });
             p.push_file(arg);
         } else if arg == "--" {
             // getopt's end-of-options marker: what follows are file names even if they start with '-'.
             only_inputs = true;
+            p.o.command_line.push(CommandArg::Literal(vec![arg]));
         } else if arg == "-" {
             // Reading an input from stdin is not supported (GNU ld rejects it too).
             return Err(ArgsError::UnknownOption(arg));
         } else {
+            let next = rest.as_slice().first().cloned();
+            let left = rest.len();
+            p.matched = None;
+            p.value = None;
             p.option(&arg, &mut rest)?;
+            let mut tokens = vec![arg];
+            tokens.extend(next.filter(|_| rest.len() < left));
+            let recorded = p.recorded(tokens);
+            p.o.command_line.push(recorded);
         }
     }
     Ok(p.finish())
@@ -119,7 +132,7 @@ fn expand_response_files<I: IntoIterator<Item = String>>(
 
 /// Splits a response file like libiberty's `buildargv`: whitespace separates arguments, single
 /// and double quotes group, and a backslash takes the next character literally (inside quotes too).
-fn split_response_file(text: &str) -> Vec<String> {
+pub(crate) fn split_response_file(text: &str) -> Vec<String> {
     let mut args = Vec::new();
     let mut chars = text.chars().peekable();
     loop {
@@ -349,6 +362,8 @@ const SPECS: &[Spec] = &[
     flag(&["--print-driver"],
         "Print the command line rld links with (run as `rld` without a C runtime, it adds what clang-14 adds) and exit",
         |p| p.o.print_driver = true),
+    arg(&["--reproduce"], "FILE", "Write a tar of the inputs and the command line that replays the link",
+        Set(|p, v| p.o.reproduce = Some(v.into()))),
     arg(&["--dump-summary"], "FILE", "Print the module summary of a bitcode file or a cached .rldsum",
         Set(|p, v| p.o.dump_summary = Some(v.into()))),
     // LTO.
@@ -419,6 +434,9 @@ struct Parser {
     to_plugin: bool,
     /// The option being handled, as written (`-o`, `--hash-style`), for error messages.
     opt: String,
+    /// The spec of the option being handled and its argument, for `--reproduce`.
+    matched: Option<&'static Spec>,
+    value: Option<String>,
 }
 
 impl Parser {
@@ -441,6 +459,7 @@ impl Parser {
         if name.len() > 1 {
             if let Some(spec) = find(name).filter(|s| !matches!(s.action, Action::Joined(_))) {
                 self.opt = format!("{dashes}{name}");
+                self.matched = Some(spec);
                 return self.apply(spec.action, inline, rest);
             }
         }
@@ -466,6 +485,7 @@ impl Parser {
                 let takes_value = matches!(spec.action, Action::Set(_) | Action::Value(_));
                 if takes_value || glued.is_empty() {
                     self.opt = format!("-{letter}");
+                    self.matched = Some(spec);
                     let glued = Some(glued).filter(|g| !g.is_empty());
                     return self.apply(spec.action, glued, rest);
                 }
@@ -497,14 +517,36 @@ impl Parser {
             Action::Set(f) => {
                 let v = required(&self.opt)?;
                 f(self, &v);
+                self.value = Some(v);
                 Ok(())
             }
             Action::Value(f) => {
                 let v = required(&self.opt)?;
-                f(self, &v)
+                f(self, &v)?;
+                self.value = Some(v);
+                Ok(())
             }
             Action::Optional(f) => f(self, inline),
             Action::Joined(f) => f(self, inline.unwrap_or_default()),
+        }
+    }
+
+    /// How `--reproduce` replays the option just handled, written as `tokens`: the paths it
+    /// reads or writes are moved into the archive, the rest is kept as written.
+    fn recorded(&self, tokens: Vec<String>) -> CommandArg {
+        let (Some(spec), Some(value)) = (self.matched, &self.value) else {
+            return CommandArg::Literal(tokens);
+        };
+        let (option, path) = (self.opt.clone(), value.clone());
+        match spec.names[0] {
+            // A plugin stays where it is, like the dynamic linker: part of the toolchain
+            // (and LLVM's, which clang names, is never loaded).
+            "-L" | "--sysroot" | "--version-script" | "--dynamic-list" | "--dump-summary" => {
+                CommandArg::Read { option, path }
+            }
+            "-o" | "-Map" | "--opt-remarks-filename" => CommandArg::Written { option, path },
+            "--reproduce" | "--lto-cache-dir" => CommandArg::Dropped,
+            _ => CommandArg::Literal(tokens),
         }
     }
 

@@ -50,6 +50,30 @@ impl Timer {
 }
 
 pub fn link(opts: &Options) -> Result<()> {
+    let Some(dest) = &opts.reproduce else {
+        return link_with(opts, &mut || Ok(()));
+    };
+    // The archive is written once every input is read, before code generation, so that a
+    // link that fails or crashes later still leaves it; a link that fails earlier leaves
+    // what it read.
+    crate::reproduce::start();
+    let mut written = false;
+    let result = link_with(opts, &mut || {
+        written = true;
+        crate::reproduce::write(opts, dest)
+    });
+    if !written {
+        match (crate::reproduce::write(opts, dest), &result) {
+            (Err(e), Ok(())) => return Err(e),
+            (Err(e), Err(_)) => eprintln!("rld: warning: {e}"),
+            (Ok(()), _) => {}
+        }
+    }
+    result
+}
+
+/// The link; `inputs_read` runs once every input has been read.
+fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Result<()> {
     let dynamic_list = crate::dynamic_list::DynamicList::load(&opts.dynamic_lists)?;
     let version_script = crate::version_script::VersionScript::load(&opts.version_scripts)?;
     let mut timer = Timer::new(opts.print_timing);
@@ -101,6 +125,8 @@ pub fn link(opts: &Options) -> Result<()> {
         lto_objects = result.objects;
         plugin_libraries = result.libraries;
     }
+
+    inputs_read()?;
 
     // LTO: the dead-symbol worklist over the combined index, internalization, LLVM; the
     // object it returns replaces the bitcode in the symbol table.

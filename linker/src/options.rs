@@ -188,6 +188,25 @@ pub struct Options {
     pub defsym: Vec<(String, String)>,
     /// LTO settings from lld-style flags and `-plugin-opt=`.
     pub lto_opts: LtoOptions,
+    /// `--reproduce FILE`: pack the inputs and the command line into this tar.
+    pub reproduce: Option<PathBuf>,
+    /// The command line as parsed (response files expanded), with the role of each path in
+    /// it, for `--reproduce`.
+    pub command_line: Vec<CommandArg>,
+}
+
+/// One argument (or option with its value) of the command line, as `--reproduce` replays it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandArg {
+    /// Written back as it came.
+    Literal(Vec<String>),
+    /// A file or directory the link reads (an input, `-L DIR`, `--version-script FILE`);
+    /// `option` is empty for an input file.
+    Read { option: String, path: String },
+    /// A file the link writes (`-o`, remarks): replayed inside the archive's directory.
+    Written { option: String, path: String },
+    /// Meaningless in a replay (`--reproduce` itself, the LTO cache).
+    Dropped,
 }
 
 impl Default for Options {
@@ -262,6 +281,8 @@ impl Default for Options {
             wrap: Vec::new(),
             defsym: Vec::new(),
             lto_opts: LtoOptions::default(),
+            reproduce: None,
+            command_line: Vec::new(),
         }
     }
 }

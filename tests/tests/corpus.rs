@@ -54,7 +54,7 @@ use std::thread;
 use std::time::Duration;
 
 use rld_tests::{
-    assert_objdump_clean, assert_readelf_clean, command_line, describe_status, gcc_b_dir,
+    assert_objdump_clean, assert_readelf_clean, build_id, command_line, describe_status, gcc_b_dir,
     output_with_timeout, rld_path, rld_plugin_path, PluginHost,
 };
 
@@ -122,7 +122,7 @@ enum Linker {
     Lld,
     /// rld with `--lto-partitions=N`.
     RldPartitions(u32),
-    /// rld with `--threads=N`.
+    /// rld with `--threads=N` and `--build-id`.
     RldThreads(u32),
     /// GNU ld (gcc's own linker): the reference for gcc -flto.
     GnuLd,
@@ -156,7 +156,7 @@ impl Linker {
         match self {
             Linker::Rld | Linker::Lld | Linker::GnuLd | Linker::Plugin(_) => vec![],
             Linker::RldPartitions(n) => vec![format!("-Wl,--lto-partitions={n}")],
-            Linker::RldThreads(n) => vec![format!("-Wl,--threads={n}")],
+            Linker::RldThreads(n) => vec![format!("-Wl,--threads={n}"), "-Wl,--build-id".into()],
         }
     }
 }
@@ -378,17 +378,22 @@ fn sqlite_queries_clang_lto_2_partitions() {
     scripts_with(Program::Sqlite, Cc::ClangLto, Linker::RldPartitions(2));
 }
 
-/// The output does not depend on how many threads compile the partitions.
+/// The output does not depend on how many threads link it (or compile its LTO partitions):
+/// one thread and more threads than this machine has cores give the same bytes, build id
+/// included, with and without LTO.
 #[test]
-fn lua_lto_output_is_the_same_with_one_thread() {
-    let default = link(Program::Lua, Cc::ClangLto, Linker::Rld);
-    let one = link(Program::Lua, Cc::ClangLto, Linker::RldThreads(1));
-    assert!(
-        read(&default) == read(&one),
-        "{} and {} differ",
-        default.display(),
-        one.display()
-    );
+fn lua_output_does_not_depend_on_threads() {
+    for cc in [Cc::Clang, Cc::ClangLto] {
+        let one = link(Program::Lua, cc, Linker::RldThreads(1));
+        let many = link(Program::Lua, cc, Linker::RldThreads(5));
+        assert!(build_id(&one).is_some(), "{}: no build id", one.display());
+        assert!(
+            read(&one) == read(&many),
+            "{} and {} differ",
+            one.display(),
+            many.display()
+        );
+    }
 }
 
 /// Bit flips in real bitcode (Lua's lstrlib.c, clang-14 -flto): LLVM's reader crashes on

@@ -270,7 +270,6 @@ const NAMES: &[&str] = &[
     "reduce-memory-overheads",
     "relax",
     "relocatable",
-    "reproduce",
     "require-defined",
     "retain-symbols-file",
     "rosegment",
