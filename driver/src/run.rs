@@ -104,6 +104,7 @@ pub fn run(
             .remarks_filename
             .as_ref()
             .map(|p| (llvm_remarks_path(p), opts.remarks_passes.clone())),
+        remarks_with_hotness: opts.remarks_with_hotness,
         cache_dir: opts.cache_dir.clone(),
     };
     let declared_attributes = if partitions.count() > 1 {

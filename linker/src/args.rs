@@ -283,8 +283,13 @@ const SPECS: &[Spec] = &[
     flag(&["-Bsymbolic"], "Bind global references within a shared library locally", |p| p.o.bsymbolic = true),
     flag(&["-Bsymbolic-functions"], "Bind global function references locally",
         |p| p.o.bsymbolic_functions = true),
-    flag(&["--copy-dt-needed-entries", "--add-needed"], "Follow DT_NEEDED of shared libraries for symbols",
-        |p| p.o.copy_dt_needed_entries = true),
+    flag(&["--copy-dt-needed-entries", "--add-needed"],
+        "Accepted with a warning; the DT_NEEDED entries of shared libraries are not followed",
+        |p| {
+            p.o.copy_dt_needed_entries = true;
+            p.o.warnings.push("--copy-dt-needed-entries is ignored: rld does not follow the DT_NEEDED \
+                entries of shared libraries to resolve symbols".into());
+        }),
     flag(&["--no-copy-dt-needed-entries", "--no-add-needed"], "Do not follow DT_NEEDED (default)",
         |p| p.o.copy_dt_needed_entries = false),
     arg(&["--version-script"], "FILE", "Read a version script", Set(|p, v| p.o.version_scripts.push(v.into()))),
@@ -304,14 +309,14 @@ const SPECS: &[Spec] = &[
         Optional(Parser::build_id)),
     flag(&["--eh-frame-hdr"], "Create .eh_frame_hdr and PT_GNU_EH_FRAME", |p| p.o.eh_frame_hdr = true),
     flag(&["--no-eh-frame-hdr"], "Do not create .eh_frame_hdr (default)", |p| p.o.eh_frame_hdr = false),
-    arg(&["-z"], "KEYWORD", "relro, now, text, defs, separate-code, max-page-size=N, ... (and no* forms)",
+    arg(&["-z"], "KEYWORD", "relro, now, text, execstack, defs, muldefs, origin, nodelete, nodlopen, shstk, max-page-size=N, common-page-size=N (and no* forms)",
         Value(Parser::z_keyword)),
     flag(&["--gc-sections"], "Remove unreferenced sections", |p| p.o.gc_sections = true),
     flag(&["--no-gc-sections"], "Keep unreferenced sections (default)", |p| p.o.gc_sections = false),
     flag(&["--print-gc-sections"], "List the sections --gc-sections removes", |p| p.o.print_gc_sections = true),
     flag(&["-s", "--strip-all"], "Omit all symbol information", |p| p.o.strip_all = true),
     flag(&["-S", "--strip-debug"], "Omit debug information", |p| p.o.strip_debug = true),
-    flag(&["-X", "--discard-locals"], "Drop temporary local symbols (.L*)", |p| p.o.discard_locals = true),
+    flag(&["-X", "--discard-locals"], "Drop temporary local symbols (.L*; always done)", |p| p.o.discard_locals = true),
     flag(&["-x", "--discard-all"], "Drop all local symbols", |p| p.o.discard_all = true),
     arg(&["--wrap"], "SYMBOL", "Resolve SYMBOL to __wrap_SYMBOL, __real_SYMBOL to SYMBOL",
         Set(|p, v| p.o.wrap.push(v.into()))),
@@ -350,7 +355,8 @@ const SPECS: &[Spec] = &[
     // Not folding identical code is always correct, only larger.
     arg(&["--icf"], "none|all|safe", "Accepted (all and safe with a warning); identical code folding is not done", Value(Parser::icf)),
     // Linking.
-    arg(&["-O"], "LEVEL", "Optimize the output (level 0-3)", Value(Parser::opt_level)),
+    arg(&["-O"], "LEVEL", "Output optimization level; identical strings are merged at every level (2 and up warn: no tail merging)",
+        Value(Parser::opt_level)),
     flag(&["-nostdlib"], "Search only the -L directories", |p| p.o.nostdlib = true),
     flag(&["--time"], "Print how long each link phase took", |p| p.o.print_timing = true),
     // lld's spelling: only `--threads=N`, so `--threads foo.o` keeps foo.o an input.
@@ -386,7 +392,7 @@ const SPECS: &[Spec] = &[
         |p| p.o.lto_opts.wpa_aa_metadata = false),
     arg(&["--lto-partitions"], "N", "Split LTO into N partitions (default: from the program's size)",
         Value(|p, v| { p.o.lto_opts.partitions = Some(count(&p.opt, v)?); Ok(()) })),
-    arg(&["--thinlto-jobs"], "N", "Run N ThinLTO backends at once (default: all cores)",
+    arg(&["--thinlto-jobs"], "N", "Compile N LTO partitions at once (default: all cores)",
         Value(Parser::lto_jobs)),
     flag(&["--save-temps"], "Keep LTO intermediate files", |p| p.o.lto_opts.save_temps = true),
     arg(&["--lto-cache-dir", "--thinlto-cache-dir"], "DIR", "Cache LTO results in DIR",
@@ -669,7 +675,14 @@ impl Parser {
                 "noexecstack" => o.z_execstack = false,
                 "text" => o.z_text = true,
                 "notext" | "textoff" => o.z_text = false,
-                "separate-code" => o.z_separate_code = true,
+                "separate-code" => {
+                    o.z_separate_code = true;
+                    o.warnings.push(
+                        "-z separate-code is ignored: rld lays out code as \
+                        -z noseparate-code (lld's default) does"
+                            .into(),
+                    );
+                }
                 "noseparate-code" => o.z_separate_code = false,
                 "defs" => o.no_undefined = true,
                 "undefs" | "nodefs" => o.no_undefined = false,
@@ -677,7 +690,14 @@ impl Parser {
                 "origin" => o.z_origin = true,
                 "nodelete" => o.z_nodelete = true,
                 "nodlopen" => o.z_nodlopen = true,
-                "ibt" => o.z_ibt = true,
+                "ibt" => {
+                    o.z_ibt = true;
+                    o.warnings.push(
+                        "-z ibt is ignored: rld's PLT has no IBT landing pads; the \
+                        output is marked IBT-compatible only when every input is"
+                            .into(),
+                    );
+                }
                 "shstk" => o.z_shstk = true,
                 // Only the order of dynamic relocations; rld's order is fixed and valid either way.
                 "combreloc" | "nocombreloc" => {}
@@ -713,6 +733,14 @@ impl Parser {
 
     fn opt_level(&mut self, v: &str) -> Result<(), ArgsError> {
         self.o.opt_level = number(&self.opt, v)?;
+        // GNU ld's -O1 only sizes hash tables; lld's -O2 adds tail merging of strings, which
+        // rld does not do (the output is only larger).
+        if self.o.opt_level >= 2 {
+            self.o.warnings.push(format!(
+                "-O{v} is ignored beyond -O1: rld merges identical strings but does not \
+                 tail-merge them"
+            ));
+        }
         Ok(())
     }
 
@@ -1159,12 +1187,16 @@ mod tests {
         assert!(o.z_now && !o.z_relro && o.z_execstack && !o.z_text);
         assert!(o.no_undefined && o.allow_multiple_definition);
         assert_eq!(o.warnings, ["unknown -z value: frob"]);
-        let o = parse("-z max-page-size=0x200000 -zcommon-page-size=4096 -z origin -z ibt");
+        let o = parse(
+            "-z max-page-size=0x200000 -zcommon-page-size=4096 -z origin -z nodelete \
+             -z nodlopen -z shstk -z noseparate-code",
+        );
         assert_eq!(
             (o.max_page_size, o.common_page_size),
             (Some(0x20_0000), Some(4096))
         );
-        assert!(o.z_origin && o.z_ibt && o.warnings.is_empty());
+        assert!(o.z_origin && o.z_nodelete && o.z_nodlopen && o.z_shstk);
+        assert!(o.warnings.is_empty(), "{:?}", o.warnings);
     }
 
     #[test]
@@ -1288,6 +1320,10 @@ mod tests {
             "--color-diagnostics a.o",
             "--color-diagnostics=always a.o",
             "--no-allow-shlib-undefined a.o",
+            "-z ibt a.o",
+            "-z separate-code a.o",
+            "--copy-dt-needed-entries a.o",
+            "-O2 a.o",
         ] {
             let o = parse(cmdline);
             assert_eq!(o.warnings.len(), 1, "{cmdline}: {:?}", o.warnings);
@@ -1300,9 +1336,28 @@ mod tests {
             "--no-warn-mismatch a.o",
             "--color-diagnostics=never a.o",
             "--no-color-diagnostics a.o",
+            "-O1 a.o",
+            "-X a.o",
+            "-x a.o",
+            "--print-gc-sections a.o",
+            "--no-copy-dt-needed-entries a.o",
         ] {
             assert!(parse(cmdline).warnings.is_empty(), "{cmdline}");
         }
+    }
+
+    /// The README's option tables name every option `--help` lists (by its first name).
+    #[test]
+    fn the_readme_documents_every_option() {
+        let readme = include_str!("../../README.md");
+        let missing: Vec<&str> = help_text()
+            .lines()
+            .skip_while(|l| *l != "Options:")
+            .skip(1)
+            .filter_map(|l| l.trim().split([' ', ',', '=', '[', '<']).next())
+            .filter(|name| !readme.contains(&format!("`{name}")))
+            .collect();
+        assert!(missing.is_empty(), "not in the README: {missing:?}");
     }
 
     #[test]

@@ -430,6 +430,16 @@ pub fn dynamic_entries(link: &Link, t: &DynamicTables) -> Vec<(i64, u64)> {
     if opts.kind == crate::options::OutputKind::Pie {
         flags_1 |= u64::from(DF_1_PIE);
     }
+    if opts.z_origin {
+        flags |= u64::from(DF_ORIGIN);
+        flags_1 |= u64::from(DF_1_ORIGIN);
+    }
+    if opts.z_nodelete {
+        flags_1 |= u64::from(DF_1_NODELETE);
+    }
+    if opts.z_nodlopen {
+        flags_1 |= u64::from(DF_1_NOOPEN);
+    }
     if flags != 0 {
         d.push((i64::from(DT_FLAGS), flags));
     }

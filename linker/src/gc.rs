@@ -157,6 +157,20 @@ pub fn collect_garbage(objects: &mut [ObjectFile], symtab: &SymbolTable, root_sy
     }
 }
 
+/// What `--print-gc-sections` prints: a line per section garbage collection dropped, as lld
+/// words it (`removing unused section FILE:(NAME)`), in input order.
+pub fn removed_sections(objects: &[ObjectFile]) -> Vec<String> {
+    let mut out = Vec::new();
+    for obj in objects {
+        for s in &obj.sections {
+            if s.kind != SectionKind::Ignored && s.is_alloc() && !s.live {
+                out.push(format!("removing unused section {}:({})", obj.name, s.name));
+            }
+        }
+    }
+    out
+}
+
 /// Calls `f` with the symbol of every relocation in a CIE, or in an FDE whose function is live.
 fn for_each_live_fde_reloc(obj: &ObjectFile, sec: usize, mut f: impl FnMut(usize)) {
     let s = &obj.sections[sec];

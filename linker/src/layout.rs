@@ -530,8 +530,14 @@ pub fn build_id_len(b: &crate::options::BuildId) -> Option<u64> {
     }
 }
 
-/// The x86 feature bits (IBT, SHSTK) every input object has; 0 if any lacks them.
+/// The x86 feature bits (IBT, SHSTK) every input object has (0 if any lacks them), and SHSTK
+/// if `-z shstk` forces it.
 pub fn gnu_property_features(link: &Link) -> u32 {
+    let forced = if link.opts.z_shstk {
+        object::elf::GNU_PROPERTY_X86_FEATURE_1_SHSTK
+    } else {
+        0
+    };
     let mut features = u32::MAX;
     let mut any = false;
     for o in &link.objects {
@@ -542,9 +548,9 @@ pub fn gnu_property_features(link: &Link) -> u32 {
         features &= o.x86_features.unwrap_or(0);
     }
     if any {
-        features
+        features | forced
     } else {
-        0
+        forced
     }
 }
 
@@ -743,7 +749,14 @@ fn program_headers(link: &Link) -> Vec<u32> {
 
 /// Assigns file offsets and addresses to all output sections and builds the segments.
 pub fn assign_addresses(link: &mut Link) {
-    link.image_base = if link.opts.is_pic() { 0 } else { EXEC_BASE };
+    // `-z max-page-size`: the segments' alignment, so each starts on a page of its own in
+    // memory (the file stays compact: a segment's address is congruent to its offset).
+    let page = link.opts.max_page_size.unwrap_or(PAGE);
+    link.image_base = if link.opts.is_pic() {
+        0
+    } else {
+        EXEC_BASE.next_multiple_of(page)
+    };
     let phdr_types = program_headers(link);
     let headers_size = 64 + 56 * phdr_types.len() as u64;
     let mut offset = headers_size;
@@ -767,7 +780,7 @@ pub fn assign_addresses(link: &mut Link) {
         vaddr: link.image_base,
         filesz: headers_size,
         memsz: headers_size,
-        align: PAGE,
+        align: page,
     };
     for i in 0..link.outputs.len() {
         let class = class_of(link, &link.outputs[i]);
@@ -777,8 +790,8 @@ pub fn assign_addresses(link: &mut Link) {
         if current != Some(class) && !(current.is_none() && class == Class::ReadOnly) {
             loads.push(load);
             // Start the segment at its first section's alignment, on a fresh page.
-            offset = offset.next_multiple_of(link.outputs[i].align.clamp(1, PAGE));
-            vaddr = vaddr.next_multiple_of(PAGE) + offset % PAGE;
+            offset = offset.next_multiple_of(link.outputs[i].align.clamp(1, page));
+            vaddr = vaddr.next_multiple_of(page) + offset % page;
             load = Segment {
                 p_type: PT_LOAD,
                 flags: match class {
@@ -790,7 +803,7 @@ pub fn assign_addresses(link: &mut Link) {
                 vaddr,
                 filesz: 0,
                 memsz: 0,
-                align: PAGE,
+                align: page,
             };
         }
         current = Some(class);
@@ -916,9 +929,10 @@ pub fn assign_addresses(link: &mut Link) {
             }
             PT_GNU_RELRO => {
                 let (start, off, end) = relro.unwrap();
-                // Round up to the page: the next segment starts on a new page anyway, and the
-                // dynamic loader only protects whole pages.
-                let memsz = end.next_multiple_of(PAGE) - start;
+                // Round up to the (common) page: the next segment starts on a new page
+                // anyway, and the dynamic loader only protects whole pages.
+                let common = link.opts.common_page_size.unwrap_or(PAGE).min(page);
+                let memsz = end.next_multiple_of(common) - start;
                 segments.push(Segment {
                     p_type: PT_GNU_RELRO,
                     flags: PF_R,

@@ -171,6 +171,11 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     if opts.gc_sections {
         let gc_roots = gc_root_symbols(&link);
         gc::collect_garbage(&mut link.objects, &link.symtab, &gc_roots);
+        if opts.print_gc_sections {
+            for line in gc::removed_sections(&link.objects) {
+                println!("{line}");
+            }
+        }
         timer.phase("gc sections");
     }
 

@@ -87,8 +87,12 @@ fn build_symtab(link: &Link) -> Symtab {
         first_global: 0,
     };
     let tls_start = link.tls.start;
-    // Locals of every object, then hidden globals (which are local to the output).
+    // Locals of every object (none with `-x`), then hidden globals (which are local to the
+    // output). `.L` temporaries are always dropped, as `-X` asks.
     for (file, obj) in link.objects.iter().enumerate() {
+        if link.opts.discard_all {
+            break;
+        }
         for i in 1..obj.first_global {
             let sym = &obj.symbols[i];
             let ty = sym.st_type();

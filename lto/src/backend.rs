@@ -47,6 +47,9 @@ pub struct LtoConfig {
     /// (YAML; several partitions write `PATH.partN`, see [`Compiled::remark_files`]) and
     /// the pass filter.
     pub pipeline_remarks: Option<(PathBuf, Option<String>)>,
+    /// `--opt-remarks-with-hotness`: LLVM adds each remark's `Hotness` where profile data
+    /// gives one (none without PGO).
+    pub remarks_with_hotness: bool,
     /// `--lto-cache-dir`: partitions whose inputs and decisions did not change reuse their
     /// objects (not with `--save-temps` or LLVM's remarks, which need the compilation).
     pub cache_dir: Option<PathBuf>,
@@ -385,7 +388,7 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
                 &ctx,
                 &remark_file(path, count, p),
                 passes.as_deref(),
-                false,
+                cfg.remarks_with_hotness,
             )
             .map_err(|e| LtoError::Llvm(format!("optimization remarks: {e}")))?,
         ),

@@ -17,6 +17,8 @@ pub struct Remark {
     pub name: String,
     pub function: String,
     pub debug_loc: Option<Loc>,
+    /// `Hotness` (LLVM's C API gives 0 for a remark without one).
+    pub hotness: Option<u64>,
     /// (key, value, debug location)
     pub args: Vec<(String, String, Option<Loc>)>,
 }
@@ -88,6 +90,7 @@ pub fn remarks(file: &Path) -> Vec<Remark> {
                 name: unescape(f[3]),
                 function: unescape(f[4]),
                 debug_loc: loc(&f[6..]),
+                hotness: f[5].parse().ok().filter(|&h| h != 0),
                 args: Vec::new(),
             }),
             "A" => {

@@ -802,3 +802,70 @@ fn cxx_exceptions_rtti_threads_under_lto() {
         Some("base 0\nderived 1\ncaught boom 3\n16 tls\n"),
     );
 }
+
+/// `--opt-remarks-with-hotness` with a profile (`-fprofile-instr-use`): LLVM's remarks carry
+/// the `Hotness` lld's carry, and none without the option.
+#[test]
+fn remarks_with_hotness_from_a_profile() {
+    let t = Test::new();
+    let src = t.write(
+        "hot.c",
+        "#include <stdio.h>\nstatic int sq(int x) { return x * x; }\n\
+         int main(int c, char **v) { (void)v; long s = 0;\n\
+         for (int i = 0; i < 100000; i++) s += sq(i + c);\n\
+         printf(\"%ld\\n\", s); return 0; }\n",
+    );
+    let src = src.to_str().unwrap();
+    let gen = t.compile(Clang, src, &["-O2", "-fprofile-instr-generate"]);
+    let gen_exe = t.link(
+        Driver::ClangLld,
+        &[&gen],
+        &["-fprofile-instr-generate"],
+        "gen",
+    );
+    let raw = t.path("hot.profraw");
+    let out = run(
+        &gen_exe,
+        &[],
+        &[("LLVM_PROFILE_FILE", raw.to_str().unwrap())],
+    );
+    assert!(out.status.success());
+    let profile = t.path("hot.profdata");
+    run_checked(
+        Command::new("llvm-profdata-14")
+            .args(["merge", "-o"])
+            .arg(&profile)
+            .arg(&raw),
+    );
+    let use_flag = format!("-fprofile-instr-use={}", profile.display());
+    let obj = t.compile(Clang, src, &["-O2", "-flto", &use_flag]);
+    let hot = |driver: Driver, out: &str, with: bool| -> Vec<(String, String, Option<u64>)> {
+        let yaml = t.path(&format!("{out}.yaml"));
+        let mut flags = vec![
+            "-flto".to_string(),
+            "-Wl,--opt-remarks-filename".into(),
+            format!("-Wl,{}", yaml.display()),
+        ];
+        if with {
+            flags.push("-Wl,--opt-remarks-with-hotness".into());
+        }
+        t.link(driver, &[&obj], &strs(&flags), out);
+        let mut list: Vec<_> = remarks(&yaml)
+            .into_iter()
+            .filter(|r| r.pass != "lto")
+            .map(|r| (r.pass, r.name, r.hotness))
+            .collect();
+        list.sort();
+        list
+    };
+    let ours = hot(Driver::ClangRld, "rld", true);
+    assert!(
+        ours.iter().any(|r| r.2.is_some_and(|h| h > 1000)),
+        "no hot remark: {ours:?}"
+    );
+    if !is_standin() {
+        assert_eq!(ours, hot(Driver::ClangLld, "lld", true));
+    }
+    let cold = hot(Driver::ClangRld, "rld-plain", false);
+    assert!(cold.iter().all(|r| r.2.is_none()), "{cold:?}");
+}

@@ -177,6 +177,7 @@ fn ours(path: &Path) -> Vec<Remark> {
             name: r.name,
             function: r.function,
             debug_loc: loc(&r.debug_loc),
+            hotness: r.hotness,
             args: r
                 .args
                 .into_iter()

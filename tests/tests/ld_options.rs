@@ -1,0 +1,193 @@
+//! GNU ld options whose whole effect is in the output's headers or on the console, each
+//! checked against lld-14 given the same option: `-z origin|nodelete|nodlopen` (dynamic
+//! flags), `-z shstk` (the x86 feature property), `-z max-page-size`/`-z common-page-size`
+//! (segment alignment), `-x` (no local symbols), `--print-gc-sections`.
+
+use rld_tests::Compiler::Clang;
+use rld_tests::*;
+use std::path::{Path, PathBuf};
+
+const LIB: &str = "static int counter;\nstatic int bump(void) { return ++counter; }\n\
+    int used(void) { return bump(); }\n\
+    __attribute__((section(\".text.unused\"))) int unused(void) { return 42; }\n";
+const MAIN: &str = "#include <stdio.h>\nint used(void);\n\
+    int main(void) { used(); printf(\"%d\\n\", used()); return 0; }\n";
+
+/// main and the library object, compiled with a section per function.
+fn objects(t: &Test) -> (PathBuf, PathBuf) {
+    let flags = ["-O1", "-ffunction-sections", "-fPIC"];
+    (
+        t.compile(Clang, MAIN, &flags),
+        t.compile(Clang, LIB, &flags),
+    )
+}
+
+/// The same link by lld (`lld/OUT`) and rld (`rld/OUT`).
+fn both(t: &Test, objs: &[&Path], flags: &[&str], out: &str) -> (PathBuf, PathBuf) {
+    (
+        t.link(Driver::ClangLld, objs, flags, &format!("lld/{out}")),
+        t.link(Driver::ClangRld, objs, flags, &format!("rld/{out}")),
+    )
+}
+
+#[test]
+fn dynamic_flags_from_z_keywords() {
+    let t = Test::new();
+    let (_, lib) = objects(&t);
+    for (keyword, flags, flags_1) in [
+        ("origin", Some("ORIGIN"), "ORIGIN"),
+        ("nodelete", None, "NODELETE"),
+        ("nodlopen", None, "NOOPEN"),
+    ] {
+        let z = format!("-Wl,-z,{keyword}");
+        let (lld, rld) = both(&t, &[&lib], &["-shared", &z], &format!("{keyword}.so"));
+        for (tag, want) in [("FLAGS", flags), ("FLAGS_1", Some(flags_1))] {
+            let ours = dyn_values(&dynamic(&rld), tag);
+            assert_eq!(
+                ours,
+                dyn_values(&dynamic(&lld), tag),
+                "-z {keyword}: DT_{tag}"
+            );
+            match want {
+                Some(w) => assert!(
+                    ours.iter().any(|v| v.split_whitespace().any(|f| f == w)),
+                    "-z {keyword}: no {w} in DT_{tag}: {ours:?}"
+                ),
+                None => assert!(ours.is_empty(), "-z {keyword}: DT_{tag} {ours:?}"),
+            }
+        }
+    }
+}
+
+/// `readelf -n`'s x86 feature line of the `.note.gnu.property`, if any.
+fn x86_features(path: &Path) -> Option<String> {
+    let out = run_checked(std::process::Command::new("readelf").arg("-nW").arg(path));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find(|l| l.contains("x86 feature"))
+        .map(|l| l.trim().to_string())
+}
+
+#[test]
+fn z_shstk_marks_the_output() {
+    let t = Test::new();
+    // Objects without a property note: only the option can mark the output.
+    let (main, lib) = objects(&t);
+    let (lld, rld) = both(&t, &[&main, &lib], &["-Wl,-z,shstk"], "prog");
+    let ours = x86_features(&rld);
+    assert_eq!(ours, x86_features(&lld));
+    assert!(
+        ours.as_deref().is_some_and(|l| l.contains("SHSTK")),
+        "{ours:?}"
+    );
+    assert!(has_segment(&segments(&rld), "GNU_PROPERTY"));
+    assert_same_output(&rld, &lld, &[], &[], Some("2\n"));
+    let (_, plain) = both(&t, &[&main, &lib], &[], "plain");
+    assert_eq!(x86_features(&plain), None);
+}
+
+#[test]
+fn max_page_size_aligns_the_segments() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    for kind in ["-pie", "-no-pie"] {
+        let flags = [
+            kind,
+            "-Wl,-z,max-page-size=0x200000",
+            "-Wl,-z,common-page-size=0x1000",
+        ];
+        let (lld, rld) = both(&t, &[&main, &lib], &flags, &format!("prog{kind}"));
+        assert_same_output(&rld, &lld, &[], &[], Some("2\n"));
+        let loads = |p: &Path| -> Vec<Segment> {
+            segments(p)
+                .into_iter()
+                .filter(|s| s.typ == "LOAD")
+                .collect()
+        };
+        let (ours, theirs) = (loads(&rld), loads(&lld));
+        assert_eq!(ours.len(), theirs.len(), "{kind}");
+        for (s, l) in ours.iter().zip(&theirs) {
+            assert_eq!(
+                (s.align, s.flags.as_str()),
+                (l.align, l.flags.as_str()),
+                "{kind}"
+            );
+            assert_eq!(s.vaddr % 0x20_0000, s.offset % 0x20_0000, "{kind}: {s:?}");
+            // Each segment on its own 2 MiB page, as lld places them.
+            assert_eq!(
+                s.vaddr / 0x20_0000,
+                l.vaddr / 0x20_0000,
+                "{kind}: {s:?} {l:?}"
+            );
+        }
+    }
+}
+
+/// The `.symtab` symbols with local binding, but the null and section symbols.
+fn locals(path: &Path) -> Vec<String> {
+    symbols(path)
+        .into_iter()
+        .filter(|s| s.table == ".symtab" && s.bind == "LOCAL" && s.typ != "SECTION")
+        .filter(|s| !s.name.is_empty())
+        .map(|s| format!("{} {}", s.typ, s.name))
+        .collect()
+}
+
+#[test]
+fn discard_all_drops_the_objects_local_symbols() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let (_, with) = both(&t, &[&main, &lib], &[], "with");
+    assert!(
+        locals(&with).iter().any(|s| s.ends_with(" counter")),
+        "{:?}",
+        locals(&with)
+    );
+    let (lld, rld) = both(&t, &[&main, &lib], &["-Wl,-x"], "without");
+    assert_same_output(&rld, &lld, &[], &[], Some("2\n"));
+    let ours = locals(&rld);
+    assert!(
+        !ours
+            .iter()
+            .any(|s| s.ends_with(" counter") || s.ends_with(" bump") || s.starts_with("FILE")),
+        "{ours:?}"
+    );
+    // What stays local is what the link itself makes local (hidden symbols, _DYNAMIC, ...),
+    // as in lld's output.
+    let mut theirs = locals(&lld);
+    let mut ours = ours;
+    theirs.sort();
+    ours.sort();
+    for s in &ours {
+        assert!(
+            theirs.contains(s),
+            "{s} is local in rld's output only: {theirs:?}"
+        );
+    }
+}
+
+#[test]
+fn print_gc_sections_lists_what_gc_removes() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let flags = ["-Wl,--gc-sections", "-Wl,--print-gc-sections"];
+    let mut lines = Vec::new();
+    for driver in [Driver::ClangLld, Driver::ClangRld] {
+        let out_name = format!("{}/prog", driver.name());
+        std::fs::create_dir_all(t.path(driver.name())).unwrap();
+        let (out, cmd) = t.try_link(driver, &[&main, &lib], &flags, &out_name);
+        assert!(out.status.success(), "{cmd}");
+        let mut printed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .chain(String::from_utf8_lossy(&out.stderr).lines())
+            .filter(|l| l.contains("removing unused section"))
+            .map(|l| l.trim_start_matches("ld.lld: ").to_string())
+            .collect();
+        printed.sort();
+        lines.push(printed);
+    }
+    let want = format!("removing unused section {}:(.text.unused)", lib.display());
+    assert!(lines[1].contains(&want), "{want} not in {:?}", lines[1]);
+    // The same list as lld's, the C runtime's sections included.
+    assert_eq!(lines[1], lines[0]);
+}
