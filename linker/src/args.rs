@@ -309,7 +309,7 @@ const SPECS: &[Spec] = &[
         Optional(Parser::build_id)),
     flag(&["--eh-frame-hdr"], "Create .eh_frame_hdr and PT_GNU_EH_FRAME", |p| p.o.eh_frame_hdr = true),
     flag(&["--no-eh-frame-hdr"], "Do not create .eh_frame_hdr (default)", |p| p.o.eh_frame_hdr = false),
-    arg(&["-z"], "KEYWORD", "relro, now, text, execstack, defs, muldefs, origin, nodelete, nodlopen, shstk, max-page-size=N, common-page-size=N (and no* forms)",
+    arg(&["-z"], "KEYWORD", "relro, now, text, execstack, defs, muldefs, origin, nodelete, nodlopen, initfirst, interpose, nodefaultlib, global, shstk, stack-size=N, max-page-size=N, common-page-size=N (and no* forms)",
         Value(Parser::z_keyword)),
     flag(&["--gc-sections"], "Remove unreferenced sections", |p| p.o.gc_sections = true),
     flag(&["--no-gc-sections"], "Keep unreferenced sections (default)", |p| p.o.gc_sections = false),
@@ -329,7 +329,15 @@ const SPECS: &[Spec] = &[
     // Diagnostics.
     flag(&["--allow-multiple-definition"], "Let the first definition win over duplicates",
         |p| p.o.allow_multiple_definition = true),
-    flag(&["--no-undefined"], "Report undefined symbols even in shared libraries", |p| p.o.no_undefined = true),
+    flag(&["--no-undefined"], "Report undefined symbols even in shared libraries",
+        |p| p.o.report_undefined = Some(true)),
+    arg(&["--unresolved-symbols"], "METHOD",
+        "ignore-all, report-all, ignore-in-object-files or ignore-in-shared-libs: whether the objects' undefined symbols are reported",
+        Value(Parser::unresolved_symbols)),
+    flag(&["--warn-unresolved-symbols"], "Report undefined symbols as warnings",
+        |p| p.o.warn_unresolved = true),
+    flag(&["--error-unresolved-symbols"], "Report undefined symbols as errors (default)",
+        |p| p.o.warn_unresolved = false),
     // A shared library's own undefined symbols are resolved by the dynamic loader against its
     // dependencies; rld does not second-guess them (lld's default for -shared).
     flag(&["--allow-shlib-undefined"], "Allow undefined symbols in input shared libraries (default)", |_| {}),
@@ -666,6 +674,9 @@ impl Parser {
         match v.split_once('=') {
             Some(("max-page-size", n)) => o.max_page_size = Some(page_size(opt, v, n)?),
             Some(("common-page-size", n)) => o.common_page_size = Some(page_size(opt, v, n)?),
+            Some(("stack-size", n)) => {
+                o.z_stack_size = Some(parse_u64(n).ok_or_else(|| invalid(opt, v))?)
+            }
             _ => match v {
                 "relro" => o.z_relro = true,
                 "norelro" => o.z_relro = false,
@@ -684,10 +695,14 @@ impl Parser {
                     );
                 }
                 "noseparate-code" => o.z_separate_code = false,
-                "defs" => o.no_undefined = true,
-                "undefs" | "nodefs" => o.no_undefined = false,
+                "defs" => o.report_undefined = Some(true),
+                "undefs" | "nodefs" => o.report_undefined = Some(false),
                 "muldefs" => o.allow_multiple_definition = true,
                 "origin" => o.z_origin = true,
+                "initfirst" => o.z_flags_1 |= object::elf::DF_1_INITFIRST,
+                "interpose" => o.z_flags_1 |= object::elf::DF_1_INTERPOSE,
+                "nodefaultlib" => o.z_flags_1 |= object::elf::DF_1_NODEFLIB,
+                "global" => o.z_flags_1 |= object::elf::DF_1_GLOBAL,
                 "nodelete" => o.z_nodelete = true,
                 "nodlopen" => o.z_nodlopen = true,
                 "ibt" => {
@@ -705,6 +720,17 @@ impl Parser {
                 _ => o.warnings.push(format!("unknown -z value: {v}")),
             },
         }
+        Ok(())
+    }
+
+    /// `--unresolved-symbols=METHOD`. Input shared libraries' undefined symbols are never
+    /// checked (`--allow-shlib-undefined`), so only the objects' part has an effect.
+    fn unresolved_symbols(&mut self, v: &str) -> Result<(), ArgsError> {
+        self.o.report_undefined = Some(match v {
+            "ignore-all" | "ignore-in-object-files" => false,
+            "report-all" | "ignore-in-shared-libs" => true,
+            _ => return Err(invalid(&self.opt, v)),
+        });
         Ok(())
     }
 
@@ -827,13 +853,17 @@ fn count(opt: &str, v: &str) -> Result<usize, ArgsError> {
 
 /// `-z max-page-size=N` / `common-page-size=N`: decimal or 0x-hex, and a power of two.
 fn page_size(opt: &str, keyword: &str, n: &str) -> Result<u64, ArgsError> {
-    let parsed = match n.strip_prefix("0x").or_else(|| n.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => n.parse().ok(),
-    };
-    parsed
+    parse_u64(n)
         .filter(|n| n.is_power_of_two())
         .ok_or_else(|| invalid(opt, keyword))
+}
+
+/// A number in decimal or `0x` hexadecimal, as `-z` keywords take them.
+fn parse_u64(n: &str) -> Option<u64> {
+    match n.strip_prefix("0x").or_else(|| n.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => n.parse().ok(),
+    }
 }
 
 /// GNU ld's `--build-id=0xHEX`: pairs of hex digits, optionally separated by `-` or `:`.
@@ -1185,7 +1215,7 @@ mod tests {
     fn z_keywords() {
         let o = parse("-z now -znorelro -z execstack -z notext -z defs -z muldefs -z frob");
         assert!(o.z_now && !o.z_relro && o.z_execstack && !o.z_text);
-        assert!(o.no_undefined && o.allow_multiple_definition);
+        assert!(o.reports_undefined() && o.allow_multiple_definition);
         assert_eq!(o.warnings, ["unknown -z value: frob"]);
         let o = parse(
             "-z max-page-size=0x200000 -zcommon-page-size=4096 -z origin -z nodelete \

@@ -440,6 +440,7 @@ pub fn dynamic_entries(link: &Link, t: &DynamicTables) -> Vec<(i64, u64)> {
     if opts.z_nodlopen {
         flags_1 |= u64::from(DF_1_NOOPEN);
     }
+    flags_1 |= u64::from(opts.z_flags_1);
     if flags != 0 {
         d.push((i64::from(DT_FLAGS), flags));
     }

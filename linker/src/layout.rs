@@ -953,7 +953,7 @@ pub fn assign_addresses(link: &mut Link) {
                 offset: 0,
                 vaddr: 0,
                 filesz: 0,
-                memsz: 0,
+                memsz: link.opts.z_stack_size.unwrap_or(0),
                 align: 16,
             }),
             PT_NOTE => {

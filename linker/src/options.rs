@@ -131,8 +131,18 @@ pub struct Options {
     pub threads: Option<usize>,
     /// `--allow-multiple-definition` / `-z muldefs`.
     pub allow_multiple_definition: bool,
-    /// `--no-undefined` / `-z defs`: undefined symbols are errors even in `-shared` output.
-    pub no_undefined: bool,
+    /// Whether the objects' undefined symbols are reported: `--no-undefined`, `-z defs`,
+    /// `-z undefs` and `--unresolved-symbols=`, the last one winning; None: only outside
+    /// `-shared` (see [`Options::reports_undefined`]).
+    pub report_undefined: Option<bool>,
+    /// DF_1 flags asked for by `-z initfirst|interpose|nodefaultlib|global`.
+    pub z_flags_1: u32,
+    /// `-z stack-size=N`: PT_GNU_STACK's p_memsz (the main thread's stack size, for the
+    /// loaders that read it).
+    pub z_stack_size: Option<u64>,
+    /// `--warn-unresolved-symbols` (`--error-unresolved-symbols`, the default, undoes it):
+    /// reported undefined symbols are warnings, not errors.
+    pub warn_unresolved: bool,
     /// `--undefined-version` (default) / `--no-undefined-version`: whether a version script
     /// may name symbols that nothing defines.
     pub undefined_version: bool,
@@ -253,7 +263,10 @@ impl Default for Options {
             print_timing: false,
             threads: None,
             allow_multiple_definition: false,
-            no_undefined: false,
+            report_undefined: None,
+            z_flags_1: 0,
+            z_stack_size: None,
+            warn_unresolved: false,
             undefined_version: true,
             relax: true,
             fatal_warnings: false,
@@ -295,5 +308,11 @@ impl Options {
 
     pub fn is_shared(&self) -> bool {
         self.kind == OutputKind::Shared
+    }
+
+    /// Whether an object's reference to a symbol nothing defines is reported (lld's rule:
+    /// not in `-shared` output, where the dynamic loader may find it, unless asked).
+    pub fn reports_undefined(&self) -> bool {
+        self.report_undefined.unwrap_or(!self.is_shared())
     }
 }

@@ -86,6 +86,7 @@ struct Site {
 
 pub fn scan_relocations(link: &mut Link) {
     let mut undefined: HashMap<u32, Vec<String>> = HashMap::new();
+    let warn_only = link.opts.warn_unresolved && !link.opts.fatal_warnings;
     for file in 0..link.objects.len() as FileId {
         for sec in 0..link.objects[file as usize].sections.len() as u32 {
             let s = &link.objects[file as usize].sections[sec as usize];
@@ -107,9 +108,8 @@ pub fn scan_relocations(link: &mut Link) {
                 if let Target::Global(id) = target {
                     let sym = link.symtab.get(id);
                     // Only a default-visibility symbol can be left for the dynamic loader.
-                    let allowed_undefined = link.opts.is_shared()
-                        && !link.opts.no_undefined
-                        && sym.visibility == STV_DEFAULT;
+                    let allowed_undefined =
+                        !link.opts.reports_undefined() && sym.visibility == STV_DEFAULT;
                     if sym.is_undefined() && !sym.is_undef_weak() && !allowed_undefined {
                         let refs = undefined.entry(id).or_default();
                         if refs.len() < 3 {
@@ -118,7 +118,11 @@ pub fn scan_relocations(link: &mut Link) {
                                 link.objects[file as usize].name, sec_name
                             ));
                         }
-                        continue;
+                        // A warning only: the reference is then left for the dynamic
+                        // loader (or resolves to 0 without one), as if ignored.
+                        if !warn_only {
+                            continue;
+                        }
                     }
                 }
                 let site = Site {
@@ -148,8 +152,18 @@ pub fn scan_relocations(link: &mut Link) {
             _ => "undefined symbol",
         };
         let name = sym.display_name();
-        link.errors
-            .push(format!("{what}: {name}\n{}", refs.join("\n")));
+        let report = format!("{what}: {name}\n{}", refs.join("\n"));
+        if warn_only && sym.visibility == STV_DEFAULT {
+            for (i, line) in report.lines().enumerate() {
+                if i == 0 {
+                    eprintln!("rld: warning: {line}");
+                } else {
+                    eprintln!("{line}");
+                }
+            }
+        } else {
+            link.errors.push(report);
+        }
     }
 }
 

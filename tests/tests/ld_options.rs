@@ -1,7 +1,9 @@
 //! GNU ld options whose whole effect is in the output's headers or on the console, each
 //! checked against lld-14 given the same option: `-z origin|nodelete|nodlopen` (dynamic
 //! flags), `-z shstk` (the x86 feature property), `-z max-page-size`/`-z common-page-size`
-//! (segment alignment), `-x` (no local symbols), `--print-gc-sections`.
+//! (segment alignment), `-z stack-size`, `-x` (no local symbols), `--print-gc-sections`, and
+//! the policy for undefined symbols (`--unresolved-symbols`, `--warn-unresolved-symbols`,
+//! `-z defs`/`undefs`).
 
 use rld_tests::Compiler::Clang;
 use rld_tests::*;
@@ -38,6 +40,10 @@ fn dynamic_flags_from_z_keywords() {
         ("origin", Some("ORIGIN"), "ORIGIN"),
         ("nodelete", None, "NODELETE"),
         ("nodlopen", None, "NOOPEN"),
+        ("initfirst", None, "INITFIRST"),
+        ("interpose", None, "INTERPOSE"),
+        ("nodefaultlib", None, "NODEFLIB"),
+        ("global", None, "GLOBAL"),
     ] {
         let z = format!("-Wl,-z,{keyword}");
         let (lld, rld) = both(&t, &[&lib], &["-shared", &z], &format!("{keyword}.so"));
@@ -190,4 +196,113 @@ fn print_gc_sections_lists_what_gc_removes() {
     assert!(lines[1].contains(&want), "{want} not in {:?}", lines[1]);
     // The same list as lld's, the C runtime's sections included.
     assert_eq!(lines[1], lines[0]);
+}
+
+#[test]
+fn z_stack_size_sets_the_stack_segment() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let (lld, rld) = both(&t, &[&main, &lib], &["-Wl,-z,stack-size=0x180000"], "prog");
+    assert_same_output(&rld, &lld, &[], &[], Some("2\n"));
+    let stack = |p: &Path| {
+        segments(p)
+            .into_iter()
+            .find(|s| s.typ == "GNU_STACK")
+            .map(|s| (s.memsz, s.flags))
+    };
+    assert_eq!(stack(&rld), Some((0x18_0000, "RW".to_string())));
+    assert_eq!(stack(&rld), stack(&lld));
+}
+
+const CALLS_MISSING: &str = "#include <stdio.h>\nvoid missing(void);\n\
+    int main(int c, char **v) { (void)v; if (c > 5) missing(); puts(\"ok\"); return 0; }\n";
+
+/// Whether `missing` is an undefined dynamic symbol of `path`.
+fn imports_missing(path: &Path) -> bool {
+    find_symbols(&symbols(path), ".dynsym", "missing")
+        .iter()
+        .any(|s| s.ndx == "UND")
+}
+
+#[test]
+fn unresolved_symbols_policy() {
+    let t = Test::new();
+    let obj = t.compile(Clang, CALLS_MISSING, &["-O1"]);
+    // Ignored or warned about, the reference is left to the dynamic loader (or to 0 in a
+    // static link), and the program runs while it does not call it.
+    for (flags, warns) in [
+        (&["-Wl,--unresolved-symbols=ignore-all"][..], false),
+        (
+            &["-Wl,--unresolved-symbols=ignore-in-object-files", "-no-pie"][..],
+            false,
+        ),
+        (&["-Wl,--warn-unresolved-symbols"][..], true),
+        (&["-Wl,-z,undefs"][..], false),
+        (
+            &["-Wl,--unresolved-symbols=ignore-all", "-static"][..],
+            false,
+        ),
+    ] {
+        let name = flags.join("").replace(['-', ',', '='], "");
+        let mut outputs = Vec::new();
+        for driver in [Driver::ClangLld, Driver::ClangRld] {
+            let out_name = format!("{}/{name}", driver.name());
+            std::fs::create_dir_all(t.path(driver.name())).unwrap();
+            let (out, cmd) = t.try_link(driver, &[&obj], flags, &out_name);
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            assert!(out.status.success(), "{cmd}: {stderr}");
+            assert_eq!(
+                stderr.contains("warning: undefined symbol: missing"),
+                warns,
+                "{cmd}: {stderr}"
+            );
+            outputs.push(t.path(&out_name));
+        }
+        assert_same_output(&outputs[1], &outputs[0], &[], &[], Some("ok\n"));
+        assert_eq!(
+            imports_missing(&outputs[1]),
+            imports_missing(&outputs[0]),
+            "{flags:?}"
+        );
+    }
+    // Reported: the default for executables, and in -shared output when asked; the last
+    // option wins.
+    let pic = t.compile(Clang, CALLS_MISSING, &["-O1", "-fPIC"]);
+    for (objs, flags) in [
+        (&obj, &[][..]),
+        (
+            &obj,
+            &[
+                "-Wl,--unresolved-symbols=ignore-all",
+                "-Wl,--error-unresolved-symbols",
+                "-Wl,-z,defs",
+            ][..],
+        ),
+        (
+            &pic,
+            &["-shared", "-Wl,--unresolved-symbols=report-all"][..],
+        ),
+        (
+            &pic,
+            &["-shared", "-Wl,--unresolved-symbols=ignore-in-shared-libs"][..],
+        ),
+        (
+            &pic,
+            &["-shared", "-Wl,-z,undefs", "-Wl,--no-undefined"][..],
+        ),
+    ] {
+        for driver in [Driver::ClangLld, Driver::ClangRld] {
+            std::fs::create_dir_all(t.path(driver.name())).unwrap();
+            let (out, cmd) = t.try_link(driver, &[objs], flags, &format!("{}/bad", driver.name()));
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{cmd} succeeded");
+            assert!(
+                stderr.contains("error: undefined symbol: missing"),
+                "{cmd}: {stderr}"
+            );
+        }
+    }
+    // The -shared default: left to the dynamic loader.
+    let (lld, rld) = both(&t, &[&pic], &["-shared"], "lib.so");
+    assert!(imports_missing(&rld) && imports_missing(&lld));
 }
