@@ -1166,7 +1166,7 @@ mod tests {
         for cmd in [
             "-emit-relocs",
             "-unique=.text",
-            "-unresolved-symbols=ignore-all",
+            "-undefined-glob=foo*",
             "--emit-relocs",
         ] {
             let e = error(cmd);
