@@ -87,8 +87,8 @@ fn build_symtab(link: &Link) -> Symtab {
         first_global: 0,
     };
     let tls_start = link.tls.start;
-    // Locals of every object (none with `-x`), then hidden globals (which are local to the
-    // output). `.L` temporaries are always dropped, as `-X` asks.
+    // Locals of every object (none with `-x`; no `.L` temporaries with `-X`), then hidden
+    // globals (which are local to the output).
     for (file, obj) in link.objects.iter().enumerate() {
         if link.opts.discard_all {
             break;
@@ -97,7 +97,10 @@ fn build_symtab(link: &Link) -> Symtab {
             let sym = &obj.symbols[i];
             let ty = sym.st_type();
             let name = obj.symbol_name(i);
-            if ty == STT_SECTION || name.is_empty() || name.starts_with(b".L") {
+            if ty == STT_SECTION
+                || name.is_empty()
+                || (link.opts.discard_locals && name.starts_with(b".L"))
+            {
                 continue;
             }
             let index = obj.symbol_section(i);

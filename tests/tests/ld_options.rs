@@ -172,6 +172,62 @@ fn discard_all_drops_the_objects_local_symbols() {
     }
 }
 
+/// `.L` temporaries (kept by the assembler with `-save-temp-labels`): kept by default, as GNU
+/// ld and lld keep them; `-X` drops them, `--discard-none` undoes that.
+#[test]
+fn discard_locals_drops_temporary_labels() {
+    let t = Test::new();
+    let asm = t.write(
+        "labels.s",
+        ".globl _start\n_start:\n.Ltemp:\nplain_local:\n  xor %edi, %edi\n  mov $60, %eax\n  syscall\n",
+    );
+    let obj = t.path("labels.o");
+    run_checked(
+        std::process::Command::new("llvm-mc-14")
+            .args(["-filetype=obj", "-triple=x86_64", "-save-temp-labels"])
+            .arg(&asm)
+            .arg("-o")
+            .arg(&obj),
+    );
+    for (flags, temp_kept) in [
+        (&[][..], true),
+        (&["-X"][..], false),
+        (&["-X", "--discard-none"][..], true),
+    ] {
+        let tag = flags.join("");
+        let rld = t.link(Driver::Rld, &[&obj], flags, &format!("rld{tag}"));
+        // GNU ld makes up an STT_FILE symbol for an object without one; lld and rld do not.
+        let labels = |p: &Path| -> Vec<String> {
+            locals(p)
+                .into_iter()
+                .filter(|s| !s.starts_with("FILE"))
+                .collect()
+        };
+        let mut names = vec![labels(&rld)];
+        // GNU ld and lld agree here.
+        for reference in ["ld", "ld.lld-14"] {
+            let exe = t.path(&format!("{reference}{tag}"));
+            run_checked(
+                std::process::Command::new(reference)
+                    .args(flags)
+                    .arg(&obj)
+                    .arg("-o")
+                    .arg(&exe),
+            );
+            names.push(labels(&exe));
+        }
+        assert_eq!(names[0], names[1], "{flags:?}: rld and GNU ld differ");
+        assert_eq!(names[0], names[2], "{flags:?}: rld and lld differ");
+        assert_eq!(
+            names[0].iter().any(|s| s.ends_with(" .Ltemp")),
+            temp_kept,
+            "{flags:?}: {:?}",
+            names[0]
+        );
+        assert!(names[0].iter().any(|s| s.ends_with(" plain_local")));
+    }
+}
+
 #[test]
 fn print_gc_sections_lists_what_gc_removes() {
     let t = Test::new();

@@ -72,7 +72,6 @@ const NAMES: &[&str] = &[
     "disable-stdcall-fixup",
     "discard-all",
     "discard-locals",
-    "discard-none",
     "dll",
     "dll-search-prefix",
     "dn",
