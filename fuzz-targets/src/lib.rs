@@ -93,10 +93,7 @@ impl Scratch {
         let dir = parent.join(format!("rld-fuzz-{}", std::process::id()));
         std::fs::create_dir_all(&dir)?;
         let link = link::Fixtures::build(&dir)?;
-        // Deterministic coverage: one thread, and bitcode read in children as `rld` does.
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build_global();
+        // Bitcode read in children, as `rld` does.
         rld_lto::read_bitcode_in_children(true);
         Ok(Scratch { dir, link })
     }
@@ -120,9 +117,26 @@ fn leak(data: &[u8]) -> &'static [u8] {
     Box::leak(data.to_vec().into_boxed_slice())
 }
 
+/// One worker thread, for deterministic coverage. Made on first use, not with the scratch
+/// directory: AFL forks the process after setting up, and a pool whose thread stayed in the
+/// parent would never run anything in the child.
+fn pool() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a one-thread pool")
+    })
+}
+
 /// Runs `target` on `data`. Returns whether the input was accepted (for corpus statistics);
 /// anything but returning is a finding.
 pub fn run(target: Target, data: &[u8], scratch: &Scratch) -> bool {
+    pool().install(|| run_in_pool(target, data, scratch))
+}
+
+fn run_in_pool(target: Target, data: &[u8], scratch: &Scratch) -> bool {
     match target {
         Target::ElfObject => {
             rld::object_file::ObjectFile::parse("fuzz.o".into(), leak(data)).is_ok()
