@@ -251,8 +251,17 @@ fn findings_stay_fixed() {
         };
         for entry in entries {
             let path = entry.unwrap().path();
-            // Returning at all is the test: these inputs once crashed or hung rld.
+            // Returning, and soon, is the test: these inputs once crashed or hung rld (a hang
+            // ends at rld's own limits, such as a summarizing child's CPU time, which are
+            // minutes).
+            let start = std::time::Instant::now();
             run(target, &read(&path), &scratch);
+            let took = start.elapsed();
+            assert!(
+                took < std::time::Duration::from_secs(20),
+                "{} took {took:?}",
+                path.display()
+            );
             replayed += 1;
         }
     }

@@ -11,7 +11,7 @@ use inkwell::llvm_sys::LLVMOpcode;
 use rld_summaries::{
     AccessKind, FunctionShape, InitializerPointer, MemoryAccess, ModuleSummary, ValueFact,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub struct FactBuilder<'a> {
     pub index: &'a HashMap<Value, u32>,
@@ -23,7 +23,13 @@ pub struct FactBuilder<'a> {
     shapes: Vec<FunctionShape>,
     opaque: Vec<u32>,
     dl: DataLayout,
+    /// Scratch for walks over constants (DAGs: each shared part is visited once).
+    seen: HashSet<Value>,
 }
+
+/// Most nodes one initializer walk visits: an initializer is a DAG whose flattened form
+/// (what the walk follows, to know each pointer's offset) can be exponentially larger.
+const INITIALIZER_BUDGET: u32 = 1 << 20;
 
 impl<'a> FactBuilder<'a> {
     pub fn new(index: &'a HashMap<Value, u32>, dl: DataLayout) -> Self {
@@ -36,6 +42,7 @@ impl<'a> FactBuilder<'a> {
             shapes: Vec::new(),
             opaque: Vec::new(),
             dl,
+            seen: HashSet::new(),
         }
     }
 
@@ -189,8 +196,13 @@ impl<'a> FactBuilder<'a> {
     /// Globals named inside a constant that is not itself a pointer (`ptrtoint @f`, a
     /// member function pointer `{ ptrtoint @f, 0 }`, a vector of addresses stored whole)
     /// leave the value flow the facts follow: they escape.
-    fn escape_hidden_globals(&mut self, c: Value, depth: u32) {
-        if depth > 16 {
+    fn escape_hidden_globals(&mut self, c: Value) {
+        self.seen.clear();
+        self.escape_globals_in(c, 0);
+    }
+
+    fn escape_globals_in(&mut self, c: Value, depth: u32) {
+        if depth > 64 || !self.seen.insert(c) {
             return;
         }
         for o in c.operands() {
@@ -200,7 +212,7 @@ impl<'a> FactBuilder<'a> {
                     self.facts.push(ValueFact::Escape { value: v });
                 }
             } else if o.is_constant() && !o.is_global_value() {
-                self.escape_hidden_globals(o, depth + 1);
+                self.escape_globals_in(o, depth + 1);
             }
         }
     }
@@ -224,7 +236,7 @@ impl<'a> FactBuilder<'a> {
         let ops = inst.operands();
         for &o in &ops {
             if o.is_constant() && !o.is_pointer() {
-                self.escape_hidden_globals(o, 0);
+                self.escape_hidden_globals(o);
             }
         }
         match op {
@@ -468,7 +480,14 @@ impl<'a> FactBuilder<'a> {
 
     /// Addresses stored in a global's constant initializer, at their byte offsets.
     pub fn initializer(&mut self, global: u32, init: Value, out: &mut Vec<InitializerPointer>) {
-        self.walk_initializer(global, init, 0, out, 0);
+        let start = out.len();
+        let mut budget = INITIALIZER_BUDGET;
+        self.walk_initializer(global, init, 0, out, 0, &mut budget);
+        if budget == 0 {
+            // Too large to follow field by field: every global it names escapes instead.
+            out.truncate(start);
+            self.escape_hidden_globals(init);
+        }
     }
 
     fn walk_initializer(
@@ -478,10 +497,12 @@ impl<'a> FactBuilder<'a> {
         offset: u64,
         out: &mut Vec<InitializerPointer>,
         depth: u32,
+        budget: &mut u32,
     ) {
-        if depth > 32 {
+        if depth > 32 || *budget == 0 {
             return;
         }
+        *budget -= 1;
         let stripped = c.strip_casts();
         if let Some(&target) = self.index.get(&stripped) {
             out.push(InitializerPointer {
@@ -492,12 +513,13 @@ impl<'a> FactBuilder<'a> {
         } else if stripped.is_struct_constant() {
             for (i, field) in stripped.operands().into_iter().enumerate() {
                 let off = offset + stripped.struct_field_offset(self.dl, i as u32);
-                self.walk_initializer(global, field, off, out, depth + 1);
+                self.walk_initializer(global, field, off, out, depth + 1, budget);
             }
         } else if stripped.is_array_constant() {
             for (i, elem) in stripped.operands().into_iter().enumerate() {
                 let size = elem.type_size(self.dl);
-                self.walk_initializer(global, elem, offset + i as u64 * size, out, depth + 1);
+                let at = offset + i as u64 * size;
+                self.walk_initializer(global, elem, at, out, depth + 1, budget);
             }
         } else if stripped.is_constant_expr() {
             // An interior pointer (`&table[3]`) or a computed address: not modelled, so the

@@ -23,6 +23,11 @@ use std::sync::atomic::{AtomicI32, Ordering};
 /// than a corrupt header may ask for.
 const ADDRESS_SPACE: u64 = 16 << 30;
 
+/// CPU seconds a child may spend on one input before it is stopped (SIGXCPU): a module
+/// that makes the reader or the summarizer loop must not hang the link. Summarizing the
+/// largest real modules takes a few seconds.
+const CPU_SECONDS_PER_INPUT: u64 = 120;
+
 /// In a child, the pipe to the parent (LLVM's fatal-error handler reports through it).
 static CHILD_PIPE: AtomicI32 = AtomicI32::new(-1);
 
@@ -90,6 +95,9 @@ fn crashed(name: &str, status: libc::c_int) -> LtoError {
         match sig {
             libc::SIGSEGV | libc::SIGBUS => "LLVM crashed reading it".to_string(),
             libc::SIGABRT => "LLVM gave up reading it (out of memory?)".to_string(),
+            libc::SIGXCPU | libc::SIGKILL => format!(
+                "reading it took more than {CPU_SECONDS_PER_INPUT} s of CPU time and was stopped"
+            ),
             _ => format!("reading it was stopped by signal {sig}"),
         }
     } else {
@@ -201,6 +209,14 @@ fn spawn(inputs: &[&BitcodeInput], group: &[usize]) -> Option<Child> {
         -1 => None,
         0 => {
             drop(read);
+            // A child outlives a linker that was killed only as long as it takes to notice.
+            // SAFETY: prctl and getppid on this process itself.
+            unsafe {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                if libc::getppid() == 1 {
+                    libc::_exit(1);
+                }
+            }
             child_main(inputs, group, write.as_raw_fd())
         }
         pid => {
@@ -232,6 +248,7 @@ fn child_main(inputs: &[&BitcodeInput], group: &[usize], fd: libc::c_int) -> ! {
     // SAFETY: lowering this process's own limit.
     unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) };
     for &i in group {
+        limit_cpu(CPU_SECONDS_PER_INPUT);
         let input = inputs[i];
         match crate::summarize::summarize_bitcode(input.name, input.data) {
             Ok(summary) => write_frame(fd, SUMMARY, &rld_summaries::encode(&summary)),
@@ -242,6 +259,23 @@ fn child_main(inputs: &[&BitcodeInput], group: &[usize], fd: libc::c_int) -> ! {
     // SAFETY: ending the child without running the parent's exit handlers or flushing
     // its copies of the parent's buffers.
     unsafe { libc::_exit(0) }
+}
+
+/// Lets this process use `seconds` more CPU time, then SIGXCPU ends it. Only the soft limit
+/// moves (an unprivileged process could not raise a hard limit it lowered).
+fn limit_cpu(seconds: u64) {
+    // SAFETY: reading this process's own usage and limits, and setting its own soft limit.
+    unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        let used = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 1).max(0) as u64;
+        let mut limit: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_CPU, &mut limit) != 0 {
+            return;
+        }
+        limit.rlim_cur = (used + seconds).min(limit.rlim_max);
+        libc::setrlimit(libc::RLIMIT_CPU, &limit);
+    }
 }
 
 /// In a child: reports LLVM's fatal error about the input being read to the parent and
@@ -258,6 +292,27 @@ pub(crate) fn report_fatal_in_child(message: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A child that loops is stopped by its CPU limit, and the error says so.
+    #[test]
+    fn a_looping_child_is_stopped() {
+        // SAFETY: the child only spins and is ended by the kernel.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0);
+        if pid == 0 {
+            limit_cpu(1);
+            let mut x = 0u64;
+            loop {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
+        }
+        let mut status = 0;
+        // SAFETY: waiting for our own child.
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+        assert!(libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGXCPU);
+        let e = crashed("x.o", status).to_string();
+        assert!(e.contains("x.o") && e.contains("CPU time"), "{e}");
+    }
 
     #[test]
     fn frames_round_trip_and_a_cut_one_is_dropped() {

@@ -12,7 +12,7 @@ use inkwell::module::Module;
 use rld_summaries::{
     CallSite, Callee, GlobalFlags, GlobalKind, GlobalSummary, ModuleSummary, Structor,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Parses bitcode into a module of `ctx` (from `data` itself, no copy), naming the file in
 /// errors, and checks it with LLVM's verifier.
@@ -44,22 +44,42 @@ pub fn summarize_bitcode(name: &str, data: &[u8]) -> Result<ModuleSummary, LtoEr
 }
 
 /// Whether a constant holds the address of a basic block (`blockaddress`), through
-/// constant expressions and aggregates.
-fn holds_block_address(v: Value, depth: u32) -> bool {
+/// constant expressions and aggregates. Constants are uniqued, so a constant is a DAG whose
+/// shared parts a plain walk would visit exponentially often: each is visited once.
+fn holds_block_address(v: Value, seen: &mut HashSet<Value>, depth: u32) -> bool {
     if v.is_block_address() {
         return true;
     }
     if depth > 64 || v.is_global_value() || !v.is_constant() || v.is_constant_data() {
         return false;
     }
+    if !seen.insert(v) {
+        return false;
+    }
     v.operands()
         .into_iter()
-        .any(|op| holds_block_address(op, depth + 1))
+        .any(|op| holds_block_address(op, seen, depth + 1))
 }
 
 /// Globals a constant (an initializer, an operand) refers to, through constant expressions
-/// and aggregates.
-fn constant_refs(index: &HashMap<Value, u32>, v: Value, out: &mut Vec<u32>, depth: u32) {
+/// and aggregates; `seen` is scratch space (each shared part is visited once).
+fn constant_refs(
+    index: &HashMap<Value, u32>,
+    v: Value,
+    out: &mut Vec<u32>,
+    seen: &mut HashSet<Value>,
+) {
+    seen.clear();
+    refs_in(index, v, out, seen, 0);
+}
+
+fn refs_in(
+    index: &HashMap<Value, u32>,
+    v: Value,
+    out: &mut Vec<u32>,
+    seen: &mut HashSet<Value>,
+    depth: u32,
+) {
     if depth > 64 {
         return;
     }
@@ -67,11 +87,11 @@ fn constant_refs(index: &HashMap<Value, u32>, v: Value, out: &mut Vec<u32>, dept
         out.push(i);
         return;
     }
-    if v.is_global_value() || !v.is_constant() {
+    if v.is_global_value() || !v.is_constant() || !seen.insert(v) {
         return;
     }
     for op in v.operands() {
-        constant_refs(index, op, out, depth + 1);
+        refs_in(index, op, out, seen, depth + 1);
     }
 }
 
@@ -92,6 +112,7 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
         summary.globals.push(describe(g));
     }
     let mut address_taken = vec![false; globals.len()];
+    let mut seen = HashSet::new();
     for (gi, &g) in globals.iter().enumerate() {
         let mut refs = Vec::new();
         let mut calls = Vec::new();
@@ -132,7 +153,7 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
                             summary.globals[gi].flags.insert(GlobalFlags::BLOCK_ADDRESS);
                         }
                         let before = refs.len();
-                        constant_refs(&index, op, &mut refs, 0);
+                        constant_refs(&index, op, &mut refs, &mut seen);
                         for &r in &refs[before..] {
                             address_taken[r as usize] = true;
                         }
@@ -142,8 +163,9 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
             }
             Some(GlobalKind::Variable) => {
                 if let Some(init) = g.initializer() {
-                    constant_refs(&index, init, &mut refs, 0);
-                    if holds_block_address(init, 0) {
+                    constant_refs(&index, init, &mut refs, &mut seen);
+                    seen.clear();
+                    if holds_block_address(init, &mut seen, 0) {
                         summary.globals[gi].flags.insert(GlobalFlags::BLOCK_ADDRESS);
                     }
                     for &r in &refs {
@@ -155,7 +177,7 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
             Some(GlobalKind::Alias) | Some(GlobalKind::IFunc) => {
                 let target = g.aliasee().or_else(|| g.operands().first().copied());
                 if let Some(t) = target {
-                    constant_refs(&index, t.strip_casts(), &mut refs, 0);
+                    constant_refs(&index, t.strip_casts(), &mut refs, &mut seen);
                     if g.global_kind() == Some(GlobalKind::Alias) {
                         summary.globals[gi].aliasee = refs.first().copied();
                     }
