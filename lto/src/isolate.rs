@@ -5,7 +5,8 @@
 //! reports. So the linker summarizes bitcode it has not seen before in forked children,
 //! one per core, each handing back the summaries (in rld's own checked encoding) through a
 //! pipe. A child that crashes ends as an error naming the file it was reading, and a child
-//! may not use more than [`ADDRESS_SPACE`] bytes, so a header asking for a huge allocation
+//! may not grow its address space by more than [`address_budget`], so a header asking for a
+//! huge allocation
 //! fails there too. The summarized modules are the ones the backend later reads in the
 //! linker's own process: bitcode LLVM read once without trouble it reads again the same way.
 //!
@@ -19,9 +20,12 @@ use rld_summaries::ModuleSummary;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicI32, Ordering};
 
-/// A child's address-space limit: far more than LLVM needs for any real module, far less
-/// than a corrupt header may ask for.
-const ADDRESS_SPACE: u64 = 16 << 30;
+/// How much a child's address space may grow while it reads `bytes` of bitcode: far more
+/// than LLVM needs for real modules (their IR takes a few times their bitcode's size), far
+/// less than a corrupt header may ask for, and small enough that reaching it is quick.
+fn address_budget(bytes: u64) -> u64 {
+    (bytes.saturating_mul(100)).clamp(1 << 30, 16 << 30)
+}
 
 /// CPU seconds a child may spend on one input before it is stopped (SIGXCPU): a module
 /// that makes the reader or the summarizer loop must not hang the link. Summarizing the
@@ -241,9 +245,16 @@ fn child_main(inputs: &[&BitcodeInput], group: &[usize], fd: libc::c_int) -> ! {
             libc::close(null);
         }
     }
+    // On top of what the child already has mapped (the linker's inputs, libLLVM).
+    let mapped = std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * page_size());
+    let bytes = group.iter().map(|&i| inputs[i].data.len() as u64).sum();
+    let space = mapped + address_budget(bytes);
     let limit = libc::rlimit {
-        rlim_cur: ADDRESS_SPACE,
-        rlim_max: ADDRESS_SPACE,
+        rlim_cur: space,
+        rlim_max: space,
     };
     // SAFETY: lowering this process's own limit.
     unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) };
@@ -259,6 +270,12 @@ fn child_main(inputs: &[&BitcodeInput], group: &[usize], fd: libc::c_int) -> ! {
     // SAFETY: ending the child without running the parent's exit handlers or flushing
     // its copies of the parent's buffers.
     unsafe { libc::_exit(0) }
+}
+
+fn page_size() -> u64 {
+    // SAFETY: sysconf only reads a system constant.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    u64::try_from(size).unwrap_or(4096)
 }
 
 /// Lets this process use `seconds` more CPU time, then SIGXCPU ends it. Only the soft limit
