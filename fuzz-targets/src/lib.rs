@@ -84,6 +84,9 @@ impl Target {
 pub struct Scratch {
     dir: PathBuf,
     link: link::Fixtures,
+    /// The process that made the directory: AFL's forked children share it and must not
+    /// remove it when they end.
+    owner: u32,
 }
 
 impl Scratch {
@@ -95,7 +98,11 @@ impl Scratch {
         let link = link::Fixtures::build(&dir)?;
         // Bitcode read in children, as `rld` does.
         rld_lto::read_bitcode_in_children(true);
-        Ok(Scratch { dir, link })
+        Ok(Scratch {
+            dir,
+            link,
+            owner: std::process::id(),
+        })
     }
 
     fn write(&self, name: &str, data: &[u8]) -> PathBuf {
@@ -107,7 +114,9 @@ impl Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        if std::process::id() == self.owner {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
