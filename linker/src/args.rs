@@ -242,6 +242,13 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.entry = Some(v.into()))),
     arg(&["-u", "--undefined"], "SYMBOL", "Treat SYMBOL as referenced, pulling it from archives",
         Set(|p, v| p.o.undefined.push(v.into()))),
+    arg(&["--require-defined"], "SYMBOL", "Like -u, and report an error unless SYMBOL is defined",
+        Set(|p, v| {
+            p.o.undefined.push(v.into());
+            p.o.require_defined.push(v.into());
+        })),
+    arg(&["--image-base"], "ADDR", "Start the output's first segment at ADDR",
+        Value(Parser::image_base)),
     arg(&["--sysroot"], "DIR", "Use DIR as the system root for library search",
         Set(|p, v| p.o.sysroot = Some(v.into()))),
     // Inputs and the state that applies to them.
@@ -735,6 +742,17 @@ impl Parser {
             "report-all" | "ignore-in-shared-libs" => true,
             _ => return Err(invalid(&self.opt, v)),
         });
+        Ok(())
+    }
+
+    fn image_base(&mut self, v: &str) -> Result<(), ArgsError> {
+        let base = parse_u64(v).ok_or_else(|| invalid(&self.opt, v))?;
+        if base % 4096 != 0 {
+            self.o.warnings.push(format!(
+                "--image-base: address isn't multiple of page size: {v}"
+            ));
+        }
+        self.o.image_base = Some(base);
         Ok(())
     }
 

@@ -752,10 +752,10 @@ pub fn assign_addresses(link: &mut Link) {
     // `-z max-page-size`: the segments' alignment, so each starts on a page of its own in
     // memory (the file stays compact: a segment's address is congruent to its offset).
     let page = link.opts.max_page_size.unwrap_or(PAGE);
-    link.image_base = if link.opts.is_pic() {
-        0
-    } else {
-        EXEC_BASE.next_multiple_of(page)
+    link.image_base = match link.opts.image_base {
+        Some(base) => base,
+        None if link.opts.is_pic() => 0,
+        None => EXEC_BASE.next_multiple_of(page),
     };
     let phdr_types = program_headers(link);
     let headers_size = 64 + 56 * phdr_types.len() as u64;

@@ -166,6 +166,19 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     link.dsos = resolved.dsos;
     link.symtab = resolved.symtab;
     link.is_dynamic = !link.dsos.is_empty() || opts.is_pic();
+    let missing: Vec<String> = opts
+        .require_defined
+        .iter()
+        .filter(|name| {
+            link.symtab
+                .lookup(name.as_bytes())
+                .is_none_or(|id| link.symtab.get(id).is_undefined())
+        })
+        .map(|name| format!("required symbol `{name}' not defined"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(LinkError::Many(missing));
+    }
 
     // Drop unreachable sections before anything is sized or scanned.
     if opts.gc_sections {

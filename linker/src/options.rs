@@ -198,6 +198,10 @@ pub struct Options {
     pub defsym: Vec<(String, String)>,
     /// LTO settings from lld-style flags and `-plugin-opt=`.
     pub lto_opts: LtoOptions,
+    /// `--image-base=ADDR`: where the first segment starts (any output kind, as lld).
+    pub image_base: Option<u64>,
+    /// `--require-defined=SYMBOL` (GNU ld): like `-u`, and an error unless something defines it.
+    pub require_defined: Vec<String>,
     /// `--reproduce FILE`: pack the inputs and the command line into this tar.
     pub reproduce: Option<PathBuf>,
     /// The command line as parsed (response files expanded), with the role of each path in
@@ -294,6 +298,8 @@ impl Default for Options {
             wrap: Vec::new(),
             defsym: Vec::new(),
             lto_opts: LtoOptions::default(),
+            image_base: None,
+            require_defined: Vec::new(),
             reproduce: None,
             command_line: Vec::new(),
         }

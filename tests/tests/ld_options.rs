@@ -362,3 +362,95 @@ fn unresolved_symbols_policy() {
     let (lld, rld) = both(&t, &[&pic], &["-shared"], "lib.so");
     assert!(imports_missing(&rld) && imports_missing(&lld));
 }
+
+/// `--image-base`: the first segment's address for every output kind, as lld places it
+/// (a base that is not page-aligned warns, as in lld).
+#[test]
+fn image_base_moves_the_output() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let first_load = |p: &Path| {
+        segments(p)
+            .into_iter()
+            .find(|s| s.typ == "LOAD")
+            .map(|s| s.vaddr)
+    };
+    for kind in ["-pie", "-no-pie"] {
+        let flags = [kind, "-Wl,--image-base=0x10000000"];
+        let (lld, rld) = both(&t, &[&main, &lib], &flags, &format!("prog{kind}"));
+        assert_same_output(&rld, &lld, &[], &[], Some("2\n"));
+        assert_eq!(first_load(&rld), Some(0x1000_0000), "{kind}");
+        assert_eq!(first_load(&rld), first_load(&lld), "{kind}");
+    }
+    let (lld, rld) = both(
+        &t,
+        &[&lib],
+        &["-shared", "-Wl,--image-base=0x20000000"],
+        "lib.so",
+    );
+    assert_eq!(first_load(&rld), Some(0x2000_0000));
+    assert_eq!(first_load(&rld), first_load(&lld));
+    // The library still loads and runs where the loader puts it.
+    let so_dir = rld.parent().unwrap().display().to_string();
+    let exe = t.link(
+        Driver::ClangRld,
+        &[&main, &rld],
+        &[&format!("-Wl,-rpath,{so_dir}")],
+        "rld/uses-lib",
+    );
+    assert_output_is(
+        &exe,
+        &run(&exe, &[], &[]),
+        "2\n",
+        "a program using the moved library",
+    );
+    std::fs::create_dir_all(t.path("odd")).unwrap();
+    let (out, cmd) = t.try_link(
+        Driver::ClangRld,
+        &[&main, &lib],
+        &["-Wl,--image-base=0x10000800"],
+        "odd/prog",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: --image-base: address isn't multiple of page size"),
+        "{cmd}: {stderr}"
+    );
+}
+
+/// `--require-defined` (GNU ld's): pulls the symbol from an archive like `-u`, and is an
+/// error, worded as GNU ld words it, when nothing defines it.
+#[test]
+fn require_defined_pulls_and_checks() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let extra = t.compile(Clang, "int extra_symbol(void) { return 7; }\n", &["-fPIC"]);
+    let archive = t.archive("libextra.a", &[&extra]);
+    for driver in [Driver::GccLd, Driver::ClangRld] {
+        let out = format!("{}/prog", driver.name());
+        let exe = t.link(
+            driver,
+            &[&main, &lib, &archive],
+            &["-Wl,--require-defined=extra_symbol"],
+            &out,
+        );
+        assert!(
+            nm_has(&exe, "extra_symbol"),
+            "{}: the member was not pulled",
+            driver.name()
+        );
+        let (res, cmd) = t.try_link(
+            driver,
+            &[&main, &lib],
+            &["-Wl,--require-defined=no_such_symbol"],
+            &format!("{}/bad", driver.name()),
+        );
+        assert!(!res.status.success(), "{cmd} succeeded");
+        assert!(
+            String::from_utf8_lossy(&res.stderr)
+                .contains("required symbol `no_such_symbol' not defined"),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&res.stderr)
+        );
+    }
+}
