@@ -95,6 +95,12 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         opts.lto_opts.cache_dir.as_deref(),
     );
     resolver.wrap(&opts.wrap);
+    resolver.trace_files = opts.trace;
+    resolver.trace_symbols = opts
+        .trace_symbols
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
     if !opts.plugins.is_empty() {
         resolver.plugins = Some(crate::plugin_host::PluginHost::new(
             opts.plugins.clone(),

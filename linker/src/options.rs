@@ -198,6 +198,10 @@ pub struct Options {
     pub defsym: Vec<(String, String)>,
     /// LTO settings from lld-style flags and `-plugin-opt=`.
     pub lto_opts: LtoOptions,
+    /// `-t` / `--trace`: print each input file as it is loaded.
+    pub trace: bool,
+    /// `-y SYMBOL` / `--trace-symbol=SYMBOL`.
+    pub trace_symbols: Vec<String>,
     /// `--image-base=ADDR`: where the first segment starts (any output kind, as lld).
     pub image_base: Option<u64>,
     /// `--require-defined=SYMBOL` (GNU ld): like `-u`, and an error unless something defines it.
@@ -298,6 +302,8 @@ impl Default for Options {
             wrap: Vec::new(),
             defsym: Vec::new(),
             lto_opts: LtoOptions::default(),
+            trace: false,
+            trace_symbols: Vec::new(),
             image_base: None,
             require_defined: Vec::new(),
             reproduce: None,

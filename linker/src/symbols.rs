@@ -277,9 +277,28 @@ pub struct Resolver {
     /// `--wrap`: undefined references to a key go to its value (`foo` → `__wrap_foo`,
     /// `__real_foo` → `foo`).
     wrapped: HashMap<Vec<u8>, &'static [u8]>,
+    /// `-t`: print each file as it is loaded.
+    pub trace_files: bool,
+    /// `-y SYMBOL`: print each file that defines or references these.
+    pub trace_symbols: std::collections::HashSet<Vec<u8>>,
+    /// The LTO object is not an input: it is not traced.
+    tracing_lto_object: bool,
 }
 
 impl Resolver {
+    /// `-t` and `-y`, worded as lld words them, on standard output.
+    fn trace_file(&self, name: &str) {
+        if self.trace_files && !self.tracing_lto_object {
+            println!("{name}");
+        }
+    }
+
+    fn trace_symbol(&self, file: &str, name: &[u8], what: &str) {
+        if !self.tracing_lto_object && self.trace_symbols.contains(name) {
+            println!("{file}: {what} {}", String::from_utf8_lossy(name));
+        }
+    }
+
     /// `roots` (entry, `-u`) are referenced before any file, so they fetch members too.
     pub fn new(
         roots: &[String],
@@ -303,6 +322,9 @@ impl Resolver {
             cache_dir: cache_dir.map(Into::into),
             adding_lto_object: false,
             wrapped: HashMap::new(),
+            trace_files: false,
+            trace_symbols: Default::default(),
+            tracing_lto_object: false,
         };
         for root in roots {
             let name: &'static [u8] = Box::leak(root.clone().into_bytes().into_boxed_slice());
@@ -373,6 +395,7 @@ impl Resolver {
     /// whatever bitcode definitions it no longer exports (internalized or dropped) are gone.
     pub fn add_lto_objects(&mut self, objects: Vec<(String, &'static [u8])>) -> Result<()> {
         self.adding_lto_object = true;
+        self.tracing_lto_object = true;
         for (name, data) in objects {
             self.add_object(name, data)?;
         }
@@ -445,10 +468,17 @@ impl Resolver {
     ) {
         use rld_summaries::{GlobalFlags, GlobalKind, Linkage, Visibility};
         let module = self.bitcode.len() as u32;
+        self.trace_file(&name);
         for (i, g) in summary.globals.iter().enumerate() {
             if g.linkage.is_local() || g.name.starts_with("llvm.") || g.name.is_empty() {
                 continue;
             }
+            let what = if g.flags.contains(GlobalFlags::DECLARATION) {
+                "reference to"
+            } else {
+                "definition of"
+            };
+            self.trace_symbol(&name, g.name.as_bytes(), what);
             let sym_name: &'static [u8] = Box::leak(g.name.clone().into_bytes().into_boxed_slice());
             let id = self.symtab.intern(sym_name);
             let vis = match g.visibility {
@@ -700,7 +730,11 @@ impl Resolver {
 
     fn add_shared(&mut self, dso: SharedFile) {
         let d = self.dsos.len() as DsoId;
+        self.trace_file(&dso.name);
         for (i, s) in dso.symbols.iter().enumerate() {
+            if !s.is_undefined && !s.hidden {
+                self.trace_symbol(&dso.name, s.name, "shared definition of");
+            }
             if s.is_undefined {
                 let id = self.symtab.intern(s.name);
                 let sym = self.symtab.get_mut(id);
@@ -756,6 +790,7 @@ impl Resolver {
 
     fn add_parsed_object(&mut self, mut obj: ObjectFile) {
         let file = self.objects.len() as FileId;
+        self.trace_file(&obj.name);
 
         // First copy of each COMDAT group wins; the losers' sections never take part. The
         // LTO object's groups always stay: they hold the definitions the bitcode prevailed
@@ -775,6 +810,9 @@ impl Resolver {
         }
 
         let mut globals = Vec::with_capacity(obj.symbols.len() - obj.first_global);
+        // `-y` lists a file's definitions before its references, as lld (which resolves
+        // them in that order) does.
+        let mut traced_refs = Vec::new();
         for i in obj.first_global..obj.symbols.len() {
             let esym = &obj.symbols[i];
             let mut name = obj.symbol_name(i);
@@ -832,6 +870,15 @@ impl Resolver {
             let in_discarded = shndx::is_section(section)
                 && obj.sections[section as usize].kind == SectionKind::Ignored
                 && !obj.comdat_groups.is_empty();
+            if !self.trace_symbols.is_empty() {
+                if section == shndx::UNDEF || in_discarded {
+                    traced_refs.push(name);
+                } else if section == shndx::COMMON {
+                    self.trace_symbol(&obj.name, name, "common definition of");
+                } else {
+                    self.trace_symbol(&obj.name, name, "definition of");
+                }
+            }
             if section == shndx::UNDEF || in_discarded {
                 self.add_undefined(id, file, is_weak, esym.st_type());
             } else if section == shndx::COMMON {
@@ -851,6 +898,9 @@ impl Resolver {
                     &obj.name,
                 );
             }
+        }
+        for name in traced_refs {
+            self.trace_symbol(&obj.name, name, "reference to");
         }
         obj.globals = globals;
         self.objects.push(obj);

@@ -454,3 +454,57 @@ fn require_defined_pulls_and_checks() {
         );
     }
 }
+
+/// The standard output of a link through `driver` with `flags`.
+fn stdout_of(t: &Test, driver: Driver, objs: &[&Path], flags: &[&str], out: &str) -> String {
+    std::fs::create_dir_all(t.path(driver.name())).unwrap();
+    let (res, cmd) = t.try_link(driver, objs, flags, &format!("{}/{out}", driver.name()));
+    assert!(
+        res.status.success(),
+        "{cmd}: {}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    String::from_utf8_lossy(&res.stdout).into_owned()
+}
+
+/// `-t` lists the files loaded (archive members as `lib.a(member.o)`, the libraries
+/// `libc.so`'s script names) and `-y` the files defining or referencing a symbol, both in
+/// lld's words and order.
+#[test]
+fn trace_and_trace_symbol() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let archive = t.archive("libused.a", &[&lib]);
+    let flags = [
+        "-Wl,-t",
+        "-Wl,-y,used",
+        "-Wl,-y,printf",
+        "-Wl,-y,__libc_start_main",
+        "-Wl,-y,main",
+    ];
+    let lld = stdout_of(&t, Driver::ClangLld, &[&main, &archive], &flags, "prog");
+    let rld = stdout_of(&t, Driver::ClangRld, &[&main, &archive], &flags, "prog");
+    assert_eq!(rld, lld);
+    for want in [
+        format!("{}(", archive.display()),
+        ": definition of used".to_string(),
+        ": reference to used".to_string(),
+        "libc.so.6: shared definition of printf".to_string(),
+    ] {
+        assert!(rld.contains(&want), "{want} missing:\n{rld}");
+    }
+    // Bitcode files are traced like objects (LTO's own output is not an input: lld also
+    // lists it, rld does not).
+    let bitcode = t.compile(Clang, LIB, &["-O1", "-flto", "-fPIC"]);
+    let flags = ["-flto", "-Wl,-t", "-Wl,-y,used"];
+    let lld = stdout_of(&t, Driver::ClangLld, &[&main, &bitcode], &flags, "lto");
+    let rld = stdout_of(&t, Driver::ClangRld, &[&main, &bitcode], &flags, "lto");
+    assert!(
+        lld.starts_with(&rld),
+        "rld's lines are not lld's first ones:\n{rld}\nlld:\n{lld}"
+    );
+    assert!(
+        rld.contains(&format!("{}: definition of used", bitcode.display())),
+        "{rld}"
+    );
+}

@@ -312,8 +312,6 @@ const NAMES: &[&str] = &[
     "time-trace-file",
     "time-trace-granularity",
     "toc-optimize",
-    "trace",
-    "trace-symbol",
     "traditional-format",
     "undefined",
     "undefined-glob",
