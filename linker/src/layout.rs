@@ -913,8 +913,10 @@ pub fn assign_addresses(link: &mut Link) {
                 let filesz = link
                     .outputs
                     .iter()
-                    .filter(|o| o.is_tls() && !o.is_nobits())
-                    .map(|o| o.addr + o.size - tls.start)
+                    // A non-allocated section flagged TLS (only a corrupt input has one) has
+                    // no address in the template.
+                    .filter(|o| o.is_alloc() && o.is_tls() && !o.is_nobits())
+                    .map(|o| (o.addr + o.size).saturating_sub(tls.start))
                     .max()
                     .unwrap_or(0);
                 segments.push(Segment {

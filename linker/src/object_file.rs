@@ -113,6 +113,42 @@ pub struct ObjectFile {
     pub x86_features: Option<u32>,
 }
 
+/// The structure the linker relies on when it splits `.eh_frame` into records and points
+/// each FDE at its (possibly merged) CIE: records that fit the section, and each FDE's CIE
+/// pointer naming the start of a CIE before it.
+fn check_eh_frame(data: &[u8]) -> std::result::Result<(), String> {
+    let mut cies = std::collections::HashSet::new();
+    let mut pos = 0usize;
+    while pos + 4 <= data.len() {
+        let len = u32::from_le_bytes(data[pos..pos + 4].try_into().unwrap());
+        if len == 0 {
+            // A terminator.
+            pos += 4;
+            continue;
+        }
+        if len == u32::MAX {
+            return Err(format!("64-bit record at offset {pos:#x}"));
+        }
+        let end = pos + 4 + len as usize;
+        if len < 4 || end > data.len() {
+            return Err(format!(
+                "record at offset {pos:#x} extends past the section"
+            ));
+        }
+        let id = u32::from_le_bytes(data[pos + 4..pos + 8].try_into().unwrap());
+        if id == 0 {
+            cies.insert(pos);
+        } else {
+            let cie = (pos + 4).checked_sub(id as usize);
+            if !cie.is_some_and(|c| cies.contains(&c)) {
+                return Err(format!("FDE at offset {pos:#x} points to no CIE before it"));
+            }
+        }
+        pos = end;
+    }
+    Ok(())
+}
+
 fn bad(name: &str, msg: impl std::fmt::Display) -> LinkError {
     LinkError::bad_input(name, msg)
 }
@@ -249,6 +285,13 @@ impl ObjectFile {
                     &name,
                     format!("section {sec_name} has an alignment of {align}, which is too large"),
                 ));
+            }
+        }
+
+        for s in &sections {
+            if s.kind == SectionKind::EhFrame {
+                check_eh_frame(s.data)
+                    .map_err(|msg| bad(&name, format!("corrupt .eh_frame: {msg}")))?;
             }
         }
 
