@@ -260,7 +260,13 @@ impl ObjectFile {
                 name: sec_name,
                 sh_type,
                 flags,
-                align: sh.sh_addralign(LE).max(1),
+                // Outside the memory image, alignment only pads the file: past a page it is
+                // only a corrupt header's way of making the output gigabytes long.
+                align: if flags & u64::from(elf::SHF_ALLOC) != 0 {
+                    sh.sh_addralign(LE).max(1)
+                } else {
+                    sh.sh_addralign(LE).clamp(1, 4096)
+                },
                 entsize: sh.sh_entsize(LE),
                 size,
                 data: section_data,

@@ -260,3 +260,22 @@ fn rejects_a_huge_section_alignment_and_takes_a_huge_bss_in_stride() {
     assert!(peak_kb < 200 * 1024, "{peak_kb} KB");
     assert!(std::fs::metadata(&out).unwrap().len() < 1 << 20);
 }
+
+/// A non-allocated section asking for 1 GiB of alignment (a fuzzed `.comment`) would only
+/// pad the file: the output stays small, and a build id does not hash a gigabyte of zeros.
+#[test]
+fn a_huge_alignment_outside_the_image_does_not_pad_the_output() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "int get(void) { return 3; }\nvoid _start(void) { for (;;) {} }\n",
+        &["-O1"],
+    );
+    let mut bytes = std::fs::read(&obj).unwrap();
+    let h = elf_offsets::section_header(&bytes, ".comment");
+    bytes[h + 48..h + 56].copy_from_slice(&(1u64 << 30).to_le_bytes());
+    let odd = t.write("odd.o", bytes);
+    let out = t.link(Driver::Rld, &[&odd], &["--build-id"], "odd.out");
+    assert!(std::fs::metadata(&out).unwrap().len() < 1 << 20);
+    assert_readelf_clean(&out);
+}
