@@ -344,7 +344,8 @@ impl<'o> Link<'o> {
                 }
             }
         }
-        self.target_address(t) as i64 + addend
+        // Modulo 2^64, as the psABI computes (a corrupt addend must not overflow).
+        (self.target_address(t) as i64).wrapping_add(addend)
     }
 
     /// Address of the target's definition ignoring PLT redirection (the IFUNC resolver).

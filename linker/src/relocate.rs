@@ -158,7 +158,9 @@ fn apply_nonalloc_relocs(p: &mut Patch) {
         } else {
             let s = link.target_address(t) as i64;
             match r_type {
-                R_X86_64_DTPOFF32 | R_X86_64_DTPOFF64 => s - link.tls.start as i64 + a,
+                R_X86_64_DTPOFF32 | R_X86_64_DTPOFF64 => {
+                    s.wrapping_sub(link.tls.start as i64).wrapping_add(a)
+                }
                 _ => link.address_with_addend(t, a),
             }
         };
@@ -255,79 +257,154 @@ fn apply_alloc_relocs(p: &mut Patch, base: u64) {
             R_X86_64_32S => p.write_sized(offset, r_type, sa, 4, true, t),
             R_X86_64_16 => p.write_sized(offset, r_type, sa, 2, false, t),
             R_X86_64_8 => p.write_sized(offset, r_type, sa, 1, false, t),
-            R_X86_64_PC32 => p.write_sized(offset, r_type, sa - place, 4, true, t),
-            R_X86_64_PC64 => p.write_sized(offset, r_type, sa - place, 8, true, t),
-            R_X86_64_PC16 => p.write_sized(offset, r_type, sa - place, 2, true, t),
-            R_X86_64_PC8 => p.write_sized(offset, r_type, sa - place, 1, true, t),
+            R_X86_64_PC32 => p.write_sized(offset, r_type, sa.wrapping_sub(place), 4, true, t),
+            R_X86_64_PC64 => p.write_sized(offset, r_type, sa.wrapping_sub(place), 8, true, t),
+            R_X86_64_PC16 => p.write_sized(offset, r_type, sa.wrapping_sub(place), 2, true, t),
+            R_X86_64_PC8 => p.write_sized(offset, r_type, sa.wrapping_sub(place), 1, true, t),
             R_X86_64_PLT32 => {
                 let dest = plt_or_symbol(link, t, s);
-                p.write_sized(offset, r_type, dest + a - place, 4, true, t);
+                p.write_sized(
+                    offset,
+                    r_type,
+                    dest.wrapping_add(a).wrapping_sub(place),
+                    4,
+                    true,
+                    t,
+                );
             }
             R_X86_64_PLTOFF64 => {
                 let dest = plt_or_symbol(link, t, s);
-                p.write_sized(offset, r_type, dest + a - got_base, 8, true, t);
+                p.write_sized(
+                    offset,
+                    r_type,
+                    dest.wrapping_add(a).wrapping_sub(got_base),
+                    8,
+                    true,
+                    t,
+                );
             }
             R_X86_64_GOTPCREL | R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX => {
                 let data = p.sec.data;
                 // Relaxed only where the direct reference reaches; otherwise the GOT entry
                 // that scanning kept for this case is used (GNU ld's "failed to convert
                 // GOTPCREL relocation" and lld-14's "out of range" are avoided).
-                let reaches =
-                    i32::try_from(sa - place + 1).is_ok() && i32::try_from(sa - place).is_ok();
+                let reaches = i32::try_from(sa.wrapping_sub(place).wrapping_add(1)).is_ok()
+                    && i32::try_from(sa.wrapping_sub(place)).is_ok();
                 if reaches && can_relax_gotpcrelx(link, r_type, t, data, in_offset) {
                     let o = offset as usize;
                     match p.byte(off - 2) {
                         0x8b => {
                             // mov foo@GOTPCREL(%rip), %reg  ->  lea foo(%rip), %reg
                             p.buf[o - 2] = 0x8d;
-                            p.write_sized(offset, r_type, sa - place, 4, true, t);
+                            p.write_sized(offset, r_type, sa.wrapping_sub(place), 4, true, t);
                         }
                         _ if p.byte(off - 1) == 0x15 => {
                             // call *foo@GOTPCREL(%rip)  ->  addr32 call foo
                             p.buf[o - 2] = 0x67;
                             p.buf[o - 1] = 0xe8;
-                            p.write_sized(offset, r_type, sa - place, 4, true, t);
+                            p.write_sized(offset, r_type, sa.wrapping_sub(place), 4, true, t);
                         }
                         _ => {
                             // jmp *foo@GOTPCREL(%rip)  ->  jmp foo; nop
                             p.buf[o - 2] = 0xe9;
                             p.buf[o + 3] = 0x90;
-                            p.write_sized(offset - 1, r_type, sa - place + 1, 4, true, t);
+                            p.write_sized(
+                                offset - 1,
+                                r_type,
+                                sa.wrapping_sub(place).wrapping_add(1),
+                                4,
+                                true,
+                                t,
+                            );
                         }
                     }
                 } else {
                     let got = got_entry(p, offset, GotKind::Regular, t);
-                    p.write_sized(offset, r_type, got + a - place, 4, true, t);
+                    p.write_sized(
+                        offset,
+                        r_type,
+                        got.wrapping_add(a).wrapping_sub(place),
+                        4,
+                        true,
+                        t,
+                    );
                 }
             }
             R_X86_64_GOTPCREL64 => {
                 let got = got_entry(p, offset, GotKind::Regular, t);
-                p.write_sized(offset, r_type, got + a - place, 8, true, t);
+                p.write_sized(
+                    offset,
+                    r_type,
+                    got.wrapping_add(a).wrapping_sub(place),
+                    8,
+                    true,
+                    t,
+                );
             }
             R_X86_64_GOT32 => {
                 let got = got_entry(p, offset, GotKind::Regular, t);
-                p.write_sized(offset, r_type, got - got_base + a, 4, true, t);
+                p.write_sized(
+                    offset,
+                    r_type,
+                    got.wrapping_sub(got_base).wrapping_add(a),
+                    4,
+                    true,
+                    t,
+                );
             }
             R_X86_64_GOT64 => {
                 let got = got_entry(p, offset, GotKind::Regular, t);
-                p.write_sized(offset, r_type, got - got_base + a, 8, true, t);
+                p.write_sized(
+                    offset,
+                    r_type,
+                    got.wrapping_sub(got_base).wrapping_add(a),
+                    8,
+                    true,
+                    t,
+                );
             }
-            R_X86_64_GOTPC32 => p.write_sized(offset, r_type, got_base + a - place, 4, true, t),
-            R_X86_64_GOTPC64 => p.write_sized(offset, r_type, got_base + a - place, 8, true, t),
-            R_X86_64_GOTOFF64 => p.write_sized(offset, r_type, sa - got_base, 8, true, t),
-            R_X86_64_TPOFF32 => {
-                p.write_sized(offset, r_type, link.tls.tp_offset(s as u64) + a, 4, true, t)
+            R_X86_64_GOTPC32 => p.write_sized(
+                offset,
+                r_type,
+                got_base.wrapping_add(a).wrapping_sub(place),
+                4,
+                true,
+                t,
+            ),
+            R_X86_64_GOTPC64 => p.write_sized(
+                offset,
+                r_type,
+                got_base.wrapping_add(a).wrapping_sub(place),
+                8,
+                true,
+                t,
+            ),
+            R_X86_64_GOTOFF64 => {
+                p.write_sized(offset, r_type, sa.wrapping_sub(got_base), 8, true, t)
             }
-            R_X86_64_TPOFF64 => {
-                p.write_sized(offset, r_type, link.tls.tp_offset(s as u64) + a, 8, true, t)
-            }
+            R_X86_64_TPOFF32 => p.write_sized(
+                offset,
+                r_type,
+                link.tls.tp_offset(s as u64).wrapping_add(a),
+                4,
+                true,
+                t,
+            ),
+            R_X86_64_TPOFF64 => p.write_sized(
+                offset,
+                r_type,
+                link.tls.tp_offset(s as u64).wrapping_add(a),
+                8,
+                true,
+                t,
+            ),
             R_X86_64_DTPOFF32 | R_X86_64_DTPOFF64 => {
                 // In an executable the local-dynamic sequence became local-exec, so the
                 // offset is from the thread pointer rather than from the module's block.
                 let v = if exec {
-                    link.tls.tp_offset(s as u64) + a
+                    link.tls.tp_offset(s as u64).wrapping_add(a)
                 } else {
-                    s - link.tls.start as i64 + a
+                    s.wrapping_sub(link.tls.start as i64).wrapping_add(a)
                 };
                 let size = if r_type == R_X86_64_DTPOFF32 { 4 } else { 8 };
                 p.write_sized(offset, r_type, v, size, true, t);
@@ -340,14 +417,26 @@ fn apply_alloc_relocs(p: &mut Patch, base: u64) {
                     }
                 };
                 let width = if r_type == R_X86_64_SIZE32 { 4 } else { 8 };
-                p.write_sized(offset, r_type, size + a, width, true, t);
+                p.write_sized(offset, r_type, size.wrapping_add(a), width, true, t);
             }
             R_X86_64_GOTTPOFF => {
                 if exec && !preemptible {
-                    relax_ie_to_le(p, offset, link.tls.tp_offset(s as u64) + a + 4, t);
+                    relax_ie_to_le(
+                        p,
+                        offset,
+                        link.tls.tp_offset(s as u64).wrapping_add(a).wrapping_add(4),
+                        t,
+                    );
                 } else {
                     let got = got_entry(p, offset, GotKind::TlsIe, t);
-                    p.write_sized(offset, r_type, got + a - place, 4, true, t);
+                    p.write_sized(
+                        offset,
+                        r_type,
+                        got.wrapping_add(a).wrapping_sub(place),
+                        4,
+                        true,
+                        t,
+                    );
                 }
             }
             R_X86_64_TLSGD => {
@@ -355,13 +444,32 @@ fn apply_alloc_relocs(p: &mut Patch, base: u64) {
                     i += 1;
                     if preemptible {
                         let got = got_entry(p, offset, GotKind::TlsIe, t);
-                        relax_gd(p, offset, true, got + a - place - 8, t);
+                        relax_gd(
+                            p,
+                            offset,
+                            true,
+                            got.wrapping_add(a).wrapping_sub(place).wrapping_sub(8),
+                            t,
+                        );
                     } else {
-                        relax_gd(p, offset, false, link.tls.tp_offset(s as u64) + a + 4, t);
+                        relax_gd(
+                            p,
+                            offset,
+                            false,
+                            link.tls.tp_offset(s as u64).wrapping_add(a).wrapping_add(4),
+                            t,
+                        );
                     }
                 } else {
                     let got = got_entry(p, offset, GotKind::TlsGd, t);
-                    p.write_sized(offset, r_type, got + a - place, 4, true, t);
+                    p.write_sized(
+                        offset,
+                        r_type,
+                        got.wrapping_add(a).wrapping_sub(place),
+                        4,
+                        true,
+                        t,
+                    );
                 }
             }
             R_X86_64_TLSLD => {
@@ -370,7 +478,14 @@ fn apply_alloc_relocs(p: &mut Patch, base: u64) {
                     relax_ld_to_le(p, offset);
                 } else {
                     let got = got_entry(p, offset, GotKind::TlsLd, Target::Local(0, 0));
-                    p.write_sized(offset, r_type, got + a - place, 4, true, t);
+                    p.write_sized(
+                        offset,
+                        r_type,
+                        got.wrapping_add(a).wrapping_sub(place),
+                        4,
+                        true,
+                        t,
+                    );
                 }
             }
             R_X86_64_GOTPC32_TLSDESC => {
@@ -399,7 +514,7 @@ fn apply_alloc_relocs(p: &mut Patch, base: u64) {
                     p.write_sized(
                         offset,
                         r_type,
-                        link.tls.tp_offset(s as u64) + a + 4,
+                        link.tls.tp_offset(s as u64).wrapping_add(a).wrapping_add(4),
                         4,
                         true,
                         t,
@@ -408,10 +523,24 @@ fn apply_alloc_relocs(p: &mut Patch, base: u64) {
                     // lea x@tlsdesc(%rip), %reg  ->  mov x@gottpoff(%rip), %reg
                     p.buf[o - 2] = 0x8b;
                     let got = got_entry(p, offset, GotKind::TlsIe, t);
-                    p.write_sized(offset, r_type, got + a - place, 4, true, t);
+                    p.write_sized(
+                        offset,
+                        r_type,
+                        got.wrapping_add(a).wrapping_sub(place),
+                        4,
+                        true,
+                        t,
+                    );
                 } else {
                     let got = got_entry(p, offset, GotKind::TlsDesc, t);
-                    p.write_sized(offset, r_type, got + a - place, 4, true, t);
+                    p.write_sized(
+                        offset,
+                        r_type,
+                        got.wrapping_add(a).wrapping_sub(place),
+                        4,
+                        true,
+                        t,
+                    );
                 }
             }
             R_X86_64_TLSDESC_CALL => {
