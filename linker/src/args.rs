@@ -320,6 +320,8 @@ const SPECS: &[Spec] = &[
         Value(Parser::z_keyword)),
     flag(&["--gc-sections"], "Remove unreferenced sections", |p| p.o.gc_sections = true),
     flag(&["--no-gc-sections"], "Keep unreferenced sections (default)", |p| p.o.gc_sections = false),
+    flag(&["--demangle"], "Demangle C++ names in diagnostics (default)", |p| p.o.demangle = true),
+    flag(&["--no-demangle"], "Show C++ names in diagnostics as they are mangled", |p| p.o.demangle = false),
     flag(&["-t", "--trace"], "Print each input file as it is loaded", |p| p.o.trace = true),
     arg(&["-y", "--trace-symbol"], "SYMBOL", "Print each input file that defines or references SYMBOL",
         Set(|p, v| p.o.trace_symbols.push(v.into()))),

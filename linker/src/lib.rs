@@ -2,6 +2,7 @@
 
 pub mod args;
 pub mod context;
+pub mod demangle;
 pub mod dynamic;
 pub mod dynamic_list;
 pub mod error;

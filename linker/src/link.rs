@@ -50,6 +50,7 @@ impl Timer {
 }
 
 pub fn link(opts: &Options) -> Result<()> {
+    crate::demangle::set_enabled(opts.demangle);
     let Some(dest) = &opts.reproduce else {
         return link_with(opts, &mut || Ok(()));
     };

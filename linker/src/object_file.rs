@@ -430,6 +430,41 @@ impl ObjectFile {
         resolve_shndx(&self.symbols[index], &self.symbol_shndx, index)
     }
 
+    /// Where a reference at `offset` of section `sec` is, as lld words it in diagnostics:
+    /// `file.o:(function)` when a function symbol covers it, else `file.o:(.sec+0xOFF)`;
+    /// preceded by the source file's name (its STT_FILE symbol) when it has one.
+    pub fn location(&self, sec: u32, offset: u64) -> String {
+        let function = (1..self.symbols.len()).find(|&i| {
+            let s = &self.symbols[i];
+            s.st_type() == elf::STT_FUNC
+                && self.symbol_section(i) == sec
+                && (s.st_value(LE)..s.st_value(LE).saturating_add(s.st_size(LE))).contains(&offset)
+        });
+        let place = match function {
+            Some(i) => format!(
+                "{}:({})",
+                self.name,
+                crate::demangle::display(self.symbol_name(i))
+            ),
+            None => format!(
+                "{}:({}+{offset:#x})",
+                self.name,
+                self.sections.get(sec as usize).map_or("", |s| s.name)
+            ),
+        };
+        let source = (1..self.first_global)
+            .find(|&i| self.symbols[i].st_type() == elf::STT_FILE)
+            .map(|i| self.symbol_name(i))
+            .filter(|n| !n.is_empty());
+        match source {
+            Some(src) => format!(
+                "{}\n>>>               {place}",
+                String::from_utf8_lossy(src)
+            ),
+            None => place,
+        }
+    }
+
     pub fn global_index(&self, sym_index: usize) -> Option<SymbolId> {
         sym_index
             .checked_sub(self.first_global)

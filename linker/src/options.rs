@@ -198,6 +198,8 @@ pub struct Options {
     pub defsym: Vec<(String, String)>,
     /// LTO settings from lld-style flags and `-plugin-opt=`.
     pub lto_opts: LtoOptions,
+    /// `--demangle` (default) / `--no-demangle`: C++ names in diagnostics.
+    pub demangle: bool,
     /// `-t` / `--trace`: print each input file as it is loaded.
     pub trace: bool,
     /// `-y SYMBOL` / `--trace-symbol=SYMBOL`.
@@ -302,6 +304,7 @@ impl Default for Options {
             wrap: Vec::new(),
             defsym: Vec::new(),
             lto_opts: LtoOptions::default(),
+            demangle: true,
             trace: false,
             trace_symbols: Vec::new(),
             image_base: None,

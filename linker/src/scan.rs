@@ -95,7 +95,6 @@ pub fn scan_relocations(link: &mut Link) {
             }
             let relocs = s.relocs;
             let writable = s.flags & u64::from(SHF_WRITE) != 0;
-            let sec_name = s.name;
             let mut i = 0;
             while i < relocs.len() {
                 let r = &relocs[i];
@@ -113,10 +112,8 @@ pub fn scan_relocations(link: &mut Link) {
                     if sym.is_undefined() && !sym.is_undef_weak() && !allowed_undefined {
                         let refs = undefined.entry(id).or_default();
                         if refs.len() < 3 {
-                            refs.push(format!(
-                                ">>> referenced by {}:({})",
-                                link.objects[file as usize].name, sec_name
-                            ));
+                            let at = link.objects[file as usize].location(sec, r.r_offset(LE));
+                            refs.push(format!(">>> referenced by {at}"));
                         }
                         // A warning only: the reference is then left for the dynamic
                         // loader (or resolves to 0 without one), as if ignored.

@@ -151,8 +151,9 @@ impl Symbol {
         }
     }
 
+    /// The name as diagnostics show it (C++ names demangled unless `--no-demangle`).
     pub fn display_name(&self) -> String {
-        String::from_utf8_lossy(self.name).into_owned()
+        crate::demangle::display(self.name)
     }
 }
 

@@ -508,3 +508,50 @@ fn trace_and_trace_symbol() {
         "{rld}"
     );
 }
+
+/// An undefined symbol is reported as lld reports it: the C++ name demangled (unless
+/// `--no-demangle`), the source file and the function that refers to it.
+#[test]
+fn undefined_symbol_diagnostics_match_lld() {
+    let t = Test::new();
+    let c = t.compile(Clang, CALLS_MISSING, &["-O1"]);
+    let cxx = t.compile_cxx(
+        Clang,
+        "void missing_fn(int);\nnamespace ns { int caller() { missing_fn(3); return 0; } }\n\
+         int main() { return ns::caller(); }\n",
+        &["-O0"],
+    );
+    let errors = |driver: Driver, obj: &Path, flags: &[&str], out: &str| -> Vec<String> {
+        std::fs::create_dir_all(t.path(driver.name())).unwrap();
+        let (res, _) = t.try_link(driver, &[obj], flags, &format!("{}/{out}", driver.name()));
+        assert!(!res.status.success());
+        String::from_utf8_lossy(&res.stderr)
+            .lines()
+            .filter(|l| l.contains("error: undefined") || l.starts_with(">>>"))
+            .map(|l| {
+                l.split_once("error: ")
+                    .map_or(l, |(_, rest)| rest)
+                    .to_string()
+            })
+            .collect()
+    };
+    for (obj, flags, want) in [
+        (&c, &[][..], "undefined symbol: missing"),
+        (&cxx, &[][..], "undefined symbol: missing_fn(int)"),
+        (
+            &cxx,
+            &["-Wl,--no-demangle"][..],
+            "undefined symbol: _Z10missing_fni",
+        ),
+    ] {
+        let name = format!("bad{}", flags.len());
+        let ours = errors(Driver::ClangRld, obj, flags, &name);
+        assert_eq!(ours.first().map(String::as_str), Some(want), "{ours:?}");
+        assert!(
+            ours.iter()
+                .any(|l| l.contains(":(main)") || l.contains("caller")),
+            "{ours:?}"
+        );
+        assert_eq!(ours, errors(Driver::ClangLld, obj, flags, &name));
+    }
+}
