@@ -4,8 +4,11 @@
 //!
 //! Grammar (GNU ld's, as Debian's libraries use it):
 //! `NODE { global: a; b*; local: *; } PARENT;` or an anonymous `{ global: ...; local: ...; };`,
-//! with `/* */` and `#` comments and `extern "C" { ... }` blocks. A name matched exactly wins
-//! over a glob; among globs the first matching node wins; `local: *` is the catch-all.
+//! with `/* */` and `#` comments, `extern "C" { ... }` blocks and `extern "C++" { ... }`
+//! blocks, whose patterns match demangled names (`"ns::f(int)"`; a quoted name is never a
+//! glob). Precedence is lld's: a name matched exactly wins; then globs other than `*`, the
+//! last node's first and, within a node, `global:` before `local:`; then `*`, the first
+//! node's first.
 
 use crate::dynamic_list::glob_match;
 use crate::error::{LinkError, Result};
@@ -31,11 +34,40 @@ pub enum Assignment {
     Global(usize),
 }
 
+#[derive(Debug)]
+struct Glob {
+    pattern: Vec<u8>,
+    node: usize,
+    assignment: Assignment,
+    /// From an `extern "C++"` block: matched against the demangled name.
+    cxx: bool,
+}
+
+impl Glob {
+    fn is_catch_all(&self) -> bool {
+        self.pattern == b"*"
+    }
+
+    /// Lower sorts first: other globs by node, last node first, `global:` before `local:`;
+    /// then `*` by node, first node first.
+    fn precedence(&self) -> (bool, isize, bool) {
+        let local = self.assignment == Assignment::Local;
+        if self.is_catch_all() {
+            (true, self.node as isize, local)
+        } else {
+            (false, -(self.node as isize), local)
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct VersionScript {
     pub nodes: Vec<VersionNode>,
     exact: HashMap<Vec<u8>, Assignment>,
-    globs: Vec<(Vec<u8>, Assignment)>,
+    /// Exact `extern "C++"` names, demangled.
+    cxx_exact: HashMap<Vec<u8>, Assignment>,
+    /// Globs in script order; [`VersionScript::assign`] tries them in precedence order.
+    globs: Vec<Glob>,
     /// Exact `global:` names outside `extern "C++"` blocks, in script order, with their
     /// node: `--no-undefined-version` requires each to be defined.
     named_globals: Vec<(Vec<u8>, usize)>,
@@ -86,7 +118,7 @@ impl VersionScript {
                 i += 1;
                 let in_cxx = cxx_depth.is_some();
                 let add = |this: &mut Self, pattern: &str, local: bool| {
-                    this.add_pattern(pattern, local, node, !in_cxx)
+                    this.add_pattern(pattern, local, node, in_cxx)
                 };
                 match t.as_str() {
                     "{" => depth += 1,
@@ -128,17 +160,27 @@ impl VersionScript {
         Ok(())
     }
 
-    fn add_pattern(&mut self, pattern: &str, local: bool, node: usize, checkable: bool) {
+    fn add_pattern(&mut self, pattern: &str, local: bool, node: usize, cxx: bool) {
         let assignment = if local {
             Assignment::Local
         } else {
             Assignment::Global(node)
         };
+        let quoted = pattern.len() >= 2 && pattern.starts_with('"') && pattern.ends_with('"');
         let pattern = pattern.trim_matches('"').as_bytes().to_vec();
-        if pattern.iter().any(|c| matches!(c, b'*' | b'?' | b'[')) {
-            self.globs.push((pattern, assignment));
+        if !quoted && pattern.iter().any(|c| matches!(c, b'*' | b'?' | b'[')) {
+            self.globs.push(Glob {
+                pattern,
+                node,
+                assignment,
+                cxx,
+            });
+            // Stable: script order within equal precedence.
+            self.globs.sort_by_key(Glob::precedence);
+        } else if cxx {
+            self.cxx_exact.entry(pattern).or_insert(assignment);
         } else {
-            if checkable && !local {
+            if !local {
                 self.named_globals.push((pattern.clone(), node));
             }
             // The first node to name a symbol exactly keeps it.
@@ -153,22 +195,36 @@ impl VersionScript {
             .map(|(name, node)| (name.as_slice(), self.nodes[*node].name.as_str()))
     }
 
-    /// The assignment of a defined symbol: exact names first, then globs in order, global
-    /// patterns before `local: *`-style catch-alls.
+    /// The assignment of a defined symbol (see the module's note for the precedence).
     pub fn assign(&self, name: &[u8]) -> Assignment {
         if let Some(&a) = self.exact.get(name) {
             return a;
         }
-        let mut local_glob = None;
-        for (pattern, a) in &self.globs {
-            if glob_match(pattern, name) {
-                match a {
-                    Assignment::Local => local_glob = local_glob.or(Some(*a)),
-                    _ => return *a,
-                }
+        let cxx_used = !self.cxx_exact.is_empty() || self.globs.iter().any(|g| g.cxx);
+        let demangled = if cxx_used {
+            crate::demangle::demangle(name)
+        } else {
+            None
+        };
+        if let Some(d) = &demangled {
+            if let Some(&a) = self.cxx_exact.get(d.as_bytes()) {
+                return a;
             }
         }
-        local_glob.unwrap_or(Assignment::Unlisted)
+        for g in &self.globs {
+            let subject = if g.cxx {
+                match &demangled {
+                    Some(d) => d.as_bytes(),
+                    None => continue,
+                }
+            } else {
+                name
+            };
+            if glob_match(&g.pattern, subject) {
+                return g.assignment;
+            }
+        }
+        Assignment::Unlisted
     }
 
     /// Named nodes get version indices 2.. in order (1 is the base version).

@@ -555,3 +555,71 @@ fn undefined_symbol_diagnostics_match_lld() {
         assert_eq!(ours, errors(Driver::ClangLld, obj, flags, &name));
     }
 }
+
+/// The exported names of a shared library with their versions (`name@@V`), sorted.
+fn exports(path: &Path) -> Vec<String> {
+    let mut v: Vec<String> = symbols(path)
+        .into_iter()
+        .filter(|s| s.table == ".dynsym" && s.ndx != "UND" && !s.name.is_empty())
+        .map(|s| format!("{}@{}", s.name, s.version.unwrap_or_default()))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Which pattern of a version script wins, as lld decides (exact names, then globs of the
+/// last node first, `global:` before `local:`, then `*` of the first node), and
+/// `extern "C++"` patterns matching demangled names, quoted ones exactly.
+#[test]
+fn version_script_precedence_matches_lld() {
+    let t = Test::new();
+    let c = t.compile(
+        Clang,
+        "int foo_bar(void) { return 1; }\nint foo_baz(void) { return 2; }\nint zed(void) { return 3; }\n",
+        &["-fPIC"],
+    );
+    let cxx = t.compile_cxx(
+        Clang,
+        "namespace ns { int f(int x) { return x; } int g(int x) { return x; }\n\
+         int g2(int x) { return x; } }\nextern \"C\" int h(void) { return 1; }\n",
+        &["-fPIC"],
+    );
+    let cases: [(&Path, &str); 7] = [
+        (
+            &c,
+            "V1 { global: foo_*; local: *; };\nV2 { global: *_bar; } V1;\n",
+        ),
+        (&c, "V1 { local: foo_*; };\nV2 { global: *; } V1;\n"),
+        (&c, "V1 { global: foo_*; };\nV2 { local: foo_b*; } V1;\n"),
+        (&c, "V1 { local: *; };\nV2 { global: *; } V1;\n"),
+        (&c, "V1 { global: foo_*; local: foo_bar*; };\n"),
+        (
+            &cxx,
+            "V1 { global: extern \"C++\" { \"ns::f(int)\"; ns::g*; }; local: *; };\n",
+        ),
+        (
+            &cxx,
+            "V1 { global: h; extern \"C++\" { \"ns::g*\"; }; local: *; };\n",
+        ),
+    ];
+    for (i, (obj, script)) in cases.iter().enumerate() {
+        let map = t.write(&format!("v{i}.map"), script);
+        let flag = format!("-Wl,--version-script={}", map.display());
+        let (lld, rld) = both(&t, &[obj], &["-shared", &flag], &format!("lib{i}.so"));
+        assert_eq!(exports(&rld), exports(&lld), "{script}");
+    }
+    // The C++ patterns matched what they name (not nothing).
+    let (_, rld) = both(
+        &t,
+        &[&cxx],
+        &[
+            "-shared",
+            &format!("-Wl,--version-script={}", t.path("v5.map").display()),
+        ],
+        "again.so",
+    );
+    assert_eq!(
+        exports(&rld),
+        ["_ZN2ns1fEi@V1", "_ZN2ns1gEi@V1", "_ZN2ns2g2Ei@V1"]
+    );
+}
