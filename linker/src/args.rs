@@ -356,9 +356,11 @@ const SPECS: &[Spec] = &[
         |p| p.o.warn_unresolved = false),
     // A shared library's own undefined symbols are resolved by the dynamic loader against its
     // dependencies; rld does not second-guess them (lld's default for -shared).
-    flag(&["--allow-shlib-undefined"], "Allow undefined symbols in input shared libraries (default)", |_| {}),
-    flag(&["--no-allow-shlib-undefined"], "Accepted with a warning; input libraries' undefined symbols are not checked",
-        |p| p.o.warnings.push("--no-allow-shlib-undefined is ignored: rld does not check input libraries' undefined symbols".into())),
+    flag(&["--allow-shlib-undefined"], "Allow undefined symbols in input shared libraries (default with -shared)",
+        |p| p.o.report_shlib_undefined = Some(false)),
+    flag(&["--no-allow-shlib-undefined"],
+        "Report input shared libraries' undefined symbols (default without -shared; only for libraries whose dependencies are all linked)",
+        |p| p.o.report_shlib_undefined = Some(true)),
     flag(&["--fatal-warnings"], "Treat warnings as errors", |p| p.o.fatal_warnings = true),
     flag(&["--no-fatal-warnings"], "Do not treat warnings as errors (default)", |p| p.o.fatal_warnings = false),
     // rld's diagnostics are plain text; coloring them is not implemented.
@@ -739,14 +741,18 @@ impl Parser {
         Ok(())
     }
 
-    /// `--unresolved-symbols=METHOD`. Input shared libraries' undefined symbols are never
-    /// checked (`--allow-shlib-undefined`), so only the objects' part has an effect.
+    /// `--unresolved-symbols=METHOD`: for the objects' and the input libraries' undefined
+    /// symbols.
     fn unresolved_symbols(&mut self, v: &str) -> Result<(), ArgsError> {
-        self.o.report_undefined = Some(match v {
-            "ignore-all" | "ignore-in-object-files" => false,
-            "report-all" | "ignore-in-shared-libs" => true,
+        let (objects, libraries) = match v {
+            "ignore-all" => (false, false),
+            "report-all" => (true, true),
+            "ignore-in-object-files" => (false, true),
+            "ignore-in-shared-libs" => (true, false),
             _ => return Err(invalid(&self.opt, v)),
-        });
+        };
+        self.o.report_undefined = Some(objects);
+        self.o.report_shlib_undefined = Some(libraries);
         Ok(())
     }
 
@@ -1376,7 +1382,6 @@ mod tests {
             "--warn-common a.o",
             "--color-diagnostics a.o",
             "--color-diagnostics=always a.o",
-            "--no-allow-shlib-undefined a.o",
             "-z ibt a.o",
             "-z separate-code a.o",
             "--copy-dt-needed-entries a.o",

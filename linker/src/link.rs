@@ -73,6 +73,56 @@ pub fn link(opts: &Options) -> Result<()> {
     result
 }
 
+/// lld's `--no-allow-shlib-undefined` (its default for executables): a shared library
+/// whose own dependencies are all in the link must find every symbol it needs (strongly)
+/// in them or in the output.
+fn check_shlib_undefined(link: &Link) -> Result<()> {
+    let opts = link.opts;
+    if !opts.reports_shlib_undefined() {
+        return Ok(());
+    }
+    let sonames: std::collections::HashSet<&str> =
+        link.dsos.iter().map(|d| d.soname.as_str()).collect();
+    let warn_only = opts.warn_unresolved && !opts.fatal_warnings;
+    let mut errors = Vec::new();
+    for dso in &link.dsos {
+        if !dso
+            .dependencies
+            .iter()
+            .all(|d| sonames.contains(d.as_str()))
+        {
+            continue;
+        }
+        for s in dso
+            .symbols
+            .iter()
+            .filter(|s| s.is_undefined && s.bind != object::elf::STB_WEAK)
+        {
+            let undefined = link
+                .symtab
+                .lookup(s.name)
+                .is_none_or(|id| link.symtab.get(id).is_undefined());
+            if undefined {
+                let msg = format!(
+                    "{}: undefined reference to {} [--no-allow-shlib-undefined]",
+                    dso.name,
+                    crate::demangle::display(s.name)
+                );
+                if warn_only {
+                    eprintln!("rld: warning: {msg}");
+                } else {
+                    errors.push(msg);
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(LinkError::Many(errors))
+    }
+}
+
 /// The link; `inputs_read` runs once every input has been read.
 fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Result<()> {
     let dynamic_list = crate::dynamic_list::DynamicList::load(&opts.dynamic_lists)?;
@@ -186,6 +236,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     if !missing.is_empty() {
         return Err(LinkError::Many(missing));
     }
+    check_shlib_undefined(&link)?;
 
     // Drop unreachable sections before anything is sized or scanned.
     if opts.gc_sections {

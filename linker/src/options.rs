@@ -135,6 +135,10 @@ pub struct Options {
     /// `-z undefs` and `--unresolved-symbols=`, the last one winning; None: only outside
     /// `-shared` (see [`Options::reports_undefined`]).
     pub report_undefined: Option<bool>,
+    /// Whether input shared libraries' undefined symbols are reported (lld's check, made only
+    /// for a library whose own dependencies are all in the link): `--allow-shlib-undefined`,
+    /// `--no-allow-shlib-undefined`, `--unresolved-symbols=`; None: outside `-shared`.
+    pub report_shlib_undefined: Option<bool>,
     /// DF_1 flags asked for by `-z initfirst|interpose|nodefaultlib|global`.
     pub z_flags_1: u32,
     /// `-z stack-size=N`: PT_GNU_STACK's p_memsz (the main thread's stack size, for the
@@ -274,6 +278,7 @@ impl Default for Options {
             threads: None,
             allow_multiple_definition: false,
             report_undefined: None,
+            report_shlib_undefined: None,
             z_flags_1: 0,
             z_stack_size: None,
             warn_unresolved: false,
@@ -329,5 +334,11 @@ impl Options {
     /// not in `-shared` output, where the dynamic loader may find it, unless asked).
     pub fn reports_undefined(&self) -> bool {
         self.report_undefined.unwrap_or(!self.is_shared())
+    }
+
+    /// Whether input shared libraries' undefined symbols are reported (lld's default: not
+    /// in `-shared` output).
+    pub fn reports_shlib_undefined(&self) -> bool {
+        self.report_shlib_undefined.unwrap_or(!self.is_shared())
     }
 }

@@ -34,6 +34,8 @@ pub struct SharedFile {
     pub as_needed: bool,
     /// Set when a symbol the output uses resolves here (or the library is not `--as-needed`).
     pub needed: bool,
+    /// Its own DT_NEEDED entries.
+    pub dependencies: Vec<String>,
 }
 
 impl SharedFile {
@@ -62,6 +64,7 @@ impl SharedFile {
             .map_err(|e| bad(format!("bad symbol versions: {e}")))?;
 
         let mut soname = default_soname;
+        let mut dependencies = Vec::new();
         if let Some((dyns, link)) = sections
             .dynamic(LE, data)
             .map_err(|e| bad(format!("bad .dynamic: {e}")))?
@@ -71,10 +74,17 @@ impl SharedFile {
                 .and_then(|s| s.data(LE, data))
                 .map_err(|e| bad(format!("bad dynamic string table: {e}")))?;
             for d in dyns {
-                if d.tag32(LE) == Some(elf::DT_SONAME) {
+                let tag = d.tag32(LE);
+                if tag == Some(elf::DT_SONAME) || tag == Some(elf::DT_NEEDED) {
                     let off = u32::try_from(d.d_val(LE)).unwrap_or(u32::MAX);
-                    let s = read_str(strtab, off).ok_or_else(|| bad("bad DT_SONAME".into()))?;
-                    soname = String::from_utf8_lossy(s).into_owned();
+                    let s = read_str(strtab, off)
+                        .ok_or_else(|| bad("bad DT_SONAME or DT_NEEDED".into()))?;
+                    let s = String::from_utf8_lossy(s).into_owned();
+                    if tag == Some(elf::DT_SONAME) {
+                        soname = s;
+                    } else {
+                        dependencies.push(s);
+                    }
                 }
             }
         }
@@ -122,6 +132,7 @@ impl SharedFile {
             symbols,
             as_needed,
             needed: !as_needed,
+            dependencies,
         })
     }
 }

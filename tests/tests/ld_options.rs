@@ -623,3 +623,64 @@ fn version_script_precedence_matches_lld() {
         ["_ZN2ns1fEi@V1", "_ZN2ns1gEi@V1", "_ZN2ns2g2Ei@V1"]
     );
 }
+
+/// lld's check of input shared libraries' undefined symbols (the default for executables,
+/// for a library whose dependencies are all linked): the same outcome and message as lld.
+#[test]
+fn shared_library_undefined_symbols() {
+    let t = Test::new();
+    let lib_obj = t.compile(
+        Clang,
+        "int nowhere(void);\nint uses(void) { return nowhere(); }\n",
+        &["-fPIC"],
+    );
+    let so = t.link(Driver::ClangLld, &[&lib_obj], &["-shared"], "lib/libsl.so");
+    let main = t.compile(
+        Clang,
+        "int uses(void);\nint main(void) { return uses() * 0; }\n",
+        &[],
+    );
+    let dir = format!("-L{}", so.parent().unwrap().display());
+    for (flags, fails, warns) in [
+        (&[][..], true, false),
+        (&["-Wl,--allow-shlib-undefined"][..], false, false),
+        (
+            &[
+                "-Wl,--no-allow-shlib-undefined",
+                "-Wl,--warn-unresolved-symbols",
+            ][..],
+            false,
+            true,
+        ),
+        (
+            &["-Wl,--unresolved-symbols=ignore-in-shared-libs"][..],
+            false,
+            false,
+        ),
+        (
+            &["-Wl,--unresolved-symbols=ignore-in-object-files"][..],
+            true,
+            false,
+        ),
+    ] {
+        let mut all = vec![dir.as_str(), "-lsl"];
+        all.extend(flags);
+        let mut messages = Vec::new();
+        for driver in [Driver::ClangLld, Driver::ClangRld] {
+            std::fs::create_dir_all(t.path(driver.name())).unwrap();
+            let (res, cmd) = t.try_link(driver, &[&main], &all, &format!("{}/prog", driver.name()));
+            assert_eq!(!res.status.success(), fails, "{cmd}");
+            let stderr = String::from_utf8_lossy(&res.stderr).into_owned();
+            let line = stderr
+                .lines()
+                .find(|l| l.contains("[--no-allow-shlib-undefined]"))
+                .map(|l| l.split_once(": ").map_or(l, |(_, rest)| rest).to_string());
+            assert_eq!(line.is_some(), fails || warns, "{cmd}: {stderr}");
+            messages.push(line);
+        }
+        assert_eq!(messages[0], messages[1], "{flags:?}");
+    }
+    // -shared output: the library's needs are its users' business.
+    let (lld, rld) = both(&t, &[&main, &so], &["-shared"], "lib2.so");
+    assert!(lld.exists() && rld.exists());
+}
