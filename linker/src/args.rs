@@ -328,11 +328,18 @@ const SPECS: &[Spec] = &[
     flag(&["--print-gc-sections"], "List the sections --gc-sections removes", |p| p.o.print_gc_sections = true),
     flag(&["-s", "--strip-all"], "Omit all symbol information", |p| p.o.strip_all = true),
     flag(&["-S", "--strip-debug"], "Omit debug information", |p| p.o.strip_debug = true),
-    flag(&["-X", "--discard-locals"], "Drop temporary local symbols (.L*)", |p| p.o.discard_locals = true),
-    flag(&["-x", "--discard-all"], "Drop all local symbols", |p| p.o.discard_all = true),
-    flag(&["--discard-none"], "Keep all local symbols (default)", |p| {
+    flag(&["-X", "--discard-locals"], "Drop temporary local symbols (.L*)", |p| {
+        p.o.discard_locals = true;
+        p.o.discard_none = false;
+    }),
+    flag(&["-x", "--discard-all"], "Drop all local symbols", |p| {
+        p.o.discard_all = true;
+        p.o.discard_none = false;
+    }),
+    flag(&["--discard-none"], "Keep all local symbols, .L labels in mergeable sections too", |p| {
         p.o.discard_locals = false;
         p.o.discard_all = false;
+        p.o.discard_none = true;
     }),
     arg(&["--wrap"], "SYMBOL", "Resolve SYMBOL to __wrap_SYMBOL, __real_SYMBOL to SYMBOL",
         Set(|p, v| p.o.wrap.push(v.into()))),

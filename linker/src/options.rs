@@ -204,6 +204,8 @@ pub struct Options {
     pub lto_opts: LtoOptions,
     /// `--demangle` (default) / `--no-demangle`: C++ names in diagnostics.
     pub demangle: bool,
+    /// `--discard-none`: every local symbol kept, `.L` labels in mergeable sections too.
+    pub discard_none: bool,
     /// `-t` / `--trace`: print each input file as it is loaded.
     pub trace: bool,
     /// `-y SYMBOL` / `--trace-symbol=SYMBOL`.
@@ -310,6 +312,7 @@ impl Default for Options {
             defsym: Vec::new(),
             lto_opts: LtoOptions::default(),
             demangle: true,
+            discard_none: false,
             trace: false,
             trace_symbols: Vec::new(),
             image_base: None,

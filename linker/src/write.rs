@@ -97,13 +97,22 @@ fn build_symtab(link: &Link) -> Symtab {
             let sym = &obj.symbols[i];
             let ty = sym.st_type();
             let name = obj.symbol_name(i);
-            if ty == STT_SECTION
-                || name.is_empty()
-                || (link.opts.discard_locals && name.starts_with(b".L"))
-            {
+            if ty == STT_SECTION || name.is_empty() {
                 continue;
             }
             let index = obj.symbol_section(i);
+            // `.L` labels are the assembler's temporaries; it keeps one only when a
+            // relocation into a mergeable section needs it (`.LCPI0_0`, `.L.str`). lld's rule:
+            // dropped with `-X`, and in mergeable sections unless `--discard-none`.
+            if name.starts_with(b".L") && !link.opts.discard_none {
+                let in_merge = obj
+                    .sections
+                    .get(index as usize)
+                    .is_some_and(|s| s.flags & u64::from(SHF_MERGE) != 0);
+                if link.opts.discard_locals || in_merge {
+                    continue;
+                }
+            }
             let (section, value) = if ty == STT_FILE || index == shndx::ABS {
                 (SymSection::Absolute, sym.st_value(LE))
             } else if !shndx::is_section(index) {
