@@ -311,10 +311,11 @@ impl<'o> Link<'o> {
             return None;
         }
         let base = self.outputs[s.output as usize].addr;
+        // Modulo 2^64: a corrupt symbol value may point anywhere.
         if s.pieces.is_empty() {
-            Some(base + s.offset + offset)
+            Some(base.wrapping_add(s.offset).wrapping_add(offset))
         } else {
-            Some(base + s.piece_output_offset(offset)?)
+            Some(base.wrapping_add(s.piece_output_offset(offset)?))
         }
     }
 

@@ -824,7 +824,11 @@ pub fn assign_addresses(link: &mut Link) {
             tls.align = tls.align.max(o.align);
             continue;
         }
-        offset += aligned - vaddr;
+        // The padding before a NOBITS section is only address space: in the file it would be
+        // as many zeros as the alignment asks for (gigabytes, from a corrupt common symbol).
+        if !o.is_nobits() {
+            offset += aligned - vaddr;
+        }
         vaddr = aligned;
         o.addr = vaddr;
         o.offset = offset;

@@ -405,6 +405,19 @@ impl ObjectFile {
                     format!("symbol {i} refers to section {shndx}, which does not exist"),
                 ));
             }
+            // A common symbol's value is its alignment (lld's limits: an alignment of 4 GiB
+            // or more would only pad .bss, and the file after it, with gigabytes).
+            let align = sym.st_value(LE);
+            if shndx == shndx::COMMON && (align == 0 || align >= u64::from(u32::MAX)) {
+                let sym_name = read_str(strtab, sym.st_name(LE)).unwrap_or_default();
+                return Err(bad(
+                    &name,
+                    format!(
+                        "common symbol '{}' has invalid alignment: {align}",
+                        String::from_utf8_lossy(sym_name)
+                    ),
+                ));
+            }
         }
 
         Ok(ObjectFile {

@@ -656,6 +656,13 @@ fn relax_gd(p: &mut Patch, offset: u64, to_ie: bool, value: i64, t: Target) {
         );
         return;
     };
+    if start + 16 > p.buf.len() {
+        p.err(
+            offset,
+            "R_X86_64_TLSGD sequence runs past its section".into(),
+        );
+        return;
+    }
     let mut seq = Vec::with_capacity(16);
     seq.extend_from_slice(&fs_load);
     seq.extend_from_slice(&tail);

@@ -279,3 +279,37 @@ fn a_huge_alignment_outside_the_image_does_not_pad_the_output() {
     assert!(std::fs::metadata(&out).unwrap().len() < 1 << 20);
     assert_readelf_clean(&out);
 }
+
+/// A common symbol's value is its alignment: 2 GiB gives a .bss that starts 2 GiB in, and
+/// a small file (the padding is address space, not file); 8 GiB is refused as lld refuses it.
+#[test]
+fn common_symbol_alignments() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "int shared_zeros[64];\nint get(void) { return shared_zeros[3]; }\n\
+         void _start(void) { for (;;) {} }\n",
+        &["-O1", "-fcommon"],
+    );
+    let bytes = std::fs::read(&obj).unwrap();
+    let with_alignment = |align: u64, name: &str| {
+        let mut b = bytes.clone();
+        let e = elf_offsets::symbol_entry(&b, "shared_zeros");
+        b[e + 8..e + 16].copy_from_slice(&align.to_le_bytes());
+        t.write(name, b)
+    };
+    let big = with_alignment(1 << 31, "big.o");
+    let out = t.link(Driver::Rld, &[&big], &["--build-id"], "big.out");
+    assert!(std::fs::metadata(&out).unwrap().len() < 1 << 20);
+    assert_readelf_clean(&out);
+    let huge = with_alignment(1 << 33, "huge.o");
+    assert_rejected(
+        &t,
+        &[&huge],
+        &[],
+        &[
+            "huge.o",
+            "common symbol 'shared_zeros' has invalid alignment",
+        ],
+    );
+}
