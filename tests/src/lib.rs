@@ -1309,6 +1309,32 @@ pub fn section_names(secs: &[Section]) -> Vec<String> {
 }
 
 /// Borrows a list of paths, for [`Test::link`] and [`Test::check_program`].
+/// The summary cache entries (`*.rldsum`) in `dir`, sorted (none if it does not exist).
+pub fn summary_cache_entries(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.extension().is_some_and(|e| e == "rldsum"));
+    v.sort();
+    v
+}
+
+/// Makes a summary cache lie: the entry among `before` that mentions `module` (its source
+/// file's name) gets the contents of the one entry `after` added (a changed module's
+/// summary), as a stale or damaged cache would.
+pub fn plant_stale_summary(before: &[PathBuf], after: &[PathBuf], module: &str) {
+    let added: Vec<&PathBuf> = after.iter().filter(|p| !before.contains(p)).collect();
+    assert_eq!(added.len(), 1, "one new cache entry: {after:?}");
+    let target = before
+        .iter()
+        .find(|p| {
+            let bytes = std::fs::read(p).unwrap();
+            bytes.windows(module.len()).any(|w| w == module.as_bytes())
+        })
+        .unwrap_or_else(|| panic!("no cache entry of {module}"));
+    std::fs::copy(added[0], target).unwrap();
+}
+
 pub fn paths(v: &[PathBuf]) -> Vec<&Path> {
     v.iter().map(PathBuf::as_path).collect()
 }

@@ -189,14 +189,7 @@ fn a_summary_that_does_not_match_its_module_is_not_used() {
     let cache = t.path("cache");
     let cache_flag = format!("-Wl,--lto-cache-dir={}", cache.display());
     // The summaries' entries (the cache also holds compiled partitions).
-    let entries = || -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(&cache)
-            .map(|d| d.map(|e| e.unwrap().path()).collect())
-            .unwrap_or_default();
-        v.retain(|p| p.extension().is_some_and(|e| e == "rldsum"));
-        v.sort();
-        v
-    };
+    let entries = || summary_cache_entries(&cache);
     // Cache the summaries of the real program, then of the changed kernels alone.
     let real: Vec<&Path> = objs.iter().map(PathBuf::as_path).collect();
     t.link(
@@ -214,17 +207,7 @@ fn a_summary_that_does_not_match_its_module_is_not_used() {
         "warm2/prog",
     );
     let after = entries();
-    let changed_entry: Vec<&PathBuf> = after.iter().filter(|p| !before.contains(p)).collect();
-    assert_eq!(changed_entry.len(), 1, "one new cache entry: {after:?}");
-    // Make the real kernels' entry say what the changed kernels' says.
-    let kernels_entry = before
-        .iter()
-        .find(|p| {
-            let bytes = std::fs::read(p).unwrap();
-            bytes.windows(b"kernels".len()).any(|w| w == b"kernels")
-        })
-        .expect("the cache entry of kernels.o");
-    std::fs::copy(changed_entry[0], kernels_entry).unwrap();
+    plant_stale_summary(&before, &after, "kernels");
 
     std::fs::create_dir_all(t.path("rld")).unwrap();
     let (out, _) = t.try_link(

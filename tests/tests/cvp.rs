@@ -963,14 +963,7 @@ fn a_summary_that_does_not_match_its_module_is_not_used() {
     let changed = bitcode(&t, &[changed_path.to_str().unwrap()], &[]);
     let cache = t.path("cache");
     let cache_flag = format!("--lto-cache-dir={}", cache.display());
-    let entries = || -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(&cache)
-            .map(|d| d.map(|e| e.unwrap().path()).collect())
-            .unwrap_or_default();
-        v.retain(|p| p.extension().is_some_and(|e| e == "rldsum"));
-        v.sort();
-        v
-    };
+    let entries = || summary_cache_entries(&cache);
     let real = paths(&objs);
     let lld = t.link(
         Driver::ClangLld,
@@ -1001,18 +994,7 @@ fn a_summary_that_does_not_match_its_module_is_not_used() {
         "warm2/prog",
     );
     let after = entries();
-    let changed_entry: Vec<&PathBuf> = after.iter().filter(|p| !before.contains(p)).collect();
-    assert_eq!(changed_entry.len(), 1, "one new cache entry: {after:?}");
-    let main_entry = before
-        .iter()
-        .find(|p| {
-            let bytes = std::fs::read(p).unwrap();
-            bytes
-                .windows(b"global_main".len())
-                .any(|w| w == b"global_main")
-        })
-        .expect("the cache entry of global_main.o");
-    std::fs::copy(changed_entry[0], main_entry).unwrap();
+    plant_stale_summary(&before, &after, "global_main");
 
     std::fs::create_dir_all(t.path("rld")).unwrap();
     let yaml = t.path("rld/prog.yaml");
