@@ -29,6 +29,8 @@ pub struct DynamicTables {
     pub needed: Vec<u32>,
     pub soname: Option<u32>,
     pub runpath: Option<u32>,
+    /// `--filter` and `--auxiliary` names (DT_FILTER, DT_AUXILIARY), in command-line order.
+    pub filters: Vec<(u32, u32)>,
 }
 
 impl DynamicTables {
@@ -92,6 +94,10 @@ pub fn build_dynamic_tables(link: &Link) -> DynamicTables {
     }
     if let Some(soname) = &opts.soname {
         t.soname = Some(t.add_string(soname.as_bytes()));
+    }
+    for (tag, name) in &opts.filters {
+        let off = t.add_string(name.as_bytes());
+        t.filters.push((*tag, off));
     }
     if !opts.rpath.is_empty() {
         t.runpath = Some(t.add_string(opts.rpath.join(":").as_bytes()));
@@ -325,6 +331,9 @@ pub fn dynamic_entries(link: &Link, t: &DynamicTables) -> Vec<(i64, u64)> {
     }
     if let Some(s) = t.soname {
         d.push((i64::from(DT_SONAME), u64::from(s)));
+    }
+    for &(tag, name) in &t.filters {
+        d.push((i64::from(tag), u64::from(name)));
     }
     if let Some(r) = t.runpath {
         let tag = if opts.new_dtags { DT_RUNPATH } else { DT_RPATH };

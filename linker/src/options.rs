@@ -93,6 +93,8 @@ pub struct Options {
     /// `--enable-new-dtags` (default, DT_RUNPATH) / `--disable-new-dtags` (DT_RPATH).
     pub new_dtags: bool,
     pub soname: Option<String>,
+    /// `--filter NAME` (DT_FILTER) and `--auxiliary NAME` (DT_AUXILIARY), as (tag, name).
+    pub filters: Vec<(u32, String)>,
     /// `-e` / `--entry`; `_start` when absent.
     pub entry: Option<String>,
     /// `-u` / `--undefined`.
@@ -259,6 +261,7 @@ impl Default for Options {
             rpath: Vec::new(),
             new_dtags: true,
             soname: None,
+            filters: Vec::new(),
             entry: None,
             undefined: Vec::new(),
             init: "_init".to_string(),

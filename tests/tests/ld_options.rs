@@ -703,3 +703,23 @@ fn shared_library_undefined_symbols() {
     let (lld, rld) = both(&t, &[&main, &so], &["-shared"], "lib2.so");
     assert!(lld.exists() && rld.exists());
 }
+
+/// `--filter`/`-F` and `--auxiliary`/`-f`: DT_FILTER and DT_AUXILIARY name the filtered
+/// libraries, as lld writes them.
+#[test]
+fn filter_and_auxiliary_entries() {
+    let t = Test::new();
+    let (_, lib) = objects(&t);
+    let flags = [
+        "-shared",
+        "-Wl,--filter=libfiltered.so.1",
+        "-Wl,-F,libother.so.2",
+        "-Wl,--auxiliary=libaux.so.3",
+    ];
+    let (lld, rld) = both(&t, &[&lib], &flags, "filter.so");
+    for tag in ["FILTER", "AUXILIARY"] {
+        let ours = dyn_values(&dynamic(&rld), tag);
+        assert!(!ours.is_empty(), "no DT_{tag}");
+        assert_eq!(ours, dyn_values(&dynamic(&lld), tag), "DT_{tag}");
+    }
+}
