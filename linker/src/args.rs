@@ -273,9 +273,9 @@ const SPECS: &[Spec] = &[
     arg(&["--end-group", "-)"], "", "End a group", Check(Parser::end_group)),
     // Dynamic linking.
     arg(&["-h", "-soname"], "NAME", "Set DT_SONAME", Set(|p, v| p.o.soname = Some(v.into()))),
-    arg(&["-F", "--filter"], "NAME", "Add DT_FILTER: this library filters NAME's symbols",
+    arg(&["--filter"], "NAME", "Add DT_FILTER: this library filters NAME's symbols",
         Set(|p, v| p.o.filters.push((object::elf::DT_FILTER, v.into())))),
-    arg(&["-f", "--auxiliary"], "NAME", "Add DT_AUXILIARY: NAME's symbols are preferred to this library's",
+    arg(&["--auxiliary"], "NAME", "Add DT_AUXILIARY: NAME's symbols are preferred to this library's",
         Set(|p, v| p.o.filters.push((object::elf::DT_AUXILIARY, v.into())))),
     flag(&["--rosegment"], "Keep read-only data out of the code segment (default)", |_| {}),
     flag(&["--no-rosegment"], "Accepted with a warning; read-only data always has its own segment",

@@ -704,7 +704,7 @@ fn shared_library_undefined_symbols() {
     assert!(lld.exists() && rld.exists());
 }
 
-/// `--filter`/`-F` and `--auxiliary`/`-f`: DT_FILTER and DT_AUXILIARY name the filtered
+/// `--filter` and `--auxiliary`: DT_FILTER and DT_AUXILIARY name the filtered
 /// libraries, as lld writes them.
 #[test]
 fn filter_and_auxiliary_entries() {
@@ -713,7 +713,7 @@ fn filter_and_auxiliary_entries() {
     let flags = [
         "-shared",
         "-Wl,--filter=libfiltered.so.1",
-        "-Wl,-F,libother.so.2",
+        "-Wl,--filter,libother.so.2",
         "-Wl,--auxiliary=libaux.so.3",
     ];
     let (lld, rld) = both(&t, &[&lib], &flags, "filter.so");
