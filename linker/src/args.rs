@@ -718,14 +718,7 @@ impl Parser {
                 "noexecstack" => o.z_execstack = false,
                 "text" => o.z_text = true,
                 "notext" | "textoff" => o.z_text = false,
-                "separate-code" => {
-                    o.z_separate_code = true;
-                    o.warnings.push(
-                        "-z separate-code is ignored: rld lays out code as \
-                        -z noseparate-code (lld's default) does"
-                            .into(),
-                    );
-                }
+                "separate-code" => o.z_separate_code = true,
                 "noseparate-code" => o.z_separate_code = false,
                 "defs" => o.report_undefined = Some(true),
                 "undefs" | "nodefs" => o.report_undefined = Some(false),
@@ -1397,7 +1390,6 @@ mod tests {
             "--color-diagnostics a.o",
             "--color-diagnostics=always a.o",
             "-z ibt a.o",
-            "-z separate-code a.o",
             "--copy-dt-needed-entries a.o",
             "-O2 a.o",
         ] {

@@ -789,8 +789,16 @@ pub fn assign_addresses(link: &mut Link) {
         }
         if current != Some(class) && !(current.is_none() && class == Class::ReadOnly) {
             loads.push(load);
-            // Start the segment at its first section's alignment, on a fresh page.
-            offset = offset.next_multiple_of(link.outputs[i].align.clamp(1, page));
+            // Start the segment at its first section's alignment, on a fresh page. With
+            // `-z separate-code`, code shares no page of the file with anything else: the
+            // executable segment and the one after it start at page-aligned offsets.
+            let separate =
+                link.opts.z_separate_code && (class == Class::Exec || current == Some(Class::Exec));
+            offset = if separate {
+                offset.next_multiple_of(page)
+            } else {
+                offset.next_multiple_of(link.outputs[i].align.clamp(1, page))
+            };
             vaddr = vaddr.next_multiple_of(page) + offset % page;
             load = Segment {
                 p_type: PT_LOAD,

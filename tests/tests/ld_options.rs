@@ -723,3 +723,37 @@ fn filter_and_auxiliary_entries() {
         assert_eq!(ours, dyn_values(&dynamic(&lld), tag), "DT_{tag}");
     }
 }
+
+/// `-z separate-code`: the code segment and the one after it start on page boundaries of
+/// the file, as lld lays them out; the program runs.
+#[test]
+fn separate_code_layout() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let (lld, rld) = both(&t, &[&main, &lib], &["-Wl,-z,separate-code"], "prog");
+    assert_same_output(&rld, &lld, &[], &[], Some("2\n"));
+    let loads = |p: &Path| -> Vec<(u64, u64, String)> {
+        segments(p)
+            .into_iter()
+            .filter(|s| s.typ == "LOAD")
+            .map(|s| (s.offset, s.vaddr, s.flags))
+            .collect()
+    };
+    let ours = loads(&rld);
+    let exec = ours
+        .iter()
+        .position(|s| s.2.contains('E'))
+        .expect("a code segment");
+    for s in &ours[exec..exec + 2] {
+        assert_eq!(s.0 % 4096, 0, "{ours:?}");
+    }
+    assert_eq!(
+        ours.iter()
+            .map(|s| (s.0 % 4096, s.2.clone()))
+            .collect::<Vec<_>>(),
+        loads(&lld)
+            .iter()
+            .map(|s| (s.0 % 4096, s.2.clone()))
+            .collect::<Vec<_>>()
+    );
+}
