@@ -247,6 +247,8 @@ const SPECS: &[Spec] = &[
             p.o.undefined.push(v.into());
             p.o.require_defined.push(v.into());
         })),
+    arg(&["--undefined-glob"], "PATTERN", "Load the archive members that define symbols matching PATTERN",
+        Set(|p, v| p.o.undefined_globs.push(v.into()))),
     arg(&["--image-base"], "ADDR", "Start the output's first segment at ADDR",
         Value(Parser::image_base)),
     arg(&["--sysroot"], "DIR", "Use DIR as the system root for library search",
@@ -1206,7 +1208,7 @@ mod tests {
         for cmd in [
             "-emit-relocs",
             "-unique=.text",
-            "-undefined-glob=foo*",
+            "-why-extract=out.txt",
             "--emit-relocs",
         ] {
             let e = error(cmd);

@@ -160,6 +160,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         )?);
     }
     resolver.add_inputs(inputs)?;
+    resolver.fetch_matching(&opts.undefined_globs)?;
     check_symbol_versions(&resolver.symtab, version_script.as_ref())?;
     if let (Some(script), false) = (&version_script, opts.undefined_version) {
         check_version_script_names(&resolver.symtab, script)?;

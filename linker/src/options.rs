@@ -214,6 +214,8 @@ pub struct Options {
     pub trace_symbols: Vec<String>,
     /// `--image-base=ADDR`: where the first segment starts (any output kind, as lld).
     pub image_base: Option<u64>,
+    /// `--undefined-glob=PATTERN`: load the archive members defining matching symbols.
+    pub undefined_globs: Vec<String>,
     /// `--require-defined=SYMBOL` (GNU ld): like `-u`, and an error unless something defines it.
     pub require_defined: Vec<String>,
     /// `--reproduce FILE`: pack the inputs and the command line into this tar.
@@ -320,6 +322,7 @@ impl Default for Options {
             trace_symbols: Vec::new(),
             image_base: None,
             require_defined: Vec::new(),
+            undefined_globs: Vec::new(),
             reproduce: None,
             command_line: Vec::new(),
         }

@@ -392,6 +392,35 @@ impl Resolver {
         Ok(())
     }
 
+    /// `--undefined-glob PATTERN` (lld's): every archive member defining a symbol whose name
+    /// matches is loaded, as if the symbol were referenced (members loaded on the way are not
+    /// matched again).
+    pub fn fetch_matching(&mut self, patterns: &[String]) -> Result<()> {
+        if patterns.is_empty() {
+            return Ok(());
+        }
+        let members: Vec<(u32, u32)> = self
+            .symtab
+            .symbols
+            .iter()
+            .filter(|s| {
+                patterns
+                    .iter()
+                    .any(|p| crate::dynamic_list::glob_match(p.as_bytes(), s.name))
+            })
+            .filter_map(|s| match s.def {
+                SymbolDef::Lazy { archive, member } => Some((archive, member)),
+                _ => None,
+            })
+            .collect();
+        for (archive, member) in members {
+            self.fetch(archive, member);
+        }
+        self.drain_fetches()?;
+        self.mark_needed_libraries();
+        Ok(())
+    }
+
     /// Adds the object LTO produced: its definitions take the place of the bitcode ones, and
     /// whatever bitcode definitions it no longer exports (internalized or dropped) are gone.
     pub fn add_lto_objects(&mut self, objects: Vec<(String, &'static [u8])>) -> Result<()> {

@@ -757,3 +757,27 @@ fn separate_code_layout() {
             .collect::<Vec<_>>()
     );
 }
+
+/// `--undefined-glob` (lld's): archive members that define matching symbols are loaded
+/// although nothing refers to them.
+#[test]
+fn undefined_glob_loads_members() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let a = t.compile(Clang, "int plugin_alpha(void) { return 1; }\n", &["-fPIC"]);
+    let b = t.compile(Clang, "int plugin_beta(void) { return 2; }\n", &["-fPIC"]);
+    let c = t.compile(Clang, "int other_gamma(void) { return 3; }\n", &["-fPIC"]);
+    let archive = t.archive("libplugins.a", &[&a, &b, &c]);
+    let (lld, rld) = both(
+        &t,
+        &[&main, &lib, &archive],
+        &["-Wl,--undefined-glob=plugin_*"],
+        "prog",
+    );
+    assert_same_output(&rld, &lld, &[], &[], Some("2\n"));
+    for name in ["plugin_alpha", "plugin_beta", "other_gamma"] {
+        assert_eq!(nm_has(&rld, name), nm_has(&lld, name), "{name}");
+    }
+    assert!(nm_has(&rld, "plugin_alpha") && nm_has(&rld, "plugin_beta"));
+    assert!(!nm_has(&rld, "other_gamma"));
+}

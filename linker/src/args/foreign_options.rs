@@ -308,7 +308,6 @@ const NAMES: &[&str] = &[
     "toc-optimize",
     "traditional-format",
     "undefined",
-    "undefined-glob",
     "undefined-version",
     "unique",
     "use-android-relr-tags",
