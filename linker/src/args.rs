@@ -247,6 +247,8 @@ const SPECS: &[Spec] = &[
             p.o.undefined.push(v.into());
             p.o.require_defined.push(v.into());
         })),
+    arg(&["--why-extract"], "FILE", "Write why each archive member was loaded to FILE (- for standard output)",
+        Set(|p, v| p.o.why_extract = Some(v.into()))),
     arg(&["--undefined-glob"], "PATTERN", "Load the archive members that define symbols matching PATTERN",
         Set(|p, v| p.o.undefined_globs.push(v.into()))),
     arg(&["--image-base"], "ADDR", "Start the output's first segment at ADDR",
@@ -1208,7 +1210,7 @@ mod tests {
         for cmd in [
             "-emit-relocs",
             "-unique=.text",
-            "-why-extract=out.txt",
+            "-dependency-file=deps.d",
             "--emit-relocs",
         ] {
             let e = error(cmd);

@@ -147,6 +147,9 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     );
     resolver.wrap(&opts.wrap);
     resolver.trace_files = opts.trace;
+    if opts.why_extract.is_some() {
+        resolver.why_extract = Some(Vec::new());
+    }
     resolver.trace_symbols = opts
         .trace_symbols
         .iter()
@@ -161,6 +164,13 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     }
     resolver.add_inputs(inputs)?;
     resolver.fetch_matching(&opts.undefined_globs)?;
+    if let (Some(path), Some(report)) = (&opts.why_extract, resolver.why_extract_report()) {
+        if path.as_os_str() == "-" {
+            print!("{report}");
+        } else {
+            std::fs::write(path, report).map_err(|e| LinkError::io(path, e))?;
+        }
+    }
     check_symbol_versions(&resolver.symtab, version_script.as_ref())?;
     if let (Some(script), false) = (&version_script, opts.undefined_version) {
         check_version_script_names(&resolver.symtab, script)?;

@@ -214,6 +214,8 @@ pub struct Options {
     pub trace_symbols: Vec<String>,
     /// `--image-base=ADDR`: where the first segment starts (any output kind, as lld).
     pub image_base: Option<u64>,
+    /// `--why-extract=FILE` (`-`: standard output): why each archive member was loaded.
+    pub why_extract: Option<PathBuf>,
     /// `--undefined-glob=PATTERN`: load the archive members defining matching symbols.
     pub undefined_globs: Vec<String>,
     /// `--require-defined=SYMBOL` (GNU ld): like `-u`, and an error unless something defines it.
@@ -323,6 +325,7 @@ impl Default for Options {
             image_base: None,
             require_defined: Vec::new(),
             undefined_globs: Vec::new(),
+            why_extract: None,
             reproduce: None,
             command_line: Vec::new(),
         }

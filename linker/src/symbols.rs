@@ -284,6 +284,11 @@ pub struct Resolver {
     pub trace_symbols: std::collections::HashSet<Vec<u8>>,
     /// The LTO object is not an input: it is not traced.
     tracing_lto_object: bool,
+    /// `--why-extract`: (reference, archive, member, symbol) per member loaded because of a
+    /// reference, in loading order; None when not asked.
+    pub why_extract: Option<Vec<(String, u32, u32, &'static [u8])>>,
+    /// The file whose symbols are being added (what a fetch is for, in `--why-extract`).
+    current_file: String,
 }
 
 impl Resolver {
@@ -326,6 +331,8 @@ impl Resolver {
             trace_files: false,
             trace_symbols: Default::default(),
             tracing_lto_object: false,
+            why_extract: None,
+            current_file: String::new(),
         };
         for root in roots {
             let name: &'static [u8] = Box::leak(root.clone().into_bytes().into_boxed_slice());
@@ -399,7 +406,7 @@ impl Resolver {
         if patterns.is_empty() {
             return Ok(());
         }
-        let members: Vec<(u32, u32)> = self
+        let members: Vec<(u32, u32, &'static [u8])> = self
             .symtab
             .symbols
             .iter()
@@ -409,12 +416,12 @@ impl Resolver {
                     .any(|p| crate::dynamic_list::glob_match(p.as_bytes(), s.name))
             })
             .filter_map(|s| match s.def {
-                SymbolDef::Lazy { archive, member } => Some((archive, member)),
+                SymbolDef::Lazy { archive, member } => Some((archive, member, s.name)),
                 _ => None,
             })
             .collect();
-        for (archive, member) in members {
-            self.fetch(archive, member);
+        for (archive, member, name) in members {
+            self.fetch_for(archive, member, name, "--undefined-glob");
         }
         self.drain_fetches()?;
         self.mark_needed_libraries();
@@ -499,6 +506,7 @@ impl Resolver {
         use rld_summaries::{GlobalFlags, GlobalKind, Linkage, Visibility};
         let module = self.bitcode.len() as u32;
         self.trace_file(&name);
+        self.current_file = name.clone();
         for (i, g) in summary.globals.iter().enumerate() {
             if g.linkage.is_local() || g.name.starts_with("llvm.") || g.name.is_empty() {
                 continue;
@@ -558,7 +566,10 @@ impl Resolver {
         }
         match sym.def {
             SymbolDef::Undefined if sym.sym_type == elf::STT_NOTYPE => sym.sym_type = sym_type,
-            SymbolDef::Lazy { archive, member } if !weak => self.fetch(archive, member),
+            SymbolDef::Lazy { archive, member } if !weak => {
+                let (name, reference) = (sym.name, self.current_file.clone());
+                self.fetch_for(archive, member, name, &reference)
+            }
             _ => {}
         }
     }
@@ -637,6 +648,7 @@ impl Resolver {
     fn add_plugin_file(&mut self, name: String, claimed: crate::plugin_host::ClaimedFile) {
         use rld_plugin_api::{SymbolKind, SymbolType, Visibility};
         let file = self.plugin_files.len() as u32;
+        self.current_file = name.clone();
         for (i, s) in claimed.symbols.iter().enumerate() {
             if s.name.is_empty() {
                 continue;
@@ -674,6 +686,38 @@ impl Resolver {
         });
     }
 
+    /// Fetches a member for `symbol`, wanted by `reference` (recorded for `--why-extract`).
+    fn fetch_for(&mut self, archive: u32, member: u32, symbol: &'static [u8], reference: &str) {
+        if !self.fetched[archive as usize][member as usize] {
+            if let Some(why) = &mut self.why_extract {
+                why.push((reference.to_string(), archive, member, symbol));
+            }
+        }
+        self.fetch(archive, member);
+    }
+
+    /// What `--why-extract` writes, as lld writes it.
+    pub fn why_extract_report(&self) -> Option<String> {
+        let why = self.why_extract.as_ref()?;
+        let mut out = String::from("reference\textracted\tsymbol\n");
+        for (reference, a, m, symbol) in why {
+            let member = &self.archives[*a as usize].members[*m as usize].name;
+            out.push_str(&format!(
+                "{reference}\t{member}\t{}\n",
+                crate::demangle::display(symbol)
+            ));
+        }
+        Some(out)
+    }
+
+    /// Who wants `id` so far, for `--why-extract`: the first object that referred to it.
+    fn referrer(&self, id: SymbolId) -> String {
+        match self.symtab.get(id).ref_file {
+            Some(f) => self.objects[f as usize].name.clone(),
+            None => "<internal>".to_string(),
+        }
+    }
+
     fn fetch(&mut self, archive: u32, member: u32) {
         let done = &mut self.fetched[archive as usize][member as usize];
         if !*done {
@@ -696,7 +740,8 @@ impl Resolver {
                 // A real definition of a symbol that is so far only common is pulled in.
                 let data = archive.members[member as usize].data;
                 if self.defines_non_common(&archive.members[member as usize].name, data, name)? {
-                    self.fetch(a, member);
+                    let reference = self.referrer(id);
+                    self.fetch_for(a, member, name, &reference);
                 }
                 continue;
             }
@@ -705,7 +750,8 @@ impl Resolver {
                 sym.def = SymbolDef::Lazy { archive: a, member };
                 // Already wanted: fetch now (once per member, however many symbols want it).
                 if sym.has_strong_ref || sym.dso_strong_ref {
-                    self.fetch(a, member);
+                    let reference = self.referrer(id);
+                    self.fetch_for(a, member, name, &reference);
                 }
             }
         }
@@ -760,6 +806,7 @@ impl Resolver {
 
     fn add_shared(&mut self, dso: SharedFile) {
         let d = self.dsos.len() as DsoId;
+        self.current_file = dso.name.clone();
         self.trace_file(&dso.name);
         for (i, s) in dso.symbols.iter().enumerate() {
             if !s.is_undefined && !s.hidden {
@@ -772,7 +819,7 @@ impl Resolver {
                 if s.bind != elf::STB_WEAK {
                     sym.dso_strong_ref = true;
                     if let SymbolDef::Lazy { archive, member } = sym.def {
-                        self.fetch(archive, member);
+                        self.fetch_for(archive, member, s.name, &dso.name);
                     }
                 }
                 continue;
@@ -820,6 +867,7 @@ impl Resolver {
 
     fn add_parsed_object(&mut self, mut obj: ObjectFile) {
         let file = self.objects.len() as FileId;
+        self.current_file = obj.name.clone();
         self.trace_file(&obj.name);
 
         // First copy of each COMDAT group wins; the losers' sections never take part. The
@@ -949,7 +997,10 @@ impl Resolver {
                 sym.sym_type = sym_type;
             }
             // A weak reference does not fetch an archive member (lld and GNU ld agree).
-            SymbolDef::Lazy { archive, member } if !weak => self.fetch(archive, member),
+            SymbolDef::Lazy { archive, member } if !weak => {
+                let (name, reference) = (sym.name, self.current_file.clone());
+                self.fetch_for(archive, member, name, &reference)
+            }
             _ => {}
         }
     }

@@ -781,3 +781,49 @@ fn undefined_glob_loads_members() {
     assert!(nm_has(&rld, "plugin_alpha") && nm_has(&rld, "plugin_beta"));
     assert!(!nm_has(&rld, "other_gamma"));
 }
+
+/// `--why-extract` (lld's): which reference loaded each archive member, in lld's format
+/// and order (a `-u` symbol's reference is `<internal>`, `--undefined-glob`'s is the option).
+#[test]
+fn why_extract_matches_lld() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let lib_archive = t.archive("libused.a", &[&lib]);
+    let extra = t.compile(Clang, "int extra_u(void) { return 1; }\n", &[]);
+    let glob = t.compile(Clang, "int glob_me(void) { return 2; }\n", &[]);
+    let archive = t.archive("libmore.a", &[&extra, &glob]);
+    let flags = [
+        "-Wl,--why-extract=-",
+        "-Wl,-u,extra_u",
+        "-Wl,--undefined-glob=glob_*",
+    ];
+    let lld = stdout_of(
+        &t,
+        Driver::ClangLld,
+        &[&main, &lib_archive, &archive],
+        &flags,
+        "why",
+    );
+    let rld = stdout_of(
+        &t,
+        Driver::ClangRld,
+        &[&main, &lib_archive, &archive],
+        &flags,
+        "why",
+    );
+    assert_eq!(rld, lld);
+    assert!(rld.starts_with("reference\textracted\tsymbol\n"), "{rld}");
+    for want in ["\tused\n", "<internal>\t", "--undefined-glob\t"] {
+        assert!(rld.contains(want), "{want:?} missing:\n{rld}");
+    }
+    // Into a file.
+    let file = t.path("why.txt");
+    let flag = format!("-Wl,--why-extract={}", file.display());
+    t.link(
+        Driver::ClangRld,
+        &[&main, &lib_archive],
+        &[&flag],
+        "rld/why2",
+    );
+    assert!(std::fs::read_to_string(&file).unwrap().contains("\tused\n"));
+}

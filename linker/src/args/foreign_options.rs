@@ -331,7 +331,6 @@ const NAMES: &[&str] = &[
     "warn-symbol-ordering",
     "warn-textrel",
     "whole-archive",
-    "why-extract",
     "wrap",
 ];
 
