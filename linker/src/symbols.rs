@@ -284,11 +284,21 @@ pub struct Resolver {
     pub trace_symbols: std::collections::HashSet<Vec<u8>>,
     /// The LTO object is not an input: it is not traced.
     tracing_lto_object: bool,
-    /// `--why-extract`: (reference, archive, member, symbol) per member loaded because of a
-    /// reference, in loading order; None when not asked.
-    pub why_extract: Option<Vec<(String, u32, u32, &'static [u8])>>,
+    /// `--why-extract`: each member loaded because of a reference, in loading order; None
+    /// when not asked.
+    pub why_extract: Option<Vec<Extraction>>,
     /// The file whose symbols are being added (what a fetch is for, in `--why-extract`).
     current_file: String,
+}
+
+/// Why an archive member was loaded (`--why-extract`).
+#[derive(Debug)]
+pub struct Extraction {
+    /// The file that referred to the symbol, or `<internal>` (`-u`), or an option.
+    pub reference: String,
+    pub archive: u32,
+    pub member: u32,
+    pub symbol: &'static [u8],
 }
 
 impl Resolver {
@@ -690,7 +700,12 @@ impl Resolver {
     fn fetch_for(&mut self, archive: u32, member: u32, symbol: &'static [u8], reference: &str) {
         if !self.fetched[archive as usize][member as usize] {
             if let Some(why) = &mut self.why_extract {
-                why.push((reference.to_string(), archive, member, symbol));
+                why.push(Extraction {
+                    reference: reference.to_string(),
+                    archive,
+                    member,
+                    symbol,
+                });
             }
         }
         self.fetch(archive, member);
@@ -700,11 +715,12 @@ impl Resolver {
     pub fn why_extract_report(&self) -> Option<String> {
         let why = self.why_extract.as_ref()?;
         let mut out = String::from("reference\textracted\tsymbol\n");
-        for (reference, a, m, symbol) in why {
-            let member = &self.archives[*a as usize].members[*m as usize].name;
+        for e in why {
+            let member = &self.archives[e.archive as usize].members[e.member as usize].name;
             out.push_str(&format!(
-                "{reference}\t{member}\t{}\n",
-                crate::demangle::display(symbol)
+                "{}\t{member}\t{}\n",
+                e.reference,
+                crate::demangle::display(e.symbol)
             ));
         }
         Some(out)
