@@ -247,6 +247,8 @@ const SPECS: &[Spec] = &[
             p.o.undefined.push(v.into());
             p.o.require_defined.push(v.into());
         })),
+    arg(&["--dependency-file"], "FILE", "Write a Makefile rule listing every file the link read to FILE",
+        Set(|p, v| p.o.dependency_file = Some(v.into()))),
     arg(&["--why-extract"], "FILE", "Write why each archive member was loaded to FILE (- for standard output)",
         Set(|p, v| p.o.why_extract = Some(v.into()))),
     arg(&["--undefined-glob"], "PATTERN", "Load the archive members that define symbols matching PATTERN",
@@ -594,7 +596,9 @@ impl Parser {
             "-L" | "--sysroot" | "--version-script" | "--dynamic-list" | "--dump-summary" => {
                 CommandArg::Read { option, path }
             }
-            "-o" | "-Map" | "--opt-remarks-filename" => CommandArg::Written { option, path },
+            "-o" | "-Map" | "--opt-remarks-filename" | "--dependency-file" | "--why-extract" => {
+                CommandArg::Written { option, path }
+            }
             "--reproduce" | "--lto-cache-dir" => CommandArg::Dropped,
             _ => CommandArg::Literal(tokens),
         }
@@ -1210,7 +1214,7 @@ mod tests {
         for cmd in [
             "-emit-relocs",
             "-unique=.text",
-            "-dependency-file=deps.d",
+            "-gdb-index",
             "--emit-relocs",
         ] {
             let e = error(cmd);

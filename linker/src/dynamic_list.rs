@@ -21,6 +21,7 @@ impl DynamicList {
         let mut list = DynamicList::default();
         for path in paths {
             let text = std::fs::read_to_string(path).map_err(|e| LinkError::io(path, e))?;
+            crate::read_log::note(path);
             list.parse(path, &text)?;
         }
         Ok(list)

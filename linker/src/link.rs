@@ -51,20 +51,32 @@ impl Timer {
 
 pub fn link(opts: &Options) -> Result<()> {
     crate::demangle::set_enabled(opts.demangle);
-    let Some(dest) = &opts.reproduce else {
+    if opts.reproduce.is_none() && opts.dependency_file.is_none() {
         return link_with(opts, &mut || Ok(()));
-    };
-    // The archive is written once every input is read, before code generation, so that a
-    // link that fails or crashes later still leaves it; a link that fails earlier leaves
-    // what it read.
-    crate::reproduce::start();
+    }
+    // Written once every input is read, before code generation, so that a link that fails
+    // or crashes later still leaves them; a link that fails earlier leaves the `--reproduce`
+    // archive of what it read.
+    crate::read_log::start();
     let mut written = false;
-    let result = link_with(opts, &mut || {
+    let mut files_read = || -> Result<()> {
         written = true;
-        crate::reproduce::write(opts, dest)
-    });
-    if !written {
-        match (crate::reproduce::write(opts, dest), &result) {
+        let files = crate::read_log::take();
+        if let Some(path) = &opts.dependency_file {
+            let rule = crate::read_log::dependency_rule(&opts.output, &files);
+            std::fs::write(path, rule).map_err(|e| LinkError::io(path, e))?;
+        }
+        match &opts.reproduce {
+            Some(dest) => crate::reproduce::write(opts, dest, &files),
+            None => Ok(()),
+        }
+    };
+    let result = link_with(opts, &mut files_read);
+    if let (false, Some(dest)) = (written, &opts.reproduce) {
+        match (
+            crate::reproduce::write(opts, dest, &crate::read_log::take()),
+            &result,
+        ) {
             (Err(e), Ok(())) => return Err(e),
             (Err(e), Err(_)) => eprintln!("rld: warning: {e}"),
             (Ok(()), _) => {}

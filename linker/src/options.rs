@@ -214,6 +214,8 @@ pub struct Options {
     pub trace_symbols: Vec<String>,
     /// `--image-base=ADDR`: where the first segment starts (any output kind, as lld).
     pub image_base: Option<u64>,
+    /// `--dependency-file=FILE`: a Makefile rule listing every file the link read.
+    pub dependency_file: Option<PathBuf>,
     /// `--why-extract=FILE` (`-`: standard output): why each archive member was loaded.
     pub why_extract: Option<PathBuf>,
     /// `--undefined-glob=PATTERN`: load the archive members defining matching symbols.
@@ -326,6 +328,7 @@ impl Default for Options {
             require_defined: Vec::new(),
             undefined_globs: Vec::new(),
             why_extract: None,
+            dependency_file: None,
             reproduce: None,
             command_line: Vec::new(),
         }

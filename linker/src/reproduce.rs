@@ -14,30 +14,12 @@
 //! the response file sets `--sysroot .` (or keeps the link's own sysroot, rewritten), under
 //! which rld looks for them first, so the archive's copies are used.
 //!
-//! Which files were read is only known while reading (library search, scripts, thin
-//! archive members), so the readers report each file they open to a process-wide list that
-//! exists only while `--reproduce` is on.
+//! The files come from [`crate::read_log`].
 
 use crate::error::{LinkError, Result};
 use crate::options::{CommandArg, Options};
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
-use std::sync::Mutex;
-
-/// The files read so far, when recording.
-static READ: Mutex<Option<BTreeSet<PathBuf>>> = Mutex::new(None);
-
-/// Starts recording the files the link reads.
-pub fn start() {
-    *READ.lock().unwrap_or_else(|e| e.into_inner()) = Some(BTreeSet::new());
-}
-
-/// Notes that the link read `path` (a no-op unless recording).
-pub fn note_read(path: &Path) {
-    if let Some(files) = READ.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-        files.insert(absolute(path));
-    }
-}
 
 /// `path` made absolute against the current directory, `.` and `..` resolved lexically
 /// (symbolic links are kept: the replay must see the names the link used).
@@ -133,14 +115,10 @@ fn sysroot_marked(path: &str) -> Option<(&'static str, &str)> {
     path.strip_prefix("$SYSROOT").map(|rest| ("$SYSROOT", rest))
 }
 
-/// Writes the archive for the link so far: the files read until now and the command line.
-/// Stops recording.
-pub fn write(opts: &Options, dest: &Path) -> Result<()> {
-    let mut files = READ
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .take()
-        .unwrap_or_default();
+/// Writes the archive for the link so far: `read` (the files read until now) and the
+/// command line.
+pub fn write(opts: &Options, dest: &Path, read: &[PathBuf]) -> Result<()> {
+    let mut files: BTreeSet<PathBuf> = read.iter().map(|p| absolute(p)).collect();
     for arg in &opts.command_line {
         // Files named by the options themselves (-plugin, --version-script) whether or not
         // their readers report them.

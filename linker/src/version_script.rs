@@ -81,6 +81,7 @@ impl VersionScript {
         let mut script = VersionScript::default();
         for path in paths {
             let text = std::fs::read_to_string(path).map_err(|e| LinkError::io(path, e))?;
+            crate::read_log::note(path);
             script.parse(path, &text)?;
         }
         Ok(Some(script))

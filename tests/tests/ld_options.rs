@@ -827,3 +827,27 @@ fn why_extract_matches_lld() {
     );
     assert!(std::fs::read_to_string(&file).unwrap().contains("\tused\n"));
 }
+
+/// `--dependency-file` (lld's): a Makefile rule with every file the link read (the C
+/// runtime, what `libc.so`'s script names, archives, a version script), as lld writes it.
+#[test]
+fn dependency_file_matches_lld() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let archive = t.archive("libused.a", &[&lib]);
+    let script = t.write("exports.map", "{ global: main; local: *; };\n");
+    let mut rules = Vec::new();
+    for driver in [Driver::ClangLld, Driver::ClangRld] {
+        let deps = t.path(&format!("{}.d", driver.name()));
+        let flags = [
+            format!("-Wl,--dependency-file={}", deps.display()),
+            format!("-Wl,--version-script={}", script.display()),
+        ];
+        t.link(driver, &[&main, &archive], &strs(&flags), "prog");
+        rules.push(std::fs::read_to_string(&deps).unwrap());
+    }
+    assert_eq!(rules[1], rules[0]);
+    for want in ["libused.a", "exports.map", "libc.so.6", "crti.o"] {
+        assert!(rules[1].contains(want), "{want} missing:\n{}", rules[1]);
+    }
+}

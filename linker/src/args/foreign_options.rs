@@ -57,7 +57,6 @@ const NAMES: &[&str] = &[
     "define-common",
     "defsym",
     "depaudit",
-    "dependency-file",
     "dependent-libraries",
     "disable-auto-image-base",
     "disable-auto-import",

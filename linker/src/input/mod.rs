@@ -36,7 +36,7 @@ pub enum InputFile {
 /// Maps a file for the rest of the process's life; inputs are read in place, never copied.
 pub fn map_file(path: &Path) -> Result<&'static [u8]> {
     let file = std::fs::File::open(path).map_err(|e| LinkError::io(path, e))?;
-    crate::reproduce::note_read(path);
+    crate::read_log::note(path);
     let len = file.metadata().map_err(|e| LinkError::io(path, e))?.len();
     if len == 0 {
         return Ok(&[]);

@@ -1,0 +1,104 @@
+//! The files a link reads, in the order it first reads them, as their paths were given:
+//! what `--reproduce` packs and `--dependency-file` lists. Which files those are is only
+//! known while reading (library search, scripts, thin archive members), so the readers
+//! report each file they open to a process-wide list that exists only while it is wanted.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+static LOG: Mutex<Option<Vec<PathBuf>>> = Mutex::new(None);
+
+/// Starts recording.
+pub fn start() {
+    *LOG.lock().unwrap_or_else(|e| e.into_inner()) = Some(Vec::new());
+}
+
+/// Notes that the link read `path` (a no-op unless recording).
+pub fn note(path: &Path) {
+    if let Some(files) = LOG.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        if !files.iter().any(|f| f == path) {
+            files.push(path.to_path_buf());
+        }
+    }
+}
+
+/// The files read so far, each once, in order; recording stops.
+pub fn take() -> Vec<PathBuf> {
+    LOG.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+        .unwrap_or_default()
+}
+
+/// `--dependency-file`: a Makefile rule making the output depend on every file read, and
+/// an empty rule per file (so a deleted input does not break `make`), as lld writes it.
+pub fn dependency_rule(output: &Path, files: &[PathBuf]) -> String {
+    // Make's special characters in a target or prerequisite name.
+    let escape = |p: &Path| {
+        let mut s = String::new();
+        for c in p.to_string_lossy().chars() {
+            match c {
+                ' ' | '#' | '\\' => {
+                    s.push('\\');
+                    s.push(c);
+                }
+                '$' => s.push_str("$$"),
+                _ => s.push(c),
+            }
+        }
+        s
+    };
+    let files: Vec<PathBuf> = files.iter().map(|f| without_dots(f)).collect();
+    let mut out = format!("{}:", escape(output));
+    for f in &files {
+        out.push_str(" \\\n ");
+        out.push_str(&escape(f));
+    }
+    out.push('\n');
+    for f in &files {
+        out.push_str(&format!("\n{}:\n", escape(f)));
+    }
+    out
+}
+
+/// `path` with `.` and `x/..` removed lexically (symbolic links are not followed), as lld
+/// names the files (`/usr/bin/../lib/crt1.o` is `/usr/lib/crt1.o`).
+fn without_dots(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dots_go() {
+        assert_eq!(
+            without_dots(Path::new("/usr/bin/../lib/./crt1.o")),
+            Path::new("/usr/lib/crt1.o")
+        );
+        assert_eq!(without_dots(Path::new("../a/../b.o")), Path::new("../b.o"));
+    }
+
+    #[test]
+    fn rule_escapes_make_characters() {
+        let files = [PathBuf::from("a b.o"), PathBuf::from("lib$x#.a")];
+        assert_eq!(
+            dependency_rule(Path::new("out"), &files),
+            "out: \\\n a\\ b.o \\\n lib$$x\\#.a\n\na\\ b.o:\n\nlib$$x\\#.a:\n"
+        );
+    }
+}
