@@ -404,6 +404,7 @@ const SPECS: &[Spec] = &[
     arg(&["-O"], "LEVEL", "Output optimization level; identical strings are merged at every level (2 and up warn: no tail merging)",
         Value(Parser::opt_level)),
     flag(&["-nostdlib"], "Search only the -L directories", |p| p.o.nostdlib = true),
+    flag(&["--verbose"], "Name each file on standard error as it is opened", |p| p.o.verbose = true),
     flag(&["--time"], "Print how long each link phase took", |p| p.o.print_timing = true),
     // lld's spelling: only `--threads=N`, so `--threads foo.o` keeps foo.o an input.
     arg(&["--threads"], "N", "Use N threads (default: all cores)", Optional(Parser::threads)),

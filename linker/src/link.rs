@@ -51,6 +51,7 @@ impl Timer {
 
 pub fn link(opts: &Options) -> Result<()> {
     crate::demangle::set_enabled(opts.demangle);
+    crate::read_log::set_verbose(opts.verbose);
     if opts.reproduce.is_none() && opts.dependency_file.is_none() {
         return link_with(opts, &mut || Ok(()));
     }

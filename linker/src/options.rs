@@ -214,6 +214,8 @@ pub struct Options {
     pub trace_symbols: Vec<String>,
     /// `--image-base=ADDR`: where the first segment starts (any output kind, as lld).
     pub image_base: Option<u64>,
+    /// `--verbose`: name each file as it is opened.
+    pub verbose: bool,
     /// `--dependency-file=FILE`: a Makefile rule listing every file the link read.
     pub dependency_file: Option<PathBuf>,
     /// `--why-extract=FILE` (`-`: standard output): why each archive member was loaded.
@@ -329,6 +331,7 @@ impl Default for Options {
             undefined_globs: Vec::new(),
             why_extract: None,
             dependency_file: None,
+            verbose: false,
             reproduce: None,
             command_line: Vec::new(),
         }

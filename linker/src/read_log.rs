@@ -4,9 +4,17 @@
 //! report each file they open to a process-wide list that exists only while it is wanted.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 static LOG: Mutex<Option<Vec<PathBuf>>> = Mutex::new(None);
+
+/// `--verbose`: each file is named on standard error as it is opened (lld's wording).
+static VERBOSE: AtomicBool = AtomicBool::new(false);
+
+pub fn set_verbose(on: bool) {
+    VERBOSE.store(on, Ordering::Relaxed);
+}
 
 /// Starts recording.
 pub fn start() {
@@ -15,6 +23,9 @@ pub fn start() {
 
 /// Notes that the link read `path` (a no-op unless recording).
 pub fn note(path: &Path) {
+    if VERBOSE.load(Ordering::Relaxed) {
+        eprintln!("rld: {}", path.display());
+    }
     if let Some(files) = LOG.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
         if !files.iter().any(|f| f == path) {
             files.push(path.to_path_buf());

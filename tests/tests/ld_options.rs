@@ -851,3 +851,33 @@ fn dependency_file_matches_lld() {
         assert!(rules[1].contains(want), "{want} missing:\n{}", rules[1]);
     }
 }
+
+/// `--verbose`: each file named as it is opened, the same files in the same order as lld.
+#[test]
+fn verbose_names_the_files_read() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let archive = t.archive("libused.a", &[&lib]);
+    let mut lists = Vec::new();
+    for driver in [Driver::ClangLld, Driver::ClangRld] {
+        std::fs::create_dir_all(t.path(driver.name())).unwrap();
+        let (res, cmd) = t.try_link(
+            driver,
+            &[&main, &archive],
+            &["-Wl,--verbose"],
+            &format!("{}/prog", driver.name()),
+        );
+        assert!(res.status.success(), "{cmd}");
+        let files: Vec<String> = String::from_utf8_lossy(&res.stderr)
+            .lines()
+            .filter_map(|l| l.split_once(": ").map(|(_, f)| f.to_string()))
+            .collect();
+        lists.push(files);
+    }
+    assert_eq!(lists[1], lists[0]);
+    assert!(
+        lists[1].iter().any(|f| f.ends_with("libused.a")),
+        "{:?}",
+        lists[1]
+    );
+}

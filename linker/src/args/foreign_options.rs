@@ -310,7 +310,6 @@ const NAMES: &[&str] = &[
     "undefined-version",
     "unique",
     "use-android-relr-tags",
-    "verbose",
     "version",
     "version-exports-section",
     "version-script",
