@@ -312,6 +312,8 @@ const SPECS: &[Spec] = &[
         }),
     flag(&["--no-copy-dt-needed-entries", "--no-add-needed"], "Do not follow DT_NEEDED (default)",
         |p| p.o.copy_dt_needed_entries = false),
+    arg(&["--retain-symbols-file"], "FILE", "Keep only the symbols FILE lists (one per line) global; the others become local",
+        Set(|p, v| p.o.retain_symbols_file = Some(v.into()))),
     arg(&["--version-script"], "FILE", "Read a version script", Set(|p, v| p.o.version_scripts.push(v.into()))),
     flag(&["--relax"], "Turn GOT loads of symbols defined in the output into direct references (default)",
         |p| p.o.relax = true),
@@ -594,9 +596,12 @@ impl Parser {
         match spec.names[0] {
             // A plugin stays where it is, like the dynamic linker: part of the toolchain
             // (and LLVM's, which clang names, is never loaded).
-            "-L" | "--sysroot" | "--version-script" | "--dynamic-list" | "--dump-summary" => {
-                CommandArg::Read { option, path }
-            }
+            "-L"
+            | "--sysroot"
+            | "--version-script"
+            | "--dynamic-list"
+            | "--dump-summary"
+            | "--retain-symbols-file" => CommandArg::Read { option, path },
             "-o" | "-Map" | "--opt-remarks-filename" | "--dependency-file" | "--why-extract" => {
                 CommandArg::Written { option, path }
             }

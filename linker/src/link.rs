@@ -139,7 +139,10 @@ fn check_shlib_undefined(link: &Link) -> Result<()> {
 /// The link; `inputs_read` runs once every input has been read.
 fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Result<()> {
     let dynamic_list = crate::dynamic_list::DynamicList::load(&opts.dynamic_lists)?;
-    let version_script = crate::version_script::VersionScript::load(&opts.version_scripts)?;
+    let version_script = crate::version_script::VersionScript::load_all(
+        &opts.version_scripts,
+        opts.retain_symbols_file.as_deref(),
+    )?;
     let mut timer = Timer::new(opts.print_timing);
     let mut pending = PendingOutput::new(&opts.output, !opts.relocatable)?;
 

@@ -214,6 +214,8 @@ pub struct Options {
     pub trace_symbols: Vec<String>,
     /// `--image-base=ADDR`: where the first segment starts (any output kind, as lld).
     pub image_base: Option<u64>,
+    /// `--retain-symbols-file=FILE`: only the symbols it lists stay global.
+    pub retain_symbols_file: Option<PathBuf>,
     /// `--verbose`: name each file as it is opened.
     pub verbose: bool,
     /// `--dependency-file=FILE`: a Makefile rule listing every file the link read.
@@ -332,6 +334,7 @@ impl Default for Options {
             why_extract: None,
             dependency_file: None,
             verbose: false,
+            retain_symbols_file: None,
             reproduce: None,
             command_line: Vec::new(),
         }

@@ -87,6 +87,31 @@ impl VersionScript {
         Ok(Some(script))
     }
 
+    /// The version scripts, and `--retain-symbols-file` (lld's meaning: as a script
+    /// `{ global: NAMES; local: *; }`, every other definition becomes local).
+    pub fn load_all(
+        paths: &[std::path::PathBuf],
+        retain: Option<&Path>,
+    ) -> Result<Option<VersionScript>> {
+        let Some(retain) = retain else {
+            return Self::load(paths);
+        };
+        let mut script = Self::load(paths)?.unwrap_or_default();
+        let text = std::fs::read_to_string(retain).map_err(|e| LinkError::io(retain, e))?;
+        crate::read_log::note(retain);
+        let node = script.nodes.len();
+        script.nodes.push(VersionNode {
+            name: String::new(),
+            parent: None,
+        });
+        for name in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            // Names, not patterns: quoted so that `*` in a name is literal.
+            script.add_pattern(&format!("\"{name}\""), false, node, false);
+        }
+        script.add_pattern("*", true, node, false);
+        Ok(Some(script))
+    }
+
     fn parse(&mut self, path: &Path, text: &str) -> Result<()> {
         let bad = |msg: String| {
             LinkError::bad_input(path.display().to_string(), format!("version script: {msg}"))

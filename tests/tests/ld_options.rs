@@ -881,3 +881,31 @@ fn verbose_names_the_files_read() {
         lists[1]
     );
 }
+
+/// `--retain-symbols-file` (lld's meaning): only the listed symbols stay global, in the
+/// dynamic symbol table and the symbol table alike.
+#[test]
+fn retain_symbols_file_keeps_only_the_listed() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "int foo_bar(void) { return 1; }\nint foo_baz(void) { return 2; }\nint zed(void) { return 3; }\n",
+        &["-fPIC"],
+    );
+    let list = t.write("keep.txt", "foo_bar\n");
+    let flag = format!("-Wl,--retain-symbols-file={}", list.display());
+    let (lld, rld) = both(&t, &[&obj], &["-shared", &flag], "keep.so");
+    assert_eq!(exports(&rld), exports(&lld));
+    assert_eq!(exports(&rld), ["foo_bar@"]);
+    let globals = |p: &Path| -> Vec<String> {
+        let mut v: Vec<String> = symbols(p)
+            .into_iter()
+            .filter(|s| s.table == ".symtab" && s.bind == "GLOBAL" && s.ndx != "UND")
+            .map(|s| s.name)
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    assert_eq!(globals(&rld), globals(&lld));
+}

@@ -261,7 +261,6 @@ const NAMES: &[&str] = &[
     "reduce-memory-overheads",
     "relax",
     "relocatable",
-    "retain-symbols-file",
     "rpath",
     "rpath-link",
     "rsp-quoting",
