@@ -27,6 +27,9 @@ pub struct InputState {
     pub whole_archive: bool,
     /// `-Bstatic` (also `-static`): `-l` finds only `lib*.a`.
     pub static_only: bool,
+    /// Between `--start-lib` and `--end-lib`: objects are linked only if something needs
+    /// them, as archive members are.
+    pub lazy: bool,
 }
 
 /// One input in command-line order.

@@ -909,3 +909,44 @@ fn retain_symbols_file_keeps_only_the_listed() {
     };
     assert_eq!(globals(&rld), globals(&lld));
 }
+
+/// `--start-lib`/`--end-lib` (lld's lazy objects): the objects between them are linked only
+/// when something needs them, as archive members; `-t` lists the same files as lld.
+#[test]
+fn start_lib_objects_are_lazy() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let unused = t.compile(Clang, "int never_needed(void) { return 9; }\n", &[]);
+    let lib_s = lib.display().to_string();
+    let unused_s = unused.display().to_string();
+    let mut outputs = Vec::new();
+    for driver in [Driver::ClangLld, Driver::ClangRld] {
+        let out = format!("{}/prog", driver.name());
+        std::fs::create_dir_all(t.path(driver.name())).unwrap();
+        let (res, cmd) = t.try_link(
+            driver,
+            &[&main],
+            &[
+                "-Wl,-t",
+                "-Wl,--start-lib",
+                &lib_s,
+                &unused_s,
+                "-Wl,--end-lib",
+            ],
+            &out,
+        );
+        assert!(
+            res.status.success(),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&res.stderr)
+        );
+        outputs.push((
+            t.path(&out),
+            String::from_utf8_lossy(&res.stdout).into_owned(),
+        ));
+    }
+    let (rld, lld) = (&outputs[1], &outputs[0]);
+    assert_eq!(rld.1, lld.1, "-t");
+    assert_same_output(&rld.0, &lld.0, &[], &[], Some("2\n"));
+    assert!(nm_has(&rld.0, "used") && !nm_has(&rld.0, "never_needed"));
+}

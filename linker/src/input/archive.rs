@@ -25,6 +25,32 @@ pub struct Archive {
 }
 
 impl Archive {
+    /// An object between `--start-lib` and `--end-lib` (lld's lazy object): an archive of
+    /// one member, named like the object, indexed by the globals it defines.
+    pub fn of_lazy_object(name: String, path: &Path, data: &'static [u8]) -> Result<Archive> {
+        use object::{Object as _, ObjectSymbol as _};
+        let file = object::File::parse(data)
+            .map_err(|e| LinkError::bad_input(&name, format!("not a valid ELF object: {e}")))?;
+        let symbols = file
+            .symbols()
+            .filter(|s| s.is_global() && !s.is_undefined())
+            .filter_map(|s| s.name_bytes().ok())
+            .filter(|n| !n.is_empty())
+            .map(|n| (n, 0))
+            .collect();
+        Ok(Archive {
+            name: name.clone(),
+            whole: false,
+            members: vec![ArchiveMember {
+                name,
+                data,
+                file: path.into(),
+                offset: 0,
+            }],
+            symbols,
+        })
+    }
+
     pub fn parse(name: String, path: &Path, data: &'static [u8], whole: bool) -> Result<Archive> {
         let bad = |msg: String| LinkError::bad_input(&name, msg);
         let file = ArchiveFile::parse(data).map_err(|e| bad(format!("corrupt archive: {e}")))?;

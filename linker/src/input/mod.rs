@@ -186,6 +186,20 @@ impl Collector<'_> {
         }
         let data = map_file(path)?;
         match identify(data) {
+            FileType::Relocatable if state.lazy => {
+                let archive = Archive::of_lazy_object(display, path, data)?;
+                self.files.push(InputFile::Archive(archive));
+            }
+            FileType::Bitcode if state.lazy => {
+                eprintln!(
+                    "rld: warning: {display}: bitcode between --start-lib and --end-lib is \
+                     linked whether needed or not"
+                );
+                self.files.push(InputFile::Bitcode {
+                    name: display,
+                    data,
+                })
+            }
             FileType::Relocatable => self.files.push(InputFile::Object {
                 name: display,
                 data,
