@@ -144,6 +144,9 @@ pub struct Options {
     /// for a library whose own dependencies are all in the link): `--allow-shlib-undefined`,
     /// `--no-allow-shlib-undefined`, `--unresolved-symbols=`; None: outside `-shared`.
     pub report_shlib_undefined: Option<bool>,
+    /// `-z copyreloc` (default) / `-z nocopyreloc`: whether a non-PIC executable may copy a
+    /// shared library's variable.
+    pub z_copyreloc: bool,
     /// DF_1 flags asked for by `-z initfirst|interpose|nodefaultlib|global`.
     pub z_flags_1: u32,
     /// `-z stack-size=N`: PT_GNU_STACK's p_memsz (the main thread's stack size, for the
@@ -298,6 +301,7 @@ impl Default for Options {
             report_undefined: None,
             report_shlib_undefined: None,
             z_flags_1: 0,
+            z_copyreloc: true,
             z_stack_size: None,
             warn_unresolved: false,
             undefined_version: true,

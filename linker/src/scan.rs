@@ -403,6 +403,21 @@ fn needs_local_definition(link: &mut Link, site: &Site) {
             return;
         }
     }
+    if !matches!(sym.sym_type, STT_FUNC | STT_GNU_IFUNC) && !link.opts.z_copyreloc {
+        let defined_in = match sym.def {
+            SymbolDef::Shared { dso, .. } => link.dsos[dso as usize].name.as_str(),
+            _ => "a shared library",
+        };
+        let obj = &link.objects[site.file as usize];
+        link.errors.push(format!(
+            "unresolvable relocation {} against symbol '{}'; recompile with -fPIC or remove \
+             '-z nocopyreloc'\n>>> defined in {defined_in}\n>>> referenced by {}",
+            reloc_name(site.r_type),
+            sym.display_name(),
+            obj.location(site.sec, site.offset)
+        ));
+        return;
+    }
     if matches!(sym.sym_type, STT_FUNC | STT_GNU_IFUNC) {
         if !link.canonical_plt.contains(&id) {
             add_plt(link, site.target);

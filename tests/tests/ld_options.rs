@@ -950,3 +950,47 @@ fn start_lib_objects_are_lazy() {
     assert_same_output(&rld.0, &lld.0, &[], &[], Some("2\n"));
     assert!(nm_has(&rld.0, "used") && !nm_has(&rld.0, "never_needed"));
 }
+
+/// `-z nocopyreloc`: a non-PIC executable's reference to a library's variable, which would
+/// need a copy relocation, is an error worded as lld words it; without it, the copy works.
+#[test]
+fn nocopyreloc_refuses_copy_relocations() {
+    let t = Test::new();
+    let var = t.compile(Clang, "int shared_var = 5;\n", &["-fPIC"]);
+    let so = t.link(Driver::ClangLld, &[&var], &["-shared"], "lib/libsv.so");
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nextern int shared_var;\nint main(void) { printf(\"%d\\n\", shared_var); return 0; }\n",
+        &["-fno-pic"],
+    );
+    let dir = so.parent().unwrap().display().to_string();
+    let libs = [
+        "-no-pie".to_string(),
+        format!("-L{dir}"),
+        "-lsv".to_string(),
+        format!("-Wl,-rpath,{dir}"),
+    ];
+    let (lld, rld) = both(&t, &[&main], &strs(&libs), "copy");
+    assert_same_output(&rld, &lld, &[], &[], Some("5\n"));
+    let mut flags = strs(&libs);
+    flags.push("-Wl,-z,nocopyreloc");
+    let mut errors = Vec::new();
+    for driver in [Driver::ClangLld, Driver::ClangRld] {
+        std::fs::create_dir_all(t.path(driver.name())).unwrap();
+        let (res, cmd) = t.try_link(
+            driver,
+            &[&main],
+            &flags,
+            &format!("{}/nocopy", driver.name()),
+        );
+        assert!(!res.status.success(), "{cmd}");
+        let lines: Vec<String> = String::from_utf8_lossy(&res.stderr)
+            .lines()
+            .filter(|l| l.contains("unresolvable relocation") || l.starts_with(">>>"))
+            .map(|l| l.split_once("error: ").map_or(l, |(_, r)| r).to_string())
+            .collect();
+        errors.push(lines);
+    }
+    assert!(!errors[1].is_empty());
+    assert_eq!(errors[1], errors[0]);
+}
