@@ -399,8 +399,9 @@ const SPECS: &[Spec] = &[
     flag(&["--no-color-diagnostics"], "Accepted; diagnostics are not colored", |_| {}),
     // Common symbols are always placed by alignment, which is what sorting them buys.
     flag(&["--sort-common"], "Commons are always placed by alignment", |_| {}),
-    flag(&["--warn-common"], "Accepted with a warning; common symbols are not reported",
-        |p| p.o.warnings.push("--warn-common is ignored: rld does not report common symbols".into())),
+    flag(&["--warn-common"], "Warn when a common symbol meets another or a definition",
+        |p| p.o.warn_common = true),
+    flag(&["--no-warn-common"], "Do not warn about common symbols (default)", |p| p.o.warn_common = false),
     // rld only reads x86-64 ELF, so there is no mismatch to tolerate.
     flag(&["--no-warn-mismatch"], "Nothing to tolerate: rld reads only x86-64 ELF", |_| {}),
     // Not folding identical code is always correct, only larger.
@@ -1405,7 +1406,6 @@ mod tests {
             "-Map out.map a.o",
             "--icf=all a.o",
             "--icf=safe a.o",
-            "--warn-common a.o",
             "--color-diagnostics a.o",
             "--color-diagnostics=always a.o",
             "-z ibt a.o",

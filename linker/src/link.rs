@@ -163,6 +163,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     );
     resolver.wrap(&opts.wrap);
     resolver.trace_files = opts.trace;
+    resolver.warn_common = opts.warn_common;
     if opts.why_extract.is_some() {
         resolver.why_extract = Some(Vec::new());
     }

@@ -222,6 +222,8 @@ pub struct Options {
     pub image_base: Option<u64>,
     /// `--retain-symbols-file=FILE`: only the symbols it lists stay global.
     pub retain_symbols_file: Option<PathBuf>,
+    /// `--warn-common`: warn when a common symbol meets another or a definition.
+    pub warn_common: bool,
     /// `--verbose`: name each file as it is opened.
     pub verbose: bool,
     /// `--dependency-file=FILE`: a Makefile rule listing every file the link read.
@@ -341,6 +343,7 @@ impl Default for Options {
             why_extract: None,
             dependency_file: None,
             verbose: false,
+            warn_common: false,
             retain_symbols_file: None,
             reproduce: None,
             command_line: Vec::new(),

@@ -289,6 +289,8 @@ pub struct Resolver {
     pub why_extract: Option<Vec<Extraction>>,
     /// The file whose symbols are being added (what a fetch is for, in `--why-extract`).
     current_file: String,
+    /// `--warn-common`.
+    pub warn_common: bool,
 }
 
 /// Why an archive member was loaded (`--why-extract`).
@@ -343,6 +345,7 @@ impl Resolver {
             tracing_lto_object: false,
             why_extract: None,
             current_file: String::new(),
+            warn_common: false,
         };
         for root in roots {
             let name: &'static [u8] = Box::leak(root.clone().into_bytes().into_boxed_slice());
@@ -1022,6 +1025,19 @@ impl Resolver {
     }
 
     fn add_common(&mut self, id: SymbolId, file: FileId, size: u64, align: u64) {
+        // `--warn-common`, in lld's words.
+        if self.warn_common && !self.adding_lto_object {
+            let sym = self.symtab.get(id);
+            match sym.def {
+                SymbolDef::Defined { .. } if !sym.weak => {
+                    warn(&format!("common {} is overridden", sym.display_name()))
+                }
+                SymbolDef::Common { .. } => {
+                    warn(&format!("multiple common of {}", sym.display_name()))
+                }
+                _ => {}
+            }
+        }
         let sym = self.symtab.get_mut(id);
         match sym.def {
             SymbolDef::Defined { .. } if !sym.weak => {}
@@ -1069,7 +1085,12 @@ impl Resolver {
             | SymbolDef::Synthetic => true,
             // LTO's output object defines what the bitcode did.
             SymbolDef::Bitcode { .. } | SymbolDef::Plugin { .. } if self.adding_lto_object => true,
-            SymbolDef::Common { .. } => !weak,
+            SymbolDef::Common { .. } => {
+                if !weak && self.warn_common && !self.adding_lto_object {
+                    warn(&format!("common {} is overridden", sym.display_name()));
+                }
+                !weak
+            }
             SymbolDef::Defined { .. } | SymbolDef::Bitcode { .. } | SymbolDef::Plugin { .. } => {
                 if sym.weak && !weak {
                     true

@@ -994,3 +994,38 @@ fn nocopyreloc_refuses_copy_relocations() {
     assert!(!errors[1].is_empty());
     assert_eq!(errors[1], errors[0]);
 }
+
+/// `--warn-common`: lld's warnings when a common symbol meets another common or a
+/// definition, in either order.
+#[test]
+fn warn_common_matches_lld() {
+    let t = Test::new();
+    let c1 = t.compile(
+        Clang,
+        "int cc;\nint main(void) { return cc; }\n",
+        &["-fcommon"],
+    );
+    let c2 = t.compile(Clang, "int cc;\n", &["-fcommon"]);
+    let c3 = t.compile(Clang, "int cc = 4;\n", &[]);
+    for (i, objs) in [[&c1, &c2], [&c1, &c3], [&c3, &c1]].iter().enumerate() {
+        let objs: Vec<&Path> = objs.iter().map(|p| p.as_path()).collect();
+        let mut warnings = Vec::new();
+        for driver in [Driver::ClangLld, Driver::ClangRld] {
+            std::fs::create_dir_all(t.path(driver.name())).unwrap();
+            let (res, cmd) = t.try_link(
+                driver,
+                &objs,
+                &["-Wl,--warn-common"],
+                &format!("{}/p{i}", driver.name()),
+            );
+            assert!(res.status.success(), "{cmd}");
+            let lines: Vec<String> = String::from_utf8_lossy(&res.stderr)
+                .lines()
+                .filter_map(|l| l.split_once("warning: ").map(|(_, w)| w.to_string()))
+                .collect();
+            warnings.push(lines);
+        }
+        assert!(!warnings[1].is_empty(), "case {i}");
+        assert_eq!(warnings[1], warnings[0], "case {i}");
+    }
+}
