@@ -74,18 +74,16 @@ pub fn dependency_rule(output: &Path, files: &[PathBuf]) -> String {
 
 /// `path` with `.` and `x/..` removed lexically (symbolic links are not followed), as lld
 /// names the files (`/usr/bin/../lib/crt1.o` is `/usr/lib/crt1.o`).
-fn without_dots(path: &Path) -> PathBuf {
+pub(crate) fn without_dots(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out = PathBuf::new();
     for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir
-                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
-            {
+        match (c, out.components().next_back()) {
+            (Component::CurDir, _) | (Component::ParentDir, Some(Component::RootDir)) => {}
+            (Component::ParentDir, Some(Component::Normal(_))) => {
                 out.pop();
             }
-            other => out.push(other),
+            (other, _) => out.push(other),
         }
     }
     out
@@ -102,6 +100,7 @@ mod tests {
             Path::new("/usr/lib/crt1.o")
         );
         assert_eq!(without_dots(Path::new("../a/../b.o")), Path::new("../b.o"));
+        assert_eq!(without_dots(Path::new("/../x")), Path::new("/x"));
     }
 
     #[test]

@@ -19,27 +19,13 @@
 use crate::error::{LinkError, Result};
 use crate::options::{CommandArg, Options};
 use std::collections::BTreeSet;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// `path` made absolute against the current directory, `.` and `..` resolved lexically
 /// (symbolic links are kept: the replay must see the names the link used).
 fn absolute(path: &Path) -> PathBuf {
-    let joined = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(path)
-    };
-    let mut out = PathBuf::from("/");
-    for c in joined.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(n) => out.push(n),
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-        }
-    }
-    out
+    let joined = std::env::current_dir().unwrap_or_default().join(path);
+    crate::read_log::without_dots(&joined)
 }
 
 /// Where the archive keeps `path`, relative to its top directory.
