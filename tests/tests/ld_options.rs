@@ -32,6 +32,33 @@ fn both(t: &Test, objs: &[&Path], flags: &[&str], out: &str) -> (PathBuf, PathBu
     )
 }
 
+/// One link through a driver: whether it succeeded, its command line and output, and where
+/// the output went.
+struct Run {
+    ok: bool,
+    cmd: String,
+    stdout: String,
+    stderr: String,
+    output: PathBuf,
+}
+
+/// The same link by lld and by rld (into `clang-lld/OUT` and `clang-rld/OUT`), succeeding
+/// or not: `[lld, rld]`.
+fn run_both(t: &Test, objs: &[&Path], flags: &[&str], out: &str) -> [Run; 2] {
+    [Driver::ClangLld, Driver::ClangRld].map(|driver| {
+        std::fs::create_dir_all(t.path(driver.name())).unwrap();
+        let output = format!("{}/{out}", driver.name());
+        let (res, cmd) = t.try_link(driver, objs, flags, &output);
+        Run {
+            ok: res.status.success(),
+            cmd,
+            stdout: String::from_utf8_lossy(&res.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&res.stderr).into_owned(),
+            output: t.path(&output),
+        }
+    })
+}
+
 #[test]
 fn dynamic_flags_from_z_keywords() {
     let t = Test::new();
@@ -252,21 +279,18 @@ fn print_gc_sections_lists_what_gc_removes() {
     let t = Test::new();
     let (main, lib) = objects(&t);
     let flags = ["-Wl,--gc-sections", "-Wl,--print-gc-sections"];
-    let mut lines = Vec::new();
-    for driver in [Driver::ClangLld, Driver::ClangRld] {
-        let out_name = format!("{}/prog", driver.name());
-        std::fs::create_dir_all(t.path(driver.name())).unwrap();
-        let (out, cmd) = t.try_link(driver, &[&main, &lib], &flags, &out_name);
-        assert!(out.status.success(), "{cmd}");
-        let mut printed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+    let lines = run_both(&t, &[&main, &lib], &flags, "prog").map(|r| {
+        assert!(r.ok, "{}", r.cmd);
+        let mut printed: Vec<String> = r
+            .stdout
             .lines()
-            .chain(String::from_utf8_lossy(&out.stderr).lines())
+            .chain(r.stderr.lines())
             .filter(|l| l.contains("removing unused section"))
             .map(|l| l.trim_start_matches("ld.lld: ").to_string())
             .collect();
         printed.sort();
-        lines.push(printed);
-    }
+        printed
+    });
     let want = format!("removing unused section {}:(.text.unused)", lib.display());
     assert!(lines[1].contains(&want), "{want} not in {:?}", lines[1]);
     // The same list as lld's, the C runtime's sections included.
@@ -319,20 +343,17 @@ fn unresolved_symbols_policy() {
         ),
     ] {
         let name = flags.join("").replace(['-', ',', '='], "");
-        let mut outputs = Vec::new();
-        for driver in [Driver::ClangLld, Driver::ClangRld] {
-            let out_name = format!("{}/{name}", driver.name());
-            std::fs::create_dir_all(t.path(driver.name())).unwrap();
-            let (out, cmd) = t.try_link(driver, &[&obj], flags, &out_name);
-            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-            assert!(out.status.success(), "{cmd}: {stderr}");
+        let outputs = run_both(&t, &[&obj], flags, &name).map(|r| {
+            assert!(r.ok, "{}: {}", r.cmd, r.stderr);
             assert_eq!(
-                stderr.contains("warning: undefined symbol: missing"),
+                r.stderr.contains("warning: undefined symbol: missing"),
                 warns,
-                "{cmd}: {stderr}"
+                "{}: {}",
+                r.cmd,
+                r.stderr
             );
-            outputs.push(t.path(&out_name));
-        }
+            r.output
+        });
         assert_same_output(&outputs[1], &outputs[0], &[], &[], Some("ok\n"));
         assert_eq!(
             imports_missing(&outputs[1]),
@@ -366,14 +387,13 @@ fn unresolved_symbols_policy() {
             &["-shared", "-Wl,-z,undefs", "-Wl,--no-undefined"][..],
         ),
     ] {
-        for driver in [Driver::ClangLld, Driver::ClangRld] {
-            std::fs::create_dir_all(t.path(driver.name())).unwrap();
-            let (out, cmd) = t.try_link(driver, &[objs], flags, &format!("{}/bad", driver.name()));
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert!(!out.status.success(), "{cmd} succeeded");
+        for r in run_both(&t, &[objs], flags, "bad") {
+            assert!(!r.ok, "{} succeeded", r.cmd);
             assert!(
-                stderr.contains("error: undefined symbol: missing"),
-                "{cmd}: {stderr}"
+                r.stderr.contains("error: undefined symbol: missing"),
+                "{}: {}",
+                r.cmd,
+                r.stderr
             );
         }
     }
@@ -475,15 +495,11 @@ fn require_defined_pulls_and_checks() {
 }
 
 /// The standard output of a link through `driver` with `flags`.
-fn stdout_of(t: &Test, driver: Driver, objs: &[&Path], flags: &[&str], out: &str) -> String {
-    std::fs::create_dir_all(t.path(driver.name())).unwrap();
-    let (res, cmd) = t.try_link(driver, objs, flags, &format!("{}/{out}", driver.name()));
-    assert!(
-        res.status.success(),
-        "{cmd}: {}",
-        String::from_utf8_lossy(&res.stderr)
-    );
-    String::from_utf8_lossy(&res.stdout).into_owned()
+fn stdout_of(t: &Test, objs: &[&Path], flags: &[&str], out: &str) -> [String; 2] {
+    run_both(t, objs, flags, out).map(|r| {
+        assert!(r.ok, "{}: {}", r.cmd, r.stderr);
+        r.stdout
+    })
 }
 
 /// `-t` lists the files loaded (archive members as `lib.a(member.o)`, the libraries
@@ -501,8 +517,7 @@ fn trace_and_trace_symbol() {
         "-Wl,-y,__libc_start_main",
         "-Wl,-y,main",
     ];
-    let lld = stdout_of(&t, Driver::ClangLld, &[&main, &archive], &flags, "prog");
-    let rld = stdout_of(&t, Driver::ClangRld, &[&main, &archive], &flags, "prog");
+    let [lld, rld] = stdout_of(&t, &[&main, &archive], &flags, "prog");
     assert_eq!(rld, lld);
     for want in [
         format!("{}(", archive.display()),
@@ -516,8 +531,7 @@ fn trace_and_trace_symbol() {
     // lists it, rld does not).
     let bitcode = t.compile(Clang, LIB, &["-O1", "-flto", "-fPIC"]);
     let flags = ["-flto", "-Wl,-t", "-Wl,-y,used"];
-    let lld = stdout_of(&t, Driver::ClangLld, &[&main, &bitcode], &flags, "lto");
-    let rld = stdout_of(&t, Driver::ClangRld, &[&main, &bitcode], &flags, "lto");
+    let [lld, rld] = stdout_of(&t, &[&main, &bitcode], &flags, "lto");
     assert!(
         lld.starts_with(&rld),
         "rld's lines are not lld's first ones:\n{rld}\nlld:\n{lld}"
@@ -684,19 +698,16 @@ fn shared_library_undefined_symbols() {
     ] {
         let mut all = vec![dir.as_str(), "-lsl"];
         all.extend(flags);
-        let mut messages = Vec::new();
-        for driver in [Driver::ClangLld, Driver::ClangRld] {
-            std::fs::create_dir_all(t.path(driver.name())).unwrap();
-            let (res, cmd) = t.try_link(driver, &[&main], &all, &format!("{}/prog", driver.name()));
-            assert_eq!(!res.status.success(), fails, "{cmd}");
-            let stderr = String::from_utf8_lossy(&res.stderr).into_owned();
-            let line = stderr
+        let messages = run_both(&t, &[&main], &all, "prog").map(|r| {
+            assert_eq!(!r.ok, fails, "{}", r.cmd);
+            let line = r
+                .stderr
                 .lines()
                 .find(|l| l.contains("[--no-allow-shlib-undefined]"))
                 .map(|l| l.split_once(": ").map_or(l, |(_, rest)| rest).to_string());
-            assert_eq!(line.is_some(), fails || warns, "{cmd}: {stderr}");
-            messages.push(line);
-        }
+            assert_eq!(line.is_some(), fails || warns, "{}: {}", r.cmd, r.stderr);
+            line
+        });
         assert_eq!(messages[0], messages[1], "{flags:?}");
     }
     // -shared output: the library's needs are its users' business.
@@ -797,20 +808,7 @@ fn why_extract_matches_lld() {
         "-Wl,-u,extra_u",
         "-Wl,--undefined-glob=glob_*",
     ];
-    let lld = stdout_of(
-        &t,
-        Driver::ClangLld,
-        &[&main, &lib_archive, &archive],
-        &flags,
-        "why",
-    );
-    let rld = stdout_of(
-        &t,
-        Driver::ClangRld,
-        &[&main, &lib_archive, &archive],
-        &flags,
-        "why",
-    );
+    let [lld, rld] = stdout_of(&t, &[&main, &lib_archive, &archive], &flags, "why");
     assert_eq!(rld, lld);
     assert!(rld.starts_with("reference\textracted\tsymbol\n"), "{rld}");
     for want in ["\tused\n", "<internal>\t", "--undefined-glob\t"] {
@@ -858,22 +856,13 @@ fn verbose_names_the_files_read() {
     let t = Test::new();
     let (main, lib) = objects(&t);
     let archive = t.archive("libused.a", &[&lib]);
-    let mut lists = Vec::new();
-    for driver in [Driver::ClangLld, Driver::ClangRld] {
-        std::fs::create_dir_all(t.path(driver.name())).unwrap();
-        let (res, cmd) = t.try_link(
-            driver,
-            &[&main, &archive],
-            &["-Wl,--verbose"],
-            &format!("{}/prog", driver.name()),
-        );
-        assert!(res.status.success(), "{cmd}");
-        let files: Vec<String> = String::from_utf8_lossy(&res.stderr)
+    let lists = run_both(&t, &[&main, &archive], &["-Wl,--verbose"], "prog").map(|r| {
+        assert!(r.ok, "{}", r.cmd);
+        r.stderr
             .lines()
             .filter_map(|l| l.split_once(": ").map(|(_, f)| f.to_string()))
-            .collect();
-        lists.push(files);
-    }
+            .collect::<Vec<String>>()
+    });
     assert_eq!(lists[1], lists[0]);
     assert!(
         lists[1].iter().any(|f| f.ends_with("libused.a")),
@@ -919,32 +908,17 @@ fn start_lib_objects_are_lazy() {
     let unused = t.compile(Clang, "int never_needed(void) { return 9; }\n", &[]);
     let lib_s = lib.display().to_string();
     let unused_s = unused.display().to_string();
-    let mut outputs = Vec::new();
-    for driver in [Driver::ClangLld, Driver::ClangRld] {
-        let out = format!("{}/prog", driver.name());
-        std::fs::create_dir_all(t.path(driver.name())).unwrap();
-        let (res, cmd) = t.try_link(
-            driver,
-            &[&main],
-            &[
-                "-Wl,-t",
-                "-Wl,--start-lib",
-                &lib_s,
-                &unused_s,
-                "-Wl,--end-lib",
-            ],
-            &out,
-        );
-        assert!(
-            res.status.success(),
-            "{cmd}: {}",
-            String::from_utf8_lossy(&res.stderr)
-        );
-        outputs.push((
-            t.path(&out),
-            String::from_utf8_lossy(&res.stdout).into_owned(),
-        ));
-    }
+    let flags = [
+        "-Wl,-t",
+        "-Wl,--start-lib",
+        &lib_s,
+        &unused_s,
+        "-Wl,--end-lib",
+    ];
+    let outputs = run_both(&t, &[&main], &flags, "prog").map(|r| {
+        assert!(r.ok, "{}: {}", r.cmd, r.stderr);
+        (r.output, r.stdout)
+    });
     let (rld, lld) = (&outputs[1], &outputs[0]);
     assert_eq!(rld.1, lld.1, "-t");
     assert_same_output(&rld.0, &lld.0, &[], &[], Some("2\n"));
@@ -974,23 +948,14 @@ fn nocopyreloc_refuses_copy_relocations() {
     assert_same_output(&rld, &lld, &[], &[], Some("5\n"));
     let mut flags = strs(&libs);
     flags.push("-Wl,-z,nocopyreloc");
-    let mut errors = Vec::new();
-    for driver in [Driver::ClangLld, Driver::ClangRld] {
-        std::fs::create_dir_all(t.path(driver.name())).unwrap();
-        let (res, cmd) = t.try_link(
-            driver,
-            &[&main],
-            &flags,
-            &format!("{}/nocopy", driver.name()),
-        );
-        assert!(!res.status.success(), "{cmd}");
-        let lines: Vec<String> = String::from_utf8_lossy(&res.stderr)
+    let errors = run_both(&t, &[&main], &flags, "nocopy").map(|r| {
+        assert!(!r.ok, "{}", r.cmd);
+        r.stderr
             .lines()
             .filter(|l| l.contains("unresolvable relocation") || l.starts_with(">>>"))
             .map(|l| l.split_once("error: ").map_or(l, |(_, r)| r).to_string())
-            .collect();
-        errors.push(lines);
-    }
+            .collect::<Vec<String>>()
+    });
     assert!(!errors[1].is_empty());
     assert_eq!(errors[1], errors[0]);
 }
@@ -1009,22 +974,13 @@ fn warn_common_matches_lld() {
     let c3 = t.compile(Clang, "int cc = 4;\n", &[]);
     for (i, objs) in [[&c1, &c2], [&c1, &c3], [&c3, &c1]].iter().enumerate() {
         let objs: Vec<&Path> = objs.iter().map(|p| p.as_path()).collect();
-        let mut warnings = Vec::new();
-        for driver in [Driver::ClangLld, Driver::ClangRld] {
-            std::fs::create_dir_all(t.path(driver.name())).unwrap();
-            let (res, cmd) = t.try_link(
-                driver,
-                &objs,
-                &["-Wl,--warn-common"],
-                &format!("{}/p{i}", driver.name()),
-            );
-            assert!(res.status.success(), "{cmd}");
-            let lines: Vec<String> = String::from_utf8_lossy(&res.stderr)
+        let warnings = run_both(&t, &objs, &["-Wl,--warn-common"], &format!("p{i}")).map(|r| {
+            assert!(r.ok, "{}", r.cmd);
+            r.stderr
                 .lines()
                 .filter_map(|l| l.split_once("warning: ").map(|(_, w)| w.to_string()))
-                .collect();
-            warnings.push(lines);
-        }
+                .collect::<Vec<String>>()
+        });
         assert!(!warnings[1].is_empty(), "case {i}");
         assert_eq!(warnings[1], warnings[0], "case {i}");
     }
