@@ -519,7 +519,7 @@ impl Resolver {
         use rld_summaries::{GlobalFlags, GlobalKind, Linkage, Visibility};
         let module = self.bitcode.len() as u32;
         self.trace_file(&name);
-        self.current_file = name.clone();
+        self.note_current_file(&name);
         for (i, g) in summary.globals.iter().enumerate() {
             if g.linkage.is_local() || g.name.starts_with("llvm.") || g.name.is_empty() {
                 continue;
@@ -580,8 +580,8 @@ impl Resolver {
         match sym.def {
             SymbolDef::Undefined if sym.sym_type == elf::STT_NOTYPE => sym.sym_type = sym_type,
             SymbolDef::Lazy { archive, member } if !weak => {
-                let (name, reference) = (sym.name, self.current_file.clone());
-                self.fetch_for(archive, member, name, &reference)
+                let name = sym.name;
+                self.fetch_for_current(archive, member, name)
             }
             _ => {}
         }
@@ -661,7 +661,7 @@ impl Resolver {
     fn add_plugin_file(&mut self, name: String, claimed: crate::plugin_host::ClaimedFile) {
         use rld_plugin_api::{SymbolKind, SymbolType, Visibility};
         let file = self.plugin_files.len() as u32;
-        self.current_file = name.clone();
+        self.note_current_file(&name);
         for (i, s) in claimed.symbols.iter().enumerate() {
             if s.name.is_empty() {
                 continue;
@@ -729,8 +729,25 @@ impl Resolver {
         Some(out)
     }
 
+    /// Remembers the file being added, for `--why-extract` (only when it is asked for).
+    fn note_current_file(&mut self, name: &str) {
+        if self.why_extract.is_some() {
+            self.current_file = name.to_string();
+        }
+    }
+
+    /// Fetches a member for `symbol`, wanted by the file being added.
+    fn fetch_for_current(&mut self, archive: u32, member: u32, symbol: &'static [u8]) {
+        let reference = std::mem::take(&mut self.current_file);
+        self.fetch_for(archive, member, symbol, &reference);
+        self.current_file = reference;
+    }
+
     /// Who wants `id` so far, for `--why-extract`: the first object that referred to it.
     fn referrer(&self, id: SymbolId) -> String {
+        if self.why_extract.is_none() {
+            return String::new();
+        }
         match self.symtab.get(id).ref_file {
             Some(f) => self.objects[f as usize].name.clone(),
             None => "<internal>".to_string(),
@@ -825,7 +842,7 @@ impl Resolver {
 
     fn add_shared(&mut self, dso: SharedFile) {
         let d = self.dsos.len() as DsoId;
-        self.current_file = dso.name.clone();
+        self.note_current_file(&dso.name);
         self.trace_file(&dso.name);
         for (i, s) in dso.symbols.iter().enumerate() {
             if !s.is_undefined && !s.hidden {
@@ -886,7 +903,7 @@ impl Resolver {
 
     fn add_parsed_object(&mut self, mut obj: ObjectFile) {
         let file = self.objects.len() as FileId;
-        self.current_file = obj.name.clone();
+        self.note_current_file(&obj.name);
         self.trace_file(&obj.name);
 
         // First copy of each COMDAT group wins; the losers' sections never take part. The
@@ -1017,8 +1034,8 @@ impl Resolver {
             }
             // A weak reference does not fetch an archive member (lld and GNU ld agree).
             SymbolDef::Lazy { archive, member } if !weak => {
-                let (name, reference) = (sym.name, self.current_file.clone());
-                self.fetch_for(archive, member, name, &reference)
+                let name = sym.name;
+                self.fetch_for_current(archive, member, name)
             }
             _ => {}
         }
