@@ -251,6 +251,8 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.dependency_file = Some(v.into()))),
     arg(&["--why-extract"], "FILE", "Write why each archive member was loaded to FILE (- for standard output)",
         Set(|p, v| p.o.why_extract = Some(v.into()))),
+    arg(&["--print-archive-stats"], "FILE", "Write each archive's member count and how many were loaded to FILE (- for standard output)",
+        Set(|p, v| p.o.print_archive_stats = Some(v.into()))),
     arg(&["--undefined-glob"], "PATTERN", "Load the archive members that define symbols matching PATTERN",
         Set(|p, v| p.o.undefined_globs.push(v.into()))),
     arg(&["--image-base"], "ADDR", "Start the output's first segment at ADDR",
@@ -606,9 +608,12 @@ impl Parser {
             | "--dynamic-list"
             | "--dump-summary"
             | "--retain-symbols-file" => CommandArg::Read { option, path },
-            "-o" | "-Map" | "--opt-remarks-filename" | "--dependency-file" | "--why-extract" => {
-                CommandArg::Written { option, path }
-            }
+            "-o"
+            | "-Map"
+            | "--opt-remarks-filename"
+            | "--dependency-file"
+            | "--why-extract"
+            | "--print-archive-stats" => CommandArg::Written { option, path },
             "--reproduce" | "--lto-cache-dir" => CommandArg::Dropped,
             _ => CommandArg::Literal(tokens),
         }

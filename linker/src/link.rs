@@ -86,6 +86,16 @@ pub fn link(opts: &Options) -> Result<()> {
     result
 }
 
+/// A report asked for on the command line: into FILE, or standard output for `-`.
+fn write_report(path: &std::path::Path, report: &str) -> Result<()> {
+    if path.as_os_str() == "-" {
+        print!("{report}");
+        Ok(())
+    } else {
+        std::fs::write(path, report).map_err(|e| LinkError::io(path, e))
+    }
+}
+
 /// lld's `--no-allow-shlib-undefined` (its default for executables): a shared library
 /// whose own dependencies are all in the link must find every symbol it needs (strongly)
 /// in them or in the output.
@@ -182,11 +192,10 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     resolver.add_inputs(inputs)?;
     resolver.fetch_matching(&opts.undefined_globs)?;
     if let (Some(path), Some(report)) = (&opts.why_extract, resolver.why_extract_report()) {
-        if path.as_os_str() == "-" {
-            print!("{report}");
-        } else {
-            std::fs::write(path, report).map_err(|e| LinkError::io(path, e))?;
-        }
+        write_report(path, &report)?;
+    }
+    if let Some(path) = &opts.print_archive_stats {
+        write_report(path, &resolver.archive_stats())?;
     }
     check_symbol_versions(&resolver.symtab, version_script.as_ref())?;
     if let (Some(script), false) = (&version_script, opts.undefined_version) {

@@ -230,6 +230,9 @@ pub struct Options {
     pub dependency_file: Option<PathBuf>,
     /// `--why-extract=FILE` (`-`: standard output): why each archive member was loaded.
     pub why_extract: Option<PathBuf>,
+    /// `--print-archive-stats=FILE` (`-`: standard output): each archive's members and
+    /// how many were loaded.
+    pub print_archive_stats: Option<PathBuf>,
     /// `--undefined-glob=PATTERN`: load the archive members defining matching symbols.
     pub undefined_globs: Vec<String>,
     /// `--require-defined=SYMBOL` (GNU ld): like `-u`, and an error unless something defines it.
@@ -341,6 +344,7 @@ impl Default for Options {
             require_defined: Vec::new(),
             undefined_globs: Vec::new(),
             why_extract: None,
+            print_archive_stats: None,
             dependency_file: None,
             verbose: false,
             warn_common: false,

@@ -714,6 +714,24 @@ impl Resolver {
         self.fetch(archive, member);
     }
 
+    /// What `--print-archive-stats` writes, as lld writes it: each archive on the command
+    /// line (as often as it is named), its members and how many were loaded.
+    pub fn archive_stats(&self) -> String {
+        let mut out = String::from("members\textracted\tarchive\n");
+        for (archive, fetched) in self.archives.iter().zip(&self.fetched) {
+            if archive.lazy_object {
+                continue;
+            }
+            let extracted = fetched.iter().filter(|&&f| f).count();
+            out.push_str(&format!(
+                "{}\t{extracted}\t{}\n",
+                archive.members.len(),
+                archive.name
+            ));
+        }
+        out
+    }
+
     /// What `--why-extract` writes, as lld writes it.
     pub fn why_extract_report(&self) -> Option<String> {
         let why = self.why_extract.as_ref()?;

@@ -985,3 +985,25 @@ fn warn_common_matches_lld() {
         assert_eq!(warnings[1], warnings[0], "case {i}");
     }
 }
+
+/// `--print-archive-stats` (lld's): every archive named on the command line (as often as
+/// it is named), its member count and how many members the link loaded.
+#[test]
+fn print_archive_stats_matches_lld() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let extra = t.compile(Clang, "int not_needed(void) { return 1; }\n", &[]);
+    let archive = t.archive("libused.a", &[&lib, &extra]);
+    let [lld, rld] = stdout_of(
+        &t,
+        &[&main, &archive],
+        &["-Wl,--print-archive-stats=-"],
+        "stats",
+    );
+    assert_eq!(rld, lld);
+    assert!(
+        rld.lines()
+            .any(|l| l.starts_with("2\t1\t") && l.ends_with("libused.a")),
+        "{rld}"
+    );
+}

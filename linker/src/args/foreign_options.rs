@@ -245,7 +245,6 @@ const NAMES: &[&str] = &[
     "plugin-opt",
     "pop-state",
     "power10-stubs",
-    "print-archive-stats",
     "print-gc-sections",
     "print-icf-sections",
     "print-map",

@@ -22,6 +22,8 @@ pub struct Archive {
     pub members: Vec<ArchiveMember>,
     /// Each defined global symbol and the member (index into `members`) that defines it.
     pub symbols: Vec<(&'static [u8], u32)>,
+    /// An object between `--start-lib` and `--end-lib`, not an archive file.
+    pub lazy_object: bool,
 }
 
 impl Archive {
@@ -48,6 +50,7 @@ impl Archive {
                 offset: 0,
             }],
             symbols,
+            lazy_object: true,
         })
     }
 
@@ -112,6 +115,7 @@ impl Archive {
             whole,
             members,
             symbols,
+            lazy_object: false,
         })
     }
 }
