@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-static LOG: Mutex<Option<Vec<PathBuf>>> = Mutex::new(None);
+/// The files in order, and the same set for a quick "already noted?".
+type Log = (Vec<PathBuf>, std::collections::HashSet<PathBuf>);
+
+static LOG: Mutex<Option<Log>> = Mutex::new(None);
 
 /// `--verbose`: each file is named on standard error as it is opened (lld's wording).
 static VERBOSE: AtomicBool = AtomicBool::new(false);
@@ -18,7 +21,7 @@ pub fn set_verbose(on: bool) {
 
 /// Starts recording.
 pub fn start() {
-    *LOG.lock().unwrap_or_else(|e| e.into_inner()) = Some(Vec::new());
+    *LOG.lock().unwrap_or_else(|e| e.into_inner()) = Some(Default::default());
 }
 
 /// Notes that the link read `path` (a no-op unless recording).
@@ -26,8 +29,8 @@ pub fn note(path: &Path) {
     if VERBOSE.load(Ordering::Relaxed) {
         eprintln!("rld: {}", path.display());
     }
-    if let Some(files) = LOG.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-        if !files.iter().any(|f| f == path) {
+    if let Some((files, seen)) = LOG.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        if seen.insert(path.to_path_buf()) {
             files.push(path.to_path_buf());
         }
     }
@@ -38,6 +41,7 @@ pub fn take() -> Vec<PathBuf> {
     LOG.lock()
         .unwrap_or_else(|e| e.into_inner())
         .take()
+        .map(|(files, _)| files)
         .unwrap_or_default()
 }
 

@@ -109,6 +109,7 @@ impl VersionScript {
             script.add_pattern(&format!("\"{name}\""), false, node, false);
         }
         script.add_pattern("*", true, node, false);
+        script.globs.sort_by_key(Glob::precedence);
         Ok(Some(script))
     }
 
@@ -183,6 +184,8 @@ impl VersionScript {
             }
             self.nodes.push(VersionNode { name, parent });
         }
+        // Stable: script order within equal precedence.
+        self.globs.sort_by_key(Glob::precedence);
         Ok(())
     }
 
@@ -201,8 +204,6 @@ impl VersionScript {
                 assignment,
                 cxx,
             });
-            // Stable: script order within equal precedence.
-            self.globs.sort_by_key(Glob::precedence);
         } else if cxx {
             self.cxx_exact.entry(pattern).or_insert(assignment);
         } else {

@@ -207,6 +207,8 @@ fn spawn(inputs: &[&BitcodeInput], group: &[usize]) -> Option<Child> {
     }
     // SAFETY: both descriptors were just created and are owned here alone.
     let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // SAFETY: getpid on this process.
+    let parent = unsafe { libc::getpid() };
     // SAFETY: the child only runs `child_main`, which never returns (see the module's note
     // on why that is safe after fork in a threaded process).
     match unsafe { libc::fork() } {
@@ -217,7 +219,9 @@ fn spawn(inputs: &[&BitcodeInput], group: &[usize]) -> Option<Child> {
             // SAFETY: prctl and getppid on this process itself.
             unsafe {
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                if libc::getppid() == 1 {
+                // Gone already, before the request took effect (compared with its pid, not
+                // with 1: a linker may itself be a container's first process).
+                if libc::getppid() != parent {
                     libc::_exit(1);
                 }
             }
