@@ -19,6 +19,7 @@ pub mod output_section;
 pub mod plugin_host;
 pub mod plugin_lto;
 pub mod read_log;
+pub mod reloc_action;
 pub mod relocate;
 pub mod reproduce;
 pub mod scan;

@@ -297,7 +297,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
 
     // Every relocation of a live section: GOT, PLT, copy and dynamic relocations.
     link.large_image = layout::estimated_image_size(&link) >= 1 << 30;
-    scan::scan_relocations(&mut link);
+    let plan = scan::scan_relocations(&mut link);
     if !link.errors.is_empty() {
         return Err(LinkError::Many(std::mem::take(&mut link.errors)));
     }
@@ -315,7 +315,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     warn_missing_entry(&link);
 
     // Copy and relocate everything into the output, then move it into place.
-    let image = write::write_output(&link, &tables, &mut pending)?;
+    let image = write::write_output(&link, &plan, &tables, &mut pending)?;
     pending.commit(image)?;
     timer.phase("write output");
     timer.total();

@@ -1,11 +1,13 @@
 //! Applying relocations: copies each input section into the output image and patches it,
 //! including the instruction rewrites of GOT and TLS relaxation (x86-64 psABI, "Linker
-//! Optimizations"). Decisions must match `scan.rs`, whose predicates this module reuses.
+//! Optimizations"). What to do at each relocation of an allocated section was decided by
+//! the scan (`reloc_action`); this module carries it out.
 
 use crate::context::{GotKind, Link, Target};
 use crate::object_file::{shndx, FileId, InputSection, SectionKind, LE};
 use crate::output_section::Synthetic;
-use crate::scan::{can_relax_gotpcrelx, reloc_name};
+use crate::reloc_action::Action;
+use crate::scan::{reloc_name, RelocPlan};
 use object::elf::*;
 use object::read::elf::Rela as _;
 use object::read::elf::Sym as _;
@@ -100,6 +102,7 @@ impl Patch<'_> {
 /// applies its relocations. `base` is the address of `buf[0]` (0 for non-allocated sections).
 pub fn relocate_section(
     link: &Link,
+    plan: &RelocPlan,
     file: FileId,
     sec_index: u32,
     buf: &mut [u8],
@@ -117,7 +120,7 @@ pub fn relocate_section(
         errors: Vec::new(),
     };
     if sec.is_alloc() {
-        apply_alloc_relocs(&mut p, base);
+        apply_alloc_relocs(&mut p, plan.actions(file, sec_index), base);
     } else {
         apply_nonalloc_relocs(&mut p);
     }
@@ -128,6 +131,7 @@ pub fn relocate_section(
 /// in `buf`; relocations in dropped pieces are skipped.
 pub fn relocate_split_section(
     link: &Link,
+    plan: &RelocPlan,
     file: FileId,
     sec_index: u32,
     buf: &mut [u8],
@@ -141,7 +145,7 @@ pub fn relocate_split_section(
         buf,
         errors: Vec::new(),
     };
-    apply_alloc_relocs(&mut p, base);
+    apply_alloc_relocs(&mut p, plan.actions(file, sec_index), base);
     p.errors
 }
 
@@ -219,20 +223,15 @@ fn target_is_live(link: &Link, t: Target) -> bool {
     }
 }
 
-fn apply_alloc_relocs(p: &mut Patch, base: u64) {
+fn apply_alloc_relocs(p: &mut Patch, actions: &[Action], base: u64) {
     let link = p.link;
-    let exec = !link.opts.is_shared();
     let got_base = link.synthetic_addr(Synthetic::GotPlt) as i64;
-    let relocs = p.sec.relocs;
     let is_eh = p.sec.kind == SectionKind::EhFrame;
-    let mut i = 0;
-    while i < relocs.len() {
-        let r = &relocs[i];
-        i += 1;
-        let r_type = r.r_type(LE, false);
-        if r_type == R_X86_64_NONE {
+    for (r, &action) in p.sec.relocs.iter().zip(actions) {
+        if action == Action::Skip {
             continue;
         }
+        let r_type = r.r_type(LE, false);
         let in_offset = r.r_offset(LE);
         // In split sections, relocations move with their piece (or vanish with it).
         let offset = if is_eh {
@@ -249,76 +248,58 @@ fn apply_alloc_relocs(p: &mut Patch, base: u64) {
         let s = link.target_address(t) as i64;
         // S + A, with merged-section pieces located correctly.
         let sa = link.address_with_addend(t, a);
-        let preemptible = link.is_preemptible(t);
-        let off = offset as isize;
-        match r_type {
-            R_X86_64_64 => p.write_sized(offset, r_type, sa, 8, false, t),
-            R_X86_64_32 => p.write_sized(offset, r_type, sa, 4, false, t),
-            R_X86_64_32S => p.write_sized(offset, r_type, sa, 4, true, t),
-            R_X86_64_16 => p.write_sized(offset, r_type, sa, 2, false, t),
-            R_X86_64_8 => p.write_sized(offset, r_type, sa, 1, false, t),
-            R_X86_64_PC32 => p.write_sized(offset, r_type, sa.wrapping_sub(place), 4, true, t),
-            R_X86_64_PC64 => p.write_sized(offset, r_type, sa.wrapping_sub(place), 8, true, t),
-            R_X86_64_PC16 => p.write_sized(offset, r_type, sa.wrapping_sub(place), 2, true, t),
-            R_X86_64_PC8 => p.write_sized(offset, r_type, sa.wrapping_sub(place), 1, true, t),
-            R_X86_64_PLT32 => {
-                let dest = plt_or_symbol(link, t, s);
-                p.write_sized(
-                    offset,
-                    r_type,
-                    dest.wrapping_add(a).wrapping_sub(place),
-                    4,
-                    true,
-                    t,
-                );
+        let tp = || link.tls.tp_offset(s as u64).wrapping_add(a);
+        let mut field = |value: i64, size: usize, signed: bool| {
+            p.write_sized(offset, r_type, value, size, signed, t)
+        };
+        match action {
+            Action::Skip => {}
+            Action::Abs64 => field(sa, 8, false),
+            Action::Abs32 => field(sa, 4, false),
+            Action::Abs32S => field(sa, 4, true),
+            Action::Abs16 => field(sa, 2, false),
+            Action::Abs8 => field(sa, 1, false),
+            Action::Pc64 => field(sa.wrapping_sub(place), 8, true),
+            Action::Pc32 => field(sa.wrapping_sub(place), 4, true),
+            Action::Pc16 => field(sa.wrapping_sub(place), 2, true),
+            Action::Pc8 => field(sa.wrapping_sub(place), 1, true),
+            Action::PltPc32 => {
+                let dest = plt_entry(link, t, s);
+                field(dest.wrapping_add(a).wrapping_sub(place), 4, true)
             }
-            R_X86_64_PLTOFF64 => {
-                let dest = plt_or_symbol(link, t, s);
-                p.write_sized(
-                    offset,
-                    r_type,
-                    dest.wrapping_add(a).wrapping_sub(got_base),
-                    8,
-                    true,
-                    t,
-                );
+            Action::PltGotOff64 => {
+                let dest = plt_entry(link, t, s);
+                field(dest.wrapping_add(a).wrapping_sub(got_base), 8, true)
             }
-            R_X86_64_GOTPCREL | R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX => {
-                let data = p.sec.data;
-                // Relaxed only where the direct reference reaches; otherwise the GOT entry
-                // that scanning kept for this case is used (GNU ld's "failed to convert
-                // GOTPCREL relocation" and lld-14's "out of range" are avoided).
-                let reaches = i32::try_from(sa.wrapping_sub(place).wrapping_add(1)).is_ok()
-                    && i32::try_from(sa.wrapping_sub(place)).is_ok();
-                if reaches && can_relax_gotpcrelx(link, r_type, t, data, in_offset) {
-                    let o = offset as usize;
-                    match p.byte(off - 2) {
-                        0x8b => {
-                            // mov foo@GOTPCREL(%rip), %reg  ->  lea foo(%rip), %reg
-                            p.buf[o - 2] = 0x8d;
-                            p.write_sized(offset, r_type, sa.wrapping_sub(place), 4, true, t);
-                        }
-                        _ if p.byte(off - 1) == 0x15 => {
-                            // call *foo@GOTPCREL(%rip)  ->  addr32 call foo
-                            p.buf[o - 2] = 0x67;
-                            p.buf[o - 1] = 0xe8;
-                            p.write_sized(offset, r_type, sa.wrapping_sub(place), 4, true, t);
-                        }
-                        _ => {
-                            // jmp *foo@GOTPCREL(%rip)  ->  jmp foo; nop
-                            p.buf[o - 2] = 0xe9;
-                            p.buf[o + 3] = 0x90;
-                            p.write_sized(
-                                offset - 1,
-                                r_type,
-                                sa.wrapping_sub(place).wrapping_add(1),
-                                4,
-                                true,
-                                t,
-                            );
-                        }
-                    }
-                } else {
+            Action::GotOff64 => field(sa.wrapping_sub(got_base), 8, true),
+            Action::GotBasePc32 => field(got_base.wrapping_add(a).wrapping_sub(place), 4, true),
+            Action::GotBasePc64 => field(got_base.wrapping_add(a).wrapping_sub(place), 8, true),
+            Action::GotPc32 | Action::GotPc64 | Action::Got32 | Action::Got64 => {
+                let got = got_entry(p, offset, GotKind::Regular, t);
+                let (value, size) = match action {
+                    Action::GotPc32 => (got.wrapping_add(a).wrapping_sub(place), 4),
+                    Action::GotPc64 => (got.wrapping_add(a).wrapping_sub(place), 8),
+                    Action::Got32 => (got.wrapping_sub(got_base).wrapping_add(a), 4),
+                    _ => (got.wrapping_sub(got_base).wrapping_add(a), 8),
+                };
+                p.write_sized(offset, r_type, value, size, true, t);
+            }
+            Action::RelaxMov
+            | Action::RelaxCall
+            | Action::RelaxJmp
+            | Action::RelaxMovOrGot
+            | Action::RelaxCallOrGot
+            | Action::RelaxJmpOrGot => {
+                let fallback = matches!(
+                    action,
+                    Action::RelaxMovOrGot | Action::RelaxCallOrGot | Action::RelaxJmpOrGot
+                );
+                // The jmp form moves the field one byte earlier.
+                let reaches = i32::try_from(sa.wrapping_sub(place)).is_ok()
+                    && i32::try_from(sa.wrapping_sub(place).wrapping_add(1)).is_ok();
+                if fallback && !reaches {
+                    // The GOT entry scanning kept for this case (GNU ld's "failed to
+                    // convert GOTPCREL relocation" and lld-14's "out of range" avoided).
                     let got = got_entry(p, offset, GotKind::Regular, t);
                     p.write_sized(
                         offset,
@@ -328,244 +309,149 @@ fn apply_alloc_relocs(p: &mut Patch, base: u64) {
                         true,
                         t,
                     );
+                } else {
+                    relax_got_load(p, action, offset, sa.wrapping_sub(place), t);
                 }
             }
-            R_X86_64_GOTPCREL64 => {
-                let got = got_entry(p, offset, GotKind::Regular, t);
-                p.write_sized(
-                    offset,
-                    r_type,
-                    got.wrapping_add(a).wrapping_sub(place),
-                    8,
-                    true,
-                    t,
-                );
-            }
-            R_X86_64_GOT32 => {
-                let got = got_entry(p, offset, GotKind::Regular, t);
-                p.write_sized(
-                    offset,
-                    r_type,
-                    got.wrapping_sub(got_base).wrapping_add(a),
-                    4,
-                    true,
-                    t,
-                );
-            }
-            R_X86_64_GOT64 => {
-                let got = got_entry(p, offset, GotKind::Regular, t);
-                p.write_sized(
-                    offset,
-                    r_type,
-                    got.wrapping_sub(got_base).wrapping_add(a),
-                    8,
-                    true,
-                    t,
-                );
-            }
-            R_X86_64_GOTPC32 => p.write_sized(
-                offset,
-                r_type,
-                got_base.wrapping_add(a).wrapping_sub(place),
+            Action::TpOff32 => field(tp(), 4, true),
+            Action::TpOff64 => field(tp(), 8, true),
+            Action::DtpOff32 => field(
+                s.wrapping_sub(link.tls.start as i64).wrapping_add(a),
                 4,
                 true,
-                t,
             ),
-            R_X86_64_GOTPC64 => p.write_sized(
-                offset,
-                r_type,
-                got_base.wrapping_add(a).wrapping_sub(place),
+            Action::DtpOff64 => field(
+                s.wrapping_sub(link.tls.start as i64).wrapping_add(a),
                 8,
                 true,
-                t,
             ),
-            R_X86_64_GOTOFF64 => {
-                p.write_sized(offset, r_type, sa.wrapping_sub(got_base), 8, true, t)
-            }
-            R_X86_64_TPOFF32 => p.write_sized(
-                offset,
-                r_type,
-                link.tls.tp_offset(s as u64).wrapping_add(a),
-                4,
-                true,
-                t,
-            ),
-            R_X86_64_TPOFF64 => p.write_sized(
-                offset,
-                r_type,
-                link.tls.tp_offset(s as u64).wrapping_add(a),
-                8,
-                true,
-                t,
-            ),
-            R_X86_64_DTPOFF32 | R_X86_64_DTPOFF64 => {
-                // In an executable the local-dynamic sequence became local-exec, so the
-                // offset is from the thread pointer rather than from the module's block.
-                let v = if exec {
-                    link.tls.tp_offset(s as u64).wrapping_add(a)
-                } else {
-                    s.wrapping_sub(link.tls.start as i64).wrapping_add(a)
-                };
-                let size = if r_type == R_X86_64_DTPOFF32 { 4 } else { 8 };
-                p.write_sized(offset, r_type, v, size, true, t);
-            }
-            R_X86_64_SIZE32 | R_X86_64_SIZE64 => {
+            Action::Size32 | Action::Size64 => {
                 let size = match t {
                     Target::Global(id) => link.symtab.get(id).size as i64,
                     Target::Local(f, idx) => {
                         link.objects[f as usize].symbols[idx as usize].st_size(LE) as i64
                     }
                 };
-                let width = if r_type == R_X86_64_SIZE32 { 4 } else { 8 };
-                p.write_sized(offset, r_type, size.wrapping_add(a), width, true, t);
+                let width = if action == Action::Size32 { 4 } else { 8 };
+                field(size.wrapping_add(a), width, true)
             }
-            R_X86_64_GOTTPOFF => {
-                if exec && !preemptible {
-                    relax_ie_to_le(
-                        p,
-                        offset,
-                        link.tls.tp_offset(s as u64).wrapping_add(a).wrapping_add(4),
-                        t,
-                    );
+            Action::IeToLe => relax_ie_to_le(p, offset, tp().wrapping_add(4), t),
+            Action::IeGot | Action::GdGot | Action::LdGot | Action::DescGot => {
+                let (kind, target) = match action {
+                    Action::IeGot => (GotKind::TlsIe, t),
+                    Action::GdGot => (GotKind::TlsGd, t),
+                    Action::LdGot => (GotKind::TlsLd, Target::Local(0, 0)),
+                    _ => (GotKind::TlsDesc, t),
+                };
+                let got = got_entry(p, offset, kind, target);
+                p.write_sized(
+                    offset,
+                    r_type,
+                    got.wrapping_add(a).wrapping_sub(place),
+                    4,
+                    true,
+                    t,
+                );
+            }
+            Action::GdToIe => {
+                let got = got_entry(p, offset, GotKind::TlsIe, t);
+                let value = got.wrapping_add(a).wrapping_sub(place).wrapping_sub(8);
+                relax_gd(p, offset, true, value, t);
+            }
+            Action::GdToLe => relax_gd(p, offset, false, tp().wrapping_add(4), t),
+            Action::LdToLe => relax_ld_to_le(p, offset),
+            Action::DescToLe | Action::DescToIe => {
+                let value = if action == Action::DescToLe {
+                    tp().wrapping_add(4)
                 } else {
                     let got = got_entry(p, offset, GotKind::TlsIe, t);
-                    p.write_sized(
-                        offset,
-                        r_type,
-                        got.wrapping_add(a).wrapping_sub(place),
-                        4,
-                        true,
-                        t,
-                    );
-                }
+                    got.wrapping_add(a).wrapping_sub(place)
+                };
+                relax_tls_desc(p, action == Action::DescToLe, offset, value, t);
             }
-            R_X86_64_TLSGD => {
-                if exec {
-                    i += 1;
-                    if preemptible {
-                        let got = got_entry(p, offset, GotKind::TlsIe, t);
-                        relax_gd(
-                            p,
-                            offset,
-                            true,
-                            got.wrapping_add(a).wrapping_sub(place).wrapping_sub(8),
-                            t,
-                        );
-                    } else {
-                        relax_gd(
-                            p,
-                            offset,
-                            false,
-                            link.tls.tp_offset(s as u64).wrapping_add(a).wrapping_add(4),
-                            t,
-                        );
-                    }
-                } else {
-                    let got = got_entry(p, offset, GotKind::TlsGd, t);
-                    p.write_sized(
-                        offset,
-                        r_type,
-                        got.wrapping_add(a).wrapping_sub(place),
-                        4,
-                        true,
-                        t,
-                    );
-                }
+            Action::DescCallNop => {
+                // call *x@tlscall(%rax)  ->  xchg %ax, %ax
+                p.write(offset as usize, &[0x66, 0x90]);
             }
-            R_X86_64_TLSLD => {
-                if exec {
-                    i += 1;
-                    relax_ld_to_le(p, offset);
-                } else {
-                    let got = got_entry(p, offset, GotKind::TlsLd, Target::Local(0, 0));
-                    p.write_sized(
-                        offset,
-                        r_type,
-                        got.wrapping_add(a).wrapping_sub(place),
-                        4,
-                        true,
-                        t,
-                    );
-                }
-            }
-            R_X86_64_GOTPC32_TLSDESC => {
-                let o = offset as usize;
-                if o < 3 {
-                    p.err(
-                        offset,
-                        "R_X86_64_GOTPC32_TLSDESC at the start of a section".into(),
-                    );
-                    continue;
-                }
-                if exec && !preemptible {
-                    // lea x@tlsdesc(%rip), %reg  ->  mov $x@tpoff, %reg
-                    let (b3, b1) = (p.byte(off - 3), p.byte(off - 1));
-                    if (b3 & 0xfb) != 0x48 || p.byte(off - 2) != 0x8d || (b1 & 0xc7) != 0x05 {
-                        p.err(
-                            offset,
-                            "R_X86_64_GOTPC32_TLSDESC must be used in leaq x@tlsdesc(%rip), %REG"
-                                .into(),
-                        );
-                        continue;
-                    }
-                    p.buf[o - 3] = 0x48 | ((b3 >> 2) & 1);
-                    p.buf[o - 2] = 0xc7;
-                    p.buf[o - 1] = 0xc0 | ((b1 >> 3) & 7);
-                    p.write_sized(
-                        offset,
-                        r_type,
-                        link.tls.tp_offset(s as u64).wrapping_add(a).wrapping_add(4),
-                        4,
-                        true,
-                        t,
-                    );
-                } else if exec {
-                    // lea x@tlsdesc(%rip), %reg  ->  mov x@gottpoff(%rip), %reg
-                    p.buf[o - 2] = 0x8b;
-                    let got = got_entry(p, offset, GotKind::TlsIe, t);
-                    p.write_sized(
-                        offset,
-                        r_type,
-                        got.wrapping_add(a).wrapping_sub(place),
-                        4,
-                        true,
-                        t,
-                    );
-                } else {
-                    let got = got_entry(p, offset, GotKind::TlsDesc, t);
-                    p.write_sized(
-                        offset,
-                        r_type,
-                        got.wrapping_add(a).wrapping_sub(place),
-                        4,
-                        true,
-                        t,
-                    );
-                }
-            }
-            R_X86_64_TLSDESC_CALL => {
-                if exec {
-                    // call *x@tlscall(%rax)  ->  xchg %ax, %ax
-                    p.write(offset as usize, &[0x66, 0x90]);
-                }
-            }
-            other => p.err(
-                offset,
-                format!("unsupported relocation {}", reloc_name(other)),
-            ),
         }
     }
 }
 
-fn plt_or_symbol(link: &Link, t: Target, s: i64) -> i64 {
-    if let Target::Global(id) = t {
-        if link.symtab.get(id).preemptible {
-            if let Some(&i) = link.plt_index.get(&id) {
-                return link.plt_entry_address(i) as i64;
+/// Rewrites a GOTPCRELX load or call into a direct reference; `disp` is S + A - P.
+fn relax_got_load(p: &mut Patch, action: Action, offset: u64, disp: i64, t: Target) {
+    let o = offset as usize;
+    // The scan recognized the instruction, so its bytes are there.
+    let Some(opcode) = o.checked_sub(2).and_then(|start| p.buf.get_mut(start..o)) else {
+        p.err(offset, "GOTPCRELX at the start of a section".into());
+        return;
+    };
+    match action {
+        Action::RelaxMov | Action::RelaxMovOrGot => {
+            // mov foo@GOTPCREL(%rip), %reg  ->  lea foo(%rip), %reg
+            opcode[0] = 0x8d;
+            p.write_sized(offset, R_X86_64_GOTPCRELX, disp, 4, true, t);
+        }
+        Action::RelaxCall | Action::RelaxCallOrGot => {
+            // call *foo@GOTPCREL(%rip)  ->  addr32 call foo
+            opcode.copy_from_slice(&[0x67, 0xe8]);
+            p.write_sized(offset, R_X86_64_GOTPCRELX, disp, 4, true, t);
+        }
+        _ => {
+            // jmp *foo@GOTPCREL(%rip)  ->  jmp foo; nop
+            opcode[0] = 0xe9;
+            if p.write(o + 3, &[0x90]) {
+                p.write_sized(
+                    offset - 1,
+                    R_X86_64_GOTPCRELX,
+                    disp.wrapping_add(1),
+                    4,
+                    true,
+                    t,
+                );
             }
         }
     }
-    s
+}
+
+/// A TLS descriptor sequence in an executable: `lea x@tlsdesc(%rip), %reg` becomes
+/// `mov $x@tpoff, %reg` (to local exec) or `mov x@gottpoff(%rip), %reg` (to initial exec).
+fn relax_tls_desc(p: &mut Patch, to_le: bool, offset: u64, value: i64, t: Target) {
+    let o = offset as usize;
+    let off = offset as isize;
+    if o < 3 {
+        p.err(
+            offset,
+            "R_X86_64_GOTPC32_TLSDESC at the start of a section".into(),
+        );
+        return;
+    }
+    if to_le {
+        let (b3, b1) = (p.byte(off - 3), p.byte(off - 1));
+        if (b3 & 0xfb) != 0x48 || p.byte(off - 2) != 0x8d || (b1 & 0xc7) != 0x05 {
+            p.err(
+                offset,
+                "R_X86_64_GOTPC32_TLSDESC must be used in leaq x@tlsdesc(%rip), %REG".into(),
+            );
+            return;
+        }
+        p.buf[o - 3] = 0x48 | ((b3 >> 2) & 1);
+        p.buf[o - 2] = 0xc7;
+        p.buf[o - 1] = 0xc0 | ((b1 >> 3) & 7);
+    } else {
+        p.buf[o - 2] = 0x8b;
+    }
+    p.write_sized(offset, R_X86_64_GOTPC32_TLSDESC, value, 4, true, t);
+}
+
+/// A preemptible function's PLT entry (the scan made one for every call through the PLT).
+fn plt_entry(link: &Link, t: Target, s: i64) -> i64 {
+    match t {
+        Target::Global(id) => link
+            .plt_index
+            .get(&id)
+            .map_or(s, |&i| link.plt_entry_address(i) as i64),
+        Target::Local(..) => s,
+    }
 }
 
 fn got_entry(p: &mut Patch, offset: u64, kind: GotKind, t: Target) -> i64 {

@@ -1,14 +1,17 @@
-//! Relocation scanning: decides, for every relocation in a live section, what the output
-//! needs for it — a GOT entry, a PLT entry, a copy relocation, a dynamic relocation, or
-//! nothing because it can be resolved (or relaxed) at link time — and reports undefined
-//! symbols. The decisions here and in `relocate.rs` must agree; both use the predicates at
-//! the bottom of this file.
+//! Relocation scanning: classifies every relocation in a live allocated section once (see
+//! `reloc_action`), creates what the output needs for it — a GOT entry, a PLT entry, a copy
+//! relocation, a dynamic relocation — and reports undefined symbols. The writer
+//! (`relocate.rs`) carries out the recorded actions without deciding again.
 
 use crate::context::{DynAddend, DynReloc, GotKind, Link, Place, Target};
 use crate::object_file::{FileId, LE};
-use crate::symbols::SymbolDef;
+use crate::reloc_action::{
+    classify, Action, GotInsn, Need, OutputKind, Refusal, Site, TargetFacts,
+};
+use crate::symbols::{SymbolDef, SymbolId};
 use object::elf::*;
 use object::read::elf::Rela as _;
+use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// Decides which symbols are dynamic, exported and preemptible (lld's computeIsPreemptible).
@@ -73,72 +76,174 @@ pub fn compute_preemption_in(
     }
 }
 
-/// One relocation being scanned.
-struct Site {
-    file: FileId,
+/// A relocation whose decision needs something from the output (a table entry, a dynamic
+/// relocation, an error), recorded by the parallel pass and granted in input order.
+struct Request {
     sec: u32,
     offset: u64,
     r_type: u32,
     target: Target,
     addend: i64,
-    writable: bool,
+    need: Need,
 }
 
-pub fn scan_relocations(link: &mut Link) {
-    let mut undefined: HashMap<u32, Vec<String>> = HashMap::new();
-    let warn_only = link.opts.warn_unresolved && !link.opts.fatal_warnings;
-    for file in 0..link.objects.len() as FileId {
-        for sec in 0..link.objects[file as usize].sections.len() as u32 {
-            let s = &link.objects[file as usize].sections[sec as usize];
-            if !s.is_kept() || !s.is_alloc() {
+/// What the scan found in one object file.
+#[derive(Default)]
+struct FileScan {
+    /// One action per relocation, per section (empty for sections not scanned).
+    actions: Vec<Box<[Action]>>,
+    requests: Vec<Request>,
+    /// Undefined symbols referenced, with up to three places each.
+    undefined: Vec<(SymbolId, String)>,
+    uses_got_base: bool,
+}
+
+/// The scan's result: the action of every relocation in an allocated live section, which
+/// the writer carries out.
+pub struct RelocPlan {
+    files: Vec<Vec<Box<[Action]>>>,
+}
+
+impl RelocPlan {
+    /// The actions of one section's relocations, in order (empty if it was not scanned).
+    pub fn actions(&self, file: FileId, sec: u32) -> &[Action] {
+        self.files
+            .get(file as usize)
+            .and_then(|f| f.get(sec as usize))
+            .map_or(&[], |a| a)
+    }
+}
+
+/// Decides every relocation of every live allocated section (in parallel, per file), then
+/// creates the GOT, PLT, copy and dynamic relocations they need, in input order.
+pub fn scan_relocations(link: &mut Link) -> RelocPlan {
+    let scans: Vec<FileScan> = (0..link.objects.len() as FileId)
+        .into_par_iter()
+        .map(|file| scan_file(link, file))
+        .collect();
+    let mut undefined: HashMap<SymbolId, Vec<String>> = HashMap::new();
+    let mut files = Vec::with_capacity(scans.len());
+    for (file, scan) in scans.into_iter().enumerate() {
+        link.uses_got_base |= scan.uses_got_base;
+        for r in &scan.requests {
+            grant(link, file as FileId, r);
+        }
+        for (id, at) in scan.undefined {
+            let refs = undefined.entry(id).or_default();
+            if refs.len() < 3 {
+                refs.push(at);
+            }
+        }
+        files.push(scan.actions);
+    }
+    report_undefined(link, undefined);
+    RelocPlan { files }
+}
+
+/// The facts about a target that decide its relocations.
+fn target_facts(link: &Link, t: Target) -> TargetFacts {
+    TargetFacts {
+        preemptible: link.is_preemptible(t),
+        absolute: link.is_absolute(t),
+        defined_here: match t {
+            Target::Global(id) => link.symtab.get(id).is_defined_locally(),
+            Target::Local(..) => true,
+        },
+        local_ifunc: link.is_local_ifunc(t),
+    }
+}
+
+fn scan_file(link: &Link, file: FileId) -> FileScan {
+    let obj = &link.objects[file as usize];
+    let opts = link.opts;
+    let out = OutputKind {
+        shared: opts.is_shared(),
+        pic: opts.is_pic(),
+        relax: opts.relax,
+        z_text: opts.z_text,
+        large_image: link.large_image,
+    };
+    let warn_only = opts.warn_unresolved && !opts.fatal_warnings;
+    let mut scan = FileScan {
+        actions: Vec::with_capacity(obj.sections.len()),
+        ..FileScan::default()
+    };
+    // Places already noted per undefined symbol (three are shown).
+    let mut noted: HashMap<SymbolId, u8> = HashMap::new();
+    for (sec, s) in obj.sections.iter().enumerate() {
+        let sec = sec as u32;
+        if !s.is_kept() || !s.is_alloc() || s.relocs.is_empty() {
+            scan.actions.push(Box::default());
+            continue;
+        }
+        let mut actions = vec![Action::Skip; s.relocs.len()];
+        let mut skip_next = false;
+        for (i, r) in s.relocs.iter().enumerate() {
+            if std::mem::take(&mut skip_next) {
                 continue;
             }
-            let relocs = s.relocs;
-            let writable = s.flags & u64::from(SHF_WRITE) != 0;
-            let mut i = 0;
-            while i < relocs.len() {
-                let r = &relocs[i];
-                i += 1;
-                let r_type = r.r_type(LE, false);
-                if r_type == R_X86_64_NONE {
-                    continue;
-                }
-                let target = link.target(file, r.r_sym(LE, false) as usize);
-                if let Target::Global(id) = target {
-                    let sym = link.symtab.get(id);
-                    // Only a default-visibility symbol can be left for the dynamic loader.
-                    let allowed_undefined =
-                        !link.opts.reports_undefined() && sym.visibility == STV_DEFAULT;
-                    if sym.is_undefined() && !sym.is_undef_weak() && !allowed_undefined {
-                        let refs = undefined.entry(id).or_default();
-                        if refs.len() < 3 {
-                            let at = link.objects[file as usize].location(sec, r.r_offset(LE));
-                            refs.push(format!(">>> referenced by {at}"));
-                        }
-                        // A warning only: the reference is then left for the dynamic
-                        // loader (or resolves to 0 without one), as if ignored.
-                        if !warn_only {
-                            continue;
-                        }
+            let r_type = r.r_type(LE, false);
+            if r_type == R_X86_64_NONE {
+                continue;
+            }
+            let offset = r.r_offset(LE);
+            let target = link.target(file, r.r_sym(LE, false) as usize);
+            if let Target::Global(id) = target {
+                let sym = link.symtab.get(id);
+                // Only a default-visibility symbol can be left for the dynamic loader.
+                let allowed_undefined = !opts.reports_undefined() && sym.visibility == STV_DEFAULT;
+                if sym.is_undefined() && !sym.is_undef_weak() && !allowed_undefined {
+                    let count = noted.entry(id).or_default();
+                    if *count < 3 {
+                        *count += 1;
+                        scan.undefined.push((
+                            id,
+                            format!(">>> referenced by {}", obj.location(sec, offset)),
+                        ));
+                    }
+                    // A warning only: the reference is then left for the dynamic loader
+                    // (or resolves to 0 without one), as if ignored.
+                    if !warn_only {
+                        continue;
                     }
                 }
-                let site = Site {
-                    file,
+            }
+            let facts = target_facts(link, target);
+            let site = Site {
+                r_type,
+                writable: s.flags & u64::from(SHF_WRITE) != 0,
+                insn: matches!(r_type, R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX)
+                    .then(|| GotInsn::at(s.data, offset))
+                    .flatten(),
+            };
+            let decision = classify(out, facts, site);
+            actions[i] = decision.action;
+            scan.uses_got_base |= decision.uses_got_base;
+            skip_next = decision.skips_next;
+            let mut request = |need| {
+                scan.requests.push(Request {
                     sec,
-                    offset: r.r_offset(LE),
+                    offset,
                     r_type,
                     target,
                     addend: r.r_addend(LE),
-                    writable,
-                };
-                if scan_one(link, &site) {
-                    // GD/LD relaxed at link time: the call to __tls_get_addr that follows is
-                    // rewritten with it, so its relocation must not create a PLT entry.
-                    i += 1;
-                }
+                    need,
+                })
+            };
+            if facts.local_ifunc {
+                request(Need::Iplt);
+            }
+            if decision.need != Need::Nothing {
+                request(decision.need);
             }
         }
+        scan.actions.push(actions.into_boxed_slice());
     }
+    scan
+}
+
+fn report_undefined(link: &mut Link, undefined: HashMap<SymbolId, Vec<String>>) {
+    let warn_only = link.opts.warn_unresolved && !link.opts.fatal_warnings;
     let mut ids: Vec<_> = undefined.into_iter().collect();
     ids.sort_by_key(|(id, _)| *id);
     for (id, refs) in ids {
@@ -164,212 +269,125 @@ pub fn scan_relocations(link: &mut Link) {
     }
 }
 
-/// Handles one relocation; returns true when the next relocation belongs to a TLS sequence
-/// relaxed together with this one.
-fn scan_one(link: &mut Link, site: &Site) -> bool {
-    let t = site.target;
-    let exec = !link.opts.is_shared();
-    let preemptible = link.is_preemptible(t);
-    if link.is_local_ifunc(t) {
-        add_iplt(link, t);
-    }
-    match site.r_type {
-        R_X86_64_64 => absolute_reloc(link, site, true),
-        R_X86_64_32 | R_X86_64_32S | R_X86_64_16 | R_X86_64_8 => absolute_reloc(link, site, false),
-        R_X86_64_PC32 | R_X86_64_PC64 | R_X86_64_PC16 | R_X86_64_PC8 => {
-            if preemptible {
-                needs_local_definition(link, site);
-            }
-        }
-        R_X86_64_PLT32 | R_X86_64_PLTOFF64 => {
-            link.uses_got_base |= site.r_type == R_X86_64_PLTOFF64;
-            if preemptible {
-                add_plt(link, t);
-            }
-        }
-        R_X86_64_GOTPCREL | R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX => {
-            let data = link.objects[site.file as usize].sections[site.sec as usize].data;
-            // Whether the relaxed, direct reference reaches its target is known only after
-            // layout; where it may not (an image near 2 GiB, an absolute target), the GOT
-            // entry is made anyway so the writer can fall back to it.
-            if !can_relax_gotpcrelx(link, site.r_type, t, data, site.offset)
-                || link.large_image
-                || link.is_absolute(t)
-            {
-                add_got_entry(link, t);
-            }
-        }
-        R_X86_64_GOTPCREL64 | R_X86_64_GOT32 | R_X86_64_GOT64 => add_got_entry(link, t),
-        // Relative to the GOT base (_GLOBAL_OFFSET_TABLE_): .got.plt must exist.
-        R_X86_64_GOTPC32 | R_X86_64_GOTPC64 | R_X86_64_GOTOFF64 => link.uses_got_base = true,
-        R_X86_64_TPOFF32 | R_X86_64_TPOFF64 => {
-            if !exec {
-                link.errors.push(format!(
-                    "{}: relocation {} against {} cannot be used with -shared; recompile with -fPIC",
-                    link.objects[site.file as usize].name,
-                    reloc_name(site.r_type),
-                    link.target_name(t)
-                ));
-            }
-        }
-        R_X86_64_GOTTPOFF => {
-            let relaxed_to_le = exec && !preemptible;
-            if !relaxed_to_le {
-                add_tls_ie(link, t);
-            }
-        }
-        R_X86_64_TLSGD => {
-            if exec {
-                if preemptible {
-                    add_tls_ie(link, t);
-                }
-                return true;
-            }
-            if link.add_got(GotKind::TlsGd, t) {
-                let off = link.got[&(GotKind::TlsGd, t)];
-                push_dyn(
-                    link,
-                    Place::Got(off),
-                    R_X86_64_DTPMOD64,
-                    t,
-                    DynAddend::Const(0),
-                    true,
-                );
-                if preemptible {
-                    push_dyn(
-                        link,
-                        Place::Got(off + 8),
-                        R_X86_64_DTPOFF64,
-                        t,
-                        DynAddend::Const(0),
-                        true,
-                    );
-                }
-            }
-        }
-        R_X86_64_TLSLD => {
-            if exec {
-                return true;
-            }
-            let module = Target::Local(0, 0);
-            if link.add_got(GotKind::TlsLd, module) {
-                let off = link.got[&(GotKind::TlsLd, module)];
-                push_dyn(
-                    link,
-                    Place::Got(off),
-                    R_X86_64_DTPMOD64,
-                    module,
-                    DynAddend::Const(0),
-                    false,
-                );
-            }
-        }
-        R_X86_64_GOTPC32_TLSDESC => {
-            if exec {
-                if preemptible {
-                    add_tls_ie(link, t);
-                }
-            } else if link.add_got(GotKind::TlsDesc, t) {
-                let off = link.got[&(GotKind::TlsDesc, t)];
-                let addend = if preemptible {
-                    DynAddend::Const(0)
-                } else {
-                    DynAddend::TlsOffset(t, 0)
-                };
-                push_dyn(
-                    link,
-                    Place::Got(off),
-                    R_X86_64_TLSDESC,
-                    t,
-                    addend,
-                    preemptible,
-                );
-            }
-        }
-        R_X86_64_TLSDESC_CALL
-        | R_X86_64_DTPOFF32
-        | R_X86_64_DTPOFF64
-        | R_X86_64_SIZE32
-        | R_X86_64_SIZE64 => {}
-        other => link.errors.push(format!(
-            "{}: unsupported relocation type {} ({}) in {}",
-            link.objects[site.file as usize].name,
-            reloc_name(other),
-            other,
-            link.objects[site.file as usize].sections[site.sec as usize].name
-        )),
-    }
-    false
-}
-
-/// R_X86_64_64 and the 32/16/8-bit absolute relocations.
-fn absolute_reloc(link: &mut Link, site: &Site, is_64: bool) {
-    let t = site.target;
-    let pic = link.opts.is_pic();
-    let preemptible = link.is_preemptible(t);
-    let can_write = site.writable || !link.opts.z_text;
+/// Creates what one relocation needs.
+fn grant(link: &mut Link, file: FileId, r: &Request) {
+    let t = r.target;
     let place = Place::Section {
-        file: site.file,
-        sec: site.sec,
-        offset: site.offset,
+        file,
+        sec: r.sec,
+        offset: r.offset,
     };
-    if preemptible {
-        if is_64 && can_write {
-            if !site.writable {
-                link.needs_textrel = true;
-            }
+    match r.need {
+        Need::Nothing => {}
+        Need::Iplt => add_iplt(link, t),
+        Need::Plt => add_plt(link, t),
+        Need::LocalDefinition => needs_local_definition(link, file, r),
+        Need::DynamicAbs64 { text } => {
+            link.needs_textrel |= text;
             push_dyn(
                 link,
                 place,
                 R_X86_64_64,
                 t,
-                DynAddend::Const(site.addend),
+                DynAddend::Const(r.addend),
                 true,
             );
-        } else {
-            needs_local_definition(link, site);
         }
+        Need::Relative { text } => {
+            link.needs_textrel |= text;
+            let addend = DynAddend::Address(t, r.addend);
+            push_dyn(link, place, R_X86_64_RELATIVE, t, addend, false);
+        }
+        Need::Got(GotKind::Regular) => add_got_entry(link, t),
+        Need::Got(GotKind::TlsIe) => add_tls_ie(link, t),
+        Need::Got(GotKind::TlsGd) => add_tls_gd(link, t),
+        Need::Got(GotKind::TlsLd) => add_tls_ld(link),
+        Need::Got(GotKind::TlsDesc) => add_tls_desc(link, t),
+        Need::Error(refusal) => {
+            let message = refusal_message(link, file, r, refusal);
+            link.errors.push(message);
+        }
+    }
+}
+
+fn refusal_message(link: &Link, file: FileId, r: &Request, refusal: Refusal) -> String {
+    let obj = &link.objects[file as usize];
+    let section = obj.sections[r.sec as usize].name;
+    let name = &obj.name;
+    let target = link.target_name(r.target);
+    let reloc = reloc_name(r.r_type);
+    match refusal {
+        Refusal::TpOffInShared => format!(
+            "{name}: relocation {reloc} against {target} cannot be used with -shared; recompile with -fPIC"
+        ),
+        Refusal::Abs64InReadOnly => format!(
+            "{name}: can't create dynamic relocation R_X86_64_64 against {target} in readonly section {section}; recompile with -fPIC or pass '-z notext'"
+        ),
+        Refusal::NarrowAbsInPic => format!(
+            "{name}: relocation {reloc} against {target} cannot be used when making a {}; recompile with -fPIC",
+            if link.opts.is_shared() { "shared object" } else { "PIE object" }
+        ),
+        Refusal::Unsupported => format!(
+            "{name}: unsupported relocation type {reloc} ({}) in {section}",
+            r.r_type
+        ),
+    }
+}
+
+fn add_tls_gd(link: &mut Link, t: Target) {
+    if !link.add_got(GotKind::TlsGd, t) {
         return;
     }
-    if !pic || link.is_absolute(t) {
-        return;
+    let off = link.got[&(GotKind::TlsGd, t)];
+    let zero = DynAddend::Const(0);
+    push_dyn(link, Place::Got(off), R_X86_64_DTPMOD64, t, zero, true);
+    if link.is_preemptible(t) {
+        push_dyn(link, Place::Got(off + 8), R_X86_64_DTPOFF64, t, zero, true);
     }
-    if is_64 && can_write {
-        if !site.writable {
-            link.needs_textrel = true;
-        }
+}
+
+/// The local-dynamic GOT entry: one per output, for its own TLS block.
+fn add_tls_ld(link: &mut Link) {
+    let module = Target::Local(0, 0);
+    if link.add_got(GotKind::TlsLd, module) {
+        let off = link.got[&(GotKind::TlsLd, module)];
+        let zero = DynAddend::Const(0);
         push_dyn(
             link,
-            place,
-            R_X86_64_RELATIVE,
-            t,
-            DynAddend::Address(t, site.addend),
+            Place::Got(off),
+            R_X86_64_DTPMOD64,
+            module,
+            zero,
             false,
         );
+    }
+}
+
+fn add_tls_desc(link: &mut Link, t: Target) {
+    if !link.add_got(GotKind::TlsDesc, t) {
         return;
     }
-    link.errors.push(if is_64 {
-        format!(
-            "{}: can't create dynamic relocation R_X86_64_64 against {} in readonly section {}; recompile with -fPIC or pass '-z notext'",
-            link.objects[site.file as usize].name,
-            link.target_name(t),
-            link.objects[site.file as usize].sections[site.sec as usize].name
-        )
+    let off = link.got[&(GotKind::TlsDesc, t)];
+    let preemptible = link.is_preemptible(t);
+    let addend = if preemptible {
+        DynAddend::Const(0)
     } else {
-        format!(
-            "{}: relocation {} against {} cannot be used when making a {}; recompile with -fPIC",
-            link.objects[site.file as usize].name,
-            reloc_name(site.r_type),
-            link.target_name(t),
-            if link.opts.is_shared() { "shared object" } else { "PIE object" }
-        )
-    });
+        DynAddend::TlsOffset(t, 0)
+    };
+    push_dyn(
+        link,
+        Place::Got(off),
+        R_X86_64_TLSDESC,
+        t,
+        addend,
+        preemptible,
+    );
 }
 
 /// A non-PIC reference to a symbol defined in a shared library: an executable gives the
 /// symbol a home of its own — a copy relocation for data, a canonical PLT entry for
 /// functions. A shared library cannot.
-fn needs_local_definition(link: &mut Link, site: &Site) {
+fn needs_local_definition(link: &mut Link, file: FileId, site: &Request) {
     let Target::Global(id) = site.target else {
         return;
     };
@@ -382,7 +400,7 @@ fn needs_local_definition(link: &mut Link, site: &Site) {
     if link.opts.is_shared() || !matches!(sym.def, SymbolDef::Shared { .. }) {
         link.errors.push(format!(
             "{}: relocation {} against symbol `{}' can not be used when making a shared object; recompile with -fPIC",
-            link.objects[site.file as usize].name,
+            link.objects[file as usize].name,
             reloc_name(site.r_type),
             sym.display_name()
         ));
@@ -397,8 +415,8 @@ fn needs_local_definition(link: &mut Link, site: &Site) {
                 "cannot preempt symbol: {}\n>>> defined in {}\n>>> referenced by {}:({})",
                 sym.display_name(),
                 dso.name,
-                link.objects[site.file as usize].name,
-                link.objects[site.file as usize].sections[site.sec as usize].name
+                link.objects[file as usize].name,
+                link.objects[file as usize].sections[site.sec as usize].name
             ));
             return;
         }
@@ -408,7 +426,7 @@ fn needs_local_definition(link: &mut Link, site: &Site) {
             SymbolDef::Shared { dso, .. } => link.dsos[dso as usize].name.as_str(),
             _ => "a shared library",
         };
-        let obj = &link.objects[site.file as usize];
+        let obj = &link.objects[file as usize];
         link.errors.push(format!(
             "unresolvable relocation {} against symbol '{}'; recompile with -fPIC or remove \
              '-z nocopyreloc'\n>>> defined in {defined_in}\n>>> referenced by {}",
@@ -547,37 +565,6 @@ fn push_dyn(
         sym,
         addend,
     });
-}
-
-/// Whether a GOTPCREL(X) load or call can become a direct reference: the target must be
-/// defined in the output at a fixed offset from the code, and the instruction one we know.
-pub fn can_relax_gotpcrelx(link: &Link, r_type: u32, t: Target, data: &[u8], offset: u64) -> bool {
-    if r_type == R_X86_64_GOTPCREL
-        || !link.opts.relax
-        || link.is_preemptible(t)
-        || link.is_local_ifunc(t)
-    {
-        return false;
-    }
-    if let Target::Global(id) = t {
-        let sym = link.symtab.get(id);
-        if !sym.is_defined_locally() && !link.copy_offsets.contains_key(&id) {
-            return false;
-        }
-    }
-    if link.opts.is_pic() && link.is_absolute(t) {
-        return false;
-    }
-    let off = offset as usize;
-    if off < 2 || off + 4 > data.len() {
-        return false;
-    }
-    let (op, modrm) = (data[off - 2], data[off - 1]);
-    match op {
-        0x8b => modrm & 0xc7 == 0x05,
-        0xff => modrm == 0x15 || modrm == 0x25,
-        _ => false,
-    }
 }
 
 pub fn reloc_name(r_type: u32) -> String {

@@ -12,6 +12,7 @@ use crate::options::{BuildId, OutputKind};
 use crate::output_file::{OutputBuffer, PendingOutput};
 use crate::output_section::{eh_record_len, Synthetic, TailKind};
 use crate::relocate::relocate_section;
+use crate::scan::RelocPlan;
 use crate::sym_section::{symbol_section, SymSection};
 use crate::symbols::SymbolDef;
 use crate::synthetic::{put_u32, put_u64, write_eh_frame_hdr, write_synthetic};
@@ -228,6 +229,7 @@ enum Job {
 
 pub fn write_output(
     link: &Link,
+    plan: &RelocPlan,
     dynamic: &DynamicTables,
     pending: &mut PendingOutput,
 ) -> Result<OutputBuffer> {
@@ -369,10 +371,10 @@ pub fn write_output(
     let errors: Vec<String> = slices
         .into_par_iter()
         .flat_map(|(piece, addr, job)| match job {
-            Job::Input { file, sec } => relocate_section(link, *file, *sec, piece, addr),
+            Job::Input { file, sec } => relocate_section(link, plan, *file, *sec, piece, addr),
             Job::EhFrame { file, sec } => {
                 copy_eh_frame_pieces(link, *file, *sec, piece);
-                relocate_eh_frame(link, *file, *sec, piece, addr)
+                relocate_eh_frame(link, plan, *file, *sec, piece, addr)
             }
             Job::Merged { group } => {
                 piece.copy_from_slice(&link.merge_groups[*group as usize].data);
@@ -511,10 +513,17 @@ fn copy_eh_frame_pieces(link: &Link, file: u32, sec: u32, out: &mut [u8]) {
     }
 }
 
-fn relocate_eh_frame(link: &Link, file: u32, sec: u32, out: &mut [u8], base: u64) -> Vec<String> {
+fn relocate_eh_frame(
+    link: &Link,
+    plan: &RelocPlan,
+    file: u32,
+    sec: u32,
+    out: &mut [u8],
+    base: u64,
+) -> Vec<String> {
     // `relocate_section` copies whole sections; for .eh_frame the pieces are already in
     // place, so relocate a scratch copy of the original bytes is not needed: apply directly.
-    crate::relocate::relocate_split_section(link, file, sec, out, base)
+    crate::relocate::relocate_split_section(link, plan, file, sec, out, base)
 }
 
 #[allow(clippy::too_many_arguments)]
