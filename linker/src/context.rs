@@ -8,7 +8,7 @@ use crate::shared_file::SharedFile;
 use crate::symbols::{SymbolDef, SymbolId, SymbolTable};
 use object::elf;
 use object::read::elf::Sym as _;
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// What a relocation points at: a global symbol or one object's local symbol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -125,30 +125,30 @@ pub struct Link<'o> {
     pub outputs: Vec<OutputSection>,
     pub merge_groups: Vec<MergeGroup>,
     /// Offset inside .bss of each common symbol.
-    pub common_offsets: HashMap<SymbolId, u64>,
+    pub common_offsets: FxHashMap<SymbolId, u64>,
     /// Offset inside the copy-relocation area of each copied shared symbol.
-    pub copy_offsets: HashMap<SymbolId, u64>,
+    pub copy_offsets: FxHashMap<SymbolId, u64>,
     pub copy_size: u64,
     pub copy_align: u64,
     /// Shared functions whose address the executable takes: their PLT entry is their address.
-    pub canonical_plt: std::collections::HashSet<SymbolId>,
+    pub canonical_plt: FxHashSet<SymbolId>,
     /// GOT: byte offset of each (kind, target).
-    pub got: HashMap<(GotKind, Target), u64>,
+    pub got: FxHashMap<(GotKind, Target), u64>,
     pub got_entries: Vec<(GotKind, Target, u64)>,
     pub got_size: u64,
     /// Lazy PLT entries, in .rela.plt order.
     pub plt: Vec<SymbolId>,
-    pub plt_index: HashMap<SymbolId, u32>,
+    pub plt_index: FxHashMap<SymbolId, u32>,
     /// Non-preemptible IFUNCs called through the PLT with an IRELATIVE GOT slot.
     pub iplt: Vec<Target>,
-    pub iplt_index: HashMap<Target, u32>,
+    pub iplt_index: FxHashMap<Target, u32>,
     pub rela_dyn: Vec<DynReloc>,
     pub rela_plt: Vec<DynReloc>,
     /// The output has .dynamic (any shared library, PIE or shared output).
     pub is_dynamic: bool,
     pub dynsym: Vec<SymbolId>,
-    pub linker_symbols: HashMap<SymbolId, LinkerSymbol>,
-    pub synthetic: HashMap<Synthetic, u32>,
+    pub linker_symbols: FxHashMap<SymbolId, LinkerSymbol>,
+    pub synthetic: FxHashMap<Synthetic, u32>,
     pub segments: Vec<Segment>,
     pub tls: TlsLayout,
     pub image_base: u64,
@@ -157,7 +157,7 @@ pub struct Link<'o> {
     pub eh_frame_fdes: usize,
     /// `.eh_frame` CIEs dropped for an equal one placed earlier: (file, section, offset in
     /// the section) → the output offset of the one kept.
-    pub cie_aliases: HashMap<(FileId, u32, u64), u64>,
+    pub cie_aliases: FxHashMap<(FileId, u32, u64), u64>,
     pub needs_textrel: bool,
     /// Some relocation is relative to the GOT base (GOTPC32, GOTOFF64, PLTOFF64, ...).
     pub uses_got_base: bool,
@@ -180,30 +180,30 @@ impl<'o> Link<'o> {
             symtab: SymbolTable::default(),
             outputs: Vec::new(),
             merge_groups: Vec::new(),
-            common_offsets: HashMap::new(),
-            copy_offsets: HashMap::new(),
+            common_offsets: FxHashMap::default(),
+            copy_offsets: FxHashMap::default(),
             copy_size: 0,
             copy_align: 1,
-            canonical_plt: std::collections::HashSet::new(),
-            got: HashMap::new(),
+            canonical_plt: FxHashSet::default(),
+            got: FxHashMap::default(),
             got_entries: Vec::new(),
             got_size: 0,
             plt: Vec::new(),
-            plt_index: HashMap::new(),
+            plt_index: FxHashMap::default(),
             iplt: Vec::new(),
-            iplt_index: HashMap::new(),
+            iplt_index: FxHashMap::default(),
             rela_dyn: Vec::new(),
             rela_plt: Vec::new(),
             is_dynamic: false,
             dynsym: Vec::new(),
-            linker_symbols: HashMap::new(),
-            synthetic: HashMap::new(),
+            linker_symbols: FxHashMap::default(),
+            synthetic: FxHashMap::default(),
             segments: Vec::new(),
             tls: TlsLayout::default(),
             image_base: 0,
             sym_addr: Vec::new(),
             eh_frame_fdes: 0,
-            cie_aliases: HashMap::new(),
+            cie_aliases: FxHashMap::default(),
             needs_textrel: false,
             uses_got_base: false,
             large_image: false,

@@ -8,12 +8,12 @@ use crate::context::Link;
 use crate::output_section::Synthetic;
 use crate::symbols::{base_name, SymbolDef};
 use object::elf::*;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 #[derive(Default)]
 pub struct DynamicTables {
     pub dynstr: Vec<u8>,
-    strings: HashMap<Vec<u8>, u32>,
+    strings: FxHashMap<Vec<u8>, u32>,
     /// Symbol ids in .dynsym order (index 0, the null symbol, not included).
     pub symbols: Vec<u32>,
     /// Index of the first symbol covered by .gnu.hash (the defined ones).

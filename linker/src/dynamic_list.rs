@@ -7,12 +7,12 @@
 //! (rld does not demangle).
 
 use crate::error::{LinkError, Result};
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 use std::path::Path;
 
 #[derive(Debug, Default)]
 pub struct DynamicList {
-    exact: HashSet<Vec<u8>>,
+    exact: FxHashSet<Vec<u8>>,
     globs: Vec<Vec<u8>>,
 }
 

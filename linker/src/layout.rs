@@ -17,7 +17,7 @@ use crate::output_section::{
 };
 use crate::symbols::SymbolDef;
 use object::elf::*;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 const PAGE: u64 = 0x1000;
 const EXEC_BASE: u64 = 0x20_0000;
@@ -34,7 +34,7 @@ const FLAG_MASK: u64 = !(SHF_GROUP as u64
 /// tables sorted by priority) and computes its offset there.
 pub fn assign_input_sections(link: &mut Link) {
     let strip_debug = link.opts.strip_debug || link.opts.strip_all;
-    let mut by_key: HashMap<(String, u64, bool), u32> = HashMap::new();
+    let mut by_key: FxHashMap<(String, u64, bool), u32> = FxHashMap::default();
     for f in 0..link.objects.len() {
         for i in 0..link.objects[f].sections.len() {
             let s = &link.objects[f].sections[i];

@@ -27,5 +27,6 @@ pub mod shared_file;
 pub mod sym_section;
 pub mod symbols;
 pub mod synthetic;
+pub mod timer;
 pub mod version_script;
 pub mod write;

@@ -6,48 +6,8 @@ use crate::error::{LinkError, Result};
 use crate::options::Options;
 use crate::output_file::PendingOutput;
 use crate::symbols::{SymbolDef, SymbolId};
+use crate::timer::Timer;
 use crate::{dynamic, gc, input, layout, lto_driver, plugin_lto, scan, symbols, write};
-use std::time::Instant;
-
-/// Prints how long each phase took, for `--time`.
-struct Timer {
-    enabled: bool,
-    last: Instant,
-    start: Instant,
-}
-
-impl Timer {
-    fn new(enabled: bool) -> Timer {
-        let now = Instant::now();
-        Timer {
-            enabled,
-            last: now,
-            start: now,
-        }
-    }
-
-    fn phase(&mut self, name: &str) {
-        if self.enabled {
-            let now = Instant::now();
-            eprintln!(
-                "rld: {:>8.2} ms  {name}{}",
-                (now - self.last).as_secs_f64() * 1e3,
-                rld_lto_driver::peak_rss_note()
-            );
-            self.last = now;
-        }
-    }
-
-    fn total(&self) {
-        if self.enabled {
-            eprintln!(
-                "rld: {:>8.2} ms  total{}",
-                self.start.elapsed().as_secs_f64() * 1e3,
-                rld_lto_driver::peak_rss_note()
-            );
-        }
-    }
-}
 
 pub fn link(opts: &Options) -> Result<()> {
     crate::demangle::set_enabled(opts.demangle);
@@ -190,6 +150,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         )?);
     }
     resolver.add_inputs(inputs)?;
+    timer.phase("  inputs added");
     resolver.fetch_matching(&opts.undefined_globs)?;
     if let (Some(path), Some(report)) = (&opts.why_extract, resolver.why_extract_report()) {
         write_report(path, &report)?;
@@ -315,7 +276,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     warn_missing_entry(&link);
 
     // Copy and relocate everything into the output, then move it into place.
-    let image = write::write_output(&link, &plan, &tables, &mut pending)?;
+    let image = write::write_output(&link, &plan, &tables, &mut pending, &mut timer)?;
     pending.commit(image)?;
     timer.phase("write output");
     timer.total();

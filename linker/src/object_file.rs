@@ -117,7 +117,7 @@ pub struct ObjectFile {
 /// each FDE at its (possibly merged) CIE: records that fit the section, and each FDE's CIE
 /// pointer naming the start of a CIE before it.
 fn check_eh_frame(data: &[u8]) -> std::result::Result<(), String> {
-    let mut cies = std::collections::HashSet::new();
+    let mut cies = rustc_hash::FxHashSet::default();
     let mut pos = 0usize;
     while pos + 4 <= data.len() {
         let len = u32::from_le_bytes(data[pos..pos + 4].try_into().unwrap());

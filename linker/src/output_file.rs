@@ -91,6 +91,7 @@ impl PendingOutput {
         };
         let map = match &self.dest {
             Destination::RegularFile(dest) => {
+                release_in_background(dest);
                 let (file, tmp) = create_temporary(dest, self.mode)?;
                 interrupt::remove_on_signal(&tmp);
                 self.tmp = Some(tmp);
@@ -156,6 +157,28 @@ impl Drop for PendingOutput {
             let _ = std::fs::remove_file(tmp);
             interrupt::forget();
         }
+    }
+}
+
+/// Removes the previous output while the new one is written. Deleting a large file is slow
+/// (the kernel frees its cached pages when the last reference goes), and renaming the new
+/// output over it would make the link wait for that. As lld and mold do, the old file loses
+/// its name now, at the point where the output is about to be written, and a background
+/// thread drops the last reference to it. Only a regular file with no other name is worth
+/// it; anything else is left to the rename.
+fn release_in_background(dest: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::symlink_metadata(dest) else {
+        return;
+    };
+    if !meta.is_file() || meta.nlink() != 1 || meta.len() < 1 << 20 {
+        return;
+    }
+    let Ok(old) = std::fs::File::open(dest) else {
+        return;
+    };
+    if std::fs::remove_file(dest).is_ok() {
+        std::thread::spawn(move || drop(old));
     }
 }
 

@@ -6,7 +6,7 @@ use crate::context::{Link, Target};
 use crate::object_file::{FileId, ObjectFile, Piece, SectionKind, LE};
 use object::elf;
 use object::read::elf::Rela as _;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// What produces an output section's bytes beyond its input sections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -190,8 +190,8 @@ pub struct MergeGroup {
 /// group as a tail of its output section and then calls [`finish_merge_offsets`].
 pub fn merge_sections(objects: &mut [ObjectFile]) -> Vec<MergeGroup> {
     let mut groups: Vec<MergeGroup> = Vec::new();
-    let mut group_of: HashMap<(u32, u64, u64), u32> = HashMap::new();
-    let mut dedup: Vec<HashMap<&'static [u8], u64>> = Vec::new();
+    let mut group_of: FxHashMap<(u32, u64, u64), u32> = FxHashMap::default();
+    let mut dedup: Vec<FxHashMap<&'static [u8], u64>> = Vec::new();
     for obj in objects.iter_mut() {
         for sec in obj.sections.iter_mut() {
             if sec.kind != SectionKind::Merge || !sec.live || sec.output == u32::MAX {
@@ -205,7 +205,7 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Vec<MergeGroup> {
                     output: sec.output,
                     data: Vec::new(),
                 });
-                dedup.push(HashMap::new());
+                dedup.push(FxHashMap::default());
                 (groups.len() - 1) as u32
             });
             let group = &mut groups[g as usize];
@@ -296,7 +296,7 @@ type CieKey = (Vec<u8>, Vec<(u64, u32, Target, i64)>);
 /// later copy is dropped and its FDEs point at the first.
 #[derive(Default)]
 pub struct CieTable {
-    placed: HashMap<CieKey, u64>,
+    placed: FxHashMap<CieKey, u64>,
 }
 
 impl CieTable {

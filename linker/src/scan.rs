@@ -12,7 +12,7 @@ use crate::symbols::{SymbolDef, SymbolId};
 use object::elf::*;
 use object::read::elf::Rela as _;
 use rayon::prelude::*;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// Decides which symbols are dynamic, exported and preemptible (lld's computeIsPreemptible).
 pub fn compute_preemption(link: &mut Link) {
@@ -121,7 +121,7 @@ pub fn scan_relocations(link: &mut Link) -> RelocPlan {
         .into_par_iter()
         .map(|file| scan_file(link, file))
         .collect();
-    let mut undefined: HashMap<SymbolId, Vec<String>> = HashMap::new();
+    let mut undefined: FxHashMap<SymbolId, Vec<String>> = FxHashMap::default();
     let mut files = Vec::with_capacity(scans.len());
     for (file, scan) in scans.into_iter().enumerate() {
         link.uses_got_base |= scan.uses_got_base;
@@ -169,7 +169,7 @@ fn scan_file(link: &Link, file: FileId) -> FileScan {
         ..FileScan::default()
     };
     // Places already noted per undefined symbol (three are shown).
-    let mut noted: HashMap<SymbolId, u8> = HashMap::new();
+    let mut noted: FxHashMap<SymbolId, u8> = FxHashMap::default();
     for (sec, s) in obj.sections.iter().enumerate() {
         let sec = sec as u32;
         if !s.is_kept() || !s.is_alloc() || s.relocs.is_empty() {
@@ -242,7 +242,7 @@ fn scan_file(link: &Link, file: FileId) -> FileScan {
     scan
 }
 
-fn report_undefined(link: &mut Link, undefined: HashMap<SymbolId, Vec<String>>) {
+fn report_undefined(link: &mut Link, undefined: FxHashMap<SymbolId, Vec<String>>) {
     let warn_only = link.opts.warn_unresolved && !link.opts.fatal_warnings;
     let mut ids: Vec<_> = undefined.into_iter().collect();
     ids.sort_by_key(|(id, _)| *id);

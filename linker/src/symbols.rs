@@ -12,7 +12,8 @@ use crate::object_file::{shndx, FileId, ObjectFile, SectionKind, LE};
 use crate::shared_file::{DsoId, SharedFile};
 use object::elf;
 use object::read::elf::Sym as _;
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::VecDeque;
 
 pub type SymbolId = u32;
 
@@ -194,7 +195,7 @@ fn merge_visibility(a: u8, b: u8) -> u8 {
 #[derive(Default)]
 pub struct SymbolTable {
     pub symbols: Vec<Symbol>,
-    by_name: HashMap<&'static [u8], SymbolId>,
+    by_name: FxHashMap<&'static [u8], SymbolId>,
 }
 
 impl SymbolTable {
@@ -265,10 +266,10 @@ pub struct Resolver {
     /// The linker plugins (`-plugin`), and the files they claimed.
     pub plugins: Option<crate::plugin_host::PluginHost>,
     pub plugin_files: Vec<PluginFile>,
-    comdats: HashMap<&'static [u8], FileId>,
+    comdats: FxHashMap<&'static [u8], FileId>,
     /// `name@VERSION` of every versioned shared-library definition, for references that
     /// name a version.
-    dso_versioned: HashMap<Vec<u8>, (DsoId, u32)>,
+    dso_versioned: FxHashMap<Vec<u8>, (DsoId, u32)>,
     pending: VecDeque<(u32, u32)>,
     duplicates: Vec<String>,
     allow_multiple_definition: bool,
@@ -277,11 +278,11 @@ pub struct Resolver {
     adding_lto_object: bool,
     /// `--wrap`: undefined references to a key go to its value (`foo` → `__wrap_foo`,
     /// `__real_foo` → `foo`).
-    wrapped: HashMap<Vec<u8>, &'static [u8]>,
+    wrapped: FxHashMap<Vec<u8>, &'static [u8]>,
     /// `-t`: print each file as it is loaded.
     pub trace_files: bool,
     /// `-y SYMBOL`: print each file that defines or references these.
-    pub trace_symbols: std::collections::HashSet<Vec<u8>>,
+    pub trace_symbols: FxHashSet<Vec<u8>>,
     /// The LTO object is not an input: it is not traced.
     tracing_lto_object: bool,
     /// `--why-extract`: each member loaded because of a reference, in loading order; None
@@ -332,14 +333,14 @@ impl Resolver {
             bitcode: Vec::new(),
             plugins: None,
             plugin_files: Vec::new(),
-            comdats: HashMap::new(),
-            dso_versioned: HashMap::new(),
+            comdats: FxHashMap::default(),
+            dso_versioned: FxHashMap::default(),
             pending: VecDeque::new(),
             duplicates: Vec::new(),
             allow_multiple_definition,
             cache_dir: cache_dir.map(Into::into),
             adding_lto_object: false,
-            wrapped: HashMap::new(),
+            wrapped: FxHashMap::default(),
             trace_files: false,
             trace_symbols: Default::default(),
             tracing_lto_object: false,

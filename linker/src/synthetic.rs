@@ -7,7 +7,7 @@ use crate::output_section::{Synthetic, TailKind};
 use crate::sym_section::{symbol_section, SymSection};
 use crate::symbols::SymbolDef;
 use object::elf::*;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 pub fn write_synthetic(link: &Link, dynamic: &DynamicTables, which: Synthetic, buf: &mut [u8]) {
     match which {
@@ -108,7 +108,7 @@ pub fn put_u64(buf: &mut [u8], off: usize, v: u64) {
     buf[off..off + 8].copy_from_slice(&v.to_le_bytes());
 }
 
-fn dynsym_indices(dynamic: &DynamicTables) -> HashMap<u32, u32> {
+fn dynsym_indices(dynamic: &DynamicTables) -> FxHashMap<u32, u32> {
     dynamic
         .symbols
         .iter()
@@ -134,7 +134,7 @@ fn place_address(link: &Link, place: Place) -> u64 {
     }
 }
 
-fn write_rela(link: &Link, index: &HashMap<u32, u32>, r: &DynReloc, out: &mut [u8]) {
+fn write_rela(link: &Link, index: &FxHashMap<u32, u32>, r: &DynReloc, out: &mut [u8]) {
     let offset = place_address(link, r.place);
     let sym = r.sym.and_then(|id| index.get(&id).copied()).unwrap_or(0);
     let addend = match r.addend {
@@ -277,7 +277,7 @@ fn write_dynsym(link: &Link, dynamic: &DynamicTables, buf: &mut [u8]) {
 /// sorted by function start, for the unwinder's binary search.
 pub fn write_eh_frame_hdr(hdr: &mut [u8], hdr_addr: u64, eh_frame: &[u8], eh_addr: u64) {
     let mut table: Vec<(i64, i64)> = Vec::new();
-    let mut cie_encodings: HashMap<usize, u8> = HashMap::new();
+    let mut cie_encodings: FxHashMap<usize, u8> = FxHashMap::default();
     let mut pos = 0usize;
     while pos + 8 <= eh_frame.len() {
         let len = u32::from_le_bytes(eh_frame[pos..pos + 4].try_into().unwrap()) as usize;

@@ -12,7 +12,7 @@
 
 use crate::dynamic_list::glob_match;
 use crate::error::{LinkError, Result};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::path::Path;
 
 /// One version node (`VERS_1.0 { ... } PARENT;`).
@@ -63,9 +63,9 @@ impl Glob {
 #[derive(Debug, Default)]
 pub struct VersionScript {
     pub nodes: Vec<VersionNode>,
-    exact: HashMap<Vec<u8>, Assignment>,
+    exact: FxHashMap<Vec<u8>, Assignment>,
     /// Exact `extern "C++"` names, demangled.
-    cxx_exact: HashMap<Vec<u8>, Assignment>,
+    cxx_exact: FxHashMap<Vec<u8>, Assignment>,
     /// Globs in script order; [`VersionScript::assign`] tries them in precedence order.
     globs: Vec<Glob>,
     /// Exact `global:` names outside `extern "C++"` blocks, in script order, with their

@@ -16,6 +16,7 @@ use crate::scan::RelocPlan;
 use crate::sym_section::{symbol_section, SymSection};
 use crate::symbols::SymbolDef;
 use crate::synthetic::{put_u32, put_u64, write_eh_frame_hdr, write_synthetic};
+use crate::timer::Timer;
 use object::elf::*;
 use object::read::elf::Sym as _;
 use rayon::prelude::*;
@@ -232,12 +233,14 @@ pub fn write_output(
     plan: &RelocPlan,
     dynamic: &DynamicTables,
     pending: &mut PendingOutput,
+    timer: &mut Timer,
 ) -> Result<OutputBuffer> {
     let symtab = if link.opts.strip_all {
         None
     } else {
         Some(build_symtab(link))
     };
+    timer.phase("  .symtab");
 
     // Non-allocated sections after the image: .symtab, .symtab_shndx (only when some
     // section index does not fit st_shndx), .strtab and .shstrtab; then the section headers.
@@ -393,6 +396,7 @@ pub fn write_output(
     if !errors.is_empty() {
         return Err(LinkError::Many(errors));
     }
+    timer.phase("  sections and relocations");
 
     // .eh_frame_hdr needs the relocated .eh_frame.
     if let (Some(hdr), Some(eh)) = (
@@ -474,11 +478,13 @@ pub fn write_output(
         sh += 64;
     }
 
+    timer.phase("  .eh_frame_hdr and headers");
     if let Some(id_sec) = link.synthetic_section(Synthetic::BuildId) {
         let start = id_sec.offset as usize + 16;
         let len = id_sec.size as usize - 16;
         let id = compute_build_id(&link.opts.build_id, buf, len);
         buf[start..start + len].copy_from_slice(&id[..len]);
+        timer.phase("  build ID");
     }
     Ok(map)
 }

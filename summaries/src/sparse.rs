@@ -22,7 +22,7 @@
 //! seeded and solved again after a fixpoint; only the rules depending on the new seeds run.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::Hash;
 
 /// The value space of a sparse problem: a join-semilattice of finite height with a bottom
 /// (Undefined: nothing has flowed here yet) and a top (Overdefined: anything).
@@ -351,53 +351,9 @@ impl<L: Lattice> Context<'_, L> {
     }
 }
 
-/// The Fx hash (rustc's, from Firefox): keys here are small integers and enums of them, for
-/// which SipHash's flood resistance buys nothing and costs most of a lookup.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FxHasher {
-    hash: u64,
-}
-
-pub(crate) type FxBuildHasher = BuildHasherDefault<FxHasher>;
-
-impl FxHasher {
-    fn add(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        // The last multiply leaves the low bits depending on the low bits of the input only,
-        // and hashbrown picks buckets with the low bits: rotate the well-mixed high bits
-        // down (as rustc-hash 2 does).
-        self.hash.rotate_left(26)
-    }
-}
+/// The Fx hash (rustc's): keys here are small integers and enums of them, for which
+/// SipHash's flood resistance buys nothing and costs most of a lookup.
+pub(crate) use rustc_hash::FxBuildHasher;
 
 #[cfg(test)]
 mod tests {

@@ -276,3 +276,34 @@ fn an_interrupted_link_leaves_no_temporary_file() {
     );
     assert!(!t.path("out").exists());
 }
+
+#[test]
+fn a_large_previous_output_is_replaced_and_its_other_names_keep_it() {
+    // rld releases a previous output of a megabyte or more in the background while it
+    // writes the new one; the result must be what GNU ld and lld leave: the new program at
+    // the output's name, nothing else in the directory, and a hard link to the old file
+    // still holding the old bytes.
+    let t = Test::new();
+    let (obj, expected) = hello(&t);
+    let old = vec![0x5au8; 3 << 20];
+    std::fs::write(t.path("alone.out"), &old).unwrap();
+    std::fs::write(t.path("linked.out"), &old).unwrap();
+    std::fs::hard_link(t.path("linked.out"), t.path("other-name")).unwrap();
+    for name in ["alone.out", "linked.out"] {
+        let out = t.link(Driver::ClangRld, &[&obj], &[], name);
+        assert_eq!(std::fs::read(&out).unwrap(), expected, "{name}");
+        assert_output_is(&out, &run(&out, &[], &[]), "hello\n", name);
+    }
+    assert_eq!(std::fs::read(t.path("other-name")).unwrap(), old);
+    let mut names: Vec<String> = std::fs::read_dir(t.path(""))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.') || n.ends_with(".out") || n == "other-name")
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["alone.out", "linked.out", "other-name", "regular.out"],
+        "stray files"
+    );
+}

@@ -61,7 +61,7 @@ impl Archive {
         let archive_file: std::sync::Arc<Path> = path.into();
         let mut members = Vec::new();
         // Header offset of each member, to map the symbol index onto `members`.
-        let mut by_offset = std::collections::HashMap::new();
+        let mut by_offset = rustc_hash::FxHashMap::default();
         for member in file.members() {
             let member = member.map_err(|e| bad(format!("corrupt archive member: {e}")))?;
             let member_name = String::from_utf8_lossy(member.name()).into_owned();
