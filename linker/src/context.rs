@@ -390,9 +390,11 @@ impl<'o> Link<'o> {
     }
 
     fn local_address(&self, file: FileId, index: usize) -> Option<u64> {
-        let t = Target::Local(file, index as u32);
-        if let Some(&i) = self.iplt_index.get(&t) {
-            return Some(self.plt_entry_address_iplt(i));
+        // Most links have no IFUNC: no lookup per relocation then.
+        if !self.iplt.is_empty() {
+            if let Some(&i) = self.iplt_index.get(&Target::Local(file, index as u32)) {
+                return Some(self.plt_entry_address_iplt(i));
+            }
         }
         self.local_definition_address(file, index)
     }

@@ -280,7 +280,21 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     pending.commit(image)?;
     timer.phase("write output");
     timer.total();
+    if LEAK_AT_END.load(std::sync::atomic::Ordering::Relaxed) {
+        std::mem::forget((link, plan, tables));
+    }
     Ok(())
+}
+
+/// Whether the process ends with the link (see [`process_ends_with_link`]).
+static LEAK_AT_END: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Tells [`link`] that the process ends when it returns: the link's objects, symbols and
+/// tables are then left to the exit rather than freed one by one, which would only delay
+/// it (lld skips its destructors the same way). Only the `rld` command says so; a program
+/// that links in process, again and again, must not.
+pub fn process_ends_with_link() {
+    LEAK_AT_END.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Symbols that keep their sections alive under --gc-sections.

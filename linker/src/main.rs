@@ -88,6 +88,7 @@ fn main() -> ExitCode {
     }
     // rld's own process reads untrusted bitcode in children (a plugin never forks its host).
     rld_lto::read_bitcode_in_children(true);
+    rld::link::process_ends_with_link();
     match rld::link::link(&opts) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

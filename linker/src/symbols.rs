@@ -209,6 +209,13 @@ impl SymbolTable {
         id
     }
 
+    /// Makes room for `additional` more names, so that a large link does not grow the
+    /// table again and again.
+    pub fn reserve(&mut self, additional: usize) {
+        self.by_name.reserve(additional);
+        self.symbols.reserve(additional);
+    }
+
     pub fn lookup(&self, name: &[u8]) -> Option<SymbolId> {
         self.by_name.get(name).copied()
     }
@@ -379,6 +386,15 @@ impl Resolver {
                 _ => None,
             })
             .collect();
+        // Archive indexes name most of the symbols a link will see.
+        let indexed: usize = inputs
+            .iter()
+            .map(|f| match f {
+                InputFile::Archive(a) => a.symbols.len(),
+                _ => 0,
+            })
+            .sum();
+        self.symtab.reserve(indexed);
         let mut summaries = rld_lto::summarize_all(&bitcode, self.cache_dir.as_deref(), &warn)
             .map_err(|e| LinkError::Link(e.to_string()))?
             .into_iter();

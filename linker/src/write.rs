@@ -642,9 +642,20 @@ pub fn entry_address(link: &Link) -> u64 {
     }
 }
 
+/// `--build-id=fast`: a tree hash, so that it is computed in parallel: the xxh3 of every
+/// 1 MiB chunk, then the xxh3 of those hashes (lld's scheme; its digest is its own).
+fn fast_build_id(data: &[u8]) -> u64 {
+    const CHUNK: usize = 1 << 20;
+    let hashes: Vec<u8> = data
+        .par_chunks(CHUNK)
+        .flat_map_iter(|c| xxhash_rust::xxh3::xxh3_64(c).to_le_bytes())
+        .collect();
+    xxhash_rust::xxh3::xxh3_64(&hashes)
+}
+
 fn compute_build_id(style: &BuildId, data: &[u8], len: usize) -> Vec<u8> {
     match style {
-        BuildId::Fast => xxhash_rust::xxh3::xxh3_64(data).to_le_bytes().to_vec(),
+        BuildId::Fast => fast_build_id(data).to_le_bytes().to_vec(),
         BuildId::Md5 => {
             use md5::Digest;
             md5::Md5::digest(data).to_vec()
@@ -667,7 +678,29 @@ fn compute_build_id(style: &BuildId, data: &[u8], len: usize) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::source_name;
+    use super::{fast_build_id, source_name};
+
+    #[test]
+    fn the_fast_build_id_covers_every_byte_whatever_the_threads() {
+        let mut data: Vec<u8> = (0..(3 << 20) + 17).map(|i| (i * 7 % 251) as u8).collect();
+        let on = |threads: usize, data: &[u8]| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| fast_build_id(data))
+        };
+        let id = on(1, &data);
+        assert_eq!(on(4, &data), id);
+        for at in [0, 1 << 20, data.len() - 1] {
+            data[at] ^= 1;
+            assert_ne!(on(2, &data), id, "byte {at} not covered");
+            data[at] ^= 1;
+        }
+        // Chunks are hashed where they are: moving bytes between them changes the ID.
+        data.swap(0, 1 << 20);
+        assert_ne!(on(2, &data), id);
+    }
 
     #[test]
     fn shared_statics_get_their_source_names_back() {
