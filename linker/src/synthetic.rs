@@ -3,10 +3,13 @@
 
 use crate::context::{DynAddend, DynReloc, GotKind, Link, Place, Target};
 use crate::dynamic::{dynamic_entries, DynamicTables};
+use crate::object_file::{FileId, LE};
 use crate::output_section::{Synthetic, TailKind};
 use crate::sym_section::{symbol_section, SymSection};
 use crate::symbols::SymbolDef;
 use object::elf::*;
+use object::read::elf::Rela as _;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 pub fn write_synthetic(link: &Link, dynamic: &DynamicTables, which: Synthetic, buf: &mut [u8]) {
@@ -95,8 +98,10 @@ pub fn write_synthetic(link: &Link, dynamic: &DynamicTables, which: Synthetic, b
                 put_u64(buf, 16 * i + 8, val);
             }
         }
-        // Written after .eh_frame, from its final bytes.
-        Synthetic::EhFrameHdr => {}
+        Synthetic::EhFrameHdr => {
+            let addr = link.synthetic_addr(Synthetic::EhFrameHdr);
+            write_eh_frame_hdr(link, buf, addr);
+        }
     }
 }
 
@@ -273,114 +278,58 @@ fn write_dynsym(link: &Link, dynamic: &DynamicTables, buf: &mut [u8]) {
     }
 }
 
-/// Builds .eh_frame_hdr from the final .eh_frame bytes: a table of (function start, FDE)
-/// sorted by function start, for the unwinder's binary search.
-pub fn write_eh_frame_hdr(hdr: &mut [u8], hdr_addr: u64, eh_frame: &[u8], eh_addr: u64) {
-    let mut table: Vec<(i64, i64)> = Vec::new();
-    let mut cie_encodings: FxHashMap<usize, u8> = FxHashMap::default();
-    let mut pos = 0usize;
-    while pos + 8 <= eh_frame.len() {
-        let len = u32::from_le_bytes(eh_frame[pos..pos + 4].try_into().unwrap()) as usize;
-        if len == 0 {
-            // A terminator (crtend.o's); keep looking in case more records follow.
-            pos += 4;
-            continue;
-        }
-        if len == 0xffff_ffff || pos + 4 + len > eh_frame.len() {
-            break;
-        }
-        let id = u32::from_le_bytes(eh_frame[pos + 4..pos + 8].try_into().unwrap()) as usize;
-        if id == 0 {
-            cie_encodings.insert(pos, fde_pointer_encoding(&eh_frame[pos..pos + 4 + len]));
-        } else if let Some(cie) = (pos + 4).checked_sub(id) {
-            let enc = cie_encodings.get(&cie).copied().unwrap_or(0x1b);
-            let field = pos + 8;
-            let field_addr = eh_addr as i64 + field as i64;
-            if let Some(pc) = read_encoded(&eh_frame[field..], enc, field_addr) {
-                table.push((
-                    pc - hdr_addr as i64,
-                    eh_addr as i64 + pos as i64 - hdr_addr as i64,
-                ));
-            }
-        }
-        pos += 4 + len;
-    }
-    table.sort_by_key(|e| e.0);
+/// Builds `.eh_frame_hdr`: a table of (function start, FDE) sorted by function start, for
+/// the unwinder's binary search. It comes from the `.eh_frame` records layout placed, not
+/// from the written section: a kept FDE's function start is where its pc_begin relocation
+/// points (S + A, whatever the encoding), and its address is its piece's place.
+fn write_eh_frame_hdr(link: &Link, hdr: &mut [u8], hdr_addr: u64) {
+    let eh = link.outputs.iter().find(|o| o.name == ".eh_frame");
+    let mut table: Vec<(u64, u64)> = eh.map_or_else(Vec::new, |eh| {
+        eh.inputs
+            .par_iter()
+            .flat_map_iter(|&(file, sec)| fde_starts(link, file, sec, eh.addr))
+            .collect()
+    });
+    // By address, then by FDE: the same table whatever the order threads finished in.
+    table.par_sort_unstable();
+    let eh_addr = eh.map_or(0, |eh| eh.addr);
     hdr[0] = 1;
     hdr[1] = 0x1b; // eh_frame_ptr: pcrel | sdata4
     hdr[2] = 0x03; // fde_count: udata4
     hdr[3] = 0x3b; // table: datarel | sdata4
-    put_u32(hdr, 4, (eh_addr as i64 - (hdr_addr as i64 + 4)) as u32);
+    put_u32(hdr, 4, eh_addr.wrapping_sub(hdr_addr + 4) as u32);
     // The size was reserved for every FDE kept; the table is never longer than that.
     let capacity = (hdr.len() - 12) / 8;
     let n = table.len().min(capacity);
     put_u32(hdr, 8, n as u32);
     for (i, (pc, fde)) in table.iter().take(n).enumerate() {
-        put_u32(hdr, 12 + 8 * i, *pc as u32);
-        put_u32(hdr, 16 + 8 * i, *fde as u32);
+        put_u32(hdr, 12 + 8 * i, pc.wrapping_sub(hdr_addr) as u32);
+        put_u32(hdr, 16 + 8 * i, fde.wrapping_sub(hdr_addr) as u32);
     }
 }
 
-/// The FDE pointer encoding from a CIE's augmentation ('R'); DWARF's default is absptr.
-fn fde_pointer_encoding(cie: &[u8]) -> u8 {
-    let aug_start = 9;
-    if cie.len() <= aug_start {
-        return 0;
-    }
-    let Some(aug_len) = cie[aug_start..].iter().position(|&b| b == 0) else {
-        return 0;
-    };
-    let aug = &cie[aug_start..aug_start + aug_len];
-    let mut p = aug_start + aug_len + 1;
-    let skip_uleb = |p: &mut usize| {
-        while *p < cie.len() && cie[*p] & 0x80 != 0 {
-            *p += 1;
+/// (function start, FDE address) of each FDE one `.eh_frame` input keeps.
+fn fde_starts(link: &Link, file: FileId, sec: u32, eh_addr: u64) -> Vec<(u64, u64)> {
+    let s = &link.objects[file as usize].sections[sec as usize];
+    let mut starts = Vec::new();
+    for p in s.pieces.iter().filter(|p| p.output_offset != u64::MAX) {
+        let at = p.input_offset as usize;
+        let is_fde = s
+            .data
+            .get(at..at + 8)
+            .is_some_and(|h| h[..4] != [0; 4] && h[4..] != [0; 4]);
+        if !is_fde {
+            continue;
         }
-        *p += 1;
-    };
-    skip_uleb(&mut p); // code alignment
-    skip_uleb(&mut p); // data alignment (sleb has the same shape)
-    skip_uleb(&mut p); // return address register (uleb in version 3)
-    if aug.first() != Some(&b'z') {
-        return 0;
+        let pc_begin = p.input_offset + 8;
+        let i = s.relocs.partition_point(|r| r.r_offset(LE) < pc_begin);
+        // Layout keeps an FDE only if this relocation is there.
+        let Some(r) = s.relocs.get(i).filter(|r| r.r_offset(LE) == pc_begin) else {
+            continue;
+        };
+        let target = link.target(file, r.r_sym(LE, false) as usize);
+        let pc = link.address_with_addend(target, r.r_addend(LE)) as u64;
+        starts.push((pc, eh_addr + p.output_offset));
     }
-    skip_uleb(&mut p); // augmentation data length
-    for &c in &aug[1..] {
-        match c {
-            b'R' => return cie.get(p).copied().unwrap_or(0),
-            b'P' => {
-                let enc = cie.get(p).copied().unwrap_or(0);
-                p += 1 + encoded_size(enc);
-            }
-            b'L' => p += 1,
-            _ => {}
-        }
-    }
-    0
-}
-
-fn encoded_size(enc: u8) -> usize {
-    match enc & 0x0f {
-        0x00 => 8,
-        0x02 | 0x0a => 2,
-        0x03 | 0x0b => 4,
-        0x04 | 0x0c => 8,
-        _ => 4,
-    }
-}
-
-fn read_encoded(data: &[u8], enc: u8, field_addr: i64) -> Option<i64> {
-    let raw: i64 = match enc & 0x0f {
-        0x00 | 0x04 | 0x0c => i64::from_le_bytes(data.get(..8)?.try_into().ok()?),
-        0x03 => i64::from(u32::from_le_bytes(data.get(..4)?.try_into().ok()?)),
-        0x0b => i64::from(i32::from_le_bytes(data.get(..4)?.try_into().ok()?)),
-        0x02 => i64::from(u16::from_le_bytes(data.get(..2)?.try_into().ok()?)),
-        0x0a => i64::from(i16::from_le_bytes(data.get(..2)?.try_into().ok()?)),
-        _ => return None,
-    };
-    match enc & 0x70 {
-        0x00 => Some(raw),
-        0x10 => Some(field_addr + raw),
-        _ => None,
-    }
+    starts
 }

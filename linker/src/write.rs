@@ -15,14 +15,15 @@ use crate::relocate::relocate_section;
 use crate::scan::RelocPlan;
 use crate::sym_section::{symbol_section, SymSection};
 use crate::symbols::SymbolDef;
-use crate::synthetic::{put_u32, put_u64, write_eh_frame_hdr, write_synthetic};
+use crate::synthetic::{put_u32, put_u64, write_synthetic};
 use crate::timer::Timer;
 use object::elf::*;
 use object::read::elf::Sym as _;
 use rayon::prelude::*;
 
 /// The static symbol table, its string table and, when some section index does not fit
-/// `st_shndx`, its `.symtab_shndx`.
+/// `st_shndx`, its `.symtab_shndx`; or a part of them, built on its own and appended.
+#[derive(Default)]
 struct Symtab {
     symtab: Vec<u8>,
     strtab: Vec<u8>,
@@ -63,6 +64,46 @@ impl Symtab {
         self.shndx.push(extended);
     }
 
+    /// The whole table from parts built on their own, in order after the null symbol; the
+    /// first `first_global` parts hold the local symbols. Each part is copied into place in
+    /// parallel, its names moved to where its strings land.
+    fn join(parts: Vec<Symtab>, first_global: usize) -> Symtab {
+        let mut table = Symtab {
+            symtab: vec![0u8; 24 + parts.iter().map(|p| p.symtab.len()).sum::<usize>()],
+            strtab: vec![0u8; 1 + parts.iter().map(|p| p.strtab.len()).sum::<usize>()],
+            shndx: vec![0],
+            first_global: 1 + parts[..first_global]
+                .iter()
+                .map(|p| (p.symtab.len() / 24) as u32)
+                .sum::<u32>(),
+        };
+        for p in &parts {
+            table.shndx.extend_from_slice(&p.shndx);
+        }
+        let mut places = Vec::with_capacity(parts.len());
+        let (mut syms, mut strs) = (&mut table.symtab[24..], &mut table.strtab[1..]);
+        let mut base = 1u32;
+        for p in &parts {
+            let (sym_place, rest) = std::mem::take(&mut syms).split_at_mut(p.symtab.len());
+            let (str_place, rest_str) = std::mem::take(&mut strs).split_at_mut(p.strtab.len());
+            places.push((sym_place, str_place, base));
+            syms = rest;
+            strs = rest_str;
+            base += p.strtab.len() as u32;
+        }
+        places.into_par_iter().zip(parts.par_iter()).for_each(
+            |((sym_place, str_place, base), part)| {
+                str_place.copy_from_slice(&part.strtab);
+                sym_place.copy_from_slice(&part.symtab);
+                for entry in sym_place.chunks_exact_mut(24) {
+                    let name = u32::from_le_bytes(entry[..4].try_into().unwrap());
+                    entry[..4].copy_from_slice(&(name + base).to_le_bytes());
+                }
+            },
+        );
+        table
+    }
+
     /// Whether `.symtab_shndx` is needed.
     fn has_extended_indices(&self) -> bool {
         self.shndx.iter().any(|&i| i != 0)
@@ -82,141 +123,169 @@ fn source_name(name: &[u8]) -> Option<&[u8]> {
 }
 
 fn build_symtab(link: &Link) -> Symtab {
-    let mut table = Symtab {
-        symtab: vec![0u8; 24],
-        strtab: vec![0u8],
-        shndx: vec![0],
-        first_global: 0,
-    };
     let tls_start = link.tls.start;
     // Locals of every object (none with `-x`; no `.L` temporaries with `-X`), then hidden
-    // globals (which are local to the output).
-    for (file, obj) in link.objects.iter().enumerate() {
-        if link.opts.discard_all {
-            break;
-        }
-        for i in 1..obj.first_global {
-            let sym = &obj.symbols[i];
-            let ty = sym.st_type();
-            let name = obj.symbol_name(i);
-            if ty == STT_SECTION || name.is_empty() {
-                continue;
-            }
-            let index = obj.symbol_section(i);
-            // `.L` labels are the assembler's temporaries; it keeps one only when a
-            // relocation into a mergeable section needs it (`.LCPI0_0`, `.L.str`). lld's rule:
-            // dropped with `-X`, and in mergeable sections unless `--discard-none`.
-            if name.starts_with(b".L") && !link.opts.discard_none {
-                let in_merge = obj
-                    .sections
-                    .get(index as usize)
-                    .is_some_and(|s| s.flags & u64::from(SHF_MERGE) != 0);
-                if link.opts.discard_locals || in_merge {
-                    continue;
+    // globals (which are local to the output), then the others: each part built in
+    // parallel, then joined in that order.
+    let locals: Vec<Symtab> = if link.opts.discard_all {
+        Vec::new()
+    } else {
+        link.objects
+            .par_iter()
+            .enumerate()
+            .map(|(file, obj)| {
+                let mut part = Symtab::default();
+                local_symbols(link, file, obj, |out| part.push(out, tls_start));
+                part
+            })
+            .collect()
+    };
+    const CHUNK: usize = 4096;
+    let globals: Vec<(Symtab, Symtab)> = link
+        .symtab
+        .symbols
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(chunk, symbols)| {
+            let (mut hidden, mut visible) = (Symtab::default(), Symtab::default());
+            for i in 0..symbols.len() {
+                if let Some((is_hidden, out)) = global_symbol(link, (chunk * CHUNK + i) as u32) {
+                    let part = if is_hidden { &mut hidden } else { &mut visible };
+                    part.push(out, tls_start);
                 }
             }
-            let (section, value) = if ty == STT_FILE || index == shndx::ABS {
-                (SymSection::Absolute, sym.st_value(LE))
-            } else if !shndx::is_section(index) {
-                continue;
-            } else {
-                let s = &obj.sections[index as usize];
-                if !s.is_kept() || s.output == NO_OUTPUT {
-                    continue;
-                }
-                match link.section_address(file as u32, index, sym.st_value(LE)) {
-                    Some(a) => (SymSection::Output(link.outputs[s.output as usize].index), a),
-                    None => continue,
-                }
-            };
-            let out = OutSym {
-                name,
-                info: sym.st_info(),
-                other: sym.st_other(),
-                section,
-                value,
-                size: sym.st_size(LE),
-            };
-            table.push(out, tls_start);
-        }
+            (hidden, visible)
+        })
+        .collect();
+    let mut parts = locals;
+    let mut visible = Vec::with_capacity(globals.len());
+    for (hidden, v) in globals {
+        parts.push(hidden);
+        visible.push(v);
     }
-    let mut globals = Vec::new();
-    for (id, sym) in link.symtab.symbols.iter().enumerate() {
-        let id32 = id as u32;
-        let section = match sym.def {
-            // Symbols of sections that garbage collection dropped are gone too.
-            SymbolDef::Defined { file, section, .. }
-                if shndx::is_section(section)
-                    && !link.objects[file as usize].sections[section as usize].is_kept() =>
-            {
-                continue
+    let first_global = parts.len();
+    parts.extend(visible);
+    Symtab::join(parts, first_global)
+}
+
+/// The local symbols object `file` contributes to `.symtab`.
+fn local_symbols<'a>(
+    link: &'a Link,
+    file: usize,
+    obj: &'a crate::object_file::ObjectFile,
+    mut emit: impl FnMut(OutSym<'a>),
+) {
+    for i in 1..obj.first_global {
+        let sym = &obj.symbols[i];
+        let ty = sym.st_type();
+        let name = obj.symbol_name(i);
+        if ty == STT_SECTION || name.is_empty() {
+            continue;
+        }
+        let index = obj.symbol_section(i);
+        // `.L` labels are the assembler's temporaries; it keeps one only when a
+        // relocation into a mergeable section needs it (`.LCPI0_0`, `.L.str`). lld's rule:
+        // dropped with `-X`, and in mergeable sections unless `--discard-none`.
+        if name.starts_with(b".L") && !link.opts.discard_none {
+            let in_merge = obj
+                .sections
+                .get(index as usize)
+                .is_some_and(|s| s.flags & u64::from(SHF_MERGE) != 0);
+            if link.opts.discard_locals || in_merge {
+                continue;
             }
-            SymbolDef::Defined { .. } | SymbolDef::Common { .. } | SymbolDef::Synthetic => {
-                symbol_section(link, id32)
-            }
-            SymbolDef::Shared { .. } if link.copy_offsets.contains_key(&id32) => {
-                symbol_section(link, id32)
-            }
-            SymbolDef::Shared { .. } | SymbolDef::Undefined if sym.ref_file.is_some() => {
-                SymSection::Undefined
-            }
-            _ => continue,
-        };
-        let value = match section {
-            SymSection::Undefined => 0,
-            _ => link.sym_addr[id],
-        };
-        let undefined = section == SymSection::Undefined;
-        let hidden =
-            matches!(sym.visibility, STV_HIDDEN | STV_INTERNAL) && sym.is_defined_locally();
-        let bind = if hidden {
-            STB_LOCAL
-        } else if sym.weak && sym.is_defined_locally() || sym.is_undef_weak() && undefined {
-            STB_WEAK
+        }
+        let (section, value) = if ty == STT_FILE || index == shndx::ABS {
+            (SymSection::Absolute, sym.st_value(LE))
+        } else if !shndx::is_section(index) {
+            continue;
         } else {
-            STB_GLOBAL
-        };
-        let ty = if link
-            .iplt_index
-            .contains_key(&crate::context::Target::Global(id32))
-            && !undefined
-        {
-            STT_GNU_IFUNC
-        } else if undefined && sym.sym_type == STT_GNU_IFUNC {
-            // A shared library's IFUNC is a plain function to its callers (GNU ld and lld
-            // write it so).
-            STT_FUNC
-        } else {
-            sym.sym_type
-        };
-        let name = if hidden {
-            match source_name(sym.name) {
-                Some(name) => name,
+            let s = &obj.sections[index as usize];
+            if !s.is_kept() || s.output == NO_OUTPUT {
+                continue;
+            }
+            match link.section_address(file as u32, index, sym.st_value(LE)) {
+                Some(a) => (SymSection::Output(link.outputs[s.output as usize].index), a),
                 None => continue,
             }
-        } else {
-            sym.name
         };
         let out = OutSym {
             name,
-            info: (bind << 4) | ty,
-            other: sym.visibility,
+            info: sym.st_info(),
+            other: sym.st_other(),
             section,
             value,
-            // What another module defines has no size here (as GNU ld and lld write it).
-            size: if undefined { 0 } else { sym.size },
+            size: sym.st_size(LE),
         };
-        if hidden {
-            table.push(out, tls_start);
-        } else {
-            globals.push(out);
+        emit(out);
+    }
+}
+
+/// Global symbol `id` as `.symtab` shows it, and whether it is hidden (local to the
+/// output); None if it is not shown.
+fn global_symbol<'a>(link: &'a Link, id32: u32) -> Option<(bool, OutSym<'a>)> {
+    let id = id32 as usize;
+    let sym = &link.symtab.symbols[id];
+    let section = match sym.def {
+        // Symbols of sections that garbage collection dropped are gone too.
+        SymbolDef::Defined { file, section, .. }
+            if shndx::is_section(section)
+                && !link.objects[file as usize].sections[section as usize].is_kept() =>
+        {
+            return None
         }
-    }
-    table.first_global = (table.symtab.len() / 24) as u32;
-    for out in globals {
-        table.push(out, tls_start);
-    }
-    table
+        SymbolDef::Defined { .. } | SymbolDef::Common { .. } | SymbolDef::Synthetic => {
+            symbol_section(link, id32)
+        }
+        SymbolDef::Shared { .. } if link.copy_offsets.contains_key(&id32) => {
+            symbol_section(link, id32)
+        }
+        SymbolDef::Shared { .. } | SymbolDef::Undefined if sym.ref_file.is_some() => {
+            SymSection::Undefined
+        }
+        _ => return None,
+    };
+    let value = match section {
+        SymSection::Undefined => 0,
+        _ => link.sym_addr[id],
+    };
+    let undefined = section == SymSection::Undefined;
+    let hidden = matches!(sym.visibility, STV_HIDDEN | STV_INTERNAL) && sym.is_defined_locally();
+    let bind = if hidden {
+        STB_LOCAL
+    } else if sym.weak && sym.is_defined_locally() || sym.is_undef_weak() && undefined {
+        STB_WEAK
+    } else {
+        STB_GLOBAL
+    };
+    let ty = if link
+        .iplt_index
+        .contains_key(&crate::context::Target::Global(id32))
+        && !undefined
+    {
+        STT_GNU_IFUNC
+    } else if undefined && sym.sym_type == STT_GNU_IFUNC {
+        // A shared library's IFUNC is a plain function to its callers (GNU ld and lld
+        // write it so).
+        STT_FUNC
+    } else {
+        sym.sym_type
+    };
+    let name = if hidden {
+        source_name(sym.name)?
+    } else {
+        sym.name
+    };
+    let out = OutSym {
+        name,
+        info: (bind << 4) | ty,
+        other: sym.visibility,
+        section,
+        value,
+        // What another module defines has no size here (as GNU ld and lld write it).
+        size: if undefined { 0 } else { sym.size },
+    };
+    Some((hidden, out))
 }
 
 /// One piece of the output file that can be written independently of the others.
@@ -398,16 +467,6 @@ pub fn write_output(
     }
     timer.phase("  sections and relocations");
 
-    // .eh_frame_hdr needs the relocated .eh_frame.
-    if let (Some(hdr), Some(eh)) = (
-        link.synthetic_section(Synthetic::EhFrameHdr),
-        link.outputs.iter().find(|o| o.name == ".eh_frame"),
-    ) {
-        let eh_bytes = buf[eh.offset as usize..(eh.offset + eh.size) as usize].to_vec();
-        let h = &mut buf[hdr.offset as usize..(hdr.offset + hdr.size) as usize];
-        write_eh_frame_hdr(h, hdr.addr, &eh_bytes, eh.addr);
-    }
-
     write_headers(link, buf, shoff, shnum as u32);
     // Section headers.
     let mut sh = shoff as usize + 64;
@@ -478,7 +537,7 @@ pub fn write_output(
         sh += 64;
     }
 
-    timer.phase("  .eh_frame_hdr and headers");
+    timer.phase("  headers");
     if let Some(id_sec) = link.synthetic_section(Synthetic::BuildId) {
         let start = id_sec.offset as usize + 16;
         let len = id_sec.size as usize - 16;

@@ -2,8 +2,8 @@
 //! program and comparing it with the reference build: `--defsym NAME=NUMBER` is absolute
 //! in a PIE, constructor tables run in GNU ld's order (`.ctors` folded into `.init_array`
 //! reversed, priorities across objects and archives), an output with more than 65,279
-//! sections uses the ELF extended numbering, and a GOTPCRELX load is relaxed only where the
-//! direct reference reaches.
+//! sections uses the ELF extended numbering, a GOTPCRELX load is relaxed only where the
+//! direct reference reaches, and `.eh_frame_hdr` lists the functions lld's lists.
 
 use rld_tests::Compiler::{Clang, Gcc};
 use rld_tests::*;
@@ -352,4 +352,98 @@ fn assembled(t: &Test, piece: impl Fn(usize) -> String) -> PathBuf {
             .arg(&many),
     );
     many
+}
+
+/// The `.eh_frame_hdr` search table as (function name, FDE offset from the table) pairs, in
+/// table order: each entry's start named by the symbol at that address.
+fn eh_frame_hdr_functions(exe: &Path) -> Vec<String> {
+    let hdr = section_data(exe, ".eh_frame_hdr");
+    let secs = sections(exe);
+    let hdr_addr = find_section(&secs, ".eh_frame_hdr").unwrap().addr as i64;
+    assert_eq!(
+        &hdr[..4],
+        &[1, 0x1b, 0x03, 0x3b],
+        "{}: header",
+        exe.display()
+    );
+    let word = |at: usize| i32::from_le_bytes(hdr[at..at + 4].try_into().unwrap()) as i64;
+    let count = word(8) as usize;
+    assert_eq!(hdr.len(), 12 + 8 * count, "{}: table size", exe.display());
+    let names: std::collections::HashMap<u64, String> = tool_lines("nm", exe)
+        .into_iter()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            match f.as_slice() {
+                [addr, "T" | "t", name] => {
+                    Some((u64::from_str_radix(addr, 16).ok()?, name.to_string()))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    let starts: Vec<i64> = (0..count).map(|i| hdr_addr + word(12 + 8 * i)).collect();
+    assert!(
+        starts.windows(2).all(|w| w[0] < w[1]),
+        "{}: table not sorted by address",
+        exe.display()
+    );
+    starts
+        .iter()
+        .map(|&pc| {
+            names
+                .get(&(pc as u64))
+                .cloned()
+                .unwrap_or(format!("{pc:#x}"))
+        })
+        .collect()
+}
+
+fn tool_lines(tool: &str, path: &Path) -> Vec<String> {
+    let out = run_checked(Command::new(tool).arg(path));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn eh_frame_hdr_lists_the_functions_lld_lists() {
+    // Functions in their own sections, some of them garbage: the table must cover exactly
+    // the kept functions with an FDE, sorted, as lld's does.
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "#include <stdio.h>\n\
+         __attribute__((noinline)) int used_a(int x) { return x * 3 + 1; }\n\
+         __attribute__((noinline)) int unused_b(int x) { return x * 5 + 2; }\n\
+         __attribute__((noinline)) static int used_c(int x) { return used_a(x) - 7; }\n\
+         __attribute__((noinline)) int unused_d(int x) { return unused_b(x) + 9; }\n\
+         int main(int argc, char **argv) { printf(\"%d\\n\", used_c(argc)); return 0; }\n",
+        &["-O2", "-ffunction-sections"],
+    );
+    let exes = t.check_program(&[&obj], &["-Wl,--gc-sections"], Some("-3\n"));
+    let tables: Vec<Vec<String>> = exes.iter().map(|e| eh_frame_hdr_functions(e)).collect();
+    for (exe, table) in exes.iter().zip(&tables) {
+        for f in ["main", "used_a", "used_c"] {
+            assert!(
+                table.iter().any(|n| n == f),
+                "{}: {f} missing from {table:?}",
+                exe.display()
+            );
+        }
+        assert!(
+            !table.iter().any(|n| n.starts_with("unused_")),
+            "{}: dropped functions listed: {table:?}",
+            exe.display()
+        );
+    }
+    for (exe, table) in exes.iter().zip(&tables).skip(1) {
+        assert_eq!(
+            table,
+            &tables[0],
+            "{} vs {}",
+            exe.display(),
+            exes[0].display()
+        );
+    }
 }
