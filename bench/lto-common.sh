@@ -9,7 +9,7 @@ conf="$corpus/programs.conf"
 mkdir -p "$work"
 
 if [[ -z "${RLD:-}" ]]; then
-    cargo build --release -p rld --manifest-path "$repo/Cargo.toml" >&2
+    cargo build --release -p rld -p rld-plugin --manifest-path "$repo/Cargo.toml" >&2
     RLD="${CARGO_TARGET_DIR:-$repo/target}/release/rld"
 fi
 

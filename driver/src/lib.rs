@@ -8,10 +8,8 @@
 mod actions;
 mod call_plan;
 mod error;
-mod host;
+mod in_process;
 mod memory;
-mod options;
-mod plugin_opt;
 mod remark_file;
 mod remarks;
 mod resolution;
@@ -19,10 +17,10 @@ mod run;
 mod timing;
 
 pub use error::DriverError;
-pub use host::{Host, LinkFacts, SymbolFacts};
-pub use options::LtoOptions;
-pub use plugin_opt::{apply_plugin_opt, parse_jobs, parse_opt_level, PluginOpt, PluginOptError};
+pub use in_process::InProcess;
 pub use remark_file::remark_format;
-pub use resolution::is_c_identifier;
+pub use rld_lto_api::{
+    apply_plugin_opt, is_c_identifier, parse_jobs, parse_opt_level, peak_rss_bytes, peak_rss_note,
+    Host, LinkFacts, LtoOptions, PluginOpt, PluginOptError, SymbolFacts,
+};
 pub use run::run;
-pub use timing::{peak_rss_bytes, peak_rss_note};

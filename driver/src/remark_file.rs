@@ -4,7 +4,7 @@
 //! remarks are never held in memory at once.
 
 use crate::error::DriverError;
-use crate::options::LtoOptions;
+use rld_lto_api::LtoOptions;
 use rld_remarks::sink::{RemarkSink, SinkFormat};
 use rld_remarks::{Remark, RemarkFilter, YamlDocuments};
 use std::path::{Path, PathBuf};

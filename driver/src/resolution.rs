@@ -3,16 +3,8 @@
 //! bitcode can see it. Every later decision (what is dead, what becomes internal) starts
 //! from these facts.
 
-use crate::host::{Host, LinkFacts};
+use rld_lto_api::{is_c_identifier, Host, LinkFacts};
 use rld_summaries::{CombinedIndex, GlobalFlags, GlobalId, Resolutions};
-
-/// Whether a section name can have `__start_`/`__stop_` symbols: linkers define them only
-/// for sections named like a C identifier.
-pub fn is_c_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
-        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
-}
 
 /// Fills the resolutions of every definition in `index` from what `host` resolved.
 pub(crate) fn resolutions(host: &dyn Host, link: &LinkFacts, index: &CombinedIndex) -> Resolutions {

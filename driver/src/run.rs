@@ -7,13 +7,12 @@
 use crate::actions::global_actions;
 use crate::call_plan::call_plans;
 use crate::error::DriverError;
-use crate::host::{Host, LinkFacts};
-use crate::options::LtoOptions;
 use crate::remark_file::{llvm_remarks_path, remark_format, write_remarks};
 use crate::remarks::{alias_remarks, call_remarks};
 use crate::resolution::resolutions;
 use crate::timing::PhaseClock;
 use rld_lto::{Action, BitcodeInput, LtoConfig};
+use rld_lto_api::{Host, LinkFacts, LtoOptions};
 use rld_summaries::alias::AliasPlan;
 use rld_summaries::partition::{PartitionInput, PartitionPlan};
 use rld_summaries::{

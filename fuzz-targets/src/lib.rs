@@ -96,8 +96,10 @@ impl Scratch {
         let dir = parent.join(format!("rld-fuzz-{}", std::process::id()));
         std::fs::create_dir_all(&dir)?;
         let link = link::Fixtures::build(&dir)?;
-        // Bitcode read in children, as `rld` does.
+        // Bitcode read in children, as `rld` does, by the LTO driver linked in (`rld`
+        // loads it from its library).
         rld_lto::read_bitcode_in_children(true);
+        rld::lto_backend::install(&rld_lto_driver::InProcess);
         Ok(Scratch {
             dir,
             link,

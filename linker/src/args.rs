@@ -15,7 +15,7 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use crate::options::*;
-use rld_lto_driver::{apply_plugin_opt, parse_jobs, parse_opt_level, PluginOpt};
+use rld_lto_api::{apply_plugin_opt, parse_jobs, parse_opt_level, PluginOpt};
 
 mod foreign_options;
 

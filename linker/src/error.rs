@@ -16,7 +16,7 @@ pub enum LinkError {
     Args(#[from] crate::args::ArgsError),
     /// The LTO step failed (bad bitcode, a remark file that cannot be written).
     #[error(transparent)]
-    Lto(#[from] rld_lto_driver::DriverError),
+    Lto(#[from] rld_lto_api::LtoFailure),
     /// A problem with the link as a whole (symbols, relocations, layout).
     #[error("{0}")]
     Link(String),

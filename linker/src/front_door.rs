@@ -198,7 +198,7 @@ fn is_cxx_name(name: &[u8]) -> bool {
 }
 
 fn file_facts(data: &[u8]) -> InputFacts {
-    if rld_lto::is_bitcode(data) {
+    if rld_lto_api::is_bitcode(data) {
         // The module's string table holds its symbol names as plain bytes.
         let cxx = [
             &b"__gxx_personality_v0"[..],

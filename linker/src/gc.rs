@@ -13,7 +13,7 @@ use object::read::elf::Rela as _;
 
 const SHF_GNU_RETAIN: u64 = 0x20_0000;
 
-pub use rld_lto_driver::is_c_identifier;
+pub use rld_lto_api::is_c_identifier;
 
 fn is_gc_root(name: &str, sh_type: u32, flags: u64, symtab: &SymbolTable) -> bool {
     if flags & SHF_GNU_RETAIN != 0 {

@@ -11,6 +11,7 @@ pub mod gc;
 pub mod input;
 pub mod layout;
 pub mod link;
+pub mod lto_backend;
 pub mod lto_driver;
 pub mod object_file;
 pub mod options;

@@ -252,6 +252,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     layout::assign_input_sections(&mut link);
     layout::define_linker_symbols(&mut link);
     layout::define_defsyms(&mut link)?;
+    timer.phase("output sections");
 
     // What is exported, what can be preempted: this decides GOT and PLT use below.
     scan::compute_preemption(&mut link);

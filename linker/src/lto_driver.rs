@@ -9,8 +9,7 @@ use crate::options::Options;
 use crate::scan::compute_preemption_in;
 use crate::symbols::{Resolver, SymbolDef, SymbolTable};
 use object::elf;
-use rld_lto::BitcodeInput;
-use rld_lto_driver::{Host, LinkFacts, SymbolFacts};
+use rld_lto_api::{BitcodeInput, Host, LinkFacts, SymbolFacts};
 use rld_summaries::GlobalId;
 
 /// Names the program needs whatever the code says: entry point, `-u`, `-init`/`-fini`.
@@ -116,13 +115,8 @@ pub fn run_lto(
         })
         .collect();
     let host = LinkerHost { symtab: &r.symtab };
-    Ok(rld_lto_driver::run(
-        &inputs,
-        summaries,
-        &host,
-        &link_facts(opts),
-        &opts.lto_opts,
-    )?)
+    let backend = crate::lto_backend::backend()?;
+    Ok(backend.run(&inputs, summaries, &host, &link_facts(opts), &opts.lto_opts)?)
 }
 
 /// `rld --dump-summary FILE`: the summary of a bitcode file (built now) or of a cached
@@ -130,9 +124,12 @@ pub fn run_lto(
 pub fn dump_summary(path: &std::path::Path) -> Result<String> {
     let data = std::fs::read(path).map_err(|e| LinkError::io(path, e))?;
     let name = path.display().to_string();
-    let summary = if rld_lto::is_bitcode(&data) {
-        rld_lto::summarize::summarize_bitcode(&name, &data)
-            .map_err(|e| LinkError::Link(e.to_string()))?
+    let summary = if rld_lto_api::is_bitcode(&data) {
+        let input = BitcodeInput {
+            name: &name,
+            data: &data,
+        };
+        crate::lto_backend::backend()?.summarize(input)?
     } else {
         rld_summaries::decode(&data).map_err(|e| LinkError::bad_input(&name, e))?
     };

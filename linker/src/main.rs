@@ -87,7 +87,10 @@ fn main() -> ExitCode {
             .build_global();
     }
     // rld's own process reads untrusted bitcode in children (a plugin never forks its host).
-    rld_lto::read_bitcode_in_children(true);
+    rld::lto_backend::configure(rld_lto_api::BackendSettings {
+        threads: opts.threads,
+        isolate_bitcode_reading: true,
+    });
     rld::link::process_ends_with_link();
     match rld::link::link(&opts) {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 /// The LTO settings belong to the LTO driver, which rld's gold plugin shares.
-pub use rld_lto_driver::LtoOptions;
+pub use rld_lto_api::LtoOptions;
 
 /// What kind of ELF file the link produces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

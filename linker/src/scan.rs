@@ -117,9 +117,14 @@ impl RelocPlan {
 /// Decides every relocation of every live allocated section (in parallel, per file), then
 /// creates the GOT, PLT, copy and dynamic relocations they need, in input order.
 pub fn scan_relocations(link: &mut Link) -> RelocPlan {
+    // Decided once per global symbol rather than at each of its relocations.
+    let globals: Vec<TargetFacts> = (0..link.symtab.symbols.len() as SymbolId)
+        .into_par_iter()
+        .map(|id| target_facts(link, Target::Global(id)))
+        .collect();
     let scans: Vec<FileScan> = (0..link.objects.len() as FileId)
         .into_par_iter()
-        .map(|file| scan_file(link, file))
+        .map(|file| scan_file(link, &globals, file))
         .collect();
     let mut undefined: FxHashMap<SymbolId, Vec<String>> = FxHashMap::default();
     let mut files = Vec::with_capacity(scans.len());
@@ -153,7 +158,7 @@ fn target_facts(link: &Link, t: Target) -> TargetFacts {
     }
 }
 
-fn scan_file(link: &Link, file: FileId) -> FileScan {
+fn scan_file(link: &Link, globals: &[TargetFacts], file: FileId) -> FileScan {
     let obj = &link.objects[file as usize];
     let opts = link.opts;
     let out = OutputKind {
@@ -208,7 +213,10 @@ fn scan_file(link: &Link, file: FileId) -> FileScan {
                     }
                 }
             }
-            let facts = target_facts(link, target);
+            let facts = match target {
+                Target::Global(id) => globals[id as usize],
+                Target::Local(..) => target_facts(link, target),
+            };
             let site = Site {
                 r_type,
                 writable: s.flags & u64::from(SHF_WRITE) != 0,

@@ -379,10 +379,10 @@ impl Resolver {
     pub fn add_inputs(&mut self, inputs: Vec<InputFile>) -> Result<()> {
         // Summaries of the bitcode named on the command line are built in parallel up front;
         // archive members are summarized when fetched.
-        let bitcode: Vec<rld_lto::BitcodeInput> = inputs
+        let bitcode: Vec<rld_lto_api::BitcodeInput> = inputs
             .iter()
             .filter_map(|f| match f {
-                InputFile::Bitcode { name, data } => Some(rld_lto::BitcodeInput { name, data }),
+                InputFile::Bitcode { name, data } => Some(rld_lto_api::BitcodeInput { name, data }),
                 _ => None,
             })
             .collect();
@@ -395,9 +395,7 @@ impl Resolver {
             })
             .sum();
         self.symtab.reserve(indexed);
-        let mut summaries = rld_lto::summarize_all(&bitcode, self.cache_dir.as_deref(), &warn)
-            .map_err(|e| LinkError::Link(e.to_string()))?
-            .into_iter();
+        let mut summaries = self.summarize(&bitcode)?.into_iter();
         for input in inputs {
             match input {
                 InputFile::Object { name, data } => {
@@ -427,6 +425,18 @@ impl Resolver {
         }
         self.mark_needed_libraries();
         Ok(())
+    }
+
+    /// The summaries of `inputs` (LLVM is loaded only when there are some).
+    fn summarize(
+        &self,
+        inputs: &[rld_lto_api::BitcodeInput],
+    ) -> Result<Vec<rld_summaries::ModuleSummary>> {
+        if inputs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let backend = crate::lto_backend::backend()?;
+        Ok(backend.summarize_all(inputs, self.cache_dir.as_deref(), &warn)?)
     }
 
     /// `--undefined-glob PATTERN` (lld's): every archive member defining a symbol whose name
@@ -620,7 +630,7 @@ impl Resolver {
             let parsed: Vec<Member> = members
                 .par_iter()
                 .map(|(name, data)| {
-                    if rld_lto::is_bitcode(data) {
+                    if rld_lto_api::is_bitcode(data) {
                         Member::Bitcode
                     } else if plugins && crate::object_file::has_gcc_lto_sections(data) {
                         Member::ForPlugin
@@ -640,13 +650,9 @@ impl Resolver {
                         }
                     }
                     Member::Bitcode => {
-                        let summary = rld_lto::summarize_all(
-                            &[rld_lto::BitcodeInput { name: &name, data }],
-                            self.cache_dir.as_deref(),
-                            &warn,
-                        )
-                        .map_err(|e| LinkError::Link(e.to_string()))?
-                        .remove(0);
+                        let summary = self
+                            .summarize(&[rld_lto_api::BitcodeInput { name: &name, data }])?
+                            .remove(0);
                         self.add_bitcode(name, data, summary);
                     }
                 }
@@ -855,19 +861,15 @@ impl Resolver {
         name: &[u8],
     ) -> Result<bool> {
         use rld_summaries::{GlobalFlags, Linkage};
-        if !rld_lto::is_bitcode(data) {
+        if !rld_lto_api::is_bitcode(data) {
             return Ok(crate::input::archive::defines_non_common(data, name));
         }
-        let summary = rld_lto::summarize_all(
-            &[rld_lto::BitcodeInput {
+        let summary = self
+            .summarize(&[rld_lto_api::BitcodeInput {
                 name: member_name,
                 data,
-            }],
-            self.cache_dir.as_deref(),
-            &warn,
-        )
-        .map_err(|e| LinkError::Link(e.to_string()))?
-        .remove(0);
+            }])?
+            .remove(0);
         Ok(summary.globals.iter().any(|g| {
             g.name.as_bytes() == name
                 && !g.flags.contains(GlobalFlags::DECLARATION)

@@ -25,7 +25,7 @@ impl Timer {
             eprintln!(
                 "rld: {:>8.2} ms  {name}{}",
                 (now - self.last).as_secs_f64() * 1e3,
-                rld_lto_driver::peak_rss_note()
+                rld_lto_api::peak_rss_note()
             );
             self.last = now;
         }
@@ -36,7 +36,7 @@ impl Timer {
             eprintln!(
                 "rld: {:>8.2} ms  total{}",
                 self.start.elapsed().as_secs_f64() * 1e3,
-                rld_lto_driver::peak_rss_note()
+                rld_lto_api::peak_rss_note()
             );
         }
     }

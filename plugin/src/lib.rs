@@ -208,3 +208,12 @@ unsafe extern "C" fn cleanup() -> api::Status {
         api::Status::OK
     })
 }
+
+/// The entry point the `rld` binary calls when it loads this library for its own LTO (it
+/// does not link LLVM itself): the driver, if `fingerprint` says the caller was built from
+/// the same sources by the same compiler. Rust's ABI on both sides, on purpose: the values
+/// that cross are Rust's (see `rld_lto_api::LtoBackend`).
+#[no_mangle]
+pub fn rld_lto_backend(fingerprint: &str) -> Option<&'static dyn rld_lto_api::LtoBackend> {
+    (fingerprint == rld_lto_api::FINGERPRINT).then_some(&rld_lto_driver::InProcess)
+}

@@ -213,7 +213,12 @@ pub fn rld_path() -> PathBuf {
             path.display()
         );
         if std::env::var_os("RLD").is_none() {
-            assert_fresh(&path);
+            assert_fresh(&path, &RLD_CRATES);
+            // rld's LTO library, which rld loads beside itself when a link has bitcode.
+            let library = path.with_file_name("librld_plugin.so");
+            if library.is_file() {
+                assert_fresh(&library, &LTO_LIBRARY_CRATES);
+            }
         }
         path
     })
@@ -221,10 +226,15 @@ pub fn rld_path() -> PathBuf {
 }
 
 /// The crates the `rld` binary is built from.
-const RLD_CRATES: [&str; 6] = [
-    "linker",
+const RLD_CRATES: [&str; 5] = ["linker", "lto-api", "summaries", "remarks", "plugin-api"];
+
+/// The crates of rld's LTO library (`librld_plugin.so`: the gold plugin, and the LLVM side
+/// of rld's own LTO).
+const LTO_LIBRARY_CRATES: [&str; 7] = [
+    "plugin",
     "driver",
     "lto",
+    "lto-api",
     "summaries",
     "remarks",
     "plugin-api",
@@ -232,7 +242,7 @@ const RLD_CRATES: [&str; 6] = [
 
 /// Fails when a source file of rld is newer than the binary under test: the tests must test
 /// the rld that was just built, not an older one left in the target directory.
-fn assert_fresh(binary: &Path) {
+fn assert_fresh(binary: &Path, crates: &[&str]) {
     fn newest(dir: &Path) -> Option<(std::time::SystemTime, PathBuf)> {
         let mut best: Option<(std::time::SystemTime, PathBuf)> = None;
         for e in std::fs::read_dir(dir).ok()?.flatten() {
@@ -254,7 +264,7 @@ fn assert_fresh(binary: &Path) {
         .and_then(|m| m.modified())
         .unwrap();
     let root = workspace_dir();
-    for krate in RLD_CRATES {
+    for krate in crates {
         for part in ["src", "Cargo.toml", "build.rs", "llvm-wrapper"] {
             let p = root.join(krate).join(part);
             let newest = if p.is_dir() {
@@ -268,7 +278,7 @@ fn assert_fresh(binary: &Path) {
             if let Some((t, file)) = newest {
                 assert!(
                     t <= built,
-                    "{} is older than {}: run `cargo build --release -p rld` (or set RLD=...)",
+                    "{} is older than {}: run `cargo build --release -p rld -p rld-plugin` (or set RLD=...)",
                     binary.display(),
                     file.display()
                 );

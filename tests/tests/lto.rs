@@ -869,3 +869,48 @@ fn remarks_with_hotness_from_a_profile() {
     let cold = hot(Driver::ClangRld, "rld-plain", false);
     assert!(cold.iter().all(|r| r.2.is_none()), "{cold:?}");
 }
+
+#[test]
+fn llvm_is_loaded_only_for_bitcode() {
+    if is_standin() {
+        return;
+    }
+    // The rld binary does not depend on libLLVM: a link without bitcode never loads it.
+    let needed = dyn_values(&dynamic(&rld_path()), "NEEDED");
+    assert!(
+        !needed.iter().any(|n| n.contains("LLVM")),
+        "{} needs {needed:?}",
+        rld_path().display()
+    );
+    // A link with bitcode loads rld's LTO library from beside the binary...
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
+    let exe = t.link(Driver::ClangRld, &paths(&objs), &["-flto"], "found.out");
+    assert_output_is(&exe, &run(&exe, &[], &[]), CLASSIC_OUT, "LTO link");
+    // ... or from where RLD_LTO_LIBRARY says; a missing or foreign library is a clear
+    // error, and no output is left.
+    let not_there = t.path("nowhere/librld_plugin.so");
+    let foreign = PathBuf::from("/lib/x86_64-linux-gnu/libz.so.1");
+    for (library, expected) in [
+        (&not_there, "linking LLVM bitcode needs rld's LTO library"),
+        (&foreign, "not rld's LTO library"),
+    ] {
+        let out = run_checked_status(
+            Command::new(rld_path())
+                .env("RLD_LTO_LIBRARY", library)
+                .args(objs.iter())
+                .args(["-e", "main", "-o"])
+                .arg(t.path("failed.out")),
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{}: {stderr}", library.display());
+        assert!(stderr.contains(expected), "{}: {stderr}", library.display());
+        assert!(stderr.contains(&library.display().to_string()), "{stderr}");
+        assert!(!t.path("failed.out").exists());
+    }
+}
+
+/// Runs `cmd` and returns its output whatever its status.
+fn run_checked_status(cmd: &mut Command) -> std::process::Output {
+    cmd.output().expect("the command runs")
+}

@@ -73,7 +73,7 @@ fn identify(data: &[u8]) -> FileType {
     if data.starts_with(b"!<arch>\n") || data.starts_with(b"!<thin>\n") {
         return FileType::Archive;
     }
-    if rld_lto::is_bitcode(data) {
+    if rld_lto_api::is_bitcode(data) {
         return FileType::Bitcode;
     }
     if script::looks_like_script(data) {

@@ -1,0 +1,26 @@
+//! The LTO step's interface, without LLVM. The linker reads bitcode's summaries and hands
+//! the LTO step its symbol resolution through these types; the step itself (LLVM, behind
+//! [`LtoBackend`]) lives in a shared library the `rld` binary loads only when a link has
+//! bitcode, so that a link without it never pays for loading LLVM (about 15 ms and 45 MB).
+
+mod backend;
+mod bitcode;
+mod host;
+mod memory_report;
+mod options;
+mod plugin_opt;
+
+pub use backend::{BackendSettings, LtoBackend, LtoFailure, ENTRY_SYMBOL, FINGERPRINT};
+pub use bitcode::{is_bitcode, BitcodeInput};
+pub use host::{Host, LinkFacts, SymbolFacts};
+pub use memory_report::{peak_rss_bytes, peak_rss_note, status_bytes};
+pub use options::LtoOptions;
+pub use plugin_opt::{apply_plugin_opt, parse_jobs, parse_opt_level, PluginOpt, PluginOptError};
+
+/// Whether a section name can have `__start_`/`__stop_` symbols: linkers define them only
+/// for sections named like a C identifier.
+pub fn is_c_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
