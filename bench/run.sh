@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Link-time benchmark: rld against ld.bfd, ld.gold, ld.lld-14 and mold on the
 # real-program corpus (bzip2, Lua 5.4, SQLite; see tests/corpus/) and on a
-# large C++ link, "llvm-api" (see below).
+# large C++ link, "llvm-api", the same program with every LLVM library
+# linked whole ("llvm-whole"), and SQLite with debug info ("sqlite-g"); see
+# below.
 #
 # Run by hand (not in CI):
 #   bench/run.sh                 # all programs, 10 runs per linker
 #   bench/run.sh -n 30 sqlite    # 30 runs, only sqlite
 #   bench/run.sh llvm-api        # only the large link
+#   bench/run.sh llvm-whole sqlite-g
 #   RLD=/tmp/fake-rld/rld bench/run.sh
 #
 # What it does:
@@ -24,7 +27,9 @@
 #      --no-fork, since by default it links in a child process);
 #   4. prints a table: program, linker, median wall time, peak RSS, and the
 #      ratio to the fastest linker for that program (rld's is the one to
-#      watch).
+#      watch). "rld-1t" is rld with --threads=1 (the parallel speed-up is its
+#      ratio to rld's), and "cp" copies rld's output (the floor: writing that
+#      many bytes, with the same number of runs).
 #
 # Environment:
 #   RLD        the linker under test; default: `cargo build --release -p rld`
@@ -65,7 +70,7 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 if [[ ${#programs[@]} -eq 0 ]]; then
-    programs=(bzip2 lua sqlite llvm-api)
+    programs=(bzip2 lua sqlite llvm-api llvm-whole sqlite-g)
 fi
 if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]]; then
     echo "bad run count: $runs" >&2
@@ -107,15 +112,16 @@ else
 fi
 [[ "$rld" = /* ]] || rld="$PWD/$rld"
 
-linkers=(rld bfd gold lld mold)
+linkers=(rld rld1t bfd gold lld mold)
 declare -A linker_path=(
     [rld]="$rld"
+    [rld1t]="$rld"
     [bfd]="$(command -v ld.bfd || true)"
     [gold]="$(command -v ld.gold || true)"
     [lld]="$(command -v ld.lld-14 || true)"
     [mold]="$(command -v mold || true)"
 )
-declare -A linker_tool=([rld]=rld [bfd]=ld.bfd [gold]=ld.gold [lld]=ld.lld-14 [mold]=mold)
+declare -A linker_tool=([cp]=cp [rld]=rld [rld1t]=rld-1t [bfd]=ld.bfd [gold]=ld.gold [lld]=ld.lld-14 [mold]=mold)
 available=()
 for l in "${linkers[@]}"; do
     p="${linker_path[$l]}"
@@ -219,6 +225,47 @@ build_llvm_api() {
     printf '%s\n' "$obj/llvm_api.o"
 }
 
+# build_polly_stub: an object defining getPollyPluginInfo(), which libLLVMLTO
+# names although Debian ships Polly only as a plugin; prints the object.
+build_polly_stub() {
+    local obj="$work/obj/llvm-api/polly_stub.o"
+    if [[ ! -f "$obj" ]]; then
+        echo 'void _Z18getPollyPluginInfov(void) {}' | clang-14 -O2 -x c -c - -o "$obj" \
+            || die "compiling the Polly stub failed"
+    fi
+    printf '%s\n' "$obj"
+}
+
+# llvm_whole_libs: every LLVM 14 static library, whole (--whole-archive),
+# and the system libraries they need. Left out: Polly (not shipped as a
+# static library), LineEditor (libedit has no development link on Debian)
+# and Extensions (Polly's registration).
+llvm_whole_libs() {
+    echo -Wl,--whole-archive
+    llvm-config-14 --link-static --ldflags
+    llvm-config-14 --link-static --libs all | tr ' ' '\n' | grep -v -i -E 'polly|LineEditor|Extensions'
+    echo -Wl,--no-whole-archive
+    llvm-config-14 --link-static --system-libs
+    echo /usr/lib/x86_64-linux-gnu/libffi.so.8
+}
+
+# build_sqlite_g: SQLite (programs.conf's sqlite) compiled with -O2 -g into
+# $work/obj/sqlite-g; prints the objects.
+build_sqlite_g() {
+    local dir="${src_dir[$(conf sqlite dir)]:-}" obj="$work/obj/sqlite-g" f o
+    [[ -n "$dir" ]] || die "fetch.sh printed no directory for sqlite"
+    mkdir -p "$obj"
+    for f in "$dir/sqlite3.c" "$corpus/$(conf sqlite driver)"; do
+        o="$obj/$(basename "${f%.c}").o"
+        if [[ ! "$o" -nt "$f" ]]; then
+            echo "compiling $(basename "$f") for sqlite-g (clang-14 -O2 -g)..." >&2
+            # shellcheck disable=SC2046 # the flags are words
+            clang-14 -O2 -g $(conf sqlite cflags) -I"$dir" -w -c "$f" -o "$o" || die "compiling sqlite-g failed"
+        fi
+        printf '%s\n' "$o"
+    done
+}
+
 # llvm_api_libs: the libraries of the static LLVM link, one word each.
 llvm_api_libs() {
     llvm-config-14 --link-static --ldflags --libs "${llvm_api_components[@]}"
@@ -291,6 +338,16 @@ for prog in "${programs[@]}"; do
         driver=clang++-14
         ldflags=()
         read -r -a libs <<<"$(llvm_api_libs | tr '\n' ' ')"
+    elif [[ "$prog" == llvm-whole ]]; then
+        { build_llvm_api && build_polly_stub; } >"$dir/objects" || exit 1
+        driver=clang++-14
+        ldflags=()
+        read -r -a libs <<<"$(llvm_whole_libs | tr '\n' ' ')"
+    elif [[ "$prog" == sqlite-g ]]; then
+        build_sqlite_g >"$dir/objects" || exit 1
+        driver=clang-14
+        read -r -a ldflags <<<"$(conf sqlite ldflags)"
+        read -r -a libs <<<"$(conf sqlite libs)"
     else
         grep -q "^$prog\.sources=" "$conf" || die "unknown program $prog (see $conf, or llvm-api)"
         build_objects "$prog" >"$dir/objects" || exit 1
@@ -311,6 +368,7 @@ for prog in "${programs[@]}"; do
     for l in "${available[@]}"; do
         out="$dir/$prog.$l"
         args=("${linker_path[$l]}")
+        [[ "$l" == rld1t ]] && args+=(--threads=1)
         for a in "${ld_args[@]:1}"; do
             args+=("${a//$placeholder/$out}")
         done
@@ -322,6 +380,11 @@ for prog in "${programs[@]}"; do
         echo "timing $prog with ${linker_tool[$l]} ($runs runs)..." >&2
         read -r ms rss < <(time_link "$l" "$dir" "${args[@]}")
         results+=("$prog $l $ms $rss")
+        if [[ "$l" == rld ]]; then
+            echo "timing $prog: cp of rld's output ($runs runs)..." >&2
+            read -r ms _ < <(time_link cp "$dir" cp "$out" "$dir/copy.out")
+            results+=("$prog cp $ms -")
+        fi
     done
 done
 
@@ -329,14 +392,14 @@ done
 # Report
 
 echo
-printf '%-8s %-10s %12s %14s %10s\n' program linker "median (ms)" "peak RSS (MB)" "vs fastest"
-printf '%-8s %-10s %12s %14s %10s\n' -------- ---------- ------------ -------------- ----------
+printf '%-10s %-10s %12s %14s %10s\n' program linker "median (ms)" "peak RSS (MB)" "vs fastest"
+printf '%-10s %-10s %12s %14s %10s\n' ---------- ---------- ------------ -------------- ----------
 summary=()
 for prog in "${programs[@]}"; do
     fastest="" fastest_linker=""
     for r in "${results[@]}"; do
         read -r p l ms _ <<<"$r"
-        [[ "$p" == "$prog" && "$ms" != "-" ]] || continue
+        [[ "$p" == "$prog" && "$ms" != "-" && "$l" != cp ]] || continue
         if [[ -z "$fastest" ]] || awk -v a="$ms" -v b="$fastest" 'BEGIN { exit !(a < b) }'; then
             fastest="$ms" fastest_linker="$l"
         fi
@@ -353,8 +416,21 @@ for prog in "${programs[@]}"; do
         fi
         rss_mb="-"
         [[ "$rss" != "-" ]] && rss_mb="$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')"
-        printf '%-8s %-10s %12s %14s %10s\n' "$prog" "${linker_tool[$l]}" "$ms" "$rss_mb" "$ratio"
+        printf '%-10s %-10s %12s %14s %10s\n' "$prog" "${linker_tool[$l]}" "$ms" "$rss_mb" "$ratio"
     done
+    # rld against mold, against the floor, and its parallel speed-up.
+    declare -A ms_of=()
+    for r in "${results[@]}"; do
+        read -r p l ms _ <<<"$r"
+        [[ "$p" == "$prog" && "$ms" != "-" ]] && ms_of[$l]="$ms"
+    done
+    ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
+    if [[ -n "${ms_of[rld]:-}" ]]; then
+        [[ -n "${ms_of[mold]:-}" ]] && summary+=("$prog: rld / mold = $(ratio_of "${ms_of[rld]}" "${ms_of[mold]}")")
+        [[ -n "${ms_of[cp]:-}" ]] && summary+=("$prog: rld / floor (cp of the output) = $(ratio_of "${ms_of[rld]}" "${ms_of[cp]}")")
+        [[ -n "${ms_of[rld1t]:-}" ]] && summary+=("$prog: rld --threads=1 / rld = $(ratio_of "${ms_of[rld1t]}" "${ms_of[rld]}")")
+    fi
+    unset ms_of
 done
 echo
 if [[ ${#summary[@]} -gt 0 ]]; then
