@@ -1,9 +1,10 @@
 //! The state of one link, shared by its passes: inputs, symbols, output sections, and the
 //! GOT/PLT/dynamic-relocation tables the relocation scan fills in.
 
+use crate::merge::MergeGroup;
 use crate::object_file::{shndx, FileId, ObjectFile, LE};
 use crate::options::Options;
-use crate::output_section::{MergeGroup, OutputSection, Synthetic};
+use crate::output_section::{OutputSection, Synthetic};
 use crate::shared_file::SharedFile;
 use crate::symbols::{SymbolDef, SymbolId, SymbolTable};
 use object::elf;

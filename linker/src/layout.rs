@@ -12,8 +12,8 @@ use crate::dynamic::DynamicTables;
 use crate::gc::is_c_identifier;
 use crate::object_file::{SectionKind, NO_OUTPUT};
 use crate::output_section::{
-    finish_merge_offsets, init_priority, merge_sections, output_section_name, split_eh_frame,
-    CieTable, OutputSection, Synthetic, TailKind,
+    init_priority, output_section_name, split_eh_frame, CieTable, OutputSection, Synthetic,
+    TailKind,
 };
 use crate::symbols::SymbolDef;
 use object::elf::*;
@@ -155,7 +155,8 @@ pub fn estimated_image_size(link: &Link) -> u64 {
 
 /// Offsets of inputs inside their output sections, merged-string tails, commons, copies.
 pub fn place_inputs(link: &mut Link) {
-    let groups = merge_sections(&mut link.objects);
+    let merged = crate::merge::merge_sections(&mut link.objects);
+    let groups = &merged.groups;
     for o in 0..link.outputs.len() {
         let inputs = std::mem::take(&mut link.outputs[o].inputs);
         let mut size = 0u64;
@@ -219,8 +220,8 @@ pub fn place_inputs(link: &mut Link) {
             align,
         ));
     }
-    finish_merge_offsets(&mut link.objects, &group_offsets);
-    link.merge_groups = groups;
+    merged.place(&mut link.objects, &group_offsets);
+    link.merge_groups = merged.groups;
     place_commons(link);
 }
 

@@ -13,6 +13,7 @@ pub mod layout;
 pub mod link;
 pub mod lto_backend;
 pub mod lto_driver;
+pub mod merge;
 pub mod object_file;
 pub mod options;
 pub mod output_file;

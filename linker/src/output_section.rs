@@ -3,7 +3,7 @@
 //! merged strings) that live at the end of an output section.
 
 use crate::context::{Link, Target};
-use crate::object_file::{FileId, ObjectFile, Piece, SectionKind, LE};
+use crate::object_file::{FileId, ObjectFile, Piece, LE};
 use object::elf;
 use object::read::elf::Rela as _;
 use rustc_hash::FxHashMap;
@@ -176,98 +176,6 @@ pub fn init_priority(name: &str) -> u32 {
         }
     }
     65536
-}
-
-/// One deduplicated SHF_MERGE group: all inputs with the same output section, flags and
-/// entry size share one table of unique pieces.
-pub struct MergeGroup {
-    pub output: u32,
-    pub data: Vec<u8>,
-}
-
-/// Splits every live merge section into pieces, deduplicates them per group, and records
-/// each piece's offset inside the group's data. Returns the groups; the caller places each
-/// group as a tail of its output section and then calls [`finish_merge_offsets`].
-pub fn merge_sections(objects: &mut [ObjectFile]) -> Vec<MergeGroup> {
-    let mut groups: Vec<MergeGroup> = Vec::new();
-    let mut group_of: FxHashMap<(u32, u64, u64), u32> = FxHashMap::default();
-    let mut dedup: Vec<FxHashMap<&'static [u8], u64>> = Vec::new();
-    for obj in objects.iter_mut() {
-        for sec in obj.sections.iter_mut() {
-            if sec.kind != SectionKind::Merge || !sec.live || sec.output == u32::MAX {
-                continue;
-            }
-            let is_strings = sec.flags & u64::from(elf::SHF_STRINGS) != 0;
-            let entsize = sec.entsize.max(1);
-            let key = (sec.output, sec.flags, entsize);
-            let g = *group_of.entry(key).or_insert_with(|| {
-                groups.push(MergeGroup {
-                    output: sec.output,
-                    data: Vec::new(),
-                });
-                dedup.push(FxHashMap::default());
-                (groups.len() - 1) as u32
-            });
-            let group = &mut groups[g as usize];
-            let table = &mut dedup[g as usize];
-            let data = sec.data;
-            let mut pieces = Vec::new();
-            let mut pos = 0usize;
-            while pos < data.len() {
-                let end = if is_strings {
-                    string_end(data, pos, entsize as usize)
-                } else {
-                    (pos + entsize as usize).min(data.len())
-                };
-                let bytes = &data[pos..end];
-                let out = *table.entry(bytes).or_insert_with(|| {
-                    // Each piece keeps the section's alignment so constants stay aligned.
-                    let align = if is_strings { 1 } else { sec.align as usize };
-                    let off = group.data.len().next_multiple_of(align);
-                    group.data.resize(off, 0);
-                    group.data.extend_from_slice(bytes);
-                    off as u64
-                });
-                pieces.push(Piece {
-                    input_offset: pos as u64,
-                    output_offset: out,
-                });
-                pos = end;
-            }
-            sec.pieces = pieces;
-            sec.offset = u64::from(g);
-        }
-    }
-    groups
-}
-
-/// A string piece ends after its terminating NUL character (of `width` bytes).
-fn string_end(data: &[u8], start: usize, width: usize) -> usize {
-    let mut p = start;
-    while p + width <= data.len() {
-        if data[p..p + width].iter().all(|&b| b == 0) {
-            return p + width;
-        }
-        p += width;
-    }
-    data.len()
-}
-
-/// Once the groups are placed, turns piece offsets (relative to their group) into offsets
-/// inside the output section.
-pub fn finish_merge_offsets(objects: &mut [ObjectFile], group_offsets: &[u64]) {
-    for obj in objects.iter_mut() {
-        for sec in obj.sections.iter_mut() {
-            if sec.kind != SectionKind::Merge || sec.pieces.is_empty() {
-                continue;
-            }
-            let base = group_offsets[sec.offset as usize];
-            for p in &mut sec.pieces {
-                p.output_offset += base;
-            }
-            sec.offset = 0;
-        }
-    }
 }
 
 /// The length of the `.eh_frame` record at `pos` (its length field included), clamped to

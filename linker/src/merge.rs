@@ -1,0 +1,229 @@
+//! SHF_MERGE deduplication: the pieces (strings, constants) of every live merge section
+//! with the same output section, flags and entry size form a group of unique pieces, each
+//! placed where it first occurs in input order, so the result does not depend on threads.
+//!
+//! The work is parallel where it pays: each section is split and its pieces hashed on its
+//! own; pieces are then deduplicated in shards by hash, each shard on its own thread; one
+//! pass in input order lays out the unique pieces; and each section's pieces learn their
+//! places in parallel again.
+
+use crate::object_file::{FileId, ObjectFile, Piece, SectionKind};
+use hashbrown::HashTable;
+use object::elf;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+/// One deduplicated group: its unique pieces, in the order they first occur.
+pub struct MergeGroup {
+    pub output: u32,
+    pub data: Vec<u8>,
+}
+
+/// The groups, and which group each merge section's pieces are in (their offsets are
+/// relative to the group until [`Merged::place`] moves them into the output section).
+pub struct Merged {
+    pub groups: Vec<MergeGroup>,
+    sections: Vec<Member>,
+}
+
+/// A merge section taking part: object, section index, group.
+#[derive(Clone, Copy)]
+struct Member {
+    file: FileId,
+    sec: u32,
+    group: u32,
+}
+
+/// A piece of a section: its byte range and the hash of its bytes.
+#[derive(Clone, Copy)]
+struct Span {
+    start: u64,
+    end: u64,
+    hash: u64,
+}
+
+/// Shards of the deduplication (by the high bits of a piece's hash).
+const SHARD_BITS: u32 = 4;
+
+impl Merged {
+    /// Once the groups are placed at `group_offsets` inside their output sections, makes
+    /// every piece's offset relative to its output section.
+    pub fn place(&self, objects: &mut [ObjectFile], group_offsets: &[u64]) {
+        for m in &self.sections {
+            let base = group_offsets[m.group as usize];
+            let sec = &mut objects[m.file as usize].sections[m.sec as usize];
+            for p in &mut sec.pieces {
+                p.output_offset += base;
+            }
+        }
+    }
+}
+
+/// Splits and deduplicates every live merge section (see the module's comment).
+pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
+    // The sections and their groups, in input order.
+    let mut groups: Vec<MergeGroup> = Vec::new();
+    let mut group_of: FxHashMap<(u32, u64, u64), u32> = FxHashMap::default();
+    let mut sections = Vec::new();
+    for (file, obj) in objects.iter().enumerate() {
+        for (i, sec) in obj.sections.iter().enumerate() {
+            if sec.kind != SectionKind::Merge || !sec.live || sec.output == u32::MAX {
+                continue;
+            }
+            let key = (sec.output, sec.flags, sec.entsize.max(1));
+            let group = *group_of.entry(key).or_insert_with(|| {
+                groups.push(MergeGroup {
+                    output: sec.output,
+                    data: Vec::new(),
+                });
+                (groups.len() - 1) as u32
+            });
+            sections.push(Member {
+                file: file as FileId,
+                sec: i as u32,
+                group,
+            });
+        }
+    }
+    let data_of = |m: &Member| objects[m.file as usize].sections[m.sec as usize].data;
+
+    // Each section split into pieces, each piece hashed.
+    let spans: Vec<Vec<Span>> = sections
+        .par_iter()
+        .map(|m| {
+            let sec = &objects[m.file as usize].sections[m.sec as usize];
+            split(sec.data, sec.flags, sec.entsize.max(1) as usize)
+        })
+        .collect();
+    // Piece `p` of section `s` is number `first[s] + p` overall.
+    let mut first = Vec::with_capacity(spans.len() + 1);
+    let mut total = 0u32;
+    for s in &spans {
+        first.push(total);
+        total += s.len() as u32;
+    }
+
+    // Each shard finds, for each of its pieces, the first occurrence of the same bytes in
+    // the same group (pieces are visited in input order, so the first one found is it).
+    let mut shards: Vec<Vec<(u32, u32)>> = vec![Vec::new(); 1 << SHARD_BITS];
+    for (s, pieces) in spans.iter().enumerate() {
+        for (p, span) in pieces.iter().enumerate() {
+            shards[(span.hash >> (64 - SHARD_BITS)) as usize].push((s as u32, p as u32));
+        }
+    }
+    let bytes = |s: u32, p: u32| {
+        let span = spans[s as usize][p as usize];
+        &data_of(&sections[s as usize])[span.start as usize..span.end as usize]
+    };
+    let keyed = |s: u32, p: u32| {
+        let group = u64::from(sections[s as usize].group);
+        spans[s as usize][p as usize].hash ^ group.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    };
+    let firsts: Vec<Vec<(u32, u32)>> = shards
+        .par_iter()
+        .map(|shard| {
+            let mut table: HashTable<(u32, u32)> = HashTable::with_capacity(shard.len());
+            let mut out = Vec::with_capacity(shard.len());
+            for &(s, p) in shard {
+                let group = sections[s as usize].group;
+                let hash = keyed(s, p);
+                let found = table.find(hash, |&(fs, fp)| {
+                    sections[fs as usize].group == group && bytes(fs, fp) == bytes(s, p)
+                });
+                let rep = match found {
+                    Some(&rep) => rep,
+                    None => {
+                        table.insert_unique(hash, (s, p), |&(fs, fp)| keyed(fs, fp));
+                        (s, p)
+                    }
+                };
+                out.push((first[s as usize] + p, first[rep.0 as usize] + rep.1));
+            }
+            out
+        })
+        .collect();
+    let mut rep = vec![0u32; total as usize];
+    for shard in firsts {
+        for (piece, first_seen) in shard {
+            rep[piece as usize] = first_seen;
+        }
+    }
+
+    // The unique pieces laid out in input order; each keeps its section's alignment so
+    // constants stay aligned (strings need none).
+    let mut offset = vec![0u64; total as usize];
+    for (s, m) in sections.iter().enumerate() {
+        let sec = &objects[m.file as usize].sections[m.sec as usize];
+        let align = if sec.flags & u64::from(elf::SHF_STRINGS) != 0 {
+            1
+        } else {
+            sec.align.max(1) as usize
+        };
+        let group = &mut groups[m.group as usize];
+        for (p, span) in spans[s].iter().enumerate() {
+            let piece = (first[s] + p as u32) as usize;
+            if rep[piece] as usize == piece {
+                let at = group.data.len().next_multiple_of(align);
+                group.data.resize(at, 0);
+                group
+                    .data
+                    .extend_from_slice(&sec.data[span.start as usize..span.end as usize]);
+                offset[piece] = at as u64;
+            }
+        }
+    }
+
+    // Every piece where its first occurrence went.
+    let pieces: Vec<Vec<Piece>> = spans
+        .par_iter()
+        .enumerate()
+        .map(|(s, spans)| {
+            spans
+                .iter()
+                .enumerate()
+                .map(|(p, span)| Piece {
+                    input_offset: span.start,
+                    output_offset: offset[rep[(first[s] + p as u32) as usize] as usize],
+                })
+                .collect()
+        })
+        .collect();
+    for (m, pieces) in sections.iter().zip(pieces) {
+        objects[m.file as usize].sections[m.sec as usize].pieces = pieces;
+    }
+    Merged { groups, sections }
+}
+
+/// The pieces of one section: NUL-terminated strings (of `entsize`-byte characters) or
+/// `entsize`-byte constants.
+fn split(data: &[u8], flags: u64, entsize: usize) -> Vec<Span> {
+    let is_strings = flags & u64::from(elf::SHF_STRINGS) != 0;
+    let mut spans = Vec::new();
+    let mut pos = 0usize;
+    while pos < data.len() {
+        let end = if is_strings {
+            string_end(data, pos, entsize)
+        } else {
+            (pos + entsize).min(data.len())
+        };
+        spans.push(Span {
+            start: pos as u64,
+            end: end as u64,
+            hash: xxhash_rust::xxh3::xxh3_64(&data[pos..end]),
+        });
+        pos = end;
+    }
+    spans
+}
+
+/// A string piece ends after its terminating NUL character (of `width` bytes).
+fn string_end(data: &[u8], start: usize, width: usize) -> usize {
+    let mut p = start;
+    while p + width <= data.len() {
+        if data[p..p + width].iter().all(|&b| b == 0) {
+            return p + width;
+        }
+        p += width;
+    }
+    data.len()
+}
