@@ -20,6 +20,7 @@ pub mod output_file;
 pub mod output_section;
 pub mod plugin_host;
 pub mod plugin_lto;
+pub mod prefetch;
 pub mod read_log;
 pub mod reloc_action;
 pub mod relocate;

@@ -9,6 +9,7 @@
 use crate::error::{LinkError, Result};
 use crate::input::{Archive, InputFile};
 use crate::object_file::{shndx, FileId, ObjectFile, SectionKind, LE};
+use crate::prefetch::{Parsed, Prefetch, Ticket};
 use crate::shared_file::{DsoId, SharedFile};
 use object::elf;
 use object::read::elf::Sym as _;
@@ -253,14 +254,6 @@ pub struct BitcodeModule {
     pub summary: rld_summaries::ModuleSummary,
 }
 
-/// An archive member as the parallel parse leaves it.
-enum Member {
-    Object(Result<ObjectFile>),
-    Bitcode,
-    /// Carries a plugin's IR: offered to the plugins, in order, before it is parsed.
-    ForPlugin,
-}
-
 /// Symbol resolution in progress: inputs are added in command-line order, then (with LTO)
 /// the compiled bitcode comes back as an object, and `finish` checks the result.
 pub struct Resolver {
@@ -277,7 +270,10 @@ pub struct Resolver {
     /// `name@VERSION` of every versioned shared-library definition, for references that
     /// name a version.
     dso_versioned: FxHashMap<Vec<u8>, (DsoId, u32)>,
-    pending: VecDeque<(u32, u32)>,
+    /// Archive members fetched and not yet added, in fetch order; each is parsing in the
+    /// background from the moment it is fetched.
+    pending: VecDeque<(u32, u32, Ticket)>,
+    prefetch: Prefetch,
     duplicates: Vec<String>,
     allow_multiple_definition: bool,
     cache_dir: Option<std::path::PathBuf>,
@@ -343,6 +339,7 @@ impl Resolver {
             comdats: FxHashMap::default(),
             dso_versioned: FxHashMap::default(),
             pending: VecDeque::new(),
+            prefetch: Prefetch::default(),
             duplicates: Vec::new(),
             allow_multiple_definition,
             cache_dir: cache_dir.map(Into::into),
@@ -396,14 +393,32 @@ impl Resolver {
             .sum();
         self.symtab.reserve(indexed);
         let mut summaries = self.summarize(&bitcode)?.into_iter();
+        // Every object named on the command line is loaded: all of them start parsing now.
+        let plugins = self.plugins.is_some();
+        let mut tickets: VecDeque<Ticket> = inputs
+            .iter()
+            .filter_map(|f| match f {
+                InputFile::Object { name, data } => {
+                    Some(self.prefetch.submit(name.clone(), data, plugins))
+                }
+                _ => None,
+            })
+            .collect();
         for input in inputs {
             match input {
                 InputFile::Object { name, data } => {
-                    let for_plugin =
-                        self.plugins.is_some() && crate::object_file::has_gcc_lto_sections(data);
-                    let path = std::path::Path::new(&name);
-                    if !(for_plugin && self.offer_to_plugins(&name, path, 0, data)?) {
-                        self.add_object(name, data)?
+                    let ticket = tickets.pop_front().expect("one ticket per object");
+                    match self.prefetch.take(ticket) {
+                        Parsed::ForPlugin => {
+                            let path = std::path::Path::new(&name);
+                            if !self.offer_to_plugins(&name, path, 0, data)? {
+                                self.add_object(name, data)?
+                            }
+                        }
+                        Parsed::Object(obj) => self.add_parsed_object(obj?),
+                        // Classified as ELF by the same magic: not reached, but an error
+                        // (from the ELF reader) rather than a panic if it were.
+                        Parsed::Bitcode => self.add_object(name, data)?,
                     }
                 }
                 InputFile::Archive(archive) => self.add_archive(archive)?,
@@ -613,48 +628,26 @@ impl Resolver {
             _ => {}
         }
     }
-    /// Loads the fetched archive members. Each wave of fetches is parsed in parallel and
-    /// then resolved one by one in fetch order, so the outcome does not depend on timing.
+    /// Loads the fetched archive members, in fetch order (so the outcome does not depend on
+    /// timing), each parsed in the background since it was fetched.
     fn drain_fetches(&mut self) -> Result<()> {
-        use rayon::prelude::*;
-        while !self.pending.is_empty() {
-            let wave: Vec<(u32, u32)> = self.pending.drain(..).collect();
-            let members: Vec<(String, &'static [u8])> = wave
-                .iter()
-                .map(|&(a, m)| {
+        while let Some((a, m, ticket)) = self.pending.pop_front() {
+            let member = &self.archives[a as usize].members[m as usize];
+            let (name, data) = (member.name.clone(), member.data);
+            match self.prefetch.take(ticket) {
+                Parsed::Object(obj) => self.add_parsed_object(obj?),
+                Parsed::ForPlugin => {
                     let member = &self.archives[a as usize].members[m as usize];
-                    (member.name.clone(), member.data)
-                })
-                .collect();
-            let plugins = self.plugins.is_some();
-            let parsed: Vec<Member> = members
-                .par_iter()
-                .map(|(name, data)| {
-                    if rld_lto_api::is_bitcode(data) {
-                        Member::Bitcode
-                    } else if plugins && crate::object_file::has_gcc_lto_sections(data) {
-                        Member::ForPlugin
-                    } else {
-                        Member::Object(ObjectFile::parse(name.clone(), data))
+                    let (file, offset) = (member.file.clone(), member.offset);
+                    if !self.offer_to_plugins(&name, &file, offset, data)? {
+                        self.add_object(name, data)?;
                     }
-                })
-                .collect();
-            for (((name, data), parsed), &(a, m)) in members.into_iter().zip(parsed).zip(&wave) {
-                match parsed {
-                    Member::Object(obj) => self.add_parsed_object(obj?),
-                    Member::ForPlugin => {
-                        let member = &self.archives[a as usize].members[m as usize];
-                        let (file, offset) = (member.file.clone(), member.offset);
-                        if !self.offer_to_plugins(&name, &file, offset, data)? {
-                            self.add_object(name, data)?;
-                        }
-                    }
-                    Member::Bitcode => {
-                        let summary = self
-                            .summarize(&[rld_lto_api::BitcodeInput { name: &name, data }])?
-                            .remove(0);
-                        self.add_bitcode(name, data, summary);
-                    }
+                }
+                Parsed::Bitcode => {
+                    let summary = self
+                        .summarize(&[rld_lto_api::BitcodeInput { name: &name, data }])?
+                        .remove(0);
+                    self.add_bitcode(name, data, summary);
                 }
             }
         }
@@ -799,24 +792,33 @@ impl Resolver {
         let done = &mut self.fetched[archive as usize][member as usize];
         if !*done {
             *done = true;
-            self.pending.push_back((archive, member));
+            let m = &self.archives[archive as usize].members[member as usize];
+            let ticket = self
+                .prefetch
+                .submit(m.name.clone(), m.data, self.plugins.is_some());
+            self.pending.push_back((archive, member, ticket));
         }
     }
 
     fn add_archive(&mut self, archive: Archive) -> Result<()> {
         let a = self.archives.len() as u32;
         self.fetched.push(vec![false; archive.members.len()]);
-        if archive.whole {
-            for m in 0..archive.members.len() as u32 {
+        let (whole, members) = (archive.whole, archive.members.len() as u32);
+        // In place before anything is fetched: a fetch starts parsing the member.
+        self.archives.push(archive);
+        if whole {
+            for m in 0..members {
                 self.fetch(a, m);
             }
         }
-        for &(name, member) in &archive.symbols {
+        for k in 0..self.archives[a as usize].symbols.len() {
+            let (name, member) = self.archives[a as usize].symbols[k];
             let id = self.symtab.intern(name);
             if self.is_common(id) {
                 // A real definition of a symbol that is so far only common is pulled in.
-                let data = archive.members[member as usize].data;
-                if self.defines_non_common(&archive.members[member as usize].name, data, name)? {
+                let m = &self.archives[a as usize].members[member as usize];
+                let (member_name, data) = (m.name.clone(), m.data);
+                if self.defines_non_common(&member_name, data, name)? {
                     let reference = self.referrer(id);
                     self.fetch_for(a, member, name, &reference);
                 }
@@ -832,7 +834,6 @@ impl Resolver {
                 }
             }
         }
-        self.archives.push(archive);
         Ok(())
     }
 
