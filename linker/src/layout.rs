@@ -17,6 +17,7 @@ use crate::output_section::{
 };
 use crate::symbols::SymbolDef;
 use object::elf::*;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 const PAGE: u64 = 0x1000;
@@ -34,52 +35,35 @@ const FLAG_MASK: u64 = !(SHF_GROUP as u64
 /// tables sorted by priority) and computes its offset there.
 pub fn assign_input_sections(link: &mut Link) {
     let strip_debug = link.opts.strip_debug || link.opts.strip_all;
-    let mut by_key: FxHashMap<(String, u64, bool), u32> = FxHashMap::default();
-    for f in 0..link.objects.len() {
-        for i in 0..link.objects[f].sections.len() {
-            let s = &link.objects[f].sections[i];
-            if !s.is_kept() {
-                continue;
-            }
-            if !s.is_alloc() && strip_debug && s.name.starts_with(".debug") {
-                continue;
-            }
-            let name = output_section_name(s.name);
-            let flags = s.flags & FLAG_MASK;
-            let key_flags = flags & u64::from(SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR | SHF_TLS);
-            let nobits = s.sh_type == SHT_NOBITS;
-            let key = (
-                name.to_string(),
-                key_flags,
-                nobits && flags & u64::from(SHF_TLS) != 0,
-            );
-            let sh_type = match (s.sh_type, name) {
-                (SHT_X86_64_UNWIND, _) => SHT_PROGBITS,
-                // `.ctors`/`.dtors` (PROGBITS) folded into the arrays keep the arrays' type.
-                (_, ".init_array") => SHT_INIT_ARRAY,
-                (_, ".fini_array") => SHT_FINI_ARRAY,
-                (t, _) => t,
-            };
-            if name != s.name && (s.name.starts_with(".ctors") || s.name.starts_with(".dtors")) {
-                reverse_pointer_table(&mut link.objects[f].sections[i]);
-            }
-            let s = &link.objects[f].sections[i];
-            let out = *by_key.entry(key).or_insert_with(|| {
-                link.outputs.push(OutputSection::new(name, sh_type, flags));
+    // Each object's kept sections grouped by output section key, in parallel; then the
+    // groups are given output sections in input order (so outputs are numbered, and their
+    // inputs listed, in the order their sections appear).
+    let grouped: Vec<Vec<KeyGroup>> = link
+        .objects
+        .par_iter_mut()
+        .map(|obj| group_by_output(obj, strip_debug))
+        .collect();
+    let mut by_key: FxHashMap<OutputKey, u32> = FxHashMap::default();
+    for (f, groups) in grouped.into_iter().enumerate() {
+        for g in groups {
+            let out = *by_key.entry(g.key).or_insert_with(|| {
+                link.outputs
+                    .push(OutputSection::new(g.key.0, g.sh_type, g.flags));
                 (link.outputs.len() - 1) as u32
             });
             let o = &mut link.outputs[out as usize];
-            o.flags |= flags;
-            if o.sh_type == SHT_NOBITS && sh_type != SHT_NOBITS {
+            o.flags |= g.flags;
+            if o.sh_type == SHT_NOBITS && g.has_progbits {
                 o.sh_type = SHT_PROGBITS;
             }
-            if o.entsize == 0 {
-                o.entsize = s.entsize;
-            } else if o.entsize != s.entsize {
-                o.entsize = 0;
+            if o.inputs.is_empty() {
+                o.entsize = g.entsize;
             }
-            o.inputs.push((f as u32, i as u32));
-            link.objects[f].sections[i].output = out;
+            let sections = &mut link.objects[f].sections;
+            for &i in &g.sections {
+                sections[i as usize].output = out;
+            }
+            o.inputs.extend(g.sections.iter().map(|&i| (f as u32, i)));
         }
     }
     for o in link.outputs.iter_mut() {
@@ -99,6 +83,74 @@ pub fn assign_input_sections(link: &mut Link) {
             o.entsize = 0;
         }
     }
+}
+
+/// What sends input sections to the same output section: its name, the flags that matter,
+/// and whether it is TLS `.bss`.
+type OutputKey = (&'static str, u64, bool);
+
+/// One object's sections that go to one output section, in section order.
+struct KeyGroup {
+    key: OutputKey,
+    /// The output's type, from the first of them.
+    sh_type: u32,
+    flags: u64,
+    /// One of them has contents (an output of NOBITS and PROGBITS inputs has contents).
+    has_progbits: bool,
+    /// The first one's entry size.
+    entsize: u64,
+    sections: Vec<u32>,
+}
+
+/// The kept sections of `obj` grouped by output key, groups in order of first appearance
+/// (constructor tables folded into the arrays are reversed on the way).
+fn group_by_output(obj: &mut crate::object_file::ObjectFile, strip_debug: bool) -> Vec<KeyGroup> {
+    let mut groups: Vec<KeyGroup> = Vec::new();
+    let mut index: FxHashMap<OutputKey, usize> = FxHashMap::default();
+    for i in 0..obj.sections.len() {
+        let s = &obj.sections[i];
+        if !s.is_kept() {
+            continue;
+        }
+        if !s.is_alloc() && strip_debug && s.name.starts_with(".debug") {
+            continue;
+        }
+        let input_name: &'static str = s.name;
+        let name = output_section_name(input_name);
+        let flags = s.flags & FLAG_MASK;
+        let key_flags = flags & u64::from(SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR | SHF_TLS);
+        let nobits = s.sh_type == SHT_NOBITS;
+        let key = (name, key_flags, nobits && flags & u64::from(SHF_TLS) != 0);
+        let sh_type = match (s.sh_type, name) {
+            (SHT_X86_64_UNWIND, _) => SHT_PROGBITS,
+            // `.ctors`/`.dtors` (PROGBITS) folded into the arrays keep the arrays' type.
+            (_, ".init_array") => SHT_INIT_ARRAY,
+            (_, ".fini_array") => SHT_FINI_ARRAY,
+            (t, _) => t,
+        };
+        let entsize = s.entsize;
+        if name != input_name
+            && (input_name.starts_with(".ctors") || input_name.starts_with(".dtors"))
+        {
+            reverse_pointer_table(&mut obj.sections[i]);
+        }
+        let g = *index.entry(key).or_insert_with(|| {
+            groups.push(KeyGroup {
+                key,
+                sh_type,
+                flags: 0,
+                has_progbits: false,
+                entsize,
+                sections: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        let g = &mut groups[g];
+        g.flags |= flags;
+        g.has_progbits |= sh_type != SHT_NOBITS;
+        g.sections.push(i as u32);
+    }
+    groups
 }
 
 /// `.ctors`/`.dtors` run from their end to their start, `.init_array`/`.fini_array` from

@@ -34,6 +34,9 @@ struct Member {
     group: u32,
 }
 
+/// What puts merge sections in one group: output section, flags, entry size.
+type GroupKey = (u32, u64, u64);
+
 /// A piece of a section: its byte range and the hash of its bytes.
 #[derive(Clone, Copy)]
 struct Span {
@@ -61,26 +64,36 @@ impl Merged {
 
 /// Splits and deduplicates every live merge section (see the module's comment).
 pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
-    // The sections and their groups, in input order.
+    // The sections and their groups, in input order (the search in parallel: objects
+    // have thousands of sections, few of them mergeable).
+    let found: Vec<Vec<(u32, GroupKey)>> = objects
+        .par_iter()
+        .map(|obj| {
+            obj.sections
+                .iter()
+                .enumerate()
+                .filter(|(_, sec)| {
+                    sec.kind == SectionKind::Merge && sec.live && sec.output != u32::MAX
+                })
+                .map(|(i, sec)| (i as u32, (sec.output, sec.flags, sec.entsize.max(1))))
+                .collect()
+        })
+        .collect();
     let mut groups: Vec<MergeGroup> = Vec::new();
-    let mut group_of: FxHashMap<(u32, u64, u64), u32> = FxHashMap::default();
+    let mut group_of: FxHashMap<GroupKey, u32> = FxHashMap::default();
     let mut sections = Vec::new();
-    for (file, obj) in objects.iter().enumerate() {
-        for (i, sec) in obj.sections.iter().enumerate() {
-            if sec.kind != SectionKind::Merge || !sec.live || sec.output == u32::MAX {
-                continue;
-            }
-            let key = (sec.output, sec.flags, sec.entsize.max(1));
+    for (file, found) in found.into_iter().enumerate() {
+        for (sec, key) in found {
             let group = *group_of.entry(key).or_insert_with(|| {
                 groups.push(MergeGroup {
-                    output: sec.output,
+                    output: key.0,
                     data: Vec::new(),
                 });
                 (groups.len() - 1) as u32
             });
             sections.push(Member {
                 file: file as FileId,
-                sec: i as u32,
+                sec,
                 group,
             });
         }
