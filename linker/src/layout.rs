@@ -209,6 +209,22 @@ pub fn estimated_image_size(link: &Link) -> u64 {
 pub fn place_inputs(link: &mut Link) {
     let merged = crate::merge::merge_sections(&mut link.objects);
     let groups = &merged.groups;
+    // Every `.eh_frame` input split into its records at once, in parallel, in the order
+    // the placement below takes them.
+    let eh_inputs: Vec<(u32, u32)> = link
+        .outputs
+        .iter()
+        .flat_map(|o| o.inputs.iter().copied())
+        .filter(|&(f, i)| {
+            link.objects[f as usize].sections[i as usize].kind == SectionKind::EhFrame
+        })
+        .collect();
+    let objects = &link.objects;
+    let mut eh_splits = eh_inputs
+        .par_iter()
+        .map(|&(f, i)| split_eh_frame(&objects[f as usize], i as usize))
+        .collect::<Vec<_>>()
+        .into_iter();
     for o in 0..link.outputs.len() {
         let inputs = std::mem::take(&mut link.outputs[o].inputs);
         let mut size = 0u64;
@@ -220,7 +236,7 @@ pub fn place_inputs(link: &mut Link) {
                 SectionKind::Merge => continue,
                 SectionKind::EhFrame => {
                     let (mut pieces, mut kept, fdes) =
-                        split_eh_frame(&link.objects[f as usize], i as usize);
+                        eh_splits.next().expect("one split per .eh_frame input");
                     // CIEs and FDEs follow each other with no padding: a zero word between
                     // them would read as the end of the table.
                     size = size.next_multiple_of(4);
