@@ -288,6 +288,10 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.filters.push((object::elf::DT_FILTER, v.into())))),
     arg(&["--auxiliary"], "NAME", "Add DT_AUXILIARY: NAME's symbols are preferred to this library's",
         Set(|p, v| p.o.filters.push((object::elf::DT_AUXILIARY, v.into())))),
+    arg(&["--audit"], "LIB", "Add LIB to DT_AUDIT (libraries the dynamic loader audits the program with)",
+        Set(|p, v| p.o.audit.push(v.into()))),
+    arg(&["--depaudit", "-P"], "LIB", "Add LIB to DT_DEPAUDIT (auditing of this library's dependencies)",
+        Set(|p, v| p.o.depaudit.push(v.into()))),
     flag(&["--rosegment"], "Keep read-only data out of the code segment (default)", |_| {}),
     flag(&["--no-rosegment"], "Accepted with a warning; read-only data always has its own segment",
         |p| p.o.warnings.push("--no-rosegment is ignored: rld always gives read-only data its own segment".into())),
@@ -753,6 +757,7 @@ impl Parser {
                 "interpose" => o.z_flags_1 |= object::elf::DF_1_INTERPOSE,
                 "nodefaultlib" => o.z_flags_1 |= object::elf::DF_1_NODEFLIB,
                 "global" => o.z_flags_1 |= object::elf::DF_1_GLOBAL,
+                "globalaudit" => o.z_flags_1 |= object::elf::DF_1_GLOBAUDIT,
                 "nodelete" => o.z_nodelete = true,
                 "nodlopen" => o.z_nodlopen = true,
                 "ibt" => {

@@ -29,7 +29,8 @@ pub struct DynamicTables {
     pub needed: Vec<u32>,
     pub soname: Option<u32>,
     pub runpath: Option<u32>,
-    /// `--filter` and `--auxiliary` names (DT_FILTER, DT_AUXILIARY), in command-line order.
+    /// `--filter` and `--auxiliary` names (DT_FILTER, DT_AUXILIARY), in command-line order,
+    /// then DT_AUDIT and DT_DEPAUDIT.
     pub filters: Vec<(u32, u32)>,
 }
 
@@ -98,6 +99,12 @@ pub fn build_dynamic_tables(link: &Link) -> DynamicTables {
     for (tag, name) in &opts.filters {
         let off = t.add_string(name.as_bytes());
         t.filters.push((*tag, off));
+    }
+    for (tag, libs) in [(DT_AUDIT, &opts.audit), (DT_DEPAUDIT, &opts.depaudit)] {
+        if !libs.is_empty() {
+            let off = t.add_string(libs.join(":").as_bytes());
+            t.filters.push((tag, off));
+        }
     }
     if !opts.rpath.is_empty() {
         t.runpath = Some(t.add_string(opts.rpath.join(":").as_bytes()));

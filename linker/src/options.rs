@@ -98,6 +98,10 @@ pub struct Options {
     pub soname: Option<String>,
     /// `--filter NAME` (DT_FILTER) and `--auxiliary NAME` (DT_AUXILIARY), as (tag, name).
     pub filters: Vec<(u32, String)>,
+    /// `--audit LIB` (DT_AUDIT) and `--depaudit LIB`/`-P LIB` (DT_DEPAUDIT), in order:
+    /// GNU ld joins each kind's libraries with `:` into one entry.
+    pub audit: Vec<String>,
+    pub depaudit: Vec<String>,
     /// `-e` / `--entry`; `_start` when absent.
     pub entry: Option<String>,
     /// `-u` / `--undefined`.
@@ -283,6 +287,8 @@ impl Default for Options {
             new_dtags: true,
             soname: None,
             filters: Vec::new(),
+            audit: Vec::new(),
+            depaudit: Vec::new(),
             entry: None,
             undefined: Vec::new(),
             init: "_init".to_string(),

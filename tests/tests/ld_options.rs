@@ -1007,3 +1007,34 @@ fn print_archive_stats_matches_lld() {
         "{rld}"
     );
 }
+
+/// `--audit LIB`, `--depaudit LIB`/`-P LIB` and `-z globalaudit` (GNU ld's; lld-14 has
+/// none of them): each kind's libraries joined with `:` into one DT_AUDIT or DT_DEPAUDIT
+/// entry, and DF_1_GLOBAUDIT, as GNU ld writes them.
+#[test]
+fn audit_libraries_as_gnu_ld_writes_them() {
+    let t = Test::new();
+    let lib = t.compile(Clang, "int f(void) { return 1; }\n", &["-O2", "-fPIC"]);
+    let flags = [
+        "-shared",
+        "-Wl,--audit,a.so",
+        "-Wl,--audit=b.so",
+        "-Wl,-P,c.so",
+        "-Wl,--depaudit,d.so",
+        "-Wl,-z,globalaudit",
+    ];
+    let gnu = t.link(Driver::GccLd, &[&lib], &flags, "gnu.so");
+    let ours = t.link(Driver::GccRld, &[&lib], &flags, "rld.so");
+    let entries = |so: &Path| {
+        let d = dynamic(so);
+        ["AUDIT", "DEPAUDIT", "FLAGS_1"].map(|tag| dyn_values(&d, tag))
+    };
+    assert_eq!(
+        entries(&ours),
+        entries(&gnu),
+        "{} vs {}",
+        ours.display(),
+        gnu.display()
+    );
+    assert_eq!(entries(&ours)[0], ["Audit library: [a.so:b.so]"]);
+}
