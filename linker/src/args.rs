@@ -760,6 +760,9 @@ impl Parser {
                 "globalaudit" => o.z_flags_1 |= object::elf::DF_1_GLOBAUDIT,
                 "nodelete" => o.z_nodelete = true,
                 "nodlopen" => o.z_nodlopen = true,
+                "rodynamic" => o.z_rodynamic = true,
+                "keep-text-section-prefix" => o.z_keep_text_section_prefix = true,
+                "nokeep-text-section-prefix" => o.z_keep_text_section_prefix = false,
                 "ibt" => {
                     o.z_ibt = true;
                     o.warnings.push(

@@ -382,7 +382,7 @@ pub fn dynamic_entries(link: &Link, t: &DynamicTables) -> Vec<(i64, u64)> {
     d.push((i64::from(DT_SYMTAB), link.synthetic_addr(Synthetic::DynSym)));
     d.push((i64::from(DT_STRSZ), t.dynstr.len() as u64));
     d.push((i64::from(DT_SYMENT), 24));
-    if !opts.is_shared() {
+    if !opts.is_shared() && !opts.z_rodynamic {
         d.push((i64::from(DT_DEBUG), 0));
     }
     if !link.rela_dyn.is_empty() {

@@ -35,13 +35,14 @@ const FLAG_MASK: u64 = !(SHF_GROUP as u64
 /// tables sorted by priority) and computes its offset there.
 pub fn assign_input_sections(link: &mut Link) {
     let strip_debug = link.opts.strip_debug || link.opts.strip_all;
+    let keep_text_prefix = link.opts.z_keep_text_section_prefix;
     // Each object's kept sections grouped by output section key, in parallel; then the
     // groups are given output sections in input order (so outputs are numbered, and their
     // inputs listed, in the order their sections appear).
     let grouped: Vec<Vec<KeyGroup>> = link
         .objects
         .par_iter_mut()
-        .map(|obj| group_by_output(obj, strip_debug))
+        .map(|obj| group_by_output(obj, strip_debug, keep_text_prefix))
         .collect();
     let mut by_key: FxHashMap<OutputKey, u32> = FxHashMap::default();
     for (f, groups) in grouped.into_iter().enumerate() {
@@ -104,7 +105,11 @@ struct KeyGroup {
 
 /// The kept sections of `obj` grouped by output key, groups in order of first appearance
 /// (constructor tables folded into the arrays are reversed on the way).
-fn group_by_output(obj: &mut crate::object_file::ObjectFile, strip_debug: bool) -> Vec<KeyGroup> {
+fn group_by_output(
+    obj: &mut crate::object_file::ObjectFile,
+    strip_debug: bool,
+    keep_text_prefix: bool,
+) -> Vec<KeyGroup> {
     let mut groups: Vec<KeyGroup> = Vec::new();
     let mut index: FxHashMap<OutputKey, usize> = FxHashMap::default();
     for i in 0..obj.sections.len() {
@@ -116,7 +121,7 @@ fn group_by_output(obj: &mut crate::object_file::ObjectFile, strip_debug: bool) 
             continue;
         }
         let input_name: &'static str = s.name;
-        let name = output_section_name(input_name);
+        let name = output_section_name(input_name, keep_text_prefix);
         let flags = s.flags & FLAG_MASK;
         let key_flags = flags & u64::from(SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR | SHF_TLS);
         let nobits = s.sh_type == SHT_NOBITS;
@@ -562,7 +567,7 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
             Synthetic::Dynamic,
             ".dynamic",
             SHT_DYNAMIC,
-            aw,
+            if link.opts.z_rodynamic { a } else { aw },
             16 * count,
             8,
             16,
@@ -968,7 +973,11 @@ pub fn assign_addresses(link: &mut Link) {
                 link,
                 Synthetic::Dynamic,
                 PT_DYNAMIC,
-                PF_R | PF_W,
+                if link.opts.z_rodynamic {
+                    PF_R
+                } else {
+                    PF_R | PF_W
+                },
                 8,
             )),
             PT_GNU_EH_FRAME => segments.push(section_segment(

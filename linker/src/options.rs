@@ -182,6 +182,11 @@ pub struct Options {
     pub z_nodelete: bool,
     /// `-z nodlopen` (DF_1_NOOPEN).
     pub z_nodlopen: bool,
+    /// `-z rodynamic` (lld's): `.dynamic` read-only, without DT_DEBUG (which the dynamic
+    /// loader would write).
+    pub z_rodynamic: bool,
+    /// `-z keep-text-section-prefix` (lld's): `.text.hot`, `.text.unlikely`, ... stay apart.
+    pub z_keep_text_section_prefix: bool,
     /// `-z ibt`: mark the output GNU_PROPERTY_X86_FEATURE_1_IBT.
     pub z_ibt: bool,
     /// `-z shstk`: mark the output GNU_PROPERTY_X86_FEATURE_1_SHSTK.
@@ -326,6 +331,8 @@ impl Default for Options {
             z_origin: false,
             z_nodelete: false,
             z_nodlopen: false,
+            z_rodynamic: false,
+            z_keep_text_section_prefix: false,
             z_ibt: false,
             z_shstk: false,
             max_page_size: None,

@@ -126,7 +126,26 @@ impl OutputSection {
 
 /// lld's rule: sections whose names start with a well-known prefix merge into that output
 /// section; everything else keeps its own name (so `__start_`/`__stop_` work).
-pub fn output_section_name(name: &str) -> &str {
+pub fn output_section_name(name: &str, keep_text_prefix: bool) -> &str {
+    // `-z keep-text-section-prefix` (lld's): hot, cold and start-up code keep output
+    // sections of their own, so that they can be placed and mapped apart.
+    const TEXT_KINDS: &[&str] = &[
+        ".text.hot",
+        ".text.unknown",
+        ".text.unlikely",
+        ".text.startup",
+        ".text.exit",
+        ".text.split",
+    ];
+    if keep_text_prefix {
+        for p in TEXT_KINDS {
+            if let Some(rest) = name.strip_prefix(p) {
+                if rest.is_empty() || rest.starts_with('.') {
+                    return p;
+                }
+            }
+        }
+    }
     const PREFIXES: &[&str] = &[
         ".text",
         ".rodata",

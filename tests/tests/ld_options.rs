@@ -1038,3 +1038,106 @@ fn audit_libraries_as_gnu_ld_writes_them() {
     );
     assert_eq!(entries(&ours)[0], ["Audit library: [a.so:b.so]"]);
 }
+
+/// `-z rodynamic` (lld's): `.dynamic` is read-only (in a read-only segment, PT_DYNAMIC
+/// without W) and has no DT_DEBUG, in an executable and a shared library alike; the program
+/// still runs.
+#[test]
+fn rodynamic_as_lld() {
+    let t = Test::new();
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nint main(void) { puts(\"hello\"); return 0; }\n",
+        &["-O2"],
+    );
+    let lib = t.compile(Clang, "int f(void) { return 1; }\n", &["-O2", "-fPIC"]);
+    let facts = |path: &Path| {
+        let secs = sections(path);
+        let section = find_section(&secs, ".dynamic").expect(".dynamic");
+        let segs = segments(path);
+        let phdr = segs
+            .iter()
+            .find(|s| s.typ == "DYNAMIC")
+            .expect("PT_DYNAMIC");
+        let debug = dyn_values(&dynamic(path), "DEBUG").len();
+        (section.flags, phdr.flags.clone(), debug)
+    };
+    for (objs, flags, out) in [
+        (&main, &["-Wl,-z,rodynamic"][..], "exe"),
+        (&lib, &["-shared", "-Wl,-z,rodynamic"][..], "lib.so"),
+    ] {
+        let (lld, rld) = both(&t, &[objs], flags, out);
+        assert_eq!(
+            facts(&rld),
+            facts(&lld),
+            "{} vs {}",
+            rld.display(),
+            lld.display()
+        );
+        assert_eq!(facts(&rld).0, "A", "{}", rld.display());
+        if out == "exe" {
+            assert_output_is(&rld, &run(&rld, &[], &[]), "hello\n", "-z rodynamic");
+        }
+    }
+}
+
+/// `-z keep-text-section-prefix` (lld's): `.text.hot`, `.text.unknown`, `.text.unlikely`,
+/// `.text.startup`, `.text.exit` and `.text.split` inputs keep output sections of their own
+/// (a name that only starts the same, `.text.hotter`, does not); without it all is `.text`.
+#[test]
+fn keep_text_section_prefix_as_lld() {
+    let t = Test::new();
+    let mut src = String::from("#include <stdio.h>\n");
+    for (i, sec) in [
+        ".text.hot.a",
+        ".text.hot",
+        ".text.unknown.b",
+        ".text.unlikely.c",
+        ".text.startup.d",
+        ".text.exit.e",
+        ".text.split.f",
+        ".text.hotter",
+    ]
+    .iter()
+    .enumerate()
+    {
+        src.push_str(&format!(
+            "__attribute__((noinline, section(\"{sec}\"))) int f{i}(int x) {{ return x + {i}; }}\n"
+        ));
+    }
+    src.push_str(
+        "int main(int argc, char **argv) { printf(\"%d\\n\", f0(argc) + f1(argc) + f2(argc) + \
+         f3(argc) + f4(argc) + f5(argc) + f6(argc) + f7(argc)); return 0; }\n",
+    );
+    let obj = t.compile(Clang, &src, &["-O2"]);
+    let text_sections = |path: &Path| -> Vec<String> {
+        sections(path)
+            .into_iter()
+            .map(|s| s.name)
+            .filter(|n| n.starts_with(".text"))
+            .collect()
+    };
+    let (lld, rld) = both(&t, &[&obj], &["-Wl,-z,keep-text-section-prefix"], "kept");
+    assert_eq!(text_sections(&rld), text_sections(&lld));
+    assert_eq!(
+        text_sections(&rld),
+        [
+            ".text",
+            ".text.hot",
+            ".text.unknown",
+            ".text.unlikely",
+            ".text.startup",
+            ".text.exit",
+            ".text.split"
+        ]
+    );
+    assert_output_is(
+        &rld,
+        &run(&rld, &[], &[]),
+        "36\n",
+        "-z keep-text-section-prefix",
+    );
+    let (lld, rld) = both(&t, &[&obj], &[], "folded");
+    assert_eq!(text_sections(&rld), text_sections(&lld));
+    assert_eq!(text_sections(&rld), [".text"]);
+}
