@@ -405,6 +405,8 @@ const SPECS: &[Spec] = &[
     flag(&["--no-color-diagnostics"], "Accepted; diagnostics are not colored", |_| {}),
     // Common symbols are always placed by alignment, which is what sorting them buys.
     flag(&["--sort-common"], "Commons are always placed by alignment", |_| {}),
+    flag(&["--warn-once"], "Name one place per undefined symbol (GNU ld: warn once per symbol)",
+        |p| p.o.warn_once = true),
     flag(&["--warn-common"], "Warn when a common symbol meets another or a definition",
         |p| p.o.warn_common = true),
     flag(&["--no-warn-common"], "Do not warn about common symbols (default)", |p| p.o.warn_common = false),

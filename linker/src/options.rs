@@ -185,6 +185,8 @@ pub struct Options {
     /// `-z rodynamic` (lld's): `.dynamic` read-only, without DT_DEBUG (which the dynamic
     /// loader would write).
     pub z_rodynamic: bool,
+    /// `--warn-once`: one place per undefined symbol in its report.
+    pub warn_once: bool,
     /// `-z keep-text-section-prefix` (lld's): `.text.hot`, `.text.unlikely`, ... stay apart.
     pub z_keep_text_section_prefix: bool,
     /// `-z ibt`: mark the output GNU_PROPERTY_X86_FEATURE_1_IBT.
@@ -332,6 +334,7 @@ impl Default for Options {
             z_nodelete: false,
             z_nodlopen: false,
             z_rodynamic: false,
+            warn_once: false,
             z_keep_text_section_prefix: false,
             z_ibt: false,
             z_shstk: false,

@@ -93,8 +93,11 @@ struct FileScan {
     /// One action per relocation, per section (empty for sections not scanned).
     actions: Vec<Box<[Action]>>,
     requests: Vec<Request>,
-    /// Undefined symbols referenced, with up to three places each.
+    /// Undefined symbols referenced, with the first places (three, or one with
+    /// `--warn-once`) ...
     undefined: Vec<(SymbolId, String)>,
+    /// ... and how many references each has in this file.
+    undefined_counts: Vec<(SymbolId, u32)>,
     uses_got_base: bool,
 }
 
@@ -126,7 +129,8 @@ pub fn scan_relocations(link: &mut Link) -> RelocPlan {
         .into_par_iter()
         .map(|file| scan_file(link, &globals, file))
         .collect();
-    let mut undefined: FxHashMap<SymbolId, Vec<String>> = FxHashMap::default();
+    let mut undefined: FxHashMap<SymbolId, Undefined> = FxHashMap::default();
+    let shown = shown_places(link.opts);
     let mut files = Vec::with_capacity(scans.len());
     for (file, scan) in scans.into_iter().enumerate() {
         link.uses_got_base |= scan.uses_got_base;
@@ -134,10 +138,13 @@ pub fn scan_relocations(link: &mut Link) -> RelocPlan {
             grant(link, file as FileId, r);
         }
         for (id, at) in scan.undefined {
-            let refs = undefined.entry(id).or_default();
-            if refs.len() < 3 {
-                refs.push(at);
+            let u = undefined.entry(id).or_default();
+            if u.places.len() < shown {
+                u.places.push(at);
             }
+        }
+        for (id, count) in scan.undefined_counts {
+            undefined.entry(id).or_default().references += count;
         }
         files.push(scan.actions);
     }
@@ -173,8 +180,9 @@ fn scan_file(link: &Link, globals: &[TargetFacts], file: FileId) -> FileScan {
         actions: Vec::with_capacity(obj.sections.len()),
         ..FileScan::default()
     };
-    // Places already noted per undefined symbol (three are shown).
-    let mut noted: FxHashMap<SymbolId, u8> = FxHashMap::default();
+    // References so far per undefined symbol (the first few are shown).
+    let mut noted: FxHashMap<SymbolId, u32> = FxHashMap::default();
+    let shown = shown_places(opts) as u32;
     for (sec, s) in obj.sections.iter().enumerate() {
         let sec = sec as u32;
         if !s.is_kept() || !s.is_alloc() || s.relocs.is_empty() {
@@ -199,8 +207,8 @@ fn scan_file(link: &Link, globals: &[TargetFacts], file: FileId) -> FileScan {
                 let allowed_undefined = !opts.reports_undefined() && sym.visibility == STV_DEFAULT;
                 if sym.is_undefined() && !sym.is_undef_weak() && !allowed_undefined {
                     let count = noted.entry(id).or_default();
-                    if *count < 3 {
-                        *count += 1;
+                    *count += 1;
+                    if *count <= shown {
                         scan.undefined.push((
                             id,
                             format!(">>> referenced by {}", obj.location(sec, offset)),
@@ -247,14 +255,33 @@ fn scan_file(link: &Link, globals: &[TargetFacts], file: FileId) -> FileScan {
         }
         scan.actions.push(actions.into_boxed_slice());
     }
+    scan.undefined_counts = noted.into_iter().collect();
     scan
 }
 
-fn report_undefined(link: &mut Link, undefined: FxHashMap<SymbolId, Vec<String>>) {
+/// An undefined symbol's references, as the error reports them.
+#[derive(Default)]
+struct Undefined {
+    /// The first places, in input order.
+    places: Vec<String>,
+    references: u32,
+}
+
+/// How many places an undefined-symbol report names: three, as lld; one with
+/// `--warn-once` (GNU ld's: once per symbol).
+fn shown_places(opts: &crate::options::Options) -> usize {
+    if opts.warn_once {
+        1
+    } else {
+        3
+    }
+}
+
+fn report_undefined(link: &mut Link, undefined: FxHashMap<SymbolId, Undefined>) {
     let warn_only = link.opts.warn_unresolved && !link.opts.fatal_warnings;
     let mut ids: Vec<_> = undefined.into_iter().collect();
     ids.sort_by_key(|(id, _)| *id);
-    for (id, refs) in ids {
+    for (id, u) in ids {
         let sym = link.symtab.get(id);
         let what = match sym.visibility {
             STV_HIDDEN | STV_INTERNAL => "undefined hidden symbol",
@@ -262,7 +289,11 @@ fn report_undefined(link: &mut Link, undefined: FxHashMap<SymbolId, Vec<String>>
             _ => "undefined symbol",
         };
         let name = sym.display_name();
-        let report = format!("{what}: {name}\n{}", refs.join("\n"));
+        let mut report = format!("{what}: {name}\n{}", u.places.join("\n"));
+        let more = u.references as usize - u.places.len().min(u.references as usize);
+        if more > 0 {
+            report.push_str(&format!("\n>>> referenced {more} more times"));
+        }
         if warn_only && sym.visibility == STV_DEFAULT {
             for (i, line) in report.lines().enumerate() {
                 if i == 0 {

@@ -1141,3 +1141,38 @@ fn keep_text_section_prefix_as_lld() {
     assert_eq!(text_sections(&rld), text_sections(&lld));
     assert_eq!(text_sections(&rld), [".text"]);
 }
+
+/// An undefined symbol referenced more often than the report shows: three places and
+/// ">>> referenced N more times", in lld's words; `--warn-once` (GNU ld's: once per symbol)
+/// names one place.
+#[test]
+fn undefined_symbol_reports_count_the_other_references() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "void u(void);\nvoid a(void) { u(); }\nvoid b(void) { u(); }\nvoid c(void) { u(); }\n\
+         void d(void) { u(); }\nint main(void) { a(); b(); c(); d(); return 0; }\n",
+        &["-O0"],
+    );
+    let report = |r: &Run| -> Vec<String> {
+        assert!(!r.ok, "{}: linked", r.cmd);
+        r.stderr
+            .lines()
+            .filter(|l| l.starts_with(">>> referenced"))
+            .map(str::to_string)
+            .collect()
+    };
+    let [lld, rld] = run_both(&t, &[&obj], &[], "default");
+    assert_eq!(report(&rld), report(&lld));
+    assert_eq!(report(&rld).last().unwrap(), ">>> referenced 1 more times");
+    let [_, once] = run_both(&t, &[&obj], &["-Wl,--warn-once"], "once");
+    assert_eq!(
+        report(&once),
+        [
+            ">>> referenced by inline.0.c",
+            ">>> referenced 3 more times"
+        ],
+        "{}",
+        once.stderr
+    );
+}

@@ -315,7 +315,6 @@ const NAMES: &[&str] = &[
     "warn-execstack",
     "warn-ifunc-textrel",
     "warn-multiple-gp",
-    "warn-once",
     "warn-rwx-segments",
     "warn-section-align",
     "warn-symbol-ordering",
