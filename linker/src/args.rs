@@ -735,6 +735,15 @@ impl Parser {
         match v.split_once('=') {
             Some(("max-page-size", n)) => o.max_page_size = Some(page_size(opt, v, n)?),
             Some(("common-page-size", n)) => o.common_page_size = Some(page_size(opt, v, n)?),
+            Some(("start-stop-visibility", vis)) => {
+                o.start_stop_visibility = match vis {
+                    "default" => object::elf::STV_DEFAULT,
+                    "internal" => object::elf::STV_INTERNAL,
+                    "hidden" => object::elf::STV_HIDDEN,
+                    "protected" => object::elf::STV_PROTECTED,
+                    _ => return Err(invalid(opt, v)),
+                }
+            }
             Some(("stack-size", n)) => {
                 o.z_stack_size = Some(parse_u64(n).ok_or_else(|| invalid(opt, v))?)
             }

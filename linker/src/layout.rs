@@ -1204,12 +1204,16 @@ pub fn define_linker_symbols(link: &mut Link) {
         }
         sym.def = SymbolDef::Synthetic;
         sym.weak = false;
-        if sym.visibility == STV_DEFAULT {
-            sym.visibility = if name.starts_with("__start_") || name.starts_with("__stop_") {
-                STV_PROTECTED
+        if name.starts_with("__start_") || name.starts_with("__stop_") {
+            // The most constraining of the option's and the references' (GNU ld, lld).
+            let wanted = link.opts.start_stop_visibility;
+            sym.visibility = if wanted == STV_INTERNAL {
+                STV_INTERNAL
             } else {
-                STV_HIDDEN
+                crate::symbols::merge_visibility(sym.visibility, wanted)
             };
+        } else if sym.visibility == STV_DEFAULT {
+            sym.visibility = STV_HIDDEN;
         }
         link.linker_symbols.insert(id, what);
     }
@@ -1350,11 +1354,20 @@ pub fn define_defsyms(link: &mut Link) -> crate::error::Result<()> {
             };
             LinkerSymbol::Alias(other, offset)
         };
+        // An alias of a function or variable is one too in the symbol tables (GNU ld, lld).
+        let sym_type = match what {
+            LinkerSymbol::Alias(other, _) => match link.symtab.get(other).sym_type {
+                t @ (STT_FUNC | STT_OBJECT) => t,
+                _ => STT_NOTYPE,
+            },
+            _ => STT_NOTYPE,
+        };
         let leaked: &'static [u8] = Box::leak(name.clone().into_bytes().into_boxed_slice());
         let id = link.symtab.intern(leaked);
         let sym = link.symtab.get_mut(id);
         sym.def = SymbolDef::Synthetic;
         sym.weak = false;
+        sym.sym_type = sym_type;
         link.linker_symbols.insert(id, what);
     }
     Ok(())

@@ -187,6 +187,9 @@ pub struct Options {
     pub z_rodynamic: bool,
     /// `--warn-once`: one place per undefined symbol in its report.
     pub warn_once: bool,
+    /// `-z start-stop-visibility=V`: the visibility of `__start_SEC`/`__stop_SEC`
+    /// (protected unless a reference asks for less, as GNU ld and lld).
+    pub start_stop_visibility: u8,
     /// `-z keep-text-section-prefix` (lld's): `.text.hot`, `.text.unlikely`, ... stay apart.
     pub z_keep_text_section_prefix: bool,
     /// `-z ibt`: mark the output GNU_PROPERTY_X86_FEATURE_1_IBT.
@@ -335,6 +338,7 @@ impl Default for Options {
             z_nodlopen: false,
             z_rodynamic: false,
             warn_once: false,
+            start_stop_visibility: object::elf::STV_PROTECTED,
             z_keep_text_section_prefix: false,
             z_ibt: false,
             z_shstk: false,

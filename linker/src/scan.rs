@@ -44,10 +44,13 @@ pub fn compute_preemption_in(
         let default_vis = sym.visibility == STV_DEFAULT;
         let exportable = matches!(sym.visibility, STV_DEFAULT | STV_PROTECTED);
         match sym.def {
+            // Linker-defined symbols too: `--defsym` names and `__start_`/`__stop_` are
+            // exported like definitions (GNU ld, lld); the others are hidden.
             SymbolDef::Defined { .. }
             | SymbolDef::Common { .. }
             | SymbolDef::Bitcode { .. }
-            | SymbolDef::Plugin { .. } => {
+            | SymbolDef::Plugin { .. }
+            | SymbolDef::Synthetic => {
                 let listed = !dynamic_list.is_empty() && dynamic_list.contains(sym.name);
                 sym.exported = is_dynamic
                     && exportable
@@ -61,7 +64,6 @@ pub fn compute_preemption_in(
                 sym.preemptible =
                     sym.in_dynsym && default_vis && shared && !symbolic && interposable;
             }
-            SymbolDef::Synthetic => {}
             SymbolDef::Shared { .. } | SymbolDef::Undefined | SymbolDef::Lazy { .. } => {
                 let undef_weak = sym.is_undef_weak();
                 // glibc's static-pie start-up expects undefined weak symbols to resolve to 0

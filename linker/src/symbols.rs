@@ -173,7 +173,7 @@ pub fn base_name(name: &[u8]) -> &[u8] {
 }
 
 /// Combines visibilities: hidden (and internal) beat protected, which beats default.
-fn merge_visibility(a: u8, b: u8) -> u8 {
+pub(crate) fn merge_visibility(a: u8, b: u8) -> u8 {
     let rank = |v: u8| match v {
         elf::STV_DEFAULT => 0,
         elf::STV_PROTECTED => 1,

@@ -1176,3 +1176,68 @@ fn undefined_symbol_reports_count_the_other_references() {
         once.stderr
     );
 }
+
+/// How `name` appears in each symbol table of `path`: (table, type, binding, visibility,
+/// absolute or not).
+fn symbol_shape(path: &Path, name: &str) -> Vec<(String, String, String, String, bool)> {
+    let syms = symbols(path);
+    [".dynsym", ".symtab"]
+        .iter()
+        .flat_map(|table| find_symbols(&syms, table, name))
+        .map(|s| (s.table, s.typ, s.bind, s.vis, s.ndx == "ABS"))
+        .collect()
+}
+
+/// `__start_SEC`/`__stop_SEC` are protected by default and exported from a shared library;
+/// `-z start-stop-visibility=V` sets their visibility (hidden and internal ones are local);
+/// `--defsym` names are exported like definitions, an alias of a function typed as one. All
+/// as lld-14 writes them.
+#[test]
+fn start_stop_visibility_and_defsym_exports_as_lld() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "__attribute__((section(\"mysec\"), used)) int x = 1;\n\
+         extern int __start_mysec[], __stop_mysec[];\n\
+         int *first(void) { return __start_mysec; }\nint *last(void) { return __stop_mysec; }\n",
+        &["-O2", "-fPIC"],
+    );
+    for (i, vis) in ["", "default", "protected", "hidden", "internal"]
+        .iter()
+        .enumerate()
+    {
+        let mut flags = vec!["-shared".to_string()];
+        if !vis.is_empty() {
+            flags.push(format!("-Wl,-z,start-stop-visibility={vis}"));
+        }
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let (lld, rld) = both(&t, &[&obj], &flags, &format!("ss{i}.so"));
+        for name in ["__start_mysec", "__stop_mysec"] {
+            assert_eq!(
+                symbol_shape(&rld, name),
+                symbol_shape(&lld, name),
+                "{name} with {vis:?}: {} vs {}",
+                rld.display(),
+                lld.display()
+            );
+        }
+    }
+    let (lld, rld) = both(
+        &t,
+        &[&obj],
+        &[
+            "-shared",
+            "-Wl,--defsym,magic=0x1234",
+            "-Wl,--defsym,alias=first",
+        ],
+        "defsym.so",
+    );
+    for name in ["magic", "alias"] {
+        assert_eq!(symbol_shape(&rld, name), symbol_shape(&lld, name), "{name}");
+        assert_eq!(
+            symbol_shape(&rld, name).len(),
+            2,
+            "{name} is not in both tables"
+        );
+    }
+}
