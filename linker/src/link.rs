@@ -109,8 +109,13 @@ fn check_shlib_undefined(link: &Link) -> Result<()> {
 /// The link; `inputs_read` runs once every input has been read.
 fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Result<()> {
     let dynamic_list = crate::dynamic_list::DynamicList::load(&opts.dynamic_lists)?;
+    let version_scripts: Vec<std::path::PathBuf> = opts
+        .version_scripts
+        .iter()
+        .map(|p| crate::input::search::find_script(p, &opts.library_paths, opts.sysroot.as_deref()))
+        .collect();
     let version_script = crate::version_script::VersionScript::load_all(
-        &opts.version_scripts,
+        &version_scripts,
         opts.retain_symbols_file.as_deref(),
     )?;
     let mut timer = Timer::new(opts.print_timing);
@@ -349,6 +354,7 @@ fn hide_local_symbols(
         if sym.is_defined_locally()
             && script.assign(name) == crate::version_script::Assignment::Local
         {
+            sym.declared_visibility.get_or_insert(sym.visibility);
             sym.visibility = object::elf::STV_HIDDEN;
         }
     }

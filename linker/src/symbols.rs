@@ -64,8 +64,12 @@ pub struct Symbol {
     pub def: SymbolDef,
     /// Binding of the definition, or for an undefined symbol: whether every reference is weak.
     pub weak: bool,
-    /// Most constraining visibility seen in any object.
+    /// Most constraining visibility seen in any object (hidden once a version script makes
+    /// the symbol local).
     pub visibility: u8,
+    /// The visibility the objects gave it, kept when a version script made it local:
+    /// `.symtab` shows that one (GNU ld, lld).
+    pub declared_visibility: Option<u8>,
     pub sym_type: u8,
     pub size: u64,
     /// Some object references it with a non-weak undefined symbol.
@@ -101,6 +105,7 @@ impl Symbol {
             def: SymbolDef::Undefined,
             weak: true,
             visibility: elf::STV_DEFAULT,
+            declared_visibility: None,
             sym_type: elf::STT_NOTYPE,
             size: 0,
             has_strong_ref: false,

@@ -279,7 +279,7 @@ fn global_symbol<'a>(link: &'a Link, id32: u32) -> Option<(bool, OutSym<'a>)> {
     let out = OutSym {
         name,
         info: (bind << 4) | ty,
-        other: sym.visibility,
+        other: sym.declared_visibility.unwrap_or(sym.visibility),
         section,
         value,
         // What another module defines has no size here (as GNU ld and lld write it).

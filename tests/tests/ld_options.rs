@@ -1241,3 +1241,29 @@ fn start_stop_visibility_and_defsym_exports_as_lld() {
         );
     }
 }
+
+/// A version script named without a directory that is not in the current directory is
+/// looked for in the `-L` directories (GNU ld and lld both do).
+#[test]
+fn version_script_found_in_library_directories() {
+    let t = Test::new();
+    let lib = t.compile(
+        Clang,
+        "int kept(void) { return 1; }\nint hidden_by_script(void) { return 2; }\n",
+        &["-O2", "-fPIC"],
+    );
+    t.write("scripts/only-kept.map", "{ global: kept; local: *; };\n");
+    let dir = t.path("scripts");
+    let flags = [
+        "-shared".to_string(),
+        format!("-L{}", dir.display()),
+        "-Wl,--version-script,only-kept.map".to_string(),
+    ];
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let (lld, rld) = both(&t, &[&lib], &flags, "lib.so");
+    for name in ["kept", "hidden_by_script"] {
+        assert_eq!(symbol_shape(&rld, name), symbol_shape(&lld, name), "{name}");
+    }
+    assert!(exported_names(&rld).contains(&"kept".to_string()));
+    assert!(!exported_names(&rld).contains(&"hidden_by_script".to_string()));
+}

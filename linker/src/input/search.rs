@@ -44,6 +44,19 @@ pub fn find_library(
         })
 }
 
+/// Finds a script named on the command line (`--version-script FILE`): the file itself if it
+/// exists, else a relative name in the library search directories, as GNU ld and lld look
+/// for it; else the name as given (whose reading then fails with its name).
+pub fn find_script(path: &Path, dirs: &[PathBuf], sysroot: Option<&Path>) -> PathBuf {
+    if path.exists() || path.is_absolute() {
+        return path.to_path_buf();
+    }
+    dirs.iter()
+        .map(|dir| search_dir(dir, sysroot).join(path))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| path.to_path_buf())
+}
+
 /// Finds a file named inside a linker script (`INPUT(...)`, `GROUP(...)`), which lives in
 /// `script_dir`.
 ///
