@@ -735,6 +735,14 @@ impl Parser {
         match v.split_once('=') {
             Some(("max-page-size", n)) => o.max_page_size = Some(page_size(opt, v, n)?),
             Some(("common-page-size", n)) => o.common_page_size = Some(page_size(opt, v, n)?),
+            Some(("cet-report", level)) => {
+                o.z_cet_report = match level {
+                    "none" => None,
+                    "warning" => Some(crate::options::Severity::Warning),
+                    "error" => Some(crate::options::Severity::Error),
+                    _ => return Err(invalid(opt, v)),
+                }
+            }
             Some(("start-stop-visibility", vis)) => {
                 o.start_stop_visibility = match vis {
                     "default" => object::elf::STV_DEFAULT,

@@ -240,6 +240,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         return Err(LinkError::Many(missing));
     }
     check_shlib_undefined(&link)?;
+    report_missing_cet(&link)?;
 
     // Drop unreachable sections before anything is sized or scanned.
     if opts.gc_sections {
@@ -301,6 +302,38 @@ static LEAK_AT_END: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBoo
 /// that links in process, again and again, must not.
 pub fn process_ends_with_link() {
     LEAK_AT_END.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// `-z cet-report=warning|error`: each input object without the IBT or SHSTK property, in
+/// lld's words.
+fn report_missing_cet(link: &Link) -> Result<()> {
+    let Some(severity) = link.opts.z_cet_report else {
+        return Ok(());
+    };
+    let mut errors = Vec::new();
+    for obj in &link.objects {
+        let features = obj.x86_features.unwrap_or(0);
+        for (bit, name) in [
+            (object::elf::GNU_PROPERTY_X86_FEATURE_1_IBT, "IBT"),
+            (object::elf::GNU_PROPERTY_X86_FEATURE_1_SHSTK, "SHSTK"),
+        ] {
+            if features & bit == 0 {
+                let msg = format!(
+                    "{}: -z cet-report: file does not have GNU_PROPERTY_X86_FEATURE_1_{name} property",
+                    obj.name
+                );
+                match severity {
+                    crate::options::Severity::Warning => eprintln!("rld: warning: {msg}"),
+                    crate::options::Severity::Error => errors.push(msg),
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(LinkError::Many(errors))
+    }
 }
 
 /// Symbols that keep their sections alive under --gc-sections.

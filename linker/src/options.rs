@@ -187,6 +187,9 @@ pub struct Options {
     pub z_rodynamic: bool,
     /// `--warn-once`: one place per undefined symbol in its report.
     pub warn_once: bool,
+    /// `-z cet-report=warning|error` (None: `none`, the default): report each input object
+    /// without the IBT or SHSTK property, as lld does.
+    pub z_cet_report: Option<Severity>,
     /// `-z start-stop-visibility=V`: the visibility of `__start_SEC`/`__stop_SEC`
     /// (protected unless a reference asks for less, as GNU ld and lld).
     pub start_stop_visibility: u8,
@@ -338,6 +341,7 @@ impl Default for Options {
             z_nodlopen: false,
             z_rodynamic: false,
             warn_once: false,
+            z_cet_report: None,
             start_stop_visibility: object::elf::STV_PROTECTED,
             z_keep_text_section_prefix: false,
             z_ibt: false,
@@ -396,4 +400,11 @@ impl Options {
     pub fn reports_shlib_undefined(&self) -> bool {
         self.report_shlib_undefined.unwrap_or(!self.is_shared())
     }
+}
+
+/// How a finding is reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Warning,
+    Error,
 }

@@ -1267,3 +1267,36 @@ fn version_script_found_in_library_directories() {
     assert!(exported_names(&rld).contains(&"kept".to_string()));
     assert!(!exported_names(&rld).contains(&"hidden_by_script".to_string()));
 }
+
+/// `-z cet-report=warning|error` (lld's): each input object without the IBT or SHSTK
+/// property is named, in lld's words; an object built with `-fcf-protection` is not.
+#[test]
+fn cet_report_as_lld() {
+    let t = Test::new();
+    let src = "int f(void) { return 1; }\n";
+    let plain = t.compile(Clang, src, &["-O2", "-fPIC"]);
+    let cet = t.compile(
+        Clang,
+        "int g(void) { return 2; }\n",
+        &["-O2", "-fPIC", "-fcf-protection=full"],
+    );
+    // Without the linker's own prefix ("ld.lld: ", "rld: ").
+    let findings = |r: &Run| -> Vec<String> {
+        r.stderr
+            .lines()
+            .filter(|l| l.contains("-z cet-report"))
+            .map(|l| l.split_once(": ").map_or(l, |(_, rest)| rest).to_string())
+            .collect()
+    };
+    for level in ["warning", "error"] {
+        let flag = format!("-Wl,-z,cet-report={level}");
+        let flags = ["-shared", "-nostdlib", flag.as_str()];
+        let [lld, rld] = run_both(&t, &[&plain, &cet], &flags, &format!("{level}.so"));
+        assert_eq!(findings(&rld), findings(&lld), "{}", rld.stderr);
+        assert_eq!(findings(&rld).len(), 2, "{}", rld.stderr);
+        assert_eq!(rld.ok, lld.ok, "{level}: {}", rld.stderr);
+        assert_eq!(rld.ok, level == "warning");
+        let [_, clean] = run_both(&t, &[&cet], &flags, &format!("cet-{level}.so"));
+        assert!(clean.ok && findings(&clean).is_empty(), "{}", clean.stderr);
+    }
+}
