@@ -780,6 +780,8 @@ impl Parser {
                 "nodelete" => o.z_nodelete = true,
                 "nodlopen" => o.z_nodlopen = true,
                 "rodynamic" => o.z_rodynamic = true,
+                "dynamic-undefined-weak" => o.z_dynamic_undefined_weak = true,
+                "nodynamic-undefined-weak" => o.z_dynamic_undefined_weak = false,
                 "keep-text-section-prefix" => o.z_keep_text_section_prefix = true,
                 "nokeep-text-section-prefix" => o.z_keep_text_section_prefix = false,
                 "ibt" => {

@@ -187,6 +187,10 @@ pub struct Options {
     pub z_rodynamic: bool,
     /// `--warn-once`: one place per undefined symbol in its report.
     pub warn_once: bool,
+    /// `-z dynamic-undefined-weak` (the default) / `-z nodynamic-undefined-weak` (GNU ld's):
+    /// whether a dynamic output leaves undefined weak symbols to the dynamic loader, or
+    /// resolves them to 0 itself.
+    pub z_dynamic_undefined_weak: bool,
     /// `-z cet-report=warning|error` (None: `none`, the default): report each input object
     /// without the IBT or SHSTK property, as lld does.
     pub z_cet_report: Option<Severity>,
@@ -341,6 +345,7 @@ impl Default for Options {
             z_nodlopen: false,
             z_rodynamic: false,
             warn_once: false,
+            z_dynamic_undefined_weak: true,
             z_cet_report: None,
             start_stop_visibility: object::elf::STV_PROTECTED,
             z_keep_text_section_prefix: false,

@@ -67,11 +67,11 @@ pub fn compute_preemption_in(
             SymbolDef::Shared { .. } | SymbolDef::Undefined | SymbolDef::Lazy { .. } => {
                 let undef_weak = sym.is_undef_weak();
                 // glibc's static-pie start-up expects undefined weak symbols to resolve to 0
-                // without a dynamic symbol, so they stay out of .dynsym there (as in lld).
-                sym.in_dynsym = is_dynamic
-                    && referenced
-                    && default_vis
-                    && !(opts.no_dynamic_linker && undef_weak);
+                // without a dynamic symbol, so they stay out of .dynsym there (as in lld),
+                // and so does `-z nodynamic-undefined-weak` (GNU ld's).
+                let weak_resolved_here =
+                    undef_weak && (opts.no_dynamic_linker || !opts.z_dynamic_undefined_weak);
+                sym.in_dynsym = is_dynamic && referenced && default_vis && !weak_resolved_here;
                 sym.preemptible = sym.in_dynsym;
             }
         }

@@ -1300,3 +1300,39 @@ fn cet_report_as_lld() {
         assert!(clean.ok && findings(&clean).is_empty(), "{}", clean.stderr);
     }
 }
+
+/// `-z nodynamic-undefined-weak` (GNU ld's): an undefined weak symbol is resolved to 0 by
+/// the linker instead of being left in `.dynsym` for the dynamic loader; by default (and
+/// with `-z dynamic-undefined-weak`) it is left, as GNU ld and lld do.
+#[test]
+fn nodynamic_undefined_weak_as_gnu_ld() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "#include <stdio.h>\n__attribute__((weak)) void maybe(void);\n\
+         int main(void) { if (maybe) maybe(); else puts(\"no maybe\"); return 0; }\n",
+        &["-O2", "-fPIE"],
+    );
+    for (i, (flags, in_dynsym)) in [
+        (&["-Wl,-z,nodynamic-undefined-weak"][..], false),
+        (&["-Wl,-z,dynamic-undefined-weak"][..], true),
+        (&[][..], true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = format!("weak{i}");
+        let gnu = t.link(Driver::GccLd, &[&obj], flags, &format!("gnu-{out}"));
+        let ours = t.link(Driver::GccRld, &[&obj], flags, &format!("rld-{out}"));
+        for exe in [&gnu, &ours] {
+            let dynsym = find_symbols(&symbols(exe), ".dynsym", "maybe");
+            assert_eq!(
+                !dynsym.is_empty(),
+                in_dynsym,
+                "{} with {flags:?}",
+                exe.display()
+            );
+            assert_output_is(exe, &run(exe, &[], &[]), "no maybe\n", "weak undefined");
+        }
+    }
+}
