@@ -405,6 +405,8 @@ const SPECS: &[Spec] = &[
     flag(&["--no-color-diagnostics"], "Accepted; diagnostics are not colored", |_| {}),
     // Common symbols are always placed by alignment, which is what sorting them buys.
     flag(&["--sort-common"], "Commons are always placed by alignment", |_| {}),
+    flag(&["--default-symver"], "Version every exported symbol of a shared library with its soname",
+        |p| p.o.default_symver = true),
     flag(&["--warn-once"], "Name one place per undefined symbol (GNU ld: warn once per symbol)",
         |p| p.o.warn_once = true),
     flag(&["--warn-common"], "Warn when a common symbol meets another or a definition",

@@ -114,10 +114,24 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         .iter()
         .map(|p| crate::input::search::find_script(p, &opts.library_paths, opts.sysroot.as_deref()))
         .collect();
-    let version_script = crate::version_script::VersionScript::load_all(
+    let mut version_script = crate::version_script::VersionScript::load_all(
         &version_scripts,
         opts.retain_symbols_file.as_deref(),
     )?;
+    if opts.default_symver {
+        if version_script.is_some() || !opts.is_shared() {
+            eprintln!(
+                "rld: warning: --default-symver is ignored: it versions a shared library that has no version script"
+            );
+        } else {
+            let name = opts.soname.clone().unwrap_or_else(|| {
+                opts.output
+                    .file_name()
+                    .map_or_else(|| "a.out".into(), |n| n.to_string_lossy().into_owned())
+            });
+            version_script = Some(crate::version_script::VersionScript::default_version(&name));
+        }
+    }
     let mut timer = Timer::new(opts.print_timing);
     let mut pending = PendingOutput::new(&opts.output, !opts.relocatable)?;
 

@@ -187,6 +187,9 @@ pub struct Options {
     pub z_rodynamic: bool,
     /// `--warn-once`: one place per undefined symbol in its report.
     pub warn_once: bool,
+    /// `--default-symver` (GNU ld's): exported symbols of a shared library get its soname as
+    /// their version.
+    pub default_symver: bool,
     /// `-z dynamic-undefined-weak` (the default) / `-z nodynamic-undefined-weak` (GNU ld's):
     /// whether a dynamic output leaves undefined weak symbols to the dynamic loader, or
     /// resolves them to 0 itself.
@@ -345,6 +348,7 @@ impl Default for Options {
             z_nodlopen: false,
             z_rodynamic: false,
             warn_once: false,
+            default_symver: false,
             z_dynamic_undefined_weak: true,
             z_cet_report: None,
             start_stop_visibility: object::elf::STV_PROTECTED,

@@ -189,6 +189,19 @@ impl VersionScript {
         Ok(())
     }
 
+    /// `--default-symver` (GNU ld's): every exported symbol gets the version `name` (the
+    /// output's soname), as the script `NAME { global: *; };` would give it.
+    pub fn default_version(name: &str) -> VersionScript {
+        let mut script = VersionScript::default();
+        script.nodes.push(VersionNode {
+            name: name.to_string(),
+            parent: None,
+        });
+        script.add_pattern("*", false, 0, false);
+        script.globs.sort_by_key(Glob::precedence);
+        script
+    }
+
     fn add_pattern(&mut self, pattern: &str, local: bool, node: usize, cxx: bool) {
         let assignment = if local {
             Assignment::Local

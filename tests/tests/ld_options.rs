@@ -1336,3 +1336,53 @@ fn nodynamic_undefined_weak_as_gnu_ld() {
         }
     }
 }
+
+/// `--default-symver` (GNU ld's; lld-14 lacks it): a shared library's exported symbols get
+/// its soname as their version, with the version definitions GNU ld writes.
+#[test]
+fn default_symver_as_gnu_ld() {
+    let t = Test::new();
+    let lib = t.compile(
+        Clang,
+        "int f(void) { return 1; }\nint g(void) { return 2; }\n",
+        &["-O2", "-fPIC"],
+    );
+    let flags = ["-shared", "-Wl,-soname,libx.so.1", "-Wl,--default-symver"];
+    let gnu = t.link(Driver::GccLd, &[&lib], &flags, "gnu.so");
+    let ours = t.link(Driver::GccRld, &[&lib], &flags, "rld.so");
+    let versions = |so: &Path| -> Vec<(String, Option<String>)> {
+        let syms = symbols(so);
+        ["f", "g"]
+            .iter()
+            .flat_map(|n| find_symbols(&syms, ".dynsym", n))
+            .map(|s| (s.name, s.version))
+            .collect()
+    };
+    let definitions = |so: &Path| -> Vec<String> {
+        let out = run_checked(std::process::Command::new("readelf").arg("-V").arg(so));
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.contains("Flags:") && l.contains("Name:"))
+            .map(|l| {
+                let flags = l
+                    .split("Flags:")
+                    .nth(1)
+                    .unwrap()
+                    .split_whitespace()
+                    .next()
+                    .unwrap();
+                let name = l.split("Name:").nth(1).unwrap().trim();
+                format!("{flags} {name}")
+            })
+            .collect()
+    };
+    assert_eq!(versions(&ours), versions(&gnu));
+    assert_eq!(
+        versions(&ours),
+        [
+            ("f".to_string(), Some("libx.so.1".to_string())),
+            ("g".to_string(), Some("libx.so.1".to_string()))
+        ]
+    );
+    assert_eq!(definitions(&ours), definitions(&gnu));
+}

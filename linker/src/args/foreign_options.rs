@@ -52,7 +52,6 @@ const NAMES: &[&str] = &[
     "dc",
     "default-imported-symver",
     "default-script",
-    "default-symver",
     "define-common",
     "defsym",
     "dependent-libraries",
