@@ -444,16 +444,19 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
                     0,
                 );
             }
-            add_synthetic(
-                link,
-                Synthetic::GnuVersionR,
-                ".gnu.version_r",
-                SHT_GNU_VERNEED,
-                a,
-                dynamic.verneed.len() as u64,
-                4,
-                0,
-            );
+            // Only when some library's versions are needed (GNU ld, lld).
+            if !dynamic.verneed.is_empty() {
+                add_synthetic(
+                    link,
+                    Synthetic::GnuVersionR,
+                    ".gnu.version_r",
+                    SHT_GNU_VERNEED,
+                    a,
+                    dynamic.verneed.len() as u64,
+                    4,
+                    0,
+                );
+            }
         }
         if !dynamic.gnu_hash.is_empty() {
             add_synthetic(

@@ -1385,4 +1385,8 @@ fn default_symver_as_gnu_ld() {
         ]
     );
     assert_eq!(definitions(&ours), definitions(&gnu));
+    // Nothing is needed from other libraries: no empty `.gnu.version_r` (GNU ld, lld).
+    let has_verneed = |so: &Path| find_section(&sections(so), ".gnu.version_r").is_some();
+    assert_eq!(has_verneed(&ours), has_verneed(&gnu));
+    assert!(!has_verneed(&ours));
 }
