@@ -368,11 +368,8 @@ const SPECS: &[Spec] = &[
     arg(&["--wrap"], "SYMBOL", "Resolve SYMBOL to __wrap_SYMBOL, __real_SYMBOL to SYMBOL",
         Set(|p, v| p.o.wrap.push(v.into()))),
     arg(&["--defsym"], "SYMBOL=EXPR", "Define SYMBOL", Value(Parser::defsym)),
-    arg(&["-Map"], "FILE", "Accepted with a warning; no link map is written yet",
-        Set(|p, v| {
-            p.o.warnings.push(format!("-Map {v} is ignored: rld does not write link maps yet"));
-            p.o.map_file = Some(v.into());
-        })),
+    arg(&["-Map", "--Map"], "FILE", "Write a link map (lld's format; - for standard output)",
+        Set(|p, v| p.o.map_file = Some(v.into()))),
     // Diagnostics.
     flag(&["--allow-multiple-definition"], "Let the first definition win over duplicates",
         |p| p.o.allow_multiple_definition = true),
@@ -1439,7 +1436,6 @@ mod tests {
     #[test]
     fn options_rld_cannot_honour_warn_and_the_others_do_not() {
         for cmdline in [
-            "-Map out.map a.o",
             "--icf=all a.o",
             "--icf=safe a.o",
             "--color-diagnostics a.o",

@@ -13,6 +13,7 @@ pub mod layout;
 pub mod link;
 pub mod lto_backend;
 pub mod lto_driver;
+pub mod map_file;
 pub mod merge;
 pub mod object_file;
 pub mod options;

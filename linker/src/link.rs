@@ -295,6 +295,9 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     layout::compute_symbol_addresses(&mut link);
     timer.phase("layout");
     warn_missing_entry(&link);
+    if let Some(path) = &opts.map_file {
+        write_report(path, &crate::map_file::render(&link))?;
+    }
 
     // Copy and relocate everything into the output, then move it into place.
     let image = write::write_output(&link, &plan, &tables, &mut pending, &mut timer)?;

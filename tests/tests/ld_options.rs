@@ -1390,3 +1390,98 @@ fn default_symver_as_gnu_ld() {
     assert_eq!(has_verneed(&ours), has_verneed(&gnu));
     assert!(!has_verneed(&ours));
 }
+
+/// One line of a link map in lld's format: addresses, size, alignment, depth (0 output
+/// section, 1 input section, 2 symbol) and name.
+struct MapLine {
+    vma: u64,
+    size: u64,
+    align: u64,
+    depth: usize,
+    name: String,
+}
+
+fn parse_map(text: &str) -> Vec<MapLine> {
+    text.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let rest = &l[49..];
+            let indent = rest.len() - rest.trim_start().len();
+            MapLine {
+                vma: u64::from_str_radix(f[0], 16).unwrap(),
+                size: u64::from_str_radix(f[2], 16).unwrap(),
+                align: f[3].parse().unwrap(),
+                depth: indent / 8,
+                name: rest.trim_start().to_string(),
+            }
+        })
+        .collect()
+}
+
+/// `-Map FILE` writes lld's link map: its header and columns, each output section with the
+/// address, size and alignment the section headers give it, the input sections inside
+/// their output section, and the symbols at the addresses `.symtab` gives them.
+#[test]
+fn map_file_in_lld_format_matches_the_output() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "#include <stdio.h>\nint counter = 3;\nint main(void) { printf(\"%d\\n\", counter); return 0; }\n",
+        &["-O2"],
+    );
+    let map_of = |dir: &str| t.path(&format!("{dir}.map"));
+    let lld_flag = format!("-Wl,-Map,{}", map_of("lld").display());
+    let rld_flag = format!("-Wl,-Map,{}", map_of("rld").display());
+    t.link(Driver::ClangLld, &[&obj], &[&lld_flag], "lld.out");
+    let exe = t.link(Driver::ClangRld, &[&obj], &[&rld_flag], "rld.out");
+    assert_output_is(&exe, &run(&exe, &[], &[]), "3\n", "-Map");
+    let lld_text = std::fs::read_to_string(map_of("lld")).unwrap();
+    let text = std::fs::read_to_string(map_of("rld")).unwrap();
+    assert_eq!(text.lines().next(), lld_text.lines().next(), "header");
+    let lines = parse_map(&text);
+    let secs = sections(&exe);
+    let syms = symbols(&exe);
+    let mut current: Option<&MapLine> = None;
+    let mut checked_symbols = 0;
+    for line in &lines {
+        match line.depth {
+            0 => {
+                current = Some(line);
+                if line.vma == 0 {
+                    continue;
+                }
+                let sec = find_section(&secs, &line.name)
+                    .unwrap_or_else(|| panic!("{} is not in the output", line.name));
+                assert_eq!(
+                    (sec.addr, sec.size, sec.align),
+                    (line.vma, line.size, line.align),
+                    "{}",
+                    line.name
+                );
+            }
+            1 => {
+                let out = current.expect("an input section under an output section");
+                assert!(
+                    line.vma >= out.vma && line.vma + line.size <= out.vma + out.size,
+                    "{} outside {}",
+                    line.name,
+                    out.name
+                );
+            }
+            _ => {
+                if let Some(sym) = find_symbols(&syms, ".symtab", &line.name).first() {
+                    assert_eq!(sym.value, line.vma, "{}", line.name);
+                    checked_symbols += 1;
+                }
+            }
+        }
+    }
+    for name in ["main", "counter", "_start"] {
+        assert!(
+            lines.iter().any(|l| l.depth == 2 && l.name == name),
+            "{name} is not in the map"
+        );
+    }
+    assert!(checked_symbols >= 3);
+}

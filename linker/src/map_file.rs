@@ -1,0 +1,133 @@
+//! `-Map FILE`: the link map in lld's format. Each output section in address order with its
+//! address, load address, size and alignment; under it each input section (`file:(name)`,
+//! or `<internal>:(name)` for what the linker made), and under those the symbols defined
+//! there, by address.
+
+use crate::context::Link;
+use crate::object_file::{shndx, FileId};
+use crate::output_section::TailKind;
+use crate::symbols::SymbolDef;
+use object::elf::{STT_FILE, STT_SECTION};
+use object::read::elf::Sym as _;
+use rustc_hash::FxHashMap;
+use std::fmt::Write as _;
+
+/// A symbol as the map lists it.
+struct MapSymbol<'a> {
+    addr: u64,
+    size: u64,
+    name: &'a [u8],
+}
+
+/// The text of the map.
+pub fn render(link: &Link) -> String {
+    let symbols = symbols_by_section(link);
+    let mut out =
+        String::from("             VMA              LMA     Size Align Out     In      Symbol\n");
+    let mut line = |addr: u64, size: u64, align: u64, indent: usize, what: &str| {
+        let _ = writeln!(
+            out,
+            "{addr:>16x} {addr:>16x} {size:>8x} {align:>5} {:indent$}{what}",
+            ""
+        );
+    };
+    let mut order: Vec<&crate::output_section::OutputSection> = link.outputs.iter().collect();
+    order.sort_by_key(|o| o.index);
+    for o in order {
+        let base = if o.is_alloc() { o.addr } else { 0 };
+        line(base, o.size, o.align, 0, &o.name);
+        if o.synthetic.is_some() {
+            line(
+                base,
+                o.size,
+                o.align,
+                8,
+                &format!("<internal>:({})", o.name),
+            );
+            continue;
+        }
+        for &(file, sec) in &o.inputs {
+            let obj = &link.objects[file as usize];
+            let s = &obj.sections[sec as usize];
+            if !s.is_kept() {
+                continue;
+            }
+            // Merged strings are listed as the section's merged tail; of `.eh_frame`, what
+            // was kept.
+            let size = match s.kind {
+                crate::object_file::SectionKind::Merge => continue,
+                crate::object_file::SectionKind::EhFrame => s
+                    .pieces
+                    .iter()
+                    .filter(|p| p.output_offset != u64::MAX)
+                    .map(|p| {
+                        p.output_offset
+                            + crate::output_section::eh_record_len(s.data, p.input_offset as usize)
+                            - s.offset
+                    })
+                    .max()
+                    .unwrap_or(0),
+                _ => s.size,
+            };
+            let what = format!("{}:({})", obj.name, s.name);
+            line(base + s.offset, size, s.align, 8, &what);
+            if let Some(list) = symbols.get(&(file, sec)) {
+                for sym in list {
+                    let name = crate::demangle::display(sym.name);
+                    line(sym.addr, sym.size, 1, 16, &name);
+                }
+            }
+        }
+        for t in &o.tails {
+            let what = match t.kind {
+                TailKind::Merged(_) => format!("<internal>:({})", o.name),
+                TailKind::Commons => "<internal>:(COMMON)".to_string(),
+                _ => format!("<internal>:({})", o.name),
+            };
+            line(base + t.offset, t.size, t.align, 8, &what);
+        }
+    }
+    out
+}
+
+/// The symbols defined in each input section: each object's named locals, and the globals
+/// it defines, by address.
+fn symbols_by_section<'a>(link: &'a Link) -> FxHashMap<(FileId, u32), Vec<MapSymbol<'a>>> {
+    let mut map: FxHashMap<(FileId, u32), Vec<MapSymbol>> = FxHashMap::default();
+    for (file, obj) in link.objects.iter().enumerate() {
+        let file = file as FileId;
+        for i in 1..obj.first_global.min(obj.symbols.len()) {
+            let sym = &obj.symbols[i];
+            let sec = obj.symbol_section(i);
+            let name = obj.symbol_name(i);
+            if matches!(sym.st_type(), STT_SECTION | STT_FILE)
+                || name.is_empty()
+                || !shndx::is_section(sec)
+            {
+                continue;
+            }
+            let value = sym.st_value(crate::object_file::LE);
+            if let Some(addr) = link.section_address(file, sec, value) {
+                let size = sym.st_size(crate::object_file::LE);
+                map.entry((file, sec))
+                    .or_default()
+                    .push(MapSymbol { addr, size, name });
+            }
+        }
+    }
+    for (id, sym) in link.symtab.symbols.iter().enumerate() {
+        if let SymbolDef::Defined { file, section, .. } = sym.def {
+            if shndx::is_section(section) {
+                map.entry((file, section)).or_default().push(MapSymbol {
+                    addr: link.sym_addr[id],
+                    size: sym.size,
+                    name: crate::symbols::base_name(sym.name),
+                });
+            }
+        }
+    }
+    for list in map.values_mut() {
+        list.sort_by(|a, b| (a.addr, a.name).cmp(&(b.addr, b.name)));
+    }
+    map
+}
