@@ -368,7 +368,7 @@ const SPECS: &[Spec] = &[
     arg(&["--wrap"], "SYMBOL", "Resolve SYMBOL to __wrap_SYMBOL, __real_SYMBOL to SYMBOL",
         Set(|p, v| p.o.wrap.push(v.into()))),
     arg(&["--defsym"], "SYMBOL=EXPR", "Define SYMBOL", Value(Parser::defsym)),
-    arg(&["-Map", "--Map"], "FILE", "Write a link map (lld's format; - for standard output)",
+    arg(&["-Map"], "FILE", "Write a link map (lld's format; - for standard output)",
         Set(|p, v| p.o.map_file = Some(v.into()))),
     // Diagnostics.
     flag(&["--allow-multiple-definition"], "Let the first definition win over duplicates",
