@@ -398,14 +398,15 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
             0,
         );
     }
-    if gnu_property_features(link) != 0 {
+    let properties = gnu_properties(link).len() as u64;
+    if properties > 0 {
         add_synthetic(
             link,
             Synthetic::GnuProperty,
             ".note.gnu.property",
             SHT_NOTE,
             a,
-            32,
+            16 + 16 * properties,
             8,
             0,
         );
@@ -609,6 +610,25 @@ pub fn build_id_len(b: &crate::options::BuildId) -> Option<u64> {
 
 /// The x86 feature bits (IBT, SHSTK) every input object has (0 if any lacks them), and SHSTK
 /// if `-z shstk` forces it.
+/// The output's `.note.gnu.property` properties (type, value), by type: the x86 features
+/// every input has, and with `-z x86-64-*` the ISA level it and the inputs need (GNU ld's
+/// merge; without the option no ISA level is written, as lld writes none).
+pub fn gnu_properties(link: &Link) -> Vec<(u32, u32)> {
+    let mut properties = Vec::new();
+    let features = gnu_property_features(link);
+    if features != 0 {
+        properties.push((object::elf::GNU_PROPERTY_X86_FEATURE_1_AND, features));
+    }
+    if link.opts.z_isa_level != 0 {
+        let isa = link
+            .objects
+            .iter()
+            .fold(link.opts.z_isa_level, |isa, o| isa | o.x86_isa_needed);
+        properties.push((object::elf::GNU_PROPERTY_X86_ISA_1_NEEDED, isa));
+    }
+    properties
+}
+
 pub fn gnu_property_features(link: &Link) -> u32 {
     let forced = if link.opts.z_shstk {
         object::elf::GNU_PROPERTY_X86_FEATURE_1_SHSTK

@@ -111,6 +111,8 @@ pub struct ObjectFile {
     pub comdat_groups: Vec<ComdatGroup>,
     /// GNU_PROPERTY_X86_FEATURE_1_AND of `.note.gnu.property`, if present.
     pub x86_features: Option<u32>,
+    /// GNU_PROPERTY_X86_ISA_1_NEEDED of `.note.gnu.property` (0 if absent).
+    pub x86_isa_needed: u32,
 }
 
 /// The structure the linker relies on when it splits `.eh_frame` into records and points
@@ -304,6 +306,7 @@ impl ObjectFile {
         // Attach relocation tables to the sections they apply to.
         let mut comdat_groups = Vec::new();
         let mut x86_features = None;
+        let mut x86_isa_needed = 0;
         for (i, sh) in headers.iter().enumerate() {
             match sh.sh_type(LE) {
                 elf::SHT_RELA => {
@@ -382,7 +385,11 @@ impl ObjectFile {
                     });
                 }
                 elf::SHT_NOTE if sections[i].name == ".note.gnu.property" => {
-                    x86_features = Some(parse_x86_feature_and(sections[i].data).unwrap_or(0));
+                    let data = sections[i].data;
+                    let and = gnu_property(data, elf::GNU_PROPERTY_X86_FEATURE_1_AND);
+                    x86_features = Some(and.unwrap_or(0));
+                    x86_isa_needed =
+                        gnu_property(data, elf::GNU_PROPERTY_X86_ISA_1_NEEDED).unwrap_or(0);
                     sections[i].kind = SectionKind::Ignored;
                     sections[i].live = false;
                 }
@@ -431,6 +438,7 @@ impl ObjectFile {
             globals: Vec::new(),
             comdat_groups,
             x86_features,
+            x86_isa_needed,
         })
     }
 
@@ -583,8 +591,8 @@ fn defines_gcc_lto_slim(symbols: &[Sym], strtab: &[u8]) -> bool {
     })
 }
 
-/// Extracts GNU_PROPERTY_X86_FEATURE_1_AND from a `.note.gnu.property` section.
-fn parse_x86_feature_and(data: &[u8]) -> Option<u32> {
+/// The 4-byte property `wanted` of a `.note.gnu.property` section.
+fn gnu_property(data: &[u8], wanted: u32) -> Option<u32> {
     let u32_at = |off: usize| -> Option<u32> {
         data.get(off..off + 4)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -601,7 +609,7 @@ fn parse_x86_feature_and(data: &[u8]) -> Option<u32> {
             while p + 8 <= desc_end {
                 let pr_type = u32_at(p)?;
                 let pr_size = u32_at(p + 4)? as usize;
-                if pr_type == elf::GNU_PROPERTY_X86_FEATURE_1_AND && pr_size == 4 {
+                if pr_type == wanted && pr_size == 4 {
                     return u32_at(p + 8);
                 }
                 p += 8 + pr_size.next_multiple_of(8);

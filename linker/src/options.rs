@@ -187,6 +187,9 @@ pub struct Options {
     pub z_rodynamic: bool,
     /// `--warn-once`: one place per undefined symbol in its report.
     pub warn_once: bool,
+    /// `-z x86-64-baseline|v2|v3|v4` (GNU ld's): the ISA level the output needs
+    /// (GNU_PROPERTY_X86_ISA_1_NEEDED bits), 0 when not given.
+    pub z_isa_level: u32,
     /// `--default-symver` (GNU ld's): exported symbols of a shared library get its soname as
     /// their version.
     pub default_symver: bool,
@@ -348,6 +351,7 @@ impl Default for Options {
             z_nodlopen: false,
             z_rodynamic: false,
             warn_once: false,
+            z_isa_level: 0,
             default_symver: false,
             z_dynamic_undefined_weak: true,
             z_cet_report: None,

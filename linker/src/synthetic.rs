@@ -30,13 +30,16 @@ pub fn write_synthetic(link: &Link, dynamic: &DynamicTables, which: Synthetic, b
             buf[12..16].copy_from_slice(b"GNU\0");
         }
         Synthetic::GnuProperty => {
+            let properties = crate::layout::gnu_properties(link);
             put_u32(buf, 0, 4);
-            put_u32(buf, 4, 16);
+            put_u32(buf, 4, 16 * properties.len() as u32);
             put_u32(buf, 8, NT_GNU_PROPERTY_TYPE_0);
             buf[12..16].copy_from_slice(b"GNU\0");
-            put_u32(buf, 16, GNU_PROPERTY_X86_FEATURE_1_AND);
-            put_u32(buf, 20, 4);
-            put_u32(buf, 24, crate::layout::gnu_property_features(link));
+            for (i, (pr_type, value)) in properties.into_iter().enumerate() {
+                put_u32(buf, 16 + 16 * i, pr_type);
+                put_u32(buf, 20 + 16 * i, 4);
+                put_u32(buf, 24 + 16 * i, value);
+            }
         }
         Synthetic::DynSym => write_dynsym(link, dynamic, buf),
         Synthetic::DynStr => buf.copy_from_slice(&dynamic.dynstr),

@@ -1485,3 +1485,45 @@ fn map_file_in_lld_format_matches_the_output() {
     }
     assert!(checked_symbols >= 3);
 }
+
+/// `-z x86-64-baseline|v2|v3|v4` (GNU ld's; lld-14 lacks them): the ISA level needed, in
+/// `.note.gnu.property` beside the x86 features, as GNU ld writes it.
+#[test]
+fn isa_level_property_as_gnu_ld() {
+    let t = Test::new();
+    let lib = t.compile(Clang, "int f(void) { return 1; }\n", &["-O2", "-fPIC"]);
+    let properties = |so: &Path| -> Vec<String> {
+        let out = run_checked(std::process::Command::new("readelf").arg("-n").arg(so));
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("Properties:") || l.starts_with("x86 "))
+            .map(str::to_string)
+            .collect()
+    };
+    for (i, flags) in [
+        &["-Wl,-z,x86-64-v2"][..],
+        &["-Wl,-z,x86-64-v3", "-Wl,-z,shstk"][..],
+        &["-Wl,-z,x86-64-baseline"][..],
+        &["-Wl,-z,x86-64-v4"][..],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let flags = [&["-shared", "-nostdlib"][..], flags].concat();
+        let gnu = t.link(Driver::GccLd, &[&lib], &flags, &format!("gnu{i}.so"));
+        let ours = t.link(Driver::GccRld, &[&lib], &flags, &format!("rld{i}.so"));
+        assert_eq!(properties(&ours), properties(&gnu), "{flags:?}");
+        assert!(
+            properties(&ours).iter().any(|p| p.contains("ISA needed")),
+            "{flags:?}: {:?}",
+            properties(&ours)
+        );
+    }
+    // A program: the C runtime's objects need the baseline; GNU ld adds the option's level.
+    let main = t.compile(Clang, "int main(void) { return 0; }\n", &["-O2"]);
+    let gnu = t.link(Driver::GccLd, &[&main], &["-Wl,-z,x86-64-v2"], "gnu-prog");
+    let ours = t.link(Driver::GccRld, &[&main], &["-Wl,-z,x86-64-v2"], "rld-prog");
+    assert_eq!(properties(&ours), properties(&gnu));
+    assert!(run(&ours, &[], &[]).status.success());
+}
