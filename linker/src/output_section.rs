@@ -214,6 +214,18 @@ pub fn eh_record_len(data: &[u8], pos: usize) -> u64 {
     }
 }
 
+/// The CIE pointer of the `.eh_frame` record at `pos` if it is an FDE (a record of at least
+/// eight bytes whose length and CIE pointer are not zero; CIEs have a zero pointer, the
+/// terminator a zero length).
+pub fn fde_cie_pointer(data: &[u8], pos: usize) -> Option<u32> {
+    if eh_record_len(data, pos) < 8 {
+        return None;
+    }
+    let word = |at: usize| u32::from_le_bytes(data[at..at + 4].try_into().unwrap());
+    let (len, id) = (word(pos), word(pos + 4));
+    (len != 0 && id != 0).then_some(id)
+}
+
 /// What makes two CIEs the same: their bytes and their relocations (offset in the CIE,
 /// type, target, addend).
 type CieKey = (Vec<u8>, Vec<(u64, u32, Target, i64)>);

@@ -4,7 +4,7 @@
 use crate::context::{DynAddend, DynReloc, GotKind, Link, Place, Target};
 use crate::dynamic::{dynamic_entries, DynamicTables};
 use crate::object_file::{FileId, LE};
-use crate::output_section::{Synthetic, TailKind};
+use crate::output_section::{fde_cie_pointer, Synthetic, TailKind};
 use crate::sym_section::{symbol_section, SymSection};
 use crate::symbols::SymbolDef;
 use object::elf::*;
@@ -316,12 +316,7 @@ fn fde_starts(link: &Link, file: FileId, sec: u32, eh_addr: u64) -> Vec<(u64, u6
     let s = &link.objects[file as usize].sections[sec as usize];
     let mut starts = Vec::new();
     for p in s.pieces.iter().filter(|p| p.output_offset != u64::MAX) {
-        let at = p.input_offset as usize;
-        let is_fde = s
-            .data
-            .get(at..at + 8)
-            .is_some_and(|h| h[..4] != [0; 4] && h[4..] != [0; 4]);
-        if !is_fde {
+        if fde_cie_pointer(s.data, p.input_offset as usize).is_none() {
             continue;
         }
         let pc_begin = p.input_offset + 8;

@@ -10,7 +10,7 @@ use crate::error::{LinkError, Result};
 use crate::object_file::{shndx, SectionKind, LE, NO_OUTPUT};
 use crate::options::{BuildId, OutputKind};
 use crate::output_file::{OutputBuffer, PendingOutput};
-use crate::output_section::{eh_record_len, Synthetic, TailKind};
+use crate::output_section::{eh_record_len, fde_cie_pointer, Synthetic, TailKind};
 use crate::relocate::relocate_section;
 use crate::scan::RelocPlan;
 use crate::sym_section::{symbol_section, SymSection};
@@ -559,20 +559,15 @@ fn copy_eh_frame_pieces(link: &Link, file: u32, sec: u32, out: &mut [u8]) {
         let len = eh_record_len(s.data, start) as usize;
         let dst = (p.output_offset - s.offset) as usize;
         out[dst..dst + len].copy_from_slice(&s.data[start..start + len]);
-        if len >= 8 {
-            let id = u32::from_le_bytes(s.data[start + 4..start + 8].try_into().unwrap()) as u64;
-            let is_fde =
-                id != 0 && u32::from_le_bytes(s.data[start..start + 4].try_into().unwrap()) != 0;
-            if is_fde {
-                let cie_in = (p.input_offset + 4).wrapping_sub(id);
-                // The CIE is here, or an equal one placed earlier stands for it.
-                let cie_out = s
-                    .piece_output_offset(cie_in)
-                    .or_else(|| link.cie_aliases.get(&(file, sec, cie_in)).copied());
-                if let Some(cie_out) = cie_out {
-                    let new = (p.output_offset + 4 - cie_out) as u32;
-                    out[dst + 4..dst + 8].copy_from_slice(&new.to_le_bytes());
-                }
+        if let Some(id) = fde_cie_pointer(s.data, start) {
+            let cie_in = (p.input_offset + 4).wrapping_sub(u64::from(id));
+            // The CIE is here, or an equal one placed earlier stands for it.
+            let cie_out = s
+                .piece_output_offset(cie_in)
+                .or_else(|| link.cie_aliases.get(&(file, sec, cie_in)).copied());
+            if let Some(cie_out) = cie_out {
+                let new = (p.output_offset + 4 - cie_out) as u32;
+                out[dst + 4..dst + 8].copy_from_slice(&new.to_le_bytes());
             }
         }
     }

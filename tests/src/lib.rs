@@ -923,7 +923,8 @@ fn tool(program: &str, args: &[&str], path: &Path) -> Output {
     run_checked(Command::new(program).args(args).arg(path))
 }
 
-fn tool_stdout(program: &str, args: &[&str], path: &Path) -> String {
+/// What `program ARGS... path` prints (it must succeed).
+pub fn tool_stdout(program: &str, args: &[&str], path: &Path) -> String {
     String::from_utf8_lossy(&tool(program, args, path).stdout).into_owned()
 }
 

@@ -369,8 +369,8 @@ fn eh_frame_hdr_functions(exe: &Path) -> Vec<String> {
     let word = |at: usize| i32::from_le_bytes(hdr[at..at + 4].try_into().unwrap()) as i64;
     let count = word(8) as usize;
     assert_eq!(hdr.len(), 12 + 8 * count, "{}: table size", exe.display());
-    let names: std::collections::HashMap<u64, String> = tool_lines("nm", exe)
-        .into_iter()
+    let names: std::collections::HashMap<u64, String> = tool_stdout("nm", &[], exe)
+        .lines()
         .filter_map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
             match f.as_slice() {
@@ -395,14 +395,6 @@ fn eh_frame_hdr_functions(exe: &Path) -> Vec<String> {
                 .cloned()
                 .unwrap_or(format!("{pc:#x}"))
         })
-        .collect()
-}
-
-fn tool_lines(tool: &str, path: &Path) -> Vec<String> {
-    let out = run_checked(Command::new(tool).arg(path));
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
         .collect()
 }
 

@@ -94,8 +94,7 @@ fn dynamic_flags_from_z_keywords() {
 
 /// `readelf -n`'s x86 feature line of the `.note.gnu.property`, if any.
 fn x86_features(path: &Path) -> Option<String> {
-    let out = run_checked(std::process::Command::new("readelf").arg("-nW").arg(path));
-    String::from_utf8_lossy(&out.stdout)
+    tool_stdout("readelf", &["-nW"], path)
         .lines()
         .find(|l| l.contains("x86 feature"))
         .map(|l| l.trim().to_string())
@@ -1359,8 +1358,7 @@ fn default_symver_as_gnu_ld() {
             .collect()
     };
     let definitions = |so: &Path| -> Vec<String> {
-        let out = run_checked(std::process::Command::new("readelf").arg("-V").arg(so));
-        String::from_utf8_lossy(&out.stdout)
+        tool_stdout("readelf", &["-V"], so)
             .lines()
             .filter(|l| l.contains("Flags:") && l.contains("Name:"))
             .map(|l| {
@@ -1493,8 +1491,7 @@ fn isa_level_property_as_gnu_ld() {
     let t = Test::new();
     let lib = t.compile(Clang, "int f(void) { return 1; }\n", &["-O2", "-fPIC"]);
     let properties = |so: &Path| -> Vec<String> {
-        let out = run_checked(std::process::Command::new("readelf").arg("-n").arg(so));
-        String::from_utf8_lossy(&out.stdout)
+        tool_stdout("readelf", &["-n"], so)
             .lines()
             .map(str::trim)
             .filter(|l| l.starts_with("Properties:") || l.starts_with("x86 "))
