@@ -35,6 +35,15 @@ no_alias_rate() {
                    mq, mn, mq ? 100 * mn / mq : 0 }'
 }
 
+# pointer_pairs BITCODE: "<queries> <no-alias>" for aa-eval's pairs of pointer values alone
+# (no -evaluate-aa-metadata): queries about bare pointers, which carry no metadata, so no
+# alias metadata can change their answers.
+pointer_pairs() {
+    opt-14 -passes=aa-eval -aa-pipeline=default -disable-output "$1" 2>&1 |
+        awk '/Total Alias Queries Performed/ { q = $1 } /no alias responses/ { n = $1 }
+             END { printf "%d %d\n", q, n }'
+}
+
 # remark_counts FILE: "pass:name count" for the passes' Passed remarks.
 remark_counts() {
     awk '/^--- !Passed/ { p = 1; next } /^--- / { p = 0 }
@@ -42,8 +51,9 @@ remark_counts() {
         sort | uniq -c | awk '{ print $2, $1 }'
 }
 
-printf '%-8s %10s %16s %16s %7s %10s %16s %16s %7s %14s\n' program queries "NoAlias without" \
-    "NoAlias with rld" ratio "ModRef q." "NoModRef without" "NoModRef with" ratio "rld analysis"
+printf '%-8s %10s %16s %16s %7s %16s %10s %16s %16s %7s %14s\n' program queries "NoAlias without" \
+    "NoAlias with rld" ratio "ceiling (ratio)" "ModRef q." "NoModRef without" "NoModRef with" ratio \
+    "rld analysis"
 declare -A effect_off effect_on
 for prog in $programs; do
     mapfile -t objs < <(corpus_bitcode "$prog" "$work/$prog" -flto)
@@ -66,9 +76,13 @@ for prog in $programs; do
     ms=$(awk '/LTO: (points-to analysis|mod\/ref analysis|alias scopes|alias metadata written)/ { t += $2 }
               END { printf "%.0f ms", t }' "$work/on/$prog.time")
     ratio=$(awk -v a="$n0" -v b="$n1" 'BEGIN { printf "%.2fx", a ? b / a : 0 }')
+    # The most any metadata could give: every query that carries it answered NoAlias.
+    read -r qp np < <(pointer_pairs "$work/on/$prog.0.0.preopt.bc")
+    ceiling=$(awk -v q="$q1" -v qp="$qp" -v np="$np" -v n0="$n0" \
+        'BEGIN { c = (np + q - qp) / q; printf "%.1f%% (%.2fx)", 100 * c, n0 ? c * q / n0 : 0 }')
     mratio=$(awk -v a="$mn0" -v b="$mn1" 'BEGIN { printf "%.2fx", a ? b / a : 0 }')
-    printf '%-8s %10s %15s%% %15s%% %7s %10s %15s%% %15s%% %7s %14s\n' "$prog" "$q1" "$p0" "$p1" \
-        "$ratio" "$mq1" "$mp0" "$mp1" "$mratio" "$ms"
+    printf '%-8s %10s %15s%% %15s%% %7s %16s %10s %15s%% %15s%% %7s %14s\n' "$prog" "$q1" "$p0" \
+        "$p1" "$ratio" "$ceiling" "$mq1" "$mp0" "$mp1" "$mratio" "$ms"
     [[ "$q0" == "$q1" ]] || echo "  (query counts differ: $q0 without, $q1 with)"
     effect_off[$prog]="$(remark_counts "$work/off/$prog.remarks.yaml")"
     effect_on[$prog]="$(remark_counts "$work/on/$prog.remarks.yaml")"

@@ -376,6 +376,10 @@ impl<'a> FactBuilder<'a> {
             }
             // Comparing addresses reveals nothing and lets nothing escape.
             LLVMICmp => {}
+            // An address turned into a number that is only compared or subtracted (a range
+            // check, a pointer difference, an alignment test) cannot come back as a pointer
+            // nor leave the function.
+            LLVMPtrToInt if address_stays_a_number(inst) => {}
             _ => {
                 self.escape_pointer_operands(inst);
                 if produces_pointer {
@@ -469,6 +473,21 @@ impl<'a> FactBuilder<'a> {
         }
     }
 
+    /// A pointer a constant initializer holds at `offset` of global `global` that is not a
+    /// global's start (`&table[3]`, a number cast to a pointer): the initializer stores it
+    /// there, as code would.
+    fn initializer_store(&mut self, global: u32, offset: u64, value: u32) {
+        let start = self.fresh();
+        self.facts.push(ValueFact::AddressOf { dst: start, global });
+        let at = self.fresh();
+        self.facts.push(ValueFact::FieldAddr {
+            dst: at,
+            base: start,
+            offset: Some(offset as i64),
+        });
+        self.facts.push(ValueFact::Store { ptr: at, value });
+    }
+
     fn copy_from(&mut self, inst: Value, sources: &[Value]) {
         let dst = self.value_id(inst);
         for &s in sources {
@@ -503,7 +522,7 @@ impl<'a> FactBuilder<'a> {
             return;
         }
         *budget -= 1;
-        let stripped = c.strip_casts();
+        let stripped = zero_offset_base(c.strip_casts(), self.dl);
         if let Some(&target) = self.index.get(&stripped) {
             out.push(InitializerPointer {
                 global,
@@ -522,10 +541,8 @@ impl<'a> FactBuilder<'a> {
                 self.walk_initializer(global, elem, at, out, depth + 1, budget);
             }
         } else if stripped.is_constant_expr() {
-            // An interior pointer (`&table[3]`) or a computed address: not modelled, so the
-            // global it points into is treated as escaping.
             if let Some(v) = self.operand(stripped) {
-                self.facts.push(ValueFact::Escape { value: v });
+                self.initializer_store(global, offset, v);
             }
         }
     }
@@ -561,5 +578,81 @@ fn memory_intrinsic(name: &str) -> (bool, bool) {
         "memcpy" | "memmove" => (true, false),
         "memset" => (false, true),
         _ => (false, false),
+    }
+}
+
+/// `c` without the constant `getelementptr`s that add nothing (`&str[0]`, how a string
+/// literal is named in an initializer).
+fn zero_offset_base(c: Value, dl: DataLayout) -> Value {
+    let mut v = c;
+    for _ in 0..8 {
+        if v.is_constant_expr()
+            && v.opcode() == Some(LLVMOpcode::LLVMGetElementPtr)
+            && v.gep_offset(dl) == Some(0)
+        {
+            v = v.operands()[0].strip_casts();
+        } else {
+            break;
+        }
+    }
+    v
+}
+
+/// Whether the number `ptrtoint` makes can never become an address again, nor leave the
+/// function as one: its uses, through integer arithmetic, phis and selects, end in
+/// comparisons (a range check), in a difference of two addresses (an offset: C defines it
+/// within one object, and such an offset added to a pointer stays in that pointer's
+/// object), or in a small mask or remainder (an alignment test). LLVM's capture tracking
+/// draws the same line for comparisons. Anything else (memory, a call, a return,
+/// `inttoptr`, or a use chain too long to follow) counts as an escape.
+fn address_stays_a_number(ptrtoint: Value) -> bool {
+    use LLVMOpcode::*;
+    const LIMIT: usize = 64;
+    let mut seen: HashSet<Value> = HashSet::new();
+    let mut work = vec![ptrtoint];
+    while let Some(v) = work.pop() {
+        for user in v.users() {
+            if !seen.insert(user) {
+                continue;
+            }
+            if seen.len() > LIMIT {
+                return false;
+            }
+            let ops = user.operands();
+            let small_constant = |i: usize| {
+                ops.get(i)
+                    .and_then(|o| o.const_int())
+                    .is_some_and(|c| c < 1 << 16)
+            };
+            match user.opcode() {
+                Some(LLVMICmp | LLVMSwitch | LLVMUIToFP | LLVMSIToFP) => {}
+                Some(LLVMSub) if is_address_number(ops[0], 4) && is_address_number(ops[1], 4) => {}
+                Some(LLVMAnd) if small_constant(0) || small_constant(1) => {}
+                Some(LLVMURem) if small_constant(1) => {}
+                Some(
+                    LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem
+                    | LLVMAnd | LLVMOr | LLVMXor | LLVMShl | LLVMLShr | LLVMAShr | LLVMTrunc
+                    | LLVMZExt | LLVMSExt | LLVMPHI | LLVMSelect,
+                ) => work.push(user),
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
+/// Whether integer `v` is an address: a `ptrtoint`, or one moved by a constant.
+fn is_address_number(v: Value, depth: u32) -> bool {
+    use LLVMOpcode::*;
+    match v.opcode() {
+        Some(LLVMPtrToInt) => true,
+        Some(LLVMAdd | LLVMSub) if depth > 0 => {
+            let ops = v.operands();
+            (is_address_number(ops[0], depth - 1) && ops[1].const_int().is_some())
+                || (v.opcode() == Some(LLVMAdd)
+                    && ops[0].const_int().is_some()
+                    && is_address_number(ops[1], depth - 1))
+        }
+        _ => false,
     }
 }

@@ -304,6 +304,20 @@ impl Value {
         out
     }
 
+    /// The values using this one (instructions or constants), once per use.
+    pub fn users(self) -> Vec<Value> {
+        let mut out = Vec::new();
+        // SAFETY: walking the use list of a live value.
+        unsafe {
+            let mut u = LLVMGetFirstUse(self.0);
+            while !u.is_null() {
+                out.push(Value(LLVMGetUser(u)));
+                u = LLVMGetNextUse(u);
+            }
+        }
+        out
+    }
+
     /// For a call or invoke: the called operand.
     pub fn called_value(self) -> Option<Value> {
         // SAFETY: class checks, then the callee of a call-like instruction.

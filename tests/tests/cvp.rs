@@ -378,6 +378,46 @@ fn through_struct_fields() {
     assert_site(&link, &second, "main", Want::Callees(&["b0", "b1", "b2"]));
 }
 
+/// A table's address turned into numbers that only get compared, masked or subtracted
+/// (an alignment test, a range check, a field's offset) lets nothing escape, and a
+/// pointer to a table element in a constant initializer is followed: both calls are
+/// promoted. Kept in memory as a number, the address may become a pointer anywhere:
+/// the table escapes and its call stays unresolved.
+#[test]
+fn addresses_used_as_numbers() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["address_main.c", "address_def.c"], &[]);
+    let link = link_and_compare(&t, &paths(&objs), &[], &[], "43 8 halve 21\n");
+    assert_every_site_reported(&link, &objs[0], "main");
+    let aligned = site("address_main.c", "aligned");
+    assert_site(&link, &aligned, "main", Want::Promoted(&["bump"]));
+    let interior = site("address_main.c", "interior");
+    assert_site(
+        &link,
+        &interior,
+        "main",
+        Want::Promoted(&["twice", "halve"]),
+    );
+
+    let kept = bitcode(&t, &["address_kept.c", "address_def.c"], &[]);
+    let lld = t.link(
+        Driver::ClangLld,
+        &paths(&kept),
+        &strs(&lto_flags(None, &[])),
+        "lld/kept",
+    );
+    let link = rld_link(
+        &t,
+        &paths(&kept),
+        &[],
+        "rld/kept",
+        &lld,
+        &[],
+        "43 8 halve 21\n",
+    );
+    assert_site(&link, &aligned, "main", Want::Unresolved);
+}
+
 /// Function pointers in a malloc'd table and in a stack table, each a different
 /// object of the points-to analysis: every site gets its own field's function. With
 /// `--no-wpa-aa` (global variables only) the same sites stay unresolved.

@@ -163,10 +163,90 @@ const NO_CAPTURE: &[&str] = &[
     "__assert_fail",
     "__stack_chk_fail",
     "__cxa_pure_virtual",
+    // Files and processes: paths and plain structs (stat, flock, timespec) in, bytes out.
+    "open64",
+    "openat",
+    "openat64",
+    "creat",
+    "lseek",
+    "lseek64",
+    "pwrite",
+    "pwrite64",
+    "fsync",
+    "fdatasync",
+    "ftruncate",
+    "ftruncate64",
+    "fcntl",
+    "fcntl64",
+    "stat64",
+    "lstat64",
+    "fstat64",
+    "fstatat",
+    "fstatat64",
+    "__xstat",
+    "__lxstat",
+    "__fxstat",
+    "__xstat64",
+    "__lxstat64",
+    "__fxstat64",
+    "fchmod",
+    "chmod",
+    "fchown",
+    "chown",
+    "mkdir",
+    "rmdir",
+    "readlink",
+    "utimes",
+    "utime",
+    "munmap",
+    "nanosleep",
+    "sysconf",
+    "getuid",
+    "geteuid",
+    "getgid",
+    "getegid",
+    "pthread_mutexattr_init",
+    "pthread_mutexattr_settype",
+    "pthread_mutexattr_destroy",
+    "dlclose",
+    // <math.h>: numbers in, numbers out (frexp and modf write a number through a pointer).
+    "sqrt",
+    "pow",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "floor",
+    "ceil",
+    "trunc",
+    "round",
+    "fabs",
+    "fmod",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "hypot",
+    "cbrt",
+    "frexp",
+    "ldexp",
+    "modf",
 ];
 
 /// Functions returning one of their arguments, capturing nothing.
-const RETURNS_FIRST: &[&str] = &["memset", "strerror_r", "__memset_chk"];
+const RETURNS_FIRST: &[&str] = &["memset", "strerror_r", "__memset_chk", "getcwd"];
 
 /// Functions returning outside memory, capturing nothing.
 const RETURNS_EXTERNAL: &[&str] = &[
@@ -181,6 +261,15 @@ const RETURNS_EXTERNAL: &[&str] = &[
     "setlocale",
     "localeconv",
     "__errno_location",
+    // A mapping is outside memory: another mapping of the same file may show the same
+    // bytes at another address, so it is not a fresh object.
+    "mmap",
+    "mmap64",
+    "mremap",
+    "dlopen",
+    "dlsym",
+    "dlvsym",
+    "dlerror",
 ];
 
 /// Intrinsic families (after `llvm.`) that neither capture nor store pointers.
@@ -207,6 +296,68 @@ const NO_CAPTURE_INTRINSICS: &[&str] = &[
     "pseudoprobe",
     "var.annotation",
 ];
+
+/// Intrinsic families (the first part of the name after `llvm.`) that compute a value
+/// from their operands alone: no memory, no pointers, no side effects.
+const PURE_INTRINSIC_FAMILIES: &[&str] = &[
+    "fabs",
+    "sqrt",
+    "fma",
+    "fmuladd",
+    "ctlz",
+    "cttz",
+    "ctpop",
+    "bswap",
+    "bitreverse",
+    "fshl",
+    "fshr",
+    "umax",
+    "umin",
+    "smax",
+    "smin",
+    "abs",
+    "floor",
+    "ceil",
+    "trunc",
+    "round",
+    "roundeven",
+    "rint",
+    "nearbyint",
+    "lround",
+    "llround",
+    "lrint",
+    "llrint",
+    "copysign",
+    "minnum",
+    "maxnum",
+    "minimum",
+    "maximum",
+    "exp",
+    "exp2",
+    "log",
+    "log2",
+    "log10",
+    "pow",
+    "powi",
+    "sin",
+    "cos",
+    "uadd",
+    "sadd",
+    "usub",
+    "ssub",
+    "umul",
+    "smul",
+    "vector",
+    "is",
+    "canonicalize",
+];
+
+/// Whether intrinsic `intrinsic` (its name after `llvm.`) only computes a value from its
+/// operands.
+pub fn is_pure_intrinsic(intrinsic: &str) -> bool {
+    let family = intrinsic.split('.').next().unwrap_or("");
+    PURE_INTRINSIC_FAMILIES.contains(&family)
+}
 
 /// Intrinsic families that return their first argument.
 const RETURNS_FIRST_INTRINSICS: &[&str] = &[
@@ -238,7 +389,7 @@ pub fn model(name: &str) -> Model {
             Model::VaStart { list: 0 }
         } else if family(RETURNS_FIRST_INTRINSICS) {
             Model::NoCapture { returns: Some(0) }
-        } else if family(NO_CAPTURE_INTRINSICS) {
+        } else if family(NO_CAPTURE_INTRINSICS) || is_pure_intrinsic(intrinsic) {
             Model::NoCapture { returns: None }
         } else {
             Model::Unknown
@@ -249,6 +400,13 @@ pub fn model(name: &str) -> Model {
             return Model::Allocates {
                 resizes: Some(0),
                 out: None,
+            }
+        }
+        // `*lineptr` gets a buffer of its own (or the old one, grown), filled with text.
+        "getline" | "getdelim" | "__getdelim" => {
+            return Model::Allocates {
+                resizes: None,
+                out: Some(0),
             }
         }
         "posix_memalign" => {
@@ -271,7 +429,7 @@ pub fn model(name: &str) -> Model {
                 returns: None,
             }
         }
-        "read" | "pread" | "recv" | "__read_chk" => {
+        "read" | "pread" | "pread64" | "recv" | "__read_chk" => {
             return Model::FillsBytes {
                 buffer: 1,
                 returns: None,
@@ -383,6 +541,32 @@ mod tests {
         assert_eq!(model("strchr"), Model::Interior { arg: 0 });
         assert_eq!(model("free"), Model::NoCapture { returns: None });
         assert_eq!(model("frobnicate"), Model::Unknown);
+        assert_eq!(
+            model("llvm.fmuladd.f64"),
+            Model::NoCapture { returns: None }
+        );
+        assert_eq!(
+            model("llvm.vector.reduce.add.v4i32"),
+            Model::NoCapture { returns: None }
+        );
+        assert_eq!(model("llvm.masked.load.v4i32.p0v4i32"), Model::Unknown);
+        assert_eq!(model("pwrite64"), Model::NoCapture { returns: None });
+        assert_eq!(
+            model("pread64"),
+            Model::FillsBytes {
+                buffer: 1,
+                returns: None
+            }
+        );
+        assert_eq!(model("getcwd"), Model::NoCapture { returns: Some(0) });
+        assert_eq!(model("mmap64"), Model::ReturnsExternal);
+        assert_eq!(
+            model("getline"),
+            Model::Allocates {
+                resizes: None,
+                out: Some(0)
+            }
+        );
         assert_eq!(
             model("fread"),
             Model::FillsBytes {

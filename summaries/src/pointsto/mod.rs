@@ -292,6 +292,11 @@ struct ObjectInfo {
     escaped: bool,
     /// A function (its location is called, never loaded).
     function: Option<GlobalId>,
+    /// Byte copies out of and into the object from an offset to its end (see
+    /// [`ProgramModel::byte_copy`]): the node the bytes go to or come from. Locations made
+    /// later join them too.
+    copied_out: Vec<(i64, Node)>,
+    copied_in: Vec<(i64, Node)>,
 }
 
 struct LocationInfo {
@@ -398,6 +403,8 @@ impl ProgramModel {
             collapsed: false,
             escaped: false,
             function,
+            copied_out: Vec::new(),
+            copied_in: Vec::new(),
         });
         self.object_index.insert(object, o);
         o
@@ -433,6 +440,21 @@ impl ProgramModel {
         self.objects[o as usize].fields.insert(offset, e);
         if self.objects[o as usize].escaped {
             self.connect_escaped(solver, e);
+        }
+        let info = &self.objects[o as usize];
+        let reached = |copies: &[(i64, Node)]| -> Vec<Node> {
+            copies
+                .iter()
+                .filter(|&&(from, _)| offset >= from)
+                .map(|&(_, n)| n)
+                .collect()
+        };
+        let (outs, ins) = (reached(&info.copied_out), reached(&info.copied_in));
+        for n in outs {
+            solver.add_edge(content, n);
+        }
+        for n in ins {
+            solver.add_edge(n, content);
         }
         e
     }
@@ -1195,26 +1217,49 @@ impl Client for ProgramModel {
                 let object = self.location_info(solver, e).object;
                 self.escape_object(solver, object);
             }
-            Constraint::ReadAll { dst } => {
-                let content = self.whole_object(solver, e);
-                solver.add_edge(content, dst);
-            }
-            Constraint::WriteAll { src } => {
-                let content = self.whole_object(solver, e);
-                solver.add_edge(src, content);
-            }
+            Constraint::ReadAll { dst } => self.byte_copy(solver, e, dst, Copy::Out),
+            Constraint::WriteAll { src } => self.byte_copy(solver, e, src, Copy::In),
         }
     }
 }
 
 impl ProgramModel {
-    /// The contents of the whole object location `e` is in, collapsed to one location.
-    fn whole_object(&mut self, solver: &mut Solver<Constraint>, e: Element) -> Node {
-        let object = self.location_info(solver, e).object;
-        self.collapse(solver, object);
-        let loc = self.location(solver, object, 0);
-        self.locations[loc as usize].content
+    /// Bytes copied out of (or into) the object of location `e`, from `e` on: a byte copy
+    /// (`memcpy`, `strcpy`, ...) through a pointer stays inside the object it points into
+    /// and touches nothing before the pointer, so the slots from the one holding `e`'s
+    /// first byte to the object's end, and those found later, flow into `node` (or receive
+    /// it). Offsets are not matched (that needs the length), but the fields before the
+    /// pointer keep their own contents: text copied after a struct's header in one
+    /// allocation leaves the header's pointers alone.
+    fn byte_copy(&mut self, solver: &mut Solver<Constraint>, e: Element, node: Node, how: Copy) {
+        let loc = self.location_info(solver, e);
+        let o = loc.object as usize;
+        let from = if self.objects[o].collapsed {
+            i64::MIN
+        } else {
+            loc.offset & !7
+        };
+        let info = &mut self.objects[o];
+        match how {
+            Copy::Out => info.copied_out.push((from, node)),
+            Copy::In => info.copied_in.push((from, node)),
+        }
+        let reached: Vec<Element> = info.fields.range(from..).map(|(_, &l)| l).collect();
+        for l in reached {
+            let content = self.location_info(solver, l).content;
+            match how {
+                Copy::Out => solver.add_edge(content, node),
+                Copy::In => solver.add_edge(node, content),
+            }
+        }
     }
+}
+
+/// Which way a byte copy goes, seen from the object.
+#[derive(Clone, Copy)]
+enum Copy {
+    Out,
+    In,
 }
 
 impl ProgramModel {
