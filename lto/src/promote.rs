@@ -91,6 +91,19 @@ fn named_function(module: LLVMModuleRef, name: &str) -> Option<LLVMValueRef> {
     (!f.is_null()).then_some(f)
 }
 
+/// Declares function `name` in `module` with the function type `call` calls through.
+fn declare(module: LLVMModuleRef, call: LLVMValueRef, name: &str) -> Option<LLVMValueRef> {
+    let c = CString::new(name).ok()?;
+    // SAFETY: `call` is a call-like instruction of `module`; a declaration is added to it.
+    unsafe {
+        let ty = LLVMGetCalledFunctionType(call);
+        if ty.is_null() {
+            return None;
+        }
+        Some(LLVMAddFunction(module, c.as_ptr(), ty))
+    }
+}
+
 /// What `apply_plan` did at a call site.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Applied {
@@ -105,10 +118,13 @@ pub enum Applied {
 /// Attaches `!callees` and, where planned, promotes the call.
 pub fn apply_plan(ctx: &Context, module: &Module, call: Value, plan: &SitePlan) -> Applied {
     let (ctx, module, call) = (ctx.raw(), module.as_mut_ptr(), call.raw());
+    // A target another partition defines may not be named in this one's modules at all:
+    // declare it, with the type the call uses (partitioning already made it a symbol the
+    // partitions share).
     let targets: Vec<LLVMValueRef> = plan
         .targets
         .iter()
-        .filter_map(|n| named_function(module, n))
+        .filter_map(|n| named_function(module, n).or_else(|| declare(module, call, n)))
         .collect();
     if targets.len() != plan.targets.len() || targets.is_empty() {
         return Applied::Nothing;

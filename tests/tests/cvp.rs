@@ -378,6 +378,23 @@ fn through_struct_fields() {
     assert_site(&link, &second, "main", Want::Callees(&["b0", "b1", "b2"]));
 }
 
+/// With the program split into LTO partitions, a call whose callees are defined in a
+/// module the caller's partition does not load (its code never names them; only
+/// called-value propagation does) is still promoted: the partition declares them.
+#[test]
+fn promoted_across_partitions() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["across_main.c", "across_steps.c"], &[]);
+    let link = link_and_compare(&t, &paths(&objs), &["-Wl,--lto-partitions=2"], &[], "137\n");
+    let across = site("across_main.c", "across");
+    assert_site(
+        &link,
+        &across,
+        "main",
+        Want::Promoted(&["step_up", "step_down"]),
+    );
+}
+
 /// A table's address turned into numbers that only get compared, masked or subtracted
 /// (an alignment test, a range check, a field's offset) lets nothing escape, and a
 /// pointer to a table element in a constant initializer is followed: both calls are
