@@ -305,6 +305,8 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.fini = v.into())),
     arg(&["--hash-style"], "STYLE", "Symbol hash table: sysv (default), gnu or both",
         Value(Parser::hash_style)),
+    arg(&["--pack-dyn-relocs"], "FORMAT", "relr: relative relocations as a DT_RELR bitmap (as -z pack-relative-relocs); none (default)",
+        Value(Parser::pack_dyn_relocs)),
     flag(&["-E", "--export-dynamic"], "Export all global symbols to the dynamic symbol table",
         |p| p.o.export_dynamic = true),
     flag(&["--no-export-dynamic"], "Export only symbols that shared libraries need (default)",
@@ -340,7 +342,7 @@ const SPECS: &[Spec] = &[
         Optional(Parser::build_id)),
     flag(&["--eh-frame-hdr"], "Create .eh_frame_hdr and PT_GNU_EH_FRAME", |p| p.o.eh_frame_hdr = true),
     flag(&["--no-eh-frame-hdr"], "Do not create .eh_frame_hdr (default)", |p| p.o.eh_frame_hdr = false),
-    arg(&["-z"], "KEYWORD", "relro, now, text, execstack, defs, muldefs, origin, copyreloc, nodelete, nodlopen, initfirst, interpose, nodefaultlib, global, shstk, stack-size=N, max-page-size=N, common-page-size=N (and no* forms)",
+    arg(&["-z"], "KEYWORD", "relro, now, text, execstack, defs, muldefs, origin, copyreloc, nodelete, nodlopen, initfirst, interpose, nodefaultlib, global, shstk, pack-relative-relocs, stack-size=N, max-page-size=N, common-page-size=N (and no* forms)",
         Value(Parser::z_keyword)),
     flag(&["--gc-sections"], "Remove unreferenced sections", |p| p.o.gc_sections = true),
     flag(&["--no-gc-sections"], "Keep unreferenced sections (default)", |p| p.o.gc_sections = false),
@@ -711,6 +713,15 @@ impl Parser {
         Ok(())
     }
 
+    fn pack_dyn_relocs(&mut self, v: &str) -> Result<(), ArgsError> {
+        self.o.pack_relative_relocs = match v {
+            "relr" => true,
+            "none" => false,
+            _ => return Err(invalid(&self.opt, v)),
+        };
+        Ok(())
+    }
+
     fn build_id(&mut self, v: Option<&str>) -> Result<(), ArgsError> {
         self.o.build_id = match v {
             None | Some("fast") => BuildId::Fast,
@@ -779,6 +790,8 @@ impl Parser {
                 "nodelete" => o.z_nodelete = true,
                 "nodlopen" => o.z_nodlopen = true,
                 "rodynamic" => o.z_rodynamic = true,
+                "pack-relative-relocs" => o.pack_relative_relocs = true,
+                "nopack-relative-relocs" => o.pack_relative_relocs = false,
                 "x86-64-baseline" => o.z_isa_level = object::elf::GNU_PROPERTY_X86_ISA_1_BASELINE,
                 "x86-64-v2" => o.z_isa_level = object::elf::GNU_PROPERTY_X86_ISA_1_V2,
                 "x86-64-v3" => o.z_isa_level = object::elf::GNU_PROPERTY_X86_ISA_1_V3,

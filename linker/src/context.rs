@@ -144,6 +144,8 @@ pub struct Link<'o> {
     pub iplt: Vec<Target>,
     pub iplt_index: FxHashMap<Target, u32>,
     pub rela_dyn: Vec<DynReloc>,
+    /// Relative relocations packed into `.relr.dyn` (see [`crate::relr`]).
+    pub relr: Vec<Place>,
     pub rela_plt: Vec<DynReloc>,
     /// The output has .dynamic (any shared library, PIE or shared output).
     pub is_dynamic: bool,
@@ -194,6 +196,7 @@ impl<'o> Link<'o> {
             iplt: Vec::new(),
             iplt_index: FxHashMap::default(),
             rela_dyn: Vec::new(),
+            relr: Vec::new(),
             rela_plt: Vec::new(),
             is_dynamic: false,
             dynsym: Vec::new(),

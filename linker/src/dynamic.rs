@@ -189,6 +189,20 @@ fn build_versions(link: &Link, t: &mut DynamicTables) {
         }
         versym.push(v);
     }
+    if !link.relr.is_empty() {
+        // glibc loads a DT_RELR object only if it depends on this version (as GNU ld and
+        // lld add it): on the needed library that defines it.
+        let relr_dso = (0..link.dsos.len())
+            .find(|&d| link.dsos[d].needed && link.dsos[d].dt_relr_version.is_some());
+        if let Some(d) = relr_dso {
+            const NAME: &[u8] = b"GLIBC_ABI_DT_RELR";
+            if !per_dso[d].iter().any(|e| e.0 == NAME) {
+                let hash = link.dsos[d].dt_relr_version.unwrap_or_default();
+                per_dso[d].push((NAME, hash, next_index));
+            }
+            any = true;
+        }
+    }
     if !any {
         // Without versioned references the tables add nothing; leave them out like lld.
         t.versym = Vec::new();
@@ -397,6 +411,12 @@ pub fn dynamic_entries(link: &Link, t: &DynamicTables) -> Vec<(i64, u64)> {
         if relative > 0 {
             d.push((i64::from(DT_RELACOUNT), relative as u64));
         }
+    }
+    if !link.relr.is_empty() {
+        use crate::relr::{DT_RELR, DT_RELRENT, DT_RELRSZ};
+        d.push((i64::from(DT_RELR), link.synthetic_addr(Synthetic::RelrDyn)));
+        d.push((i64::from(DT_RELRSZ), crate::relr::encoded_size(link)));
+        d.push((i64::from(DT_RELRENT), 8));
     }
     let plt_relocs = link.rela_plt.len() + link.iplt.len();
     if plt_relocs > 0 {

@@ -524,6 +524,19 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
             24,
         );
     }
+    if !link.relr.is_empty() {
+        // Sized for one word per place; `relr::settle` shrinks it to the encoding.
+        add_synthetic(
+            link,
+            Synthetic::RelrDyn,
+            ".relr.dyn",
+            SHT_RELR,
+            a,
+            8 * link.relr.len() as u64,
+            8,
+            8,
+        );
+    }
     let plt_entries = link.plt.len() as u64;
     if plt_entries + iplt_relocs > 0 {
         let header = if plt_entries > 0 { 16 } else { 0 };
@@ -714,6 +727,7 @@ fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
         Some(DynStr) => 7,
         Some(RelaDyn) => 8,
         Some(RelaPlt) => 9,
+        Some(RelrDyn) => 9,
         Some(EhFrameHdr) => 20,
         Some(Plt) => 1,
         Some(GotPlt) => {

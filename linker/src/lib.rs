@@ -25,6 +25,7 @@ pub mod prefetch;
 pub mod read_log;
 pub mod reloc_action;
 pub mod relocate;
+pub mod relr;
 pub mod reproduce;
 pub mod scan;
 pub mod shared_file;

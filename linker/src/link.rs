@@ -287,11 +287,13 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
 
     // Place input sections inside their outputs (merging strings, splitting .eh_frame),
     // build the dynamic tables, create the synthetic sections, and assign addresses.
+    crate::relr::pack(&mut link);
     layout::place_inputs(&mut link);
     let tables = dynamic::build_dynamic_tables(&link);
     layout::create_synthetic_sections(&mut link, &tables);
     layout::sort_output_sections(&mut link);
     layout::assign_addresses(&mut link);
+    crate::relr::settle(&mut link);
     layout::compute_symbol_addresses(&mut link);
     timer.phase("layout");
     warn_missing_entry(&link);

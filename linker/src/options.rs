@@ -185,6 +185,9 @@ pub struct Options {
     /// `-z rodynamic` (lld's): `.dynamic` read-only, without DT_DEBUG (which the dynamic
     /// loader would write).
     pub z_rodynamic: bool,
+    /// `-z pack-relative-relocs` / `--pack-dyn-relocs=relr`: relative relocations of a PIE
+    /// or shared object as a `.relr.dyn` bitmap (DT_RELR) instead of `.rela.dyn` entries.
+    pub pack_relative_relocs: bool,
     /// `--warn-once`: one place per undefined symbol in its report.
     pub warn_once: bool,
     /// `-z x86-64-baseline|v2|v3|v4` (GNU ld's): the ISA level the output needs
@@ -350,6 +353,7 @@ impl Default for Options {
             z_nodelete: false,
             z_nodlopen: false,
             z_rodynamic: false,
+            pack_relative_relocs: false,
             warn_once: false,
             z_isa_level: 0,
             default_symver: false,

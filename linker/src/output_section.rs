@@ -23,6 +23,7 @@ pub enum Synthetic {
     SysvHash,
     RelaDyn,
     RelaPlt,
+    RelrDyn,
     Plt,
     Got,
     GotPlt,

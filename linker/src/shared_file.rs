@@ -36,6 +36,9 @@ pub struct SharedFile {
     pub needed: bool,
     /// Its own DT_NEEDED entries.
     pub dependencies: Vec<String>,
+    /// The hash of version `GLIBC_ABI_DT_RELR` if the library defines it (glibc 2.36 and
+    /// later): a program with DT_RELR must depend on it, or glibc refuses to load it.
+    pub dt_relr_version: Option<u32>,
 }
 
 impl SharedFile {
@@ -62,6 +65,8 @@ impl SharedFile {
         let versions = sections
             .versions(LE, data)
             .map_err(|e| bad(format!("bad symbol versions: {e}")))?;
+        let dt_relr_version = defined_version(&sections, data, b"GLIBC_ABI_DT_RELR")
+            .map_err(|e| bad(format!("bad version definitions: {e}")))?;
 
         let mut soname = default_soname;
         let mut dependencies = Vec::new();
@@ -133,6 +138,28 @@ impl SharedFile {
             as_needed,
             needed: !as_needed,
             dependencies,
+            dt_relr_version,
         })
     }
+}
+
+/// The hash of version `name` if the library defines it (`.gnu.version_d`).
+fn defined_version(
+    sections: &object::read::elf::SectionTable<elf::FileHeader64<object::LittleEndian>>,
+    data: &'static [u8],
+    name: &[u8],
+) -> object::read::Result<Option<u32>> {
+    let Some((mut defs, link)) = sections.gnu_verdef(LE, data)? else {
+        return Ok(None);
+    };
+    let strings = sections.strings(LE, data, link)?;
+    while let Some((def, mut aux)) = defs.next()? {
+        // The first auxiliary entry names the version itself; later ones its parents.
+        if let Some(first) = aux.next()? {
+            if first.name(LE, strings)? == name {
+                return Ok(Some(def.vd_hash.get(LE)));
+            }
+        }
+    }
+    Ok(None)
 }

@@ -79,6 +79,7 @@ pub fn write_synthetic(link: &Link, dynamic: &DynamicTables, which: Synthetic, b
                 i += 1;
             }
         }
+        Synthetic::RelrDyn => crate::relr::write(link, buf),
         Synthetic::Plt => write_plt(link, buf),
         Synthetic::Got => write_got(link, buf),
         Synthetic::GotPlt => {
@@ -125,7 +126,7 @@ fn dynsym_indices(dynamic: &DynamicTables) -> FxHashMap<u32, u32> {
         .collect()
 }
 
-fn place_address(link: &Link, place: Place) -> u64 {
+pub(crate) fn place_address(link: &Link, place: Place) -> u64 {
     match place {
         Place::Section { file, sec, offset } => {
             link.section_address(file, sec, offset).unwrap_or(0)

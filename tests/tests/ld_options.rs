@@ -1524,3 +1524,124 @@ fn isa_level_property_as_gnu_ld() {
     assert_eq!(properties(&ours), properties(&gnu));
     assert!(run(&ours, &[], &[]).status.success());
 }
+
+const RELR_LIB: &str = "static int values[8] = {10, 11, 12, 13, 14, 15, 16, 17};\n\
+    int *lib_table[] = {&values[0], &values[2], &values[4], &values[6], &values[7]};\n\
+    int lib_pick(int i) { return *lib_table[i]; }\n";
+const RELR_MAIN: &str = "#include <stdio.h>\nint lib_pick(int);\nstatic int x[40];\n\
+    int *table[] = {&x[0], &x[1], &x[2], &x[3], &x[5], &x[30], 0, &x[7]};\n\
+    struct odd { char c; int *p; } __attribute__((packed)) odd = {1, &x[9]};\n\
+    const char *names[] = {\"a\", \"b\", \"c\"};\n\
+    int main(void) { x[5] = 42; x[30] = 7; x[9] = 9;\n\
+    printf(\"%d %d %d %s %s %d\\n\", *table[4], *table[5], *odd.p, names[2], names[0], lib_pick(3));\n\
+    return 0; }\n";
+
+/// The places `.relr.dyn` relocates (readelf decodes the bitmaps), and how many
+/// R_X86_64_RELATIVE entries `.rela.dyn` still has.
+fn relative_places(path: &Path) -> (Vec<u64>, usize) {
+    let text = tool_stdout("readelf", &["-rW"], path);
+    let (mut packed, mut explicit, mut in_relr) = (Vec::new(), 0, false);
+    for line in text.lines() {
+        if line.starts_with("Relocation section") {
+            in_relr = line.contains("'.relr.dyn'");
+        } else if in_relr {
+            packed.extend(u64::from_str_radix(line.trim(), 16));
+        } else if line.contains("R_X86_64_RELATIVE") {
+            explicit += 1;
+        }
+    }
+    (packed, explicit)
+}
+
+/// `-z pack-relative-relocs` (GNU ld 2.38+, lld 15+) and lld's `--pack-dyn-relocs=relr`:
+/// a PIE's and a shared library's relative relocations become a `.relr.dyn` bitmap with
+/// DT_RELR/DT_RELRSZ/DT_RELRENT and, where the C library is needed, a dependency on its
+/// GLIBC_ABI_DT_RELR version, as GNU ld writes them: as many places packed, the unaligned pointer of a packed struct left in
+/// `.rela.dyn`, and the programs run alike. Without the option (or after
+/// `-z nopack-relative-relocs`, or in a position-dependent executable) nothing is packed.
+#[test]
+fn pack_relative_relocs_as_gnu_ld() {
+    let t = Test::new();
+    let lib = t.compile(Clang, RELR_LIB, &["-O1", "-fPIC"]);
+    let main = t.compile(Clang, RELR_MAIN, &["-O1", "-fPIE"]);
+    let pack = "-Wl,-z,pack-relative-relocs";
+    let gnu_lib = t.link(Driver::GccLd, &[&lib], &["-shared", pack], "gnu/librelr.so");
+    let rld_lib = t.link(
+        Driver::GccRld,
+        &[&lib],
+        &["-shared", pack],
+        "rld/librelr.so",
+    );
+    let with_lib = |so: &Path| {
+        let dir = so.parent().unwrap().display().to_string();
+        [
+            format!("-L{dir}"),
+            format!("-Wl,-rpath,{dir}"),
+            "-lrelr".into(),
+        ]
+    };
+    let (gnu_uses, rld_uses) = (with_lib(&gnu_lib), with_lib(&rld_lib));
+    let (gnu_uses, rld_uses) = (strs(&gnu_uses), strs(&rld_uses));
+    let gnu_flags = [vec!["-pie", pack], gnu_uses].concat();
+    let rld_flags = [vec!["-pie", pack], rld_uses.clone()].concat();
+    let gnu = t.link(Driver::GccLd, &[&main], &gnu_flags, "gnu/prog");
+    let ours = t.link(Driver::GccRld, &[&main], &rld_flags, "rld/prog");
+    assert_same_output(&ours, &gnu, &[], &[], Some("42 7 9 c a 16\n"));
+    for (ours, gnu) in [(&ours, &gnu), (&rld_lib, &gnu_lib)] {
+        let (packed, explicit) = relative_places(ours);
+        let (gnu_packed, gnu_explicit) = relative_places(gnu);
+        assert_eq!(
+            (packed.len(), explicit),
+            (gnu_packed.len(), gnu_explicit),
+            "{} vs {}",
+            ours.display(),
+            gnu.display()
+        );
+        assert!(!packed.is_empty());
+        let d = dynamic(ours);
+        assert_eq!(
+            dyn_values(&d, "RELRENT"),
+            ["8 (bytes)"],
+            "{}",
+            ours.display()
+        );
+        assert_eq!(dyn_values(&d, "RELR").len(), 1);
+        // The dependency goes on the C library where it is needed (not by this library).
+        let relr_version =
+            |p: &Path| tool_stdout("readelf", &["-V"], p).contains("Name: GLIBC_ABI_DT_RELR");
+        assert_eq!(relr_version(ours), relr_version(gnu), "{}", ours.display());
+    }
+    assert!(tool_stdout("readelf", &["-V"], &ours).contains("Name: GLIBC_ABI_DT_RELR"));
+    // The program's unaligned pointer stays explicit.
+    assert_eq!(relative_places(&ours).1, 1);
+
+    // lld's spelling writes the same file.
+    let lld_spelling = [vec!["-pie", "-Wl,--pack-dyn-relocs=relr"], rld_uses.clone()].concat();
+    let same = t.link(Driver::GccRld, &[&main], &lld_spelling, "rld/prog-relr");
+    assert_eq!(std::fs::read(&same).unwrap(), std::fs::read(&ours).unwrap());
+
+    // Not packed: by default, after the `no` form, and in a position-dependent program.
+    let plain = t.link(
+        Driver::GccRld,
+        &[&main],
+        &[vec!["-pie"], rld_uses.clone()].concat(),
+        "rld/plain",
+    );
+    let undone = [
+        vec!["-pie", pack, "-Wl,-z,nopack-relative-relocs"],
+        rld_uses.clone(),
+    ]
+    .concat();
+    let undone = t.link(Driver::GccRld, &[&main], &undone, "rld/undone");
+    let nopie_obj = t.compile(Clang, RELR_MAIN, &["-O1", "-fno-pic"]);
+    let nopie = [vec!["-no-pie", pack], rld_uses.clone()].concat();
+    let nopie = t.link(Driver::GccRld, &[&nopie_obj], &nopie, "rld/nopie");
+    let (packed, _) = relative_places(&ours);
+    for exe in [&plain, &undone, &nopie] {
+        assert!(relative_places(exe).0.is_empty(), "{}", exe.display());
+        assert!(dyn_values(&dynamic(exe), "RELR").is_empty());
+        assert_same_output(exe, &gnu, &[], &[], None);
+    }
+    // Everything packed was an explicit relocation before.
+    assert_eq!(relative_places(&plain).1, packed.len() + 1);
+}

@@ -232,7 +232,6 @@ const NAMES: &[&str] = &[
     "out-implib",
     "output",
     "output-def",
-    "pack-dyn-relocs",
     "package-metadata",
     "pcrel-optimize",
     "pic-executable",
