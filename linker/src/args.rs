@@ -414,7 +414,8 @@ const SPECS: &[Spec] = &[
     // rld only reads x86-64 ELF, so there is no mismatch to tolerate.
     flag(&["--no-warn-mismatch"], "Nothing to tolerate: rld reads only x86-64 ELF", |_| {}),
     // Not folding identical code is always correct, only larger.
-    arg(&["--icf"], "none|all|safe", "Accepted (all and safe with a warning); identical code folding is not done", Value(Parser::icf)),
+    arg(&["--icf"], "none|all|safe", "Fold identical read-only sections: all of them, or (safe) those whose address no object takes (clang's .llvm_addrsig)", Value(Parser::icf)),
+    flag(&["--print-icf-sections"], "List the sections --icf folds", |p| p.o.print_icf_sections = true),
     // Linking.
     arg(&["-O"], "LEVEL", "Output optimization level; identical strings are merged at every level (2 and up warn: no tail merging)",
         Value(Parser::opt_level)),
@@ -855,16 +856,14 @@ impl Parser {
     }
 
     fn icf(&mut self, v: &str) -> Result<(), ArgsError> {
-        match v {
-            "none" => Ok(()),
-            "all" | "safe" => {
-                self.o.warnings.push(format!(
-                    "--icf={v} is ignored: rld does not fold identical code (the output is only larger)"
-                ));
-                Ok(())
-            }
-            _ => Err(invalid(&self.opt, v)),
-        }
+        use crate::icf::Icf;
+        self.o.icf = match v {
+            "none" => Icf::None,
+            "all" => Icf::All,
+            "safe" => Icf::Safe,
+            _ => return Err(invalid(&self.opt, v)),
+        };
+        Ok(())
     }
 
     fn opt_level(&mut self, v: &str) -> Result<(), ArgsError> {
@@ -1453,8 +1452,6 @@ mod tests {
     #[test]
     fn options_rld_cannot_honour_warn_and_the_others_do_not() {
         for cmdline in [
-            "--icf=all a.o",
-            "--icf=safe a.o",
             "--color-diagnostics a.o",
             "--color-diagnostics=always a.o",
             "-z ibt a.o",
@@ -1468,6 +1465,8 @@ mod tests {
         }
         for cmdline in [
             "--icf=none a.o",
+            "--icf=all a.o",
+            "--icf=safe a.o",
             "--sort-common a.o",
             "--no-warn-mismatch a.o",
             "--color-diagnostics=never a.o",

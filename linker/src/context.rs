@@ -146,6 +146,8 @@ pub struct Link<'o> {
     pub rela_dyn: Vec<DynReloc>,
     /// Relative relocations packed into `.relr.dyn` (see [`crate::relr`]).
     pub relr: Vec<Place>,
+    /// Sections identical code folding removed, each with the section kept in its place.
+    pub folded_into: FxHashMap<(FileId, u32), (FileId, u32)>,
     pub rela_plt: Vec<DynReloc>,
     /// The output has .dynamic (any shared library, PIE or shared output).
     pub is_dynamic: bool,
@@ -197,6 +199,7 @@ impl<'o> Link<'o> {
             iplt_index: FxHashMap::default(),
             rela_dyn: Vec::new(),
             relr: Vec::new(),
+            folded_into: FxHashMap::default(),
             rela_plt: Vec::new(),
             is_dynamic: false,
             dynsym: Vec::new(),
@@ -312,7 +315,9 @@ impl<'o> Link<'o> {
     pub fn section_address(&self, file: FileId, sec: u32, offset: u64) -> Option<u64> {
         let s = self.objects[file as usize].sections.get(sec as usize)?;
         if !s.is_kept() || s.output == crate::object_file::NO_OUTPUT {
-            return None;
+            // Folded into an identical section: the same bytes at its address.
+            let &(kf, ks) = self.folded_into.get(&(file, sec))?;
+            return self.section_address(kf, ks, offset);
         }
         let base = self.outputs[s.output as usize].addr;
         // Modulo 2^64: a corrupt symbol value may point anywhere.

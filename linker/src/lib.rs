@@ -8,6 +8,7 @@ pub mod dynamic_list;
 pub mod error;
 pub mod front_door;
 pub mod gc;
+pub mod icf;
 pub mod input;
 pub mod layout;
 pub mod link;

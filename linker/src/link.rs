@@ -268,6 +268,16 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         timer.phase("gc sections");
     }
 
+    if opts.icf != crate::icf::Icf::None {
+        let folded = crate::icf::fold(&mut link, opts.icf);
+        if opts.print_icf_sections {
+            for line in crate::icf::report(&link, &folded) {
+                println!("{line}");
+            }
+        }
+        timer.phase("fold identical sections");
+    }
+
     // Output sections first: linker-defined symbols such as __start_foo need them.
     layout::assign_input_sections(&mut link);
     layout::define_linker_symbols(&mut link);

@@ -228,6 +228,10 @@ pub struct Options {
     pub map_file: Option<PathBuf>,
     /// `--print-gc-sections`.
     pub print_gc_sections: bool,
+    /// `--icf=all|safe`: fold identical read-only sections.
+    pub icf: crate::icf::Icf,
+    /// `--print-icf-sections`: list what folding kept and removed.
+    pub print_icf_sections: bool,
     /// `--exclude-libs LIB,LIB,...` values, as given.
     pub exclude_libs: Vec<String>,
     /// `--version-script FILE`, in order.
@@ -371,6 +375,8 @@ impl Default for Options {
             discard_all: false,
             map_file: None,
             print_gc_sections: false,
+            icf: crate::icf::Icf::None,
+            print_icf_sections: false,
             exclude_libs: Vec::new(),
             version_scripts: Vec::new(),
             dynamic_lists: Vec::new(),

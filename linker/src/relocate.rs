@@ -208,7 +208,8 @@ fn target_is_live(link: &Link, t: Target) -> bool {
                 return true;
             }
             let s = &obj.sections[section as usize];
-            s.is_kept() && s.output != crate::object_file::NO_OUTPUT
+            (s.is_kept() && s.output != crate::object_file::NO_OUTPUT)
+                || link.folded_into.contains_key(&(f, section))
         }
         Target::Global(id) => match link.symtab.get(id).def {
             crate::symbols::SymbolDef::Defined { file, section, .. } => {

@@ -1645,3 +1645,74 @@ fn pack_relative_relocs_as_gnu_ld() {
     // Everything packed was an explicit relocation before.
     assert_eq!(relative_places(&plain).1, packed.len() + 1);
 }
+
+/// `--print-icf-sections` as a set of groups: each kept section with the ones folded
+/// into it.
+fn icf_groups(report: &str) -> std::collections::BTreeSet<(String, Vec<String>)> {
+    let mut groups = Vec::new();
+    for line in report.lines() {
+        if let Some(kept) = line.strip_prefix("selected section ") {
+            groups.push((kept.to_string(), Vec::new()));
+        } else if let Some(gone) = line.strip_prefix("  removing identical section ") {
+            groups.last_mut().expect("a group").1.push(gone.to_string());
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(k, mut g)| {
+            g.sort();
+            (k, g)
+        })
+        .collect()
+}
+
+/// `--icf=all` and `--icf=safe` fold the sections lld-14 folds (twins, identical recursion,
+/// identical template instantiations and virtual functions, code naming equal merged
+/// strings; under `safe` nothing whose address `.llvm_addrsig` lists), keep the same one of
+/// each group, and the programs behave alike; a folded function's symbol has its twin's
+/// address, and the code shrinks. Functions whose constants differ are not folded.
+#[test]
+fn icf_folds_what_lld_folds() {
+    let t = Test::new();
+    let flags = ["-O1", "-ffunction-sections", "-fdata-sections"];
+    let c = [
+        t.compile(Clang, "icf/fold_main.c", &flags),
+        t.compile(Clang, "icf/fold_other.c", &flags),
+    ];
+    let cxx = [t.compile_cxx(Clang, "icf/fold_templates.cpp", &flags)];
+    for (objs, extra, expected) in [
+        (&c[..], None, "5 5 5 5 same same 9 8\n0\n"),
+        (&cxx[..], Some("-lstdc++"), "6 15 2 2 0\n"),
+    ] {
+        for mode in ["all", "safe"] {
+            let icf = format!("-Wl,--icf={mode}");
+            let flags: Vec<&str> = [&icf, "-Wl,--print-icf-sections"]
+                .into_iter()
+                .chain(extra)
+                .collect();
+            let out = format!("{mode}-{}", objs.len());
+            let [lld, ours] = run_both(&t, &paths(objs), &flags, &out);
+            assert!(lld.ok && ours.ok, "{}\n{}", lld.stderr, ours.stderr);
+            let groups = icf_groups(&ours.stdout);
+            assert!(!groups.is_empty(), "{}", ours.cmd);
+            assert_eq!(groups, icf_groups(&lld.stdout), "{}", ours.cmd);
+            assert_same_output(&ours.output, &lld.output, &[], &[], Some(expected));
+        }
+    }
+    // In the output: add_b is add_a, the function with other constants is not.
+    let plain = t.link(Driver::ClangRld, &paths(&c), &[], "plain");
+    let folded = t.link(Driver::ClangRld, &paths(&c), &["-Wl,--icf=all"], "folded");
+    let address = |exe: &Path, name: &str| {
+        tool_stdout("nm", &[], exe)
+            .lines()
+            .find(|l| l.ends_with(&format!(" {name}")))
+            .map(|l| l.split(' ').next().unwrap().to_string())
+            .unwrap_or_else(|| panic!("{name} not in {}", exe.display()))
+    };
+    assert_eq!(address(&folded, "add_b"), address(&folded, "add_a"));
+    assert_eq!(address(&folded, "add_c"), address(&folded, "add_a"));
+    assert_ne!(address(&folded, "differs"), address(&folded, "add_a"));
+    assert_ne!(address(&plain, "add_b"), address(&plain, "add_a"));
+    let text = |exe: &Path| find_section(&sections(exe), ".text").expect(".text").size;
+    assert!(text(&folded) < text(&plain));
+}
