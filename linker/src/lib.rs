@@ -1,6 +1,7 @@
 //! rld: an x86-64 ELF linker. `link::link` is the whole link as a sequence of passes.
 
 pub mod args;
+pub mod compressed;
 pub mod context;
 pub mod demangle;
 pub mod dynamic;

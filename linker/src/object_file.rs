@@ -257,6 +257,13 @@ impl ObjectFile {
                     )
                 })?
             };
+            // Debug sections compressed by `-gz`: linked as their uncompressed contents.
+            let (sec_name, flags, size, section_data, compressed_align) =
+                match crate::compressed::inflate(sec_name, flags, section_data) {
+                    Ok(Some(d)) => (d.name, d.flags, d.data.len() as u64, d.data, Some(d.align)),
+                    Ok(None) => (sec_name, flags, size, section_data, None),
+                    Err(msg) => return Err(bad(&name, format!("section {sec_name}: {msg}"))),
+                };
             let kind = classify_section(sec_name, sh_type, flags, i == 0);
             sections.push(InputSection {
                 name: sec_name,
@@ -267,7 +274,9 @@ impl ObjectFile {
                 align: if flags & u64::from(elf::SHF_ALLOC) != 0 {
                     sh.sh_addralign(LE).max(1)
                 } else {
-                    sh.sh_addralign(LE).clamp(1, 4096)
+                    compressed_align
+                        .unwrap_or_else(|| sh.sh_addralign(LE))
+                        .clamp(1, 4096)
                 },
                 entsize: sh.sh_entsize(LE),
                 size,

@@ -772,6 +772,49 @@ fn debug_info_maps_addresses_to_lines() {
     }
 }
 
+/// Objects compiled with `-gz` (clang and gcc: zlib-compressed SHF_COMPRESSED debug
+/// sections) link as their uncompressed contents, as lld links them: the output's debug
+/// sections are plain, as large as lld's, and hold the same line table.
+#[test]
+fn compressed_input_debug_sections() {
+    let t = Test::new();
+    let objs = basic_objects(&t, &["-O0", "-g", "-gz"]);
+    let compressed = |p: &Path| {
+        sections(p)
+            .iter()
+            .filter(|s| s.name.starts_with(".debug") && s.flags.contains('C'))
+            .count()
+    };
+    assert!(
+        objs.iter().all(|o| compressed(o) > 0),
+        "-gz compressed nothing"
+    );
+    let exes = t.check_program(&paths(&objs), &[], Some(BASIC_OUT));
+    let lld = t.link(Driver::ClangLld, &paths(&objs), &[], "lld-gz.out");
+    let lines = |exe: &Path| {
+        tool_stdout("llvm-dwarfdump-14", &["--debug-line"], exe)
+            .lines()
+            .filter(|l| l.starts_with("0x"))
+            .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
+            .collect::<Vec<_>>()
+    };
+    let size = |exe: &Path, name: &str| find_section(&sections(exe), name).map(|s| s.size);
+    let want = lines(&lld);
+    assert!(!want.is_empty());
+    for exe in &exes {
+        assert_eq!(compressed(exe), 0, "{}", exe.display());
+        assert_eq!(lines(exe).len(), want.len(), "{}", exe.display());
+        for name in [".debug_info", ".debug_line", ".debug_abbrev"] {
+            assert_eq!(
+                size(exe, name),
+                size(&lld, name),
+                "{name} of {}",
+                exe.display()
+            );
+        }
+    }
+}
+
 /// `--version-script`: `global:` symbols are exported under their version node (with the
 /// node's parent recorded), `local: *` hides the rest, and an executable linked against the
 /// library records the versions it needs. Compared with lld-14's library.

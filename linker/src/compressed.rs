@@ -1,0 +1,158 @@
+//! Debug sections compressed by the compiler (`-gz`): SHF_COMPRESSED sections (an
+//! `Elf64_Chdr`, then a zlib stream) and the older GNU `.zdebug_*` form ("ZLIB", the size
+//! as 8 big-endian bytes, then a zlib stream). They are linked as their uncompressed
+//! contents, as GNU ld and lld do; relocations refer to uncompressed offsets anyway.
+
+use object::elf;
+use std::io::Read;
+
+/// A section's uncompressed form.
+pub struct Inflated {
+    pub name: &'static str,
+    pub flags: u64,
+    pub data: &'static [u8],
+    pub align: u64,
+}
+
+/// zlib cannot expand data more than about 1032 times; a header claiming more is corrupt,
+/// and is refused before anything that size is allocated.
+const MAX_RATIO: u64 = 1100;
+
+/// The uncompressed form of a compressed section; None if it is not compressed.
+pub fn inflate(
+    name: &'static str,
+    flags: u64,
+    data: &'static [u8],
+) -> Result<Option<Inflated>, String> {
+    if flags & u64::from(elf::SHF_COMPRESSED) != 0 {
+        if data.len() < 24 {
+            return Err("compressed section is too short for its header".into());
+        }
+        let ch_type = u32::from_le_bytes(data[0..4].try_into().unwrap_or_default());
+        let size = u64::from_le_bytes(data[8..16].try_into().unwrap_or_default());
+        let align = u64::from_le_bytes(data[16..24].try_into().unwrap_or_default());
+        match ch_type {
+            elf::ELFCOMPRESS_ZLIB => {}
+            elf::ELFCOMPRESS_ZSTD => {
+                return Err("zstd-compressed debug sections are not supported \
+                     (compile with -gz=zlib, or without -gz)"
+                    .into())
+            }
+            t => return Err(format!("unknown compression type {t}")),
+        }
+        let data = zlib(&data[24..], size)?;
+        return Ok(Some(Inflated {
+            name,
+            flags: flags & !u64::from(elf::SHF_COMPRESSED),
+            data,
+            align: align.max(1),
+        }));
+    }
+    if let Some(rest) = name.strip_prefix(".zdebug") {
+        if data.len() < 12 || &data[0..4] != b"ZLIB" {
+            return Err("a .zdebug section without its \"ZLIB\" header".into());
+        }
+        let size = u64::from_be_bytes(data[4..12].try_into().unwrap_or_default());
+        let data = zlib(&data[12..], size)?;
+        let name: &'static str = Box::leak(format!(".debug{rest}").into_boxed_str());
+        return Ok(Some(Inflated {
+            name,
+            flags,
+            data,
+            align: 1,
+        }));
+    }
+    Ok(None)
+}
+
+/// Inflates a zlib stream that must produce exactly `size` bytes. The buffer lives as
+/// long as the mapped inputs do (to the end of the link).
+fn zlib(stream: &[u8], size: u64) -> Result<&'static [u8], String> {
+    if size > (stream.len() as u64).saturating_mul(MAX_RATIO) + 4096 {
+        return Err(format!(
+            "claims {size} bytes uncompressed from {} compressed",
+            stream.len()
+        ));
+    }
+    let mut out = Vec::with_capacity(size as usize);
+    let mut decoder = flate2::read::ZlibDecoder::new(stream).take(size + 1);
+    decoder
+        .read_to_end(&mut out)
+        .map_err(|e| format!("corrupt compressed data: {e}"))?;
+    if out.len() as u64 != size {
+        return Err(format!(
+            "uncompresses to {} bytes, not the {size} its header says",
+            out.len()
+        ));
+    }
+    Ok(Box::leak(out.into_boxed_slice()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn deflate(bytes: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(bytes).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn chdr(ch_type: u32, size: u64, align: u64) -> Vec<u8> {
+        let mut h = Vec::new();
+        h.extend_from_slice(&ch_type.to_le_bytes());
+        h.extend_from_slice(&0u32.to_le_bytes());
+        h.extend_from_slice(&size.to_le_bytes());
+        h.extend_from_slice(&align.to_le_bytes());
+        h
+    }
+
+    fn leak(v: Vec<u8>) -> &'static [u8] {
+        Box::leak(v.into_boxed_slice())
+    }
+
+    #[test]
+    fn both_forms_inflate() {
+        let text = b"debug info, debug info, debug info".repeat(10);
+        let mut gabi = chdr(elf::ELFCOMPRESS_ZLIB, text.len() as u64, 8);
+        gabi.extend(deflate(&text));
+        let flags = u64::from(elf::SHF_COMPRESSED);
+        let d = inflate(".debug_info", flags, leak(gabi)).unwrap().unwrap();
+        assert_eq!(
+            (d.name, d.flags, d.data, d.align),
+            (".debug_info", 0, &text[..], 8)
+        );
+        let mut gnu = b"ZLIB".to_vec();
+        gnu.extend_from_slice(&(text.len() as u64).to_be_bytes());
+        gnu.extend(deflate(&text));
+        let d = inflate(".zdebug_line", 0, leak(gnu)).unwrap().unwrap();
+        assert_eq!((d.name, d.data), (".debug_line", &text[..]));
+        assert!(inflate(".debug_str", 0, b"plain").unwrap().is_none());
+    }
+
+    #[test]
+    fn lies_and_damage_are_errors() {
+        let text = vec![7u8; 1000];
+        let flags = u64::from(elf::SHF_COMPRESSED);
+        // A size the stream cannot have, a size too large to believe, a broken stream,
+        // zstd, a header cut short.
+        let mut wrong = chdr(elf::ELFCOMPRESS_ZLIB, 999, 1);
+        wrong.extend(deflate(&text));
+        let mut huge = chdr(elf::ELFCOMPRESS_ZLIB, 1 << 40, 1);
+        huge.extend(deflate(&text));
+        let mut broken = chdr(elf::ELFCOMPRESS_ZLIB, 1000, 1);
+        broken.extend_from_slice(&[0x78, 0x9c, 0xff, 0xff, 0xff]);
+        let zstd = chdr(elf::ELFCOMPRESS_ZSTD, 1000, 1);
+        for (data, words) in [
+            (wrong, "not the 999"),
+            (huge, "claims"),
+            (broken, "corrupt"),
+            (zstd, "zstd"),
+            (vec![1, 0, 0], "too short"),
+        ] {
+            let e = inflate(".debug_info", flags, leak(data)).err().unwrap();
+            assert!(e.contains(words), "{e}");
+        }
+    }
+}
