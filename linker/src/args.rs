@@ -416,6 +416,8 @@ const SPECS: &[Spec] = &[
     // Not folding identical code is always correct, only larger.
     arg(&["--icf"], "none|all|safe", "Fold identical read-only sections: all of them, or (safe) those whose address no object takes (clang's .llvm_addrsig)", Value(Parser::icf)),
     flag(&["--print-icf-sections"], "List the sections --icf folds", |p| p.o.print_icf_sections = true),
+    arg(&["--compress-debug-sections"], "zlib|none", "Compress the .debug_* output sections (SHF_COMPRESSED, zlib)",
+        Value(Parser::compress_debug_sections)),
     // Linking.
     arg(&["-O"], "LEVEL", "Output optimization level; identical strings are merged at every level (2 and up warn: no tail merging)",
         Value(Parser::opt_level)),
@@ -711,6 +713,15 @@ impl Parser {
             _ => return Err(invalid(&self.opt, v)),
         };
         self.o.hash_style = HashStyle { sysv, gnu };
+        Ok(())
+    }
+
+    fn compress_debug_sections(&mut self, v: &str) -> Result<(), ArgsError> {
+        self.o.compress_debug_sections = match v {
+            "zlib" => true,
+            "none" => false,
+            _ => return Err(invalid(&self.opt, v)),
+        };
         Ok(())
     }
 

@@ -3,8 +3,14 @@
 //! as 8 big-endian bytes, then a zlib stream). They are linked as their uncompressed
 //! contents, as GNU ld and lld do; relocations refer to uncompressed offsets anyway.
 
+use crate::context::Link;
+use crate::error::{LinkError, Result};
+use crate::object_file::SectionKind;
+use crate::output_section::TailKind;
+use crate::scan::RelocPlan;
 use object::elf;
-use std::io::Read;
+use rayon::prelude::*;
+use std::io::{Read, Write};
 
 /// A section's uncompressed form.
 pub struct Inflated {
@@ -88,10 +94,79 @@ fn zlib(stream: &[u8], size: u64) -> Result<&'static [u8], String> {
     Ok(Box::leak(out.into_boxed_slice()))
 }
 
+/// `--compress-debug-sections=zlib`, as lld does it: every non-empty `.debug_*` output
+/// section is relocated into a buffer of its own, compressed (zlib, fastest level, as
+/// lld), and written as an `Elf64_Chdr` and the stream; the file offsets of what follows
+/// are laid out again.
+pub fn compress_outputs(link: &mut Link, plan: &RelocPlan) -> Result<()> {
+    let chosen: Vec<u32> = link
+        .outputs
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| {
+            !o.is_alloc() && !o.is_nobits() && o.size > 0 && o.name.starts_with(".debug_")
+        })
+        .map(|(i, _)| i as u32)
+        .collect();
+    let done: Vec<(u32, std::result::Result<Vec<u8>, Vec<String>>)> = chosen
+        .par_iter()
+        .map(|&i| (i, compress_one(link, plan, i)))
+        .collect();
+    for (i, bytes) in done {
+        let bytes = bytes.map_err(LinkError::Many)?;
+        let o = &mut link.outputs[i as usize];
+        o.size = bytes.len() as u64;
+        o.flags |= u64::from(elf::SHF_COMPRESSED);
+        o.align = 1;
+        link.compressed_outputs.insert(i, bytes);
+    }
+    crate::layout::assign_addresses(link);
+    Ok(())
+}
+
+/// Output section `index` relocated, then compressed behind its header.
+fn compress_one(
+    link: &Link,
+    plan: &RelocPlan,
+    index: u32,
+) -> std::result::Result<Vec<u8>, Vec<String>> {
+    let o = &link.outputs[index as usize];
+    let mut image = vec![0u8; o.size as usize];
+    let mut errors = Vec::new();
+    for &(f, i) in &o.inputs {
+        let s = &link.objects[f as usize].sections[i as usize];
+        if s.kind == SectionKind::Regular {
+            let at = s.offset as usize;
+            let piece = &mut image[at..at + s.size as usize];
+            errors.extend(crate::relocate::relocate_section(
+                link, plan, f, i, piece, 0,
+            ));
+        }
+    }
+    for t in &o.tails {
+        if let TailKind::Merged(g) = t.kind {
+            let data = &link.merge_groups[g as usize].data;
+            image[t.offset as usize..t.offset as usize + data.len()].copy_from_slice(data);
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let mut out = Vec::with_capacity(24 + image.len() / 3);
+    out.extend_from_slice(&elf::ELFCOMPRESS_ZLIB.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&o.size.to_le_bytes());
+    out.extend_from_slice(&o.align.to_le_bytes());
+    let mut encoder = flate2::write::ZlibEncoder::new(out, flate2::Compression::fast());
+    encoder
+        .write_all(&image)
+        .and_then(|()| encoder.finish())
+        .map_err(|e| vec![format!("compressing {}: {e}", o.name)])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
     fn deflate(bytes: &[u8]) -> Vec<u8> {
         let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());

@@ -146,6 +146,9 @@ pub struct Link<'o> {
     pub rela_dyn: Vec<DynReloc>,
     /// Relative relocations packed into `.relr.dyn` (see [`crate::relr`]).
     pub relr: Vec<Place>,
+    /// Output sections written compressed (`--compress-debug-sections`), by index: their
+    /// bytes, header included.
+    pub compressed_outputs: FxHashMap<u32, Vec<u8>>,
     /// Sections identical code folding removed, each with the section kept in its place.
     pub folded_into: FxHashMap<(FileId, u32), (FileId, u32)>,
     pub rela_plt: Vec<DynReloc>,
@@ -200,6 +203,7 @@ impl<'o> Link<'o> {
             rela_dyn: Vec::new(),
             relr: Vec::new(),
             folded_into: FxHashMap::default(),
+            compressed_outputs: FxHashMap::default(),
             rela_plt: Vec::new(),
             is_dynamic: false,
             dynsym: Vec::new(),

@@ -306,6 +306,10 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     crate::relr::settle(&mut link);
     layout::compute_symbol_addresses(&mut link);
     timer.phase("layout");
+    if opts.compress_debug_sections {
+        crate::compressed::compress_outputs(&mut link, &plan)?;
+        timer.phase("compress debug sections");
+    }
     warn_missing_entry(&link);
     if let Some(path) = &opts.map_file {
         write_report(path, &crate::map_file::render(&link))?;

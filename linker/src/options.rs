@@ -232,6 +232,8 @@ pub struct Options {
     pub icf: crate::icf::Icf,
     /// `--print-icf-sections`: list what folding kept and removed.
     pub print_icf_sections: bool,
+    /// `--compress-debug-sections=zlib`: `.debug_*` output sections zlib-compressed.
+    pub compress_debug_sections: bool,
     /// `--exclude-libs LIB,LIB,...` values, as given.
     pub exclude_libs: Vec<String>,
     /// `--version-script FILE`, in order.
@@ -377,6 +379,7 @@ impl Default for Options {
             print_gc_sections: false,
             icf: crate::icf::Icf::None,
             print_icf_sections: false,
+            compress_debug_sections: false,
             exclude_libs: Vec::new(),
             version_scripts: Vec::new(),
             dynamic_lists: Vec::new(),

@@ -295,6 +295,7 @@ enum Job {
     Merged { group: u32 },
     Synthetic(Synthetic),
     Bytes(usize),
+    Compressed(u32),
 }
 
 pub fn write_output(
@@ -375,8 +376,12 @@ pub fn write_output(
     // Collect every independent piece with its file range, then write them in parallel.
     // (file offset, size, address or 0 if not allocated, what to write)
     let mut jobs: Vec<(u64, u64, u64, Job)> = Vec::new();
-    for o in &link.outputs {
+    for (index, o) in link.outputs.iter().enumerate() {
         if o.is_nobits() {
+            continue;
+        }
+        if link.compressed_outputs.contains_key(&(index as u32)) {
+            jobs.push((o.offset, o.size, 0, Job::Compressed(index as u32)));
             continue;
         }
         let addr = |offset: u64| if o.is_alloc() { o.addr + offset } else { 0 };
@@ -458,6 +463,10 @@ pub fn write_output(
             }
             Job::Bytes(i) => {
                 piece.copy_from_slice(&trailing[*i].bytes);
+                Vec::new()
+            }
+            Job::Compressed(index) => {
+                piece.copy_from_slice(&link.compressed_outputs[index]);
                 Vec::new()
             }
         })

@@ -815,6 +815,58 @@ fn compressed_input_debug_sections() {
     }
 }
 
+/// `--compress-debug-sections=zlib` (lld's and GNU ld's): every `.debug_*` section of the
+/// output is SHF_COMPRESSED, and holds, uncompressed, exactly the bytes of the same link
+/// without the option; debuggers' view (the line table) is lld's. `=none` compresses
+/// nothing.
+#[test]
+fn compress_debug_sections_zlib() {
+    let t = Test::new();
+    let objs = basic_objects(&t, &["-O0", "-g"]);
+    let zlib = ["-Wl,--compress-debug-sections=zlib"];
+    let packed = t.check_program(&paths(&objs), &zlib, Some(BASIC_OUT));
+    let none = t.link(
+        Driver::ClangRld,
+        &paths(&objs),
+        &["-Wl,--compress-debug-sections=none"],
+        "none.out",
+    );
+    let lld = t.link(Driver::ClangLld, &paths(&objs), &zlib, "lld-zlib.out");
+    let debug = |p: &Path| -> Vec<Section> {
+        sections(p)
+            .into_iter()
+            .filter(|s| s.name.starts_with(".debug_"))
+            .collect()
+    };
+    let dump = |p: &Path, name: &str| tool_stdout("readelf", &["-z", "-x", name], p);
+    let lines = |p: &Path| tool_stdout("llvm-dwarfdump-14", &["--debug-line"], p);
+    assert!(debug(&none).iter().all(|s| !s.flags.contains('C')));
+    assert_eq!(packed.len(), Driver::RLD_DRIVERS.len());
+    for (exe, driver) in packed.iter().zip(Driver::RLD_DRIVERS) {
+        let plain = t.link(
+            driver,
+            &paths(&objs),
+            &[],
+            &format!("plain-{}", driver.name()),
+        );
+        let sections = debug(exe);
+        assert!(sections.len() >= 4, "{}", exe.display());
+        for s in &sections {
+            assert!(s.flags.contains('C'), "{} of {}", s.name, exe.display());
+            let contents = |p: &Path| {
+                dump(p, &s.name)
+                    .lines()
+                    .filter(|l| l.starts_with("  0x"))
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(contents(exe), contents(&plain), "{}", s.name);
+        }
+        let rows = |p: &Path| lines(p).lines().filter(|l| l.starts_with("0x")).count();
+        assert_eq!(rows(exe), rows(&lld), "{}", exe.display());
+    }
+}
+
 /// `--version-script`: `global:` symbols are exported under their version node (with the
 /// node's parent recorded), `local: *` hides the rest, and an executable linked against the
 /// library records the versions it needs. Compared with lld-14's library.

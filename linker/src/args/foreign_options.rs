@@ -43,7 +43,6 @@ const NAMES: &[&str] = &[
     "check-sections",
     "color-diagnostics",
     "compat-implib",
-    "compress-debug-sections",
     "copy-dt-needed-entries",
     "cref",
     "ctf-share-types",
