@@ -108,7 +108,7 @@ pub fn compress_outputs(link: &mut Link, plan: &RelocPlan) -> Result<()> {
         })
         .map(|(i, _)| i as u32)
         .collect();
-    let done: Vec<(u32, std::result::Result<Vec<u8>, Vec<String>>)> = chosen
+    let done: Vec<(u32, Compressed)> = chosen
         .par_iter()
         .map(|&i| (i, compress_one(link, plan, i)))
         .collect();
@@ -124,12 +124,11 @@ pub fn compress_outputs(link: &mut Link, plan: &RelocPlan) -> Result<()> {
     Ok(())
 }
 
+/// A section's compressed bytes, or the relocation errors met rendering it.
+type Compressed = std::result::Result<Vec<u8>, Vec<String>>;
+
 /// Output section `index` relocated, then compressed behind its header.
-fn compress_one(
-    link: &Link,
-    plan: &RelocPlan,
-    index: u32,
-) -> std::result::Result<Vec<u8>, Vec<String>> {
+fn compress_one(link: &Link, plan: &RelocPlan, index: u32) -> Compressed {
     let o = &link.outputs[index as usize];
     let mut image = vec![0u8; o.size as usize];
     let mut errors = Vec::new();
