@@ -31,6 +31,7 @@ pub mod relr;
 pub mod reproduce;
 pub mod scan;
 pub mod shared_file;
+pub mod source_line;
 pub mod sym_section;
 pub mod symbols;
 pub mod synthetic;

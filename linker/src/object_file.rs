@@ -482,15 +482,18 @@ impl ObjectFile {
                 self.sections.get(sec as usize).map_or("", |s| s.name)
             ),
         };
-        let source = (1..self.first_global)
-            .find(|&i| self.symbols[i].st_type() == elf::STT_FILE)
-            .map(|i| self.symbol_name(i))
-            .filter(|n| !n.is_empty());
+        // The source line from the DWARF line table if there is one, as lld; else the
+        // source file the STT_FILE symbol names.
+        let source = crate::source_line::line_of(self, sec, offset)
+            .map(|(path, line)| crate::source_line::describe(&path, line))
+            .or_else(|| {
+                (1..self.first_global)
+                    .find(|&i| self.symbols[i].st_type() == elf::STT_FILE)
+                    .map(|i| String::from_utf8_lossy(self.symbol_name(i)).into_owned())
+                    .filter(|n| !n.is_empty())
+            });
         match source {
-            Some(src) => format!(
-                "{}\n>>>               {place}",
-                String::from_utf8_lossy(src)
-            ),
+            Some(src) => format!("{src}\n>>>               {place}"),
             None => place,
         }
     }

@@ -5,7 +5,7 @@
 //! the policy for undefined symbols (`--unresolved-symbols`, `--warn-unresolved-symbols`,
 //! `-z defs`/`undefs`).
 
-use rld_tests::Compiler::Clang;
+use rld_tests::Compiler::{Clang, Gcc};
 use rld_tests::*;
 use std::path::{Path, PathBuf};
 
@@ -585,6 +585,42 @@ fn undefined_symbol_diagnostics_match_lld() {
             "{ours:?}"
         );
         assert_eq!(ours, errors(Driver::ClangLld, obj, flags, &name));
+    }
+}
+
+/// With debug info, an undefined symbol's references name the source line, as lld names
+/// them (`>>> referenced by main.c:7 (/dir/main.c:7)`): from clang's and gcc's line
+/// tables, DWARF 5 and 4, a source file in a subdirectory included.
+#[test]
+fn undefined_symbol_source_lines_match_lld() {
+    let t = Test::new();
+    for (cc, flags) in [
+        (Clang, &["-g", "-O0"][..]),
+        (Gcc, &["-g", "-O2"][..]),
+        (Gcc, &["-gdwarf-4", "-O0"][..]),
+        (Clang, &["-gdwarf-4", "-O1"][..]),
+    ] {
+        let objs = [
+            t.compile(cc, "diag/refs_main.c", flags),
+            t.compile(cc, "diag/sub/refs_helper.c", flags),
+        ];
+        let out = format!("refs-{}", flags.join(""));
+        let [lld, ours] = run_both(&t, &paths(&objs), &[], &out);
+        assert!(!lld.ok && !ours.ok);
+        let refs = |stderr: &str| -> Vec<String> {
+            stderr
+                .lines()
+                .filter(|l| l.starts_with(">>>"))
+                .map(str::to_string)
+                .collect()
+        };
+        let want = refs(&lld.stderr);
+        assert!(
+            want.iter().any(|l| l.contains("refs_main.c:7")),
+            "{}",
+            lld.stderr
+        );
+        assert_eq!(refs(&ours.stderr), want, "{}", ours.cmd);
     }
 }
 
