@@ -41,7 +41,7 @@ pub fn line_of(obj: &ObjectFile, sec: u32, offset: u64) -> Option<(String, u64)>
         if let Some(found) = sections.find(at, want) {
             return Some(found);
         }
-        at += 4 + length as usize;
+        at = at.checked_add(4 + length as usize)?;
     }
     None
 }
@@ -59,11 +59,11 @@ fn relocated(obj: &ObjectFile, line: usize) -> Option<Vec<u8>> {
         match r.r_type(LE, false) {
             elf::R_X86_64_64 if shndx::is_section(target) => {
                 let based = ((u64::from(target) + 1) << SECTION_SHIFT).wrapping_add(value);
-                data.get_mut(at..at + 8)?
+                data.get_mut(at..at.checked_add(8)?)?
                     .copy_from_slice(&based.to_le_bytes());
             }
             elf::R_X86_64_32 => {
-                data.get_mut(at..at + 4)?
+                data.get_mut(at..at.checked_add(4)?)?
                     .copy_from_slice(&(value as u32).to_le_bytes());
             }
             _ => {}
