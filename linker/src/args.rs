@@ -342,7 +342,7 @@ const SPECS: &[Spec] = &[
         Optional(Parser::build_id)),
     flag(&["--eh-frame-hdr"], "Create .eh_frame_hdr and PT_GNU_EH_FRAME", |p| p.o.eh_frame_hdr = true),
     flag(&["--no-eh-frame-hdr"], "Do not create .eh_frame_hdr (default)", |p| p.o.eh_frame_hdr = false),
-    arg(&["-z"], "KEYWORD", "relro, now, text, execstack, defs, muldefs, origin, copyreloc, nodelete, nodlopen, initfirst, interpose, nodefaultlib, global, shstk, pack-relative-relocs, stack-size=N, max-page-size=N, common-page-size=N (and no* forms)",
+    arg(&["-z"], "KEYWORD", "relro, now, text, execstack, execstack-if-needed, defs, muldefs, origin, copyreloc, nodelete, nodlopen, initfirst, interpose, nodefaultlib, global, shstk, pack-relative-relocs, stack-size=N, max-page-size=N, common-page-size=N (and no* forms)",
         Value(Parser::z_keyword)),
     flag(&["--gc-sections"], "Remove unreferenced sections", |p| p.o.gc_sections = true),
     flag(&["--no-gc-sections"], "Keep unreferenced sections (default)", |p| p.o.gc_sections = false),
@@ -783,7 +783,11 @@ impl Parser {
                 "now" => o.z_now = true,
                 "lazy" => o.z_now = false,
                 "execstack" => o.z_execstack = true,
-                "noexecstack" => o.z_execstack = false,
+                "noexecstack" => {
+                    o.z_execstack = false;
+                    o.z_execstack_if_needed = false;
+                }
+                "execstack-if-needed" => o.z_execstack_if_needed = true,
                 "text" => o.z_text = true,
                 "notext" | "textoff" => o.z_text = false,
                 "separate-code" => o.z_separate_code = true,

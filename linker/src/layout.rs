@@ -1074,7 +1074,9 @@ pub fn assign_addresses(link: &mut Link) {
             }
             PT_GNU_STACK => segments.push(Segment {
                 p_type: PT_GNU_STACK,
-                flags: if link.opts.z_execstack {
+                flags: if link.opts.z_execstack
+                    || (link.opts.z_execstack_if_needed && asks_for_executable_stack(link))
+                {
                     PF_R | PF_W | PF_X
                 } else {
                     PF_R | PF_W
@@ -1112,6 +1114,16 @@ pub fn assign_addresses(link: &mut Link) {
     segments.extend(loads);
     segments.extend(rest);
     link.segments = segments;
+}
+
+/// Whether an input object marks its code as needing an executable stack: a
+/// `.note.GNU-stack` section with SHF_EXECINSTR.
+fn asks_for_executable_stack(link: &Link) -> bool {
+    link.objects.iter().any(|o| {
+        o.sections
+            .iter()
+            .any(|s| s.name == ".note.GNU-stack" && s.flags & u64::from(SHF_EXECINSTR) != 0)
+    })
 }
 
 fn section_segment(link: &Link, which: Synthetic, p_type: u32, flags: u32, align: u64) -> Segment {

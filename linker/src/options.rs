@@ -89,6 +89,9 @@ pub struct Options {
     pub z_now: bool,
     /// `-z execstack` / `-z noexecstack` (default noexecstack).
     pub z_execstack: bool,
+    /// `-z execstack-if-needed` (mold's): an executable stack only if an input object's
+    /// `.note.GNU-stack` asks for one (as GNU ld decides by default).
+    pub z_execstack_if_needed: bool,
     /// `-z text` (default) / `-z notext`.
     pub z_text: bool,
     /// `-rpath` / `-R` entries, in order.
@@ -314,6 +317,7 @@ impl Default for Options {
             z_relro: true,
             z_now: false,
             z_execstack: false,
+            z_execstack_if_needed: false,
             z_text: true,
             rpath: Vec::new(),
             new_dtags: true,

@@ -1752,3 +1752,45 @@ fn icf_folds_what_lld_folds() {
     let text = |exe: &Path| find_section(&sections(exe), ".text").expect(".text").size;
     assert!(text(&folded) < text(&plain));
 }
+
+/// `-z execstack-if-needed` (mold's): the stack is executable only if an input object's
+/// `.note.GNU-stack` asks for it (what GNU ld does by default, its output compared);
+/// `-z noexecstack` after it, or an object that does not ask, keeps it non-executable,
+/// as without the option.
+#[test]
+fn execstack_if_needed_as_gnu_ld_decides() {
+    let t = Test::new();
+    let asks = t.write(
+        "asks.s",
+        ".section .note.GNU-stack,\"x\",@progbits\n.text\n.globl helper\nhelper:\n  ret\n",
+    );
+    let plain = t.write(
+        "plain.s",
+        ".section .note.GNU-stack,\"\",@progbits\n.text\n.globl helper\nhelper:\n  ret\n",
+    );
+    let main = t.compile(
+        Gcc,
+        "void helper(void);\nint main(void) { helper(); return 0; }\n",
+        &["-O1"],
+    );
+    let stack = |exe: &Path| {
+        segments(exe)
+            .into_iter()
+            .find(|s| s.typ == "GNU_STACK")
+            .map(|s| s.flags)
+            .expect("PT_GNU_STACK")
+    };
+    let needed = "-Wl,-z,execstack-if-needed";
+    for (helper, want) in [(&asks, "RWE"), (&plain, "RW")] {
+        let obj = t.compile(Gcc, &helper.display().to_string(), &[]);
+        let gnu = t.try_link(Driver::GccLd, &[&main, &obj], &[], "gnu.out");
+        assert!(gnu.0.status.success());
+        assert_eq!(stack(&t.path("gnu.out")), want);
+        let ours = t.link(Driver::GccRld, &[&main, &obj], &[needed], "rld.out");
+        assert_eq!(stack(&ours), want, "{}", helper.display());
+        for flags in [&[][..], &[needed, "-Wl,-z,noexecstack"][..]] {
+            let off = t.link(Driver::GccRld, &[&main, &obj], flags, "off.out");
+            assert_eq!(stack(&off), "RW", "{flags:?}");
+        }
+    }
+}
