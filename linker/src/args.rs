@@ -342,7 +342,7 @@ const SPECS: &[Spec] = &[
         Optional(Parser::build_id)),
     flag(&["--eh-frame-hdr"], "Create .eh_frame_hdr and PT_GNU_EH_FRAME", |p| p.o.eh_frame_hdr = true),
     flag(&["--no-eh-frame-hdr"], "Do not create .eh_frame_hdr (default)", |p| p.o.eh_frame_hdr = false),
-    arg(&["-z"], "KEYWORD", "relro, now, text, execstack, execstack-if-needed, defs, muldefs, origin, copyreloc, nodelete, nodlopen, initfirst, interpose, nodefaultlib, global, shstk, pack-relative-relocs, stack-size=N, max-page-size=N, common-page-size=N (and no* forms)",
+    arg(&["-z"], "KEYWORD", "relro, now, text, execstack, execstack-if-needed, separate-code, separate-loadable-segments, defs, muldefs, origin, copyreloc, nodelete, nodlopen, initfirst, interpose, nodefaultlib, global, shstk, pack-relative-relocs, stack-size=N, max-page-size=N, common-page-size=N (and no* forms)",
         Value(Parser::z_keyword)),
     flag(&["--gc-sections"], "Remove unreferenced sections", |p| p.o.gc_sections = true),
     flag(&["--no-gc-sections"], "Keep unreferenced sections (default)", |p| p.o.gc_sections = false),
@@ -791,7 +791,11 @@ impl Parser {
                 "text" => o.z_text = true,
                 "notext" | "textoff" => o.z_text = false,
                 "separate-code" => o.z_separate_code = true,
-                "noseparate-code" => o.z_separate_code = false,
+                "noseparate-code" => {
+                    o.z_separate_code = false;
+                    o.z_separate_loadable_segments = false;
+                }
+                "separate-loadable-segments" => o.z_separate_loadable_segments = true,
                 "defs" => o.report_undefined = Some(true),
                 "undefs" | "nodefs" => o.report_undefined = Some(false),
                 "muldefs" => o.allow_multiple_definition = true,

@@ -902,9 +902,11 @@ pub fn assign_addresses(link: &mut Link) {
             loads.push(load);
             // Start the segment at its first section's alignment, on a fresh page. With
             // `-z separate-code`, code shares no page of the file with anything else: the
-            // executable segment and the one after it start at page-aligned offsets.
-            let separate =
-                link.opts.z_separate_code && (class == Class::Exec || current == Some(Class::Exec));
+            // executable segment and the one after it start at page-aligned offsets; with
+            // `-z separate-loadable-segments`, every segment does.
+            let separate = link.opts.z_separate_loadable_segments
+                || (link.opts.z_separate_code
+                    && (class == Class::Exec || current == Some(Class::Exec)));
             offset = if separate {
                 offset.next_multiple_of(page)
             } else {

@@ -174,6 +174,9 @@ pub struct Options {
     /// `-Bsymbolic-functions`.
     pub bsymbolic_functions: bool,
     /// `-z separate-code`: code in its own page-aligned segment.
+    /// `-z separate-loadable-segments` (lld's): every loadable segment starts on a page of
+    /// its own in the file, not only code.
+    pub z_separate_loadable_segments: bool,
     pub z_separate_code: bool,
     /// Warnings produced while parsing (unknown `-z` keywords and the like).
     pub warnings: Vec<String>,
@@ -357,6 +360,7 @@ impl Default for Options {
             bsymbolic: false,
             bsymbolic_functions: false,
             z_separate_code: false,
+            z_separate_loadable_segments: false,
             warnings: Vec::new(),
             relocatable: false,
             z_origin: false,

@@ -804,6 +804,43 @@ fn separate_code_layout() {
     );
 }
 
+/// `-z separate-loadable-segments` (lld's): every loadable segment starts on a page of its
+/// own in the file and in memory, as lld lays them out (executable, PIE and shared
+/// library); `-z noseparate-code` after it turns it off; the programs run.
+#[test]
+fn separate_loadable_segments_layout() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let loads = |p: &Path| -> Vec<(u64, u64, String)> {
+        segments(p)
+            .into_iter()
+            .filter(|s| s.typ == "LOAD")
+            .map(|s| (s.offset, s.vaddr, s.flags))
+            .collect()
+    };
+    let flag = "-Wl,-z,separate-loadable-segments";
+    for kind in ["-no-pie", "-pie"] {
+        let (lld, rld) = both(&t, &[&main, &lib], &[kind, flag], &format!("prog{kind}"));
+        assert_same_output(&rld, &lld, &[], &[], Some("2\n"));
+        let ours = loads(&rld);
+        assert!(ours.len() >= 3, "{ours:?}");
+        assert!(
+            ours.iter().all(|s| s.0 % 4096 == 0 && s.1 % 4096 == 0),
+            "{ours:?}"
+        );
+        assert_eq!(ours, loads(&lld));
+    }
+    let (lld_so, rld_so) = both(&t, &[&lib], &["-shared", flag], "lib.so");
+    assert_eq!(loads(&rld_so), loads(&lld_so));
+    let off = t.link(
+        Driver::ClangRld,
+        &[&main, &lib],
+        &[flag, "-Wl,-z,noseparate-code"],
+        "off",
+    );
+    assert!(loads(&off).iter().any(|s| s.0 % 4096 != 0));
+}
+
 /// `--undefined-glob` (lld's): archive members that define matching symbols are loaded
 /// although nothing refers to them.
 #[test]
