@@ -257,6 +257,14 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.undefined_globs.push(v.into()))),
     arg(&["--image-base"], "ADDR", "Start the output's first segment at ADDR",
         Value(Parser::image_base)),
+    arg(&["-Ttext-segment"], "ADDR", "Start the output's first segment at ADDR (GNU ld's; as --image-base)",
+        Value(Parser::image_base)),
+    arg(&["--section-start"], "SECTION=ADDR", "Place output section SECTION at ADDR",
+        Value(Parser::section_start)),
+    arg(&["-Ttext"], "ADDR", "Place .text at ADDR (as --section-start=.text=ADDR)",
+        Value(|p, v| p.start_of(".text", v))),
+    arg(&["-Tdata"], "ADDR", "Place .data at ADDR", Value(|p, v| p.start_of(".data", v))),
+    arg(&["-Tbss"], "ADDR", "Place .bss at ADDR", Value(|p, v| p.start_of(".bss", v))),
     arg(&["--sysroot"], "DIR", "Use DIR as the system root for library search",
         Set(|p, v| p.o.sysroot = Some(v.into()))),
     // Inputs and the state that applies to them.
@@ -861,6 +869,20 @@ impl Parser {
             ));
         }
         self.o.image_base = Some(base);
+        Ok(())
+    }
+
+    fn section_start(&mut self, v: &str) -> Result<(), ArgsError> {
+        match v.split_once('=') {
+            Some((name, addr)) if !name.is_empty() => self.start_of(name, addr),
+            _ => Err(invalid(&self.opt, v)),
+        }
+    }
+
+    fn start_of(&mut self, name: &str, addr: &str) -> Result<(), ArgsError> {
+        let addr = parse_u64(addr).ok_or_else(|| invalid(&self.opt, addr))?;
+        self.o.section_start.retain(|(n, _)| n != name);
+        self.o.section_start.push((name.into(), addr));
         Ok(())
     }
 

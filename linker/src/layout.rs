@@ -781,9 +781,18 @@ pub fn sort_output_sections(link: &mut Link) {
                 || link.outputs[i].synthetic.is_some()
         })
         .collect();
+    // Sections placed at fixed addresses (`--section-start`, `-Ttext`, ...) come first, by
+    // address, as lld orders them; the others follow in their usual order.
     order.sort_by_key(|&i| {
         let o = &link.outputs[i];
-        (class_of(link, o), rank_in_class(link, o), i)
+        let fixed = fixed_address(link, o);
+        (
+            fixed.is_none(),
+            fixed,
+            class_of(link, o),
+            rank_in_class(link, o),
+            i,
+        )
     });
     let mut remap = vec![NO_OUTPUT; link.outputs.len()];
     let mut old: Vec<Option<OutputSection>> = std::mem::take(&mut link.outputs)
@@ -898,7 +907,16 @@ pub fn assign_addresses(link: &mut Link) {
         if class == Class::NonAlloc {
             continue;
         }
-        if current != Some(class) && !(current.is_none() && class == Class::ReadOnly) {
+        // A section at a fixed address starts a segment there, unless it is `.bss`-like
+        // space that can simply extend the segment it follows.
+        let fixed = fixed_address(link, &link.outputs[i]);
+        let extends = fixed
+            .is_some_and(|a| current == Some(class) && link.outputs[i].is_nobits() && a >= vaddr);
+        let jump = fixed.is_some() && !extends;
+        if let (Some(a), true) = (fixed, extends) {
+            vaddr = a;
+        }
+        if jump || current != Some(class) && !(current.is_none() && class == Class::ReadOnly) {
             loads.push(load);
             // Start the segment at its first section's alignment, on a fresh page. With
             // `-z separate-code`, code shares no page of the file with anything else: the
@@ -913,6 +931,11 @@ pub fn assign_addresses(link: &mut Link) {
                 offset.next_multiple_of(link.outputs[i].align.clamp(1, page))
             };
             vaddr = vaddr.next_multiple_of(page) + offset % page;
+            if let Some(a) = fixed {
+                // The file offset congruent to the address, modulo the page.
+                offset += (a % page + page - offset % page) % page;
+                vaddr = a;
+            }
             load = Segment {
                 p_type: PT_LOAD,
                 flags: match class {
@@ -936,7 +959,12 @@ pub fn assign_addresses(link: &mut Link) {
         } else {
             o.align.max(1)
         };
-        let aligned = vaddr.next_multiple_of(align);
+        // At a fixed address, exactly there.
+        let aligned = if fixed.is_some() {
+            vaddr
+        } else {
+            vaddr.next_multiple_of(align)
+        };
         if o.is_tls() && o.is_nobits() {
             // .tbss takes no address space of its own: it exists only in the TLS template.
             o.addr = aligned;
@@ -1120,6 +1148,18 @@ pub fn assign_addresses(link: &mut Link) {
 
 /// Whether an input object marks its code as needing an executable stack: a
 /// `.note.GNU-stack` section with SHF_EXECINSTR.
+/// The address `--section-start` (or `-Ttext`, `-Tdata`, `-Tbss`) gives output section `o`.
+fn fixed_address(link: &Link, o: &OutputSection) -> Option<u64> {
+    if !o.is_alloc() {
+        return None;
+    }
+    link.opts
+        .section_start
+        .iter()
+        .find(|(name, _)| *name == o.name)
+        .map(|&(_, a)| a)
+}
+
 fn asks_for_executable_stack(link: &Link) -> bool {
     link.objects.iter().any(|o| {
         o.sections

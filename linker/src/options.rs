@@ -262,6 +262,9 @@ pub struct Options {
     pub trace_symbols: Vec<String>,
     /// `--image-base=ADDR`: where the first segment starts (any output kind, as lld).
     pub image_base: Option<u64>,
+    /// `--section-start=NAME=ADDR`, `-Ttext`/`-Tdata`/`-Tbss=ADDR`: output sections placed
+    /// at fixed addresses (the last address given for a name wins).
+    pub section_start: Vec<(String, u64)>,
     /// `--retain-symbols-file=FILE`: only the symbols it lists stay global.
     pub retain_symbols_file: Option<PathBuf>,
     /// `--warn-common`: warn when a common symbol meets another or a definition.
@@ -399,6 +402,7 @@ impl Default for Options {
             trace: false,
             trace_symbols: Vec::new(),
             image_base: None,
+            section_start: Vec::new(),
             require_defined: Vec::new(),
             undefined_globs: Vec::new(),
             why_extract: None,

@@ -841,6 +841,65 @@ fn separate_loadable_segments_layout() {
     assert!(loads(&off).iter().any(|s| s.0 % 4096 != 0));
 }
 
+/// `-Ttext`, `-Tdata`, `-Tbss` and `--section-start=NAME=ADDR` place those output sections
+/// at their addresses, first in the image as lld orders them (in any spelling GNU ld
+/// takes: `-Ttext=A`, `-Ttext A`); every segment's file offset stays congruent to its
+/// address; the programs run as lld's. `-Ttext-segment` (GNU ld's) is `--image-base`.
+#[test]
+fn section_start_addresses_as_lld() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let addr = |p: &Path, name: &str| find_section(&sections(p), name).map(|s| s.addr);
+    let cases: [(&[&str], &[(&str, u64)]); 4] = [
+        (&["-no-pie", "-Wl,-Ttext=0x500000"], &[(".text", 0x500000)]),
+        (&["-pie", "-Wl,-Ttext,0x300000"], &[(".text", 0x300000)]),
+        (
+            &[
+                "-no-pie",
+                "-Wl,--section-start=.data=0x800000",
+                "-Wl,-Tbss=0x900000",
+            ],
+            &[(".data", 0x800000), (".bss", 0x900000)],
+        ),
+        (
+            &[
+                "-no-pie",
+                "-Wl,--section-start,.rodata=0x700000",
+                "-Wl,-Tdata",
+                "-Wl,0x710000",
+            ],
+            &[(".rodata", 0x700000), (".data", 0x710000)],
+        ),
+    ];
+    for (n, (flags, placed)) in cases.into_iter().enumerate() {
+        let (lld, rld) = both(&t, &[&main, &lib], flags, &format!("prog{n}"));
+        assert_same_output(&rld, &lld, &[], &[], Some("2\n"));
+        for &(name, at) in placed {
+            assert_eq!(addr(&rld, name), Some(at), "{name} {flags:?}");
+            assert_eq!(addr(&rld, name), addr(&lld, name));
+        }
+        for s in segments(&rld).iter().filter(|s| s.typ == "LOAD") {
+            assert_eq!(s.offset % 4096, s.vaddr % 4096, "{flags:?}");
+        }
+    }
+    let segment = t.link(
+        Driver::ClangRld,
+        &[&main, &lib],
+        &["-Wl,-Ttext-segment=0x1000000"],
+        "seg",
+    );
+    let base = t.link(
+        Driver::ClangRld,
+        &[&main, &lib],
+        &["-Wl,--image-base=0x1000000"],
+        "base",
+    );
+    assert_eq!(
+        std::fs::read(&segment).unwrap(),
+        std::fs::read(&base).unwrap()
+    );
+}
+
 /// `--undefined-glob` (lld's): archive members that define matching symbols are loaded
 /// although nothing refers to them.
 #[test]
