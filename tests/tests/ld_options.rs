@@ -850,7 +850,9 @@ fn section_start_addresses_as_lld() {
     let t = Test::new();
     let (main, lib) = objects(&t);
     let addr = |p: &Path, name: &str| find_section(&sections(p), name).map(|s| s.addr);
-    let cases: [(&[&str], &[(&str, u64)]); 4] = [
+    // (flags, the sections they place and where)
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, u64)]);
+    let cases: [Case; 4] = [
         (&["-no-pie", "-Wl,-Ttext=0x500000"], &[(".text", 0x500000)]),
         (&["-pie", "-Wl,-Ttext,0x300000"], &[(".text", 0x300000)]),
         (
