@@ -796,8 +796,14 @@ impl Parser {
                     o.z_execstack_if_needed = false;
                 }
                 "execstack-if-needed" => o.z_execstack_if_needed = true,
-                "text" => o.z_text = true,
-                "notext" | "textoff" => o.z_text = false,
+                "text" => {
+                    o.z_text = true;
+                    o.z_notext = false;
+                }
+                "notext" | "textoff" => {
+                    o.z_text = false;
+                    o.z_notext = true;
+                }
                 "separate-code" => o.z_separate_code = true,
                 "noseparate-code" => {
                     o.z_separate_code = false;

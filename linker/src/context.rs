@@ -167,6 +167,8 @@ pub struct Link<'o> {
     /// the section) → the output offset of the one kept.
     pub cie_aliases: FxHashMap<(FileId, u32, u64), u64>,
     pub needs_textrel: bool,
+    /// Read-only sections with dynamic relocations, for the warning (not with `-z notext`).
+    pub text_relocation_sections: Vec<(FileId, u32)>,
     /// Some relocation is relative to the GOT base (GOTPC32, GOTOFF64, PLTOFF64, ...).
     pub uses_got_base: bool,
     /// The loaded image may span 1 GiB or more, so a 32-bit PC-relative reference that
@@ -216,6 +218,7 @@ impl<'o> Link<'o> {
             eh_frame_fdes: 0,
             cie_aliases: FxHashMap::default(),
             needs_textrel: false,
+            text_relocation_sections: Vec::new(),
             uses_got_base: false,
             large_image: false,
             errors: Vec::new(),

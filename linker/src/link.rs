@@ -293,6 +293,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     if !link.errors.is_empty() {
         return Err(LinkError::Many(std::mem::take(&mut link.errors)));
     }
+    scan::warn_text_relocations(&link);
     timer.phase("scan relocations");
 
     // Place input sections inside their outputs (merging strings, splitting .eh_frame),

@@ -92,8 +92,11 @@ pub struct Options {
     /// `-z execstack-if-needed` (mold's): an executable stack only if an input object's
     /// `.note.GNU-stack` asks for one (as GNU ld decides by default).
     pub z_execstack_if_needed: bool,
-    /// `-z text` (default) / `-z notext`.
+    /// `-z text`: text relocations are errors. Without it they are allowed, as GNU ld
+    /// allows them: with a warning, unless `-z notext` asked for them.
     pub z_text: bool,
+    /// `-z notext` was given: text relocations without a warning.
+    pub z_notext: bool,
     /// `-rpath` / `-R` entries, in order.
     pub rpath: Vec<String>,
     /// `--enable-new-dtags` (default, DT_RUNPATH) / `--disable-new-dtags` (DT_RPATH).
@@ -324,7 +327,8 @@ impl Default for Options {
             z_now: false,
             z_execstack: false,
             z_execstack_if_needed: false,
-            z_text: true,
+            z_text: false,
+            z_notext: false,
             rpath: Vec::new(),
             new_dtags: true,
             soname: None,

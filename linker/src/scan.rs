@@ -310,6 +310,42 @@ fn report_undefined(link: &mut Link, undefined: FxHashMap<SymbolId, Undefined>) 
     }
 }
 
+/// A dynamic relocation in read-only section `sec` of `file` (a text relocation): the
+/// output gets DT_TEXTREL, and (unless `-z notext` asked for it) GNU ld's warning names
+/// the section, once.
+fn note_text_relocation(link: &mut Link, file: FileId, sec: u32, text: bool) {
+    if !text {
+        return;
+    }
+    link.needs_textrel = true;
+    if !link.opts.z_notext && !link.text_relocation_sections.contains(&(file, sec)) {
+        link.text_relocation_sections.push((file, sec));
+    }
+}
+
+/// GNU ld's warnings for text relocations: each read-only section that has them, then the
+/// output that gets DT_TEXTREL.
+pub fn warn_text_relocations(link: &Link) {
+    if link.text_relocation_sections.is_empty() {
+        return;
+    }
+    for &(f, s) in &link.text_relocation_sections {
+        let obj = &link.objects[f as usize];
+        eprintln!(
+            "rld: warning: {}: relocation in read-only section `{}'",
+            obj.name, obj.sections[s as usize].name
+        );
+    }
+    let what = if link.opts.is_shared() {
+        "a shared object"
+    } else if link.opts.is_pic() {
+        "a PIE"
+    } else {
+        "an executable"
+    };
+    eprintln!("rld: warning: creating DT_TEXTREL in {what}");
+}
+
 /// Creates what one relocation needs.
 fn grant(link: &mut Link, file: FileId, r: &Request) {
     let t = r.target;
@@ -324,7 +360,7 @@ fn grant(link: &mut Link, file: FileId, r: &Request) {
         Need::Plt => add_plt(link, t),
         Need::LocalDefinition => needs_local_definition(link, file, r),
         Need::DynamicAbs64 { text } => {
-            link.needs_textrel |= text;
+            note_text_relocation(link, file, r.sec, text);
             push_dyn(
                 link,
                 place,
@@ -335,7 +371,7 @@ fn grant(link: &mut Link, file: FileId, r: &Request) {
             );
         }
         Need::Relative { text } => {
-            link.needs_textrel |= text;
+            note_text_relocation(link, file, r.sec, text);
             let addend = DynAddend::Address(t, r.addend);
             push_dyn(link, place, R_X86_64_RELATIVE, t, addend, false);
         }

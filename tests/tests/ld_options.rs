@@ -1892,3 +1892,60 @@ fn execstack_if_needed_as_gnu_ld_decides() {
         }
     }
 }
+
+/// Text relocations (an absolute address in code that is not position-independent) in a
+/// PIE or a shared library: allowed, as GNU ld allows them, with its two warnings (the
+/// section, then "creating DT_TEXTREL"), DT_TEXTREL and DF_TEXTREL as GNU ld sets them,
+/// and the program runs as GNU ld's; `-z notext` allows them silently; `-z text` refuses.
+#[test]
+fn text_relocations_as_gnu_ld() {
+    let t = Test::new();
+    let asm = t.write(
+        "abs.s",
+        ".section .note.GNU-stack,\"\",@progbits\n.text\n.globl get\nget:\n\
+         movabsq $value, %rax\n  movl (%rax), %eax\n  ret\n.data\nvalue: .long 42\n",
+    );
+    let code = t.compile(Gcc, &asm.display().to_string(), &[]);
+    let main = t.compile(
+        Gcc,
+        "#include <stdio.h>\nint get(void);\nint main(void) { printf(\"%d\\n\", get()); return 0; }\n",
+        &["-fPIE"],
+    );
+    let textrel = |p: &Path| {
+        let d = dynamic(p);
+        (dyn_values(&d, "TEXTREL").len(), dyn_values(&d, "FLAGS"))
+    };
+    for (objs, kind, what) in [
+        (vec![main.as_path(), code.as_path()], "-pie", "a PIE"),
+        (vec![code.as_path()], "-shared", "a shared object"),
+    ] {
+        let (gnu, _) = t.try_link(Driver::GccLd, &objs, &[kind], &format!("gnu{kind}"));
+        let (ours, cmd) = t.try_link(Driver::GccRld, &objs, &[kind], &format!("rld{kind}"));
+        assert!(gnu.status.success() && ours.status.success(), "{cmd}");
+        let stderr = String::from_utf8_lossy(&ours.stderr);
+        assert!(
+            stderr.contains("relocation in read-only section `.text'"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains(&format!("creating DT_TEXTREL in {what}")),
+            "{stderr}"
+        );
+        let (gnu, ours) = (t.path(&format!("gnu{kind}")), t.path(&format!("rld{kind}")));
+        assert_eq!(textrel(&ours), textrel(&gnu));
+        assert_eq!(textrel(&ours).0, 1);
+        if kind == "-pie" {
+            assert_same_output(&ours, &gnu, &[], &[], Some("42\n"));
+        }
+        let quiet = t.link(
+            Driver::GccRld,
+            &objs,
+            &[kind, "-Wl,-z,notext"],
+            &format!("q{kind}"),
+        );
+        assert_eq!(textrel(&quiet).0, 1);
+        let (refused, _) = t.try_link(Driver::GccRld, &objs, &[kind, "-Wl,-z,text"], "no");
+        assert!(!refused.status.success());
+        assert!(String::from_utf8_lossy(&refused.stderr).contains("readonly section .text"));
+    }
+}
