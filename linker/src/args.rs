@@ -834,14 +834,7 @@ impl Parser {
                 "nodynamic-undefined-weak" => o.z_dynamic_undefined_weak = false,
                 "keep-text-section-prefix" => o.z_keep_text_section_prefix = true,
                 "nokeep-text-section-prefix" => o.z_keep_text_section_prefix = false,
-                "ibt" => {
-                    o.z_ibt = true;
-                    o.warnings.push(
-                        "-z ibt is ignored: rld's PLT has no IBT landing pads; the \
-                        output is marked IBT-compatible only when every input is"
-                            .into(),
-                    );
-                }
+                "ibt" | "ibtplt" => o.z_ibt = true,
                 "shstk" => o.z_shstk = true,
                 // Only the order of dynamic relocations; rld's order is fixed and valid either way.
                 "combreloc" | "nocombreloc" => {}
@@ -1501,7 +1494,6 @@ mod tests {
         for cmdline in [
             "--color-diagnostics a.o",
             "--color-diagnostics=always a.o",
-            "-z ibt a.o",
             "--copy-dt-needed-entries a.o",
             "-O2 a.o",
         ] {

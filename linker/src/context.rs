@@ -167,6 +167,8 @@ pub struct Link<'o> {
     /// the section) → the output offset of the one kept.
     pub cie_aliases: FxHashMap<(FileId, u32, u64), u64>,
     pub needs_textrel: bool,
+    /// The PLT is laid out for IBT (`.plt` stubs and `.plt.sec` entries, see layout).
+    pub ibt_plt: bool,
     /// Read-only sections with dynamic relocations, for the warning (not with `-z notext`).
     pub text_relocation_sections: Vec<(FileId, u32)>,
     /// Some relocation is relative to the GOT base (GOTPC32, GOTOFF64, PLTOFF64, ...).
@@ -218,6 +220,7 @@ impl<'o> Link<'o> {
             eh_frame_fdes: 0,
             cie_aliases: FxHashMap::default(),
             needs_textrel: false,
+            ibt_plt: false,
             text_relocation_sections: Vec::new(),
             uses_got_base: false,
             large_image: false,
@@ -415,16 +418,30 @@ impl<'o> Link<'o> {
         self.local_definition_address(file, index)
     }
 
+    /// The PLT entry code calls for lazy entry `index` (in `.plt.sec` with IBT).
     pub fn plt_entry_address(&self, index: u32) -> u64 {
+        if self.ibt_plt {
+            return self.synthetic_addr(Synthetic::PltSec) + 16 * u64::from(index);
+        }
         self.synthetic_addr(Synthetic::Plt) + 16 + 16 * u64::from(index)
     }
 
+    /// Where lazy entry `index` starts binding: its `.got.plt` slot's first value.
+    pub fn plt_lazy_stub(&self, index: u32) -> u64 {
+        if self.ibt_plt {
+            return self.synthetic_addr(Synthetic::Plt) + 16 + 16 * u64::from(index);
+        }
+        // Past the entry's `jmp *slot`: its `pushq`.
+        self.plt_entry_address(index) + 6
+    }
+
     pub fn plt_entry_address_iplt(&self, index: u32) -> u64 {
+        let after = 16 * self.plt.len() as u64 + 16 * u64::from(index);
+        if self.ibt_plt {
+            return self.synthetic_addr(Synthetic::PltSec) + after;
+        }
         let header = if self.plt.is_empty() { 0 } else { 16 };
-        self.synthetic_addr(Synthetic::Plt)
-            + header
-            + 16 * self.plt.len() as u64
-            + 16 * u64::from(index)
+        self.synthetic_addr(Synthetic::Plt) + header + after
     }
 
     /// Address of the .got.plt slot of a lazy PLT entry or an IPLT entry.

@@ -538,7 +538,33 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
         );
     }
     let plt_entries = link.plt.len() as u64;
-    if plt_entries + iplt_relocs > 0 {
+    // With IBT, as lld and GNU ld lay it out: `.plt` holds the lazy-binding stubs, each
+    // starting with `endbr64`, and `.plt.sec` the entries code calls.
+    link.ibt_plt = gnu_property_features(link) & object::elf::GNU_PROPERTY_X86_FEATURE_1_IBT != 0;
+    if link.ibt_plt && plt_entries + iplt_relocs > 0 {
+        if plt_entries > 0 {
+            add_synthetic(
+                link,
+                Synthetic::Plt,
+                ".plt",
+                SHT_PROGBITS,
+                a | SHF_EXECINSTR,
+                16 + 16 * plt_entries,
+                16,
+                16,
+            );
+        }
+        add_synthetic(
+            link,
+            Synthetic::PltSec,
+            ".plt.sec",
+            SHT_PROGBITS,
+            a | SHF_EXECINSTR,
+            16 * (plt_entries + iplt_relocs),
+            16,
+            16,
+        );
+    } else if plt_entries + iplt_relocs > 0 {
         let header = if plt_entries > 0 { 16 } else { 0 };
         add_synthetic(
             link,
@@ -643,11 +669,13 @@ pub fn gnu_properties(link: &Link) -> Vec<(u32, u32)> {
 }
 
 pub fn gnu_property_features(link: &Link) -> u32 {
-    let forced = if link.opts.z_shstk {
-        object::elf::GNU_PROPERTY_X86_FEATURE_1_SHSTK
-    } else {
-        0
-    };
+    let mut forced = 0;
+    if link.opts.z_shstk {
+        forced |= object::elf::GNU_PROPERTY_X86_FEATURE_1_SHSTK;
+    }
+    if link.opts.z_ibt {
+        forced |= object::elf::GNU_PROPERTY_X86_FEATURE_1_IBT;
+    }
     let mut features = u32::MAX;
     let mut any = false;
     for o in &link.objects {
@@ -730,6 +758,7 @@ fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
         Some(RelrDyn) => 9,
         Some(EhFrameHdr) => 20,
         Some(Plt) => 1,
+        Some(PltSec) => 1,
         Some(GotPlt) => {
             if link.opts.z_now && link.opts.z_relro {
                 12

@@ -217,7 +217,8 @@ pub struct Options {
     pub start_stop_visibility: u8,
     /// `-z keep-text-section-prefix` (lld's): `.text.hot`, `.text.unlikely`, ... stay apart.
     pub z_keep_text_section_prefix: bool,
-    /// `-z ibt`: mark the output GNU_PROPERTY_X86_FEATURE_1_IBT.
+    /// `-z ibt` (GNU ld's; `-z ibtplt` too): PLT entries that start with `endbr64`, and the
+    /// output marked GNU_PROPERTY_X86_FEATURE_1_IBT.
     pub z_ibt: bool,
     /// `-z shstk`: mark the output GNU_PROPERTY_X86_FEATURE_1_SHSTK.
     pub z_shstk: bool,

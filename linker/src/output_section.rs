@@ -25,6 +25,8 @@ pub enum Synthetic {
     RelaPlt,
     RelrDyn,
     Plt,
+    /// The IBT PLT's entries (`endbr64; jmp *slot`); `.plt` then holds the lazy stubs.
+    PltSec,
     Got,
     GotPlt,
     Dynamic,

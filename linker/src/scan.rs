@@ -174,7 +174,8 @@ fn scan_file(link: &Link, globals: &[TargetFacts], file: FileId) -> FileScan {
         shared: opts.is_shared(),
         pic: opts.is_pic(),
         relax: opts.relax,
-        z_text: opts.z_text,
+        // Text relocations only where nothing else works: decided below.
+        z_text: !opts.z_notext,
         large_image: link.large_image,
     };
     let warn_only = opts.warn_unresolved && !opts.fatal_warnings;
@@ -234,7 +235,24 @@ fn scan_file(link: &Link, globals: &[TargetFacts], file: FileId) -> FileScan {
                     .then(|| GotInsn::at(s.data, offset))
                     .flatten(),
             };
-            let decision = classify(out, facts, site);
+            let mut decision = classify(out, facts, site);
+            // What only a text relocation can do: GNU ld allows it (with a warning)
+            // unless `-z text` forbids it.
+            let needs_text = match decision.need {
+                Need::Error(Refusal::Abs64InReadOnly) => true,
+                Need::LocalDefinition => out.shared && !site.writable && r_type == R_X86_64_64,
+                _ => false,
+            };
+            if needs_text && !opts.z_text {
+                decision = classify(
+                    OutputKind {
+                        z_text: false,
+                        ..out
+                    },
+                    facts,
+                    site,
+                );
+            }
             actions[i] = decision.action;
             scan.uses_got_base |= decision.uses_got_base;
             skip_next = decision.skips_next;

@@ -80,13 +80,15 @@ pub fn write_synthetic(link: &Link, dynamic: &DynamicTables, which: Synthetic, b
             }
         }
         Synthetic::RelrDyn => crate::relr::write(link, buf),
+        Synthetic::Plt if link.ibt_plt => write_ibt_plt_stubs(link, buf),
         Synthetic::Plt => write_plt(link, buf),
+        Synthetic::PltSec => write_plt_sec(link, buf),
         Synthetic::Got => write_got(link, buf),
         Synthetic::GotPlt => {
             put_u64(buf, 0, link.synthetic_addr(Synthetic::Dynamic));
             for i in 0..link.plt.len() {
                 // Lazy binding: the slot starts out pointing back into its PLT entry's push.
-                put_u64(buf, 24 + 8 * i, link.plt_entry_address(i as u32) + 6);
+                put_u64(buf, 24 + 8 * i, link.plt_lazy_stub(i as u32));
             }
             for (n, &t) in link.iplt.iter().enumerate() {
                 put_u64(
@@ -168,12 +170,7 @@ fn write_plt(link: &Link, buf: &mut [u8]) {
     let rel = |target: i64, next_insn: i64| ((target - next_insn) as i32).to_le_bytes();
     let mut pos = 0usize;
     if !link.plt.is_empty() {
-        // pushq GOTPLT+8(%rip); jmpq *GOTPLT+16(%rip); nopl 0(%rax)
-        buf[0..2].copy_from_slice(&[0xff, 0x35]);
-        buf[2..6].copy_from_slice(&rel(gotplt + 8, plt + 6));
-        buf[6..8].copy_from_slice(&[0xff, 0x25]);
-        buf[8..12].copy_from_slice(&rel(gotplt + 16, plt + 12));
-        buf[12..16].copy_from_slice(&[0x0f, 0x1f, 0x40, 0x00]);
+        write_plt0(buf, plt, gotplt);
         pos = 16;
         for i in 0..link.plt.len() {
             let entry = plt + pos as i64;
@@ -200,6 +197,53 @@ fn write_plt(link: &Link, buf: &mut [u8]) {
         pos += 16;
     }
 }
+
+/// PLT0, pushing the link map and jumping to the resolver (the same in both layouts).
+fn write_plt0(buf: &mut [u8], plt: i64, gotplt: i64) {
+    let rel = |target: i64, next_insn: i64| ((target - next_insn) as i32).to_le_bytes();
+    // pushq GOTPLT+8(%rip); jmpq *GOTPLT+16(%rip); nopl 0(%rax)
+    buf[0..2].copy_from_slice(&[0xff, 0x35]);
+    buf[2..6].copy_from_slice(&rel(gotplt + 8, plt + 6));
+    buf[6..8].copy_from_slice(&[0xff, 0x25]);
+    buf[8..12].copy_from_slice(&rel(gotplt + 16, plt + 12));
+    buf[12..16].copy_from_slice(&[0x0f, 0x1f, 0x40, 0x00]);
+}
+
+/// The IBT layout's `.plt`: PLT0, then per lazy entry `endbr64; pushq $i; jmp PLT0`,
+/// where its `.got.plt` slot first points.
+fn write_ibt_plt_stubs(link: &Link, buf: &mut [u8]) {
+    let plt = link.synthetic_addr(Synthetic::Plt) as i64;
+    write_plt0(buf, plt, link.synthetic_addr(Synthetic::GotPlt) as i64);
+    for i in 0..link.plt.len() {
+        let at = 16 + 16 * i;
+        let b = &mut buf[at..at + 16];
+        b[0..4].copy_from_slice(&ENDBR64);
+        b[4] = 0x68;
+        b[5..9].copy_from_slice(&(i as u32).to_le_bytes());
+        b[9] = 0xe9;
+        b[10..14].copy_from_slice(&((plt - (plt + at as i64 + 14)) as i32).to_le_bytes());
+        b[14..16].copy_from_slice(&[0x66, 0x90]);
+    }
+}
+
+/// The IBT layout's `.plt.sec`: per entry (lazy ones, then IFUNCs')
+/// `endbr64; jmpq *slot(%rip)`, which calls land on.
+fn write_plt_sec(link: &Link, buf: &mut [u8]) {
+    let base = link.synthetic_addr(Synthetic::PltSec) as i64;
+    let slots = (0..link.plt.len())
+        .map(|i| link.gotplt_slot(i as u32, false))
+        .chain((0..link.iplt.len()).map(|i| link.gotplt_slot(i as u32, true)));
+    for (n, slot) in slots.enumerate() {
+        let at = 16 * n;
+        let b = &mut buf[at..at + 16];
+        b[0..4].copy_from_slice(&ENDBR64);
+        b[4..6].copy_from_slice(&[0xff, 0x25]);
+        b[6..10].copy_from_slice(&((slot as i64 - (base + at as i64 + 10)) as i32).to_le_bytes());
+        b[10..16].copy_from_slice(&[0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00]);
+    }
+}
+
+const ENDBR64: [u8; 4] = [0xf3, 0x0f, 0x1e, 0xfa];
 
 fn write_got(link: &Link, buf: &mut [u8]) {
     let exec = !link.opts.is_shared();

@@ -1949,3 +1949,46 @@ fn text_relocations_as_gnu_ld() {
         assert!(String::from_utf8_lossy(&refused.stderr).contains("readonly section .text"));
     }
 }
+
+/// `-z ibt` (GNU ld's; lld's `-z force-ibt`): the PLT gets IBT landing pads, laid out as
+/// lld lays them out: `.plt` with PLT0 and per function `endbr64; push; jmp PLT0` (where
+/// lazy binding starts), `.plt.sec` with `endbr64; jmp *slot` (where calls land); the
+/// output is marked IBT; the program runs, lazily bound and with `-z now`. Without it
+/// (and with inputs not all IBT-marked), the PLT is the plain one.
+#[test]
+fn ibt_plt_as_lld() {
+    let t = Test::new();
+    let obj = t.compile(
+        Gcc,
+        "#include <stdio.h>\n#include <string.h>\nint main(int c, char **v) {\n\
+         printf(\"%zu\\n\", strlen(v[0]) > 0 ? (size_t)42 : 0); puts(\"ok\"); return c - 1; }\n",
+        &["-O1", "-fcf-protection"],
+    );
+    // The instructions of a section, without their addresses and operands' targets.
+    let code = |exe: &Path, section: &str| -> Vec<String> {
+        tool_stdout("objdump", &["-d", "--no-show-raw-insn", "-j", section], exe)
+            .lines()
+            .filter_map(|l| l.split_once(":\t").map(|(_, insn)| insn))
+            .map(|insn| insn.split_whitespace().next().unwrap_or("").to_string())
+            .collect()
+    };
+    let (lld, _) = t.try_link(Driver::ClangLld, &[&obj], &["-Wl,-z,force-ibt"], "lld.out");
+    assert!(lld.status.success());
+    let lld = t.path("lld.out");
+    for flags in [&["-Wl,-z,ibt"][..], &["-Wl,-z,ibt", "-Wl,-z,now"][..]] {
+        let ours = t.link(Driver::ClangRld, &[&obj], flags, "rld.out");
+        assert_same_output(&ours, &lld, &[], &[], Some("42\nok\n"));
+        for section in [".plt", ".plt.sec"] {
+            let insns = code(&ours, section);
+            assert_eq!(insns, code(&lld, section), "{section} {flags:?}");
+            assert!(
+                insns.iter().filter(|i| *i == "endbr64").count() >= 2,
+                "{insns:?}"
+            );
+        }
+        assert!(tool_stdout("readelf", &["-n"], &ours).contains("x86 feature: IBT"));
+    }
+    let plain = t.link(Driver::ClangRld, &[&obj], &[], "plain.out");
+    assert!(find_section(&sections(&plain), ".plt.sec").is_none());
+    assert!(!code(&plain, ".plt").iter().any(|i| i == "endbr64"));
+}
