@@ -231,6 +231,20 @@ const SPECS: &[Spec] = &[
         |p| p.o.kind = Executable),
     flag(&["-shared", "-Bshareable"], "Produce a shared library", |p| p.o.kind = Shared),
     flag(&["-static"], "Link statically: no dynamic linker, -l finds only archives", Parser::static_link),
+    flag(&["-n", "--nmagic"], "Do not page-align segments; link statically", |p| {
+        p.o.nmagic = true;
+        p.static_link();
+    }),
+    flag(&["-N", "--omagic"], "One writable, executable segment, not page-aligned; link statically", |p| {
+        p.o.omagic = true;
+        p.o.nmagic = true;
+        p.static_link();
+    }),
+    flag(&["--no-omagic"], "Undo -N (and -n): page-aligned segments of their own", |p| {
+        p.o.omagic = false;
+        p.o.nmagic = false;
+    }),
+    flag(&["--no-nmagic"], "Undo -n: page-aligned segments", |p| p.o.nmagic = false),
     flag(&["-static-pie"], "Produce a static position-independent executable", Parser::static_pie),
     flag(&["-r", "--relocatable"], "Produce a relocatable object", |p| p.o.relocatable = true),
     flag(&["--no-dynamic-linker"], "Do not request a program interpreter (no PT_INTERP)",

@@ -863,13 +863,11 @@ fn program_headers(link: &Link) -> Vec<u32> {
     let mut classes: Vec<Class> = link
         .outputs
         .iter()
-        .map(|o| class_of(link, o))
+        .map(|o| segment_class(link, o))
         .filter(|&c| c != Class::NonAlloc)
         .collect();
     classes.dedup();
-    // The headers always start a read-only load, even with no read-only sections.
-    let loads = classes.len() + usize::from(classes.first() != Some(&Class::ReadOnly));
-    p.extend(std::iter::repeat_n(PT_LOAD, loads));
+    p.extend(std::iter::repeat_n(PT_LOAD, load_count(link)));
     if link.outputs.iter().any(|o| o.is_alloc() && o.is_tls()) {
         p.push(PT_TLS);
     }
@@ -901,6 +899,9 @@ pub fn assign_addresses(link: &mut Link) {
     // `-z max-page-size`: the segments' alignment, so each starts on a page of its own in
     // memory (the file stays compact: a segment's address is congruent to its offset).
     let page = link.opts.max_page_size.unwrap_or(PAGE);
+    // `-n`/`-N`: segments follow one another without page alignment, each aligned only as
+    // its sections need; with `-N` everything is one segment.
+    let magic = link.opts.nmagic || link.opts.omagic;
     link.image_base = match link.opts.image_base {
         Some(base) => base,
         None if link.opts.is_pic() => 0,
@@ -932,15 +933,14 @@ pub fn assign_addresses(link: &mut Link) {
         align: page,
     };
     for i in 0..link.outputs.len() {
-        let class = class_of(link, &link.outputs[i]);
+        let class = segment_class(link, &link.outputs[i]);
         if class == Class::NonAlloc {
             continue;
         }
         // A section at a fixed address starts a segment there, unless it is `.bss`-like
         // space that can simply extend the segment it follows.
         let fixed = fixed_address(link, &link.outputs[i]);
-        let extends = fixed
-            .is_some_and(|a| current == Some(class) && link.outputs[i].is_nobits() && a >= vaddr);
+        let extends = fixed.is_some() && current == Some(class) && link.outputs[i].is_nobits();
         let jump = fixed.is_some() && !extends;
         if let (Some(a), true) = (fixed, extends) {
             vaddr = a;
@@ -954,12 +954,20 @@ pub fn assign_addresses(link: &mut Link) {
             let separate = link.opts.z_separate_loadable_segments
                 || (link.opts.z_separate_code
                     && (class == Class::Exec || current == Some(Class::Exec)));
-            offset = if separate {
+            // `-n`/`-N`: the segment is aligned as its most aligned section, in the file and
+            // in memory alike (so the two stay congruent), and no more.
+            let magic_align = magic.then(|| segment_alignment(link, i, class));
+            offset = if let Some(a) = magic_align {
+                offset.next_multiple_of(a)
+            } else if separate {
                 offset.next_multiple_of(page)
             } else {
                 offset.next_multiple_of(link.outputs[i].align.clamp(1, page))
             };
-            vaddr = vaddr.next_multiple_of(page) + offset % page;
+            vaddr = match magic_align {
+                Some(a) => vaddr.next_multiple_of(a),
+                None => vaddr.next_multiple_of(page) + offset % page,
+            };
             if let Some(a) = fixed {
                 // The file offset congruent to the address, modulo the page.
                 offset += (a % page + page - offset % page) % page;
@@ -968,6 +976,7 @@ pub fn assign_addresses(link: &mut Link) {
             load = Segment {
                 p_type: PT_LOAD,
                 flags: match class {
+                    _ if link.opts.omagic => PF_R | PF_W | PF_X,
                     Class::Exec => PF_R | PF_X,
                     Class::Relro | Class::Data => PF_R | PF_W,
                     _ => PF_R,
@@ -976,7 +985,7 @@ pub fn assign_addresses(link: &mut Link) {
                 vaddr,
                 filesz: 0,
                 memsz: 0,
-                align: page,
+                align: magic_align.unwrap_or(page),
             };
         }
         current = Some(class);
@@ -1177,6 +1186,48 @@ pub fn assign_addresses(link: &mut Link) {
 
 /// Whether an input object marks its code as needing an executable stack: a
 /// `.note.GNU-stack` section with SHF_EXECINSTR.
+/// The class whose segment section `o` goes to: under `-N` one segment holds everything;
+/// under `-n` there is no RELRO, so relocated read-only data joins the data.
+fn segment_class(link: &Link, o: &OutputSection) -> Class {
+    match class_of(link, o) {
+        Class::NonAlloc => Class::NonAlloc,
+        _ if link.opts.omagic => Class::Data,
+        Class::Relro if link.opts.nmagic => Class::Data,
+        c => c,
+    }
+}
+
+/// How many PT_LOADs `assign_addresses` makes: the headers' read-only one (which the
+/// first read-only sections join), then one per run of sections of a class (under `-N`
+/// all are one class), and one per section at a fixed address that is not `.bss`-like
+/// space continuing the segment before it.
+fn load_count(link: &Link) -> usize {
+    let mut count = 1;
+    let mut current: Option<Class> = None;
+    for o in link.outputs.iter().filter(|o| o.is_alloc()) {
+        let class = segment_class(link, o);
+        let fixed = fixed_address(link, o).is_some();
+        let extends = fixed && current == Some(class) && o.is_nobits();
+        let starts = (fixed && !extends)
+            || current != Some(class) && !(current.is_none() && class == Class::ReadOnly);
+        count += usize::from(starts);
+        current = Some(class);
+    }
+    count
+}
+
+/// The largest alignment among the allocated sections from `first` on that share its
+/// segment class (under `-N`, every allocated section).
+fn segment_alignment(link: &Link, first: usize, class: Class) -> u64 {
+    link.outputs[first..]
+        .iter()
+        .filter(|o| segment_class(link, o) != Class::NonAlloc)
+        .take_while(|o| segment_class(link, o) == class)
+        .map(|o| o.align.max(1))
+        .max()
+        .unwrap_or(1)
+}
+
 /// The address `--section-start` (or `-Ttext`, `-Tdata`, `-Tbss`) gives output section `o`.
 fn fixed_address(link: &Link, o: &OutputSection) -> Option<u64> {
     if !o.is_alloc() {

@@ -87,6 +87,11 @@ pub struct Options {
     pub z_relro: bool,
     /// `-z now` / `-z lazy` (default lazy).
     pub z_now: bool,
+    /// `-n`/`--nmagic`: segments not page-aligned (a static image for a loader that is not
+    /// Linux's, such as a boot loader's).
+    pub nmagic: bool,
+    /// `-N`/`--omagic`: as `-n`, and everything in one writable, executable segment.
+    pub omagic: bool,
     /// `-z execstack` / `-z noexecstack` (default noexecstack).
     pub z_execstack: bool,
     /// `-z execstack-if-needed` (mold's): an executable stack only if an input object's
@@ -326,6 +331,8 @@ impl Default for Options {
             eh_frame_hdr: false,
             z_relro: true,
             z_now: false,
+            nmagic: false,
+            omagic: false,
             z_execstack: false,
             z_execstack_if_needed: false,
             z_text: false,

@@ -1992,3 +1992,47 @@ fn ibt_plt_as_lld() {
     assert!(find_section(&sections(&plain), ".plt.sec").is_none());
     assert!(!code(&plain, ".plt").iter().any(|i| i == "endbr64"));
 }
+
+/// `-N`/`--omagic` and `-n`/`--nmagic` (GNU ld's and lld's): a static image whose segments
+/// are not page-aligned, each aligned as its most aligned section (as lld aligns them);
+/// with `-N` all sections are in one writable, executable segment, and the program runs as
+/// lld's; neither has RELRO; `--no-omagic` restores the usual layout.
+#[test]
+fn omagic_and_nmagic_as_lld() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let loads = |p: &Path| -> Vec<(String, u64)> {
+        let text = tool_stdout("readelf", &["-lW"], p);
+        text.lines()
+            .filter(|l| l.trim_start().starts_with("LOAD"))
+            .map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                let align = u64::from_str_radix(f[f.len() - 1].trim_start_matches("0x"), 16);
+                (f[6..f.len() - 1].join(" "), align.unwrap())
+            })
+            .collect()
+    };
+    let relro = |p: &Path| segments(p).iter().any(|s| s.typ == "GNU_RELRO");
+    let (lld, rld) = both(&t, &[&main, &lib], &["-static", "-Wl,-N"], "omagic");
+    assert_same_output(&rld, &lld, &[], &[], Some("2\n"));
+    let ours = loads(&rld);
+    // The headers' page, then everything in one segment.
+    assert_eq!(ours.len(), 2, "{ours:?}");
+    assert_eq!(ours[1], loads(&lld)[0]);
+    assert_eq!(ours[1].0, "RWE");
+    assert!(!relro(&rld) && !relro(&lld));
+    let (lld, rld) = both(&t, &[&main, &lib], &["-static", "-Wl,-n"], "nmagic");
+    let (ours, theirs) = (loads(&rld), loads(&lld));
+    assert_eq!(ours.len(), theirs.len(), "{ours:?} {theirs:?}");
+    assert_eq!(ours[1..], theirs[1..]);
+    assert!(ours[1..].iter().all(|l| l.1 < 4096));
+    assert!(!relro(&rld) && !relro(&lld));
+    let undone = t.link(
+        Driver::ClangRld,
+        &[&main, &lib],
+        &["-static", "-Wl,-N", "-Wl,--no-omagic"],
+        "undone",
+    );
+    assert!(loads(&undone).iter().all(|l| l.1 == 4096));
+    assert!(relro(&undone));
+}
