@@ -9,7 +9,6 @@
 use crate::object_file::{shndx, FileId, ObjectFile, SectionKind, LE};
 use crate::symbols::{SymbolDef, SymbolTable};
 use object::elf;
-use object::read::elf::Rela as _;
 
 const SHF_GNU_RETAIN: u64 = 0x20_0000;
 
@@ -173,35 +172,16 @@ pub fn removed_sections(objects: &[ObjectFile]) -> Vec<String> {
 
 /// Calls `f` with the symbol of every relocation in a CIE, or in an FDE whose function is live.
 fn for_each_live_fde_reloc(obj: &ObjectFile, sec: usize, mut f: impl FnMut(usize)) {
-    let s = &obj.sections[sec];
-    let data = s.data;
-    let mut pos = 0usize;
-    let mut ri = 0usize;
-    while pos + 8 <= data.len() {
-        let len = u32::from_le_bytes(data[pos..pos + 4].try_into().unwrap()) as usize;
-        if len == 0 || len == 0xffff_ffff {
-            break;
-        }
-        let end = (pos + 4 + len).min(data.len());
-        let is_cie = data[pos + 4..pos + 8] == [0, 0, 0, 0];
-        let first = ri;
-        while ri < s.relocs.len() && (s.relocs[ri].r_offset(LE) as usize) < end {
-            ri += 1;
-        }
-        let relocs = &s.relocs[first..ri];
-        let live = is_cie
-            || relocs.first().is_some_and(|r| {
-                r.r_offset(LE) as usize == pos + 8 && {
-                    let sym = r.r_sym(LE, false) as usize;
-                    let s = obj.symbol_section(sym);
-                    shndx::is_section(s) && obj.sections[s as usize].is_kept()
-                }
+    for record in crate::object_file::eh_frame_records(&obj.sections[sec]) {
+        let live = record.is_cie
+            || record.fde_target().is_some_and(|sym| {
+                let s = obj.symbol_section(sym);
+                shndx::is_section(s) && obj.sections[s as usize].is_kept()
             });
         if live {
-            for r in relocs.iter().skip(usize::from(!is_cie)) {
+            for r in record.relocs.iter().skip(usize::from(!record.is_cie)) {
                 f(r.r_sym(LE, false) as usize);
             }
         }
-        pos = end;
     }
 }

@@ -193,7 +193,7 @@ fn candidates(link: &Link, level: Icf) -> Vec<SectionRef> {
                 && s.name != ".fini"
                 // `__start_NAME`/`__stop_NAME` enumerate such sections: folding would
                 // change what they see.
-                && !is_c_identifier(s.name)
+                && !crate::gc::is_c_identifier(s.name)
                 && !unique.contains(&r);
             if eligible {
                 out.push(r);
@@ -268,42 +268,19 @@ fn functions_with_lsda(
     out: &mut rustc_hash::FxHashSet<SectionRef>,
 ) {
     let obj = &link.objects[f as usize];
-    let s = &obj.sections[sec];
-    let data = s.data;
-    let (mut pos, mut ri) = (0usize, 0usize);
-    while pos + 8 <= data.len() {
-        let len = u32::from_le_bytes(data[pos..pos + 4].try_into().unwrap_or_default()) as usize;
-        if len == 0 || len == 0xffff_ffff {
-            break;
-        }
-        let end = (pos + 4 + len).min(data.len());
-        let is_cie = data[pos + 4..pos + 8] == [0, 0, 0, 0];
-        let first = ri;
-        while ri < s.relocs.len() && (s.relocs[ri].r_offset(LE) as usize) < end {
-            ri += 1;
-        }
-        let relocs = &s.relocs[first..ri];
-        if !is_cie && relocs.len() >= 2 && relocs[0].r_offset(LE) as usize == pos + 8 {
-            let sym = relocs[0].r_sym(LE, false) as usize;
-            let section = match obj.global_index(sym) {
-                Some(id) => match link.symtab.get(id).def {
-                    SymbolDef::Defined { file, section, .. } => Some((file, section)),
-                    _ => None,
-                },
-                None => Some((f, obj.symbol_section(sym))),
-            };
-            out.extend(section);
-        }
-        pos = end;
+    for record in crate::object_file::eh_frame_records(&obj.sections[sec]) {
+        let Some(sym) = record.fde_target().filter(|_| record.relocs.len() >= 2) else {
+            continue;
+        };
+        let section = match obj.global_index(sym) {
+            Some(id) => match link.symtab.get(id).def {
+                SymbolDef::Defined { file, section, .. } => Some((file, section)),
+                _ => None,
+            },
+            None => Some((f, obj.symbol_section(sym))),
+        };
+        out.extend(section);
     }
-}
-
-fn is_c_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
-        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
 fn uleb128(data: &[u8]) -> Option<(u64, &[u8])> {
@@ -440,13 +417,6 @@ pub fn report(link: &Link, folded: &Folded) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn section_names_that_start_stop_symbols_can_name() {
-        assert!(is_c_identifier("my_table"));
-        assert!(!is_c_identifier(".text.f"));
-        assert!(!is_c_identifier("1abc"));
-    }
 
     #[test]
     fn addrsig_indices() {

@@ -541,41 +541,37 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
     // With IBT, as lld and GNU ld lay it out: `.plt` holds the lazy-binding stubs, each
     // starting with `endbr64`, and `.plt.sec` the entries code calls.
     link.ibt_plt = gnu_property_features(link) & object::elf::GNU_PROPERTY_X86_FEATURE_1_IBT != 0;
-    if link.ibt_plt && plt_entries + iplt_relocs > 0 {
-        if plt_entries > 0 {
+    // (section, name, bytes): PLT0 is there only for lazy entries.
+    let header = if plt_entries > 0 { 16 } else { 0 };
+    let plts: &[(Synthetic, &str, u64)] = if link.ibt_plt {
+        &[
+            (Synthetic::Plt, ".plt", header + 16 * plt_entries),
+            (
+                Synthetic::PltSec,
+                ".plt.sec",
+                16 * (plt_entries + iplt_relocs),
+            ),
+        ]
+    } else {
+        &[(
+            Synthetic::Plt,
+            ".plt",
+            header + 16 * (plt_entries + iplt_relocs),
+        )]
+    };
+    if plt_entries + iplt_relocs > 0 {
+        for &(which, name, size) in plts.iter().filter(|p| p.2 > 0) {
             add_synthetic(
                 link,
-                Synthetic::Plt,
-                ".plt",
+                which,
+                name,
                 SHT_PROGBITS,
                 a | SHF_EXECINSTR,
-                16 + 16 * plt_entries,
+                size,
                 16,
                 16,
             );
         }
-        add_synthetic(
-            link,
-            Synthetic::PltSec,
-            ".plt.sec",
-            SHT_PROGBITS,
-            a | SHF_EXECINSTR,
-            16 * (plt_entries + iplt_relocs),
-            16,
-            16,
-        );
-    } else if plt_entries + iplt_relocs > 0 {
-        let header = if plt_entries > 0 { 16 } else { 0 };
-        add_synthetic(
-            link,
-            Synthetic::Plt,
-            ".plt",
-            SHT_PROGBITS,
-            a | SHF_EXECINSTR,
-            header + 16 * (plt_entries + iplt_relocs),
-            16,
-            16,
-        );
     }
     if link.got_size > 0 {
         add_synthetic(

@@ -115,6 +115,52 @@ pub struct ObjectFile {
     pub x86_isa_needed: u32,
 }
 
+/// One CIE or FDE of an `.eh_frame` section, with the relocations inside it.
+pub struct EhRecord {
+    pub start: usize,
+    pub end: usize,
+    pub is_cie: bool,
+    pub relocs: &'static [Rela],
+}
+
+impl EhRecord {
+    /// For an FDE: the symbol of its start address (the relocation at offset 8).
+    pub fn fde_target(&self) -> Option<usize> {
+        let first = self.relocs.first()?;
+        (!self.is_cie && first.r_offset(LE) as usize == self.start + 8)
+            .then(|| first.r_sym(LE, false) as usize)
+    }
+}
+
+/// The records of `.eh_frame` section `s` in order, up to a terminator or the end (its
+/// relocations sorted by offset, as assemblers write them).
+pub fn eh_frame_records(s: &InputSection) -> impl Iterator<Item = EhRecord> + '_ {
+    let data = s.data;
+    let (mut pos, mut ri) = (0usize, 0usize);
+    std::iter::from_fn(move || {
+        if pos + 8 > data.len() {
+            return None;
+        }
+        let len = u32::from_le_bytes(data[pos..pos + 4].try_into().ok()?) as usize;
+        if len == 0 || len == 0xffff_ffff {
+            return None;
+        }
+        let end = (pos + 4 + len).min(data.len());
+        let first = ri;
+        while ri < s.relocs.len() && (s.relocs[ri].r_offset(LE) as usize) < end {
+            ri += 1;
+        }
+        let record = EhRecord {
+            start: pos,
+            end,
+            is_cie: data[pos + 4..pos + 8] == [0, 0, 0, 0],
+            relocs: &s.relocs[first..ri],
+        };
+        pos = end;
+        Some(record)
+    })
+}
+
 /// The structure the linker relies on when it splits `.eh_frame` into records and points
 /// each FDE at its (possibly merged) CIE: records that fit the section, and each FDE's CIE
 /// pointer naming the start of a CIE before it.

@@ -770,6 +770,15 @@ fn filter_and_auxiliary_entries() {
     }
 }
 
+/// The PT_LOADs of an output: (file offset, address, flags).
+fn loads(p: &Path) -> Vec<(u64, u64, String)> {
+    segments(p)
+        .into_iter()
+        .filter(|s| s.typ == "LOAD")
+        .map(|s| (s.offset, s.vaddr, s.flags))
+        .collect()
+}
+
 /// `-z separate-code`: the code segment and the one after it start on page boundaries of
 /// the file, as lld lays them out; the program runs.
 #[test]
@@ -778,13 +787,6 @@ fn separate_code_layout() {
     let (main, lib) = objects(&t);
     let (lld, rld) = both(&t, &[&main, &lib], &["-Wl,-z,separate-code"], "prog");
     assert_same_output(&rld, &lld, &[], &[], Some("2\n"));
-    let loads = |p: &Path| -> Vec<(u64, u64, String)> {
-        segments(p)
-            .into_iter()
-            .filter(|s| s.typ == "LOAD")
-            .map(|s| (s.offset, s.vaddr, s.flags))
-            .collect()
-    };
     let ours = loads(&rld);
     let exec = ours
         .iter()
@@ -811,13 +813,6 @@ fn separate_code_layout() {
 fn separate_loadable_segments_layout() {
     let t = Test::new();
     let (main, lib) = objects(&t);
-    let loads = |p: &Path| -> Vec<(u64, u64, String)> {
-        segments(p)
-            .into_iter()
-            .filter(|s| s.typ == "LOAD")
-            .map(|s| (s.offset, s.vaddr, s.flags))
-            .collect()
-    };
     let flag = "-Wl,-z,separate-loadable-segments";
     for kind in ["-no-pie", "-pie"] {
         let (lld, rld) = both(&t, &[&main, &lib], &[kind, flag], &format!("prog{kind}"));
