@@ -411,14 +411,18 @@ fn warn_missing_entry(link: &Link) {
 }
 
 /// A version script's `local:` symbols stay inside the output: they are hidden, which keeps
-/// them out of .dynsym and lets LTO internalize them.
+/// them out of .dynsym and lets LTO internalize them. A definition whose `.symver` names its
+/// default version (`foo@@VER`) keeps it: the explicit version beats the script's
+/// patterns, as in lld.
 fn hide_local_symbols(
     symtab: &mut crate::symbols::SymbolTable,
     script: &crate::version_script::VersionScript,
 ) {
     for sym in symtab.symbols.iter_mut() {
         let name = crate::symbols::base_name(sym.name);
+        let default_version = sym.version.is_some_and(|v| !v.hidden);
         if sym.is_defined_locally()
+            && !default_version
             && script.assign(name) == crate::version_script::Assignment::Local
         {
             sym.declared_visibility.get_or_insert(sym.visibility);

@@ -2031,3 +2031,28 @@ fn omagic_and_nmagic_as_lld() {
     assert!(loads(&undone).iter().all(|l| l.1 == 4096));
     assert!(relro(&undone));
 }
+
+/// A definition whose `.symver` gives its default version (`foo@@VER_2`) stays exported
+/// under it although the version script says `local: *`: the explicit version wins, as in
+/// lld-14 (a non-default `foo@VER_1` is made local, as lld-14 does).
+#[test]
+fn symver_default_version_beats_local_star() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "int foo_v1(void) { return 1; }\nint foo_v2(void) { return 2; }\n\
+         int bar(void) { return 3; }\nint helper(void) { return 4; }\n\
+         __asm__(\".symver foo_v1, foo@VER_1\");\n__asm__(\".symver foo_v2, foo@@VER_2\");\n",
+        &["-fPIC", "-O1"],
+    );
+    let map = t.write(
+        "v.map",
+        "VER_1 { global: bar; local: *; };\nVER_2 { } VER_1;\n",
+    );
+    let script = format!("-Wl,--version-script={}", map.display());
+    let (lld, rld) = both(&t, &[&obj], &["-shared", &script], "libv.so");
+    let ours = exports(&rld);
+    assert!(ours.iter().any(|e| e == "foo@VER_2"), "{ours:?}");
+    assert!(!ours.iter().any(|e| e.starts_with("helper")), "{ours:?}");
+    assert_eq!(ours, exports(&lld));
+}
