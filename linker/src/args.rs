@@ -849,6 +849,8 @@ impl Parser {
                 "keep-text-section-prefix" => o.z_keep_text_section_prefix = true,
                 "nokeep-text-section-prefix" => o.z_keep_text_section_prefix = false,
                 "ibt" | "ibtplt" => o.z_ibt = true,
+                "rewrite-endbr" => o.z_rewrite_endbr = true,
+                "norewrite-endbr" => o.z_rewrite_endbr = false,
                 "shstk" => o.z_shstk = true,
                 // Only the order of dynamic relocations; rld's order is fixed and valid either way.
                 "combreloc" | "nocombreloc" => {}

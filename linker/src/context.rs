@@ -167,6 +167,8 @@ pub struct Link<'o> {
     /// the section) → the output offset of the one kept.
     pub cie_aliases: FxHashMap<(FileId, u32, u64), u64>,
     pub needs_textrel: bool,
+    /// `-z rewrite-endbr`: per section, the `endbr64`s written as NOPs.
+    pub endbr_rewrites: crate::endbr::Rewrites,
     /// The PLT is laid out for IBT (`.plt` stubs and `.plt.sec` entries, see layout).
     pub ibt_plt: bool,
     /// Read-only sections with dynamic relocations, for the warning (not with `-z notext`).
@@ -221,6 +223,7 @@ impl<'o> Link<'o> {
             cie_aliases: FxHashMap::default(),
             needs_textrel: false,
             ibt_plt: false,
+            endbr_rewrites: Default::default(),
             text_relocation_sections: Vec::new(),
             uses_got_base: false,
             large_image: false,

@@ -6,6 +6,7 @@ pub mod context;
 pub mod demangle;
 pub mod dynamic;
 pub mod dynamic_list;
+pub mod endbr;
 pub mod error;
 pub mod front_door;
 pub mod gc;

@@ -312,6 +312,9 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         timer.phase("compress debug sections");
     }
     warn_missing_entry(&link);
+    if opts.z_rewrite_endbr {
+        link.endbr_rewrites = crate::endbr::find(&link);
+    }
     if let Some(path) = &opts.map_file {
         write_report(path, &crate::map_file::render(&link))?;
     }

@@ -222,6 +222,9 @@ pub struct Options {
     pub start_stop_visibility: u8,
     /// `-z keep-text-section-prefix` (lld's): `.text.hot`, `.text.unlikely`, ... stay apart.
     pub z_keep_text_section_prefix: bool,
+    /// `-z rewrite-endbr` (mold's): `endbr64` of functions whose address nothing takes
+    /// becomes a NOP.
+    pub z_rewrite_endbr: bool,
     /// `-z ibt` (GNU ld's; `-z ibtplt` too): PLT entries that start with `endbr64`, and the
     /// output marked GNU_PROPERTY_X86_FEATURE_1_IBT.
     pub z_ibt: bool,
@@ -391,6 +394,7 @@ impl Default for Options {
             start_stop_visibility: object::elf::STV_PROTECTED,
             z_keep_text_section_prefix: false,
             z_ibt: false,
+            z_rewrite_endbr: false,
             z_shstk: false,
             max_page_size: None,
             common_page_size: None,

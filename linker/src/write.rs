@@ -448,7 +448,11 @@ pub fn write_output(
     let errors: Vec<String> = slices
         .into_par_iter()
         .flat_map(|(piece, addr, job)| match job {
-            Job::Input { file, sec } => relocate_section(link, plan, *file, *sec, piece, addr),
+            Job::Input { file, sec } => {
+                let errors = relocate_section(link, plan, *file, *sec, piece, addr);
+                crate::endbr::apply(link, *file, *sec, piece);
+                errors
+            }
             Job::EhFrame { file, sec } => {
                 copy_eh_frame_pieces(link, *file, *sec, piece);
                 relocate_eh_frame(link, plan, *file, *sec, piece, addr)

@@ -2056,3 +2056,62 @@ fn symver_default_version_beats_local_star() {
     assert!(!ours.iter().any(|e| e.starts_with("helper")), "{ours:?}");
     assert_eq!(ours, exports(&lld));
 }
+
+/// `-z rewrite-endbr` (mold's): a function only called directly starts with a NOP instead of
+/// its `endbr64`; one whose address is taken, `main` (called through a pointer by libc) and
+/// anything a shared library exports keep theirs; the program runs unchanged. clang and gcc
+/// objects (`-fcf-protection`).
+#[test]
+fn rewrite_endbr_keeps_only_indirect_targets() {
+    let t = Test::new();
+    let first_bytes = |exe: &Path, name: &str| -> String {
+        let text = tool_stdout(
+            "objdump",
+            &["-d", "--no-show-raw-insn", "-M", "suffix"],
+            exe,
+        );
+        let mut lines = text
+            .lines()
+            .skip_while(|l| !l.ends_with(&format!("<{name}>:")));
+        lines
+            .nth(1)
+            .unwrap_or("")
+            .split(":\t")
+            .nth(1)
+            .unwrap_or("")
+            .to_string()
+    };
+    for cc in [Clang, Gcc] {
+        let flags = ["-O2", "-fcf-protection", "-ffunction-sections"];
+        let objs = [
+            t.compile(cc, "endbr/endbr_main.c", &flags),
+            t.compile(cc, "endbr/endbr_funcs.c", &flags),
+        ];
+        let plain = t.link(Driver::ClangRld, &paths(&objs), &[], "plain");
+        let rewritten = t.link(
+            Driver::ClangRld,
+            &paths(&objs),
+            &["-Wl,-z,rewrite-endbr"],
+            "rewritten",
+        );
+        assert_same_output(&rewritten, &plain, &[], &[], Some("6 8\n"));
+        assert!(first_bytes(&plain, "helper").starts_with("endbr64"));
+        assert!(
+            first_bytes(&rewritten, "helper").starts_with("nopl"),
+            "{cc:?}"
+        );
+        for kept in ["via_ptr", "main"] {
+            assert!(
+                first_bytes(&rewritten, kept).starts_with("endbr64"),
+                "{kept}"
+            );
+        }
+        let lib = t.link(
+            Driver::ClangRld,
+            &[&objs[1]],
+            &["-shared", "-Wl,-z,rewrite-endbr"],
+            "lib.so",
+        );
+        assert!(first_bytes(&lib, "helper").starts_with("endbr64"));
+    }
+}
