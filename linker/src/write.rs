@@ -200,11 +200,17 @@ fn local_symbols<'a>(
         } else if !shndx::is_section(index) {
             continue;
         } else {
-            let s = &obj.sections[index as usize];
+            // A section identical code folding removed shows as the copy kept (lld).
+            let (f, sec) = link
+                .folded_into
+                .get(&(file as u32, index))
+                .copied()
+                .unwrap_or((file as u32, index));
+            let s = &link.objects[f as usize].sections[sec as usize];
             if !s.is_kept() || s.output == NO_OUTPUT {
                 continue;
             }
-            match link.section_address(file as u32, index, sym.st_value(LE)) {
+            match link.section_address(f, sec, sym.st_value(LE)) {
                 Some(a) => (SymSection::Output(link.outputs[s.output as usize].index), a),
                 None => continue,
             }

@@ -1798,8 +1798,8 @@ fn icf_groups(report: &str) -> std::collections::BTreeSet<(String, Vec<String>)>
 /// `--icf=all` and `--icf=safe` fold the sections lld-14 folds (twins, identical recursion,
 /// identical template instantiations and virtual functions, code naming equal merged
 /// strings; under `safe` nothing whose address `.llvm_addrsig` lists), keep the same one of
-/// each group, and the programs behave alike; a folded function's symbol has its twin's
-/// address, and the code shrinks. Functions whose constants differ are not folded.
+/// each group, and the programs behave alike; a folded function's symbol (global or local)
+/// has its twin's address, and the code shrinks. Functions whose constants differ are not folded.
 #[test]
 fn icf_folds_what_lld_folds() {
     let t = Test::new();
@@ -1840,6 +1840,8 @@ fn icf_folds_what_lld_folds() {
     };
     assert_eq!(address(&folded, "add_b"), address(&folded, "add_a"));
     assert_eq!(address(&folded, "add_c"), address(&folded, "add_a"));
+    // Local symbols of a folded section stay in .symtab, at the kept copy (as lld).
+    assert_eq!(address(&folded, "rec_b"), address(&folded, "rec_a"));
     assert_ne!(address(&folded, "differs"), address(&folded, "add_a"));
     assert_ne!(address(&plain, "add_b"), address(&plain, "add_a"));
     let text = |exe: &Path| find_section(&sections(exe), ".text").expect(".text").size;
