@@ -109,7 +109,9 @@ fn symbols_by_section<'a>(link: &'a Link) -> FxHashMap<(FileId, u32), Vec<MapSym
             let value = sym.st_value(crate::object_file::LE);
             if let Some(addr) = link.section_address(file, sec, value) {
                 let size = sym.st_size(crate::object_file::LE);
-                map.entry((file, sec))
+                // A section identical code folding removed: listed with the copy kept.
+                let at = link.folded_into.get(&(file, sec)).copied();
+                map.entry(at.unwrap_or((file, sec)))
                     .or_default()
                     .push(MapSymbol { addr, size, name });
             }

@@ -1830,7 +1830,25 @@ fn icf_folds_what_lld_folds() {
     }
     // In the output: add_b is add_a, the function with other constants is not.
     let plain = t.link(Driver::ClangRld, &paths(&c), &[], "plain");
-    let folded = t.link(Driver::ClangRld, &paths(&c), &["-Wl,--icf=all"], "folded");
+    let map = t.path("folded.map");
+    let map_flag = format!("-Wl,-Map,{}", map.display());
+    let folded = t.link(
+        Driver::ClangRld,
+        &paths(&c),
+        &["-Wl,--icf=all", &map_flag],
+        "folded",
+    );
+    // The link map lists a folded function with the copy kept, at its address (as lld).
+    let text = std::fs::read_to_string(&map).unwrap();
+    let mapped = |name: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().last() == Some(name))
+            .and_then(|l| l.split_whitespace().next())
+            .map(str::to_string)
+    };
+    assert!(mapped("rec_b").is_some(), "{text}");
+    assert_eq!(mapped("rec_b"), mapped("rec_a"));
+    assert_eq!(mapped("add_c"), mapped("add_a"));
     let address = |exe: &Path, name: &str| {
         tool_stdout("nm", &[], exe)
             .lines()
