@@ -171,8 +171,9 @@ pub struct Link<'o> {
     pub endbr_rewrites: crate::endbr::Rewrites,
     /// The PLT is laid out for IBT (`.plt` stubs and `.plt.sec` entries, see layout).
     pub ibt_plt: bool,
-    /// Read-only sections with dynamic relocations, for the warning (not with `-z notext`).
-    pub text_relocation_sections: Vec<(FileId, u32)>,
+    /// Read-only sections with dynamic relocations, with the first global symbol they name,
+    /// for the warning (not with `-z notext`).
+    pub text_relocation_sections: Vec<(FileId, u32, Option<crate::symbols::SymbolId>)>,
     /// Some relocation is relative to the GOT base (GOTPC32, GOTOFF64, PLTOFF64, ...).
     pub uses_got_base: bool,
     /// The loaded image may span 1 GiB or more, so a 32-bit PC-relative reference that

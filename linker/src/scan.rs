@@ -331,13 +331,21 @@ fn report_undefined(link: &mut Link, undefined: FxHashMap<SymbolId, Undefined>) 
 /// A dynamic relocation in read-only section `sec` of `file` (a text relocation): the
 /// output gets DT_TEXTREL, and (unless `-z notext` asked for it) GNU ld's warning names
 /// the section, once.
-fn note_text_relocation(link: &mut Link, file: FileId, sec: u32, text: bool) {
+fn note_text_relocation(link: &mut Link, file: FileId, r: &Request, text: bool) {
     if !text {
         return;
     }
     link.needs_textrel = true;
-    if !link.opts.z_notext && !link.text_relocation_sections.contains(&(file, sec)) {
-        link.text_relocation_sections.push((file, sec));
+    let seen = link
+        .text_relocation_sections
+        .iter()
+        .any(|&(f, s, _)| (f, s) == (file, r.sec));
+    if !link.opts.z_notext && !seen {
+        let symbol = match r.target {
+            Target::Global(id) => Some(id),
+            Target::Local(..) => None,
+        };
+        link.text_relocation_sections.push((file, r.sec, symbol));
     }
 }
 
@@ -347,10 +355,14 @@ pub fn warn_text_relocations(link: &Link) {
     if link.text_relocation_sections.is_empty() {
         return;
     }
-    for &(f, s) in &link.text_relocation_sections {
+    // GNU ld's words: the first symbol a section's text relocations name, if global.
+    for &(f, s, symbol) in &link.text_relocation_sections {
         let obj = &link.objects[f as usize];
+        let against = symbol.map_or(String::new(), |id| {
+            format!("against `{}' ", link.symtab.get(id).display_name())
+        });
         eprintln!(
-            "rld: warning: {}: relocation in read-only section `{}'",
+            "rld: warning: {}: relocation {against}in read-only section `{}'",
             obj.name, obj.sections[s as usize].name
         );
     }
@@ -378,7 +390,7 @@ fn grant(link: &mut Link, file: FileId, r: &Request) {
         Need::Plt => add_plt(link, t),
         Need::LocalDefinition => needs_local_definition(link, file, r),
         Need::DynamicAbs64 { text } => {
-            note_text_relocation(link, file, r.sec, text);
+            note_text_relocation(link, file, r, text);
             push_dyn(
                 link,
                 place,
@@ -389,7 +401,7 @@ fn grant(link: &mut Link, file: FileId, r: &Request) {
             );
         }
         Need::Relative { text } => {
-            note_text_relocation(link, file, r.sec, text);
+            note_text_relocation(link, file, r, text);
             let addend = DynAddend::Address(t, r.addend);
             push_dyn(link, place, R_X86_64_RELATIVE, t, addend, false);
         }

@@ -1963,6 +1963,27 @@ fn text_relocations_as_gnu_ld() {
         assert!(!refused.status.success());
         assert!(String::from_utf8_lossy(&refused.stderr).contains("readonly section .text"));
     }
+    // Against an exported function: GNU ld's warning names the symbol, and the library
+    // gets an R_X86_64_64 against it, as GNU ld's does.
+    let asm = t.write(
+        "sym.s",
+        ".section .note.GNU-stack,\"\",@progbits\n.text\n.globl get2, target\n\
+         target:\n  movl $7, %eax\n  ret\nget2:\n  movabsq $target, %rax\n  jmp *%rax\n",
+    );
+    let code = t.compile(Gcc, &asm.display().to_string(), &[]);
+    let (ours, _) = t.try_link(Driver::GccRld, &[&code], &["-shared"], "sym.so");
+    let stderr = String::from_utf8_lossy(&ours.stderr);
+    assert!(
+        stderr.contains("relocation against `target' in read-only section `.text'"),
+        "{stderr}"
+    );
+    let relocs = tool_stdout("readelf", &["-rW"], &t.path("sym.so"));
+    assert!(
+        relocs
+            .lines()
+            .any(|l| l.contains("R_X86_64_64") && l.contains("target")),
+        "{relocs}"
+    );
 }
 
 /// `-z ibt` (GNU ld's; lld's `-z force-ibt`): the PLT gets IBT landing pads, laid out as
