@@ -1,17 +1,7 @@
 /* A heap table, a range check on numbers, and a table of names reached through an
    interior pointer in an initializer. */
-#include <stdint.h>
 #include <stdlib.h>
-
-struct ops {
-    int (*step)(int);
-    long span;
-};
-
-struct named {
-    const char *name;
-    int (*fn)(int);
-};
+#include "address_types.h"
 
 static int bump(int x) { return x + 2; }
 static int twice(int x) { return 2 * x; }

@@ -1,22 +1,8 @@
 /* Calls through tables whose addresses are also turned into numbers: compared, aligned,
    subtracted. Numbers that never become pointers again let nothing escape. */
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-struct ops {
-    int (*step)(int);
-    long span;
-};
-
-struct named {
-    const char *name;
-    int (*fn)(int);
-};
-
-struct ops *make_ops(void);
-const struct named *pick(int i);
-int within(const void *p, const void *start, const void *end);
+#include "address_types.h"
 
 #ifdef KEEP_NUMBER
 /* A number kept in memory may become a pointer again anywhere: the table escapes. */
