@@ -146,6 +146,8 @@ pub struct Link<'o> {
     pub rela_dyn: Vec<DynReloc>,
     /// Relative relocations packed into `.relr.dyn` (see [`crate::relr`]).
     pub relr: Vec<Place>,
+    /// Their RELR encoding, once the layout is final (`relr::settle`).
+    pub relr_words: Vec<u64>,
     /// Output sections written compressed (`--compress-debug-sections`), by index: their
     /// bytes, header included.
     pub compressed_outputs: FxHashMap<u32, Vec<u8>>,
@@ -209,6 +211,7 @@ impl<'o> Link<'o> {
             iplt_index: FxHashMap::default(),
             rela_dyn: Vec::new(),
             relr: Vec::new(),
+            relr_words: Vec::new(),
             folded_into: FxHashMap::default(),
             compressed_outputs: FxHashMap::default(),
             rela_plt: Vec::new(),

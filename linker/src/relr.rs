@@ -90,16 +90,19 @@ pub fn encode(addresses: &[u64]) -> Vec<u64> {
     out
 }
 
-/// Sizes `.relr.dyn` to its encoding. The encoding depends on the addresses and the
-/// addresses on the section's size, so the layout is redone until they agree (once or
-/// twice in practice). Should they keep moving, the size only grows after a few rounds,
-/// which ends it; the writer fills what the encoding leaves with empty bitmaps.
+/// Sizes `.relr.dyn` to its encoding, and keeps the encoding for the writer and
+/// DT_RELRSZ. The encoding depends on the addresses and the addresses on the section's
+/// size, so the layout is redone until they agree (once or twice in practice). Should
+/// they keep moving, the size only grows after a few rounds, which ends it (it cannot
+/// pass one word per place); the writer fills what the encoding leaves with empty bitmaps.
 pub fn settle(link: &mut Link) {
-    for round in 0..16 {
-        let Some(section) = link.synthetic.get(&Synthetic::RelrDyn).copied() else {
-            return;
-        };
-        let needed = 8 * encode(&addresses(link)).len() as u64;
+    let Some(section) = link.synthetic.get(&Synthetic::RelrDyn).copied() else {
+        return;
+    };
+    let mut round = 0;
+    loop {
+        let words = encode(&addresses(link));
+        let needed = 8 * words.len() as u64;
         let current = link.outputs[section as usize].size;
         let size = if round < 4 {
             needed
@@ -107,26 +110,27 @@ pub fn settle(link: &mut Link) {
             needed.max(current)
         };
         if size == current {
+            link.relr_words = words;
             return;
         }
         link.outputs[section as usize].size = size;
         layout::assign_addresses(link);
+        round += 1;
     }
 }
 
 /// `.relr.dyn`'s contents.
 pub fn write(link: &Link, buf: &mut [u8]) {
-    let words = encode(&addresses(link));
     for (i, chunk) in buf.chunks_exact_mut(8).enumerate() {
         // Past the encoding: a bitmap with no bit set relocates nothing.
-        let w = words.get(i).copied().unwrap_or(1);
+        let w = link.relr_words.get(i).copied().unwrap_or(1);
         chunk.copy_from_slice(&w.to_le_bytes());
     }
 }
 
 /// Bytes of the encoding itself (DT_RELRSZ), without any padding.
 pub fn encoded_size(link: &Link) -> u64 {
-    8 * encode(&addresses(link)).len() as u64
+    8 * link.relr_words.len() as u64
 }
 
 #[cfg(test)]
