@@ -10,7 +10,8 @@
 //! - **Order and cut**: units are laid out module by module in call-graph order (a
 //!   depth-first walk that puts variables right after their first user, and callees of the
 //!   same module after their first caller), then the order is cut into runs of about equal
-//!   size (instructions). Everything depends on the program only (names and sizes, never
+//!   size (instructions), at module boundaries unless a module is too large for one run.
+//!   Everything depends on the program only (names and sizes, never
 //!   the inputs' paths, the machine or the thread count), so the output is the same
 //!   everywhere.
 //! - **Copies for inlining**: a partition receives an `available_externally` copy of each
@@ -259,6 +260,13 @@ fn even_cut(
 /// size, decided by a hash of the unit's name. An edit changes the cuts near it only, so the
 /// other partitions keep their contents and their cached objects; a partition ends at
 /// twice the target at the latest, and a small rest joins the previous one.
+///
+/// Cuts prefer module boundaries: every partition that holds part of a module repeats its
+/// compile unit's debug-info framing (abbreviations, the unit's entry, string offsets, the
+/// line table's header) and loses the inliner's view of the module's static helpers. So a
+/// module of up to twice the target is never cut (the partition ends before it when it
+/// would not fit), a partition past three quarters of the target ends where a module does,
+/// and a larger module is cut where a quarter of the target or more of it is left.
 fn content_defined_cut(
     input: &PartitionInput,
     defs: &Defs,
@@ -267,20 +275,35 @@ fn content_defined_cut(
     total: u64,
 ) -> HashMap<usize, u32> {
     let target = chunk_size(total);
+    let runs = module_runs(defs, unit_order, unit_sizes);
     let mut out = HashMap::new();
     let (mut p, mut current) = (0u32, 0u64);
     let mut last_start = 0u64;
     let mut done = 0u64;
-    for &u in unit_order {
+    for (i, &u) in unit_order.iter().enumerate() {
         let size = unit_sizes[&u];
         out.insert(u, p);
         current += size;
         done += size;
-        let roll = cut_roll(input.index, defs.ids[u]);
-        // Cut with probability size / (target / 2): the expected length past the minimum
-        // is target / 2.
-        let chance = (size << 32) / (target / 2).max(1);
-        if current >= target / 2 && (roll < chance || current >= 2 * target) {
+        let cut = match runs.get(i + 1) {
+            // The module ends here.
+            Some(next) if next.left == next.size => {
+                current >= target * 3 / 4
+                    || (current >= target / 4 && current + next.size > 2 * target)
+            }
+            None => false,
+            Some(next) => {
+                // Cut with probability size / (target / 2): the expected length past the
+                // minimum is target / 2.
+                let roll = cut_roll(input.index, defs.ids[u]);
+                let chance = (size << 32) / (target / 2).max(1);
+                next.size > 2 * target
+                    && current >= target / 2
+                    && roll < chance
+                    && next.left >= target / 4
+            }
+        };
+        if cut || current >= 2 * target {
             p += 1;
             current = 0;
             last_start = done;
@@ -295,6 +318,41 @@ fn content_defined_cut(
         }
     }
     out
+}
+
+/// Where a unit sits in its module's run (the units of one module next to each other in
+/// the order): the run's size, and the size of the run from this unit on.
+struct RunPlace {
+    size: u64,
+    left: u64,
+}
+
+fn module_runs(
+    defs: &Defs,
+    unit_order: &[usize],
+    unit_sizes: &HashMap<usize, u64>,
+) -> Vec<RunPlace> {
+    let module_of = |i: usize| defs.ids[unit_order[i]].module;
+    let mut places: Vec<RunPlace> = Vec::with_capacity(unit_order.len());
+    let mut start = 0;
+    while start < unit_order.len() {
+        let mut end = start + 1;
+        while end < unit_order.len() && module_of(end) == module_of(start) {
+            end += 1;
+        }
+        let sizes: Vec<u64> = unit_order[start..end]
+            .iter()
+            .map(|u| unit_sizes[u])
+            .collect();
+        let size: u64 = sizes.iter().sum();
+        let mut left = size;
+        for s in sizes {
+            places.push(RunPlace { size, left });
+            left -= s;
+        }
+        start = end;
+    }
+    places
 }
 
 /// The hash that decides whether a partition may end after the unit led by `id`: of its

@@ -418,3 +418,45 @@ fn shared_names_split_back() {
         );
     }
 }
+
+#[test]
+fn the_automatic_split_keeps_modules_whole_unless_they_are_large() {
+    // Modules of 30% to 180% of the target, each a chain of ten functions, then one module
+    // five times the target.
+    let target = PARTITION_SIZE as u32;
+    let mut sizes: Vec<u32> = [30, 180, 45, 120, 90, 60, 150, 75]
+        .iter()
+        .map(|pct| pct * target / 100)
+        .collect();
+    sizes.push(5 * target);
+    let mut b = Builder::new(sizes.len());
+    for (m, &size) in sizes.iter().enumerate() {
+        let mut previous = b.func(m, &format!("m{m}_entry"), Linkage::External, 1);
+        for i in 0..10 {
+            let f = b.func(m, &format!("m{m}_f{i}"), Linkage::Internal, size / 10);
+            b.calls(m, previous, f);
+            previous = f;
+        }
+    }
+    let (index, plan) = b.plan(None);
+    assert!(plan.count() >= 6, "{:?}", contents(&index, &plan));
+    let owners_of = |m: usize| -> HashSet<u32> {
+        (0..index.modules[m].globals.len() as u32)
+            .filter_map(|i| plan.owner(id(m as u32, i)))
+            .collect()
+    };
+    for m in 0..sizes.len() - 1 {
+        assert_eq!(
+            owners_of(m).len(),
+            1,
+            "module {m}: {:?}",
+            contents(&index, &plan)
+        );
+    }
+    // The big module is cut, into partitions of at most twice the target.
+    let big = owners_of(sizes.len() - 1);
+    assert!(big.len() >= 3, "{:?}", contents(&index, &plan));
+    for p in big {
+        assert!(plan.size(p).0 <= 2 * u64::from(target));
+    }
+}
