@@ -375,6 +375,8 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.trace_symbols.push(v.into()))),
     flag(&["--print-gc-sections"], "List the sections --gc-sections removes", |p| p.o.print_gc_sections = true),
     flag(&["-s", "--strip-all"], "Omit all symbol information", |p| p.o.strip_all = true),
+    flag(&["-q", "--emit-relocs"], "Keep the inputs' relocations in the output (.rela sections)",
+        |p| p.o.emit_relocs = true),
     flag(&["-S", "--strip-debug"], "Omit debug information", |p| p.o.strip_debug = true),
     flag(&["-X", "--discard-locals"], "Drop temporary local symbols (.L*)", |p| {
         p.o.discard_locals = true;
@@ -1329,10 +1331,10 @@ mod tests {
     #[test]
     fn one_dash_long_options_are_never_split() {
         for cmd in [
-            "-emit-relocs",
+            "-embedded-relocs",
             "-unique=.text",
             "-gdb-index",
-            "--emit-relocs",
+            "--embedded-relocs",
         ] {
             let e = error(cmd);
             let name = cmd.split('=').next().unwrap();

@@ -108,6 +108,12 @@ fn check_shlib_undefined(link: &Link) -> Result<()> {
 
 /// The link; `inputs_read` runs once every input has been read.
 fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Result<()> {
+    if opts.emit_relocs && opts.strip_all {
+        // Copied relocations name symbols of a table `-s` leaves out (lld refuses too).
+        return Err(LinkError::Link(
+            "--strip-all and --emit-relocs may not be used together".into(),
+        ));
+    }
     let dynamic_list = crate::dynamic_list::DynamicList::load(&opts.dynamic_lists)?;
     let version_scripts: Vec<std::path::PathBuf> = opts
         .version_scripts

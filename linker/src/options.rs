@@ -125,6 +125,8 @@ pub struct Options {
     pub strip_all: bool,
     /// `-S` / `--strip-debug`.
     pub strip_debug: bool,
+    /// `-q` / `--emit-relocs`: the inputs' relocations copied into the output.
+    pub emit_relocs: bool,
     /// `-E` / `--export-dynamic`.
     pub export_dynamic: bool,
     /// `-O<n>`.
@@ -353,6 +355,7 @@ impl Default for Options {
             gc_sections: false,
             strip_all: false,
             strip_debug: false,
+            emit_relocs: false,
             export_dynamic: false,
             opt_level: 0,
             print_version: false,

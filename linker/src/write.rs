@@ -32,6 +32,68 @@ struct Symtab {
     first_global: u32,
 }
 
+/// Which symbols a part of `.symtab` holds, for [`SymtabIndex`].
+enum PartOf {
+    /// Per symbol, the output section (index in `Link::outputs`) it stands for.
+    Sections(Vec<u32>),
+    /// Per symbol, its index in object `file`'s symbol table.
+    Locals(usize, Vec<u32>),
+    /// Per symbol, its global symbol id.
+    Globals(Vec<u32>),
+}
+
+/// Where the symbols a copied relocation may name sit in `.symtab` (`--emit-relocs`).
+pub(crate) struct SymtabIndex {
+    /// Per output section (by position in `Link::outputs`): its section symbol, or 0.
+    pub sections: Vec<u32>,
+    /// Per object: its local symbols shown, (input index, `.symtab` index), sorted.
+    pub locals: Vec<Vec<(u32, u32)>>,
+    /// Per global symbol id: its `.symtab` index, or 0 when not shown.
+    pub globals: Vec<u32>,
+}
+
+impl SymtabIndex {
+    fn new(link: &Link, parts: &[(Symtab, PartOf)]) -> SymtabIndex {
+        let mut index = SymtabIndex {
+            sections: vec![0; link.outputs.len()],
+            locals: vec![Vec::new(); link.objects.len()],
+            globals: vec![0; link.symtab.symbols.len()],
+        };
+        let mut next = 1u32;
+        for (part, of) in parts {
+            let count = (part.symtab.len() / 24) as u32;
+            match of {
+                PartOf::Sections(outputs) => {
+                    for (k, &o) in outputs.iter().enumerate() {
+                        index.sections[o as usize] = next + k as u32;
+                    }
+                }
+                PartOf::Locals(file, syms) => {
+                    index.locals[*file] = (syms.iter().enumerate())
+                        .map(|(k, &i)| (i, next + k as u32))
+                        .collect();
+                }
+                PartOf::Globals(ids) => {
+                    for (k, &id) in ids.iter().enumerate() {
+                        index.globals[id as usize] = next + k as u32;
+                    }
+                }
+            }
+            next += count;
+        }
+        index
+    }
+
+    /// The `.symtab` index of object `file`'s local symbol `sym`, if shown.
+    pub fn local(&self, file: u32, sym: u32) -> Option<u32> {
+        let locals = &self.locals[file as usize];
+        locals
+            .binary_search_by_key(&sym, |&(i, _)| i)
+            .ok()
+            .map(|k| locals[k].1)
+    }
+}
+
 /// One symbol of `.symtab` before it is encoded.
 struct OutSym<'a> {
     name: &'a [u8],
@@ -44,9 +106,16 @@ struct OutSym<'a> {
 
 impl Symtab {
     fn push(&mut self, sym: OutSym, tls_start: u64) {
-        let name = self.strtab.len() as u32;
-        self.strtab.extend_from_slice(sym.name);
-        self.strtab.push(0);
+        // In a part, a name's offset plus one, so that 0 stays "no name" (section
+        // symbols have none: tools show the section's name for them).
+        let name = if sym.name.is_empty() {
+            0
+        } else {
+            let offset = self.strtab.len() as u32 + 1;
+            self.strtab.extend_from_slice(sym.name);
+            self.strtab.push(0);
+            offset
+        };
         // TLS symbols hold their offset inside the TLS template, not an address.
         let value = if sym.info & 0xf == STT_TLS && sym.section.is_defined_in_section() {
             sym.value.wrapping_sub(tls_start)
@@ -97,7 +166,9 @@ impl Symtab {
                 sym_place.copy_from_slice(&part.symtab);
                 for entry in sym_place.chunks_exact_mut(24) {
                     let name = u32::from_le_bytes(entry[..4].try_into().unwrap());
-                    entry[..4].copy_from_slice(&(name + base).to_le_bytes());
+                    if name != 0 {
+                        entry[..4].copy_from_slice(&(name - 1 + base).to_le_bytes());
+                    }
                 }
             },
         );
@@ -122,42 +193,84 @@ fn source_name(name: &[u8]) -> Option<&[u8]> {
     }
 }
 
-fn build_symtab(link: &Link) -> Symtab {
+/// `.symtab`, and with `--emit-relocs` where its symbols sit.
+fn build_symtab(link: &Link) -> (Symtab, Option<SymtabIndex>) {
     let tls_start = link.tls.start;
-    // Locals of every object (none with `-x`; no `.L` temporaries with `-X`), then hidden
-    // globals (which are local to the output), then the others: each part built in
-    // parallel, then joined in that order.
-    let locals: Vec<Symtab> = if link.opts.discard_all {
-        Vec::new()
-    } else {
-        link.objects
+    let emit_relocs = link.opts.emit_relocs;
+    // With copied relocations, a section symbol per output section first (what relocations
+    // against the inputs' section symbols become, as lld makes them); then the locals of
+    // every object (none with `-x`; no `.L` temporaries with `-X`), then hidden globals
+    // (which are local to the output), then the others: each part built in parallel, then
+    // joined in that order.
+    let mut parts: Vec<(Symtab, PartOf)> = Vec::new();
+    if emit_relocs {
+        let mut part = Symtab::default();
+        let mut outputs = Vec::new();
+        for (k, o) in link.outputs.iter().enumerate() {
+            if o.synthetic.is_some() {
+                continue;
+            }
+            let sym = OutSym {
+                name: b"",
+                info: (STB_LOCAL << 4) | STT_SECTION,
+                other: 0,
+                section: SymSection::Output(o.index),
+                value: o.addr,
+                size: 0,
+            };
+            part.push(sym, tls_start);
+            outputs.push(k as u32);
+        }
+        parts.push((part, PartOf::Sections(outputs)));
+    }
+    if !link.opts.discard_all {
+        let locals: Vec<(Symtab, PartOf)> = link
+            .objects
             .par_iter()
             .enumerate()
             .map(|(file, obj)| {
                 let mut part = Symtab::default();
-                local_symbols(link, file, obj, |out| part.push(out, tls_start));
-                part
+                let mut shown = Vec::new();
+                local_symbols(link, file, obj, |i, out| {
+                    part.push(out, tls_start);
+                    if emit_relocs {
+                        shown.push(i as u32);
+                    }
+                });
+                (part, PartOf::Locals(file, shown))
             })
-            .collect()
-    };
+            .collect();
+        parts.extend(locals);
+    }
     const CHUNK: usize = 4096;
-    let globals: Vec<(Symtab, Symtab)> = link
+    let globals: Vec<((Symtab, PartOf), (Symtab, PartOf))> = link
         .symtab
         .symbols
         .par_chunks(CHUNK)
         .enumerate()
         .map(|(chunk, symbols)| {
             let (mut hidden, mut visible) = (Symtab::default(), Symtab::default());
+            let (mut hidden_ids, mut visible_ids) = (Vec::new(), Vec::new());
             for i in 0..symbols.len() {
-                if let Some((is_hidden, out)) = global_symbol(link, (chunk * CHUNK + i) as u32) {
-                    let part = if is_hidden { &mut hidden } else { &mut visible };
+                let id = (chunk * CHUNK + i) as u32;
+                if let Some((is_hidden, out)) = global_symbol(link, id) {
+                    let (part, ids) = if is_hidden {
+                        (&mut hidden, &mut hidden_ids)
+                    } else {
+                        (&mut visible, &mut visible_ids)
+                    };
                     part.push(out, tls_start);
+                    if emit_relocs {
+                        ids.push(id);
+                    }
                 }
             }
-            (hidden, visible)
+            (
+                (hidden, PartOf::Globals(hidden_ids)),
+                (visible, PartOf::Globals(visible_ids)),
+            )
         })
         .collect();
-    let mut parts = locals;
     let mut visible = Vec::with_capacity(globals.len());
     for (hidden, v) in globals {
         parts.push(hidden);
@@ -165,7 +278,9 @@ fn build_symtab(link: &Link) -> Symtab {
     }
     let first_global = parts.len();
     parts.extend(visible);
-    Symtab::join(parts, first_global)
+    let index = emit_relocs.then(|| SymtabIndex::new(link, &parts));
+    let table = Symtab::join(parts.into_iter().map(|(p, _)| p).collect(), first_global);
+    (table, index)
 }
 
 /// The local symbols object `file` contributes to `.symtab`.
@@ -173,7 +288,7 @@ fn local_symbols<'a>(
     link: &'a Link,
     file: usize,
     obj: &'a crate::object_file::ObjectFile,
-    mut emit: impl FnMut(OutSym<'a>),
+    mut emit: impl FnMut(usize, OutSym<'a>),
 ) {
     for i in 1..obj.first_global {
         let sym = &obj.symbols[i];
@@ -223,7 +338,7 @@ fn local_symbols<'a>(
             value,
             size: sym.st_size(LE),
         };
-        emit(out);
+        emit(i, out);
     }
 }
 
@@ -311,12 +426,16 @@ pub fn write_output(
     pending: &mut PendingOutput,
     timer: &mut Timer,
 ) -> Result<OutputBuffer> {
-    let symtab = if link.opts.strip_all {
-        None
+    let (symtab, symtab_index) = if link.opts.strip_all {
+        (None, None)
     } else {
-        Some(build_symtab(link))
+        let (table, index) = build_symtab(link);
+        (Some(table), index)
     };
     timer.phase("  .symtab");
+    let copied_relocs = symtab_index
+        .map(|index| crate::emit_relocs::relocation_sections(link, &index))
+        .unwrap_or_default();
 
     // Non-allocated sections after the image: .symtab, .symtab_shndx (only when some
     // section index does not fit st_shndx), .strtab and .shstrtab; then the section headers.
@@ -325,8 +444,9 @@ pub fn write_output(
     if let Some(st) = symtab {
         let extended = st.has_extended_indices();
         trailing.push(TrailingSection {
-            name: ".symtab",
+            name: ".symtab".into(),
             sh_type: SHT_SYMTAB,
+            flags: 0,
             link: first_trailing + 1 + u32::from(extended),
             info: st.first_global,
             align: 8,
@@ -335,8 +455,9 @@ pub fn write_output(
         });
         if extended {
             trailing.push(TrailingSection {
-                name: ".symtab_shndx",
+                name: ".symtab_shndx".into(),
                 sh_type: SHT_SYMTAB_SHNDX,
+                flags: 0,
                 link: first_trailing,
                 info: 0,
                 align: 4,
@@ -346,6 +467,18 @@ pub fn write_output(
         }
         trailing.push(TrailingSection::strings(".strtab", st.strtab));
     }
+    for rela in copied_relocs {
+        trailing.push(TrailingSection {
+            name: format!(".rela{}", link.outputs[rela.output as usize].name),
+            sh_type: SHT_RELA,
+            flags: u64::from(SHF_INFO_LINK),
+            link: first_trailing,
+            info: link.outputs[rela.output as usize].index,
+            align: 8,
+            entsize: 24,
+            bytes: rela.bytes,
+        });
+    }
     let mut shstrtab = vec![0u8];
     let mut shname = |s: &str| -> u32 {
         let off = shstrtab.len() as u32;
@@ -354,7 +487,7 @@ pub fn write_output(
         off
     };
     let mut names: Vec<u32> = link.outputs.iter().map(|o| shname(&o.name)).collect();
-    names.extend(trailing.iter().map(|t| shname(t.name)));
+    names.extend(trailing.iter().map(|t| shname(&t.name)));
     names.push(shname(".shstrtab"));
     trailing.push(TrailingSection::strings(".shstrtab", shstrtab));
 
@@ -544,7 +677,7 @@ pub fn write_output(
             &mut buf[sh..sh + 64],
             *name,
             t.sh_type,
-            0,
+            t.flags,
             0,
             *off,
             t.bytes.len() as u64,
@@ -633,8 +766,9 @@ fn write_shdr(
 
 /// A non-allocated section written after the image (symbol and string tables).
 struct TrailingSection {
-    name: &'static str,
+    name: String,
     sh_type: u32,
+    flags: u64,
     link: u32,
     info: u32,
     align: u64,
@@ -643,10 +777,11 @@ struct TrailingSection {
 }
 
 impl TrailingSection {
-    fn strings(name: &'static str, bytes: Vec<u8>) -> TrailingSection {
+    fn strings(name: &str, bytes: Vec<u8>) -> TrailingSection {
         TrailingSection {
-            name,
+            name: name.to_string(),
             sh_type: SHT_STRTAB,
+            flags: 0,
             link: 0,
             info: 0,
             align: 1,

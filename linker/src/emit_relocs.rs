@@ -1,0 +1,123 @@
+//! `-q`/`--emit-relocs`: the inputs' relocations kept in the output, one `.rela<name>`
+//! section per output section that has any, for tools that rewrite a linked program
+//! (BOLT, the kernel's relocation tools, binary diffing).
+//!
+//! As lld writes them: each relocation keeps its type (also where the linker relaxed the
+//! instruction), its offset becomes the place's address (the offset inside the section for
+//! sections not loaded), and its symbol becomes the output's: a global or a local the
+//! symbol table shows is named by its index; anything else (an input's section symbol, a
+//! local that is not shown, a merged string) becomes the output section's symbol with the
+//! address it denoted as the addend. A relocation against what the link discarded becomes
+//! `R_X86_64_NONE`.
+
+use crate::context::{Link, Target};
+use crate::object_file::{shndx, SectionKind, LE, NO_OUTPUT};
+use crate::symbols::SymbolDef;
+use crate::write::SymtabIndex;
+use object::elf::{R_X86_64_NONE, STT_SECTION};
+use object::read::elf::Rela as _;
+use rayon::prelude::*;
+
+/// The relocations copied for one output section, encoded.
+pub(crate) struct CopiedRelocations {
+    /// The output section (its position in `Link::outputs`) they apply to.
+    pub output: u32,
+    pub bytes: Vec<u8>,
+}
+
+/// One `Elf64_Rela` per relocation of every input section in the output, in output order.
+pub(crate) fn relocation_sections(link: &Link, index: &SymtabIndex) -> Vec<CopiedRelocations> {
+    link.outputs
+        .par_iter()
+        .enumerate()
+        .filter(|(_, o)| o.synthetic.is_none())
+        .filter_map(|(k, o)| {
+            let mut bytes = Vec::new();
+            for &(file, sec) in &o.inputs {
+                let s = &link.objects[file as usize].sections[sec as usize];
+                if !s.is_kept() || s.kind == SectionKind::Merge {
+                    continue;
+                }
+                for r in s.relocs {
+                    // A dropped `.eh_frame` record has no place in the output.
+                    let Some(place) = link.section_address(file, sec, r.r_offset(LE)) else {
+                        continue;
+                    };
+                    let r_type = r.r_type(LE, false);
+                    let (sym, addend) = output_symbol(link, index, file, r);
+                    let info = match sym {
+                        Some(sym) => (u64::from(sym) << 32) | u64::from(r_type),
+                        None => u64::from(R_X86_64_NONE),
+                    };
+                    bytes.extend_from_slice(&place.to_le_bytes());
+                    bytes.extend_from_slice(&info.to_le_bytes());
+                    bytes.extend_from_slice(&addend.to_le_bytes());
+                }
+            }
+            (!bytes.is_empty()).then_some(CopiedRelocations {
+                output: k as u32,
+                bytes,
+            })
+        })
+        .collect()
+}
+
+/// The output's symbol index and addend for relocation `r` of object `file`; `None` for a
+/// target the link discarded.
+fn output_symbol(
+    link: &Link,
+    index: &SymtabIndex,
+    file: u32,
+    r: &crate::object_file::Rela,
+) -> (Option<u32>, i64) {
+    let addend = r.r_addend(LE);
+    let sym = r.r_sym(LE, false);
+    if sym == 0 {
+        return (Some(0), addend);
+    }
+    let target = link.target(file, sym as usize);
+    let shown = match target {
+        Target::Global(id) => Some(index.globals[id as usize]).filter(|&i| i != 0),
+        Target::Local(f, i) => {
+            let is_section = link.objects[f as usize].symbols[i as usize].st_type() == STT_SECTION;
+            (!is_section).then(|| index.local(f, i)).flatten()
+        }
+    };
+    if let Some(i) = shown {
+        return (Some(i), addend);
+    }
+    // Through the section the target is defined in.
+    let (def_file, def_section) = match target {
+        Target::Global(id) => match link.symtab.get(id).def {
+            SymbolDef::Defined { file, section, .. } => (file, section),
+            _ => return (None, 0),
+        },
+        Target::Local(f, i) => (f, link.objects[f as usize].symbol_section(i as usize)),
+    };
+    if def_section == shndx::ABS {
+        return (Some(0), link.address_with_addend(target, addend));
+    }
+    match output_of(link, def_file, def_section) {
+        Some(out) => {
+            let base = link.outputs[out as usize].addr as i64;
+            let value = link.address_with_addend(target, addend).wrapping_sub(base);
+            (Some(index.sections[out as usize]), value)
+        }
+        None => (None, 0),
+    }
+}
+
+/// The output section (position in `Link::outputs`) holding input section `sec` of
+/// `file`, or the copy identical code folding kept in its place.
+fn output_of(link: &Link, file: u32, sec: u32) -> Option<u32> {
+    if !shndx::is_section(sec) {
+        return None;
+    }
+    let (f, sec) = link
+        .folded_into
+        .get(&(file, sec))
+        .copied()
+        .unwrap_or((file, sec));
+    let s = link.objects[f as usize].sections.get(sec as usize)?;
+    (s.is_kept() && s.output != NO_OUTPUT).then_some(s.output)
+}
