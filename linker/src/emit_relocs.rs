@@ -12,8 +12,8 @@
 
 use crate::context::{Link, Target};
 use crate::object_file::{shndx, SectionKind, LE, NO_OUTPUT};
+use crate::static_symtab::SymtabIndex;
 use crate::symbols::SymbolDef;
-use crate::write::SymtabIndex;
 use object::elf::{R_X86_64_NONE, STT_SECTION};
 use object::read::elf::Rela as _;
 use rayon::prelude::*;

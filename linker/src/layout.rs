@@ -34,15 +34,19 @@ const FLAG_MASK: u64 = !(SHF_GROUP as u64
 /// Puts every kept input section into its output section (in input order, constructor
 /// tables sorted by priority) and computes its offset there.
 pub fn assign_input_sections(link: &mut Link) {
-    let strip_debug = link.opts.strip_debug || link.opts.strip_all;
-    let keep_text_prefix = link.opts.z_keep_text_section_prefix;
+    let rules = Rules {
+        strip_debug: link.opts.strip_debug || link.opts.strip_all,
+        keep_text_prefix: link.opts.z_keep_text_section_prefix,
+        relocatable: link.opts.relocatable,
+    };
     // Each object's kept sections grouped by output section key, in parallel; then the
     // groups are given output sections in input order (so outputs are numbered, and their
     // inputs listed, in the order their sections appear).
     let grouped: Vec<Vec<KeyGroup>> = link
         .objects
         .par_iter_mut()
-        .map(|obj| group_by_output(obj, strip_debug, keep_text_prefix))
+        .enumerate()
+        .map(|(f, obj)| group_by_output(f as u32, obj, &rules))
         .collect();
     let mut by_key: FxHashMap<OutputKey, u32> = FxHashMap::default();
     for (f, groups) in grouped.into_iter().enumerate() {
@@ -68,7 +72,8 @@ pub fn assign_input_sections(link: &mut Link) {
         }
     }
     for o in link.outputs.iter_mut() {
-        if [".init_array", ".fini_array", ".preinit_array"].contains(&o.name.as_str()) {
+        let arrays = [".init_array", ".fini_array", ".preinit_array"];
+        if !rules.relocatable && arrays.contains(&o.name.as_str()) {
             let objects = &link.objects;
             // GNU ld's SORT_BY_INIT_PRIORITY: equal priorities go by section name (so
             // `.ctors.N` before `.init_array.M`), then input order; the unprioritized
@@ -79,7 +84,15 @@ pub fn assign_input_sections(link: &mut Link) {
                 (priority, if priority < 65536 { name } else { "" })
             });
         }
-        if o.inputs.len() > 1 {
+        if rules.relocatable {
+            // A relocatable output stays mergeable if its inputs agree on the entry size.
+            let objects = &link.objects;
+            let entsize = |&(f, i): &(u32, u32)| objects[f as usize].sections[i as usize].entsize;
+            if !o.inputs.iter().all(|x| entsize(x) == o.entsize) {
+                o.entsize = 0;
+                o.flags &= !u64::from(SHF_MERGE | SHF_STRINGS);
+            }
+        } else if o.inputs.len() > 1 {
             // Merged and split sections get entsize only if all agree; otherwise none.
             o.entsize = 0;
         }
@@ -87,8 +100,18 @@ pub fn assign_input_sections(link: &mut Link) {
 }
 
 /// What sends input sections to the same output section: its name, the flags that matter,
-/// and whether it is TLS `.bss`.
-type OutputKey = (&'static str, u64, bool);
+/// whether it is TLS `.bss`, and for a COMDAT group member in `-r` output (which stays a
+/// section of its own, so that the final link can still drop it) the section itself.
+type OutputKey = (&'static str, u64, bool, Option<(u32, u32)>);
+
+/// How input sections map to output sections.
+struct Rules {
+    strip_debug: bool,
+    keep_text_prefix: bool,
+    /// `-r`: sections keep their names (as lld and GNU ld do), group members and what
+    /// makes them mergeable.
+    relocatable: bool,
+}
 
 /// One object's sections that go to one output section, in section order.
 struct KeyGroup {
@@ -106,9 +129,9 @@ struct KeyGroup {
 /// The kept sections of `obj` grouped by output key, groups in order of first appearance
 /// (constructor tables folded into the arrays are reversed on the way).
 fn group_by_output(
+    file: u32,
     obj: &mut crate::object_file::ObjectFile,
-    strip_debug: bool,
-    keep_text_prefix: bool,
+    rules: &Rules,
 ) -> Vec<KeyGroup> {
     let mut groups: Vec<KeyGroup> = Vec::new();
     let mut index: FxHashMap<OutputKey, usize> = FxHashMap::default();
@@ -117,15 +140,26 @@ fn group_by_output(
         if !s.is_kept() {
             continue;
         }
-        if !s.is_alloc() && strip_debug && s.name.starts_with(".debug") {
+        if !s.is_alloc() && rules.strip_debug && s.name.starts_with(".debug") {
             continue;
         }
         let input_name: &'static str = s.name;
-        let name = output_section_name(input_name, keep_text_prefix);
-        let flags = s.flags & FLAG_MASK;
+        let (name, flags, member) = if rules.relocatable {
+            let kept = FLAG_MASK | u64::from(SHF_GROUP | SHF_MERGE | SHF_STRINGS);
+            let member = (s.flags & u64::from(SHF_GROUP) != 0).then_some((file, i as u32));
+            (input_name, s.flags & kept, member)
+        } else {
+            let name = output_section_name(input_name, rules.keep_text_prefix);
+            (name, s.flags & FLAG_MASK, None)
+        };
         let key_flags = flags & u64::from(SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR | SHF_TLS);
         let nobits = s.sh_type == SHT_NOBITS;
-        let key = (name, key_flags, nobits && flags & u64::from(SHF_TLS) != 0);
+        let key = (
+            name,
+            key_flags,
+            nobits && flags & u64::from(SHF_TLS) != 0,
+            member,
+        );
         let sh_type = match (s.sh_type, name) {
             (SHT_X86_64_UNWIND, _) => SHT_PROGBITS,
             // `.ctors`/`.dtors` (PROGBITS) folded into the arrays keep the arrays' type.
@@ -273,7 +307,7 @@ pub fn place_inputs(link: &mut Link) {
         out.inputs = inputs;
         out.size = size;
         out.align = out.align.max(align);
-        if out.name == ".eh_frame" {
+        if out.name == ".eh_frame" && !link.opts.relocatable {
             // Unwinders without .eh_frame_hdr (static links by gcc) walk to this zero.
             out.add_tail(TailKind::Zero, 4, 4);
         }
@@ -295,7 +329,10 @@ pub fn place_inputs(link: &mut Link) {
     }
     merged.place(&mut link.objects, &group_offsets);
     link.merge_groups = merged.groups;
-    place_commons(link);
+    // A relocatable output leaves common symbols for the final link to allocate.
+    if !link.opts.relocatable {
+        place_commons(link);
+    }
 }
 
 fn bss_section(link: &mut Link) -> usize {
@@ -398,7 +435,7 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
             0,
         );
     }
-    let properties = gnu_properties(link).len() as u64;
+    let properties = crate::synthetic::gnu_property_size(link);
     if properties > 0 {
         add_synthetic(
             link,
@@ -406,7 +443,7 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
             ".note.gnu.property",
             SHT_NOTE,
             a,
-            16 + 16 * properties,
+            properties,
             8,
             0,
         );
@@ -1236,7 +1273,7 @@ fn fixed_address(link: &Link, o: &OutputSection) -> Option<u64> {
         .map(|&(_, a)| a)
 }
 
-fn asks_for_executable_stack(link: &Link) -> bool {
+pub fn asks_for_executable_stack(link: &Link) -> bool {
     link.objects.iter().any(|o| {
         o.sections
             .iter()

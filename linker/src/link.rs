@@ -106,9 +106,39 @@ fn check_shlib_undefined(link: &Link) -> Result<()> {
     }
 }
 
+/// `-r` combined with what makes no sense for a relocatable output: refused where lld and
+/// GNU ld refuse it, otherwise a warning that it is ignored.
+fn check_relocatable_options(opts: &Options) -> Result<()> {
+    use crate::options::OutputKind;
+    let refused = match opts.kind {
+        OutputKind::Shared => Some("-shared"),
+        OutputKind::Pie => Some("-pie"),
+        OutputKind::Executable if opts.icf != crate::icf::Icf::None => Some("--icf"),
+        OutputKind::Executable => None,
+    };
+    if let Some(option) = refused {
+        return Err(LinkError::Link(format!(
+            "-r and {option} may not be used together"
+        )));
+    }
+    for (given, option) in [
+        (opts.gc_sections, "--gc-sections"),
+        (opts.strip_all, "-s"),
+        (opts.pack_relative_relocs, "-z pack-relative-relocs"),
+    ] {
+        if given {
+            eprintln!("rld: warning: {option} is ignored with -r");
+        }
+    }
+    Ok(())
+}
+
 /// The link; `inputs_read` runs once every input has been read.
 fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Result<()> {
-    if opts.emit_relocs && opts.strip_all {
+    if opts.relocatable {
+        check_relocatable_options(opts)?;
+    }
+    if opts.emit_relocs && opts.strip_all && !opts.relocatable {
         // Copied relocations name symbols of a table `-s` leaves out (lld refuses too).
         return Err(LinkError::Link(
             "--strip-all and --emit-relocs may not be used together".into(),
@@ -148,7 +178,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     // Resolve symbols in command-line order, pulling archive members as references need
     // them. The entry point and -u symbols are references too.
     let mut roots: Vec<String> = opts.undefined.clone();
-    if !opts.is_shared() {
+    if !opts.is_shared() && !opts.relocatable {
         roots.push(opts.entry.clone().unwrap_or_else(|| "_start".into()));
     }
     let mut resolver = symbols::Resolver::new(
@@ -213,8 +243,9 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     if !resolver.bitcode.is_empty() {
         let objects = lto_driver::run_lto(opts, &mut resolver, &dynamic_list)?;
         timer.phase("LTO");
-        if opts.relocatable {
-            // -r with bitcode inputs: the LTO-compiled object (one partition) is the output.
+        if opts.relocatable && !resolver.has_objects() {
+            // -r with bitcode inputs only: the LTO-compiled object (one partition) is the
+            // output.
             let object = objects.into_iter().next().unwrap_or_default();
             return pending.write_all(&object);
         }
@@ -227,10 +258,6 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
             };
             (name, &*Box::leak(object.into_boxed_slice()))
         }));
-    } else if opts.relocatable {
-        return Err(LinkError::Link(
-            "-r is supported only for bitcode inputs (LTO) so far".into(),
-        ));
     }
     if !lto_objects.is_empty() {
         resolver.add_lto_objects(lto_objects)?;
@@ -258,6 +285,9 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         .collect();
     if !missing.is_empty() {
         return Err(LinkError::Many(missing));
+    }
+    if opts.relocatable {
+        return crate::relocatable::write(&mut link, pending, &mut timer);
     }
     check_shlib_undefined(&link)?;
     report_missing_cet(&link)?;

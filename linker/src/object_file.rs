@@ -92,6 +92,8 @@ impl InputSection {
 /// A COMDAT group: only the first object to define a signature keeps its members.
 pub struct ComdatGroup {
     pub signature: &'static [u8],
+    /// The symbol naming the group (`sh_info` of its section), which `-r` output keeps.
+    pub signature_symbol: u32,
     pub members: Vec<u32>,
 }
 
@@ -436,6 +438,7 @@ impl ObjectFile {
                     }
                     comdat_groups.push(ComdatGroup {
                         signature,
+                        signature_symbol: sig_index as u32,
                         members: member_ids,
                     });
                 }

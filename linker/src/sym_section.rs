@@ -17,6 +17,8 @@ use object::elf::{SHN_ABS, SHN_LORESERVE, SHN_XINDEX};
 pub enum SymSection {
     Undefined,
     Absolute,
+    /// A common symbol left for the final link to allocate (`-r`).
+    Common,
     /// The section header index of an output section.
     Output(u32),
 }
@@ -27,6 +29,7 @@ impl SymSection {
         match self {
             SymSection::Undefined => (0, 0),
             SymSection::Absolute => (SHN_ABS, 0),
+            SymSection::Common => (object::elf::SHN_COMMON, 0),
             SymSection::Output(i) if i >= u32::from(SHN_LORESERVE) => (SHN_XINDEX, i),
             SymSection::Output(i) => (i as u16, 0),
         }

@@ -546,6 +546,11 @@ impl Resolver {
         }
     }
 
+    /// Whether any ELF object (not bitcode) takes part.
+    pub fn has_objects(&self) -> bool {
+        !self.objects.is_empty()
+    }
+
     pub fn finish(self) -> Result<Resolved> {
         if !self.duplicates.is_empty() {
             return Err(LinkError::Many(self.duplicates));

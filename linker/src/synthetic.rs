@@ -29,18 +29,7 @@ pub fn write_synthetic(link: &Link, dynamic: &DynamicTables, which: Synthetic, b
             put_u32(buf, 8, NT_GNU_BUILD_ID);
             buf[12..16].copy_from_slice(b"GNU\0");
         }
-        Synthetic::GnuProperty => {
-            let properties = crate::layout::gnu_properties(link);
-            put_u32(buf, 0, 4);
-            put_u32(buf, 4, 16 * properties.len() as u32);
-            put_u32(buf, 8, NT_GNU_PROPERTY_TYPE_0);
-            buf[12..16].copy_from_slice(b"GNU\0");
-            for (i, (pr_type, value)) in properties.into_iter().enumerate() {
-                put_u32(buf, 16 + 16 * i, pr_type);
-                put_u32(buf, 20 + 16 * i, 4);
-                put_u32(buf, 24 + 16 * i, value);
-            }
-        }
+        Synthetic::GnuProperty => write_gnu_property(link, buf),
         Synthetic::DynSym => write_dynsym(link, dynamic, buf),
         Synthetic::DynStr => buf.copy_from_slice(&dynamic.dynstr),
         Synthetic::GnuVersion => {
@@ -375,4 +364,27 @@ fn fde_starts(link: &Link, file: FileId, sec: u32, eh_addr: u64) -> Vec<(u64, u6
         starts.push((pc, eh_addr + p.output_offset));
     }
     starts
+}
+
+/// `.note.gnu.property`: the x86 features and ISA level the output carries, into `buf` of
+/// [`gnu_property_size`] bytes.
+pub fn write_gnu_property(link: &Link, buf: &mut [u8]) {
+    let properties = crate::layout::gnu_properties(link);
+    put_u32(buf, 0, 4);
+    put_u32(buf, 4, 16 * properties.len() as u32);
+    put_u32(buf, 8, NT_GNU_PROPERTY_TYPE_0);
+    buf[12..16].copy_from_slice(b"GNU\0");
+    for (i, (pr_type, value)) in properties.into_iter().enumerate() {
+        put_u32(buf, 16 + 16 * i, pr_type);
+        put_u32(buf, 20 + 16 * i, 4);
+        put_u32(buf, 24 + 16 * i, value);
+    }
+}
+
+/// The size of `.note.gnu.property`, or 0 when there is nothing to say.
+pub fn gnu_property_size(link: &Link) -> u64 {
+    match crate::layout::gnu_properties(link).len() {
+        0 => 0,
+        n => 16 + 16 * n as u64,
+    }
 }

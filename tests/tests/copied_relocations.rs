@@ -236,3 +236,237 @@ fn emit_relocs_in_a_pie() {
     assert_eq!(types_by_section(&rld), types_by_section(&lld));
     assert!(check_against_bytes(&rld) >= 10);
 }
+
+const CXX_A: &str = r#"#include <cstdio>
+#include <stdexcept>
+#include <string>
+template <class T> T twice(T x) { return x + x; }
+inline int next_id() { static int id; return ++id; }
+extern int shared_total;
+extern __thread int per_thread;
+int from_a(int x) {
+    if (x < 0) throw std::runtime_error("negative " + std::to_string(x));
+    shared_total += x;
+    per_thread++;
+    return twice(x) + next_id();
+}
+struct Announce { Announce() { std::puts("constructed in a"); } } announce;
+"#;
+
+const CXX_B: &str = r#"#include <cstdio>
+#include <stdexcept>
+template <class T> T twice(T x) { return x + x; }
+inline int next_id() { static int id; return ++id; }
+int from_a(int);
+extern "C" int from_c(const char *);
+int main() {
+    int sum = from_a(3) + twice(4) + next_id();
+    try {
+        from_a(-2);
+    } catch (const std::exception &e) {
+        std::printf("caught: %s\n", e.what());
+    }
+    std::printf("sum %d, %d\n", sum, from_c("the end"));
+    return 0;
+}
+"#;
+
+const C_PART: &str = r#"#include <stdio.h>
+int shared_total;            /* common with -fcommon */
+__thread int per_thread = 5;
+static const char *greeting = "from c: %s (%d, %d)\n";
+int from_c(const char *s) { printf(greeting, s, shared_total, per_thread); return 7; }
+"#;
+
+/// `rld -r` (and `ld.lld -r`) of the three objects.
+fn combine(t: &Test, objs: &[&Path], flags: &[&str], out: &str) -> std::path::PathBuf {
+    t.link(Driver::Rld, objs, &[&["-r"], flags].concat(), out)
+}
+
+/// The global symbols of a relocatable object: name, binding, type, and whether each is
+/// undefined, common or defined.
+fn globals(path: &Path) -> Vec<(String, String, String, String)> {
+    let mut out: Vec<_> = symbols(path)
+        .into_iter()
+        .filter(|s| s.table == ".symtab" && s.bind != "LOCAL")
+        .map(|s| {
+            let ndx = match s.ndx.as_str() {
+                "UND" | "COM" | "ABS" => s.ndx.clone(),
+                _ => "defined".into(),
+            };
+            (s.name, s.bind, s.typ, ndx)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The COMDAT groups of an object: each as its signature and member section names,
+/// sorted.
+fn groups(path: &Path) -> Vec<String> {
+    let text = tool_stdout("readelf", &["-gW"], path);
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("COMDAT group section") {
+            // COMDAT group section [    3] `.group' [SIGNATURE] contains N sections:
+            let signature = line.split('[').nth(2).and_then(|r| r.split(']').next());
+            out.push(signature.unwrap_or("").to_string());
+        } else if let Some(member) = line.strip_prefix('[').and_then(|l| l.split_once(']')) {
+            if member.0.trim().parse::<u32>().is_ok() {
+                if let Some(last) = out.last_mut() {
+                    last.push(' ');
+                    last.push_str(member.1.trim());
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `-r` with native objects, as lld and GNU ld make it: one relocatable object whose
+/// sections keep their names, whose COMDAT groups (templates, inline functions and their
+/// static locals) are kept once, with common symbols still common, the same global symbols
+/// as lld's, and every relocation, so that linking it (with lld, GNU ld or rld) gives the
+/// program the inputs give, debug line information included.
+#[test]
+fn relocatable_output_links_like_its_inputs() {
+    let t = Test::new();
+    let cxx = ["-O1", "-g"];
+    let a = t.compile_cxx(Clang, CXX_A, &cxx);
+    let b = t.compile_cxx(Clang, CXX_B, &cxx);
+    let c = t.compile(Clang, C_PART, &["-O1", "-g", "-fcommon"]);
+    let objs = [a.as_path(), b.as_path(), c.as_path()];
+    let ours = combine(&t, &objs, &[], "combined.o");
+    let lld_r = t.path("combined-lld.o");
+    run_checked(
+        std::process::Command::new("ld.lld-14")
+            .arg("-r")
+            .args(objs)
+            .arg("-o")
+            .arg(&lld_r),
+    );
+    assert_eq!(elf_type(&ours), "REL");
+    assert_readelf_clean(&ours);
+    assert_eq!(globals(&ours), globals(&lld_r));
+    assert!(
+        globals(&ours)
+            .iter()
+            .any(|g| g.0 == "shared_total" && g.3 == "COM"),
+        "{:?}",
+        globals(&ours)
+    );
+    let our_groups = groups(&ours);
+    assert_eq!(our_groups, groups(&lld_r));
+    assert!(
+        our_groups.contains(&"_ZZ7next_idvE2id .bss._ZZ7next_idvE2id".to_string()),
+        "{our_groups:?}"
+    );
+    let secs = sections(&ours);
+    let names: Vec<&str> = secs.iter().map(|s| s.name.as_str()).collect();
+    for want in [
+        ".text",
+        ".rela.text",
+        ".eh_frame",
+        ".rela.eh_frame",
+        ".debug_info",
+        ".rela.debug_info",
+        ".tdata",
+        ".init_array",
+        ".note.GNU-stack",
+    ] {
+        assert!(names.contains(&want), "{want} missing: {names:?}");
+    }
+    assert!(secs.iter().all(|s| s.addr == 0), "{secs:?}");
+    let strings = find_section(&secs, ".rodata.str1.1").expect("merged strings");
+    assert_eq!(strings.flags, "AMS");
+
+    let direct = t.link_cxx(Driver::ClangLld, &objs, &[], "direct", false);
+    let expected = "constructed in a\ncaught: negative -2\nfrom c: the end (3, 6)\nsum 17, 7\n";
+    assert_output_is(
+        &direct,
+        &run(&direct, &[], &[]),
+        expected,
+        "the inputs linked",
+    );
+    for driver in [Driver::ClangLld, Driver::GccLd, Driver::ClangRld] {
+        let exe = t.link_cxx(
+            driver,
+            &[&ours],
+            &[],
+            &format!("{}/prog", driver.name()),
+            true,
+        );
+        assert_same_output(&exe, &direct, &[], &[], Some(expected));
+    }
+    // The debug information still maps main's code to its source line.
+    let line_of_main = |exe: &Path| {
+        let main = find_symbols(&symbols(exe), ".symtab", "main")[0].value;
+        let out = std::process::Command::new("addr2line")
+            .arg("-e")
+            .arg(exe)
+            .arg(format!("{main:#x}"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.rsplit('/').next().unwrap_or("").trim().to_string()
+    };
+    let via_r = t.path(&format!("{}/prog", Driver::ClangLld.name()));
+    assert_eq!(line_of_main(&via_r), line_of_main(&direct));
+    assert!(
+        line_of_main(&direct).contains(":7"),
+        "{}",
+        line_of_main(&direct)
+    );
+}
+
+/// `-r` mixing LLVM bitcode with native objects: the bitcode is compiled (as one
+/// partition, its symbols kept global) and combined with the objects into one relocatable
+/// object that links into the same program.
+#[test]
+fn relocatable_output_mixes_bitcode_and_objects() {
+    let t = Test::new();
+    let a = t.compile_cxx(Clang, CXX_A, &["-O1", "-flto"]);
+    let b = t.compile_cxx(Clang, CXX_B, &["-O1"]);
+    let c = t.compile(Clang, C_PART, &["-O1", "-fcommon", "-flto"]);
+    let ours = combine(&t, &[&a, &b, &c], &[], "mixed.o");
+    assert_eq!(elf_type(&ours), "REL");
+    let names: Vec<String> = globals(&ours)
+        .into_iter()
+        .filter(|g| g.3 == "defined")
+        .map(|g| g.0)
+        .collect();
+    for want in ["main", "_Z6from_ai", "from_c", "per_thread"] {
+        assert!(names.iter().any(|n| n == want), "{want}: {names:?}");
+    }
+    let exe = t.link_cxx(Driver::ClangLld, &[&ours], &[], "prog", false);
+    let expected = "constructed in a\ncaught: negative -2\nfrom c: the end (3, 6)\nsum 17, 7\n";
+    assert_output_is(&exe, &run(&exe, &[], &[]), expected, "the program from -r");
+}
+
+/// What cannot go with `-r` is refused as lld refuses it; what has no meaning there warns.
+#[test]
+fn relocatable_output_option_conflicts() {
+    let t = Test::new();
+    let c = t.compile(Clang, C_PART, &["-O1"]);
+    for (flag, message) in [
+        ("-shared", "-r and -shared may not be used together"),
+        ("-pie", "-r and -pie may not be used together"),
+        ("--icf=all", "-r and --icf may not be used together"),
+    ] {
+        let (res, cmd) = t.try_link(Driver::Rld, &[&c], &["-r", flag], "refused.o");
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert!(
+            !res.status.success() && err.contains(message),
+            "{cmd}: {err}"
+        );
+        assert!(!t.path("refused.o").exists());
+    }
+    let (res, cmd) = t.try_link(Driver::Rld, &[&c], &["-r", "--gc-sections"], "gc.o");
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(res.status.success(), "{cmd}: {err}");
+    assert!(
+        err.contains("warning: --gc-sections is ignored with -r"),
+        "{err}"
+    );
+}

@@ -1,0 +1,437 @@
+//! `-r`: one relocatable object made of the inputs, for a later link to use as if it were
+//! those inputs.
+//!
+//! As lld and GNU ld do it: sections of the same name (and kind) are concatenated under
+//! their own name; members of COMDAT groups stay sections of their own and their groups
+//! are kept, once per signature, so the final link can still choose one copy; mergeable
+//! strings and constants are merged; `.eh_frame` is concatenated without its terminator;
+//! common symbols stay common; hidden symbols stay global (the final link makes them
+//! local); nothing gets an address. Every relocation is kept, with its offset inside the
+//! output section and its symbol renumbered (see [`crate::emit_relocs`]).
+
+use crate::context::{Link, Target};
+use crate::emit_relocs::relocation_sections;
+use crate::error::Result;
+use crate::layout;
+use crate::object_file::SectionKind;
+use crate::output_file::PendingOutput;
+use crate::output_section::TailKind;
+use crate::static_symtab::{build_symtab, SymtabIndex};
+use crate::synthetic::{gnu_property_size, put_u32, put_u64, write_gnu_property};
+use crate::timer::Timer;
+use object::elf::*;
+use rustc_hash::FxHashMap;
+
+/// A section header of the output, in file order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Header {
+    Output(u32),
+    Group(usize),
+    Rela(u32),
+    GnuStack,
+    GnuProperty,
+    Symtab,
+    Strtab,
+    Shstrtab,
+    SymtabShndx,
+}
+
+/// A COMDAT group the output keeps: the object it came from, its signature symbol there,
+/// and its members' output sections.
+struct Group {
+    file: u32,
+    signature: u32,
+    members: Vec<u32>,
+}
+
+/// Lays out and writes the relocatable output.
+pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> Result<()> {
+    drop_duplicate_groups(link);
+    layout::assign_input_sections(link);
+    layout::place_inputs(link);
+    timer.phase("output sections");
+
+    let groups = kept_groups(link);
+    let has_relocs: Vec<bool> = link
+        .outputs
+        .iter()
+        .map(|o| {
+            o.inputs.iter().any(|&(f, i)| {
+                let s = &link.objects[f as usize].sections[i as usize];
+                s.kind != SectionKind::Merge && !s.relocs.is_empty()
+            })
+        })
+        .collect();
+
+    // A group's header goes before its first member's, as the ELF specification asks.
+    let mut group_at: FxHashMap<u32, usize> = FxHashMap::default();
+    for (g, group) in groups.iter().enumerate() {
+        if let Some(&first) = group.members.iter().min() {
+            group_at.entry(first).or_insert(g);
+        }
+    }
+    let mut headers = Vec::new();
+    // Per output section: the header index of its relocations (0 if none).
+    let mut rela_index = vec![0u32; has_relocs.len()];
+    for (k, &relocs) in has_relocs.iter().enumerate() {
+        let k = k as u32;
+        if let Some(&g) = group_at.get(&k) {
+            headers.push(Header::Group(g));
+        }
+        headers.push(Header::Output(k));
+        if relocs {
+            headers.push(Header::Rela(k));
+            rela_index[k as usize] = headers.len() as u32;
+        }
+    }
+    headers.push(Header::GnuStack);
+    let property_size = gnu_property_size(link);
+    if property_size > 0 {
+        headers.push(Header::GnuProperty);
+    }
+    headers.extend([Header::Symtab, Header::Strtab, Header::Shstrtab]);
+    let index_of = |headers: &[Header], h: Header| -> u32 {
+        1 + headers.iter().position(|&x| x == h).expect("header listed") as u32
+    };
+    for (i, h) in headers.iter().enumerate() {
+        if let Header::Output(k) = *h {
+            let o = &mut link.outputs[k as usize];
+            o.index = 1 + i as u32;
+            o.addr = 0;
+        }
+    }
+
+    let (symtab, index) = build_symtab(link);
+    let index = index.expect("-r builds the symbol index");
+    let mut relocs: FxHashMap<u32, Vec<u8>> = relocation_sections(link, &index)
+        .into_iter()
+        .map(|r| (r.output, r.bytes))
+        .collect();
+    if symtab.has_extended_indices() {
+        headers.push(Header::SymtabShndx);
+    }
+    timer.phase("  .symtab and relocations");
+
+    let symtab_index = index_of(&headers, Header::Symtab);
+    let group_bytes: Vec<Vec<u8>> = groups
+        .iter()
+        .map(|g| {
+            let mut words = vec![GRP_COMDAT];
+            for &k in &g.members {
+                words.push(link.outputs[k as usize].index);
+                if has_relocs[k as usize] {
+                    words.push(rela_index[k as usize]);
+                }
+            }
+            words.iter().flat_map(|w| w.to_le_bytes()).collect()
+        })
+        .collect();
+
+    let mut shstrtab = vec![0u8];
+    let mut name_offsets = Vec::with_capacity(headers.len());
+    for h in &headers {
+        let name = match *h {
+            Header::Output(k) => link.outputs[k as usize].name.clone(),
+            Header::Group(_) => ".group".into(),
+            Header::Rela(k) => format!(".rela{}", link.outputs[k as usize].name),
+            Header::GnuStack => ".note.GNU-stack".into(),
+            Header::GnuProperty => ".note.gnu.property".into(),
+            Header::Symtab => ".symtab".into(),
+            Header::Strtab => ".strtab".into(),
+            Header::Shstrtab => ".shstrtab".into(),
+            Header::SymtabShndx => ".symtab_shndx".into(),
+        };
+        name_offsets.push(shstrtab.len() as u32);
+        shstrtab.extend_from_slice(name.as_bytes());
+        shstrtab.push(0);
+    }
+    let shndx_bytes: Vec<u8> = symtab.shndx.iter().flat_map(|i| i.to_le_bytes()).collect();
+
+    // Every header's fields; file offsets assigned in order after the ELF header.
+    let mut shdrs: Vec<Shdr> = Vec::with_capacity(headers.len());
+    let mut end = 64u64;
+    for (i, h) in headers.iter().enumerate() {
+        let mut sh = match *h {
+            Header::Output(k) => {
+                let o = &link.outputs[k as usize];
+                Shdr::new(o.sh_type, o.flags, o.size, o.align, o.entsize)
+            }
+            Header::Group(g) => {
+                let mut sh = Shdr::new(SHT_GROUP, 0, group_bytes[g].len() as u64, 4, 4);
+                sh.link = symtab_index;
+                sh.info = signature_index(link, &index, &groups[g]);
+                sh
+            }
+            Header::Rela(k) => {
+                let target = &link.outputs[k as usize];
+                let bytes = relocs.get(&k).map_or(0, Vec::len) as u64;
+                let flags = u64::from(SHF_INFO_LINK) | (target.flags & u64::from(SHF_GROUP));
+                let mut sh = Shdr::new(SHT_RELA, flags, bytes, 8, 24);
+                sh.link = symtab_index;
+                sh.info = target.index;
+                sh
+            }
+            Header::GnuStack => {
+                // Executable only if an input asked for it.
+                let flags = if layout::asks_for_executable_stack(link) {
+                    u64::from(SHF_EXECINSTR)
+                } else {
+                    0
+                };
+                Shdr::new(SHT_PROGBITS, flags, 0, 1, 0)
+            }
+            Header::GnuProperty => Shdr::new(SHT_NOTE, u64::from(SHF_ALLOC), property_size, 8, 0),
+            Header::Symtab => {
+                let mut sh = Shdr::new(SHT_SYMTAB, 0, symtab.symtab.len() as u64, 8, 24);
+                sh.link = index_of(&headers, Header::Strtab);
+                sh.info = symtab.first_global;
+                sh
+            }
+            Header::Strtab => Shdr::new(SHT_STRTAB, 0, symtab.strtab.len() as u64, 1, 0),
+            Header::Shstrtab => Shdr::new(SHT_STRTAB, 0, shstrtab.len() as u64, 1, 0),
+            Header::SymtabShndx => {
+                let mut sh = Shdr::new(SHT_SYMTAB_SHNDX, 0, shndx_bytes.len() as u64, 4, 4);
+                sh.link = symtab_index;
+                sh
+            }
+        };
+        sh.name = name_offsets[i];
+        end = end.next_multiple_of(sh.align.max(1));
+        sh.offset = end;
+        if sh.sh_type != SHT_NOBITS {
+            end += sh.size;
+        }
+        shdrs.push(sh);
+    }
+    let shoff = end.next_multiple_of(8);
+    let shnum = 1 + headers.len() as u64;
+    let mut image = pending.buffer(shoff + 64 * shnum)?;
+    let buf: &mut [u8] = &mut image;
+
+    for (h, sh) in headers.iter().zip(&shdrs) {
+        let at = sh.offset as usize;
+        let place = &mut buf[at..at
+            + if sh.sh_type == SHT_NOBITS {
+                0
+            } else {
+                sh.size as usize
+            }];
+        match *h {
+            Header::Output(k) => write_output_section(link, k, place),
+            Header::Group(g) => place.copy_from_slice(&group_bytes[g]),
+            Header::Rela(k) => {
+                if let Some(bytes) = relocs.remove(&k) {
+                    place.copy_from_slice(&bytes);
+                }
+            }
+            Header::GnuStack => {}
+            Header::GnuProperty => write_gnu_property(link, place),
+            Header::Symtab => place.copy_from_slice(&symtab.symtab),
+            Header::Strtab => place.copy_from_slice(&symtab.strtab),
+            Header::Shstrtab => place.copy_from_slice(&shstrtab),
+            Header::SymtabShndx => place.copy_from_slice(&shndx_bytes),
+        }
+    }
+    let shstrndx = index_of(&headers, Header::Shstrtab);
+    write_elf_header(buf, shoff, shnum, shstrndx);
+    for (i, sh) in shdrs.iter().enumerate() {
+        let at = (shoff + 64 * (1 + i as u64)) as usize;
+        sh.write(&mut buf[at..at + 64]);
+    }
+    timer.phase("write output");
+    pending.commit(image)
+}
+
+/// Keeps each COMDAT group once. Reading the inputs dropped later copies already, except
+/// beside the LTO object, whose groups hold the definitions the bitcode prevailed with:
+/// a final link would keep only the first of two copies, so the one the symbol table
+/// chose stays and the others go.
+fn drop_duplicate_groups(link: &mut Link) {
+    let mut by_signature: FxHashMap<&[u8], Vec<(u32, usize)>> = FxHashMap::default();
+    for (f, obj) in link.objects.iter().enumerate() {
+        for (g, group) in obj.comdat_groups.iter().enumerate() {
+            let live = group
+                .members
+                .iter()
+                .any(|&m| obj.sections[m as usize].is_kept());
+            if live {
+                by_signature
+                    .entry(group.signature)
+                    .or_default()
+                    .push((f as u32, g));
+            }
+        }
+    }
+    let mut losers = Vec::new();
+    for (signature, copies) in by_signature {
+        if copies.len() < 2 {
+            continue;
+        }
+        let chosen = link
+            .symtab
+            .lookup(signature)
+            .and_then(|id| match link.symtab.get(id).def {
+                crate::symbols::SymbolDef::Defined { file, .. } => Some(file),
+                _ => None,
+            });
+        let winner = copies
+            .iter()
+            .position(|&(f, _)| Some(f) == chosen)
+            .unwrap_or(0);
+        losers.extend(
+            copies
+                .into_iter()
+                .enumerate()
+                .filter(|&(i, _)| i != winner)
+                .map(|(_, copy)| copy),
+        );
+    }
+    for (f, g) in losers {
+        let obj = &mut link.objects[f as usize];
+        for k in 0..obj.comdat_groups[g].members.len() {
+            let m = obj.comdat_groups[g].members[k] as usize;
+            obj.sections[m].kind = SectionKind::Ignored;
+            obj.sections[m].live = false;
+        }
+    }
+}
+
+/// The groups whose members the output holds: one per signature (the others' members
+/// were dropped when the inputs were read).
+fn kept_groups(link: &Link) -> Vec<Group> {
+    let mut groups = Vec::new();
+    for (f, obj) in link.objects.iter().enumerate() {
+        for g in &obj.comdat_groups {
+            let members: Vec<u32> = g
+                .members
+                .iter()
+                .filter_map(|&m| {
+                    let s = &obj.sections[m as usize];
+                    let kept = s.is_kept() && s.output != crate::object_file::NO_OUTPUT;
+                    kept.then_some(s.output)
+                })
+                .collect();
+            if !members.is_empty() {
+                groups.push(Group {
+                    file: f as u32,
+                    signature: g.signature_symbol,
+                    members,
+                });
+            }
+        }
+    }
+    groups
+}
+
+/// The output's index of a group's signature symbol; a local one not shown in the symbol
+/// table is replaced by the section symbol of the group's first member.
+fn signature_index(link: &Link, index: &SymtabIndex, g: &Group) -> u32 {
+    let shown = match link.target(g.file, g.signature as usize) {
+        Target::Global(id) => Some(index.globals[id as usize]).filter(|&i| i != 0),
+        Target::Local(f, i) => index.local(f, i),
+    };
+    shown.unwrap_or_else(|| index.sections[g.members[0] as usize])
+}
+
+/// Output section `k`'s bytes, unrelocated: its inputs at their offsets, `.eh_frame`
+/// records, merged pieces.
+fn write_output_section(link: &Link, k: u32, out: &mut [u8]) {
+    let o = &link.outputs[k as usize];
+    if o.sh_type == SHT_NOBITS {
+        return;
+    }
+    for &(f, i) in &o.inputs {
+        let s = &link.objects[f as usize].sections[i as usize];
+        let at = s.offset as usize;
+        match s.kind {
+            SectionKind::Merge | SectionKind::Ignored => {}
+            SectionKind::EhFrame => {
+                crate::write::copy_eh_frame_pieces(link, f, i, &mut out[at..]);
+            }
+            SectionKind::Regular => {
+                if s.sh_type != SHT_NOBITS {
+                    out[at..at + s.data.len()].copy_from_slice(s.data);
+                }
+            }
+        }
+    }
+    for t in &o.tails {
+        if let TailKind::Merged(g) = t.kind {
+            let data = &link.merge_groups[g as usize].data;
+            let at = t.offset as usize;
+            out[at..at + data.len()].copy_from_slice(data);
+        }
+    }
+}
+
+/// One section header's fields.
+struct Shdr {
+    name: u32,
+    sh_type: u32,
+    flags: u64,
+    offset: u64,
+    size: u64,
+    link: u32,
+    info: u32,
+    align: u64,
+    entsize: u64,
+}
+
+impl Shdr {
+    fn new(sh_type: u32, flags: u64, size: u64, align: u64, entsize: u64) -> Shdr {
+        Shdr {
+            name: 0,
+            sh_type,
+            flags,
+            offset: 0,
+            size,
+            link: 0,
+            info: 0,
+            align,
+            entsize,
+        }
+    }
+
+    fn write(&self, b: &mut [u8]) {
+        put_u32(b, 0, self.name);
+        put_u32(b, 4, self.sh_type);
+        put_u64(b, 8, self.flags);
+        put_u64(b, 16, 0);
+        put_u64(b, 24, self.offset);
+        put_u64(b, 32, self.size);
+        put_u32(b, 40, self.link);
+        put_u32(b, 44, self.info);
+        put_u64(b, 48, self.align);
+        put_u64(b, 56, self.entsize);
+    }
+}
+
+/// An ET_REL header without program headers. Counts that do not fit 16 bits go into
+/// section 0 (ELF extended numbering).
+fn write_elf_header(buf: &mut [u8], shoff: u64, shnum: u64, shstrndx: u32) {
+    buf[0..16].copy_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    buf[16..18].copy_from_slice(&ET_REL.to_le_bytes());
+    buf[18..20].copy_from_slice(&EM_X86_64.to_le_bytes());
+    put_u32(buf, 20, 1);
+    put_u64(buf, 24, 0);
+    put_u64(buf, 32, 0);
+    put_u64(buf, 40, shoff);
+    put_u32(buf, 48, 0);
+    buf[52..54].copy_from_slice(&64u16.to_le_bytes());
+    buf[54..56].copy_from_slice(&0u16.to_le_bytes());
+    buf[56..58].copy_from_slice(&0u16.to_le_bytes());
+    buf[58..60].copy_from_slice(&64u16.to_le_bytes());
+    let section0 = shoff as usize;
+    if shnum >= u64::from(SHN_LORESERVE) {
+        buf[60..62].copy_from_slice(&0u16.to_le_bytes());
+        put_u64(buf, section0 + 32, shnum);
+    } else {
+        buf[60..62].copy_from_slice(&(shnum as u16).to_le_bytes());
+    }
+    if shstrndx >= u32::from(SHN_LORESERVE) {
+        buf[62..64].copy_from_slice(&SHN_XINDEX.to_le_bytes());
+        put_u32(buf, section0 + 40, shstrndx);
+    } else {
+        buf[62..64].copy_from_slice(&(shstrndx as u16).to_le_bytes());
+    }
+}

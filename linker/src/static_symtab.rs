@@ -1,0 +1,477 @@
+//! The output's static symbol table (`.symtab`, `.strtab`, `.symtab_shndx`): built in
+//! parts in parallel (each object's locals, chunks of the globals) and joined; with
+//! relocations copied into the output (`--emit-relocs`, `-r`), also where each symbol
+//! landed, so that a relocation can name it.
+
+use crate::context::Link;
+use crate::object_file::{shndx, LE, NO_OUTPUT};
+use crate::sym_section::{symbol_section, SymSection};
+use crate::symbols::SymbolDef;
+use object::elf::*;
+use object::read::elf::Sym as _;
+use rayon::prelude::*;
+
+/// The static symbol table, its string table and, when some section index does not fit
+/// `st_shndx`, its `.symtab_shndx`; or a part of them, built on its own and appended.
+#[derive(Default)]
+pub(crate) struct Symtab {
+    pub symtab: Vec<u8>,
+    pub strtab: Vec<u8>,
+    /// One word per symbol: the real section index where `st_shndx` is SHN_XINDEX.
+    pub shndx: Vec<u32>,
+    pub first_global: u32,
+}
+
+/// Which symbols a part of `.symtab` holds, for [`SymtabIndex`].
+enum PartOf {
+    /// Per symbol, the output section (index in `Link::outputs`) it stands for.
+    Sections(Vec<u32>),
+    /// Per symbol, its index in object `file`'s symbol table.
+    Locals(usize, Vec<u32>),
+    /// Per symbol, its global symbol id.
+    Globals(Vec<u32>),
+}
+
+/// Where the symbols a copied relocation may name sit in `.symtab` (`--emit-relocs`).
+pub(crate) struct SymtabIndex {
+    /// Per output section (by position in `Link::outputs`): its section symbol, or 0.
+    pub sections: Vec<u32>,
+    /// Per object: its local symbols shown, (input index, `.symtab` index), sorted.
+    pub locals: Vec<Vec<(u32, u32)>>,
+    /// Per global symbol id: its `.symtab` index, or 0 when not shown.
+    pub globals: Vec<u32>,
+}
+
+impl SymtabIndex {
+    fn new(link: &Link, parts: &[(Symtab, PartOf)]) -> SymtabIndex {
+        let mut index = SymtabIndex {
+            sections: vec![0; link.outputs.len()],
+            locals: vec![Vec::new(); link.objects.len()],
+            globals: vec![0; link.symtab.symbols.len()],
+        };
+        let mut next = 1u32;
+        for (part, of) in parts {
+            let count = (part.symtab.len() / 24) as u32;
+            match of {
+                PartOf::Sections(outputs) => {
+                    for (k, &o) in outputs.iter().enumerate() {
+                        index.sections[o as usize] = next + k as u32;
+                    }
+                }
+                PartOf::Locals(file, syms) => {
+                    index.locals[*file] = (syms.iter().enumerate())
+                        .map(|(k, &i)| (i, next + k as u32))
+                        .collect();
+                }
+                PartOf::Globals(ids) => {
+                    for (k, &id) in ids.iter().enumerate() {
+                        index.globals[id as usize] = next + k as u32;
+                    }
+                }
+            }
+            next += count;
+        }
+        index
+    }
+
+    /// The `.symtab` index of object `file`'s local symbol `sym`, if shown.
+    pub fn local(&self, file: u32, sym: u32) -> Option<u32> {
+        let locals = &self.locals[file as usize];
+        locals
+            .binary_search_by_key(&sym, |&(i, _)| i)
+            .ok()
+            .map(|k| locals[k].1)
+    }
+}
+
+/// One symbol of `.symtab` before it is encoded.
+struct OutSym<'a> {
+    name: &'a [u8],
+    info: u8,
+    other: u8,
+    section: SymSection,
+    value: u64,
+    size: u64,
+}
+
+impl Symtab {
+    fn push(&mut self, sym: OutSym, tls_start: u64) {
+        // In a part, a name's offset plus one, so that 0 stays "no name" (section
+        // symbols have none: tools show the section's name for them).
+        let name = if sym.name.is_empty() {
+            0
+        } else {
+            let offset = self.strtab.len() as u32 + 1;
+            self.strtab.extend_from_slice(sym.name);
+            self.strtab.push(0);
+            offset
+        };
+        // TLS symbols hold their offset inside the TLS template, not an address.
+        let value = if sym.info & 0xf == STT_TLS && sym.section.is_defined_in_section() {
+            sym.value.wrapping_sub(tls_start)
+        } else {
+            sym.value
+        };
+        let (shndx, extended) = sym.section.st_shndx();
+        let out = &mut self.symtab;
+        out.extend_from_slice(&name.to_le_bytes());
+        out.push(sym.info);
+        out.push(sym.other);
+        out.extend_from_slice(&shndx.to_le_bytes());
+        out.extend_from_slice(&value.to_le_bytes());
+        out.extend_from_slice(&sym.size.to_le_bytes());
+        self.shndx.push(extended);
+    }
+
+    /// The whole table from parts built on their own, in order after the null symbol; the
+    /// first `first_global` parts hold the local symbols. Each part is copied into place in
+    /// parallel, its names moved to where its strings land.
+    fn join(parts: Vec<Symtab>, first_global: usize) -> Symtab {
+        let mut table = Symtab {
+            symtab: vec![0u8; 24 + parts.iter().map(|p| p.symtab.len()).sum::<usize>()],
+            strtab: vec![0u8; 1 + parts.iter().map(|p| p.strtab.len()).sum::<usize>()],
+            shndx: vec![0],
+            first_global: 1 + parts[..first_global]
+                .iter()
+                .map(|p| (p.symtab.len() / 24) as u32)
+                .sum::<u32>(),
+        };
+        for p in &parts {
+            table.shndx.extend_from_slice(&p.shndx);
+        }
+        let mut places = Vec::with_capacity(parts.len());
+        let (mut syms, mut strs) = (&mut table.symtab[24..], &mut table.strtab[1..]);
+        let mut base = 1u32;
+        for p in &parts {
+            let (sym_place, rest) = std::mem::take(&mut syms).split_at_mut(p.symtab.len());
+            let (str_place, rest_str) = std::mem::take(&mut strs).split_at_mut(p.strtab.len());
+            places.push((sym_place, str_place, base));
+            syms = rest;
+            strs = rest_str;
+            base += p.strtab.len() as u32;
+        }
+        places.into_par_iter().zip(parts.par_iter()).for_each(
+            |((sym_place, str_place, base), part)| {
+                str_place.copy_from_slice(&part.strtab);
+                sym_place.copy_from_slice(&part.symtab);
+                for entry in sym_place.chunks_exact_mut(24) {
+                    let name = u32::from_le_bytes(entry[..4].try_into().unwrap());
+                    if name != 0 {
+                        entry[..4].copy_from_slice(&(name - 1 + base).to_le_bytes());
+                    }
+                }
+            },
+        );
+        table
+    }
+
+    /// Whether `.symtab_shndx` is needed.
+    pub(crate) fn has_extended_indices(&self) -> bool {
+        self.shndx.iter().any(|&i| i != 0)
+    }
+}
+
+/// The name a static function or variable had in its source: LTO partitions refer to one
+/// another's statics as `NAME.rld.MODULE` (hidden), which is local again in the output.
+/// `None` for what the compiler made without a source name (string literals, constant
+/// tables: LLVM's `private`), which one module's object would not have had in its symbol
+/// table either.
+fn source_name(name: &[u8]) -> Option<&[u8]> {
+    match rld_summaries::partition::split_shared_name(name) {
+        Some(shared) => (!shared.private).then_some(shared.source),
+        None => Some(name),
+    }
+}
+
+/// `.symtab`, and with `--emit-relocs` or `-r` where its symbols sit.
+pub(crate) fn build_symtab(link: &Link) -> (Symtab, Option<SymtabIndex>) {
+    let tls_start = link.tls.start;
+    let relocatable = link.opts.relocatable;
+    let emit_relocs = link.opts.emit_relocs || relocatable;
+    // With copied relocations, a section symbol per output section first (what relocations
+    // against the inputs' section symbols become, as lld makes them); then the locals of
+    // every object (none with `-x`; no `.L` temporaries with `-X`), then hidden globals
+    // (which are local to the output), then the others: each part built in parallel, then
+    // joined in that order.
+    let mut parts: Vec<(Symtab, PartOf)> = Vec::new();
+    if emit_relocs {
+        let mut part = Symtab::default();
+        let mut outputs = Vec::new();
+        for (k, o) in link.outputs.iter().enumerate() {
+            if o.synthetic.is_some() {
+                continue;
+            }
+            let sym = OutSym {
+                name: b"",
+                info: (STB_LOCAL << 4) | STT_SECTION,
+                other: 0,
+                section: SymSection::Output(o.index),
+                value: o.addr,
+                size: 0,
+            };
+            part.push(sym, tls_start);
+            outputs.push(k as u32);
+        }
+        parts.push((part, PartOf::Sections(outputs)));
+    }
+    // Copied relocations may need the locals in mergeable sections: a PC-relative one
+    // against a string (`.L.str - 4`) cannot become its section's symbol plus an offset,
+    // which would point before the string's piece. So those stay even with `-x`.
+    if !link.opts.discard_all || emit_relocs {
+        let locals: Vec<(Symtab, PartOf)> = link
+            .objects
+            .par_iter()
+            .enumerate()
+            .map(|(file, obj)| {
+                let mut part = Symtab::default();
+                let mut shown = Vec::new();
+                local_symbols(link, file, obj, |i, out| {
+                    part.push(out, tls_start);
+                    if emit_relocs {
+                        shown.push(i as u32);
+                    }
+                });
+                (part, PartOf::Locals(file, shown))
+            })
+            .collect();
+        parts.extend(locals);
+    }
+    const CHUNK: usize = 4096;
+    let globals: Vec<((Symtab, PartOf), (Symtab, PartOf))> = link
+        .symtab
+        .symbols
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(chunk, symbols)| {
+            let (mut hidden, mut visible) = (Symtab::default(), Symtab::default());
+            let (mut hidden_ids, mut visible_ids) = (Vec::new(), Vec::new());
+            for i in 0..symbols.len() {
+                let id = (chunk * CHUNK + i) as u32;
+                let shown = if relocatable {
+                    relocatable_symbol(link, id).map(|out| (false, out))
+                } else {
+                    global_symbol(link, id)
+                };
+                if let Some((is_hidden, out)) = shown {
+                    let (part, ids) = if is_hidden {
+                        (&mut hidden, &mut hidden_ids)
+                    } else {
+                        (&mut visible, &mut visible_ids)
+                    };
+                    part.push(out, tls_start);
+                    if emit_relocs {
+                        ids.push(id);
+                    }
+                }
+            }
+            (
+                (hidden, PartOf::Globals(hidden_ids)),
+                (visible, PartOf::Globals(visible_ids)),
+            )
+        })
+        .collect();
+    let mut visible = Vec::with_capacity(globals.len());
+    for (hidden, v) in globals {
+        parts.push(hidden);
+        visible.push(v);
+    }
+    let first_global = parts.len();
+    parts.extend(visible);
+    let index = emit_relocs.then(|| SymtabIndex::new(link, &parts));
+    let table = Symtab::join(parts.into_iter().map(|(p, _)| p).collect(), first_global);
+    (table, index)
+}
+
+/// The local symbols object `file` contributes to `.symtab`.
+fn local_symbols<'a>(
+    link: &'a Link,
+    file: usize,
+    obj: &'a crate::object_file::ObjectFile,
+    mut emit: impl FnMut(usize, OutSym<'a>),
+) {
+    let copies_relocs = link.opts.emit_relocs || link.opts.relocatable;
+    for i in 1..obj.first_global {
+        let sym = &obj.symbols[i];
+        let ty = sym.st_type();
+        let name = obj.symbol_name(i);
+        if ty == STT_SECTION || name.is_empty() {
+            continue;
+        }
+        let index = obj.symbol_section(i);
+        // `.L` labels are the assembler's temporaries; it keeps one only when a
+        // relocation into a mergeable section needs it (`.LCPI0_0`, `.L.str`). lld's rule:
+        // dropped with `-X`, and in mergeable sections unless `--discard-none`.
+        let in_merge = obj
+            .sections
+            .get(index as usize)
+            .is_some_and(|s| s.flags & u64::from(SHF_MERGE) != 0);
+        if copies_relocs && in_merge {
+            // Kept for the copied relocations (see build_symtab).
+        } else if link.opts.discard_all
+            || (name.starts_with(b".L")
+                && !link.opts.discard_none
+                && (link.opts.discard_locals || in_merge))
+        {
+            continue;
+        }
+        let (section, value) = if ty == STT_FILE || index == shndx::ABS {
+            (SymSection::Absolute, sym.st_value(LE))
+        } else if !shndx::is_section(index) {
+            continue;
+        } else {
+            // A section identical code folding removed shows as the copy kept (lld).
+            let (f, sec) = link
+                .folded_into
+                .get(&(file as u32, index))
+                .copied()
+                .unwrap_or((file as u32, index));
+            let s = &link.objects[f as usize].sections[sec as usize];
+            if !s.is_kept() || s.output == NO_OUTPUT {
+                continue;
+            }
+            match link.section_address(f, sec, sym.st_value(LE)) {
+                Some(a) => (SymSection::Output(link.outputs[s.output as usize].index), a),
+                None => continue,
+            }
+        };
+        let out = OutSym {
+            name,
+            info: sym.st_info(),
+            other: sym.st_other(),
+            section,
+            value,
+            size: sym.st_size(LE),
+        };
+        emit(i, out);
+    }
+}
+
+/// Global symbol `id` as `.symtab` shows it, and whether it is hidden (local to the
+/// output); None if it is not shown.
+fn global_symbol<'a>(link: &'a Link, id32: u32) -> Option<(bool, OutSym<'a>)> {
+    let id = id32 as usize;
+    let sym = &link.symtab.symbols[id];
+    let section = match sym.def {
+        // Symbols of sections that garbage collection dropped are gone too.
+        SymbolDef::Defined { file, section, .. }
+            if shndx::is_section(section)
+                && !link.objects[file as usize].sections[section as usize].is_kept() =>
+        {
+            return None
+        }
+        SymbolDef::Defined { .. } | SymbolDef::Common { .. } | SymbolDef::Synthetic => {
+            symbol_section(link, id32)
+        }
+        SymbolDef::Shared { .. } if link.copy_offsets.contains_key(&id32) => {
+            symbol_section(link, id32)
+        }
+        SymbolDef::Shared { .. } | SymbolDef::Undefined if sym.ref_file.is_some() => {
+            SymSection::Undefined
+        }
+        _ => return None,
+    };
+    let value = match section {
+        SymSection::Undefined => 0,
+        _ => link.sym_addr[id],
+    };
+    let undefined = section == SymSection::Undefined;
+    let hidden = matches!(sym.visibility, STV_HIDDEN | STV_INTERNAL) && sym.is_defined_locally();
+    let bind = if hidden {
+        STB_LOCAL
+    } else if sym.weak && sym.is_defined_locally() || sym.is_undef_weak() && undefined {
+        STB_WEAK
+    } else {
+        STB_GLOBAL
+    };
+    let ty = if link
+        .iplt_index
+        .contains_key(&crate::context::Target::Global(id32))
+        && !undefined
+    {
+        STT_GNU_IFUNC
+    } else if undefined && sym.sym_type == STT_GNU_IFUNC {
+        // A shared library's IFUNC is a plain function to its callers (GNU ld and lld
+        // write it so).
+        STT_FUNC
+    } else {
+        sym.sym_type
+    };
+    let name = if hidden {
+        source_name(sym.name)?
+    } else {
+        sym.name
+    };
+    let out = OutSym {
+        name,
+        info: (bind << 4) | ty,
+        other: sym.declared_visibility.unwrap_or(sym.visibility),
+        section,
+        value,
+        // What another module defines has no size here (as GNU ld and lld write it).
+        size: if undefined { 0 } else { sym.size },
+    };
+    Some((hidden, out))
+}
+
+/// Global symbol `id` as a relocatable output (`-r`) shows it, if the objects define or
+/// refer to it: binding and visibility as they were (hidden symbols stay global for the
+/// final link to make local), common symbols still common, values as offsets in their
+/// sections.
+fn relocatable_symbol<'a>(link: &'a Link, id: u32) -> Option<OutSym<'a>> {
+    let sym = &link.symtab.symbols[id as usize];
+    let (section, value, size) = match sym.def {
+        SymbolDef::Defined {
+            section: shndx::ABS,
+            value,
+            ..
+        } => (SymSection::Absolute, value, sym.size),
+        SymbolDef::Defined {
+            file,
+            section,
+            value,
+        } => {
+            let s = link.objects[file as usize].sections.get(section as usize)?;
+            if !s.is_kept() || s.output == NO_OUTPUT {
+                return None;
+            }
+            let at = link.section_address(file, section, value)?;
+            let index = link.outputs[s.output as usize].index;
+            (SymSection::Output(index), at, sym.size)
+        }
+        SymbolDef::Common { size, align, .. } => (SymSection::Common, align, size),
+        SymbolDef::Undefined | SymbolDef::Shared { .. } if sym.ref_file.is_some() => {
+            (SymSection::Undefined, 0, 0)
+        }
+        _ => return None,
+    };
+    let undefined = section == SymSection::Undefined;
+    let bind = if (sym.weak && !undefined) || (undefined && sym.is_undef_weak()) {
+        STB_WEAK
+    } else {
+        STB_GLOBAL
+    };
+    Some(OutSym {
+        name: sym.name,
+        info: (bind << 4) | sym.sym_type,
+        other: sym.visibility,
+        section,
+        value,
+        size,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source_name;
+
+    #[test]
+    fn shared_statics_get_their_source_names_back() {
+        assert_eq!(source_name(b"counter.rld.12"), Some(&b"counter"[..]));
+        assert_eq!(source_name(b"a.b.rld.0"), Some(&b"a.b"[..]));
+        for kept in [&b"counter"[..], b"x.rld.", b".rld.3", b"x.rld.3a", b"rld.3"] {
+            assert_eq!(source_name(kept), Some(kept));
+        }
+        // What the compiler made (private) has no name in the output.
+        assert_eq!(source_name(b".str.4.rld.private.2"), None);
+    }
+}
