@@ -377,6 +377,9 @@ const SPECS: &[Spec] = &[
     flag(&["-s", "--strip-all"], "Omit all symbol information", |p| p.o.strip_all = true),
     flag(&["-q", "--emit-relocs"], "Keep the inputs' relocations in the output (.rela sections)",
         |p| p.o.emit_relocs = true),
+    flag(&["--gdb-index"], "Write .gdb_index, gdb's index of the debug information",
+        |p| p.o.gdb_index = true),
+    flag(&["--no-gdb-index"], "Do not write .gdb_index (default)", |p| p.o.gdb_index = false),
     flag(&["-S", "--strip-debug"], "Omit debug information", |p| p.o.strip_debug = true),
     flag(&["-X", "--discard-locals"], "Drop temporary local symbols (.L*)", |p| {
         p.o.discard_locals = true;
@@ -1330,12 +1333,7 @@ mod tests {
     /// rld or not; only other arguments split into a letter and a glued value.
     #[test]
     fn one_dash_long_options_are_never_split() {
-        for cmd in [
-            "-embedded-relocs",
-            "-unique=.text",
-            "-gdb-index",
-            "--embedded-relocs",
-        ] {
+        for cmd in ["-embedded-relocs", "-unique=.text", "--embedded-relocs"] {
             let e = error(cmd);
             let name = cmd.split('=').next().unwrap();
             assert_eq!(

@@ -11,6 +11,7 @@ pub mod endbr;
 pub mod error;
 pub mod front_door;
 pub mod gc;
+pub mod gdb_index;
 pub mod icf;
 pub mod input;
 pub mod layout;

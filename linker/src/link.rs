@@ -114,6 +114,7 @@ fn check_relocatable_options(opts: &Options) -> Result<()> {
         OutputKind::Shared => Some("-shared"),
         OutputKind::Pie => Some("-pie"),
         OutputKind::Executable if opts.icf != crate::icf::Icf::None => Some("--icf"),
+        OutputKind::Executable if opts.gdb_index => Some("--gdb-index"),
         OutputKind::Executable => None,
     };
     if let Some(option) = refused {

@@ -127,6 +127,8 @@ pub struct Options {
     pub strip_debug: bool,
     /// `-q` / `--emit-relocs`: the inputs' relocations copied into the output.
     pub emit_relocs: bool,
+    /// `--gdb-index`: write `.gdb_index`.
+    pub gdb_index: bool,
     /// `-E` / `--export-dynamic`.
     pub export_dynamic: bool,
     /// `-O<n>`.
@@ -356,6 +358,7 @@ impl Default for Options {
             strip_all: false,
             strip_debug: false,
             emit_relocs: false,
+            gdb_index: false,
             export_dynamic: false,
             opt_level: 0,
             print_version: false,

@@ -199,7 +199,7 @@ fn apply_nonalloc_relocs(p: &mut Patch) {
 
 /// Whether a relocation target's definition is in the output (debug info of dropped code
 /// must not point at whatever took its place).
-fn target_is_live(link: &Link, t: Target) -> bool {
+pub(crate) fn target_is_live(link: &Link, t: Target) -> bool {
     match t {
         Target::Local(f, i) => {
             let obj = &link.objects[f as usize];

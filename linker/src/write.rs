@@ -77,6 +77,19 @@ pub fn write_output(
         }
         trailing.push(TrailingSection::strings(".strtab", st.strtab));
     }
+    if link.opts.gdb_index {
+        trailing.push(TrailingSection {
+            name: ".gdb_index".into(),
+            sh_type: SHT_PROGBITS,
+            flags: 0,
+            link: 0,
+            info: 0,
+            align: 1,
+            entsize: 0,
+            bytes: crate::gdb_index::build(link),
+        });
+        timer.phase("  .gdb_index");
+    }
     for rela in copied_relocs {
         trailing.push(TrailingSection {
             name: format!(".rela{}", link.outputs[rela.output as usize].name),

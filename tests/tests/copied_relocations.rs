@@ -453,6 +453,7 @@ fn relocatable_output_option_conflicts() {
         ("-shared", "-r and -shared may not be used together"),
         ("-pie", "-r and -pie may not be used together"),
         ("--icf=all", "-r and --icf may not be used together"),
+        ("--gdb-index", "-r and --gdb-index may not be used together"),
     ] {
         let (res, cmd) = t.try_link(Driver::Rld, &[&c], &["-r", flag], "refused.o");
         let err = String::from_utf8_lossy(&res.stderr);
