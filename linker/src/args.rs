@@ -275,6 +275,12 @@ const SPECS: &[Spec] = &[
         Value(Parser::image_base)),
     arg(&["--section-start"], "SECTION=ADDR", "Place output section SECTION at ADDR",
         Value(Parser::section_start)),
+    arg(&["-T", "--script"], "FILE", "Read a linker script (symbol assignments, ENTRY, INPUT, VERSION; not SECTIONS)",
+        Value(|p, v| {
+            let state = p.state;
+            p.o.inputs.push(InputArg::Script { path: v.into(), state });
+            Ok(())
+        })),
     arg(&["-Ttext"], "ADDR", "Place .text at ADDR (as --section-start=.text=ADDR)",
         Value(|p, v| p.start_of(".text", v))),
     arg(&["-Tdata"], "ADDR", "Place .data at ADDR", Value(|p, v| p.start_of(".data", v))),
@@ -641,6 +647,7 @@ impl Parser {
             // (and LLVM's, which clang names, is never loaded).
             "-L"
             | "--sysroot"
+            | "-T"
             | "--version-script"
             | "--dynamic-list"
             | "--dump-summary"
@@ -1096,6 +1103,7 @@ mod tests {
         let show = |i: &InputArg| match i {
             InputArg::File { path, state: s } => format!("{}{}", path.display(), state(s)),
             InputArg::Library { name, state: s } => format!("-l{name}{}", state(s)),
+            InputArg::Script { path, state: s } => format!("-T {}{}", path.display(), state(s)),
             InputArg::StartGroup => "(".into(),
             InputArg::EndGroup => ")".into(),
         };

@@ -91,6 +91,9 @@ pub enum LinkerSymbol {
     Absolute(u64),
     /// `--defsym NAME=OTHER+OFFSET`: another symbol's address plus an offset.
     Alias(SymbolId, i64),
+    /// A linker script assignment or `--defsym` with any other expression, evaluated once
+    /// the layout is known.
+    Expr(Box<crate::script_expr::Expr>),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -186,6 +189,8 @@ pub struct Link<'o> {
     pub dynamic_list: crate::dynamic_list::DynamicList,
     /// `--version-script`.
     pub version_script: Option<crate::version_script::VersionScript>,
+    /// Linker scripts' symbol assignments and `ASSERT`s (see `input::ScriptFacts`).
+    pub scripts: crate::input::ScriptFacts,
 }
 
 impl<'o> Link<'o> {
@@ -234,6 +239,7 @@ impl<'o> Link<'o> {
             errors: Vec::new(),
             dynamic_list: Default::default(),
             version_script: None,
+            scripts: Default::default(),
         }
     }
 
@@ -291,6 +297,7 @@ impl<'o> Link<'o> {
                 Some(LinkerSymbol::Alias(other, _)) if depth < 16 => {
                     self.is_absolute_symbol(*other, depth + 1)
                 }
+                Some(LinkerSymbol::Expr(e)) => crate::layout::expr_is_absolute(self, e),
                 _ => false,
             },
             _ => s.is_undefined() && !s.preemptible,

@@ -1474,6 +1474,8 @@ fn linker_symbol_value(link: &Link, what: &LinkerSymbol) -> u64 {
         LinkerSymbol::Alias(other, offset) => {
             symbol_address_for_alias(link, *other).wrapping_add(*offset as u64)
         }
+        // Evaluated after every other symbol (evaluate_script_symbols).
+        LinkerSymbol::Expr(_) => 0,
     }
 }
 
@@ -1518,6 +1520,13 @@ pub fn compute_symbol_addresses(link: &mut Link) {
     link.sym_addr = addrs;
 }
 
+/// [`compute_symbol_addresses`], then the symbols of script expressions and the scripts'
+/// `ASSERT`s.
+pub fn compute_all_symbol_addresses(link: &mut Link) -> crate::error::Result<()> {
+    compute_symbol_addresses(link);
+    evaluate_script_symbols(link)
+}
+
 /// The address of the target of a `--defsym` alias (a symbol defined in an object).
 pub fn symbol_address_for_alias(link: &Link, id: u32) -> u64 {
     match link.symtab.get(id).def {
@@ -1526,37 +1535,101 @@ pub fn symbol_address_for_alias(link: &Link, id: u32) -> u64 {
     }
 }
 
-/// `--defsym NAME=EXPR` with EXPR a number (decimal or 0x hex) or `SYMBOL[+-OFFSET]`.
+/// Defines the symbols of linker script assignments and `--defsym NAME=EXPR` (in that
+/// order, so that the command line has the last word). `PROVIDE` defines a symbol only if
+/// something refers to it and no input defines it. A number becomes an absolute symbol, a
+/// defined symbol plus or minus a number an alias of it (typed like it); anything else is
+/// evaluated once the layout is known. What an expression reads must exist.
 pub fn define_defsyms(link: &mut Link) -> crate::error::Result<()> {
-    for (name, expr) in &link.opts.defsym {
-        let parse_num = |s: &str| -> Option<i64> {
-            let s = s.trim();
-            match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-                Some(h) => i64::from_str_radix(h, 16).ok(),
-                None => s.parse().ok(),
-            }
-        };
-        let what = if let Some(v) = parse_num(expr) {
-            LinkerSymbol::Absolute(v as u64)
+    use crate::error::LinkError;
+    use crate::script_expr::{BinOp, Expr};
+    let mut all: Vec<(String, crate::input::script::Assignment)> =
+        std::mem::take(&mut link.scripts.assignments);
+    for (name, text) in &link.opts.defsym {
+        let expr = crate::script_expr::parse(text)
+            .map_err(|e| LinkError::Link(format!("--defsym {name}={text}: {e}")))?;
+        all.push((
+            "--defsym".into(),
+            crate::input::script::Assignment {
+                name: name.clone(),
+                expr,
+                provide: false,
+                hidden: false,
+                line: 0,
+            },
+        ));
+    }
+    let mut errors = Vec::new();
+    // The expression each name was last assigned, for the assignments after it.
+    let mut assigned: FxHashMap<String, Expr> = FxHashMap::default();
+    for (origin, a) in &mut all {
+        let place = if a.line == 0 {
+            format!("{origin} {}", a.name)
         } else {
-            let (target, offset) = match expr.find(['+', '-']) {
-                Some(i) => {
-                    let off = parse_num(&expr[i + 1..]).ok_or_else(|| {
-                        crate::error::LinkError::Link(format!("--defsym {name}={expr}: bad offset"))
-                    })?;
-                    (
-                        expr[..i].trim(),
-                        if &expr[i..i + 1] == "-" { -off } else { off },
-                    )
+            format!("{origin}:{}", a.line)
+        };
+        let existing = link.symtab.lookup(a.name.as_bytes());
+        if a.provide {
+            let wanted = existing.is_some_and(|id| {
+                let s = link.symtab.get(id);
+                matches!(
+                    s.def,
+                    SymbolDef::Undefined | SymbolDef::Lazy { .. } | SymbolDef::Shared { .. }
+                )
+            });
+            if !wanted {
+                continue;
+            }
+        }
+        a.expr = a.expr.substitute(&|name| assigned.get(name).cloned());
+        assigned.insert(a.name.clone(), a.expr.clone());
+        let mut reads = Vec::new();
+        a.expr.symbols(&mut reads);
+        let defined = |name: &String| {
+            link.symtab.lookup(name.as_bytes()).is_some_and(|id| {
+                matches!(
+                    link.symtab.get(id).def,
+                    SymbolDef::Defined { .. } | SymbolDef::Common { .. } | SymbolDef::Synthetic
+                )
+            })
+        };
+        if let Some(missing) = reads.iter().find(|n| !defined(n)) {
+            errors.push(format!("{place}: symbol not found: {missing}"));
+            continue;
+        }
+        let mut sections = Vec::new();
+        a.expr.sections(&mut sections);
+        if let Some(missing) = sections
+            .iter()
+            .find(|n| !link.outputs.iter().any(|o| &o.name == *n))
+        {
+            errors.push(format!("{place}: undefined section {missing}"));
+            continue;
+        }
+        // A plain alias of an object's symbol keeps the cheap form (and its type).
+        let object_symbol = |name: &str| {
+            link.symtab
+                .lookup(name.as_bytes())
+                .filter(|&id| matches!(link.symtab.get(id).def, SymbolDef::Defined { .. }))
+        };
+        let what = match &a.expr {
+            Expr::Number(n) => LinkerSymbol::Absolute(*n),
+            Expr::Symbol(s) if object_symbol(s).is_some() => {
+                LinkerSymbol::Alias(object_symbol(s).unwrap(), 0)
+            }
+            Expr::Binary(op @ (BinOp::Add | BinOp::Sub), x, y) => match (x.as_ref(), y.as_ref()) {
+                (Expr::Symbol(s), Expr::Number(n)) if object_symbol(s).is_some() => {
+                    let n = *n as i64;
+                    let offset = if *op == BinOp::Add {
+                        n
+                    } else {
+                        n.wrapping_neg()
+                    };
+                    LinkerSymbol::Alias(object_symbol(s).unwrap(), offset)
                 }
-                None => (expr.trim(), 0),
-            };
-            let Some(other) = link.symtab.lookup(target.as_bytes()) else {
-                return Err(crate::error::LinkError::Link(format!(
-                    "--defsym {name}={expr}: symbol {target} is not defined"
-                )));
-            };
-            LinkerSymbol::Alias(other, offset)
+                _ => LinkerSymbol::Expr(Box::new(a.expr.clone())),
+            },
+            _ => LinkerSymbol::Expr(Box::new(a.expr.clone())),
         };
         // An alias of a function or variable is one too in the symbol tables (GNU ld, lld).
         let sym_type = match what {
@@ -1566,13 +1639,137 @@ pub fn define_defsyms(link: &mut Link) -> crate::error::Result<()> {
             },
             _ => STT_NOTYPE,
         };
-        let leaked: &'static [u8] = Box::leak(name.clone().into_bytes().into_boxed_slice());
+        let leaked: &'static [u8] = Box::leak(a.name.clone().into_bytes().into_boxed_slice());
         let id = link.symtab.intern(leaked);
         let sym = link.symtab.get_mut(id);
         sym.def = SymbolDef::Synthetic;
         sym.weak = false;
         sym.sym_type = sym_type;
+        if a.hidden {
+            sym.visibility = STV_HIDDEN;
+        }
         link.linker_symbols.insert(id, what);
     }
-    Ok(())
+    link.scripts.assignments = all;
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(LinkError::Many(errors))
+    }
+}
+
+/// The link as script expressions see it.
+struct LinkEnv<'a> {
+    link: &'a Link<'a>,
+}
+
+thread_local! {
+    /// How deep expression symbols are being looked through: assignments may refer to each
+    /// other in a cycle (`a = b; b = a;`), which must end as "not found".
+    static EXPR_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+impl crate::script_expr::Env for LinkEnv<'_> {
+    fn symbol(&self, name: &str) -> Option<crate::script_expr::Value> {
+        let depth = EXPR_DEPTH.with(|d| d.get());
+        if depth > 32 {
+            return None;
+        }
+        EXPR_DEPTH.with(|d| d.set(depth + 1));
+        let found = self.symbol_once(name);
+        EXPR_DEPTH.with(|d| d.set(depth));
+        found
+    }
+
+    fn section(&self, name: &str) -> Option<crate::script_expr::SectionInfo> {
+        let (index, o) = self
+            .link
+            .outputs
+            .iter()
+            .enumerate()
+            .find(|(_, o)| o.name == name)?;
+        Some(crate::script_expr::SectionInfo {
+            index: index as u32,
+            addr: o.addr,
+            size: o.size,
+            align: o.align,
+        })
+    }
+
+    fn max_page_size(&self) -> u64 {
+        self.link.opts.max_page_size.unwrap_or(PAGE)
+    }
+
+    fn common_page_size(&self) -> u64 {
+        self.link.opts.common_page_size.unwrap_or(PAGE)
+    }
+
+    fn sizeof_headers(&self) -> u64 {
+        64 + 56 * self.link.segments.len() as u64
+    }
+}
+
+impl LinkEnv<'_> {
+    fn symbol_once(&self, name: &str) -> Option<crate::script_expr::Value> {
+        let link = self.link;
+        let id = link.symtab.lookup(name.as_bytes())?;
+        let value = link.sym_addr.get(id as usize).copied().unwrap_or(0);
+        let in_section = match link.symtab.get(id).def {
+            SymbolDef::Defined { .. } | SymbolDef::Common { .. } | SymbolDef::Synthetic => {
+                !link.is_absolute(crate::context::Target::Global(id))
+            }
+            _ => return None,
+        };
+        Some(crate::script_expr::Value {
+            section: in_section.then_some(0),
+            value,
+        })
+    }
+}
+
+/// Whether a script expression's value is a number (rather than an address in a section,
+/// which moves with the load address). Decided by its shape, so also before layout.
+pub fn expr_is_absolute(link: &Link, e: &crate::script_expr::Expr) -> bool {
+    e.eval(&LinkEnv { link })
+        .map_or(true, |v| v.section.is_none())
+}
+
+/// The values of script expression symbols, once every other symbol has its address; in
+/// definition order, twice, so that one may use a later one. Then the `ASSERT`s.
+fn evaluate_script_symbols(link: &mut Link) -> crate::error::Result<()> {
+    let exprs: Vec<(u32, crate::script_expr::Expr)> = link
+        .linker_symbols
+        .iter()
+        .filter_map(|(&id, w)| match w {
+            LinkerSymbol::Expr(e) => Some((id, (**e).clone())),
+            _ => None,
+        })
+        .collect();
+    let mut order = exprs;
+    order.sort_by_key(|&(id, _)| id);
+    let mut errors = Vec::new();
+    for round in 0..2 {
+        for (id, e) in &order {
+            match e.eval(&LinkEnv { link }) {
+                Ok(v) => link.sym_addr[*id as usize] = v.value,
+                Err(err) if round == 1 => {
+                    let name = String::from_utf8_lossy(link.symtab.get(*id).name).into_owned();
+                    errors.push(format!("{name}: {err}"));
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    for (origin, e, message, line) in &link.scripts.asserts {
+        match e.eval(&LinkEnv { link }) {
+            Ok(v) if v.value != 0 => {}
+            Ok(_) => errors.push(format!("{origin}:{line}: {message}")),
+            Err(err) => errors.push(format!("{origin}:{line}: {err}")),
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(crate::error::LinkError::Many(errors))
+    }
 }

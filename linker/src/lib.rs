@@ -34,6 +34,7 @@ pub mod relocate;
 pub mod relr;
 pub mod reproduce;
 pub mod scan;
+pub mod script_expr;
 pub mod shared_file;
 pub mod source_line;
 pub mod static_symtab;

@@ -173,14 +173,38 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     let mut pending = PendingOutput::new(&opts.output, !opts.relocatable)?;
 
     // Find, map and identify every input (library search and linker scripts included).
-    let inputs = input::collect_inputs(opts)?;
+    let input::Inputs {
+        files: inputs,
+        scripts,
+    } = input::collect_inputs(opts)?;
     timer.phase("collect inputs");
+    // A script's ENTRY is the entry point unless the command line names one.
+    let with_entry;
+    let opts = match (&scripts.entry, &opts.entry) {
+        (Some(entry), None) => {
+            with_entry = Options {
+                entry: Some(entry.clone()),
+                ..opts.clone()
+            };
+            &with_entry
+        }
+        _ => opts,
+    };
+    for (origin, text) in &scripts.versions {
+        version_script
+            .get_or_insert_with(Default::default)
+            .add_text(std::path::Path::new(origin), text)?;
+    }
 
     // Resolve symbols in command-line order, pulling archive members as references need
     // them. The entry point and -u symbols are references too.
     let mut roots: Vec<String> = opts.undefined.clone();
     if !opts.is_shared() && !opts.relocatable {
         roots.push(opts.entry.clone().unwrap_or_else(|| "_start".into()));
+    }
+    // What script assignments read is referenced, as GNU ld and lld treat it.
+    for (_, a) in scripts.assignments.iter().filter(|(_, a)| !a.provide) {
+        a.expr.symbols(&mut roots);
     }
     let mut resolver = symbols::Resolver::new(
         &roots,
@@ -270,6 +294,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     let mut link = Link::new(opts);
     link.dynamic_list = dynamic_list;
     link.version_script = version_script;
+    link.scripts = scripts;
     link.objects = resolved.objects;
     link.dsos = resolved.dsos;
     link.symtab = resolved.symtab;
@@ -342,7 +367,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     layout::sort_output_sections(&mut link);
     layout::assign_addresses(&mut link);
     crate::relr::settle(&mut link);
-    layout::compute_symbol_addresses(&mut link);
+    layout::compute_all_symbol_addresses(&mut link)?;
     timer.phase("layout");
     if opts.compress_debug_sections {
         crate::compressed::compress_outputs(&mut link, &plan)?;

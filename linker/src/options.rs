@@ -39,6 +39,8 @@ pub enum InputArg {
     File { path: PathBuf, state: InputState },
     /// `-lNAME` (`name` = "NAME") or `-l:FILE` (`name` = ":FILE").
     Library { name: String, state: InputState },
+    /// `-T FILE` / `--script FILE`: a linker script (searched in the `-L` directories too).
+    Script { path: PathBuf, state: InputState },
     /// `--start-group` / `-(`.
     StartGroup,
     /// `--end-group` / `-)`.

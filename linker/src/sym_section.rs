@@ -65,7 +65,10 @@ fn symbol_section_bounded(link: &Link, id: SymbolId, depth: u32) -> SymSection {
             Some(LinkerSymbol::Alias(other, _)) if depth < 16 => {
                 symbol_section_bounded(link, *other, depth + 1)
             }
-            _ => section_at(link, link.sym_addr[id as usize]),
+            Some(LinkerSymbol::Expr(e)) if crate::layout::expr_is_absolute(link, e) => {
+                SymSection::Absolute
+            }
+            _ => section_at(link, link.sym_addr.get(id as usize).copied().unwrap_or(0)),
         },
         SymbolDef::Shared { .. } if link.copy_offsets.contains_key(&id) => {
             tail_section(link, TailKind::CopyRel)

@@ -189,6 +189,12 @@ impl VersionScript {
         Ok(())
     }
 
+    /// Adds the nodes of a linker script's `VERSION { ... }` command (`origin` names the
+    /// script in errors).
+    pub fn add_text(&mut self, origin: &Path, text: &str) -> Result<()> {
+        self.parse(origin, text)
+    }
+
     /// `--default-symver` (GNU ld's): every exported symbol gets the version `name` (the
     /// output's soname), as the script `NAME { global: *; };` would give it.
     pub fn default_version(name: &str) -> VersionScript {

@@ -82,9 +82,29 @@ fn identify(data: &[u8]) -> FileType {
     FileType::Unknown
 }
 
+/// What the linker scripts among the inputs ask for besides inputs.
+#[derive(Default)]
+pub struct ScriptFacts {
+    /// `ENTRY(sym)`: the last one wins.
+    pub entry: Option<String>,
+    /// Symbol assignments in command-line and script order, each with its script's name.
+    pub assignments: Vec<(String, script::Assignment)>,
+    /// `ASSERT`s, each with its script's name.
+    pub asserts: Vec<(String, crate::script_expr::Expr, String, usize)>,
+    /// `VERSION { ... }` bodies, each with its script's name.
+    pub versions: Vec<(String, String)>,
+}
+
+/// The inputs in command-line order, and what their scripts ask for.
+pub struct Inputs {
+    pub files: Vec<InputFile>,
+    pub scripts: ScriptFacts,
+}
+
 struct Collector<'o> {
     opts: &'o Options,
     files: Vec<InputFile>,
+    scripts: ScriptFacts,
     search_dirs: Vec<PathBuf>,
     /// The existing output file's identity (device, inode), which no input may share.
     output: Option<(u64, u64)>,
@@ -98,10 +118,11 @@ fn file_identity(path: &Path) -> Option<(u64, u64)> {
 }
 
 /// Resolves every input of the command line to a mapped, identified file.
-pub fn collect_inputs(opts: &Options) -> Result<Vec<InputFile>> {
+pub fn collect_inputs(opts: &Options) -> Result<Inputs> {
     let mut c = Collector {
         opts,
         files: Vec::new(),
+        scripts: ScriptFacts::default(),
         search_dirs: opts.library_paths.clone(),
         output: file_identity(&opts.output).filter(|_| opts.output.as_os_str() != "-"),
     };
@@ -112,12 +133,25 @@ pub fn collect_inputs(opts: &Options) -> Result<Vec<InputFile>> {
                 c.add_path(path, display, None, *state, 0)?
             }
             InputArg::Library { name, state } => c.add_library(name, *state, 0)?,
+            InputArg::Script { path, state } => {
+                // GNU ld looks for a `-T` script in the `-L` directories too.
+                let found = search::find_script(path, &c.search_dirs, opts.sysroot.as_deref());
+                let display = found.display().to_string();
+                let data = map_file(&found)?;
+                if !script::looks_like_script(data) {
+                    return Err(LinkError::bad_input(display, "-T names no linker script"));
+                }
+                c.add_script(&found, &display, data, *state, 0)?;
+            }
             // Symbol resolution treats every archive like lld does (all lazy symbols visible at
             // once), so a group needs no re-scanning and its bounds carry no information.
             InputArg::StartGroup | InputArg::EndGroup => {}
         }
     }
-    Ok(c.files)
+    Ok(Inputs {
+        files: c.files,
+        scripts: c.scripts,
+    })
 }
 
 /// A library a linker plugin asked for (`add_input_library`), searched in `extra_dirs`
@@ -132,6 +166,7 @@ pub fn collect_plugin_library(
     let mut c = Collector {
         opts,
         files: Vec::new(),
+        scripts: ScriptFacts::default(),
         search_dirs: extra_dirs
             .iter()
             .chain(&opts.library_paths)
@@ -265,11 +300,46 @@ impl Collector<'_> {
         let text = std::str::from_utf8(data)
             .map_err(|_| LinkError::bad_input(display, "linker script is not valid UTF-8"))?;
         let parsed = script::parse_script(text)
-            .map_err(|e| LinkError::bad_input(display, format!("linker script: {e}")))?;
+            .map_err(|e| LinkError::Link(format!("{display}:{}: {e}", e.line())))?;
         for dir in &parsed.search_dirs {
             self.search_dirs.push(PathBuf::from(dir));
         }
         let script_dir = path.parent().unwrap_or(Path::new("."));
+        let name = display.to_string();
+        if parsed.entry.is_some() {
+            self.scripts.entry = parsed.entry.clone();
+        }
+        let facts = &mut self.scripts;
+        facts
+            .assignments
+            .extend(parsed.assignments.iter().map(|a| (name.clone(), a.clone())));
+        facts.asserts.extend(
+            parsed
+                .asserts
+                .iter()
+                .map(|(e, m, l)| (name.clone(), e.clone(), m.clone(), *l)),
+        );
+        facts
+            .versions
+            .extend(parsed.versions.iter().map(|v| (name.clone(), v.clone())));
+        for (file, line) in &parsed.includes {
+            // GNU ld and lld look in the current directory, then the `-L` directories;
+            // rld last in the including script's directory.
+            let sysroot = self.opts.sysroot.as_deref();
+            let found = Some(search::find_script(
+                Path::new(file),
+                &self.search_dirs,
+                sysroot,
+            ))
+            .filter(|p| p.is_file())
+            .or_else(|| search::resolve_script_path(file, script_dir, &self.search_dirs, sysroot))
+            .ok_or_else(|| {
+                LinkError::Link(format!("{display}:{line}: cannot find {file} to INCLUDE"))
+            })?;
+            let shown = found.display().to_string();
+            let data = map_file(&found)?;
+            self.add_script(&found, &shown, data, state, depth + 1)?;
+        }
         for input in &parsed.inputs {
             match input {
                 script::ScriptInput::Path { path: p, as_needed } => {

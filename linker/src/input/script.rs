@@ -8,16 +8,18 @@
 //! GROUP ( /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libc_nonshared.a  AS_NEEDED ( /lib64/ld-linux-x86-64.so.2 ) )
 //! ```
 //!
-//! Every `-lc` goes through such a file, so the linker has to understand it. This module
-//! understands only the input-naming subset of the language that these scripts use (`INPUT`,
-//! `GROUP`, `AS_NEEDED`, `OUTPUT_FORMAT`, `OUTPUT_ARCH`, `SEARCH_DIR`, `ENTRY`). Anything that
-//! would change the output layout (`SECTIONS`, `MEMORY`, symbol assignments, ...) is rejected
-//! with [`ScriptError::Unsupported`] rather than silently ignored, because ignoring it would
-//! produce a different binary than GNU ld.
+//! Every `-lc` goes through such a file, so the linker has to understand it. Scripts given
+//! with `-T` use more of the language; this module reads the commands that name inputs
+//! (`INPUT`, `GROUP`, `AS_NEEDED`, `OUTPUT_FORMAT`, `OUTPUT_ARCH`, `SEARCH_DIR`, `ENTRY`,
+//! `INCLUDE`), symbol assignments (`sym = expr;`, the compound forms, `PROVIDE`, `HIDDEN`,
+//! `PROVIDE_HIDDEN`), `ASSERT` and `VERSION`. A layout (`SECTIONS`, `MEMORY`, `PHDRS`,
+//! `INSERT`) is rejected with [`ScriptError::Unsupported`] rather than silently ignored,
+//! because ignoring it would produce a different binary than GNU ld.
 //!
 //! Finding the files a script names is left to the caller (see `search.rs`), because that
 //! depends on the command line's search directories and sysroot.
 
+use crate::script_expr::{self, BinOp, Expr};
 use std::ops::Range;
 
 /// One file a script asks to link, in script order.
@@ -46,28 +48,66 @@ pub struct LinkerScript {
     pub output_format: Option<String>,
     /// `ENTRY(sym)`. The last command wins, as in GNU ld.
     pub entry: Option<String>,
+    /// Symbol assignments, in script order.
+    pub assignments: Vec<Assignment>,
+    /// `ASSERT(expr, "message")`: (expression, message, line).
+    pub asserts: Vec<(Expr, String, usize)>,
+    /// The bodies of `VERSION { ... }` commands (version script text).
+    pub versions: Vec<String>,
+    /// `INCLUDE file`: (file, line).
+    pub includes: Vec<(String, usize)>,
 }
 
-/// Why a script could not be parsed. Line numbers are 1-based.
+/// `sym = expr;` (or `+=`, ..., `PROVIDE(sym = expr)`, `HIDDEN(...)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assignment {
+    pub name: String,
+    pub expr: Expr,
+    /// `PROVIDE`: defines the symbol only if something refers to it and nothing defines it.
+    pub provide: bool,
+    /// `HIDDEN`/`PROVIDE_HIDDEN`: the symbol is hidden.
+    pub hidden: bool,
+    pub line: usize,
+}
+
+/// Why a script could not be parsed. Line numbers are 1-based; the message leaves the
+/// place (`file:line:`) to the caller.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ScriptError {
-    #[error("linker script line {line}: unterminated comment (expected `*/`)")]
+    #[error("unterminated comment (expected `*/`)")]
     UnterminatedComment { line: usize },
-    #[error("linker script line {line}: unterminated quoted name (expected `\"`)")]
+    #[error("unterminated quoted name (expected `\"`)")]
     UnterminatedString { line: usize },
-    #[error("linker script line {line}: expected {expected}, found {found}")]
+    #[error("expected {expected}, found {found}")]
     Unexpected {
         line: usize,
         found: String,
         expected: String,
     },
-    #[error("linker script line {line}: `{command}(` is never closed (expected `)`)")]
+    #[error("`{command}(` is never closed (expected `)`)")]
     Unclosed { line: usize, command: String },
     #[error(
-        "linker script line {line}: unsupported command `{command}` (rld only supports INPUT, \
-         GROUP, AS_NEEDED, OUTPUT_FORMAT, OUTPUT_ARCH, SEARCH_DIR and ENTRY)"
+        "unsupported command `{command}` (rld supports INPUT, \
+         GROUP, AS_NEEDED, OUTPUT_FORMAT, OUTPUT_ARCH, SEARCH_DIR, ENTRY, INCLUDE, VERSION, \
+         ASSERT and symbol assignments, not yet SECTIONS, MEMORY or PHDRS)"
     )]
     Unsupported { line: usize, command: String },
+    #[error("{message}")]
+    Expression { line: usize, message: String },
+}
+
+impl ScriptError {
+    /// The line of the script the error is on.
+    pub fn line(&self) -> usize {
+        match self {
+            ScriptError::UnterminatedComment { line }
+            | ScriptError::UnterminatedString { line }
+            | ScriptError::Unexpected { line, .. }
+            | ScriptError::Unclosed { line, .. }
+            | ScriptError::Unsupported { line, .. }
+            | ScriptError::Expression { line, .. } => *line,
+        }
+    }
 }
 
 /// How many leading bytes [`looks_like_script`] inspects; enough to tell text from binary
@@ -97,6 +137,7 @@ pub fn parse_script(text: &str) -> Result<LinkerScript, ScriptError> {
     let tokens = tokenize(text)?;
     let last_line = 1 + text.matches('\n').count();
     Parser {
+        text,
         tokens,
         pos: 0,
         last_line,
@@ -120,6 +161,8 @@ enum Tok<'a> {
 struct Token<'a> {
     tok: Tok<'a>,
     line: usize,
+    /// Where the token starts in the text (expressions are read from the text itself).
+    start: usize,
 }
 
 impl Tok<'_> {
@@ -166,6 +209,7 @@ fn tokenize(text: &str) -> Result<Vec<Token<'_>>, ScriptError> {
             tokens.push(Token {
                 tok: Tok::Quoted(&body[..end]),
                 line,
+                start: i,
             });
             line += body[..end].matches('\n').count();
             i += 1 + end + 1;
@@ -173,6 +217,7 @@ fn tokenize(text: &str) -> Result<Vec<Token<'_>>, ScriptError> {
             tokens.push(Token {
                 tok: Tok::Punct(char::from(b)),
                 line,
+                start: i,
             });
             i += 1;
         } else {
@@ -184,13 +229,39 @@ fn tokenize(text: &str) -> Result<Vec<Token<'_>>, ScriptError> {
             tokens.push(Token {
                 tok: Tok::Word(&text[start..i]),
                 line,
+                start,
             });
         }
     }
     Ok(tokens)
 }
 
+/// If `text` starts with a symbol name followed by an assignment operator (`=`, `+=`,
+/// `-=`, `*=`, `/=`, `<<=`, `>>=`, `&=`, `|=`; not `==`), the operator's offset.
+fn assignment_operator(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    if b.first() == Some(&b'"') {
+        i = 1 + text[1..].find('"')? + 1;
+    } else {
+        while i < b.len() && (b[i].is_ascii_alphanumeric() || b"_.$@".contains(&b[i])) {
+            i += 1;
+        }
+    }
+    if i == 0 {
+        return None;
+    }
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let rest = &text[i..];
+    const OPS: [&str; 9] = ["<<=", ">>=", "+=", "-=", "*=", "/=", "&=", "|=", "="];
+    let op = OPS.iter().find(|op| rest.starts_with(*op))?;
+    (*op != "=" || !rest.starts_with("==")).then_some(i)
+}
+
 struct Parser<'a> {
+    text: &'a str,
     tokens: Vec<Token<'a>>,
     pos: usize,
     /// Reported for errors at the end of the script.
@@ -228,7 +299,13 @@ impl<'a> Parser<'a> {
             match t.tok {
                 // GNU ld accepts stray `;` between commands.
                 Tok::Punct(';') => {}
-                Tok::Word(name) => self.command(name, t.line)?,
+                Tok::Word(name) => {
+                    if let Some(op_at) = assignment_operator(&self.text[t.start..]) {
+                        self.assignment(t, t.start + op_at, false, false)?;
+                    } else {
+                        self.command(name, t.line)?;
+                    }
+                }
                 _ => return Err(self.unexpected(Some(t), "a command such as INPUT or GROUP")),
             }
         }
@@ -292,27 +369,180 @@ impl<'a> Parser<'a> {
                 let entry = self.single_argument(name, line)?;
                 self.script.entry = Some(entry);
             }
+            "PROVIDE" | "PROVIDE_HIDDEN" | "HIDDEN" => {
+                self.expect_open(name)?;
+                let Some(first) = self.next() else {
+                    return Err(ScriptError::Unclosed {
+                        line,
+                        command: name.to_string(),
+                    });
+                };
+                let op_at = assignment_operator(&self.text[first.start..])
+                    .ok_or_else(|| self.unexpected(Some(first), "an assignment `sym = expr`"))?;
+                self.assignment_until(
+                    first,
+                    first.start + op_at,
+                    ')',
+                    name != "HIDDEN",
+                    name != "PROVIDE",
+                )?;
+            }
+            "ASSERT" => {
+                self.expect_open(name)?;
+                let start = self.peek().map_or(self.text.len(), |t| t.start);
+                let end = self.statement_end(start, ')');
+                let body = &self.text[start..end.min(self.text.len())];
+                // The message may hold commas: the separator is the last one before it.
+                let message_at = body.find('"').unwrap_or(body.len());
+                let comma = body[..message_at]
+                    .rfind(',')
+                    .ok_or(ScriptError::Unexpected {
+                        line,
+                        found: "no message".into(),
+                        expected: "ASSERT(expression, \"message\")".into(),
+                    })?;
+                let expr = self.expression(&body[..comma], line)?;
+                let message = body[comma + 1..].trim().trim_matches('"').to_string();
+                self.script.asserts.push((expr, message, line));
+                self.skip_to(end + 1);
+            }
+            "VERSION" => {
+                self.expect_punct('{', "`{` after VERSION")?;
+                let start = self.peek().map_or(self.text.len(), |t| t.start);
+                let end = self.statement_end(start, '}');
+                if end >= self.text.len() {
+                    return Err(ScriptError::Unclosed {
+                        line,
+                        command: "VERSION {".into(),
+                    });
+                }
+                self.script.versions.push(self.text[start..end].to_string());
+                self.skip_to(end + 1);
+            }
+            "INCLUDE" => {
+                let file = self.expect_name(name)?;
+                self.script.includes.push((file, line));
+            }
             _ => return Err(self.unsupported(name, line)),
         }
         Ok(())
     }
 
-    /// Names an unsupported statement. For `x = 1;` the name alone would read like a misspelt
-    /// command, so the assignment operator is included.
+    /// `sym OP expr;` whose operator starts at byte `op_at`, from token `first` (the name).
+    fn assignment(
+        &mut self,
+        first: Token<'a>,
+        op_at: usize,
+        provide: bool,
+        hidden: bool,
+    ) -> Result<(), ScriptError> {
+        self.assignment_until(first, op_at, ';', provide, hidden)
+    }
+
+    /// An assignment ending at the first `close` outside parentheses (`;` for a statement,
+    /// `)` inside `PROVIDE(...)`), after which parsing resumes.
+    fn assignment_until(
+        &mut self,
+        first: Token<'a>,
+        op_at: usize,
+        close: char,
+        provide: bool,
+        hidden: bool,
+    ) -> Result<(), ScriptError> {
+        let line = first.line;
+        let name = self.text[first.start..op_at]
+            .trim()
+            .trim_matches('"')
+            .to_string();
+        let rest = &self.text[op_at..];
+        let op_len = rest.find('=').map_or(1, |i| i + 1);
+        let compound = match &rest[..op_len - 1] {
+            "" => None,
+            "+" => Some(BinOp::Add),
+            "-" => Some(BinOp::Sub),
+            "*" => Some(BinOp::Mul),
+            "/" => Some(BinOp::Div),
+            "<<" => Some(BinOp::Shl),
+            ">>" => Some(BinOp::Shr),
+            "&" => Some(BinOp::BitAnd),
+            _ => Some(BinOp::BitOr),
+        };
+        let start = op_at + op_len;
+        let end = self.statement_end(start, close);
+        if end >= self.text.len() {
+            return Err(ScriptError::Unexpected {
+                line,
+                found: END.into(),
+                expected: format!("`{close}` ending the assignment to {name}"),
+            });
+        }
+        let mut expr = self.expression(&self.text[start..end], line)?;
+        if let Some(op) = compound {
+            expr = Expr::Binary(op, Box::new(Expr::Symbol(name.clone())), Box::new(expr));
+        }
+        if name == "." {
+            // The location counter only means something inside SECTIONS.
+            return Err(ScriptError::Unsupported {
+                line,
+                command: ". =".into(),
+            });
+        }
+        self.script.assignments.push(Assignment {
+            name,
+            expr,
+            provide,
+            hidden,
+            line,
+        });
+        self.skip_to(end + 1);
+        // `PROVIDE(a = b);` may end with a `;`.
+        Ok(())
+    }
+
+    fn expression(&self, text: &str, line: usize) -> Result<Expr, ScriptError> {
+        script_expr::parse(text).map_err(|e| ScriptError::Expression { line, message: e.0 })
+    }
+
+    /// The byte offset of the first `close` at parenthesis depth 0 from `start` (the text's
+    /// length if there is none); quoted names and comments are skipped.
+    fn statement_end(&self, start: usize, close: char) -> usize {
+        let b = self.text.as_bytes();
+        let (mut depth, mut i) = (0i32, start);
+        while i < b.len() {
+            match b[i] {
+                b'"' => {
+                    i += 1;
+                    while i < b.len() && b[i] != b'"' {
+                        i += 1;
+                    }
+                }
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    i = self.text[i + 2..]
+                        .find("*/")
+                        .map_or(b.len(), |e| i + 2 + e + 1);
+                }
+                c if char::from(c) == close && depth == 0 => return i,
+                b'(' | b'{' => depth += 1,
+                b')' | b'}' => depth -= 1,
+                _ => {}
+            }
+            i += 1;
+        }
+        b.len()
+    }
+
+    /// Continues with the first token at or after byte `at`.
+    fn skip_to(&mut self, at: usize) {
+        while self.tokens.get(self.pos).is_some_and(|t| t.start < at) {
+            self.pos += 1;
+        }
+    }
+
     fn unsupported(&self, name: &str, line: usize) -> ScriptError {
-        const OPS: [&str; 9] = ["=", "+=", "-=", "*=", "/=", "<<=", ">>=", "&=", "|="];
-        let op = match self.peek() {
-            Some(Token {
-                tok: Tok::Word(next),
-                ..
-            }) if !name.contains('=') => OPS.iter().rev().find(|op| next.starts_with(*op)),
-            _ => None,
-        };
-        let command = match op {
-            Some(op) => format!("{name} {op}"),
-            None => name.to_string(),
-        };
-        ScriptError::Unsupported { line, command }
+        ScriptError::Unsupported {
+            line,
+            command: name.to_string(),
+        }
     }
 
     fn expect_punct(&mut self, c: char, expected: &str) -> Result<(), ScriptError> {
@@ -462,6 +692,7 @@ GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmv
                 search_dirs: vec![],
                 output_format: Some("elf64-x86-64".to_string()),
                 entry: None,
+                ..LinkerScript::default()
             }
         );
     }
@@ -640,16 +871,66 @@ GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmv
             matches!(e, ScriptError::Unsupported { line: 2, ref command } if command == "MEMORY")
         );
 
-        let e = parse_script(". = 0x1000;").unwrap_err();
-        assert!(matches!(e, ScriptError::Unsupported { line: 1, ref command } if command == ". ="));
-        let e = parse_script("x <<= 2;").unwrap_err();
-        assert!(matches!(e, ScriptError::Unsupported { ref command, .. } if command == "x <<="));
-        let e = parse_script("x=1;").unwrap_err();
-        assert!(matches!(e, ScriptError::Unsupported { ref command, .. } if command == "x=1"));
+        let e = parse_script("x = 1;\n. = 0x1000;").unwrap_err();
+        assert!(matches!(e, ScriptError::Unsupported { line: 2, ref command } if command == ". ="));
 
         // Keywords are case sensitive in GNU ld.
         let e = parse_script("group(a)").unwrap_err();
         assert!(matches!(e, ScriptError::Unsupported { ref command, .. } if command == "group"));
+    }
+
+    #[test]
+    fn assignments_asserts_versions_and_includes() {
+        let text = "x=1;\ny += 2 * x ;\n  PROVIDE(end_marker = ADDR(.text) + SIZEOF(.text));\n\
+                    HIDDEN(\"quoted\" = 4); PROVIDE_HIDDEN(ph = x);\n\
+                    ASSERT(x < 4, \"x, too big\");\nVERSION { V1 { global: f; local: *; }; }\n\
+                    INCLUDE more.ld\nz <<= 2;";
+        let s = parse_script(text).unwrap();
+        let got: Vec<(&str, bool, bool, usize)> = s
+            .assignments
+            .iter()
+            .map(|a| (a.name.as_str(), a.provide, a.hidden, a.line))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("x", false, false, 1),
+                ("y", false, false, 2),
+                ("end_marker", true, false, 3),
+                ("quoted", false, true, 4),
+                ("ph", true, true, 4),
+                ("z", false, false, 8),
+            ]
+        );
+        assert_eq!(s.assignments[0].expr, Expr::Number(1));
+        // Compound assignments read the old value.
+        assert_eq!(
+            s.assignments[1].expr,
+            Expr::Binary(
+                BinOp::Add,
+                Box::new(Expr::Symbol("y".into())),
+                Box::new(Expr::Binary(
+                    BinOp::Mul,
+                    Box::new(Expr::Number(2)),
+                    Box::new(Expr::Symbol("x".into()))
+                ))
+            )
+        );
+        assert_eq!(s.asserts.len(), 1);
+        assert_eq!((s.asserts[0].1.as_str(), s.asserts[0].2), ("x, too big", 5));
+        assert_eq!(s.versions, ["V1 { global: f; local: *; }; "]);
+        assert_eq!(s.includes, [("more.ld".to_string(), 7)]);
+        // A bad expression names its line.
+        let e = parse_script("a = 1;\nb = 2 +;").unwrap_err();
+        assert!(
+            matches!(e, ScriptError::Expression { line: 2, .. }),
+            "{e:?}"
+        );
+        let e = parse_script("a = 1").unwrap_err();
+        assert!(
+            matches!(e, ScriptError::Unexpected { line: 1, .. }),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -1,0 +1,213 @@
+//! Linker scripts given with `-T`: symbol assignments (expressions, compound forms,
+//! `PROVIDE`, `HIDDEN`, `PROVIDE_HIDDEN`), `ENTRY`, `INCLUDE`, `VERSION`, `ASSERT` and
+//! `--defsym` expressions, each compared with lld-14; errors name the script and line.
+
+use rld_tests::Compiler::Clang;
+use rld_tests::*;
+use std::path::Path;
+
+const PROGRAM: &str = r#"#include <stdio.h>
+extern char magic[], twice_magic[], provided[], text_end[], start_alias[], counted[];
+extern char from_include[], from_defsym[];
+int helper(void) { return 7; }
+int main(void) {
+    printf("magic %lx twice %lx provided %lx counted %lx\n", (unsigned long)magic,
+           (unsigned long)twice_magic, (unsigned long)provided, (unsigned long)counted);
+    printf("text_end after main %d, alias is main %d\n", text_end > (char *)main,
+           start_alias == (char *)main);
+    printf("include %lx defsym %lx\n", (unsigned long)from_include, (unsigned long)from_defsym);
+    return helper() == 7 ? 0 : 1;
+}
+"#;
+
+const SCRIPT: &str = "/* symbols for the program */
+magic = 0x1234;
+twice_magic = magic * 2 + (1 << 4);
+counted = 3;
+counted += 4;
+counted = counted * 4;
+PROVIDE(provided = 42);
+PROVIDE(unused_provide = 7);
+PROVIDE(helper = 99);
+text_end = ADDR(.text) + SIZEOF(.text);
+start_alias = main;
+HIDDEN(hidden_sym = 5);
+PROVIDE_HIDDEN(hidden_provided = text_end - 1);
+INCLUDE more.ld
+ASSERT(magic == 0x1234, \"magic changed\");
+";
+
+const MORE: &str = "from_include = MAX(magic, 0x2000) + CONSTANT(MAXPAGESIZE);\n";
+
+/// Per symbol of `.symtab`: binding, visibility, section kind (ABS, UND or a section's
+/// name) and, for absolute ones, the value.
+fn described(path: &Path, names: &[&str]) -> Vec<String> {
+    let secs = sections(path);
+    let syms = symbols(path);
+    names
+        .iter()
+        .map(|name| {
+            let found = find_symbols(&syms, ".symtab", name);
+            let Some(s) = found.first() else {
+                return format!("{name}: none");
+            };
+            let place = match s.ndx.as_str() {
+                "ABS" => format!("ABS {:#x}", s.value),
+                "UND" => "UND".into(),
+                n => secs
+                    .iter()
+                    .find(|x| x.index.to_string() == n)
+                    .map_or(n.to_string(), |x| x.name.clone()),
+            };
+            format!("{name}: {} {} {} {place}", s.bind, s.vis, s.typ)
+        })
+        .collect()
+}
+
+/// A script of assignments, included from another, with `--defsym` expressions: the
+/// program prints what lld's prints, and each symbol has lld's binding, visibility, type
+/// and section (absolute for numbers, `.text` for addresses computed from it).
+#[test]
+fn symbol_assignments_as_lld() {
+    let t = Test::new();
+    let obj = t.compile(Clang, PROGRAM, &["-O1"]);
+    t.write("script/defs.ld", SCRIPT);
+    t.write("script/more.ld", MORE);
+    let script = t.path("script/defs.ld");
+    let script = script.to_str().unwrap();
+    let include_dir = format!("-L{}", t.path("script").display());
+    let flags = [
+        &include_dir,
+        "-Wl,-T",
+        script,
+        "-Xlinker",
+        "--defsym=from_defsym=twice_magic+ALIGN(3,4)",
+    ];
+    let lld = t.link(Driver::ClangLld, &[&obj], &flags, "lld/prog");
+    let rld = t.link(Driver::ClangRld, &[&obj], &flags, "rld/prog");
+    let expected = "magic 1234 twice 2478 provided 2a counted 1c\n\
+                    text_end after main 1, alias is main 1\ninclude 3000 defsym 247c\n";
+    assert_same_output(&rld, &lld, &[], &[], Some(expected));
+    let names = [
+        "magic",
+        "twice_magic",
+        "counted",
+        "provided",
+        "unused_provide",
+        "helper",
+        "text_end",
+        "start_alias",
+        "hidden_sym",
+        "hidden_provided",
+        "from_include",
+        "from_defsym",
+    ];
+    let ours = described(&rld, &names);
+    assert_eq!(ours, described(&lld, &names));
+    // PROVIDE neither defines what nobody uses nor overrides a definition.
+    assert!(
+        ours.contains(&"unused_provide: none".to_string()),
+        "{ours:?}"
+    );
+    assert!(
+        ours.iter()
+            .any(|s| s.starts_with("helper: GLOBAL DEFAULT FUNC")),
+        "{ours:?}"
+    );
+    assert!(
+        ours.iter()
+            .any(|s| s.starts_with("text_end: GLOBAL DEFAULT NOTYPE .text")),
+        "{ours:?}"
+    );
+}
+
+/// `ENTRY` in a script sets the entry point unless `-e` does; a script's `VERSION` acts as
+/// a version script.
+#[test]
+fn entry_and_version_commands() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "#include <stdio.h>\n#include <stdlib.h>\n\
+         int exported(void) { return 1; }\nint internal(void) { return 2; }\n\
+         void other_start(void) { puts(\"other start\"); exit(0); }\n\
+         void second_start(void) { puts(\"second start\"); exit(0); }\n\
+         int main(void) { puts(\"main\"); return 0; }\n",
+        &["-O1", "-fPIC"],
+    );
+    let entry = t.write("entry.ld", "ENTRY(other_start)\n");
+    let entry = entry.to_str().unwrap();
+    for driver in [Driver::ClangLld, Driver::ClangRld] {
+        let out = format!("{}/entry", driver.name());
+        let exe = t.link(driver, &[&obj], &["-Wl,-T", entry], &out);
+        assert_output_is(
+            &exe,
+            &run(&exe, &[], &[]),
+            "other start\n",
+            "ENTRY(other_start)",
+        );
+        let flags = ["-Wl,-T", entry, "-Wl,-e,second_start"];
+        let exe = t.link(driver, &[&obj], &flags, &format!("{out}-e"));
+        assert_output_is(
+            &exe,
+            &run(&exe, &[], &[]),
+            "second start\n",
+            "-e beats ENTRY",
+        );
+    }
+    let version = t.write(
+        "version.ld",
+        "VERSION { V1 { global: exported; local: *; }; }\n",
+    );
+    let version = version.to_str().unwrap();
+    let flags = ["-shared", "-Wl,-T", version];
+    let lld = t.link(Driver::ClangLld, &[&obj], &flags, "lld/libv.so");
+    let rld = t.link(Driver::ClangRld, &[&obj], &flags, "rld/libv.so");
+    let exports = |p: &Path| -> Vec<(String, Option<String>)> {
+        let mut v: Vec<_> = symbols(p)
+            .into_iter()
+            .filter(|s| s.table == ".dynsym" && s.is_defined())
+            .map(|s| (s.name, s.version))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(exports(&rld), exports(&lld));
+    assert!(exports(&rld).contains(&("exported".into(), Some("V1".into()))));
+    assert!(!exports(&rld).iter().any(|(n, _)| n == "internal"));
+}
+
+/// Errors name the script and the line: a symbol an expression reads that nothing
+/// defines, a failed `ASSERT`, a bad expression, `SECTIONS` (not supported yet).
+#[test]
+fn script_errors_name_file_and_line() {
+    let t = Test::new();
+    let obj = t.compile(Clang, "int main(void) { return 0; }\n", &["-O1"]);
+    for (text, want) in [
+        (
+            "a = 1;\nb = missing + 1;\n",
+            "bad.ld:2: symbol not found: missing",
+        ),
+        (
+            "ASSERT(1 == 2, \"one is not two\");\n",
+            "bad.ld:1: one is not two",
+        ),
+        ("\n\nc = 1 +;\n", "bad.ld:3: unexpected end of expression"),
+        (
+            "d = ADDR(.nowhere);\n",
+            "bad.ld:1: undefined section .nowhere",
+        ),
+        (
+            "SECTIONS { .text : { *(.text) } }\n",
+            "bad.ld:1: unsupported command `SECTIONS`",
+        ),
+    ] {
+        let script = t.write("bad.ld", text);
+        let script = script.to_str().unwrap();
+        let (res, cmd) = t.try_link(Driver::ClangRld, &[&obj], &["-Wl,-T", script], "bad");
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert!(!res.status.success(), "{cmd}");
+        assert!(err.contains(want), "{text}: {err}");
+        assert!(!t.path("bad").exists());
+    }
+}
