@@ -817,7 +817,8 @@ GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmv
                 command: "GROUP".to_string()
             }
         );
-        assert!(e.to_string().contains("line 2"), "{e}");
+        assert_eq!(e.line(), 2);
+        assert!(e.to_string().contains("GROUP("), "{e}");
 
         let e = parse_script("INPUT(a AS_NEEDED(b)").unwrap_err();
         assert!(matches!(e, ScriptError::Unclosed { line: 1, ref command } if command == "INPUT"));
