@@ -134,33 +134,69 @@ impl EhRecord {
     }
 }
 
-/// The records of `.eh_frame` section `s` in order, up to a terminator or the end (its
-/// relocations sorted by offset, as assemblers write them).
-pub fn eh_frame_records(s: &InputSection) -> impl Iterator<Item = EhRecord> + '_ {
-    let data = s.data;
-    let (mut pos, mut ri) = (0usize, 0usize);
-    std::iter::from_fn(move || {
-        if pos + 8 > data.len() {
+/// Where one CIE or FDE lies in `.eh_frame` data, and its CIE id word (0 for a CIE, the
+/// distance back to its CIE for an FDE).
+#[derive(Debug, Clone, Copy)]
+pub struct EhPlace {
+    pub start: usize,
+    pub end: usize,
+    pub id: u32,
+}
+
+/// The records of `.eh_frame` data in order. Zero terminators between records are
+/// skipped (`ld -r` outputs keep their inputs' ones); a record that does not fit the data,
+/// or uses the 64-bit format x86-64 never emits, ends the walk with an error.
+pub fn eh_frame_places(
+    data: &[u8],
+) -> impl Iterator<Item = std::result::Result<EhPlace, String>> + '_ {
+    let mut pos = 0usize;
+    let mut failed = false;
+    std::iter::from_fn(move || loop {
+        if failed || pos + 4 > data.len() {
             return None;
         }
-        let len = u32::from_le_bytes(data[pos..pos + 4].try_into().ok()?) as usize;
-        if len == 0 || len == 0xffff_ffff {
-            return None;
+        let len = u32::from_le_bytes(data[pos..pos + 4].try_into().ok()?);
+        if len == 0 {
+            pos += 4;
+            continue;
         }
-        let end = (pos + 4 + len).min(data.len());
-        let first = ri;
-        while ri < s.relocs.len() && (s.relocs[ri].r_offset(LE) as usize) < end {
-            ri += 1;
-        }
-        let record = EhRecord {
-            start: pos,
-            end,
-            is_cie: data[pos + 4..pos + 8] == [0, 0, 0, 0],
-            relocs: &s.relocs[first..ri],
+        let at = pos;
+        let end = pos + 4 + len as usize;
+        let result = if len == u32::MAX {
+            Err(format!("64-bit record at offset {at:#x}"))
+        } else if len < 4 || end > data.len() {
+            Err(format!("record at offset {at:#x} extends past the section"))
+        } else {
+            let id = u32::from_le_bytes(data[at + 4..at + 8].try_into().ok()?);
+            Ok(EhPlace { start: at, end, id })
         };
+        failed = result.is_err();
         pos = end;
-        Some(record)
+        return Some(result);
     })
+}
+
+/// The records of `.eh_frame` section `s` in order, each with its relocations (sorted by
+/// offset, as assemblers write them). The section was checked when it was read.
+pub fn eh_frame_records(s: &InputSection) -> impl Iterator<Item = EhRecord> + '_ {
+    let mut ri = 0usize;
+    eh_frame_places(s.data)
+        .map_while(Result::ok)
+        .map(move |place| {
+            while ri < s.relocs.len() && (s.relocs[ri].r_offset(LE) as usize) < place.start {
+                ri += 1;
+            }
+            let first = ri;
+            while ri < s.relocs.len() && (s.relocs[ri].r_offset(LE) as usize) < place.end {
+                ri += 1;
+            }
+            EhRecord {
+                start: place.start,
+                end: place.end,
+                is_cie: place.id == 0,
+                relocs: &s.relocs[first..ri],
+            }
+        })
 }
 
 /// The structure the linker relies on when it splits `.eh_frame` into records and points
@@ -168,33 +204,19 @@ pub fn eh_frame_records(s: &InputSection) -> impl Iterator<Item = EhRecord> + '_
 /// pointer naming the start of a CIE before it.
 fn check_eh_frame(data: &[u8]) -> std::result::Result<(), String> {
     let mut cies = rustc_hash::FxHashSet::default();
-    let mut pos = 0usize;
-    while pos + 4 <= data.len() {
-        let len = u32::from_le_bytes(data[pos..pos + 4].try_into().unwrap());
-        if len == 0 {
-            // A terminator.
-            pos += 4;
-            continue;
-        }
-        if len == u32::MAX {
-            return Err(format!("64-bit record at offset {pos:#x}"));
-        }
-        let end = pos + 4 + len as usize;
-        if len < 4 || end > data.len() {
-            return Err(format!(
-                "record at offset {pos:#x} extends past the section"
-            ));
-        }
-        let id = u32::from_le_bytes(data[pos + 4..pos + 8].try_into().unwrap());
-        if id == 0 {
-            cies.insert(pos);
+    for place in eh_frame_places(data) {
+        let place = place?;
+        if place.id == 0 {
+            cies.insert(place.start);
         } else {
-            let cie = (pos + 4).checked_sub(id as usize);
+            let cie = (place.start + 4).checked_sub(place.id as usize);
             if !cie.is_some_and(|c| cies.contains(&c)) {
-                return Err(format!("FDE at offset {pos:#x} points to no CIE before it"));
+                return Err(format!(
+                    "FDE at offset {:#x} points to no CIE before it",
+                    place.start
+                ));
             }
         }
-        pos = end;
     }
     Ok(())
 }
@@ -679,4 +701,54 @@ fn gnu_property(data: &[u8], wanted: u32) -> Option<u32> {
         off = desc_end.next_multiple_of(4);
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record of `len` bytes after its length word, with CIE id `id`.
+    fn record(len: u32, id: u32) -> Vec<u8> {
+        let mut r = len.to_le_bytes().to_vec();
+        r.extend_from_slice(&id.to_le_bytes());
+        r.resize(4 + len as usize, 0);
+        r
+    }
+
+    #[test]
+    fn eh_frame_walk_skips_terminators_and_stops_at_damage() {
+        // CIE, terminator (as `ld -r` leaves them), FDE pointing back to the CIE.
+        let mut data = record(12, 0);
+        data.extend_from_slice(&[0, 0, 0, 0]);
+        let fde_at = data.len();
+        data.extend(record(16, (fde_at + 4) as u32));
+        let places: Vec<(usize, usize, u32)> = eh_frame_places(&data)
+            .map(|p| p.map(|p| (p.start, p.end, p.id)).unwrap())
+            .collect();
+        assert_eq!(
+            places,
+            [(0, 16, 0), (fde_at, fde_at + 20, (fde_at + 4) as u32)]
+        );
+        assert_eq!(check_eh_frame(&data), Ok(()));
+
+        // An FDE whose CIE pointer leads nowhere.
+        let mut bad = record(12, 0);
+        bad.extend(record(16, 3));
+        assert!(check_eh_frame(&bad)
+            .unwrap_err()
+            .contains("points to no CIE"));
+        // A record longer than the data ends the walk with an error, once.
+        let mut cut = record(12, 0);
+        cut.extend_from_slice(&40u32.to_le_bytes());
+        cut.extend_from_slice(&[0; 8]);
+        let walk: Vec<_> = eh_frame_places(&cut).collect();
+        assert_eq!(walk.len(), 2);
+        assert!(walk[1]
+            .as_ref()
+            .unwrap_err()
+            .contains("extends past the section"));
+        let mut wide = 0xffff_ffffu32.to_le_bytes().to_vec();
+        wide.extend_from_slice(&[0; 12]);
+        assert!(check_eh_frame(&wide).unwrap_err().contains("64-bit"));
+    }
 }

@@ -317,55 +317,25 @@ fn cie_key(
 /// section that is not in the output. Returns the size of what is kept and the number of
 /// FDEs kept. Piece output offsets are relative to the start of this input's data.
 pub fn split_eh_frame(obj: &ObjectFile, sec_index: usize) -> (Vec<Piece>, u64, usize) {
-    let sec = &obj.sections[sec_index];
-    let data = sec.data;
     let mut pieces = Vec::new();
     let mut out = 0u64;
     let mut fdes = 0;
-    let mut pos = 0usize;
-    let mut reloc_i = 0usize;
-    while pos + 4 <= data.len() {
-        let len = u32::from_le_bytes(data[pos..pos + 4].try_into().unwrap()) as usize;
-        let total = eh_record_len(data, pos) as usize;
-        let is_cie = len == 0
-            || data
-                .get(pos + 4..pos + 8)
-                .is_some_and(|id| id == [0, 0, 0, 0]);
-        // Input terminators (crtend.o's) are dropped: the output gets one at its very end,
-        // after every object's records (the LTO object comes last).
-        let mut keep = len != 0;
-        if !is_cie {
-            // An FDE lives if the function its pc_begin relocation points at lives.
-            let pc_begin_off = (pos + 8) as u64;
-            while reloc_i < sec.relocs.len() && sec.relocs[reloc_i].r_offset(LE) < pc_begin_off {
-                reloc_i += 1;
-            }
-            keep = false;
-            if let Some(r) = sec.relocs.get(reloc_i) {
-                if r.r_offset(LE) == pc_begin_off {
-                    let sym = r.r_sym(LE, false) as usize;
-                    keep = fde_target_live(obj, sym);
-                }
-            }
-        }
+    // Input terminators (crtend.o's) are not records: the output gets one at its very end,
+    // after every object's records (the LTO object comes last).
+    for record in crate::object_file::eh_frame_records(&obj.sections[sec_index]) {
+        // An FDE lives if the function its pc_begin relocation points at lives.
+        let keep = record.is_cie
+            || record
+                .fde_target()
+                .is_some_and(|sym| fde_target_live(obj, sym));
+        let output_offset = if keep { out } else { u64::MAX };
+        pieces.push(Piece {
+            input_offset: record.start as u64,
+            output_offset,
+        });
         if keep {
-            pieces.push(Piece {
-                input_offset: pos as u64,
-                output_offset: out,
-            });
-            out += total as u64;
-            if !is_cie {
-                fdes += 1;
-            }
-        } else {
-            pieces.push(Piece {
-                input_offset: pos as u64,
-                output_offset: u64::MAX,
-            });
-        }
-        pos += total;
-        if total == 0 {
-            break;
+            out += (record.end - record.start) as u64;
+            fdes += usize::from(!record.is_cie);
         }
     }
     (pieces, out, fdes)
