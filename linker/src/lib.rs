@@ -6,6 +6,7 @@ pub mod context;
 pub mod demangle;
 pub mod dynamic;
 pub mod dynamic_list;
+pub mod elf_header;
 pub mod emit_relocs;
 pub mod endbr;
 pub mod error;

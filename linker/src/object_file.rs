@@ -134,33 +134,40 @@ impl EhRecord {
     }
 }
 
-/// Where one CIE or FDE lies in `.eh_frame` data, and its CIE id word (0 for a CIE, the
-/// distance back to its CIE for an FDE).
+/// Where one CIE, FDE or terminator lies in `.eh_frame` data, and a record's CIE id word
+/// (0 for a CIE, the distance back to its CIE for an FDE).
 #[derive(Debug, Clone, Copy)]
 pub struct EhPlace {
     pub start: usize,
     pub end: usize,
     pub id: u32,
+    /// A zero terminator (4 bytes), not a record: crtend.o's, or one `ld -r` left between
+    /// records.
+    pub terminator: bool,
 }
 
-/// The records of `.eh_frame` data in order. Zero terminators between records are
-/// skipped (`ld -r` outputs keep their inputs' ones); a record that does not fit the data,
-/// or uses the 64-bit format x86-64 never emits, ends the walk with an error.
+/// The records and terminators of `.eh_frame` data in order. A record that does not fit
+/// the data, or uses the 64-bit format x86-64 never emits, ends the walk with an error.
 pub fn eh_frame_places(
     data: &[u8],
 ) -> impl Iterator<Item = std::result::Result<EhPlace, String>> + '_ {
     let mut pos = 0usize;
     let mut failed = false;
-    std::iter::from_fn(move || loop {
+    std::iter::from_fn(move || {
         if failed || pos + 4 > data.len() {
             return None;
         }
         let len = u32::from_le_bytes(data[pos..pos + 4].try_into().ok()?);
+        let at = pos;
         if len == 0 {
             pos += 4;
-            continue;
+            return Some(Ok(EhPlace {
+                start: at,
+                end: pos,
+                id: 0,
+                terminator: true,
+            }));
         }
-        let at = pos;
         let end = pos + 4 + len as usize;
         let result = if len == u32::MAX {
             Err(format!("64-bit record at offset {at:#x}"))
@@ -168,35 +175,40 @@ pub fn eh_frame_places(
             Err(format!("record at offset {at:#x} extends past the section"))
         } else {
             let id = u32::from_le_bytes(data[at + 4..at + 8].try_into().ok()?);
-            Ok(EhPlace { start: at, end, id })
+            Ok(EhPlace {
+                start: at,
+                end,
+                id,
+                terminator: false,
+            })
         };
         failed = result.is_err();
         pos = end;
-        return Some(result);
+        Some(result)
     })
 }
 
-/// The records of `.eh_frame` section `s` in order, each with its relocations (sorted by
-/// offset, as assemblers write them). The section was checked when it was read.
+/// The records of `.eh_frame` section `s` in order (terminators skipped), each with its
+/// relocations (sorted by offset, as assemblers write them). The section was checked when
+/// it was read.
 pub fn eh_frame_records(s: &InputSection) -> impl Iterator<Item = EhRecord> + '_ {
     let mut ri = 0usize;
-    eh_frame_places(s.data)
-        .map_while(Result::ok)
-        .map(move |place| {
-            while ri < s.relocs.len() && (s.relocs[ri].r_offset(LE) as usize) < place.start {
-                ri += 1;
-            }
-            let first = ri;
-            while ri < s.relocs.len() && (s.relocs[ri].r_offset(LE) as usize) < place.end {
-                ri += 1;
-            }
-            EhRecord {
-                start: place.start,
-                end: place.end,
-                is_cie: place.id == 0,
-                relocs: &s.relocs[first..ri],
-            }
-        })
+    let places = eh_frame_places(s.data).map_while(Result::ok);
+    places.filter(|p| !p.terminator).map(move |place| {
+        while ri < s.relocs.len() && (s.relocs[ri].r_offset(LE) as usize) < place.start {
+            ri += 1;
+        }
+        let first = ri;
+        while ri < s.relocs.len() && (s.relocs[ri].r_offset(LE) as usize) < place.end {
+            ri += 1;
+        }
+        EhRecord {
+            start: place.start,
+            end: place.end,
+            is_cie: place.id == 0,
+            relocs: &s.relocs[first..ri],
+        }
+    })
 }
 
 /// The structure the linker relies on when it splits `.eh_frame` into records and points
@@ -206,6 +218,9 @@ fn check_eh_frame(data: &[u8]) -> std::result::Result<(), String> {
     let mut cies = rustc_hash::FxHashSet::default();
     for place in eh_frame_places(data) {
         let place = place?;
+        if place.terminator {
+            continue;
+        }
         if place.id == 0 {
             cies.insert(place.start);
         } else {
@@ -722,12 +737,17 @@ mod tests {
         data.extend_from_slice(&[0, 0, 0, 0]);
         let fde_at = data.len();
         data.extend(record(16, (fde_at + 4) as u32));
-        let places: Vec<(usize, usize, u32)> = eh_frame_places(&data)
-            .map(|p| p.map(|p| (p.start, p.end, p.id)).unwrap())
+        let places: Vec<(usize, usize, u32, bool)> = eh_frame_places(&data)
+            .map(|p| p.map(|p| (p.start, p.end, p.id, p.terminator)).unwrap())
             .collect();
+        let fde_id = (fde_at + 4) as u32;
         assert_eq!(
             places,
-            [(0, 16, 0), (fde_at, fde_at + 20, (fde_at + 4) as u32)]
+            [
+                (0, 16, 0, false),
+                (16, 20, 0, true),
+                (fde_at, fde_at + 20, fde_id, false)
+            ]
         );
         assert_eq!(check_eh_frame(&data), Ok(()));
 

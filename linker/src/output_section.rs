@@ -320,9 +320,22 @@ pub fn split_eh_frame(obj: &ObjectFile, sec_index: usize) -> (Vec<Piece>, u64, u
     let mut pieces = Vec::new();
     let mut out = 0u64;
     let mut fdes = 0;
-    // Input terminators (crtend.o's) are not records: the output gets one at its very end,
-    // after every object's records (the LTO object comes last).
-    for record in crate::object_file::eh_frame_records(&obj.sections[sec_index]) {
+    let sec = &obj.sections[sec_index];
+    let mut records = crate::object_file::eh_frame_records(sec);
+    for place in crate::object_file::eh_frame_places(sec.data).map_while(Result::ok) {
+        // Input terminators (crtend.o's) are dropped, with any symbol on them (as lld drops
+        // `__FRAME_END__`): the output gets one at its very end, after every object's
+        // records (the LTO object comes last).
+        if place.terminator {
+            pieces.push(Piece {
+                input_offset: place.start as u64,
+                output_offset: u64::MAX,
+            });
+            continue;
+        }
+        let Some(record) = records.next() else {
+            break;
+        };
         // An FDE lives if the function its pc_begin relocation points at lives.
         let keep = record.is_cie
             || record

@@ -10,6 +10,7 @@
 //! output section and its symbol renumbered (see [`crate::emit_relocs`]).
 
 use crate::context::{Link, Target};
+use crate::elf_header::{FileHeader, SectionHeader};
 use crate::emit_relocs::relocation_sections;
 use crate::error::Result;
 use crate::layout;
@@ -17,7 +18,7 @@ use crate::object_file::SectionKind;
 use crate::output_file::PendingOutput;
 use crate::output_section::TailKind;
 use crate::static_symtab::{build_symtab, SymtabIndex};
-use crate::synthetic::{gnu_property_size, put_u32, put_u64, write_gnu_property};
+use crate::synthetic::{gnu_property_size, write_gnu_property};
 use crate::timer::Timer;
 use object::elf::*;
 use rustc_hash::FxHashMap;
@@ -148,16 +149,16 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
     let shndx_bytes: Vec<u8> = symtab.shndx.iter().flat_map(|i| i.to_le_bytes()).collect();
 
     // Every header's fields; file offsets assigned in order after the ELF header.
-    let mut shdrs: Vec<Shdr> = Vec::with_capacity(headers.len());
+    let mut shdrs: Vec<SectionHeader> = Vec::with_capacity(headers.len());
     let mut end = 64u64;
     for (i, h) in headers.iter().enumerate() {
         let mut sh = match *h {
             Header::Output(k) => {
                 let o = &link.outputs[k as usize];
-                Shdr::new(o.sh_type, o.flags, o.size, o.align, o.entsize)
+                shdr(o.sh_type, o.flags, o.size, o.align, o.entsize)
             }
             Header::Group(g) => {
-                let mut sh = Shdr::new(SHT_GROUP, 0, group_bytes[g].len() as u64, 4, 4);
+                let mut sh = shdr(SHT_GROUP, 0, group_bytes[g].len() as u64, 4, 4);
                 sh.link = symtab_index;
                 sh.info = signature_index(link, &index, &groups[g]);
                 sh
@@ -166,7 +167,7 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
                 let target = &link.outputs[k as usize];
                 let bytes = relocs.get(&k).map_or(0, Vec::len) as u64;
                 let flags = u64::from(SHF_INFO_LINK) | (target.flags & u64::from(SHF_GROUP));
-                let mut sh = Shdr::new(SHT_RELA, flags, bytes, 8, 24);
+                let mut sh = shdr(SHT_RELA, flags, bytes, 8, 24);
                 sh.link = symtab_index;
                 sh.info = target.index;
                 sh
@@ -178,19 +179,19 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
                 } else {
                     0
                 };
-                Shdr::new(SHT_PROGBITS, flags, 0, 1, 0)
+                shdr(SHT_PROGBITS, flags, 0, 1, 0)
             }
-            Header::GnuProperty => Shdr::new(SHT_NOTE, u64::from(SHF_ALLOC), property_size, 8, 0),
+            Header::GnuProperty => shdr(SHT_NOTE, u64::from(SHF_ALLOC), property_size, 8, 0),
             Header::Symtab => {
-                let mut sh = Shdr::new(SHT_SYMTAB, 0, symtab.symtab.len() as u64, 8, 24);
+                let mut sh = shdr(SHT_SYMTAB, 0, symtab.symtab.len() as u64, 8, 24);
                 sh.link = index_of(&headers, Header::Strtab);
                 sh.info = symtab.first_global;
                 sh
             }
-            Header::Strtab => Shdr::new(SHT_STRTAB, 0, symtab.strtab.len() as u64, 1, 0),
-            Header::Shstrtab => Shdr::new(SHT_STRTAB, 0, shstrtab.len() as u64, 1, 0),
+            Header::Strtab => shdr(SHT_STRTAB, 0, symtab.strtab.len() as u64, 1, 0),
+            Header::Shstrtab => shdr(SHT_STRTAB, 0, shstrtab.len() as u64, 1, 0),
             Header::SymtabShndx => {
-                let mut sh = Shdr::new(SHT_SYMTAB_SHNDX, 0, shndx_bytes.len() as u64, 4, 4);
+                let mut sh = shdr(SHT_SYMTAB_SHNDX, 0, shndx_bytes.len() as u64, 4, 4);
                 sh.link = symtab_index;
                 sh
             }
@@ -232,8 +233,15 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
             Header::SymtabShndx => place.copy_from_slice(&shndx_bytes),
         }
     }
-    let shstrndx = index_of(&headers, Header::Shstrtab);
-    write_elf_header(buf, shoff, shnum, shstrndx);
+    FileHeader {
+        e_type: ET_REL,
+        entry: 0,
+        phnum: 0,
+        shoff,
+        shnum: shnum as u32,
+        shstrndx: index_of(&headers, Header::Shstrtab),
+    }
+    .write(buf);
     for (i, sh) in shdrs.iter().enumerate() {
         let at = (shoff + 64 * (1 + i as u64)) as usize;
         sh.write(&mut buf[at..at + 64]);
@@ -364,74 +372,15 @@ fn write_output_section(link: &Link, k: u32, out: &mut [u8]) {
     }
 }
 
-/// One section header's fields.
-struct Shdr {
-    name: u32,
-    sh_type: u32,
-    flags: u64,
-    offset: u64,
-    size: u64,
-    link: u32,
-    info: u32,
-    align: u64,
-    entsize: u64,
-}
-
-impl Shdr {
-    fn new(sh_type: u32, flags: u64, size: u64, align: u64, entsize: u64) -> Shdr {
-        Shdr {
-            name: 0,
-            sh_type,
-            flags,
-            offset: 0,
-            size,
-            link: 0,
-            info: 0,
-            align,
-            entsize,
-        }
-    }
-
-    fn write(&self, b: &mut [u8]) {
-        put_u32(b, 0, self.name);
-        put_u32(b, 4, self.sh_type);
-        put_u64(b, 8, self.flags);
-        put_u64(b, 16, 0);
-        put_u64(b, 24, self.offset);
-        put_u64(b, 32, self.size);
-        put_u32(b, 40, self.link);
-        put_u32(b, 44, self.info);
-        put_u64(b, 48, self.align);
-        put_u64(b, 56, self.entsize);
-    }
-}
-
-/// An ET_REL header without program headers. Counts that do not fit 16 bits go into
-/// section 0 (ELF extended numbering).
-fn write_elf_header(buf: &mut [u8], shoff: u64, shnum: u64, shstrndx: u32) {
-    buf[0..16].copy_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    buf[16..18].copy_from_slice(&ET_REL.to_le_bytes());
-    buf[18..20].copy_from_slice(&EM_X86_64.to_le_bytes());
-    put_u32(buf, 20, 1);
-    put_u64(buf, 24, 0);
-    put_u64(buf, 32, 0);
-    put_u64(buf, 40, shoff);
-    put_u32(buf, 48, 0);
-    buf[52..54].copy_from_slice(&64u16.to_le_bytes());
-    buf[54..56].copy_from_slice(&0u16.to_le_bytes());
-    buf[56..58].copy_from_slice(&0u16.to_le_bytes());
-    buf[58..60].copy_from_slice(&64u16.to_le_bytes());
-    let section0 = shoff as usize;
-    if shnum >= u64::from(SHN_LORESERVE) {
-        buf[60..62].copy_from_slice(&0u16.to_le_bytes());
-        put_u64(buf, section0 + 32, shnum);
-    } else {
-        buf[60..62].copy_from_slice(&(shnum as u16).to_le_bytes());
-    }
-    if shstrndx >= u32::from(SHN_LORESERVE) {
-        buf[62..64].copy_from_slice(&SHN_XINDEX.to_le_bytes());
-        put_u32(buf, section0 + 40, shstrndx);
-    } else {
-        buf[62..64].copy_from_slice(&(shstrndx as u16).to_le_bytes());
+/// A section header with the fields every section sets; name, offset, link and info are
+/// filled in afterwards.
+fn shdr(sh_type: u32, flags: u64, size: u64, align: u64, entsize: u64) -> SectionHeader {
+    SectionHeader {
+        sh_type,
+        flags,
+        size,
+        align,
+        entsize,
+        ..Default::default()
     }
 }

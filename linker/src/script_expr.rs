@@ -110,22 +110,31 @@ impl fmt::Display for ExprError {
 }
 
 impl Expr {
-    /// The symbols the expression reads (not those only tested with `DEFINED`).
-    pub fn symbols(&self, out: &mut Vec<String>) {
+    /// Calls `f` on the expression and every expression inside it.
+    fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
         match self {
-            Expr::Symbol(s) => out.push(s.clone()),
-            Expr::Unary(_, a) | Expr::Absolute(a) | Expr::Log2Ceil(a) => a.symbols(out),
+            Expr::Unary(_, a) | Expr::Absolute(a) | Expr::Log2Ceil(a) => a.walk(f),
             Expr::Binary(_, a, b) | Expr::Align(a, b) | Expr::Max(a, b) | Expr::Min(a, b) => {
-                a.symbols(out);
-                b.symbols(out);
+                a.walk(f);
+                b.walk(f);
             }
             Expr::Conditional(c, a, b) => {
-                c.symbols(out);
-                a.symbols(out);
-                b.symbols(out);
+                c.walk(f);
+                a.walk(f);
+                b.walk(f);
             }
             _ => {}
         }
+    }
+
+    /// The symbols the expression reads (not those only tested with `DEFINED`).
+    pub fn symbols(&self, out: &mut Vec<String>) {
+        self.walk(&mut |e| {
+            if let Expr::Symbol(s) = e {
+                out.push(s.clone());
+            }
+        });
     }
 
     /// The expression with each symbol `value_of` knows replaced by its expression (a
@@ -149,20 +158,11 @@ impl Expr {
 
     /// The output sections the expression names.
     pub fn sections(&self, out: &mut Vec<String>) {
-        match self {
-            Expr::Section(_, s) => out.push(s.clone()),
-            Expr::Unary(_, a) | Expr::Absolute(a) | Expr::Log2Ceil(a) => a.sections(out),
-            Expr::Binary(_, a, b) | Expr::Align(a, b) | Expr::Max(a, b) | Expr::Min(a, b) => {
-                a.sections(out);
-                b.sections(out);
+        self.walk(&mut |e| {
+            if let Expr::Section(_, s) = e {
+                out.push(s.clone());
             }
-            Expr::Conditional(c, a, b) => {
-                c.sections(out);
-                a.sections(out);
-                b.sections(out);
-            }
-            _ => {}
-        }
+        });
     }
 
     pub fn eval(&self, env: &dyn Env) -> Result<Value, ExprError> {

@@ -6,6 +6,7 @@
 
 use crate::context::Link;
 use crate::dynamic::DynamicTables;
+use crate::elf_header::{FileHeader, SectionHeader};
 use crate::error::{LinkError, Result};
 use crate::object_file::SectionKind;
 use crate::options::{BuildId, OutputKind};
@@ -276,19 +277,19 @@ pub fn write_output(
         } else {
             o.entsize
         };
-        write_shdr(
-            &mut buf[sh..sh + 64],
-            names[i],
-            o.sh_type,
-            o.flags,
-            o.addr,
-            o.offset,
-            o.size,
-            link_idx,
+        let header = SectionHeader {
+            name: names[i],
+            sh_type: o.sh_type,
+            flags: o.flags,
+            addr: o.addr,
+            offset: o.offset,
+            size: o.size,
+            link: link_idx,
             info,
-            o.align,
+            align: o.align,
             entsize,
-        );
+        };
+        header.write(&mut buf[sh..sh + 64]);
         sh += 64;
     }
     for ((t, off), name) in trailing
@@ -296,19 +297,19 @@ pub fn write_output(
         .zip(&trailing_offsets)
         .zip(&names[link.outputs.len()..])
     {
-        write_shdr(
-            &mut buf[sh..sh + 64],
-            *name,
-            t.sh_type,
-            t.flags,
-            0,
-            *off,
-            t.bytes.len() as u64,
-            t.link,
-            t.info,
-            t.align,
-            t.entsize,
-        );
+        let header = SectionHeader {
+            name: *name,
+            sh_type: t.sh_type,
+            flags: t.flags,
+            addr: 0,
+            offset: *off,
+            size: t.bytes.len() as u64,
+            link: t.link,
+            info: t.info,
+            align: t.align,
+            entsize: t.entsize,
+        };
+        header.write(&mut buf[sh..sh + 64]);
         sh += 64;
     }
 
@@ -361,32 +362,6 @@ fn relocate_eh_frame(
     crate::relocate::relocate_split_section(link, plan, file, sec, out, base)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn write_shdr(
-    b: &mut [u8],
-    name: u32,
-    sh_type: u32,
-    flags: u64,
-    addr: u64,
-    offset: u64,
-    size: u64,
-    link: u32,
-    info: u32,
-    align: u64,
-    entsize: u64,
-) {
-    put_u32(b, 0, name);
-    put_u32(b, 4, sh_type);
-    put_u64(b, 8, flags);
-    put_u64(b, 16, addr);
-    put_u64(b, 24, offset);
-    put_u64(b, 32, size);
-    put_u32(b, 40, link);
-    put_u32(b, 44, info);
-    put_u64(b, 48, align);
-    put_u64(b, 56, entsize);
-}
-
 /// A non-allocated section written after the image (symbol and string tables).
 struct TrailingSection {
     name: String,
@@ -414,44 +389,21 @@ impl TrailingSection {
     }
 }
 
-/// The ELF header and program headers. The last section is .shstrtab. Counts and indices
-/// that do not fit the header's 16-bit fields go into section 0 (the ELF extended
-/// numbering: e_shnum 0 with the count in its sh_size, e_shstrndx SHN_XINDEX with the
-/// index in its sh_link).
+/// The ELF header and program headers. The last section is .shstrtab.
 fn write_headers(link: &Link, buf: &mut [u8], shoff: u64, shnum: u32) {
-    buf[0..16].copy_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
     let e_type = match link.opts.kind {
         OutputKind::Executable => ET_EXEC,
         _ => ET_DYN,
     };
-    buf[16..18].copy_from_slice(&e_type.to_le_bytes());
-    buf[18..20].copy_from_slice(&EM_X86_64.to_le_bytes());
-    put_u32(buf, 20, 1);
-    put_u64(buf, 24, entry_address(link));
-    put_u64(buf, 32, 64);
-    put_u64(buf, 40, shoff);
-    put_u32(buf, 48, 0);
-    buf[52..54].copy_from_slice(&64u16.to_le_bytes());
-    buf[54..56].copy_from_slice(&56u16.to_le_bytes());
-    buf[56..58].copy_from_slice(&(link.segments.len() as u16).to_le_bytes());
-    buf[58..60].copy_from_slice(&64u16.to_le_bytes());
-    let shstrndx = shnum - 1;
-    let lo_reserve = u32::from(SHN_LORESERVE);
-    let e_shnum = if shnum >= lo_reserve { 0 } else { shnum as u16 };
-    let e_shstrndx = if shstrndx >= lo_reserve {
-        SHN_XINDEX
-    } else {
-        shstrndx as u16
-    };
-    buf[60..62].copy_from_slice(&e_shnum.to_le_bytes());
-    buf[62..64].copy_from_slice(&e_shstrndx.to_le_bytes());
-    let section0 = shoff as usize;
-    if e_shnum == 0 {
-        put_u64(buf, section0 + 32, u64::from(shnum));
+    FileHeader {
+        e_type,
+        entry: entry_address(link),
+        phnum: link.segments.len() as u16,
+        shoff,
+        shnum,
+        shstrndx: shnum - 1,
     }
-    if e_shstrndx == SHN_XINDEX {
-        put_u32(buf, section0 + 40, shstrndx);
-    }
+    .write(buf);
     for (i, s) in link.segments.iter().enumerate() {
         let p = &mut buf[64 + 56 * i..64 + 56 * (i + 1)];
         put_u32(p, 0, s.p_type);
