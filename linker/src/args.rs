@@ -275,7 +275,7 @@ const SPECS: &[Spec] = &[
         Value(Parser::image_base)),
     arg(&["--section-start"], "SECTION=ADDR", "Place output section SECTION at ADDR",
         Value(Parser::section_start)),
-    arg(&["-T", "--script"], "FILE", "Read a linker script (symbol assignments, ENTRY, INPUT, VERSION; not SECTIONS)",
+    arg(&["-T", "--script"], "FILE", "Read a linker script",
         Value(|p, v| {
             let state = p.state;
             p.o.inputs.push(InputArg::Script { path: v.into(), state });

@@ -94,6 +94,9 @@ pub enum LinkerSymbol {
     /// A linker script assignment or `--defsym` with any other expression, evaluated once
     /// the layout is known.
     Expr(Box<crate::script_expr::Expr>),
+    /// An assignment inside `SECTIONS` (its number there): its value comes from the
+    /// scripted layout (`Link::script_values`).
+    ScriptDot(usize),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -191,6 +194,8 @@ pub struct Link<'o> {
     pub version_script: Option<crate::version_script::VersionScript>,
     /// Linker scripts' symbol assignments and `ASSERT`s (see `input::ScriptFacts`).
     pub scripts: crate::input::ScriptFacts,
+    /// The value and section header index of each assignment inside `SECTIONS`.
+    pub script_values: Vec<(u64, Option<u32>)>,
 }
 
 impl<'o> Link<'o> {
@@ -240,6 +245,7 @@ impl<'o> Link<'o> {
             dynamic_list: Default::default(),
             version_script: None,
             scripts: Default::default(),
+            script_values: Vec::new(),
         }
     }
 
@@ -298,6 +304,10 @@ impl<'o> Link<'o> {
                     self.is_absolute_symbol(*other, depth + 1)
                 }
                 Some(LinkerSymbol::Expr(e)) => crate::layout::expr_is_absolute(self, e),
+                Some(LinkerSymbol::ScriptDot(k)) => self
+                    .script_values
+                    .get(*k)
+                    .is_some_and(|(_, section)| section.is_none()),
                 _ => false,
             },
             _ => s.is_undefined() && !s.preemptible,

@@ -90,7 +90,13 @@ impl Marker<'_> {
 }
 
 /// Marks live sections; everything else allocatable is dropped from the output.
-pub fn collect_garbage(objects: &mut [ObjectFile], symtab: &SymbolTable, root_symbols: &[u32]) {
+/// `kept(file, section)`: sections a linker script's `KEEP` names, roots too.
+pub fn collect_garbage(
+    objects: &mut [ObjectFile],
+    symtab: &SymbolTable,
+    root_symbols: &[u32],
+    kept: &dyn Fn(&str, &str) -> bool,
+) {
     // Start from nothing live except non-allocatable sections, which GC never drops.
     for obj in objects.iter_mut() {
         for s in obj.sections.iter_mut() {
@@ -117,7 +123,8 @@ pub fn collect_garbage(objects: &mut [ObjectFile], symtab: &SymbolTable, root_sy
             if s.kind != SectionKind::Ignored
                 && s.kind != SectionKind::EhFrame
                 && s.is_alloc()
-                && is_gc_root(s.name, s.sh_type, s.flags, symtab)
+                && (is_gc_root(s.name, s.sh_type, s.flags, symtab)
+                    || kept(&marker.objects[f].name, s.name))
             {
                 marker.mark(f as FileId, i as u32);
             }

@@ -20,7 +20,7 @@ use object::elf::*;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-const PAGE: u64 = 0x1000;
+pub(crate) const PAGE: u64 = 0x1000;
 const EXEC_BASE: u64 = 0x20_0000;
 const SHF_GNU_RETAIN: u64 = 0x20_0000;
 const FLAG_MASK: u64 = !(SHF_GROUP as u64
@@ -34,10 +34,16 @@ const FLAG_MASK: u64 = !(SHF_GROUP as u64
 /// Puts every kept input section into its output section (in input order, constructor
 /// tables sorted by priority) and computes its offset there.
 pub fn assign_input_sections(link: &mut Link) {
+    let script = link
+        .scripts
+        .sections
+        .as_ref()
+        .map(|(_, commands)| crate::script_layout::InputMap::new(commands));
     let rules = Rules {
         strip_debug: link.opts.strip_debug || link.opts.strip_all,
         keep_text_prefix: link.opts.z_keep_text_section_prefix,
         relocatable: link.opts.relocatable,
+        script: script.as_ref(),
     };
     // Each object's kept sections grouped by output section key, in parallel; then the
     // groups are given output sections in input order (so outputs are numbered, and their
@@ -105,9 +111,11 @@ pub fn assign_input_sections(link: &mut Link) {
 type OutputKey = (&'static str, u64, bool, Option<(u32, u32)>);
 
 /// How input sections map to output sections.
-struct Rules {
+struct Rules<'a> {
     strip_debug: bool,
     keep_text_prefix: bool,
+    /// A linker script's `SECTIONS`: where its patterns send input sections.
+    script: Option<&'a crate::script_layout::InputMap<'a>>,
     /// `-r`: sections keep their names (as lld and GNU ld do), group members and what
     /// makes them mergeable.
     relocatable: bool,
@@ -144,7 +152,15 @@ fn group_by_output(
             continue;
         }
         let input_name: &'static str = s.name;
-        let (name, flags, member) = if rules.relocatable {
+        let scripted = rules.script.and_then(|m| m.place(&obj.name, input_name));
+        let (name, flags, member) = if let Some(target) = scripted {
+            let Some(name) = target else {
+                // `/DISCARD/`.
+                obj.sections[i].live = false;
+                continue;
+            };
+            (name, s.flags & FLAG_MASK, None)
+        } else if rules.relocatable {
             let kept = FLAG_MASK | u64::from(SHF_GROUP | SHF_MERGE | SHF_STRINGS);
             let member = (s.flags & u64::from(SHF_GROUP) != 0).then_some((file, i as u32));
             (input_name, s.flags & kept, member)
@@ -727,7 +743,7 @@ pub fn gnu_property_features(link: &Link) -> u32 {
 
 /// Which run of the memory image a section belongs to; segments follow these classes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Class {
+pub(crate) enum Class {
     ReadOnly = 0,
     Exec = 1,
     Relro = 2,
@@ -757,7 +773,7 @@ fn is_relro(link: &Link, o: &OutputSection) -> bool {
         || o.name.ends_with(".rel.ro")
 }
 
-fn class_of(link: &Link, o: &OutputSection) -> Class {
+pub(crate) fn class_of(link: &Link, o: &OutputSection) -> Class {
     if !o.is_alloc() {
         Class::NonAlloc
     } else if o.is_writable() {
@@ -773,7 +789,7 @@ fn class_of(link: &Link, o: &OutputSection) -> Class {
     }
 }
 
-fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
+pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
     use Synthetic::*;
     let nobits = u32::from(o.is_nobits() && !o.is_tls()) * 100;
     let by_name = match o.synthetic {
@@ -830,6 +846,11 @@ fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
 
 /// Sorts output sections into their final order and gives them section header indices.
 pub fn sort_output_sections(link: &mut Link) {
+    if link.scripts.sections.is_some() {
+        let order = crate::script_layout::order(link);
+        reorder_outputs(link, &order);
+        return;
+    }
     // Empty input-only sections vanish, except those a linker symbol needs.
     let keep_empty = |o: &OutputSection| {
         o.synthetic.is_some()
@@ -856,6 +877,12 @@ pub fn sort_output_sections(link: &mut Link) {
             i,
         )
     });
+    reorder_outputs(link, &order);
+}
+
+/// Puts the output sections in `order` (positions in the current list; the others are
+/// dropped), numbers them, and renumbers every reference to them.
+pub(crate) fn reorder_outputs(link: &mut Link, order: &[usize]) {
     let mut remap = vec![NO_OUTPUT; link.outputs.len()];
     let mut old: Vec<Option<OutputSection>> = std::mem::take(&mut link.outputs)
         .into_iter()
@@ -929,6 +956,10 @@ fn program_headers(link: &Link) -> Vec<u32> {
 
 /// Assigns file offsets and addresses to all output sections and builds the segments.
 pub fn assign_addresses(link: &mut Link) {
+    if link.scripts.sections.is_some() {
+        crate::script_layout::assign_addresses(link);
+        return;
+    }
     // `-z max-page-size`: the segments' alignment, so each starts on a page of its own in
     // memory (the file stays compact: a segment's address is congruent to its offset).
     let page = link.opts.max_page_size.unwrap_or(PAGE);
@@ -1221,7 +1252,7 @@ pub fn assign_addresses(link: &mut Link) {
 /// `.note.GNU-stack` section with SHF_EXECINSTR.
 /// The class whose segment section `o` goes to: under `-N` one segment holds everything;
 /// under `-n` there is no RELRO, so relocated read-only data joins the data.
-fn segment_class(link: &Link, o: &OutputSection) -> Class {
+pub(crate) fn segment_class(link: &Link, o: &OutputSection) -> Class {
     match class_of(link, o) {
         Class::NonAlloc => Class::NonAlloc,
         _ if link.opts.omagic => Class::Data,
@@ -1281,7 +1312,13 @@ pub fn asks_for_executable_stack(link: &Link) -> bool {
     })
 }
 
-fn section_segment(link: &Link, which: Synthetic, p_type: u32, flags: u32, align: u64) -> Segment {
+pub(crate) fn section_segment(
+    link: &Link,
+    which: Synthetic,
+    p_type: u32,
+    flags: u32,
+    align: u64,
+) -> Segment {
     let o = link.synthetic_section(which).unwrap();
     Segment {
         p_type,
@@ -1476,6 +1513,7 @@ fn linker_symbol_value(link: &Link, what: &LinkerSymbol) -> u64 {
         }
         // Evaluated after every other symbol (evaluate_script_symbols).
         LinkerSymbol::Expr(_) => 0,
+        LinkerSymbol::ScriptDot(k) => link.script_values.get(*k).map_or(0, |v| v.0),
     }
 }
 
@@ -1545,6 +1583,7 @@ pub fn define_defsyms(link: &mut Link) -> crate::error::Result<()> {
     use crate::script_expr::{BinOp, Expr};
     let mut all: Vec<(String, crate::input::script::Assignment)> =
         std::mem::take(&mut link.scripts.assignments);
+    define_sections_symbols(link);
     for (name, text) in &link.opts.defsym {
         let expr = crate::script_expr::parse(text)
             .map_err(|e| LinkError::Link(format!("--defsym {name}={text}: {e}")))?;
@@ -1570,13 +1609,7 @@ pub fn define_defsyms(link: &mut Link) -> crate::error::Result<()> {
         };
         let existing = link.symtab.lookup(a.name.as_bytes());
         if a.provide {
-            let wanted = existing.is_some_and(|id| {
-                let s = link.symtab.get(id);
-                matches!(
-                    s.def,
-                    SymbolDef::Undefined | SymbolDef::Lazy { .. } | SymbolDef::Shared { .. }
-                )
-            });
+            let wanted = existing.is_some_and(|id| provide_wanted(link, id));
             if !wanted {
                 continue;
             }
@@ -1658,9 +1691,75 @@ pub fn define_defsyms(link: &mut Link) -> crate::error::Result<()> {
     }
 }
 
+/// Whether `PROVIDE` defines symbol `id`: something refers to it and no input defines it
+/// (the linker's own `_end`, `_etext`, ... give way to the script's, as in lld).
+fn provide_wanted(link: &Link, id: u32) -> bool {
+    match link.symtab.get(id).def {
+        SymbolDef::Undefined | SymbolDef::Lazy { .. } | SymbolDef::Shared { .. } => true,
+        SymbolDef::Synthetic => !matches!(
+            link.linker_symbols.get(&id),
+            Some(
+                LinkerSymbol::Absolute(_)
+                    | LinkerSymbol::Alias(..)
+                    | LinkerSymbol::Expr(_)
+                    | LinkerSymbol::ScriptDot(_)
+            )
+        ),
+        _ => false,
+    }
+}
+
+/// The symbols assigned inside `SECTIONS` (their values come from the scripted layout),
+/// numbered as the layout walks them; `PROVIDE` ones only if referenced and undefined.
+fn define_sections_symbols(link: &mut Link) {
+    use crate::input::script::{OutputItem, SectionsCommand};
+    let Some((_, commands)) = &link.scripts.sections else {
+        return;
+    };
+    let mut assignments = Vec::new();
+    for c in commands {
+        match c {
+            SectionsCommand::Assign(a) => assignments.push(a.clone()),
+            SectionsCommand::Output(d) => {
+                for item in &d.items {
+                    if let OutputItem::Assign(a) = item {
+                        assignments.push(a.clone());
+                    }
+                }
+            }
+        }
+    }
+    for (k, a) in assignments.iter().enumerate() {
+        if a.name == "." {
+            continue;
+        }
+        let existing = link.symtab.lookup(a.name.as_bytes());
+        if a.provide {
+            let wanted = existing.is_some_and(|id| provide_wanted(link, id));
+            if !wanted {
+                continue;
+            }
+        }
+        let leaked: &'static [u8] = Box::leak(a.name.clone().into_bytes().into_boxed_slice());
+        let id = link.symtab.intern(leaked);
+        let sym = link.symtab.get_mut(id);
+        sym.def = SymbolDef::Synthetic;
+        sym.weak = false;
+        sym.sym_type = STT_NOTYPE;
+        // The script's definition replaces the linker's own (`_end`, `_etext`, which are
+        // hidden), as in lld.
+        sym.visibility = if a.hidden { STV_HIDDEN } else { STV_DEFAULT };
+        link.linker_symbols.insert(id, LinkerSymbol::ScriptDot(k));
+    }
+}
+
 /// The link as script expressions see it.
-struct LinkEnv<'a> {
-    link: &'a Link<'a>,
+pub(crate) struct LinkEnv<'a> {
+    pub link: &'a Link<'a>,
+    /// The location counter, inside `SECTIONS`.
+    pub dot: Option<crate::script_expr::Value>,
+    /// The size of the ELF and program headers, if known better than from the segments.
+    pub headers: Option<u64>,
 }
 
 thread_local! {
@@ -1705,7 +1804,12 @@ impl crate::script_expr::Env for LinkEnv<'_> {
     }
 
     fn sizeof_headers(&self) -> u64 {
-        64 + 56 * self.link.segments.len() as u64
+        self.headers
+            .unwrap_or(64 + 56 * self.link.segments.len() as u64)
+    }
+
+    fn dot(&self) -> Option<crate::script_expr::Value> {
+        self.dot
     }
 }
 
@@ -1730,8 +1834,12 @@ impl LinkEnv<'_> {
 /// Whether a script expression's value is a number (rather than an address in a section,
 /// which moves with the load address). Decided by its shape, so also before layout.
 pub fn expr_is_absolute(link: &Link, e: &crate::script_expr::Expr) -> bool {
-    e.eval(&LinkEnv { link })
-        .map_or(true, |v| v.section.is_none())
+    e.eval(&LinkEnv {
+        link,
+        dot: None,
+        headers: None,
+    })
+    .map_or(true, |v| v.section.is_none())
 }
 
 /// The values of script expression symbols, once every other symbol has its address; in
@@ -1750,7 +1858,11 @@ fn evaluate_script_symbols(link: &mut Link) -> crate::error::Result<()> {
     let mut errors = Vec::new();
     for round in 0..2 {
         for (id, e) in &order {
-            match e.eval(&LinkEnv { link }) {
+            match e.eval(&LinkEnv {
+                link,
+                dot: None,
+                headers: None,
+            }) {
                 Ok(v) => link.sym_addr[*id as usize] = v.value,
                 Err(err) if round == 1 => {
                     let name = String::from_utf8_lossy(link.symtab.get(*id).name).into_owned();
@@ -1761,7 +1873,11 @@ fn evaluate_script_symbols(link: &mut Link) -> crate::error::Result<()> {
         }
     }
     for (origin, e, message, line) in &link.scripts.asserts {
-        match e.eval(&LinkEnv { link }) {
+        match e.eval(&LinkEnv {
+            link,
+            dot: None,
+            headers: None,
+        }) {
             Ok(v) if v.value != 0 => {}
             Ok(_) => errors.push(format!("{origin}:{line}: {message}")),
             Err(err) => errors.push(format!("{origin}:{line}: {err}")),

@@ -36,6 +36,7 @@ pub mod relr;
 pub mod reproduce;
 pub mod scan;
 pub mod script_expr;
+pub mod script_layout;
 pub mod shared_file;
 pub mod source_line;
 pub mod static_symtab;

@@ -321,7 +321,14 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     // Drop unreachable sections before anything is sized or scanned.
     if opts.gc_sections {
         let gc_roots = gc_root_symbols(&link);
-        gc::collect_garbage(&mut link.objects, &link.symtab, &gc_roots);
+        let script = link
+            .scripts
+            .sections
+            .as_ref()
+            .map(|(_, commands)| crate::script_layout::InputMap::new(commands));
+        let kept =
+            |file: &str, section: &str| script.as_ref().is_some_and(|m| m.keeps(file, section));
+        gc::collect_garbage(&mut link.objects, &link.symtab, &gc_roots, &kept);
         if opts.print_gc_sections {
             for line in gc::removed_sections(&link.objects) {
                 println!("{line}");
@@ -364,6 +371,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     layout::place_inputs(&mut link);
     let tables = dynamic::build_dynamic_tables(&link);
     layout::create_synthetic_sections(&mut link, &tables);
+    crate::script_layout::check_supported(&link)?;
     layout::sort_output_sections(&mut link);
     layout::assign_addresses(&mut link);
     crate::relr::settle(&mut link);

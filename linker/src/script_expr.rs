@@ -30,6 +30,10 @@ pub enum Expr {
     /// `CONSTANT(MAXPAGESIZE)` or `CONSTANT(COMMONPAGESIZE)`.
     Constant(String),
     SizeofHeaders,
+    /// The location counter `.` (inside `SECTIONS`).
+    Dot,
+    /// `ALIGN(a)`: `.` aligned up to `a` (inside `SECTIONS`).
+    AlignDot(Box<Expr>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +101,10 @@ pub trait Env {
     fn max_page_size(&self) -> u64;
     fn common_page_size(&self) -> u64;
     fn sizeof_headers(&self) -> u64;
+    /// The location counter, inside `SECTIONS`.
+    fn dot(&self) -> Option<Value> {
+        None
+    }
 }
 
 /// Why an expression could not be read or evaluated, in lld's words.
@@ -114,7 +122,9 @@ impl Expr {
     fn walk(&self, f: &mut dyn FnMut(&Expr)) {
         f(self);
         match self {
-            Expr::Unary(_, a) | Expr::Absolute(a) | Expr::Log2Ceil(a) => a.walk(f),
+            Expr::Unary(_, a) | Expr::Absolute(a) | Expr::Log2Ceil(a) | Expr::AlignDot(a) => {
+                a.walk(f)
+            }
             Expr::Binary(_, a, b) | Expr::Align(a, b) | Expr::Max(a, b) | Expr::Min(a, b) => {
                 a.walk(f);
                 b.walk(f);
@@ -147,6 +157,7 @@ impl Expr {
             Expr::Unary(op, a) => Expr::Unary(*op, sub(a)),
             Expr::Absolute(a) => Expr::Absolute(sub(a)),
             Expr::Log2Ceil(a) => Expr::Log2Ceil(sub(a)),
+            Expr::AlignDot(a) => Expr::AlignDot(sub(a)),
             Expr::Binary(op, a, b) => Expr::Binary(*op, sub(a), sub(b)),
             Expr::Align(a, b) => Expr::Align(sub(a), sub(b)),
             Expr::Max(a, b) => Expr::Max(sub(a), sub(b)),
@@ -233,8 +244,24 @@ impl Expr {
                 other => return Err(ExprError(format!("unknown constant: {other}"))),
             }),
             Expr::SizeofHeaders => Value::number(env.sizeof_headers()),
+            Expr::Dot => env.dot().ok_or_else(outside_sections)?,
+            Expr::AlignDot(a) => {
+                let dot = env.dot().ok_or_else(outside_sections)?;
+                let align = num(a)?;
+                if align != 0 && !align.is_power_of_two() {
+                    return Err(ExprError("alignment must be a power of 2".into()));
+                }
+                Value {
+                    value: dot.value.wrapping_add(align.wrapping_sub(1)) & !align.wrapping_sub(1),
+                    ..dot
+                }
+            }
         })
     }
+}
+
+fn outside_sections() -> ExprError {
+    ExprError("the location counter `.` is only meaningful inside SECTIONS".into())
 }
 
 fn binary(op: BinOp, x: Value, y: Value) -> Result<Value, ExprError> {
@@ -278,8 +305,22 @@ fn binary(op: BinOp, x: Value, y: Value) -> Result<Value, ExprError> {
 
 /// Parses a whole expression (`text` holds nothing else).
 pub fn parse(text: &str) -> Result<Expr, ExprError> {
+    parse_in(text, false)
+}
+
+/// Parses an expression inside `SECTIONS`, where `.` and `ALIGN(a)` mean the location
+/// counter.
+pub fn parse_in_sections(text: &str) -> Result<Expr, ExprError> {
+    parse_in(text, true)
+}
+
+fn parse_in(text: &str, sections: bool) -> Result<Expr, ExprError> {
     let tokens = tokenize(text)?;
-    let mut p = ExprParser { tokens, pos: 0 };
+    let mut p = ExprParser {
+        tokens,
+        pos: 0,
+        sections,
+    };
     let e = p.conditional()?;
     match p.tokens.get(p.pos) {
         None => Ok(e),
@@ -349,6 +390,8 @@ fn number(t: &str) -> Option<u64> {
 struct ExprParser {
     tokens: Vec<String>,
     pos: usize,
+    /// Inside `SECTIONS`: `.` is the location counter.
+    sections: bool,
 }
 
 /// Binary operators by precedence, loosest first (C's, as GNU ld's grammar has them).
@@ -464,11 +507,8 @@ impl ExprParser {
                 self.expect(")")?;
                 e
             }
-            "." => {
-                return Err(ExprError(
-                    "the location counter `.` is only meaningful inside SECTIONS".into(),
-                ))
-            }
+            "." if self.sections => Expr::Dot,
+            "." => return Err(outside_sections()),
             "ADDR" | "SIZEOF" | "ALIGNOF" | "LOADADDR" => {
                 let f = match t.as_str() {
                     "ADDR" => SectionFn::Addr,
@@ -482,9 +522,14 @@ impl ExprParser {
                 self.expect("(")?;
                 let a = self.conditional()?;
                 if self.peek() != Some(",") {
-                    return Err(ExprError(
-                        "ALIGN(expr) aligns `.`, which is only meaningful inside SECTIONS".into(),
-                    ));
+                    self.expect(")")?;
+                    if !self.sections {
+                        return Err(ExprError(
+                            "ALIGN(expr) aligns `.`, which is only meaningful inside SECTIONS"
+                                .into(),
+                        ));
+                    }
+                    return Ok(Expr::AlignDot(Box::new(a)));
                 }
                 self.pos += 1;
                 let b = self.conditional()?;

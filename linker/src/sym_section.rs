@@ -68,6 +68,10 @@ fn symbol_section_bounded(link: &Link, id: SymbolId, depth: u32) -> SymSection {
             Some(LinkerSymbol::Expr(e)) if crate::layout::expr_is_absolute(link, e) => {
                 SymSection::Absolute
             }
+            Some(LinkerSymbol::ScriptDot(k)) => match link.script_values.get(*k) {
+                Some((_, Some(index))) => SymSection::Output(*index),
+                _ => SymSection::Absolute,
+            },
             _ => section_at(link, link.sym_addr.get(id as usize).copied().unwrap_or(0)),
         },
         SymbolDef::Shared { .. } if link.copy_offsets.contains_key(&id) => {

@@ -178,7 +178,7 @@ fn entry_and_version_commands() {
 }
 
 /// Errors name the script and the line: a symbol an expression reads that nothing
-/// defines, a failed `ASSERT`, a bad expression, `SECTIONS` (not supported yet).
+/// defines, a failed `ASSERT`, a bad expression, an unknown section.
 #[test]
 fn script_errors_name_file_and_line() {
     let t = Test::new();
@@ -197,10 +197,6 @@ fn script_errors_name_file_and_line() {
             "d = ADDR(.nowhere);\n",
             "bad.ld:1: undefined section .nowhere",
         ),
-        (
-            "SECTIONS { .text : { *(.text) } }\n",
-            "bad.ld:1: unsupported command `SECTIONS`",
-        ),
     ] {
         let script = t.write("bad.ld", text);
         let script = script.to_str().unwrap();
@@ -209,5 +205,200 @@ fn script_errors_name_file_and_line() {
         assert!(!res.status.success(), "{cmd}");
         assert!(err.contains(want), "{text}: {err}");
         assert!(!t.path("bad").exists());
+    }
+}
+
+/// A freestanding program (no C library): it writes with a system call and exits with a
+/// code that checks the script's symbols.
+const FREESTANDING: &str = r#"static const char msg[] = "hello from a script\n";
+__attribute__((section(".orphan_ro"), used)) static const char tag[] = "an orphan";
+__attribute__((section(".keep_me"), used)) static const char kept[] = "kept";
+__attribute__((section(".drop_me"), used)) static const char dropped[] = "dropped";
+int counter = 40;
+int zeroed;
+extern char _etext[], _end[], data_start[];
+static long sys(long n, long a, long b, long c) {
+    long r;
+    __asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+    return r;
+}
+void _start(void) {
+    sys(1, 1, (long)msg, sizeof msg - 1);
+    char *here = (char *)_start, *end_of_text = _etext, *data = data_start;
+    int ok = here < end_of_text && end_of_text <= data && (char *)&zeroed < _end;
+    sys(60, counter + zeroed + ok + 1, 0, 0);
+}
+"#;
+
+const LAYOUT: &str = "ENTRY(_start)
+SECTIONS {
+  . = 0x400000 + SIZEOF_HEADERS;
+  .text : { *(.text .text.*) }
+  _etext = .;
+  . = ALIGN(CONSTANT(MAXPAGESIZE));
+  .rodata : { *(.rodata .rodata.*) }
+  .keep_me : { KEEP(*(.keep_me)) }
+  . = ALIGN(CONSTANT(MAXPAGESIZE));
+  data_start = .;
+  .data : ALIGN(16) { *(.data .data.*) }
+  .bss : { *(.bss .bss.*) *(COMMON) }
+  PROVIDE(_end = .);
+  PROVIDE(unused_end = .);
+  /DISCARD/ : { *(.comment) }
+}
+";
+
+/// The allocated sections (name, address, offset, size, flags) and the segments of an
+/// output, from readelf.
+fn image(path: &Path) -> (Vec<String>, Vec<String>) {
+    let secs = sections(path)
+        .into_iter()
+        .filter(|s| s.flags.contains('A'))
+        .map(|s| {
+            format!(
+                "{} {:#x} {:#x} {:#x} {}",
+                s.name, s.addr, s.offset, s.size, s.flags
+            )
+        })
+        .collect();
+    let segs = segments(path)
+        .into_iter()
+        .filter(|s| s.typ != "GNU_STACK")
+        .map(|s| format!("{:?}", s))
+        .collect();
+    (secs, segs)
+}
+
+fn lld_link(t: &Test, objs: &[&Path], flags: &[&str], out: &str) -> std::path::PathBuf {
+    let path = t.path(out);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    run_checked(
+        std::process::Command::new("ld.lld-14")
+            .args(flags)
+            .args(objs)
+            .arg("-o")
+            .arg(&path),
+    );
+    path
+}
+
+/// `SECTIONS` lays out a static executable as lld does: the script's sections in its
+/// order at the addresses its location counter gives, an orphan (`.eh_frame`) after the
+/// read-only sections, `/DISCARD/` honoured, the headers loaded below the first section
+/// (they fit), a segment per run of permissions, symbols assigned between sections
+/// relative to the section before; the program runs.
+#[test]
+fn sections_layout_as_lld() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        FREESTANDING,
+        &[
+            "-O1",
+            "-fno-pic",
+            "-fno-stack-protector",
+            "-ffreestanding",
+            "-fasynchronous-unwind-tables",
+        ],
+    );
+    let script = t.write("layout.ld", LAYOUT);
+    let flags = ["-static", "-T", script.to_str().unwrap()];
+    let lld = lld_link(&t, &[&obj], &flags, "lld/prog");
+    let rld = t.link(Driver::Rld, &[&obj], &flags, "rld/prog");
+    let out = run(&rld, &[], &[]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "hello from a script\n"
+    );
+    assert_eq!(out.status.code(), Some(42), "{}", describe_status(&out));
+    assert_eq!(run(&lld, &[], &[]).status.code(), Some(42));
+    let ours = image(&rld);
+    assert_eq!(ours, image(&lld));
+    assert!(
+        ours.0.iter().any(|s| s.starts_with(".eh_frame ")),
+        "{ours:?}"
+    );
+    assert!(find_section(&sections(&rld), ".comment").is_none());
+    // With garbage collection, what KEEP names stays and other unused sections go.
+    let gc_flags = [&flags[..], &["--gc-sections"]].concat();
+    let lld_gc = lld_link(&t, &[&obj], &gc_flags, "lld/prog-gc");
+    let rld_gc = t.link(Driver::Rld, &[&obj], &gc_flags, "rld/prog-gc");
+    let gc_image = image(&rld_gc);
+    assert_eq!(gc_image, image(&lld_gc));
+    assert!(
+        gc_image.0.iter().any(|s| s.starts_with(".keep_me ")),
+        "{gc_image:?}"
+    );
+    assert!(
+        !gc_image.0.iter().any(|s| s.starts_with(".drop_me ")),
+        "{gc_image:?}"
+    );
+    assert_eq!(run(&rld_gc, &[], &[]).status.code(), Some(42));
+    let names = ["_etext", "data_start", "_end", "unused_end"];
+    assert_eq!(described(&rld, &names), described(&lld, &names));
+    assert!(described(&rld, &names).contains(&"_etext: GLOBAL DEFAULT NOTYPE .text".into()));
+}
+
+/// Without `. =` first, the counter starts at 0; the headers do not fit below the first
+/// section and are not loaded (no `PT_PHDR`), as in lld.
+#[test]
+fn sections_from_address_zero() {
+    let t = Test::new();
+    let obj = t.compile(Clang, FREESTANDING, &["-O1", "-fno-pic", "-ffreestanding"]);
+    let script = t.write(
+        "zero.ld",
+        "SECTIONS {\n .text : { *(.text*) }\n .rodata : { *(.rodata*) }\n \
+         data_start = .;\n .data : { *(.data*) }\n .bss : { *(.bss*) }\n _etext = 0; _end = .;\n}\n",
+    );
+    let flags = ["-static", "-T", script.to_str().unwrap()];
+    let lld = lld_link(&t, &[&obj], &flags, "lld/prog");
+    let rld = t.link(Driver::Rld, &[&obj], &flags, "rld/prog");
+    let ours = image(&rld);
+    assert_eq!(ours, image(&lld));
+    assert!(ours.0[0].starts_with(".text 0x0 0x1000 "), "{ours:?}");
+    assert!(!ours.1.iter().any(|s| s.contains("PHDR")), "{ours:?}");
+}
+
+/// What the scripted layout does not do yet is refused with the script's name.
+#[test]
+fn sections_refusals() {
+    let t = Test::new();
+    let obj = t.compile(Clang, "int main(void) { return 0; }\n", &["-O1"]);
+    let script = t.write("dyn.ld", "SECTIONS { .text : { *(.text*) } }\n");
+    let (res, cmd) = t.try_link(
+        Driver::ClangRld,
+        &[&obj],
+        &["-Wl,-T", script.to_str().unwrap()],
+        "refused",
+    );
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(!res.status.success(), "{cmd}");
+    assert!(
+        err.contains("dyn.ld: SECTIONS is supported in static executables without dynamic linking"),
+        "{err}"
+    );
+    for (text, what) in [
+        (
+            "SECTIONS { .text : { *(.text) } > ram }",
+            "unsupported command `>",
+        ),
+        (
+            "MEMORY { ram : ORIGIN = 0, LENGTH = 4K }",
+            "unsupported command `MEMORY`",
+        ),
+        (
+            "SECTIONS { .text : { SORT(*)(.text) } }",
+            "unsupported command `SORT`",
+        ),
+    ] {
+        let script = t.write("bad.ld", text);
+        let (res, _) = t.try_link(
+            Driver::Rld,
+            &[&obj],
+            &["-T", script.to_str().unwrap()],
+            "bad",
+        );
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert!(err.contains(&format!("bad.ld:1: {what}")), "{text}: {err}");
     }
 }

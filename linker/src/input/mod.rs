@@ -93,6 +93,8 @@ pub struct ScriptFacts {
     pub asserts: Vec<(String, crate::script_expr::Expr, String, usize)>,
     /// `VERSION { ... }` bodies, each with its script's name.
     pub versions: Vec<(String, String)>,
+    /// `SECTIONS`, with its script's name.
+    pub sections: Option<(String, Vec<script::SectionsCommand>)>,
 }
 
 /// The inputs in command-line order, and what their scripts ask for.
@@ -322,6 +324,14 @@ impl Collector<'_> {
         facts
             .versions
             .extend(parsed.versions.iter().map(|v| (name.clone(), v.clone())));
+        if let Some(commands) = &parsed.sections {
+            if let Some((first, _)) = &facts.sections {
+                return Err(LinkError::Link(format!(
+                    "{display}: a second SECTIONS (the first is in {first})"
+                )));
+            }
+            facts.sections = Some((name.clone(), commands.clone()));
+        }
         for (file, line) in &parsed.includes {
             // GNU ld and lld look in the current directory, then the `-L` directories;
             // rld last in the including script's directory.

@@ -12,9 +12,12 @@
 //! with `-T` use more of the language; this module reads the commands that name inputs
 //! (`INPUT`, `GROUP`, `AS_NEEDED`, `OUTPUT_FORMAT`, `OUTPUT_ARCH`, `SEARCH_DIR`, `ENTRY`,
 //! `INCLUDE`), symbol assignments (`sym = expr;`, the compound forms, `PROVIDE`, `HIDDEN`,
-//! `PROVIDE_HIDDEN`), `ASSERT` and `VERSION`. A layout (`SECTIONS`, `MEMORY`, `PHDRS`,
-//! `INSERT`) is rejected with [`ScriptError::Unsupported`] rather than silently ignored,
-//! because ignoring it would produce a different binary than GNU ld.
+//! `PROVIDE_HIDDEN`), `ASSERT`, `VERSION`, and `SECTIONS` (output section descriptions
+//! with addresses, `ALIGN`, input section patterns, `KEEP`, `/DISCARD/`, and assignments
+//! to symbols and to the location counter; see `script_layout`). What the linker cannot
+//! honour yet (`MEMORY`, `PHDRS`, `INSERT`, `SORT`, `AT`, regions, data commands) is
+//! rejected with [`ScriptError::Unsupported`] rather than silently ignored, because
+//! ignoring it would produce a different binary than GNU ld.
 //!
 //! Finding the files a script names is left to the caller (see `search.rs`), because that
 //! depends on the command line's search directories and sysroot.
@@ -56,6 +59,37 @@ pub struct LinkerScript {
     pub versions: Vec<String>,
     /// `INCLUDE file`: (file, line).
     pub includes: Vec<(String, usize)>,
+    /// `SECTIONS { ... }`, if the script has one.
+    pub sections: Option<Vec<SectionsCommand>>,
+}
+
+/// One command of `SECTIONS`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SectionsCommand {
+    /// `sym = expr;`, `. = expr;` (the location counter), `PROVIDE(...)`.
+    Assign(Assignment),
+    Output(OutputDescription),
+}
+
+/// `NAME [ADDRESS] : [ALIGN(A)] { ITEMS }`; `/DISCARD/` drops what it matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputDescription {
+    pub name: String,
+    pub address: Option<Expr>,
+    pub align: Option<Expr>,
+    pub items: Vec<OutputItem>,
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutputItem {
+    /// `[KEEP(] FILE(SECTIONS...) [)]`: globs for the file and the section names.
+    Input {
+        file: String,
+        sections: Vec<String>,
+        keep: bool,
+    },
+    Assign(Assignment),
 }
 
 /// `sym = expr;` (or `+=`, ..., `PROVIDE(sym = expr)`, `HIDDEN(...)`).
@@ -89,7 +123,8 @@ pub enum ScriptError {
     #[error(
         "unsupported command `{command}` (rld supports INPUT, \
          GROUP, AS_NEEDED, OUTPUT_FORMAT, OUTPUT_ARCH, SEARCH_DIR, ENTRY, INCLUDE, VERSION, \
-         ASSERT and symbol assignments, not yet SECTIONS, MEMORY or PHDRS)"
+         ASSERT, symbol assignments and SECTIONS with output sections, input section \
+         patterns, KEEP and /DISCARD/; not yet MEMORY, PHDRS, INSERT, SORT, AT or regions)"
     )]
     Unsupported { line: usize, command: String },
     #[error("{message}")]
@@ -138,6 +173,7 @@ pub fn parse_script(text: &str) -> Result<LinkerScript, ScriptError> {
     let last_line = 1 + text.matches('\n').count();
     Parser {
         text,
+        in_sections: false,
         tokens,
         pos: 0,
         last_line,
@@ -262,6 +298,8 @@ fn assignment_operator(text: &str) -> Option<usize> {
 
 struct Parser<'a> {
     text: &'a str,
+    /// Reading inside `SECTIONS`: `.` is the location counter.
+    in_sections: bool,
     tokens: Vec<Token<'a>>,
     pos: usize,
     /// Reported for errors at the end of the script.
@@ -419,6 +457,14 @@ impl<'a> Parser<'a> {
                 self.script.versions.push(self.text[start..end].to_string());
                 self.skip_to(end + 1);
             }
+            "SECTIONS" => {
+                if self.script.sections.is_some() {
+                    return Err(self.unsupported("a second SECTIONS", line));
+                }
+                self.expect_punct('{', "`{` after SECTIONS")?;
+                let commands = self.sections_body(line)?;
+                self.script.sections = Some(commands);
+            }
             "INCLUDE" => {
                 let file = self.expect_name(name)?;
                 self.script.includes.push((file, line));
@@ -426,6 +472,239 @@ impl<'a> Parser<'a> {
             _ => return Err(self.unsupported(name, line)),
         }
         Ok(())
+    }
+
+    /// The commands of `SECTIONS {`, up to its `}`.
+    fn sections_body(&mut self, open_line: usize) -> Result<Vec<SectionsCommand>, ScriptError> {
+        let mut commands = Vec::new();
+        loop {
+            let Some(t) = self.next() else {
+                return Err(ScriptError::Unclosed {
+                    line: open_line,
+                    command: "SECTIONS {".into(),
+                });
+            };
+            match t.tok {
+                Tok::Punct('}') => return Ok(commands),
+                Tok::Punct(';') => {}
+                Tok::Word(w) if assignment_operator(&self.text[t.start..]).is_some() => {
+                    let op_at = t.start + assignment_operator(&self.text[t.start..]).unwrap();
+                    let _ = w;
+                    commands.push(SectionsCommand::Assign(
+                        self.assignment_in_sections(t, op_at)?,
+                    ));
+                }
+                Tok::Word(w @ ("PROVIDE" | "PROVIDE_HIDDEN" | "HIDDEN")) => {
+                    commands.push(SectionsCommand::Assign(
+                        self.provide_in_sections(w, t.line)?,
+                    ));
+                }
+                Tok::Word(name) => commands.push(SectionsCommand::Output(self.output(name, t)?)),
+                _ => return Err(self.unexpected(Some(t), "an output section or an assignment")),
+            }
+        }
+    }
+
+    /// An assignment inside `SECTIONS` (where `.` may be assigned and read).
+    fn assignment_in_sections(
+        &mut self,
+        first: Token<'a>,
+        op_at: usize,
+    ) -> Result<Assignment, ScriptError> {
+        self.in_sections = true;
+        let result = self.assignment(first, op_at, false, false);
+        self.in_sections = false;
+        result?;
+        Ok(self.script.assignments.pop().expect("just parsed"))
+    }
+
+    fn provide_in_sections(
+        &mut self,
+        name: &'a str,
+        line: usize,
+    ) -> Result<Assignment, ScriptError> {
+        self.in_sections = true;
+        let result = self.command(name, line);
+        self.in_sections = false;
+        result?;
+        Ok(self.script.assignments.pop().expect("just parsed"))
+    }
+
+    /// `NAME [ADDRESS] : [ALIGN(A)] { ITEMS }` after its name token.
+    fn output(
+        &mut self,
+        name: &'a str,
+        first: Token<'a>,
+    ) -> Result<OutputDescription, ScriptError> {
+        let line = first.line;
+        // The name may carry the colon (`.text:`).
+        let (name, colon_seen) = match name.strip_suffix(':') {
+            Some(n) => (n, true),
+            None => (name, false),
+        };
+        let mut address = None;
+        if !colon_seen {
+            // Everything up to the `:` is the address expression, if any.
+            let start = first.start + name.len();
+            let colon = self.text[start..]
+                .find(':')
+                .map(|i| start + i)
+                .ok_or_else(|| self.unexpected(self.peek(), format!("`:` after {name}")))?;
+            let text = self.text[start..colon].trim();
+            if !text.is_empty() {
+                const TYPES: [&str; 5] = ["(NOLOAD)", "(COPY)", "(INFO)", "(OVERLAY)", "(DSECT)"];
+                if let Some(kind) = TYPES.iter().find(|t| text.ends_with(*t)) {
+                    return Err(self.unsupported(&format!("{name} {kind}"), line));
+                }
+                address = Some(self.expression_in_sections(text, line)?);
+            }
+            self.skip_to(colon + 1);
+        }
+        let mut align = None;
+        loop {
+            match self.next() {
+                Some(Token {
+                    tok: Tok::Punct('{'),
+                    ..
+                }) => break,
+                Some(Token {
+                    tok: Tok::Word("ALIGN"),
+                    line,
+                    ..
+                }) => {
+                    self.expect_open("ALIGN")?;
+                    let start = self.peek().map_or(self.text.len(), |t| t.start);
+                    let end = self.statement_end(start, ')');
+                    align = Some(self.expression_in_sections(&self.text[start..end], line)?);
+                    self.skip_to(end + 1);
+                }
+                Some(Token {
+                    tok: Tok::Word(w),
+                    line,
+                    ..
+                }) => return Err(self.unsupported(&format!("{w} in output section {name}"), line)),
+                other => return Err(self.unexpected(other, format!("`{{` opening {name}"))),
+            }
+        }
+        let mut items = Vec::new();
+        loop {
+            let Some(t) = self.next() else {
+                return Err(ScriptError::Unclosed {
+                    line,
+                    command: format!("{name} {{"),
+                });
+            };
+            match t.tok {
+                Tok::Punct('}') => break,
+                Tok::Punct(';') => {}
+                Tok::Word(_) if assignment_operator(&self.text[t.start..]).is_some() => {
+                    let op_at = t.start + assignment_operator(&self.text[t.start..]).unwrap();
+                    items.push(OutputItem::Assign(self.assignment_in_sections(t, op_at)?));
+                }
+                Tok::Word(w @ ("PROVIDE" | "PROVIDE_HIDDEN" | "HIDDEN")) => {
+                    items.push(OutputItem::Assign(self.provide_in_sections(w, t.line)?));
+                }
+                Tok::Word("KEEP") => {
+                    self.expect_open("KEEP")?;
+                    let file = self.expect_name("KEEP")?;
+                    let sections = self.section_patterns(&file, t.line)?;
+                    self.expect_close("KEEP", t.line)?;
+                    items.push(OutputItem::Input {
+                        file,
+                        sections,
+                        keep: true,
+                    });
+                }
+                Tok::Word(
+                    w @ ("SORT"
+                    | "SORT_BY_NAME"
+                    | "SORT_BY_ALIGNMENT"
+                    | "SORT_BY_INIT_PRIORITY"
+                    | "SORT_NONE"
+                    | "EXCLUDE_FILE"
+                    | "BYTE"
+                    | "SHORT"
+                    | "LONG"
+                    | "QUAD"
+                    | "SQUAD"
+                    | "FILL"
+                    | "CREATE_OBJECT_SYMBOLS"
+                    | "CONSTRUCTORS"
+                    | "INCLUDE"),
+                ) => return Err(self.unsupported(w, t.line)),
+                Tok::Word(file) | Tok::Quoted(file) => {
+                    let file = file.to_string();
+                    let sections = self.section_patterns(&file, t.line)?;
+                    items.push(OutputItem::Input {
+                        file,
+                        sections,
+                        keep: false,
+                    });
+                }
+                _ => {
+                    return Err(
+                        self.unexpected(Some(t), format!("input sections or `}}` in {name}"))
+                    )
+                }
+            }
+        }
+        // What may follow the closing brace: regions, program headers, fill.
+        if let Some(t) = self.peek() {
+            if let Tok::Word(w) = t.tok {
+                if w.starts_with('>') || w.starts_with(':') || w.starts_with('=') || w == "AT" {
+                    return Err(
+                        self.unsupported(&format!("{w} after output section {name}"), t.line)
+                    );
+                }
+            }
+        }
+        Ok(OutputDescription {
+            name: name.to_string(),
+            address,
+            align,
+            items,
+            line,
+        })
+    }
+
+    /// `(PATTERN...)` after a file pattern.
+    fn section_patterns(&mut self, file: &str, line: usize) -> Result<Vec<String>, ScriptError> {
+        self.expect_punct('(', &format!("`(` and section names after {file}"))?;
+        let mut patterns = Vec::new();
+        loop {
+            match self.next() {
+                Some(Token {
+                    tok: Tok::Punct(')'),
+                    ..
+                }) => return Ok(patterns),
+                Some(Token {
+                    tok: Tok::Punct(','),
+                    ..
+                }) => {}
+                Some(Token {
+                    tok:
+                        Tok::Word(w @ ("SORT" | "SORT_BY_NAME" | "SORT_BY_ALIGNMENT" | "EXCLUDE_FILE")),
+                    line,
+                    ..
+                }) => return Err(self.unsupported(w, line)),
+                Some(Token {
+                    tok: Tok::Word(w) | Tok::Quoted(w),
+                    ..
+                }) => patterns.push(w.to_string()),
+                None => {
+                    return Err(ScriptError::Unclosed {
+                        line,
+                        command: file.to_string(),
+                    })
+                }
+                other => return Err(self.unexpected(other, "a section name pattern or `)`")),
+            }
+        }
+    }
+
+    fn expression_in_sections(&self, text: &str, line: usize) -> Result<Expr, ScriptError> {
+        script_expr::parse_in_sections(text)
+            .map_err(|e| ScriptError::Expression { line, message: e.0 })
     }
 
     /// `sym OP expr;` whose operator starts at byte `op_at`, from token `first` (the name).
@@ -480,7 +759,7 @@ impl<'a> Parser<'a> {
         if let Some(op) = compound {
             expr = Expr::Binary(op, Box::new(Expr::Symbol(name.clone())), Box::new(expr));
         }
-        if name == "." {
+        if name == "." && !self.in_sections {
             // The location counter only means something inside SECTIONS.
             return Err(ScriptError::Unsupported {
                 line,
@@ -500,6 +779,9 @@ impl<'a> Parser<'a> {
     }
 
     fn expression(&self, text: &str, line: usize) -> Result<Expr, ScriptError> {
+        if self.in_sections {
+            return self.expression_in_sections(text, line);
+        }
         script_expr::parse(text).map_err(|e| ScriptError::Expression { line, message: e.0 })
     }
 
@@ -857,15 +1139,15 @@ GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmv
 
     #[test]
     fn unsupported_commands() {
-        let e = parse_script("/* two\nlines */\nSECTIONS\n{\n}\n").unwrap_err();
+        let e = parse_script("/* two\nlines */\nPHDRS\n{\n}\n").unwrap_err();
         assert_eq!(
             e,
             ScriptError::Unsupported {
                 line: 3,
-                command: "SECTIONS".to_string()
+                command: "PHDRS".to_string()
             }
         );
-        assert!(e.to_string().contains("SECTIONS"), "{e}");
+        assert!(e.to_string().contains("PHDRS"), "{e}");
 
         let e = parse_script("GROUP(a)\nMEMORY { }").unwrap_err();
         assert!(
@@ -932,6 +1214,53 @@ GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmv
             matches!(e, ScriptError::Unexpected { line: 1, .. }),
             "{e:?}"
         );
+    }
+
+    #[test]
+    fn sections_commands() {
+        let text = "SECTIONS {\n  . = 0x10000;\n  .text : { *(.text .text.*) }\n  _etext = .;\n\
+                    .data 0x20000 : ALIGN(16) { KEEP(crt*.o(.data)) x = . + 1; }\n\
+                    PROVIDE(_end = .);\n  /DISCARD/ : { *(.comment) }\n}\n";
+        let s = parse_script(text).unwrap();
+        let commands = s.sections.unwrap();
+        assert_eq!(commands.len(), 6);
+        let SectionsCommand::Assign(dot) = &commands[0] else {
+            panic!("{:?}", commands[0]);
+        };
+        assert_eq!(
+            (dot.name.as_str(), &dot.expr),
+            (".", &Expr::Number(0x10000))
+        );
+        let SectionsCommand::Output(text_out) = &commands[1] else {
+            panic!("{:?}", commands[1]);
+        };
+        assert_eq!(
+            text_out.items,
+            [OutputItem::Input {
+                file: "*".into(),
+                sections: vec![".text".into(), ".text.*".into()],
+                keep: false
+            }]
+        );
+        let SectionsCommand::Output(data) = &commands[3] else {
+            panic!("{:?}", commands[3]);
+        };
+        assert_eq!(data.address, Some(Expr::Number(0x20000)));
+        assert_eq!(data.align, Some(Expr::Number(16)));
+        assert!(
+            matches!(&data.items[0], OutputItem::Input { file, keep: true, .. } if file == "crt*.o")
+        );
+        assert!(matches!(&data.items[1], OutputItem::Assign(a) if a.name == "x"));
+        assert!(
+            matches!(&commands[4], SectionsCommand::Assign(a) if a.provide && a.name == "_end")
+        );
+        assert!(matches!(&commands[5], SectionsCommand::Output(d) if d.name == "/DISCARD/"));
+        // Top-level assignments stay apart from the layout's.
+        assert!(s.assignments.is_empty());
+        let e = parse_script("SECTIONS { .text : { *(.text) } >ram }").unwrap_err();
+        assert!(matches!(e, ScriptError::Unsupported { .. }), "{e:?}");
+        let e = parse_script("SECTIONS { .text : { *(.text) }").unwrap_err();
+        assert!(matches!(e, ScriptError::Unclosed { line: 1, .. }), "{e:?}");
     }
 
     #[test]

@@ -1,0 +1,540 @@
+//! The memory image a linker script's `SECTIONS` describes, laid out as lld lays it out.
+//!
+//! - **Inputs**: an input section goes to the output section of the first pattern that
+//!   matches its file and name, in script order; `/DISCARD/` drops it; what no pattern
+//!   matches is an orphan and keeps its usual output section.
+//! - **Order**: the script's output sections in script order; each allocated orphan goes
+//!   after the last script section of its kind (read-only, code, data), the others last.
+//! - **Addresses**: the location counter starts at 0; `. = EXPR` moves it; an output
+//!   section starts at its own address expression or at the counter aligned to the
+//!   section, and the counter moves past it; symbol assignments take the counter's value
+//!   there, relative to the section before them.
+//! - **Segments**: a `PT_LOAD` for each run of sections with the same permissions; the
+//!   headers are loaded (with `PT_PHDR`) only if they fit below the first section within
+//!   its page; each segment's file offset is congruent to its address modulo the page.
+//!
+//! Supported so far: static executables without TLS or RELRO sections (`-z norelro`);
+//! anything else with `SECTIONS` is refused with an error.
+
+use crate::context::{Link, Segment};
+use crate::dynamic_list::glob_match;
+use crate::error::{LinkError, Result};
+use crate::input::script::{OutputDescription, OutputItem, SectionsCommand};
+use crate::layout::{class_of, rank_in_class, segment_class, Class, LinkEnv, PAGE};
+use crate::output_section::Synthetic;
+use crate::script_expr::{Env, Value};
+use object::elf::*;
+
+/// Where the script's patterns send input sections.
+pub struct InputMap<'a> {
+    commands: &'a [SectionsCommand],
+    /// Per command, its output section's name (leaked: output keys are `'static`).
+    names: Vec<Option<&'static str>>,
+}
+
+impl<'a> InputMap<'a> {
+    pub fn new(commands: &'a [SectionsCommand]) -> InputMap<'a> {
+        let names = commands
+            .iter()
+            .map(|c| match c {
+                SectionsCommand::Output(d) if d.name != "/DISCARD/" => {
+                    Some(&*Box::leak(d.name.clone().into_boxed_str()))
+                }
+                _ => None,
+            })
+            .collect();
+        InputMap { commands, names }
+    }
+
+    /// The output section for input section `section` of `file`: `Some(Some(name))` for a
+    /// script section, `Some(None)` for `/DISCARD/`, `None` for an orphan.
+    pub fn place(&self, file: &str, section: &str) -> Option<Option<&'static str>> {
+        self.first_match(file, section).map(|(k, _)| self.names[k])
+    }
+
+    /// Whether the pattern that places the section is inside `KEEP` (a root for
+    /// `--gc-sections`).
+    pub fn keeps(&self, file: &str, section: &str) -> bool {
+        self.first_match(file, section)
+            .is_some_and(|(_, keep)| keep)
+    }
+
+    /// The command whose pattern first matches, and whether that pattern is kept.
+    fn first_match(&self, file: &str, section: &str) -> Option<(usize, bool)> {
+        let base = file.rsplit('/').next().unwrap_or(file);
+        for (k, c) in self.commands.iter().enumerate() {
+            let SectionsCommand::Output(d) = c else {
+                continue;
+            };
+            for item in &d.items {
+                let OutputItem::Input {
+                    file: pattern,
+                    sections,
+                    keep,
+                } = item
+                else {
+                    continue;
+                };
+                let file_ok = glob_match(pattern.as_bytes(), file.as_bytes())
+                    || glob_match(pattern.as_bytes(), base.as_bytes());
+                let section_ok = sections
+                    .iter()
+                    .any(|p| glob_match(p.as_bytes(), section.as_bytes()));
+                if file_ok && section_ok {
+                    return Some((k, *keep));
+                }
+            }
+        }
+        None
+    }
+}
+
+fn commands<'a>(link: &'a Link) -> &'a [SectionsCommand] {
+    link.scripts
+        .sections
+        .as_ref()
+        .map_or(&[], |(_, c)| c.as_slice())
+}
+
+/// What the scripted layout cannot do yet, as an error naming the script.
+pub fn check_supported(link: &Link) -> Result<()> {
+    let Some((origin, _)) = &link.scripts.sections else {
+        return Ok(());
+    };
+    let refuse = |what: &str| {
+        Err(LinkError::Link(format!(
+            "{origin}: SECTIONS is supported in static executables without {what} so far"
+        )))
+    };
+    if link.is_dynamic || link.opts.relocatable || link.opts.is_shared() {
+        return refuse("dynamic linking (use -static, -no-pie)");
+    }
+    if link.outputs.iter().any(|o| o.is_alloc() && o.is_tls()) {
+        return refuse("thread-local storage");
+    }
+    if link.opts.z_relro
+        && link.outputs.iter().any(|o| {
+            segment_class(link, o) == Class::Relro && (o.size > 0 || o.synthetic.is_some())
+        })
+    {
+        return refuse("RELRO sections (link with -z norelro)");
+    }
+    Ok(())
+}
+
+/// The output sections in the script's order, orphans placed after their kind; empty
+/// sections the script names are dropped.
+pub fn order(link: &Link) -> Vec<usize> {
+    let present = |i: usize| {
+        let o = &link.outputs[i];
+        o.size > 0 || o.synthetic.is_some() || !o.inputs.is_empty()
+    };
+    let mut placed: Vec<usize> = Vec::new();
+    for c in commands(link) {
+        if let SectionsCommand::Output(d) = c {
+            if let Some(i) = link.outputs.iter().position(|o| o.name == d.name) {
+                if present(i) && !placed.contains(&i) {
+                    placed.push(i);
+                }
+            }
+        }
+    }
+    let scripted = placed.clone();
+    let mut orphans: Vec<usize> = (0..link.outputs.len())
+        .filter(|i| !scripted.contains(i) && present(*i))
+        .collect();
+    orphans.sort_by_key(|&i| {
+        let o = &link.outputs[i];
+        (class_of(link, o), rank_in_class(link, o), i)
+    });
+    for i in orphans {
+        let class = segment_class(link, &link.outputs[i]);
+        if class == Class::NonAlloc {
+            placed.push(i);
+            continue;
+        }
+        // After the last section (script's or an orphan already placed) of the same kind,
+        // else after the last of an earlier kind, else first.
+        let same = placed
+            .iter()
+            .rposition(|&p| segment_class(link, &link.outputs[p]) == class);
+        let earlier = placed
+            .iter()
+            .rposition(|&p| segment_class(link, &link.outputs[p]) < class);
+        let at = same.or(earlier).map_or(0, |k| k + 1);
+        placed.insert(at, i);
+    }
+    placed
+}
+
+/// The permissions of an allocated output section's segment.
+fn flags_of(link: &Link, i: usize) -> u32 {
+    let o = &link.outputs[i];
+    PF_R | if o.is_exec() { PF_X } else { 0 } | if o.is_writable() { PF_W } else { 0 }
+}
+
+/// One step of the walk: a command, or an orphan placed after a script section.
+enum Step<'a> {
+    Assign(&'a crate::input::script::Assignment, usize),
+    Output(usize, Option<&'a OutputDescription>),
+}
+
+/// The walk's steps: commands in order, each orphan right after the output section it
+/// follows in `link.outputs` (the order above).
+fn steps<'a>(link: &'a Link<'a>) -> Vec<Step<'a>> {
+    let mut out = Vec::new();
+    let mut position = 0usize;
+    let mut done = vec![false; link.outputs.len()];
+    let mut assignment = 0usize;
+    for c in commands(link) {
+        match c {
+            SectionsCommand::Assign(a) => {
+                out.push(Step::Assign(a, assignment));
+                assignment += 1;
+            }
+            SectionsCommand::Output(d) => {
+                let Some(i) = link.outputs.iter().position(|o| o.name == d.name) else {
+                    for item in &d.items {
+                        if let OutputItem::Assign(a) = item {
+                            out.push(Step::Assign(a, assignment));
+                            assignment += 1;
+                        }
+                    }
+                    continue;
+                };
+                // Orphans ordered before this section come first.
+                while position < i {
+                    if !done[position] && !is_scripted(link, position) {
+                        out.push(Step::Output(position, None));
+                        done[position] = true;
+                    }
+                    position += 1;
+                }
+                out.push(Step::Output(i, Some(d)));
+                done[i] = true;
+                for item in &d.items {
+                    if let OutputItem::Assign(a) = item {
+                        out.push(Step::Assign(a, assignment));
+                        assignment += 1;
+                    }
+                }
+                // Orphans right after it.
+                position = i + 1;
+                while position < link.outputs.len() && !is_scripted(link, position) {
+                    out.push(Step::Output(position, None));
+                    done[position] = true;
+                    position += 1;
+                }
+            }
+        }
+    }
+    for (i, d) in done.iter().enumerate() {
+        if !d {
+            out.push(Step::Output(i, None));
+        }
+    }
+    out
+}
+
+fn is_scripted(link: &Link, i: usize) -> bool {
+    let name = &link.outputs[i].name;
+    commands(link)
+        .iter()
+        .any(|c| matches!(c, SectionsCommand::Output(d) if &d.name == name))
+}
+
+/// The program header types for this layout (headers loaded or not).
+fn program_header_count(link: &Link, headers_loaded: bool) -> usize {
+    // PT_PHDR and the headers' PT_LOAD (which read-only sections right after join).
+    let mut count = 2 * usize::from(headers_loaded);
+    let mut current = headers_loaded.then_some(PF_R);
+    for i in 0..link.outputs.len() {
+        if !link.outputs[i].is_alloc() {
+            continue;
+        }
+        let f = flags_of(link, i);
+        if current != Some(f) {
+            count += 1;
+            current = Some(f);
+        }
+    }
+    if link.synthetic.contains_key(&Synthetic::EhFrameHdr) {
+        count += 1;
+    }
+    if link.synthetic.contains_key(&Synthetic::GnuProperty) {
+        count += 1;
+    }
+    count += 1; // PT_GNU_STACK
+    if link
+        .outputs
+        .iter()
+        .any(|o| o.is_alloc() && o.sh_type == SHT_NOTE)
+    {
+        count += 1;
+    }
+    count
+}
+
+/// Addresses, file offsets and segments of a scripted layout; the values of the
+/// assignments inside `SECTIONS`.
+pub fn assign_addresses(link: &mut Link) {
+    let page = link.opts.max_page_size.unwrap_or(PAGE);
+    let mut headers_loaded = true;
+    let mut values;
+    loop {
+        let headers = 64 + 56 * program_header_count(link, headers_loaded) as u64;
+        values = walk(link, headers);
+        let min = link
+            .outputs
+            .iter()
+            .filter(|o| o.is_alloc())
+            .map(|o| o.addr)
+            .min()
+            .unwrap_or(0);
+        let fits = headers <= min - (min / page) * page;
+        if fits || !headers_loaded {
+            break;
+        }
+        headers_loaded = false;
+    }
+    link.script_values = values;
+    let headers = 64 + 56 * program_header_count(link, headers_loaded) as u64;
+    let min = link
+        .outputs
+        .iter()
+        .filter(|o| o.is_alloc())
+        .map(|o| o.addr)
+        .min()
+        .unwrap_or(0);
+
+    // File offsets and loads.
+    let mut loads: Vec<Segment> = Vec::new();
+    let mut offset = headers;
+    if headers_loaded {
+        let base = ((min - headers) / page) * page;
+        link.image_base = base;
+        loads.push(Segment {
+            p_type: PT_LOAD,
+            flags: PF_R,
+            offset: 0,
+            vaddr: base,
+            filesz: headers,
+            memsz: headers,
+            align: page,
+        });
+    } else {
+        link.image_base = (min / page) * page;
+    }
+    for i in 0..link.outputs.len() {
+        if !link.outputs[i].is_alloc() {
+            continue;
+        }
+        let flags = flags_of(link, i);
+        let (addr, size, nobits) = {
+            let o = &link.outputs[i];
+            (o.addr, o.size, o.is_nobits())
+        };
+        match loads.last_mut() {
+            Some(load) if load.flags == flags => {
+                if !nobits {
+                    offset = load.offset + (addr - load.vaddr);
+                }
+            }
+            _ => {
+                // A new segment: the file offset congruent to the address.
+                offset += addr.wrapping_sub(offset) % page;
+                loads.push(Segment {
+                    p_type: PT_LOAD,
+                    flags,
+                    offset,
+                    vaddr: addr,
+                    filesz: 0,
+                    memsz: 0,
+                    align: page,
+                });
+            }
+        }
+        let load = loads.last_mut().unwrap();
+        link.outputs[i].offset = offset;
+        if !nobits {
+            offset += size;
+            load.filesz = offset - load.offset;
+        }
+        load.memsz = load.memsz.max(addr + size - load.vaddr);
+    }
+    for o in link.outputs.iter_mut().filter(|o| !o.is_alloc()) {
+        offset = offset.next_multiple_of(o.align.max(1));
+        o.offset = offset;
+        o.addr = 0;
+        offset += o.size;
+    }
+
+    let mut segments = Vec::new();
+    if headers_loaded {
+        segments.push(Segment {
+            p_type: PT_PHDR,
+            flags: PF_R,
+            offset: 64,
+            vaddr: link.image_base + 64,
+            filesz: headers - 64,
+            memsz: headers - 64,
+            align: 8,
+        });
+    }
+    segments.extend(loads);
+    if link.synthetic.contains_key(&Synthetic::EhFrameHdr) {
+        segments.push(crate::layout::section_segment(
+            link,
+            Synthetic::EhFrameHdr,
+            PT_GNU_EH_FRAME,
+            PF_R,
+            4,
+        ));
+    }
+    if link.synthetic.contains_key(&Synthetic::GnuProperty) {
+        segments.push(crate::layout::section_segment(
+            link,
+            Synthetic::GnuProperty,
+            PT_GNU_PROPERTY,
+            PF_R,
+            8,
+        ));
+    }
+    segments.push(Segment {
+        p_type: PT_GNU_STACK,
+        flags: if link.opts.z_execstack {
+            PF_R | PF_W | PF_X
+        } else {
+            PF_R | PF_W
+        },
+        offset: 0,
+        vaddr: 0,
+        filesz: 0,
+        memsz: link.opts.z_stack_size.unwrap_or(0),
+        align: 16,
+    });
+    let notes: Vec<(u64, u64, u64, u64)> = link
+        .outputs
+        .iter()
+        .filter(|o| o.is_alloc() && o.sh_type == SHT_NOTE)
+        .map(|o| (o.offset, o.addr, o.size, o.align))
+        .collect();
+    if let (Some(first), Some(last)) = (notes.first(), notes.last()) {
+        let size = last.1 + last.2 - first.1;
+        segments.push(Segment {
+            p_type: PT_NOTE,
+            flags: PF_R,
+            offset: first.0,
+            vaddr: first.1,
+            filesz: size,
+            memsz: size,
+            align: first.3,
+        });
+    }
+    link.segments = segments;
+}
+
+/// Walks the commands with the location counter, giving every allocated output section
+/// its address; returns the value (and section) of each assignment inside `SECTIONS`.
+fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
+    let mut dot = Value {
+        section: None,
+        value: 0,
+    };
+    let mut values = Vec::new();
+    let mut last_section: Option<u32> = None;
+    let mut addresses: Vec<(usize, u64)> = Vec::new();
+    {
+        let env_link: &Link = link;
+        let steps = steps(env_link);
+        // Addresses are written back after the walk; expressions see the ones so far.
+        let mut placed: Vec<Option<u64>> = vec![None; env_link.outputs.len()];
+        for step in &steps {
+            let env = ScriptEnv {
+                inner: LinkEnv {
+                    link: env_link,
+                    dot: Some(dot),
+                    headers: Some(headers),
+                },
+                placed: &placed,
+            };
+            match step {
+                Step::Assign(a, k) => {
+                    let v = a.expr.eval(&env).map(|v| v.value).unwrap_or(0);
+                    if a.name == "." {
+                        dot.value = v;
+                    } else {
+                        if values.len() <= *k {
+                            values.resize(*k + 1, (0, None));
+                        }
+                        values[*k] = (v, last_section);
+                    }
+                }
+                Step::Output(i, desc) => {
+                    let o = &env_link.outputs[*i];
+                    if !o.is_alloc() {
+                        continue;
+                    }
+                    let explicit = desc
+                        .and_then(|d| d.address.as_ref())
+                        .and_then(|e| e.eval(&env).ok())
+                        .map(|v| v.value);
+                    let extra = desc
+                        .and_then(|d| d.align.as_ref())
+                        .and_then(|e| e.eval(&env).ok())
+                        .map_or(1, |v| v.value.max(1));
+                    let align = o.align.max(extra).max(1);
+                    let addr = explicit.unwrap_or_else(|| dot.value.next_multiple_of(align));
+                    placed[*i] = Some(addr);
+                    addresses.push((*i, addr));
+                    dot.value = addr + o.size;
+                    last_section = Some(o.index);
+                }
+            }
+        }
+    }
+    for (i, addr) in addresses {
+        link.outputs[i].addr = addr;
+    }
+    values
+}
+
+/// Expressions inside `SECTIONS`: the link's symbols, the counter, and the addresses of
+/// the sections placed so far.
+struct ScriptEnv<'a> {
+    inner: LinkEnv<'a>,
+    placed: &'a [Option<u64>],
+}
+
+impl Env for ScriptEnv<'_> {
+    fn symbol(&self, name: &str) -> Option<Value> {
+        self.inner.symbol(name)
+    }
+
+    fn section(&self, name: &str) -> Option<crate::script_expr::SectionInfo> {
+        let mut s = self.inner.section(name)?;
+        s.addr = self
+            .placed
+            .get(s.index as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(s.addr);
+        Some(s)
+    }
+
+    fn max_page_size(&self) -> u64 {
+        self.inner.max_page_size()
+    }
+
+    fn common_page_size(&self) -> u64 {
+        self.inner.common_page_size()
+    }
+
+    fn sizeof_headers(&self) -> u64 {
+        self.inner.sizeof_headers()
+    }
+
+    fn dot(&self) -> Option<Value> {
+        self.inner.dot()
+    }
+}
