@@ -374,6 +374,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     crate::script_layout::check_supported(&link)?;
     layout::sort_output_sections(&mut link);
     layout::assign_addresses(&mut link);
+    crate::script_layout::check_addresses(&link)?;
     crate::relr::settle(&mut link);
     layout::compute_all_symbol_addresses(&mut link)?;
     timer.phase("layout");

@@ -122,6 +122,32 @@ pub fn check_supported(link: &Link) -> Result<()> {
     Ok(())
 }
 
+/// After the layout: every allocated section must start at or after the end of the one
+/// before it (a script may move the counter back; lld refuses the overlap too).
+pub fn check_addresses(link: &Link) -> Result<()> {
+    let Some((origin, _)) = &link.scripts.sections else {
+        return Ok(());
+    };
+    let mut previous: Option<&crate::output_section::OutputSection> = None;
+    for o in link.outputs.iter().filter(|o| o.is_alloc()) {
+        if let Some(p) = previous {
+            let end = p.addr.checked_add(p.size);
+            if end.is_none_or(|end| o.addr < end) || o.addr.checked_add(o.size).is_none() {
+                return Err(LinkError::Link(format!(
+                    "{origin}: section {} at {:#x} overlaps {} ({:#x} to {:#x})",
+                    o.name,
+                    o.addr,
+                    p.name,
+                    p.addr,
+                    p.addr.wrapping_add(p.size)
+                )));
+            }
+        }
+        previous = Some(o);
+    }
+    Ok(())
+}
+
 /// The output sections in the script's order, orphans placed after their kind; empty
 /// sections the script names are dropped.
 pub fn order(link: &Link) -> Vec<usize> {
@@ -291,7 +317,7 @@ pub fn assign_addresses(link: &mut Link) {
             .map(|o| o.addr)
             .min()
             .unwrap_or(0);
-        let fits = headers <= min - (min / page) * page;
+        let fits = headers <= min % page;
         if fits || !headers_loaded {
             break;
         }
@@ -337,7 +363,9 @@ pub fn assign_addresses(link: &mut Link) {
         match loads.last_mut() {
             Some(load) if load.flags == flags => {
                 if !nobits {
-                    offset = load.offset + (addr - load.vaddr);
+                    // (Wrapping: a script that moves the counter back is refused after
+                    // the layout, by check_addresses.)
+                    offset = load.offset.wrapping_add(addr.wrapping_sub(load.vaddr));
                 }
             }
             _ => {
@@ -357,10 +385,12 @@ pub fn assign_addresses(link: &mut Link) {
         let load = loads.last_mut().unwrap();
         link.outputs[i].offset = offset;
         if !nobits {
-            offset += size;
-            load.filesz = offset - load.offset;
+            offset = offset.wrapping_add(size);
+            load.filesz = offset.wrapping_sub(load.offset);
         }
-        load.memsz = load.memsz.max(addr + size - load.vaddr);
+        load.memsz = load
+            .memsz
+            .max(addr.wrapping_add(size).wrapping_sub(load.vaddr));
     }
     for o in link.outputs.iter_mut().filter(|o| !o.is_alloc()) {
         offset = offset.next_multiple_of(o.align.max(1));
@@ -484,10 +514,14 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                         .and_then(|e| e.eval(&env).ok())
                         .map_or(1, |v| v.value.max(1));
                     let align = o.align.max(extra).max(1);
-                    let addr = explicit.unwrap_or_else(|| dot.value.next_multiple_of(align));
+                    let addr = explicit.unwrap_or_else(|| {
+                        dot.value
+                            .checked_next_multiple_of(align)
+                            .unwrap_or(dot.value)
+                    });
                     placed[*i] = Some(addr);
                     addresses.push((*i, addr));
-                    dot.value = addr + o.size;
+                    dot.value = addr.wrapping_add(o.size);
                     last_section = Some(o.index);
                 }
             }

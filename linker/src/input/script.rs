@@ -1263,6 +1263,48 @@ GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmv
         assert!(matches!(e, ScriptError::Unclosed { line: 1, .. }), "{e:?}");
     }
 
+    /// Damaged scripts (bytes replaced, dropped or cut, deterministically) give errors,
+    /// never a panic, in the parser and in the expressions it reads.
+    #[test]
+    fn mutated_scripts_never_panic() {
+        let base = "ENTRY(_start)\nINPUT(a.o -lfoo AS_NEEDED(b.so))\nx = 1 + (2 * y);\n\
+                    PROVIDE(z = ALIGN(x, 16));\nASSERT(x < 4, \"msg, here\");\n\
+                    VERSION { V1 { global: f; local: *; }; }\nSECTIONS {\n  . = 0x1000;\n\
+                    .text 0x2000 : ALIGN(8) { KEEP(*(.text*)) a = . + 1; }\n\
+                    /DISCARD/ : { *(.comment) }\n  PROVIDE(_end = .);\n}\n";
+        let specials = b"(){};:=.*,\"/+-<>!?0xK ";
+        let mut seed = 0x1234_5678u32;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        for _ in 0..20_000 {
+            let mut bytes = base.as_bytes().to_vec();
+            for _ in 0..1 + next() % 4 {
+                let at = next() as usize % bytes.len();
+                match next() % 3 {
+                    0 => bytes[at] = specials[next() as usize % specials.len()],
+                    1 => {
+                        bytes.remove(at);
+                    }
+                    _ => bytes.truncate(at),
+                }
+                if bytes.is_empty() {
+                    break;
+                }
+            }
+            if let Ok(text) = std::str::from_utf8(&bytes) {
+                if let Ok(script) = parse_script(text) {
+                    for a in &script.assignments {
+                        let _ = format!("{:?}", a.expr);
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn other_errors() {
         assert_eq!(
