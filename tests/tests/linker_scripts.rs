@@ -377,6 +377,24 @@ fn sections_refusals() {
         err.contains("dyn.ld: SECTIONS is supported in static executables without dynamic linking"),
         "{err}"
     );
+    // A counter moved back onto a section already placed.
+    let freestanding = t.compile(Clang, FREESTANDING, &["-O1", "-fno-pic", "-ffreestanding"]);
+    let back = t.write(
+        "back.ld",
+        "SECTIONS { . = 0x400000; .text : { *(.text*) } . = 0x400000; .rodata : { *(.rodata*) } }",
+    );
+    let (res, _) = t.try_link(
+        Driver::Rld,
+        &[&freestanding],
+        &["-static", "-T", back.to_str().unwrap()],
+        "back",
+    );
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        err.contains("back.ld: section .rodata at 0x400000 overlaps .text"),
+        "{err}"
+    );
+    assert!(!t.path("back").exists());
     for (text, what) in [
         (
             "SECTIONS { .text : { *(.text) } > ram }",
