@@ -381,7 +381,8 @@ fn sections_refusals() {
     let freestanding = t.compile(Clang, FREESTANDING, &["-O1", "-fno-pic", "-ffreestanding"]);
     let back = t.write(
         "back.ld",
-        "SECTIONS { . = 0x400000; .text : { *(.text*) } . = 0x400000; .rodata : { *(.rodata*) } }",
+        "SECTIONS { . = 0x400000; .text : { *(.text*) } _etext = .; data_start = .; _end = .;\n\
+         . = 0x400000; .rodata : { *(.rodata*) } }",
     );
     let (res, _) = t.try_link(
         Driver::Rld,
