@@ -77,9 +77,21 @@ pub fn assign_input_sections(link: &mut Link) {
             o.inputs.extend(g.sections.iter().map(|&i| (f as u32, i)));
         }
     }
+    if let Some(map) = &script {
+        // Inside a script's output section, sections go description by description (then
+        // as a `SORT` orders them), not in input order.
+        for o in link.outputs.iter_mut() {
+            let objects = &link.objects;
+            o.inputs.sort_by_cached_key(|&(f, i)| {
+                let obj = &objects[f as usize];
+                let s = &obj.sections[i as usize];
+                map.rank(&obj.name, s.name, s.align)
+            });
+        }
+    }
     for o in link.outputs.iter_mut() {
         let arrays = [".init_array", ".fini_array", ".preinit_array"];
-        if !rules.relocatable && arrays.contains(&o.name.as_str()) {
+        if !rules.relocatable && rules.script.is_none() && arrays.contains(&o.name.as_str()) {
             let objects = &link.objects;
             // GNU ld's SORT_BY_INIT_PRIORITY: equal priorities go by section name (so
             // `.ctors.N` before `.init_array.M`), then input order; the unprioritized

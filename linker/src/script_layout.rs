@@ -19,7 +19,7 @@
 use crate::context::{Link, Segment};
 use crate::dynamic_list::glob_match;
 use crate::error::{LinkError, Result};
-use crate::input::script::{OutputDescription, OutputItem, SectionsCommand};
+use crate::input::script::{OutputDescription, OutputItem, SectionsCommand, Sort};
 use crate::layout::{class_of, rank_in_class, segment_class, Class, LinkEnv, PAGE};
 use crate::output_section::Synthetic;
 use crate::script_expr::{Env, Value};
@@ -49,28 +49,48 @@ impl<'a> InputMap<'a> {
     /// The output section for input section `section` of `file`: `Some(Some(name))` for a
     /// script section, `Some(None)` for `/DISCARD/`, `None` for an orphan.
     pub fn place(&self, file: &str, section: &str) -> Option<Option<&'static str>> {
-        self.first_match(file, section).map(|(k, _)| self.names[k])
+        self.first_match(file, section)
+            .map(|m| self.names[m.command])
     }
 
     /// Whether the pattern that places the section is inside `KEEP` (a root for
     /// `--gc-sections`).
     pub fn keeps(&self, file: &str, section: &str) -> bool {
-        self.first_match(file, section)
-            .is_some_and(|(_, keep)| keep)
+        self.first_match(file, section).is_some_and(|m| m.keep)
     }
 
-    /// The command whose pattern first matches, and whether that pattern is kept.
-    fn first_match(&self, file: &str, section: &str) -> Option<(usize, bool)> {
+    /// Where the section goes inside its output: the input section description that
+    /// matched it (descriptions in script order), and the key its `SORT` orders by.
+    pub fn rank(&self, file: &str, section: &str, align: u64) -> (usize, SortKey) {
+        match self.first_match(file, section) {
+            Some(m) => {
+                let key = match m.sort {
+                    Sort::None => SortKey::None,
+                    Sort::Name => SortKey::Name(section.to_string()),
+                    Sort::Alignment => SortKey::Alignment(std::cmp::Reverse(align)),
+                    Sort::InitPriority => {
+                        SortKey::Priority(crate::output_section::init_priority(section))
+                    }
+                };
+                (m.item, key)
+            }
+            None => (usize::MAX, SortKey::None),
+        }
+    }
+
+    /// The first pattern matching the section.
+    fn first_match(&self, file: &str, section: &str) -> Option<Match> {
         let base = file.rsplit('/').next().unwrap_or(file);
         for (k, c) in self.commands.iter().enumerate() {
             let SectionsCommand::Output(d) = c else {
                 continue;
             };
-            for item in &d.items {
+            for (j, item) in d.items.iter().enumerate() {
                 let OutputItem::Input {
                     file: pattern,
                     sections,
                     keep,
+                    sort,
                 } = item
                 else {
                     continue;
@@ -81,12 +101,35 @@ impl<'a> InputMap<'a> {
                     .iter()
                     .any(|p| glob_match(p.as_bytes(), section.as_bytes()));
                 if file_ok && section_ok {
-                    return Some((k, *keep));
+                    return Some(Match {
+                        command: k,
+                        item: j,
+                        keep: *keep,
+                        sort: *sort,
+                    });
                 }
             }
         }
         None
     }
+}
+
+/// A pattern that matched: its command, its item in the output description, `KEEP`,
+/// `SORT`.
+struct Match {
+    command: usize,
+    item: usize,
+    keep: bool,
+    sort: Sort,
+}
+
+/// What `SORT...` orders the sections of one description by.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SortKey {
+    None,
+    Name(String),
+    Alignment(std::cmp::Reverse<u64>),
+    Priority(u32),
 }
 
 fn commands<'a>(link: &'a Link) -> &'a [SectionsCommand] {

@@ -421,3 +421,39 @@ fn sections_refusals() {
         assert!(err.contains(&format!("bad.ld:1: {what}")), "{text}: {err}");
     }
 }
+
+/// Inside an output section, sections go description by description, each as its `SORT`
+/// orders them (by name, by alignment), not in input order: the functions land in lld's
+/// order.
+#[test]
+fn sections_order_inputs_by_description_and_sort() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "int zeta(int x) { return x + 1; }\nint alpha(int x) { return x * 3; }\n\
+         __attribute__((hot)) int hotf(int x) { return x - 2; }\nint mid(int x) { return x ^ 5; }\n\
+         void _start(void) { __asm__ volatile(\"mov $60, %%eax; xor %%edi, %%edi; syscall\" ::: \"rax\", \"rdi\"); }\n",
+        &["-O1", "-fno-pic", "-ffunction-sections"],
+    );
+    let script = t.write(
+        "order.ld",
+        "SECTIONS {\n  . = 0x400000 + SIZEOF_HEADERS;\n\
+         .text : { *(.text.hot .text.hot.*) *(SORT(.text.*)) *(.text) }\n}\n",
+    );
+    let flags = ["-static", "-T", script.to_str().unwrap()];
+    let lld = lld_link(&t, &[&obj], &flags, "lld/prog");
+    let rld = t.link(Driver::Rld, &[&obj], &flags, "rld/prog");
+    let functions = |p: &Path| -> Vec<String> {
+        let mut f: Vec<(u64, String)> = symbols(p)
+            .into_iter()
+            .filter(|s| s.table == ".symtab" && s.typ == "FUNC")
+            .map(|s| (s.value, s.name))
+            .collect();
+        f.sort();
+        f.into_iter().map(|(_, n)| n).collect()
+    };
+    let ours = functions(&rld);
+    assert_eq!(ours, functions(&lld));
+    assert_eq!(ours, ["hotf", "_start", "alpha", "mid", "zeta"]);
+    assert_eq!(run(&rld, &[], &[]).status.code(), Some(0));
+}

@@ -13,9 +13,9 @@
 //! (`INPUT`, `GROUP`, `AS_NEEDED`, `OUTPUT_FORMAT`, `OUTPUT_ARCH`, `SEARCH_DIR`, `ENTRY`,
 //! `INCLUDE`), symbol assignments (`sym = expr;`, the compound forms, `PROVIDE`, `HIDDEN`,
 //! `PROVIDE_HIDDEN`), `ASSERT`, `VERSION`, and `SECTIONS` (output section descriptions
-//! with addresses, `ALIGN`, input section patterns, `KEEP`, `/DISCARD/`, and assignments
+//! with addresses, `ALIGN`, input section patterns, `KEEP`, `SORT`, `/DISCARD/`, and assignments
 //! to symbols and to the location counter; see `script_layout`). What the linker cannot
-//! honour yet (`MEMORY`, `PHDRS`, `INSERT`, `SORT`, `AT`, regions, data commands) is
+//! honour yet (`MEMORY`, `PHDRS`, `INSERT`, `AT`, regions, data commands) is
 //! rejected with [`ScriptError::Unsupported`] rather than silently ignored, because
 //! ignoring it would produce a different binary than GNU ld.
 //!
@@ -88,8 +88,23 @@ pub enum OutputItem {
         file: String,
         sections: Vec<String>,
         keep: bool,
+        sort: Sort,
     },
     Assign(Assignment),
+}
+
+/// How the sections one input section description matches are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sort {
+    /// In input order.
+    #[default]
+    None,
+    /// `SORT`/`SORT_BY_NAME`: by section name.
+    Name,
+    /// `SORT_BY_ALIGNMENT`: most aligned first.
+    Alignment,
+    /// `SORT_BY_INIT_PRIORITY`: by the number ending the name (`.init_array.101`).
+    InitPriority,
 }
 
 /// `sym = expr;` (or `+=`, ..., `PROVIDE(sym = expr)`, `HIDDEN(...)`).
@@ -124,7 +139,7 @@ pub enum ScriptError {
         "unsupported command `{command}` (rld supports INPUT, \
          GROUP, AS_NEEDED, OUTPUT_FORMAT, OUTPUT_ARCH, SEARCH_DIR, ENTRY, INCLUDE, VERSION, \
          ASSERT, symbol assignments and SECTIONS with output sections, input section \
-         patterns, KEEP and /DISCARD/; not yet MEMORY, PHDRS, INSERT, SORT, AT or regions)"
+         patterns, KEEP, SORT and /DISCARD/; not yet MEMORY, PHDRS, INSERT, AT or regions)"
     )]
     Unsupported { line: usize, command: String },
     #[error("{message}")]
@@ -607,12 +622,13 @@ impl<'a> Parser<'a> {
                 Tok::Word("KEEP") => {
                     self.expect_open("KEEP")?;
                     let file = self.expect_name("KEEP")?;
-                    let sections = self.section_patterns(&file, t.line)?;
+                    let (sections, sort) = self.section_patterns(&file, t.line)?;
                     self.expect_close("KEEP", t.line)?;
                     items.push(OutputItem::Input {
                         file,
                         sections,
                         keep: true,
+                        sort,
                     });
                 }
                 Tok::Word(
@@ -634,11 +650,12 @@ impl<'a> Parser<'a> {
                 ) => return Err(self.unsupported(w, t.line)),
                 Tok::Word(file) | Tok::Quoted(file) => {
                     let file = file.to_string();
-                    let sections = self.section_patterns(&file, t.line)?;
+                    let (sections, sort) = self.section_patterns(&file, t.line)?;
                     items.push(OutputItem::Input {
                         file,
                         sections,
                         keep: false,
+                        sort,
                     });
                 }
                 _ => {
@@ -667,23 +684,55 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// `(PATTERN...)` after a file pattern.
-    fn section_patterns(&mut self, file: &str, line: usize) -> Result<Vec<String>, ScriptError> {
+    /// `(PATTERN...)` after a file pattern; the patterns may sit in one `SORT...(...)`.
+    fn section_patterns(
+        &mut self,
+        file: &str,
+        line: usize,
+    ) -> Result<(Vec<String>, Sort), ScriptError> {
         self.expect_punct('(', &format!("`(` and section names after {file}"))?;
         let mut patterns = Vec::new();
+        let mut sort = Sort::None;
+        let mut depth = 0;
         loop {
             match self.next() {
                 Some(Token {
                     tok: Tok::Punct(')'),
                     ..
-                }) => return Ok(patterns),
+                }) if depth > 0 => depth -= 1,
+                Some(Token {
+                    tok: Tok::Punct(')'),
+                    ..
+                }) => return Ok((patterns, sort)),
                 Some(Token {
                     tok: Tok::Punct(','),
                     ..
                 }) => {}
                 Some(Token {
                     tok:
-                        Tok::Word(w @ ("SORT" | "SORT_BY_NAME" | "SORT_BY_ALIGNMENT" | "EXCLUDE_FILE")),
+                        Tok::Word(
+                            w @ ("SORT"
+                            | "SORT_BY_NAME"
+                            | "SORT_BY_ALIGNMENT"
+                            | "SORT_BY_INIT_PRIORITY"
+                            | "SORT_NONE"),
+                        ),
+                    line,
+                    ..
+                }) if depth == 0 => {
+                    sort = match w {
+                        "SORT" | "SORT_BY_NAME" => Sort::Name,
+                        "SORT_BY_ALIGNMENT" => Sort::Alignment,
+                        "SORT_BY_INIT_PRIORITY" => Sort::InitPriority,
+                        _ => Sort::None,
+                    };
+                    self.expect_open(w)?;
+                    depth += 1;
+                    let _ = line;
+                }
+                Some(Token {
+                    tok:
+                        Tok::Word(w @ ("EXCLUDE_FILE" | "SORT" | "SORT_BY_NAME" | "SORT_BY_ALIGNMENT")),
                     line,
                     ..
                 }) => return Err(self.unsupported(w, line)),
@@ -1239,7 +1288,8 @@ GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmv
             [OutputItem::Input {
                 file: "*".into(),
                 sections: vec![".text".into(), ".text.*".into()],
-                keep: false
+                keep: false,
+                sort: Sort::None,
             }]
         );
         let SectionsCommand::Output(data) = &commands[3] else {
