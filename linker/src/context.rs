@@ -108,6 +108,8 @@ pub struct Segment {
     pub filesz: u64,
     pub memsz: u64,
     pub align: u64,
+    /// The load (physical) address where a linker script's `AT` makes it differ.
+    pub paddr: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]

@@ -1007,6 +1007,7 @@ pub fn assign_addresses(link: &mut Link) {
         filesz: headers_size,
         memsz: headers_size,
         align: page,
+        paddr: None,
     };
     for i in 0..link.outputs.len() {
         let class = segment_class(link, &link.outputs[i]);
@@ -1062,6 +1063,7 @@ pub fn assign_addresses(link: &mut Link) {
                 filesz: 0,
                 memsz: 0,
                 align: magic_align.unwrap_or(page),
+                paddr: None,
             };
         }
         current = Some(class);
@@ -1145,6 +1147,7 @@ pub fn assign_addresses(link: &mut Link) {
                 filesz: headers_size - 64,
                 memsz: headers_size - 64,
                 align: 8,
+                paddr: None,
             }),
             PT_LOAD => {}
             PT_INTERP => {
@@ -1198,6 +1201,7 @@ pub fn assign_addresses(link: &mut Link) {
                     filesz,
                     memsz: tls.memsz,
                     align: tls.align,
+                    paddr: None,
                 });
             }
             PT_GNU_RELRO => {
@@ -1214,6 +1218,7 @@ pub fn assign_addresses(link: &mut Link) {
                     filesz: memsz,
                     memsz,
                     align: 1,
+                    paddr: None,
                 });
             }
             PT_GNU_STACK => segments.push(Segment {
@@ -1230,6 +1235,7 @@ pub fn assign_addresses(link: &mut Link) {
                 filesz: 0,
                 memsz: link.opts.z_stack_size.unwrap_or(0),
                 align: 16,
+                paddr: None,
             }),
             PT_NOTE => {
                 let notes: Vec<&OutputSection> = link
@@ -1247,6 +1253,7 @@ pub fn assign_addresses(link: &mut Link) {
                     filesz: end.offset + end.size - start.offset,
                     memsz: end.addr + end.size - start.addr,
                     align: notes.iter().map(|o| o.align).max().unwrap_or(4),
+                    paddr: None,
                 });
             }
             _ => {}
@@ -1340,6 +1347,7 @@ pub(crate) fn section_segment(
         filesz: o.size,
         memsz: o.size,
         align,
+        paddr: None,
     }
 }
 
@@ -1802,6 +1810,7 @@ impl crate::script_expr::Env for LinkEnv<'_> {
         Some(crate::script_expr::SectionInfo {
             index: index as u32,
             addr: o.addr,
+            lma: o.lma.unwrap_or(o.addr),
             size: o.size,
             align: o.align,
         })

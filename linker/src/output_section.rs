@@ -68,6 +68,8 @@ pub struct OutputSection {
     pub inputs: Vec<(FileId, u32)>,
     pub tails: Vec<Tail>,
     pub synthetic: Option<Synthetic>,
+    /// The load address a linker script's `AT` gives it, if not its address.
+    pub lma: Option<u64>,
 }
 
 impl OutputSection {
@@ -85,6 +87,7 @@ impl OutputSection {
             inputs: Vec::new(),
             tails: Vec::new(),
             synthetic: None,
+            lma: None,
         }
     }
 

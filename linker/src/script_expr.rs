@@ -89,6 +89,8 @@ impl Value {
 pub struct SectionInfo {
     pub index: u32,
     pub addr: u64,
+    /// The load address (`LOADADDR`): the address unless a script's `AT` moves it.
+    pub lma: u64,
     pub size: u64,
     pub align: u64,
 }
@@ -207,10 +209,11 @@ impl Expr {
                     .section(name)
                     .ok_or_else(|| ExprError(format!("undefined section {name}")))?;
                 match f {
-                    SectionFn::Addr | SectionFn::Loadaddr => Value {
+                    SectionFn::Addr => Value {
                         section: Some(s.index),
                         value: s.addr,
                     },
+                    SectionFn::Loadaddr => Value::number(s.lma),
                     SectionFn::Sizeof => Value::number(s.size),
                     SectionFn::Alignof => Value::number(s.align),
                 }
@@ -583,6 +586,7 @@ mod tests {
             (name == ".text").then_some(SectionInfo {
                 index: 3,
                 addr: 0x1000,
+                lma: 0x1000,
                 size: 0x234,
                 align: 16,
             })

@@ -149,6 +149,19 @@ pub fn check_supported(link: &Link) -> Result<()> {
             "{origin}: SECTIONS is supported in static executables without {what} so far"
         )))
     };
+    for c in commands(link) {
+        let SectionsCommand::Output(d) = c else {
+            continue;
+        };
+        for region in d.region.iter().chain(&d.lma_region) {
+            if !link.scripts.memory.iter().any(|m| &m.name == region) {
+                return Err(LinkError::Link(format!(
+                    "{origin}:{}: memory region {region} of section {} is not declared in MEMORY",
+                    d.line, d.name
+                )));
+            }
+        }
+    }
     if link.is_dynamic || link.opts.relocatable || link.opts.is_shared() {
         return refuse("dynamic linking (use -static, -no-pie)");
     }
@@ -171,6 +184,9 @@ pub fn check_addresses(link: &Link) -> Result<()> {
     let Some((origin, _)) = &link.scripts.sections else {
         return Ok(());
     };
+    if !link.errors.is_empty() {
+        return Err(LinkError::Many(link.errors.clone()));
+    }
     let mut previous: Option<&crate::output_section::OutputSection> = None;
     for o in link.outputs.iter().filter(|o| o.is_alloc()) {
         if let Some(p) = previous {
@@ -244,7 +260,13 @@ fn flags_of(link: &Link, i: usize) -> u32 {
 
 /// One step of the walk: a command, or an orphan placed after a script section.
 enum Step<'a> {
-    Assign(&'a crate::input::script::Assignment, usize),
+    /// An assignment, its number, and for one inside an output section that section and
+    /// the assignment's place among its items.
+    Assign(
+        &'a crate::input::script::Assignment,
+        usize,
+        Option<(usize, usize)>,
+    ),
     Output(usize, Option<&'a OutputDescription>),
 }
 
@@ -258,14 +280,14 @@ fn steps<'a>(link: &'a Link<'a>) -> Vec<Step<'a>> {
     for c in commands(link) {
         match c {
             SectionsCommand::Assign(a) => {
-                out.push(Step::Assign(a, assignment));
+                out.push(Step::Assign(a, assignment, None));
                 assignment += 1;
             }
             SectionsCommand::Output(d) => {
                 let Some(i) = link.outputs.iter().position(|o| o.name == d.name) else {
                     for item in &d.items {
                         if let OutputItem::Assign(a) = item {
-                            out.push(Step::Assign(a, assignment));
+                            out.push(Step::Assign(a, assignment, None));
                             assignment += 1;
                         }
                     }
@@ -281,9 +303,9 @@ fn steps<'a>(link: &'a Link<'a>) -> Vec<Step<'a>> {
                 }
                 out.push(Step::Output(i, Some(d)));
                 done[i] = true;
-                for item in &d.items {
+                for (j, item) in d.items.iter().enumerate() {
                     if let OutputItem::Assign(a) = item {
-                        out.push(Step::Assign(a, assignment));
+                        out.push(Step::Assign(a, assignment, Some((i, j))));
                         assignment += 1;
                     }
                 }
@@ -316,15 +338,15 @@ fn is_scripted(link: &Link, i: usize) -> bool {
 fn program_header_count(link: &Link, headers_loaded: bool) -> usize {
     // PT_PHDR and the headers' PT_LOAD (which read-only sections right after join).
     let mut count = 2 * usize::from(headers_loaded);
-    let mut current = headers_loaded.then_some(PF_R);
+    // The current load: its flags and first section (None: the headers only).
+    let mut current: Option<(u32, Option<usize>)> = headers_loaded.then_some((PF_R, None));
     for i in 0..link.outputs.len() {
         if !link.outputs[i].is_alloc() {
             continue;
         }
-        let f = flags_of(link, i);
-        if current != Some(f) {
+        if !current.is_some_and(|(flags, first)| joins(link, i, first, flags)) {
             count += 1;
-            current = Some(f);
+            current = Some((flags_of(link, i), Some(i)));
         }
     }
     if link.synthetic.contains_key(&Synthetic::EhFrameHdr) {
@@ -342,6 +364,82 @@ fn program_header_count(link: &Link, headers_loaded: bool) -> usize {
         count += 1;
     }
     count
+}
+
+/// The memory region output section `i` goes in: the one its `> REGION` names, else (for
+/// an allocated section, when `MEMORY` declares regions) the first whose attributes suit
+/// its flags, as GNU ld and lld choose.
+fn region_of<'a>(link: &'a Link, i: usize) -> Option<&'a str> {
+    if let Some(r) = description(link, i).and_then(|d| d.region.as_deref()) {
+        return Some(r);
+    }
+    let o = &link.outputs[i];
+    if !o.is_alloc() {
+        return None;
+    }
+    link.scripts
+        .memory
+        .iter()
+        .find(|m| region_suits(&m.attributes, o.flags))
+        .map(|m| m.name.as_str())
+}
+
+/// Whether a region with `attributes` (`r` read-only, `w`, `x`, `a`; after `!` negated)
+/// takes a section with `flags`.
+fn region_suits(attributes: &str, flags: u64) -> bool {
+    let (mut want, mut want_not, mut neg, mut neg_not) = (0u64, 0u64, 0u64, 0u64);
+    let mut negated = false;
+    for c in attributes.chars() {
+        let (bit, inverse) = match c.to_ascii_lowercase() {
+            '!' => {
+                negated = true;
+                continue;
+            }
+            'w' => (u64::from(SHF_WRITE), false),
+            'x' => (u64::from(SHF_EXECINSTR), false),
+            'a' => (u64::from(SHF_ALLOC), false),
+            'r' => (u64::from(SHF_WRITE), true),
+            _ => continue,
+        };
+        match (negated, inverse) {
+            (false, false) => want |= bit,
+            (false, true) => want_not |= bit,
+            (true, false) => neg |= bit,
+            (true, true) => neg_not |= bit,
+        }
+    }
+    if flags & neg != 0 || !flags & neg_not != 0 {
+        return false;
+    }
+    flags & want != 0 || !flags & want_not != 0
+}
+
+/// The script's description of output section `i`, if it has one.
+fn description<'a>(link: &'a Link, i: usize) -> Option<&'a OutputDescription> {
+    let name = &link.outputs[i].name;
+    commands(link).iter().find_map(|c| match c {
+        SectionsCommand::Output(d) if &d.name == name => Some(d),
+        _ => None,
+    })
+}
+
+/// Whether output section `i` joins the `PT_LOAD` with `flags` that starts with section
+/// `first` (`None`: only the headers so far), as lld decides: the same permissions, the
+/// same memory region, and no load address of its own (`AT`, or another `AT>` region),
+/// unless the segment holds only the headers.
+fn joins(link: &Link, i: usize, first: Option<usize>, flags: u32) -> bool {
+    if flags_of(link, i) != flags {
+        return false;
+    }
+    let d = description(link, i);
+    let region = region_of(link, i);
+    let Some(first) = first else {
+        return region.is_none();
+    };
+    let f = description(link, first);
+    let same_lma_region = d.is_none_or(|d| d.lma.is_none())
+        && d.and_then(|d| d.lma_region.as_deref()) == f.and_then(|f| f.lma_region.as_deref());
+    region == region_of(link, first) && same_lma_region
 }
 
 /// Addresses, file offsets and segments of a scripted layout; the values of the
@@ -390,21 +488,24 @@ pub fn assign_addresses(link: &mut Link) {
             filesz: headers,
             memsz: headers,
             align: page,
+            paddr: None,
         });
     } else {
         link.image_base = (min / page) * page;
     }
+    // The first section of the current load (None while it holds only the headers).
+    let mut first: Option<usize> = None;
     for i in 0..link.outputs.len() {
         if !link.outputs[i].is_alloc() {
             continue;
         }
         let flags = flags_of(link, i);
-        let (addr, size, nobits) = {
+        let (addr, size, nobits, lma) = {
             let o = &link.outputs[i];
-            (o.addr, o.size, o.is_nobits())
+            (o.addr, o.size, o.is_nobits(), o.lma)
         };
         match loads.last_mut() {
-            Some(load) if load.flags == flags => {
+            Some(load) if joins(link, i, first, load.flags) => {
                 if !nobits {
                     // (Wrapping: a script that moves the counter back is refused after
                     // the layout, by check_addresses.)
@@ -422,7 +523,9 @@ pub fn assign_addresses(link: &mut Link) {
                     filesz: 0,
                     memsz: 0,
                     align: page,
+                    paddr: lma,
                 });
+                first = Some(i);
             }
         }
         let load = loads.last_mut().unwrap();
@@ -452,6 +555,7 @@ pub fn assign_addresses(link: &mut Link) {
             filesz: headers - 64,
             memsz: headers - 64,
             align: 8,
+            paddr: None,
         });
     }
     segments.extend(loads);
@@ -485,6 +589,7 @@ pub fn assign_addresses(link: &mut Link) {
         filesz: 0,
         memsz: link.opts.z_stack_size.unwrap_or(0),
         align: 16,
+        paddr: None,
     });
     let notes: Vec<(u64, u64, u64, u64)> = link
         .outputs
@@ -502,6 +607,7 @@ pub fn assign_addresses(link: &mut Link) {
             filesz: size,
             memsz: size,
             align: first.3,
+            paddr: None,
         });
     }
     link.segments = segments;
@@ -515,13 +621,42 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
         value: 0,
     };
     let mut values = Vec::new();
-    let mut last_section: Option<u32> = None;
-    let mut addresses: Vec<(usize, u64)> = Vec::new();
+    // (output, address, load address)
+    let mut addresses: Vec<(usize, u64, Option<u64>)> = Vec::new();
+    let mut errors = Vec::new();
     {
         let env_link: &Link = link;
         let steps = steps(env_link);
+        let map = InputMap::new(commands(env_link));
         // Addresses are written back after the walk; expressions see the ones so far.
-        let mut placed: Vec<Option<u64>> = vec![None; env_link.outputs.len()];
+        let mut placed: Vec<Option<(u64, u64)>> = vec![None; env_link.outputs.len()];
+        // MEMORY regions: name, start, end, and where the next section goes.
+        let mut regions: Vec<(String, u64, u64, u64)> = Vec::new();
+        {
+            let env = ScriptEnv {
+                inner: LinkEnv {
+                    link: env_link,
+                    dot: None,
+                    headers: Some(headers),
+                },
+                placed: &placed,
+            };
+            for r in &env_link.scripts.memory {
+                let origin = r.origin.eval(&env).map_or(0, |v| v.value);
+                let length = r.length.eval(&env).map_or(0, |v| v.value);
+                regions.push((
+                    r.name.clone(),
+                    origin,
+                    origin.saturating_add(length),
+                    origin,
+                ));
+            }
+        }
+        // The load address minus the address, kept from section to section until an
+        // `AT` changes it (GNU ld and lld).
+        let mut lma_offset = 0u64;
+        // The memory region and load region of the section placed last.
+        let mut previous: (Option<&str>, Option<&str>) = (None, None);
         for step in &steps {
             let env = ScriptEnv {
                 inner: LinkEnv {
@@ -532,15 +667,40 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                 placed: &placed,
             };
             match step {
-                Step::Assign(a, k) => {
-                    let v = a.expr.eval(&env).map(|v| v.value).unwrap_or(0);
+                Step::Assign(a, k, inside) => {
+                    // Inside an output section, `.` is where the assignment stands among
+                    // its input sections.
+                    let env = match inside {
+                        Some((i, item)) => ScriptEnv {
+                            inner: LinkEnv {
+                                link: env_link,
+                                dot: Some(Value {
+                                    section: Some(*i as u32),
+                                    value: inside_dot(env_link, &map, *i, *item, &placed),
+                                }),
+                                headers: Some(headers),
+                            },
+                            placed: &placed,
+                        },
+                        None => env,
+                    };
+                    let v = a.expr.eval(&env).unwrap_or(Value {
+                        section: None,
+                        value: 0,
+                    });
                     if a.name == "." {
-                        dot.value = v;
+                        dot.value = v.value;
                     } else {
                         if values.len() <= *k {
                             values.resize(*k + 1, (0, None));
                         }
-                        values[*k] = (v, last_section);
+                        // Relative to the section the value is relative to (the one
+                        // before, for `.`), absolute for a number (`LOADADDR`, ...).
+                        let section = v
+                            .section
+                            .and_then(|p| env_link.outputs.get(p as usize))
+                            .map(|o| o.index);
+                        values[*k] = (v.value, section);
                     }
                 }
                 Step::Output(i, desc) => {
@@ -557,30 +717,117 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                         .and_then(|e| e.eval(&env).ok())
                         .map_or(1, |v| v.value.max(1));
                     let align = o.align.max(extra).max(1);
-                    let addr = explicit.unwrap_or_else(|| {
-                        dot.value
-                            .checked_next_multiple_of(align)
-                            .unwrap_or(dot.value)
-                    });
-                    placed[*i] = Some(addr);
-                    addresses.push((*i, addr));
-                    dot.value = addr.wrapping_add(o.size);
-                    last_section = Some(o.index);
+                    let find = |regions: &[(String, u64, u64, u64)], name: &Option<String>| {
+                        name.as_ref()
+                            .and_then(|n| regions.iter().position(|r| &r.0 == n))
+                    };
+                    let region =
+                        region_of(env_link, *i).and_then(|n| regions.iter().position(|r| r.0 == n));
+                    let start = match (explicit, region) {
+                        (Some(a), _) => a,
+                        (None, Some(r)) => regions[r].3,
+                        (None, None) => dot.value,
+                    };
+                    let addr = if explicit.is_some() {
+                        start
+                    } else {
+                        start.checked_next_multiple_of(align).unwrap_or(start)
+                    };
+                    let end = addr.wrapping_add(o.size);
+                    if let Some(r) = region {
+                        let (name, lo, hi, _) = &regions[r];
+                        if addr < *lo || end > *hi {
+                            errors.push(format!(
+                                "section {} ({addr:#x} to {end:#x}) does not fit in region {name} ({lo:#x} to {hi:#x})",
+                                o.name
+                            ));
+                        }
+                        regions[r].3 = end;
+                    }
+                    let lma_region = desc.and_then(|d| find(&regions, &d.lma_region));
+                    let lma_expr = desc
+                        .and_then(|d| d.lma.as_ref())
+                        .and_then(|e| e.eval(&env).ok())
+                        .map(|v| v.value);
+                    // lld's rule: an `AT` sets the offset; without one, a section keeps
+                    // the offset of the one before in the same region, if that one had no
+                    // load region of its own; else it loads where it runs.
+                    let this = (
+                        region_of(env_link, *i),
+                        desc.and_then(|d| d.lma_region.as_deref()),
+                    );
+                    let lma = match (lma_expr, lma_region) {
+                        (Some(l), _) => l,
+                        (None, Some(r)) => {
+                            let l = regions[r]
+                                .3
+                                .checked_next_multiple_of(align)
+                                .unwrap_or(regions[r].3);
+                            regions[r].3 = l.wrapping_add(o.size);
+                            l
+                        }
+                        (None, None) if this.0 == previous.0 && previous.1.is_none() => {
+                            addr.wrapping_add(lma_offset)
+                        }
+                        (None, None) => addr,
+                    };
+                    lma_offset = lma.wrapping_sub(addr);
+                    previous = this;
+                    placed[*i] = Some((addr, lma));
+                    addresses.push((*i, addr, (lma != addr).then_some(lma)));
+                    dot = Value {
+                        section: Some(*i as u32),
+                        value: end,
+                    };
                 }
             }
         }
     }
-    for (i, addr) in addresses {
+    for (i, addr, lma) in addresses {
         link.outputs[i].addr = addr;
+        link.outputs[i].lma = lma;
     }
+    let origin = link
+        .scripts
+        .sections
+        .as_ref()
+        .map_or(String::new(), |(o, _)| o.clone());
+    link.errors
+        .extend(errors.into_iter().map(|e| format!("{origin}: {e}")));
     values
+}
+
+/// The location counter at item `item` of output section `i`: the section's address plus
+/// the end of the input sections the items before it placed.
+fn inside_dot(
+    link: &Link,
+    map: &InputMap,
+    i: usize,
+    item: usize,
+    placed: &[Option<(u64, u64)>],
+) -> u64 {
+    let o = &link.outputs[i];
+    let base = placed[i].map_or(o.addr, |p| p.0);
+    let end = o
+        .inputs
+        .iter()
+        .filter_map(|&(f, s)| {
+            let obj = &link.objects[f as usize];
+            let sec = &obj.sections[s as usize];
+            let (rank, _) = map.rank(&obj.name, sec.name, sec.align);
+            (rank < item).then_some(sec.offset + sec.size)
+        })
+        .max()
+        .unwrap_or(0);
+    base + end
 }
 
 /// Expressions inside `SECTIONS`: the link's symbols, the counter, and the addresses of
 /// the sections placed so far.
 struct ScriptEnv<'a> {
     inner: LinkEnv<'a>,
-    placed: &'a [Option<u64>],
+    /// Per output: the address and load address it was given so far in the walk.
+    placed: &'a [Option<(u64, u64)>],
 }
 
 impl Env for ScriptEnv<'_> {
@@ -590,12 +837,10 @@ impl Env for ScriptEnv<'_> {
 
     fn section(&self, name: &str) -> Option<crate::script_expr::SectionInfo> {
         let mut s = self.inner.section(name)?;
-        s.addr = self
-            .placed
-            .get(s.index as usize)
-            .copied()
-            .flatten()
-            .unwrap_or(s.addr);
+        if let Some((addr, lma)) = self.placed.get(s.index as usize).copied().flatten() {
+            s.addr = addr;
+            s.lma = lma;
+        }
         Some(s)
     }
 

@@ -410,7 +410,7 @@ fn write_headers(link: &Link, buf: &mut [u8], shoff: u64, shnum: u32) {
         put_u32(p, 4, s.flags);
         put_u64(p, 8, s.offset);
         put_u64(p, 16, s.vaddr);
-        put_u64(p, 24, s.vaddr);
+        put_u64(p, 24, s.paddr.unwrap_or(s.vaddr));
         put_u64(p, 32, s.filesz);
         put_u64(p, 40, s.memsz);
         put_u64(p, 48, s.align);

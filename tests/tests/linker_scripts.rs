@@ -398,12 +398,13 @@ fn sections_refusals() {
     assert!(!t.path("back").exists());
     for (text, what) in [
         (
-            "SECTIONS { .text : { *(.text) } > ram }",
-            "unsupported command `>",
+            "SECTIONS { .text : { *(.text) } :text }",
+            "unsupported command `:text",
         ),
+        ("PHDRS { text PT_LOAD; }", "unsupported command `PHDRS`"),
         (
-            "MEMORY { ram : ORIGIN = 0, LENGTH = 4K }",
-            "unsupported command `MEMORY`",
+            "SECTIONS { .data : { . = . + 16; *(.data) } }",
+            "unsupported command `. = inside .data`",
         ),
         (
             "SECTIONS { .text : { SORT(*)(.text) } }",
@@ -456,4 +457,79 @@ fn sections_order_inputs_by_description_and_sort() {
     assert_eq!(ours, functions(&lld));
     assert_eq!(ours, ["hotf", "_start", "alpha", "mid", "zeta"]);
     assert_eq!(run(&rld, &[], &[]).status.code(), Some(0));
+}
+
+/// `MEMORY` regions with `> REGION` and `AT > REGION` (code and initialized data in
+/// "rom", data running in "ram"), `LOADADDR` and symbols inside output sections, as
+/// embedded start-up code uses them: sections, segments (with their load addresses) and
+/// symbols as lld makes them; a section that does not fit its region is an error.
+#[test]
+fn memory_regions_and_load_addresses_as_lld() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        FREESTANDING,
+        &["-O1", "-fno-pic", "-fno-stack-protector", "-ffreestanding"],
+    );
+    let layout = "MEMORY\n{\n  rom (rx)  : ORIGIN = 0x10000000, LENGTH = 64K\n  \
+                  ram (rwx) : ORIGIN = 0x20000000, LENGTH = 16K\n}\nENTRY(_start)\nSECTIONS\n{\n  \
+                  .text : { *(.text*) } > rom\n  .rodata : { *(.rodata*) } > rom\n  \
+                  _sidata = LOADADDR(.data);\n  \
+                  .data : { _sdata = .; *(.data*) _edata = .; } > ram AT > rom\n  \
+                  .bss : { *(.bss*) *(COMMON) } > ram\n  \
+                  _etext = ADDR(.rodata); _end = .; data_start = ADDR(.data);\n  \
+                  /DISCARD/ : { *(.comment) *(.eh_frame) }\n}\n";
+    let script = t.write("mem.ld", layout);
+    let flags = ["-static", "-T", script.to_str().unwrap()];
+    let lld = lld_link(&t, &[&obj], &flags, "lld/prog");
+    let rld = t.link(Driver::Rld, &[&obj], &flags, "rld/prog");
+    let ours = image(&rld);
+    assert_eq!(ours, image(&lld));
+    // The data's segment is loaded in rom and runs in ram.
+    let data = segments(&rld)
+        .into_iter()
+        .find(|s| s.typ == "LOAD" && s.vaddr == 0x2000_0000)
+        .expect("the data segment");
+    assert_eq!(data.flags, "RW");
+    // Its load address (PhysAddr) is LOADADDR(.data), in rom.
+    let phys = tool_stdout("readelf", &["-lW"], &rld);
+    let load_address = phys
+        .lines()
+        .find(|l| l.contains("LOAD") && l.contains("0x0000000020000000"))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .map(|a| u64::from_str_radix(a.trim_start_matches("0x"), 16).unwrap())
+        .expect("the data segment's load address");
+    let sidata = find_symbols(&symbols(&rld), ".symtab", "_sidata")[0].value;
+    assert_eq!(load_address, sidata);
+    assert!(
+        (0x1000_0000..0x1001_0000).contains(&load_address),
+        "{load_address:#x}"
+    );
+    let names = [
+        "_sidata",
+        "_sdata",
+        "_edata",
+        "_etext",
+        "_end",
+        "data_start",
+    ];
+    assert_eq!(described(&rld, &names), described(&lld, &names));
+
+    let small = t.write(
+        "small.ld",
+        "MEMORY { rom : ORIGIN = 0x10000000, LENGTH = 16 }\n\
+         SECTIONS { .text : { *(.text*) } > rom\n\
+         _etext = .; data_start = .; _end = .; }\n",
+    );
+    let (res, _) = t.try_link(
+        Driver::Rld,
+        &[&obj],
+        &["-static", "-T", small.to_str().unwrap()],
+        "small",
+    );
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        err.contains("small.ld: section .text") && err.contains("does not fit in region rom"),
+        "{err}"
+    );
 }

@@ -95,6 +95,8 @@ pub struct ScriptFacts {
     pub versions: Vec<(String, String)>,
     /// `SECTIONS`, with its script's name.
     pub sections: Option<(String, Vec<script::SectionsCommand>)>,
+    /// `MEMORY` regions.
+    pub memory: Vec<script::MemoryRegion>,
 }
 
 /// The inputs in command-line order, and what their scripts ask for.
@@ -324,6 +326,7 @@ impl Collector<'_> {
         facts
             .versions
             .extend(parsed.versions.iter().map(|v| (name.clone(), v.clone())));
+        facts.memory.extend(parsed.memory.iter().cloned());
         if let Some(commands) = &parsed.sections {
             if let Some((first, _)) = &facts.sections {
                 return Err(LinkError::Link(format!(

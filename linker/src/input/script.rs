@@ -13,9 +13,10 @@
 //! (`INPUT`, `GROUP`, `AS_NEEDED`, `OUTPUT_FORMAT`, `OUTPUT_ARCH`, `SEARCH_DIR`, `ENTRY`,
 //! `INCLUDE`), symbol assignments (`sym = expr;`, the compound forms, `PROVIDE`, `HIDDEN`,
 //! `PROVIDE_HIDDEN`), `ASSERT`, `VERSION`, and `SECTIONS` (output section descriptions
-//! with addresses, `ALIGN`, input section patterns, `KEEP`, `SORT`, `/DISCARD/`, and assignments
+//! with addresses, `ALIGN`, `AT`, memory regions, input section patterns, `KEEP`, `SORT`,
+//! `/DISCARD/`, and assignments
 //! to symbols and to the location counter; see `script_layout`). What the linker cannot
-//! honour yet (`MEMORY`, `PHDRS`, `INSERT`, `AT`, regions, data commands) is
+//! honour yet (`PHDRS`, `INSERT`, data commands, `(NOLOAD)`) is
 //! rejected with [`ScriptError::Unsupported`] rather than silently ignored, because
 //! ignoring it would produce a different binary than GNU ld.
 //!
@@ -61,6 +62,19 @@ pub struct LinkerScript {
     pub includes: Vec<(String, usize)>,
     /// `SECTIONS { ... }`, if the script has one.
     pub sections: Option<Vec<SectionsCommand>>,
+    /// `MEMORY { ... }`: the regions output sections may be placed in.
+    pub memory: Vec<MemoryRegion>,
+}
+
+/// `NAME [(ATTRIBUTES)] : ORIGIN = EXPR, LENGTH = EXPR` of `MEMORY`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryRegion {
+    pub name: String,
+    /// The attributes in parentheses (`rx`, `!w`, ...), as written.
+    pub attributes: String,
+    pub origin: Expr,
+    pub length: Expr,
+    pub line: usize,
 }
 
 /// One command of `SECTIONS`.
@@ -77,6 +91,12 @@ pub struct OutputDescription {
     pub name: String,
     pub address: Option<Expr>,
     pub align: Option<Expr>,
+    /// `> REGION`: the memory region the section is allocated in.
+    pub region: Option<String>,
+    /// `AT(LMA)`: where the section is loaded, if not at its address.
+    pub lma: Option<Expr>,
+    /// `AT > REGION`: the region its load address is allocated in.
+    pub lma_region: Option<String>,
     pub items: Vec<OutputItem>,
     pub line: usize,
 }
@@ -139,7 +159,7 @@ pub enum ScriptError {
         "unsupported command `{command}` (rld supports INPUT, \
          GROUP, AS_NEEDED, OUTPUT_FORMAT, OUTPUT_ARCH, SEARCH_DIR, ENTRY, INCLUDE, VERSION, \
          ASSERT, symbol assignments and SECTIONS with output sections, input section \
-         patterns, KEEP, SORT and /DISCARD/; not yet MEMORY, PHDRS, INSERT, AT or regions)"
+         patterns, KEEP, SORT, /DISCARD/, MEMORY regions and AT; not yet PHDRS or INSERT)"
     )]
     Unsupported { line: usize, command: String },
     #[error("{message}")]
@@ -472,6 +492,20 @@ impl<'a> Parser<'a> {
                 self.script.versions.push(self.text[start..end].to_string());
                 self.skip_to(end + 1);
             }
+            "MEMORY" => {
+                self.expect_punct('{', "`{` after MEMORY")?;
+                let start = self.peek().map_or(self.text.len(), |t| t.start);
+                let end = self.statement_end(start, '}');
+                if end >= self.text.len() {
+                    return Err(ScriptError::Unclosed {
+                        line,
+                        command: "MEMORY {".into(),
+                    });
+                }
+                let first_line = self.peek().map_or(line, |t| t.line);
+                self.memory_regions(start, end, first_line)?;
+                self.skip_to(end + 1);
+            }
             "SECTIONS" => {
                 if self.script.sections.is_some() {
                     return Err(self.unsupported("a second SECTIONS", line));
@@ -485,6 +519,54 @@ impl<'a> Parser<'a> {
                 self.script.includes.push((file, line));
             }
             _ => return Err(self.unsupported(name, line)),
+        }
+        Ok(())
+    }
+
+    /// The regions of `MEMORY { ... }` between bytes `start` and `end`, one per line.
+    fn memory_regions(
+        &mut self,
+        start: usize,
+        end: usize,
+        first_line: usize,
+    ) -> Result<(), ScriptError> {
+        let body = &self.text[start..end];
+        for (line, entry) in (first_line..).zip(body.split('\n')) {
+            let text = entry.split("/*").next().unwrap_or("").trim();
+            if !text.is_empty() {
+                let bad = |what: &str| ScriptError::Unexpected {
+                    line,
+                    found: format!("`{text}`"),
+                    expected: what.into(),
+                };
+                let (head, rest) = text
+                    .split_once(':')
+                    .ok_or_else(|| bad("NAME (ATTRIBUTES) : ORIGIN = ..., LENGTH = ..."))?;
+                let name = head.split('(').next().unwrap_or("").trim().to_string();
+                let attributes = head
+                    .split_once('(')
+                    .and_then(|(_, a)| a.split_once(')'))
+                    .map_or(String::new(), |(a, _)| a.trim().to_string());
+                let (origin_part, length_part) = rest
+                    .split_once(',')
+                    .ok_or_else(|| bad("ORIGIN = ..., LENGTH = ..."))?;
+                let value = |part: &str, keys: &[&str]| -> Result<Expr, ScriptError> {
+                    let (key, expr) = part.split_once('=').ok_or_else(|| bad("KEY = EXPR"))?;
+                    if !keys.contains(&key.trim()) {
+                        return Err(bad(&format!("{} = ...", keys[0])));
+                    }
+                    self.expression(expr.trim(), line)
+                };
+                let origin = value(origin_part, &["ORIGIN", "org", "o"])?;
+                let length = value(length_part, &["LENGTH", "len", "l"])?;
+                self.script.memory.push(MemoryRegion {
+                    name,
+                    attributes,
+                    origin,
+                    length,
+                    line,
+                });
+            }
         }
         Ok(())
     }
@@ -576,12 +658,24 @@ impl<'a> Parser<'a> {
             self.skip_to(colon + 1);
         }
         let mut align = None;
+        let mut lma = None;
         loop {
             match self.next() {
                 Some(Token {
                     tok: Tok::Punct('{'),
                     ..
                 }) => break,
+                Some(Token {
+                    tok: Tok::Word("AT"),
+                    line,
+                    ..
+                }) => {
+                    self.expect_open("AT")?;
+                    let start = self.peek().map_or(self.text.len(), |t| t.start);
+                    let end = self.statement_end(start, ')');
+                    lma = Some(self.expression_in_sections(&self.text[start..end], line)?);
+                    self.skip_to(end + 1);
+                }
                 Some(Token {
                     tok: Tok::Word("ALIGN"),
                     line,
@@ -614,7 +708,12 @@ impl<'a> Parser<'a> {
                 Tok::Punct(';') => {}
                 Tok::Word(_) if assignment_operator(&self.text[t.start..]).is_some() => {
                     let op_at = t.start + assignment_operator(&self.text[t.start..]).unwrap();
-                    items.push(OutputItem::Assign(self.assignment_in_sections(t, op_at)?));
+                    let a = self.assignment_in_sections(t, op_at)?;
+                    if a.name == "." {
+                        // Moving the counter inside a section (padding) is not done yet.
+                        return Err(self.unsupported(&format!(". = inside {name}"), t.line));
+                    }
+                    items.push(OutputItem::Assign(a));
                 }
                 Tok::Word(w @ ("PROVIDE" | "PROVIDE_HIDDEN" | "HIDDEN")) => {
                     items.push(OutputItem::Assign(self.provide_in_sections(w, t.line)?));
@@ -665,10 +764,43 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        // What may follow the closing brace: regions, program headers, fill.
+        // What may follow the closing brace: `> REGION`, `AT > REGION`; program headers
+        // and fill are not supported yet.
+        let (mut region, mut lma_region) = (None, None);
+        let mut at = self.peek().map_or(self.text.len(), |t| t.start);
+        loop {
+            let rest = &self.text[at..];
+            let trimmed = rest.trim_start();
+            let skipped = rest.len() - trimmed.len();
+            let (is_lma, after) = if let Some(r) = trimmed.strip_prefix("AT") {
+                match r.trim_start().strip_prefix('>') {
+                    Some(after) => (true, after),
+                    None => break,
+                }
+            } else if let Some(after) = trimmed.strip_prefix('>') {
+                (false, after)
+            } else {
+                break;
+            };
+            let after_trim = after.trim_start();
+            let name_len = after_trim
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+                .unwrap_or(after_trim.len());
+            if name_len == 0 {
+                return Err(self.unexpected(self.peek(), "a memory region's name after `>`"));
+            }
+            let name = after_trim[..name_len].to_string();
+            if is_lma {
+                lma_region = Some(name);
+            } else {
+                region = Some(name);
+            }
+            at += skipped + (trimmed.len() - after_trim.len()) + name_len;
+        }
+        self.skip_to(at);
         if let Some(t) = self.peek() {
             if let Tok::Word(w) = t.tok {
-                if w.starts_with('>') || w.starts_with(':') || w.starts_with('=') || w == "AT" {
+                if w.starts_with(':') || w.starts_with('=') {
                     return Err(
                         self.unsupported(&format!("{w} after output section {name}"), t.line)
                     );
@@ -679,6 +811,9 @@ impl<'a> Parser<'a> {
             name: name.to_string(),
             address,
             align,
+            region,
+            lma,
+            lma_region,
             items,
             line,
         })
@@ -1198,9 +1333,9 @@ GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmv
         );
         assert!(e.to_string().contains("PHDRS"), "{e}");
 
-        let e = parse_script("GROUP(a)\nMEMORY { }").unwrap_err();
+        let e = parse_script("GROUP(a)\nINSERT AFTER .data").unwrap_err();
         assert!(
-            matches!(e, ScriptError::Unsupported { line: 2, ref command } if command == "MEMORY")
+            matches!(e, ScriptError::Unsupported { line: 2, ref command } if command == "INSERT")
         );
 
         let e = parse_script("x = 1;\n. = 0x1000;").unwrap_err();
@@ -1307,7 +1442,37 @@ GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmv
         assert!(matches!(&commands[5], SectionsCommand::Output(d) if d.name == "/DISCARD/"));
         // Top-level assignments stay apart from the layout's.
         assert!(s.assignments.is_empty());
-        let e = parse_script("SECTIONS { .text : { *(.text) } >ram }").unwrap_err();
+        let s = parse_script(
+            "MEMORY {\n rom (rx) : ORIGIN = 0x1000, LENGTH = 4K\n ram (!rx) : org = 0x8000, l = 1M\n}\n\
+             SECTIONS { .text : { *(.text) } >rom .data : AT(0x2000) { *(.data) } > ram AT>rom }",
+        )
+        .unwrap();
+        let regions: Vec<(&str, &str, usize)> = s
+            .memory
+            .iter()
+            .map(|m| (m.name.as_str(), m.attributes.as_str(), m.line))
+            .collect();
+        assert_eq!(regions, [("rom", "rx", 2), ("ram", "!rx", 3)]);
+        assert_eq!(s.memory[1].length, Expr::Number(1 << 20));
+        let Some(commands) = &s.sections else {
+            panic!("no SECTIONS")
+        };
+        let SectionsCommand::Output(text) = &commands[0] else {
+            panic!("{commands:?}")
+        };
+        assert_eq!(text.region.as_deref(), Some("rom"));
+        let SectionsCommand::Output(data) = &commands[1] else {
+            panic!("{commands:?}")
+        };
+        assert_eq!(
+            (
+                data.region.as_deref(),
+                data.lma_region.as_deref(),
+                &data.lma
+            ),
+            (Some("ram"), Some("rom"), &Some(Expr::Number(0x2000)))
+        );
+        let e = parse_script("SECTIONS { .text : { *(.text) } :text }").unwrap_err();
         assert!(matches!(e, ScriptError::Unsupported { .. }), "{e:?}");
         let e = parse_script("SECTIONS { .text : { *(.text) }").unwrap_err();
         assert!(matches!(e, ScriptError::Unclosed { line: 1, .. }), "{e:?}");
