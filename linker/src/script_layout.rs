@@ -153,6 +153,14 @@ pub fn check_supported(link: &Link) -> Result<()> {
         let SectionsCommand::Output(d) = c else {
             continue;
         };
+        for phdr in &d.phdrs {
+            if !link.scripts.phdrs.iter().any(|p| &p.name == phdr) {
+                return Err(LinkError::Link(format!(
+                    "{origin}:{}: program header {phdr} of section {} is not listed in PHDRS",
+                    d.line, d.name
+                )));
+            }
+        }
         for region in d.region.iter().chain(&d.lma_region) {
             if !link.scripts.memory.iter().any(|m| &m.name == region) {
                 return Err(LinkError::Link(format!(
@@ -336,6 +344,9 @@ fn is_scripted(link: &Link, i: usize) -> bool {
 
 /// The program header types for this layout (headers loaded or not).
 fn program_header_count(link: &Link, headers_loaded: bool) -> usize {
+    if !link.scripts.phdrs.is_empty() {
+        return link.scripts.phdrs.len();
+    }
     // PT_PHDR and the headers' PT_LOAD (which read-only sections right after join).
     let mut count = 2 * usize::from(headers_loaded);
     // The current load: its flags and first section (None: the headers only).
@@ -428,6 +439,23 @@ fn description<'a>(link: &'a Link, i: usize) -> Option<&'a OutputDescription> {
 /// same memory region, and no load address of its own (`AT`, or another `AT>` region),
 /// unless the segment holds only the headers.
 fn joins(link: &Link, i: usize, first: Option<usize>, flags: u32) -> bool {
+    if !link.scripts.phdrs.is_empty() {
+        // With PHDRS, the script says which PT_LOAD each section is in.
+        let sets = phdr_sets(link);
+        let load_of = |k: usize| {
+            sets[k]
+                .iter()
+                .copied()
+                .find(|&p| link.scripts.phdrs[p].p_type == PT_LOAD)
+        };
+        return match first {
+            Some(f) => load_of(i) == load_of(f),
+            None => load_of(i).is_some_and(|p| {
+                let spec = &link.scripts.phdrs[p];
+                spec.filehdr || spec.phdrs
+            }),
+        };
+    }
     if flags_of(link, i) != flags {
         return false;
     }
@@ -442,11 +470,120 @@ fn joins(link: &Link, i: usize, first: Option<usize>, flags: u32) -> bool {
     region == region_of(link, first) && same_lma_region
 }
 
+/// With `PHDRS`: per output section, the program headers (indices in `PHDRS`) it is in:
+/// those its `:NAME`s name, else those of the allocated section before it.
+fn phdr_sets(link: &Link) -> Vec<Vec<usize>> {
+    let mut sets = vec![Vec::new(); link.outputs.len()];
+    let mut current: Vec<usize> = Vec::new();
+    for (i, set) in sets.iter_mut().enumerate() {
+        if !link.outputs[i].is_alloc() {
+            continue;
+        }
+        if let Some(d) = description(link, i).filter(|d| !d.phdrs.is_empty()) {
+            current = d
+                .phdrs
+                .iter()
+                .filter_map(|n| link.scripts.phdrs.iter().position(|p| &p.name == n))
+                .collect();
+        }
+        set.clone_from(&current);
+    }
+    sets
+}
+
+/// With `PHDRS`: the program headers exactly as listed, each spanning its sections.
+fn listed_segments(link: &Link, headers: u64) -> Vec<Segment> {
+    let page = link.opts.max_page_size.unwrap_or(PAGE);
+    let sets = phdr_sets(link);
+    let base = link.image_base;
+    let env = LinkEnv {
+        link,
+        dot: None,
+        headers: Some(headers),
+    };
+    link.scripts
+        .phdrs
+        .iter()
+        .enumerate()
+        .map(|(p, spec)| {
+            let members: Vec<&crate::output_section::OutputSection> = (0..link.outputs.len())
+                .filter(|&i| sets[i].contains(&p))
+                .map(|i| &link.outputs[i])
+                .collect();
+            let mut flags = PF_R;
+            for o in &members {
+                if o.is_exec() {
+                    flags |= PF_X;
+                }
+                if o.is_writable() {
+                    flags |= PF_W;
+                }
+            }
+            if spec.p_type == PT_GNU_STACK && members.is_empty() {
+                flags = PF_R | PF_W;
+            }
+            if let Some(v) = spec.flags.as_ref().and_then(|e| e.eval(&env).ok()) {
+                flags = v.value as u32;
+            }
+            let with_headers = spec.filehdr || spec.phdrs;
+            let (mut offset, mut vaddr) = match members.first() {
+                Some(o) => (o.offset, o.addr),
+                None => (0, 0),
+            };
+            let paddr = members.first().and_then(|o| o.lma);
+            if with_headers && spec.p_type == PT_LOAD {
+                (offset, vaddr) = (0, base);
+            }
+            if spec.p_type == PT_PHDR {
+                (offset, vaddr) = (64, base + 64);
+            }
+            let (filesz, memsz) = if spec.p_type == PT_PHDR {
+                (headers - 64, headers - 64)
+            } else {
+                let file_end = members
+                    .iter()
+                    .filter(|o| !o.is_nobits())
+                    .map(|o| o.offset + o.size)
+                    .max()
+                    .unwrap_or(offset);
+                let mem_end = members
+                    .iter()
+                    .map(|o| o.addr + o.size)
+                    .max()
+                    .unwrap_or(vaddr);
+                (file_end - offset, mem_end - vaddr)
+            };
+            let align = match spec.p_type {
+                PT_LOAD => page,
+                PT_PHDR => 8,
+                _ => members.iter().map(|o| o.align).max().unwrap_or(0),
+            };
+            Segment {
+                p_type: spec.p_type,
+                flags,
+                offset,
+                vaddr,
+                filesz,
+                memsz,
+                align,
+                paddr,
+            }
+        })
+        .collect()
+}
+
 /// Addresses, file offsets and segments of a scripted layout; the values of the
 /// assignments inside `SECTIONS`.
 pub fn assign_addresses(link: &mut Link) {
     let page = link.opts.max_page_size.unwrap_or(PAGE);
-    let mut headers_loaded = true;
+    let listed = !link.scripts.phdrs.is_empty();
+    // With PHDRS, the headers are loaded where FILEHDR or PHDRS asks.
+    let mut headers_loaded = !listed
+        || link
+            .scripts
+            .phdrs
+            .iter()
+            .any(|p| p.p_type == PT_LOAD && (p.filehdr || p.phdrs));
     let mut values;
     loop {
         let headers = 64 + 56 * program_header_count(link, headers_loaded) as u64;
@@ -459,7 +596,7 @@ pub fn assign_addresses(link: &mut Link) {
             .min()
             .unwrap_or(0);
         let fits = headers <= min % page;
-        if fits || !headers_loaded {
+        if fits || !headers_loaded || listed {
             break;
         }
         headers_loaded = false;
@@ -545,6 +682,10 @@ pub fn assign_addresses(link: &mut Link) {
         offset += o.size;
     }
 
+    if listed {
+        link.segments = listed_segments(link, headers);
+        return;
+    }
     let mut segments = Vec::new();
     if headers_loaded {
         segments.push(Segment {

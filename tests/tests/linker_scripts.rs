@@ -398,10 +398,13 @@ fn sections_refusals() {
     assert!(!t.path("back").exists());
     for (text, what) in [
         (
-            "SECTIONS { .text : { *(.text) } :text }",
-            "unsupported command `:text",
+            "SECTIONS { .data : { *(.data) } =0x90909090 }",
+            "unsupported command `=0x90909090",
         ),
-        ("PHDRS { text PT_LOAD; }", "unsupported command `PHDRS`"),
+        (
+            "PHDRS { text PT_LOAD AT(0x1000); }",
+            "unsupported command `AT in PHDRS`",
+        ),
         (
             "SECTIONS { .data : { . = . + 16; *(.data) } }",
             "unsupported command `. = inside .data`",
@@ -530,6 +533,61 @@ fn memory_regions_and_load_addresses_as_lld() {
     let err = String::from_utf8_lossy(&res.stderr);
     assert!(
         err.contains("small.ld: section .text") && err.contains("does not fit in region rom"),
+        "{err}"
+    );
+}
+
+/// `PHDRS`: the program headers exactly as listed (a `PT_PHDR`, a `PT_LOAD` holding the
+/// headers and the code, one for the data, a `PT_GNU_STACK` with `FLAGS`), sections placed
+/// in them with `:NAME` and the sections after following; as lld makes them, and the
+/// program runs. A `:NAME` that `PHDRS` does not list is an error.
+#[test]
+fn program_headers_as_lld() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        FREESTANDING,
+        &["-O1", "-fno-pic", "-fno-stack-protector", "-ffreestanding"],
+    );
+    let script = t.write(
+        "phdrs.ld",
+        "PHDRS\n{\n  headers PT_PHDR PHDRS;\n  text PT_LOAD FILEHDR PHDRS;\n  data PT_LOAD;\n  \
+         stack PT_GNU_STACK FLAGS(6);\n}\nENTRY(_start)\nSECTIONS\n{\n  \
+         . = 0x400000 + SIZEOF_HEADERS;\n  .text : { *(.text*) } :text\n  \
+         .rodata : { *(.rodata*) }\n  _etext = .;\n  . = ALIGN(0x1000);\n  data_start = .;\n  \
+         .data : { *(.data*) } :data\n  .bss : { *(.bss*) }\n  _end = .;\n  \
+         /DISCARD/ : { *(.comment) }\n}\n",
+    );
+    let flags = ["-static", "-T", script.to_str().unwrap()];
+    let lld = lld_link(&t, &[&obj], &flags, "lld/prog");
+    let rld = t.link(Driver::Rld, &[&obj], &flags, "rld/prog");
+    let all_segments =
+        |p: &Path| -> Vec<String> { segments(p).into_iter().map(|s| format!("{s:?}")).collect() };
+    assert_eq!(all_segments(&rld), all_segments(&lld));
+    assert_eq!(image(&rld), image(&lld));
+    let types: Vec<String> = segments(&rld).into_iter().map(|s| s.typ).collect();
+    assert_eq!(types, ["PHDR", "LOAD", "LOAD", "GNU_STACK"]);
+    let out = run(&rld, &[], &[]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "hello from a script\n"
+    );
+    assert_eq!(out.status.code(), Some(42));
+
+    let unknown = t.write(
+        "unknown.ld",
+        "PHDRS { text PT_LOAD; }\nSECTIONS { .text : { *(.text*) } :code\n\
+         _etext = .; data_start = .; _end = .; }\n",
+    );
+    let (res, _) = t.try_link(
+        Driver::Rld,
+        &[&obj],
+        &["-static", "-T", unknown.to_str().unwrap()],
+        "unknown",
+    );
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        err.contains("program header code of section .text is not listed in PHDRS"),
         "{err}"
     );
 }

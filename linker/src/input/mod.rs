@@ -97,6 +97,8 @@ pub struct ScriptFacts {
     pub sections: Option<(String, Vec<script::SectionsCommand>)>,
     /// `MEMORY` regions.
     pub memory: Vec<script::MemoryRegion>,
+    /// `PHDRS`.
+    pub phdrs: Vec<script::PhdrSpec>,
 }
 
 /// The inputs in command-line order, and what their scripts ask for.
@@ -327,6 +329,7 @@ impl Collector<'_> {
             .versions
             .extend(parsed.versions.iter().map(|v| (name.clone(), v.clone())));
         facts.memory.extend(parsed.memory.iter().cloned());
+        facts.phdrs.extend(parsed.phdrs.iter().cloned());
         if let Some(commands) = &parsed.sections {
             if let Some((first, _)) = &facts.sections {
                 return Err(LinkError::Link(format!(

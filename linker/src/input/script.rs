@@ -64,6 +64,21 @@ pub struct LinkerScript {
     pub sections: Option<Vec<SectionsCommand>>,
     /// `MEMORY { ... }`: the regions output sections may be placed in.
     pub memory: Vec<MemoryRegion>,
+    /// `PHDRS { ... }`: the program headers, exactly, when given.
+    pub phdrs: Vec<PhdrSpec>,
+}
+
+/// `NAME TYPE [FILEHDR] [PHDRS] [FLAGS(N)];` of `PHDRS`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhdrSpec {
+    pub name: String,
+    pub p_type: u32,
+    /// The segment holds the ELF header (`FILEHDR`).
+    pub filehdr: bool,
+    /// The segment holds the program headers (`PHDRS`).
+    pub phdrs: bool,
+    pub flags: Option<Expr>,
+    pub line: usize,
 }
 
 /// `NAME [(ATTRIBUTES)] : ORIGIN = EXPR, LENGTH = EXPR` of `MEMORY`.
@@ -97,6 +112,8 @@ pub struct OutputDescription {
     pub lma: Option<Expr>,
     /// `AT > REGION`: the region its load address is allocated in.
     pub lma_region: Option<String>,
+    /// `:NAME...`: the program headers (of `PHDRS`) it goes in.
+    pub phdrs: Vec<String>,
     pub items: Vec<OutputItem>,
     pub line: usize,
 }
@@ -159,7 +176,7 @@ pub enum ScriptError {
         "unsupported command `{command}` (rld supports INPUT, \
          GROUP, AS_NEEDED, OUTPUT_FORMAT, OUTPUT_ARCH, SEARCH_DIR, ENTRY, INCLUDE, VERSION, \
          ASSERT, symbol assignments and SECTIONS with output sections, input section \
-         patterns, KEEP, SORT, /DISCARD/, MEMORY regions and AT; not yet PHDRS or INSERT)"
+         patterns, KEEP, SORT, /DISCARD/, MEMORY regions, AT and PHDRS; not yet INSERT)"
     )]
     Unsupported { line: usize, command: String },
     #[error("{message}")]
@@ -492,6 +509,20 @@ impl<'a> Parser<'a> {
                 self.script.versions.push(self.text[start..end].to_string());
                 self.skip_to(end + 1);
             }
+            "PHDRS" => {
+                self.expect_punct('{', "`{` after PHDRS")?;
+                let start = self.peek().map_or(self.text.len(), |t| t.start);
+                let end = self.statement_end(start, '}');
+                if end >= self.text.len() {
+                    return Err(ScriptError::Unclosed {
+                        line,
+                        command: "PHDRS {".into(),
+                    });
+                }
+                let first_line = self.peek().map_or(line, |t| t.line);
+                self.program_headers(start, end, first_line)?;
+                self.skip_to(end + 1);
+            }
             "MEMORY" => {
                 self.expect_punct('{', "`{` after MEMORY")?;
                 let start = self.peek().map_or(self.text.len(), |t| t.start);
@@ -519,6 +550,84 @@ impl<'a> Parser<'a> {
                 self.script.includes.push((file, line));
             }
             _ => return Err(self.unsupported(name, line)),
+        }
+        Ok(())
+    }
+
+    /// The entries of `PHDRS { ... }` between bytes `start` and `end`.
+    fn program_headers(
+        &mut self,
+        start: usize,
+        end: usize,
+        first_line: usize,
+    ) -> Result<(), ScriptError> {
+        let body = &self.text[start..end];
+        let mut line = first_line;
+        for statement in body.split(';') {
+            let leading = statement.len() - statement.trim_start().len();
+            let here = line + statement[..leading].matches('\n').count();
+            line += statement.matches('\n').count();
+            let text = statement.trim();
+            if text.is_empty() {
+                continue;
+            }
+            let spaced = text.replace('(', " ( ").replace(')', " ) ");
+            let words: Vec<&str> = spaced.split_whitespace().collect();
+            let unexpected = |what: &str| ScriptError::Unexpected {
+                line: here,
+                found: format!("`{text}`"),
+                expected: what.into(),
+            };
+            let (Some(name), Some(kind)) = (words.first(), words.get(1)) else {
+                return Err(unexpected("NAME TYPE [FILEHDR] [PHDRS] [FLAGS(N)]"));
+            };
+            let p_type = match *kind {
+                "PT_NULL" => 0,
+                "PT_LOAD" => object::elf::PT_LOAD,
+                "PT_DYNAMIC" => object::elf::PT_DYNAMIC,
+                "PT_INTERP" => object::elf::PT_INTERP,
+                "PT_NOTE" => object::elf::PT_NOTE,
+                "PT_PHDR" => object::elf::PT_PHDR,
+                "PT_TLS" => object::elf::PT_TLS,
+                "PT_GNU_EH_FRAME" => object::elf::PT_GNU_EH_FRAME,
+                "PT_GNU_STACK" => object::elf::PT_GNU_STACK,
+                "PT_GNU_RELRO" => object::elf::PT_GNU_RELRO,
+                "PT_GNU_PROPERTY" => object::elf::PT_GNU_PROPERTY,
+                other => match script_expr::parse(other).ok().and_then(|e| match e {
+                    Expr::Number(n) => u32::try_from(n).ok(),
+                    _ => None,
+                }) {
+                    Some(n) => n,
+                    None => return Err(unexpected("a program header type such as PT_LOAD")),
+                },
+            };
+            let mut spec = PhdrSpec {
+                name: name.to_string(),
+                p_type,
+                filehdr: false,
+                phdrs: false,
+                flags: None,
+                line: here,
+            };
+            let mut k = 2;
+            while k < words.len() {
+                match words[k] {
+                    "FILEHDR" => spec.filehdr = true,
+                    "PHDRS" => spec.phdrs = true,
+                    "FLAGS" if words.get(k + 1) == Some(&"(") => {
+                        let close = words[k..]
+                            .iter()
+                            .position(|w| *w == ")")
+                            .map(|p| k + p)
+                            .ok_or_else(|| unexpected("`)` closing FLAGS("))?;
+                        spec.flags = Some(self.expression(&words[k + 2..close].join(" "), here)?);
+                        k = close;
+                    }
+                    other => return Err(self.unsupported(&format!("{other} in PHDRS"), here)),
+                }
+                k += 1;
+            }
+            self.script.phdrs.push(spec);
         }
         Ok(())
     }
@@ -764,14 +873,27 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        // What may follow the closing brace: `> REGION`, `AT > REGION`; program headers
-        // and fill are not supported yet.
+        // What may follow the closing brace: `> REGION`, `AT > REGION`, `:PHDR`...; a fill
+        // is not supported yet.
         let (mut region, mut lma_region) = (None, None);
+        let mut phdrs = Vec::new();
         let mut at = self.peek().map_or(self.text.len(), |t| t.start);
         loop {
             let rest = &self.text[at..];
             let trimmed = rest.trim_start();
             let skipped = rest.len() - trimmed.len();
+            if let Some(after) = trimmed.strip_prefix(':') {
+                let after_trim = after.trim_start();
+                let name_len = after_trim
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+                    .unwrap_or(after_trim.len());
+                if name_len == 0 {
+                    break;
+                }
+                phdrs.push(after_trim[..name_len].to_string());
+                at += skipped + (trimmed.len() - after_trim.len()) + name_len;
+                continue;
+            }
             let (is_lma, after) = if let Some(r) = trimmed.strip_prefix("AT") {
                 match r.trim_start().strip_prefix('>') {
                     Some(after) => (true, after),
@@ -800,7 +922,7 @@ impl<'a> Parser<'a> {
         self.skip_to(at);
         if let Some(t) = self.peek() {
             if let Tok::Word(w) = t.tok {
-                if w.starts_with(':') || w.starts_with('=') {
+                if w.starts_with('=') {
                     return Err(
                         self.unsupported(&format!("{w} after output section {name}"), t.line)
                     );
@@ -814,6 +936,7 @@ impl<'a> Parser<'a> {
             region,
             lma,
             lma_region,
+            phdrs,
             items,
             line,
         })
@@ -1323,15 +1446,27 @@ GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmv
 
     #[test]
     fn unsupported_commands() {
-        let e = parse_script("/* two\nlines */\nPHDRS\n{\n}\n").unwrap_err();
+        let e = parse_script("/* two\nlines */\nOVERLAY\n{\n}\n").unwrap_err();
         assert_eq!(
             e,
             ScriptError::Unsupported {
                 line: 3,
-                command: "PHDRS".to_string()
+                command: "OVERLAY".to_string()
             }
         );
-        assert!(e.to_string().contains("PHDRS"), "{e}");
+        assert!(e.to_string().contains("OVERLAY"), "{e}");
+        let s =
+            parse_script("PHDRS {\n text PT_LOAD FILEHDR PHDRS;\n note 4 FLAGS(4);\n}").unwrap();
+        let phdrs: Vec<(&str, u32, bool, bool, usize)> = s
+            .phdrs
+            .iter()
+            .map(|p| (p.name.as_str(), p.p_type, p.filehdr, p.phdrs, p.line))
+            .collect();
+        assert_eq!(
+            phdrs,
+            [("text", 1, true, true, 2), ("note", 4, false, false, 3)]
+        );
+        assert_eq!(s.phdrs[1].flags, Some(Expr::Number(4)));
 
         let e = parse_script("GROUP(a)\nINSERT AFTER .data").unwrap_err();
         assert!(
@@ -1472,7 +1607,7 @@ GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmv
             ),
             (Some("ram"), Some("rom"), &Some(Expr::Number(0x2000)))
         );
-        let e = parse_script("SECTIONS { .text : { *(.text) } :text }").unwrap_err();
+        let e = parse_script("SECTIONS { .text : { *(.text) } =0x90 }").unwrap_err();
         assert!(matches!(e, ScriptError::Unsupported { .. }), "{e:?}");
         let e = parse_script("SECTIONS { .text : { *(.text) }").unwrap_err();
         assert!(matches!(e, ScriptError::Unclosed { line: 1, .. }), "{e:?}");
