@@ -198,6 +198,9 @@ pub struct Link<'o> {
     pub scripts: crate::input::ScriptFacts,
     /// The value and section header index of each assignment inside `SECTIONS`.
     pub script_values: Vec<(u64, Option<u32>)>,
+    /// What the scripted layout found wrong (a section outside its region, a bad
+    /// expression), reported after it.
+    pub script_errors: Vec<String>,
 }
 
 impl<'o> Link<'o> {
@@ -248,6 +251,7 @@ impl<'o> Link<'o> {
             version_script: None,
             scripts: Default::default(),
             script_values: Vec::new(),
+            script_errors: Vec::new(),
         }
     }
 

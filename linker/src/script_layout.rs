@@ -192,8 +192,8 @@ pub fn check_addresses(link: &Link) -> Result<()> {
     let Some((origin, _)) = &link.scripts.sections else {
         return Ok(());
     };
-    if !link.errors.is_empty() {
-        return Err(LinkError::Many(link.errors.clone()));
+    if !link.script_errors.is_empty() {
+        return Err(LinkError::Many(link.script_errors.clone()));
     }
     let mut previous: Option<&crate::output_section::OutputSection> = None;
     for o in link.outputs.iter().filter(|o| o.is_alloc()) {
@@ -783,8 +783,15 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                 placed: &placed,
             };
             for r in &env_link.scripts.memory {
-                let origin = r.origin.eval(&env).map_or(0, |v| v.value);
-                let length = r.length.eval(&env).map_or(0, |v| v.value);
+                let mut value = |e: &crate::script_expr::Expr| match e.eval(&env) {
+                    Ok(v) => v.value,
+                    Err(err) => {
+                        errors.push(format!("{}: {err}", r.line));
+                        0
+                    }
+                };
+                let origin = value(&r.origin);
+                let length = value(&r.length);
                 regions.push((
                     r.name.clone(),
                     origin,
@@ -825,9 +832,12 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                         },
                         None => env,
                     };
-                    let v = a.expr.eval(&env).unwrap_or(Value {
-                        section: None,
-                        value: 0,
+                    let v = a.expr.eval(&env).unwrap_or_else(|err| {
+                        errors.push(format!("{}: {err}", a.line));
+                        Value {
+                            section: None,
+                            value: 0,
+                        }
                     });
                     if a.name == "." {
                         dot.value = v.value;
@@ -849,14 +859,23 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                     if !o.is_alloc() {
                         continue;
                     }
-                    let explicit = desc
-                        .and_then(|d| d.address.as_ref())
-                        .and_then(|e| e.eval(&env).ok())
-                        .map(|v| v.value);
-                    let extra = desc
-                        .and_then(|d| d.align.as_ref())
-                        .and_then(|e| e.eval(&env).ok())
-                        .map_or(1, |v| v.value.max(1));
+                    let line = desc.map_or(0, |d| d.line);
+                    let mut checked = |e: Option<&crate::script_expr::Expr>| {
+                        e.and_then(|e| match e.eval(&env) {
+                            Ok(v) => Some(v.value),
+                            Err(err) => {
+                                errors.push(format!("{line}: {err}"));
+                                None
+                            }
+                        })
+                    };
+                    let explicit = checked(desc.and_then(|d| d.address.as_ref()));
+                    let extra =
+                        checked(desc.and_then(|d| d.align.as_ref())).map_or(1, |v| v.max(1));
+                    let lma_expr = checked(desc.and_then(|d| d.lma.as_ref()));
+                    if !extra.is_power_of_two() {
+                        errors.push(format!("{line}: alignment must be a power of 2"));
+                    }
                     let align = o.align.max(extra).max(1);
                     let find = |regions: &[(String, u64, u64, u64)], name: &Option<String>| {
                         name.as_ref()
@@ -886,10 +905,7 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                         regions[r].3 = end;
                     }
                     let lma_region = desc.and_then(|d| find(&regions, &d.lma_region));
-                    let lma_expr = desc
-                        .and_then(|d| d.lma.as_ref())
-                        .and_then(|e| e.eval(&env).ok())
-                        .map(|v| v.value);
+
                     // lld's rule: an `AT` sets the offset; without one, a section keeps
                     // the offset of the one before in the same region, if that one had no
                     // load region of its own; else it loads where it runs.
@@ -933,8 +949,17 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
         .sections
         .as_ref()
         .map_or(String::new(), |(o, _)| o.clone());
-    link.errors
-        .extend(errors.into_iter().map(|e| format!("{origin}: {e}")));
+    // Only the last walk's complaints count (the first may be redone without headers).
+    link.script_errors = errors
+        .into_iter()
+        .map(|e| {
+            if e.starts_with(|c: char| c.is_ascii_digit()) {
+                format!("{origin}:{e}")
+            } else {
+                format!("{origin}: {e}")
+            }
+        })
+        .collect();
     values
 }
 

@@ -406,6 +406,10 @@ fn sections_refusals() {
             "unsupported command `AT in PHDRS`",
         ),
         (
+            "SECTIONS { .text : ALIGN(3) { *(.text) } }",
+            "alignment must be a power of 2",
+        ),
+        (
             "SECTIONS { .data : { . = . + 16; *(.data) } }",
             "unsupported command `. = inside .data`",
         ),
