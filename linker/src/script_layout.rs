@@ -21,9 +21,11 @@ use crate::dynamic_list::glob_match;
 use crate::error::{LinkError, Result};
 use crate::input::script::{OutputDescription, OutputItem, SectionsCommand, Sort};
 use crate::layout::{class_of, rank_in_class, segment_class, Class, LinkEnv, PAGE};
+use crate::object_file::SectionKind;
 use crate::output_section::Synthetic;
 use crate::script_expr::{Env, Value};
 use object::elf::*;
+use rustc_hash::FxHashMap;
 
 /// Where the script's patterns send input sections.
 pub struct InputMap<'a> {
@@ -285,17 +287,31 @@ fn steps<'a>(link: &'a Link<'a>) -> Vec<Step<'a>> {
     let mut position = 0usize;
     let mut done = vec![false; link.outputs.len()];
     let mut assignment = 0usize;
+    // Orphans that follow the last script section: placed after the symbol assignments
+    // right after it (those that do not move `.`), as lld places them.
+    let mut pending: Vec<usize> = Vec::new();
+    let flush = |pending: &mut Vec<usize>, out: &mut Vec<Step<'a>>| {
+        out.extend(pending.drain(..).map(|p| Step::Output(p, None)));
+    };
     for c in commands(link) {
         match c {
             SectionsCommand::Assign(a) => {
+                if a.name == "." {
+                    flush(&mut pending, &mut out);
+                }
                 out.push(Step::Assign(a, assignment, None));
                 assignment += 1;
             }
             SectionsCommand::Output(d) => {
+                flush(&mut pending, &mut out);
                 let Some(i) = link.outputs.iter().position(|o| o.name == d.name) else {
+                    // An empty section: its symbols are still defined there; its moves of
+                    // `.` move nothing.
                     for item in &d.items {
                         if let OutputItem::Assign(a) = item {
-                            out.push(Step::Assign(a, assignment, None));
+                            if a.name != "." {
+                                out.push(Step::Assign(a, assignment, None));
+                            }
                             assignment += 1;
                         }
                     }
@@ -320,13 +336,14 @@ fn steps<'a>(link: &'a Link<'a>) -> Vec<Step<'a>> {
                 // Orphans right after it.
                 position = i + 1;
                 while position < link.outputs.len() && !is_scripted(link, position) {
-                    out.push(Step::Output(position, None));
+                    pending.push(position);
                     done[position] = true;
                     position += 1;
                 }
             }
         }
     }
+    flush(&mut pending, &mut out);
     for (i, d) in done.iter().enumerate() {
         if !d {
             out.push(Step::Output(i, None));
@@ -764,6 +781,8 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
     let mut values = Vec::new();
     // (output, address, load address)
     let mut addresses: Vec<(usize, u64, Option<u64>)> = Vec::new();
+    let mut sizes: Vec<(usize, u64)> = Vec::new();
+    let all_moves: Vec<(u32, u32, u64)>;
     let mut errors = Vec::new();
     {
         let env_link: &Link = link;
@@ -803,6 +822,10 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
         // The load address minus the address, kept from section to section until an
         // `AT` changes it (GNU ld and lld).
         let mut lma_offset = 0u64;
+        // Sections whose script moves `.` among their inputs: the inputs' new offsets,
+        // the sections' sizes, and `.` at each item.
+        let mut moves: Vec<(u32, u32, u64)> = Vec::new();
+        let mut item_dots: FxHashMap<(usize, usize), u64> = FxHashMap::default();
         // The memory region and load region of the section placed last.
         let mut previous: (Option<&str>, Option<&str>) = (None, None);
         for step in &steps {
@@ -815,6 +838,9 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                 placed: &placed,
             };
             match step {
+                // Moving `.` inside an output section is the section's own layout
+                // (replace_inputs).
+                Step::Assign(a, _, Some(_)) if a.name == "." => {}
                 Step::Assign(a, k, inside) => {
                     // Inside an output section, `.` is where the assignment stands among
                     // its input sections.
@@ -824,7 +850,9 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                                 link: env_link,
                                 dot: Some(Value {
                                     section: Some(*i as u32),
-                                    value: inside_dot(env_link, &map, *i, *item, &placed),
+                                    value: item_dots.get(&(*i, *item)).copied().unwrap_or_else(
+                                        || inside_dot(env_link, &map, *i, *item, &placed),
+                                    ),
                                 }),
                                 headers: Some(headers),
                             },
@@ -893,7 +921,36 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                     } else {
                         start.checked_next_multiple_of(align).unwrap_or(start)
                     };
-                    let end = addr.wrapping_add(o.size);
+                    let size = match desc.filter(|d| moves_dot(d)) {
+                        Some(d) => {
+                            let env = &env;
+                            let mut at = |dot: u64| ScriptEnv {
+                                inner: LinkEnv {
+                                    link: env_link,
+                                    dot: Some(Value {
+                                        section: Some(*i as u32),
+                                        value: dot,
+                                    }),
+                                    headers: Some(headers),
+                                },
+                                placed: env.placed,
+                            };
+                            match replace_inputs(env_link, &map, *i, d, addr, &mut at) {
+                                Ok((size, moved, dots)) => {
+                                    moves.extend(moved);
+                                    item_dots.extend(dots.into_iter().map(|(j, v)| ((*i, j), v)));
+                                    size
+                                }
+                                Err(e) => {
+                                    errors.push(format!("{}: {e}", d.line));
+                                    o.size
+                                }
+                            }
+                        }
+                        None => o.size,
+                    };
+                    sizes.push((*i, size));
+                    let end = addr.wrapping_add(size);
                     if let Some(r) = region {
                         let (name, lo, hi, _) = &regions[r];
                         if addr < *lo || end > *hi {
@@ -920,7 +977,7 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                                 .3
                                 .checked_next_multiple_of(align)
                                 .unwrap_or(regions[r].3);
-                            regions[r].3 = l.wrapping_add(o.size);
+                            regions[r].3 = l.wrapping_add(size);
                             l
                         }
                         (None, None) if this.0 == previous.0 && previous.1.is_none() => {
@@ -939,10 +996,17 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                 }
             }
         }
+        all_moves = moves;
     }
     for (i, addr, lma) in addresses {
         link.outputs[i].addr = addr;
         link.outputs[i].lma = lma;
+    }
+    for (i, size) in sizes {
+        link.outputs[i].size = size;
+    }
+    for (f, s, offset) in all_moves {
+        link.objects[f as usize].sections[s as usize].offset = offset;
     }
     let origin = link
         .scripts
@@ -961,6 +1025,72 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
         })
         .collect();
     values
+}
+
+/// Whether an output section description assigns `.` among its inputs.
+fn moves_dot(d: &OutputDescription) -> bool {
+    d.items
+        .iter()
+        .any(|item| matches!(item, OutputItem::Assign(a) if a.name == "."))
+}
+
+/// Lays out the inputs of output section `i` at `addr` item by item, honouring its
+/// assignments to `.` (padding, alignment): the section's size, each input's new offset
+/// (file, section, offset), and `.` at each other assignment. `env_at(dot)` evaluates there.
+#[allow(clippy::type_complexity)]
+fn replace_inputs<'e>(
+    link: &Link,
+    map: &InputMap,
+    i: usize,
+    d: &OutputDescription,
+    addr: u64,
+    env_at: &mut dyn FnMut(u64) -> ScriptEnv<'e>,
+) -> std::result::Result<(u64, Vec<(u32, u32, u64)>, Vec<(usize, u64)>), String> {
+    let o = &link.outputs[i];
+    let plain = o.tails.is_empty()
+        && o.inputs.iter().all(|&(f, s)| {
+            link.objects[f as usize].sections[s as usize].kind == SectionKind::Regular
+        });
+    if !plain {
+        return Err(format!(
+            "`. =` inside {}, which holds merged strings, `.eh_frame` or common symbols, is not supported yet",
+            o.name
+        ));
+    }
+    let mut offset = 0u64;
+    let mut moves = Vec::new();
+    let mut dots = Vec::new();
+    for (j, item) in d.items.iter().enumerate() {
+        match item {
+            OutputItem::Input { .. } => {
+                for &(f, s) in &o.inputs {
+                    let obj = &link.objects[f as usize];
+                    let sec = &obj.sections[s as usize];
+                    if map.rank(&obj.name, sec.name, sec.align).0 != j {
+                        continue;
+                    }
+                    let here = addr.wrapping_add(offset);
+                    let aligned = here.next_multiple_of(sec.align.max(1));
+                    offset = aligned - addr;
+                    moves.push((f, s, offset));
+                    offset += sec.size;
+                }
+            }
+            OutputItem::Assign(a) if a.name == "." => {
+                let value = a
+                    .expr
+                    .eval(&env_at(addr.wrapping_add(offset)))
+                    .map_err(|e| e.to_string())?
+                    .value;
+                let Some(new) = value.checked_sub(addr).filter(|&n| n >= offset) else {
+                    return Err(format!("`.` cannot move backward inside {}", o.name));
+                };
+                offset = new;
+            }
+            OutputItem::Assign(_) => dots.push((j, addr.wrapping_add(offset))),
+        }
+    }
+    Ok((offset, moves, dots))
 }
 
 /// The location counter at item `item` of output section `i`: the section's address plus

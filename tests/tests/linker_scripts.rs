@@ -410,8 +410,8 @@ fn sections_refusals() {
             "alignment must be a power of 2",
         ),
         (
-            "SECTIONS { .data : { . = . + 16; *(.data) } }",
-            "unsupported command `. = inside .data`",
+            "SECTIONS { .text : { *(.text) . = . - 1; } }",
+            "`.` cannot move backward inside .text",
         ),
         (
             "SECTIONS { .text : { SORT(*)(.text) } }",
@@ -594,4 +594,47 @@ fn program_headers_as_lld() {
         err.contains("program header code of section .text is not listed in PHDRS"),
         "{err}"
     );
+}
+
+/// Assignments to `.` inside output sections (alignment, room for a stack), with symbols
+/// between them and an orphan placed after the symbol assignments that follow its
+/// section: sections, segments and symbols as lld makes them.
+#[test]
+fn dot_inside_output_sections_as_lld() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        FREESTANDING,
+        &[
+            "-O1",
+            "-fno-pic",
+            "-fno-stack-protector",
+            "-ffreestanding",
+            "-fasynchronous-unwind-tables",
+        ],
+    );
+    let script = t.write(
+        "pad.ld",
+        "ENTRY(_start)\nSECTIONS {\n  . = 0x400000 + SIZEOF_HEADERS;\n  \
+         .text : { *(.text*) . = ALIGN(64); _text_pad = .; }\n  .rodata : { *(.rodata*) }\n  \
+         _etext = .;\n  . = ALIGN(0x1000);\n  data_start = .;\n  \
+         .data : { *(.data*) . = . + 0x20; _after_pad = .; }\n  \
+         .bss : { *(.bss*) . = ALIGN(16); _stack_bottom = .; . = . + 0x1000; _stack_top = .; }\n  \
+         _end = .;\n  /DISCARD/ : { *(.comment) }\n}\n",
+    );
+    let flags = ["-static", "-T", script.to_str().unwrap()];
+    let lld = lld_link(&t, &[&obj], &flags, "lld/prog");
+    let rld = t.link(Driver::Rld, &[&obj], &flags, "rld/prog");
+    assert_eq!(image(&rld), image(&lld));
+    let names = [
+        "_text_pad",
+        "_etext",
+        "_after_pad",
+        "_stack_bottom",
+        "_stack_top",
+        "_end",
+    ];
+    assert_eq!(described(&rld, &names), described(&lld, &names));
+    let bss = find_section(&sections(&rld), ".bss").unwrap();
+    assert!(bss.size >= 0x1000, "{bss:?}");
 }

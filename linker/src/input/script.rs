@@ -817,12 +817,7 @@ impl<'a> Parser<'a> {
                 Tok::Punct(';') => {}
                 Tok::Word(_) if assignment_operator(&self.text[t.start..]).is_some() => {
                     let op_at = t.start + assignment_operator(&self.text[t.start..]).unwrap();
-                    let a = self.assignment_in_sections(t, op_at)?;
-                    if a.name == "." {
-                        // Moving the counter inside a section (padding) is not done yet.
-                        return Err(self.unsupported(&format!(". = inside {name}"), t.line));
-                    }
-                    items.push(OutputItem::Assign(a));
+                    items.push(OutputItem::Assign(self.assignment_in_sections(t, op_at)?));
                 }
                 Tok::Word(w @ ("PROVIDE" | "PROVIDE_HIDDEN" | "HIDDEN")) => {
                     items.push(OutputItem::Assign(self.provide_in_sections(w, t.line)?));
