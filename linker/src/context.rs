@@ -201,6 +201,11 @@ pub struct Link<'o> {
     /// What the scripted layout found wrong (a section outside its region, a bad
     /// expression), reported after it.
     pub script_errors: Vec<String>,
+    /// Where the scripts' data commands go: (output section, address, item of its
+    /// description).
+    pub script_data_places: Vec<(usize, u64, usize)>,
+    /// Their bytes, once symbols have values: (output section, offset, bytes).
+    pub script_data: Vec<(u32, u64, Vec<u8>)>,
 }
 
 impl<'o> Link<'o> {
@@ -252,6 +257,8 @@ impl<'o> Link<'o> {
             scripts: Default::default(),
             script_values: Vec::new(),
             script_errors: Vec::new(),
+            script_data_places: Vec::new(),
+            script_data: Vec::new(),
         }
     }
 

@@ -783,6 +783,7 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
     let mut addresses: Vec<(usize, u64, Option<u64>)> = Vec::new();
     let mut sizes: Vec<(usize, u64)> = Vec::new();
     let all_moves: Vec<(u32, u32, u64)>;
+    let mut data_places: Vec<(usize, u64, usize)>;
     let mut errors = Vec::new();
     {
         let env_link: &Link = link;
@@ -997,6 +998,15 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
             }
         }
         all_moves = moves;
+        // Where each data command's bytes go (output, address, item).
+        data_places = item_dots
+            .iter()
+            .filter(|((i, j), _)| {
+                description(env_link, *i)
+                    .is_some_and(|d| matches!(d.items.get(*j), Some(OutputItem::Data { .. })))
+            })
+            .map(|(&(i, j), &at)| (i, at, j))
+            .collect();
     }
     for (i, addr, lma) in addresses {
         link.outputs[i].addr = addr;
@@ -1008,6 +1018,8 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
     for (f, s, offset) in all_moves {
         link.objects[f as usize].sections[s as usize].offset = offset;
     }
+    data_places.sort_unstable();
+    link.script_data_places = data_places;
     let origin = link
         .scripts
         .sections
@@ -1027,11 +1039,14 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
     values
 }
 
-/// Whether an output section description assigns `.` among its inputs.
+/// Whether an output section description assigns `.` among its inputs or stores data
+/// there: then the script lays it out item by item.
 fn moves_dot(d: &OutputDescription) -> bool {
-    d.items
-        .iter()
-        .any(|item| matches!(item, OutputItem::Assign(a) if a.name == "."))
+    d.items.iter().any(|item| match item {
+        OutputItem::Assign(a) => a.name == ".",
+        OutputItem::Data { .. } => true,
+        OutputItem::Input { .. } => false,
+    })
 }
 
 /// Lays out the inputs of output section `i` at `addr` item by item, honouring its
@@ -1088,6 +1103,11 @@ fn replace_inputs<'e>(
                 offset = new;
             }
             OutputItem::Assign(_) => dots.push((j, addr.wrapping_add(offset))),
+            OutputItem::Data { size, .. } => {
+                // Recorded as an item whose `.` is where its bytes go.
+                dots.push((j, addr.wrapping_add(offset)));
+                offset += u64::from(*size);
+            }
         }
     }
     Ok((offset, moves, dots))
@@ -1155,4 +1175,42 @@ impl Env for ScriptEnv<'_> {
     fn dot(&self) -> Option<Value> {
         self.inner.dot()
     }
+}
+
+/// The bytes of the data commands (`BYTE`, `LONG`, ...), once every symbol has its value:
+/// (output section, offset in it, bytes).
+pub fn data_bytes(link: &Link) -> Result<Vec<(u32, u64, Vec<u8>)>> {
+    let origin = link
+        .scripts
+        .sections
+        .as_ref()
+        .map_or(String::new(), |(o, _)| o.clone());
+    let mut out = Vec::new();
+    for &(i, at, j) in &link.script_data_places {
+        let Some(d) = description(link, i) else {
+            continue;
+        };
+        let Some(OutputItem::Data { size, expr }) = d.items.get(j) else {
+            continue;
+        };
+        let env = LinkEnv {
+            link,
+            dot: Some(Value {
+                section: Some(i as u32),
+                value: at,
+            }),
+            headers: None,
+        };
+        let value = expr
+            .eval(&env)
+            .map_err(|e| LinkError::Link(format!("{origin}:{}: {e}", d.line)))?
+            .value;
+        let o = &link.outputs[i];
+        out.push((
+            i as u32,
+            at - o.addr,
+            value.to_le_bytes()[..usize::from(*size)].to_vec(),
+        ));
+    }
+    Ok(out)
 }

@@ -22,12 +22,22 @@ use rayon::prelude::*;
 
 /// One piece of the output file that can be written independently of the others.
 enum Job {
-    Input { file: u32, sec: u32 },
-    EhFrame { file: u32, sec: u32 },
-    Merged { group: u32 },
+    Input {
+        file: u32,
+        sec: u32,
+    },
+    EhFrame {
+        file: u32,
+        sec: u32,
+    },
+    Merged {
+        group: u32,
+    },
     Synthetic(Synthetic),
     Bytes(usize),
     Compressed(u32),
+    /// A linker script's data command (`LONG(...)`): its bytes in `Link::script_data`.
+    ScriptData(usize),
 }
 
 pub fn write_output(
@@ -187,6 +197,15 @@ pub fn write_output(
             }
         }
     }
+    for (k, (out, at, bytes)) in link.script_data.iter().enumerate() {
+        let o = &link.outputs[*out as usize];
+        jobs.push((
+            o.offset + at,
+            bytes.len() as u64,
+            o.addr + at,
+            Job::ScriptData(k),
+        ));
+    }
     for (i, (t, off)) in trailing.iter().zip(&trailing_offsets).enumerate() {
         jobs.push((*off, t.bytes.len() as u64, 0, Job::Bytes(i)));
     }
@@ -234,6 +253,10 @@ pub fn write_output(
             }
             Job::Compressed(index) => {
                 piece.copy_from_slice(&link.compressed_outputs[index]);
+                Vec::new()
+            }
+            Job::ScriptData(k) => {
+                piece.copy_from_slice(&link.script_data[*k].2);
                 Vec::new()
             }
         })

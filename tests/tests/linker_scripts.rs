@@ -638,3 +638,31 @@ fn dot_inside_output_sections_as_lld() {
     let bss = find_section(&sections(&rld), ".bss").unwrap();
     assert!(bss.size >= 0x1000, "{bss:?}");
 }
+
+/// Data commands (`LONG`, `QUAD` of a symbol, `BYTE`, `SHORT` of an expression) store
+/// their values among the section's inputs: the bytes lld writes.
+#[test]
+fn data_commands_as_lld() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        FREESTANDING,
+        &["-O1", "-fno-pic", "-fno-stack-protector", "-ffreestanding"],
+    );
+    let script = t.write(
+        "data.ld",
+        "ENTRY(_start)\nSECTIONS {\n  . = 0x400000 + SIZEOF_HEADERS;\n  .text : { *(.text*) }\n  \
+         .rodata : { *(.rodata*) }\n  _etext = .;\n  . = ALIGN(0x1000);\n  data_start = .;\n  \
+         .data : { *(.data*) LONG(0xdeadbeef) QUAD(_start) BYTE(7) SHORT(data_start - 0x400000) \
+         after = .; }\n  .bss : { *(.bss*) }\n  _end = .;\n  /DISCARD/ : { *(.comment) }\n}\n",
+    );
+    let flags = ["-static", "-T", script.to_str().unwrap()];
+    let lld = lld_link(&t, &[&obj], &flags, "lld/prog");
+    let rld = t.link(Driver::Rld, &[&obj], &flags, "rld/prog");
+    assert_eq!(image(&rld), image(&lld));
+    let data = |p: &Path| tool_stdout("readelf", &["-x", ".data"], p);
+    assert_eq!(data(&rld), data(&lld));
+    assert!(data(&rld).contains("efbeadde"), "{}", data(&rld));
+    let names = ["after", "_end"];
+    assert_eq!(described(&rld, &names), described(&lld, &names));
+}

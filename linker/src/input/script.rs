@@ -16,7 +16,7 @@
 //! with addresses, `ALIGN`, `AT`, memory regions, input section patterns, `KEEP`, `SORT`,
 //! `/DISCARD/`, and assignments
 //! to symbols and to the location counter; see `script_layout`). What the linker cannot
-//! honour yet (`PHDRS`, `INSERT`, data commands, `(NOLOAD)`) is
+//! honour yet (`INSERT`, `FILL`, `(NOLOAD)`) is
 //! rejected with [`ScriptError::Unsupported`] rather than silently ignored, because
 //! ignoring it would produce a different binary than GNU ld.
 //!
@@ -128,6 +128,11 @@ pub enum OutputItem {
         sort: Sort,
     },
     Assign(Assignment),
+    /// `BYTE(EXPR)`, `SHORT`, `LONG`, `QUAD`, `SQUAD`: the value stored in `size` bytes.
+    Data {
+        size: u8,
+        expr: Expr,
+    },
 }
 
 /// How the sections one input section description matches are ordered.
@@ -176,7 +181,8 @@ pub enum ScriptError {
         "unsupported command `{command}` (rld supports INPUT, \
          GROUP, AS_NEEDED, OUTPUT_FORMAT, OUTPUT_ARCH, SEARCH_DIR, ENTRY, INCLUDE, VERSION, \
          ASSERT, symbol assignments and SECTIONS with output sections, input section \
-         patterns, KEEP, SORT, /DISCARD/, MEMORY regions, AT and PHDRS; not yet INSERT)"
+         patterns, KEEP, SORT, /DISCARD/, data commands, MEMORY regions, AT and PHDRS; not \
+         yet INSERT)"
     )]
     Unsupported { line: usize, command: String },
     #[error("{message}")]
@@ -834,6 +840,20 @@ impl<'a> Parser<'a> {
                         sort,
                     });
                 }
+                Tok::Word(w @ ("BYTE" | "SHORT" | "LONG" | "QUAD" | "SQUAD")) => {
+                    self.expect_open(w)?;
+                    let start = self.peek().map_or(self.text.len(), |t| t.start);
+                    let end = self.statement_end(start, ')');
+                    let expr = self.expression_in_sections(&self.text[start..end], t.line)?;
+                    self.skip_to(end + 1);
+                    let size = match w {
+                        "BYTE" => 1,
+                        "SHORT" => 2,
+                        "LONG" => 4,
+                        _ => 8,
+                    };
+                    items.push(OutputItem::Data { size, expr });
+                }
                 Tok::Word(
                     w @ ("SORT"
                     | "SORT_BY_NAME"
@@ -841,11 +861,6 @@ impl<'a> Parser<'a> {
                     | "SORT_BY_INIT_PRIORITY"
                     | "SORT_NONE"
                     | "EXCLUDE_FILE"
-                    | "BYTE"
-                    | "SHORT"
-                    | "LONG"
-                    | "QUAD"
-                    | "SQUAD"
                     | "FILL"
                     | "CREATE_OBJECT_SYMBOLS"
                     | "CONSTRUCTORS"
