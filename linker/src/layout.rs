@@ -77,6 +77,18 @@ pub fn assign_input_sections(link: &mut Link) {
             o.inputs.extend(g.sections.iter().map(|&i| (f as u32, i)));
         }
     }
+    if let Some((_, commands)) = &link.scripts.sections {
+        // `(NOLOAD)`: memory without file contents, like `.bss`.
+        for c in commands {
+            if let crate::input::script::SectionsCommand::Output(d) = c {
+                if d.noload {
+                    for o in link.outputs.iter_mut().filter(|o| o.name == d.name) {
+                        o.sh_type = SHT_NOBITS;
+                    }
+                }
+            }
+        }
+    }
     if let Some(map) = &script {
         // Inside a script's output section, sections go description by description (then
         // as a `SORT` orders them), not in input order.

@@ -248,11 +248,33 @@ pub fn order(link: &Link) -> Vec<usize> {
             placed.push(i);
             continue;
         }
-        // After the last section (script's or an orphan already placed) of the same kind,
-        // else after the last of an earlier kind, else first.
+        // After the last section (script's or an orphan already placed) of the same kind
+        // and contents (with file contents or like `.bss`), else of the same kind, else
+        // after the last of an earlier kind, else first.
+        let nobits = link.outputs[i].is_nobits();
+        let same_kind = |p: usize| segment_class(link, &link.outputs[p]) == class;
         let same = placed
             .iter()
-            .rposition(|&p| segment_class(link, &link.outputs[p]) == class);
+            .rposition(|&p| same_kind(p) && link.outputs[p].is_nobits() == nobits)
+            .filter(|&k| {
+                nobits
+                    || !placed[k + 1..]
+                        .iter()
+                        .any(|&p| same_kind(p) && !link.outputs[p].is_nobits())
+            })
+            .or_else(|| {
+                if nobits {
+                    placed.iter().rposition(|&p| same_kind(p))
+                } else {
+                    // Before the first `.bss`-like section of the kind.
+                    placed
+                        .iter()
+                        .position(|&p| same_kind(p) && link.outputs[p].is_nobits())
+                        .map(|k| k.wrapping_sub(1))
+                        .filter(|&k| k != usize::MAX)
+                        .or_else(|| placed.iter().rposition(|&p| same_kind(p)))
+                }
+            });
         let earlier = placed
             .iter()
             .rposition(|&p| segment_class(link, &link.outputs[p]) < class);

@@ -666,3 +666,41 @@ fn data_commands_as_lld() {
     let names = ["after", "_end"];
     assert_eq!(described(&rld, &names), described(&lld, &names));
 }
+
+/// `(NOLOAD)` makes a section take memory and no file room; an orphan with contents goes
+/// before `.bss`, one without after it: as lld lays them out.
+#[test]
+fn noload_and_orphans_beside_bss_as_lld() {
+    let t = Test::new();
+    let main = t.compile(
+        Clang,
+        FREESTANDING,
+        &["-O1", "-fno-pic", "-fno-stack-protector", "-ffreestanding"],
+    );
+    let extra = t.compile(
+        Clang,
+        "__attribute__((section(\".noinit\"))) int kept_over_reset[64] = {1};\n\
+         __attribute__((section(\".mydata\"))) int orphan_data[4] = {1, 2, 3, 4};\n",
+        &["-O1"],
+    );
+    let script = t.write(
+        "noload.ld",
+        "ENTRY(_start)\nSECTIONS {\n  . = 0x400000 + SIZEOF_HEADERS;\n  .text : { *(.text*) }\n  \
+         .rodata : { *(.rodata*) }\n  _etext = .;\n  . = ALIGN(0x1000);\n  data_start = .;\n  \
+         .data : { *(.data*) }\n  .bss : { *(.bss*) }\n  .noinit (NOLOAD) : { *(.noinit*) }\n  \
+         _end = .;\n  /DISCARD/ : { *(.comment) }\n}\n",
+    );
+    let flags = ["-static", "-T", script.to_str().unwrap()];
+    let lld = lld_link(&t, &[&main, &extra], &flags, "lld/prog");
+    let rld = t.link(Driver::Rld, &[&main, &extra], &flags, "rld/prog");
+    let ours = image(&rld);
+    assert_eq!(ours, image(&lld));
+    let secs = sections(&rld);
+    assert_eq!(find_section(&secs, ".noinit").unwrap().typ, "NOBITS");
+    let names: Vec<&str> = secs.iter().map(|s| s.name.as_str()).collect();
+    let at = |n: &str| names.iter().position(|x| *x == n).unwrap();
+    assert!(
+        at(".data") < at(".mydata") && at(".mydata") < at(".bss"),
+        "{names:?}"
+    );
+}

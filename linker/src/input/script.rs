@@ -16,7 +16,7 @@
 //! with addresses, `ALIGN`, `AT`, memory regions, input section patterns, `KEEP`, `SORT`,
 //! `/DISCARD/`, and assignments
 //! to symbols and to the location counter; see `script_layout`). What the linker cannot
-//! honour yet (`INSERT`, `FILL`, `(NOLOAD)`) is
+//! honour yet (`INSERT`, `FILL`, `OVERLAY`) is
 //! rejected with [`ScriptError::Unsupported`] rather than silently ignored, because
 //! ignoring it would produce a different binary than GNU ld.
 //!
@@ -114,6 +114,8 @@ pub struct OutputDescription {
     pub lma_region: Option<String>,
     /// `:NAME...`: the program headers (of `PHDRS`) it goes in.
     pub phdrs: Vec<String>,
+    /// `(NOLOAD)`: the section takes memory but no room in the file.
+    pub noload: bool,
     pub items: Vec<OutputItem>,
     pub line: usize,
 }
@@ -755,6 +757,7 @@ impl<'a> Parser<'a> {
             None => (name, false),
         };
         let mut address = None;
+        let mut noload = false;
         if !colon_seen {
             // Everything up to the `:` is the address expression, if any.
             let start = first.start + name.len();
@@ -762,9 +765,13 @@ impl<'a> Parser<'a> {
                 .find(':')
                 .map(|i| start + i)
                 .ok_or_else(|| self.unexpected(self.peek(), format!("`:` after {name}")))?;
-            let text = self.text[start..colon].trim();
+            let mut text = self.text[start..colon].trim();
+            if let Some(rest) = text.strip_suffix("(NOLOAD)") {
+                noload = true;
+                text = rest.trim();
+            }
             if !text.is_empty() {
-                const TYPES: [&str; 5] = ["(NOLOAD)", "(COPY)", "(INFO)", "(OVERLAY)", "(DSECT)"];
+                const TYPES: [&str; 4] = ["(COPY)", "(INFO)", "(OVERLAY)", "(DSECT)"];
                 if let Some(kind) = TYPES.iter().find(|t| text.ends_with(*t)) {
                     return Err(self.unsupported(&format!("{name} {kind}"), line));
                 }
@@ -947,6 +954,7 @@ impl<'a> Parser<'a> {
             lma,
             lma_region,
             phdrs,
+            noload,
             items,
             line,
         })
