@@ -93,12 +93,16 @@ impl<'a> InputMap<'a> {
                     sections,
                     keep,
                     sort,
+                    exclude,
                 } = item
                 else {
                     continue;
                 };
-                let file_ok = glob_match(pattern.as_bytes(), file.as_bytes())
-                    || glob_match(pattern.as_bytes(), base.as_bytes());
+                let matches = |glob: &String| {
+                    glob_match(glob.as_bytes(), file.as_bytes())
+                        || glob_match(glob.as_bytes(), base.as_bytes())
+                };
+                let file_ok = matches(pattern) && !exclude.iter().any(matches);
                 let section_ok = sections
                     .iter()
                     .any(|p| glob_match(p.as_bytes(), section.as_bytes()));

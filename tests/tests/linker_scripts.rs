@@ -704,3 +704,47 @@ fn noload_and_orphans_beside_bss_as_lld() {
         "{names:?}"
     );
 }
+
+/// `EXCLUDE_FILE`: inside the section list (`*(EXCLUDE_FILE(*b.o) .rodata*)`) as lld does
+/// it; before the file pattern (`EXCLUDE_FILE(*b.o) *(.text*)`) as GNU ld does (lld-14
+/// ignores that form): the excluded file's sections go to the next matching description.
+#[test]
+fn exclude_file_as_gnu_ld_and_lld() {
+    let t = Test::new();
+    let main = t.compile(Clang, FREESTANDING, &["-O1", "-fno-pic", "-ffreestanding"]);
+    let other = t.compile(
+        Clang,
+        "int from_b(int x) { return x + 2; }\nconst char bstr[] = \"b string\";\n",
+        &["-O1", "-fno-pic"],
+    );
+    let script = t.write(
+        "exclude.ld",
+        "ENTRY(_start)\nSECTIONS {\n  . = 0x400000 + SIZEOF_HEADERS;\n  \
+         .text : { EXCLUDE_FILE(*inline.3.o) *(.text*) }\n  .btext : { *(.text*) }\n  \
+         .rodata : { *(EXCLUDE_FILE(*inline.3.o) .rodata*) }\n  .brodata : { *(.rodata*) }\n  \
+         _etext = .; data_start = .;\n  .data : { *(.data*) } .bss : { *(.bss*) } _end = .;\n}\n",
+    );
+    assert!(other.ends_with("inline.3.o"), "{}", other.display());
+    let flags = ["-static", "-T", script.to_str().unwrap()];
+    let rld = t.link(Driver::Rld, &[&main, &other], &flags, "rld/prog");
+    let bfd = t.path("bfd/prog");
+    std::fs::create_dir_all(bfd.parent().unwrap()).unwrap();
+    run_checked(
+        std::process::Command::new("ld.bfd")
+            .args(flags)
+            .arg(&main)
+            .arg(&other)
+            .arg("-o")
+            .arg(&bfd),
+    );
+    let lld = lld_link(&t, &[&main, &other], &flags, "lld/prog");
+    let size_of = |p: &Path, name: &str| find_section(&sections(p), name).map(|s| s.size);
+    for name in [".text", ".btext", ".rodata", ".brodata"] {
+        assert_eq!(size_of(&rld, name), size_of(&bfd, name), "{name}");
+    }
+    // The inner form: as lld too.
+    for name in [".rodata", ".brodata"] {
+        assert_eq!(size_of(&rld, name), size_of(&lld, name), "{name}");
+    }
+    assert_eq!(size_of(&rld, ".btext"), Some(4));
+}

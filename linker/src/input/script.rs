@@ -128,6 +128,8 @@ pub enum OutputItem {
         sections: Vec<String>,
         keep: bool,
         sort: Sort,
+        /// `EXCLUDE_FILE(...)`: files (globs) whose sections this description skips.
+        exclude: Vec<String>,
     },
     Assign(Assignment),
     /// `BYTE(EXPR)`, `SHORT`, `LONG`, `QUAD`, `SQUAD`: the value stored in `size` bytes.
@@ -837,14 +839,17 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Word("KEEP") => {
                     self.expect_open("KEEP")?;
+                    let mut exclude = self.exclude_files()?;
                     let file = self.expect_name("KEEP")?;
-                    let (sections, sort) = self.section_patterns(&file, t.line)?;
+                    let (sections, sort, inner) = self.section_patterns(&file, t.line)?;
+                    exclude.extend(inner);
                     self.expect_close("KEEP", t.line)?;
                     items.push(OutputItem::Input {
                         file,
                         sections,
                         keep: true,
                         sort,
+                        exclude,
                     });
                 }
                 Tok::Word(w @ ("BYTE" | "SHORT" | "LONG" | "QUAD" | "SQUAD")) => {
@@ -867,20 +872,34 @@ impl<'a> Parser<'a> {
                     | "SORT_BY_ALIGNMENT"
                     | "SORT_BY_INIT_PRIORITY"
                     | "SORT_NONE"
-                    | "EXCLUDE_FILE"
                     | "FILL"
                     | "CREATE_OBJECT_SYMBOLS"
                     | "CONSTRUCTORS"
                     | "INCLUDE"),
                 ) => return Err(self.unsupported(w, t.line)),
-                Tok::Word(file) | Tok::Quoted(file) => {
-                    let file = file.to_string();
-                    let (sections, sort) = self.section_patterns(&file, t.line)?;
+                Tok::Word("EXCLUDE_FILE") => {
+                    self.pos -= 1;
+                    let mut exclude = self.exclude_files()?;
+                    let file = self.expect_name("EXCLUDE_FILE")?;
+                    let (sections, sort, inner) = self.section_patterns(&file, t.line)?;
+                    exclude.extend(inner);
                     items.push(OutputItem::Input {
                         file,
                         sections,
                         keep: false,
                         sort,
+                        exclude,
+                    });
+                }
+                Tok::Word(file) | Tok::Quoted(file) => {
+                    let file = file.to_string();
+                    let (sections, sort, exclude) = self.section_patterns(&file, t.line)?;
+                    items.push(OutputItem::Input {
+                        file,
+                        sections,
+                        keep: false,
+                        sort,
+                        exclude,
                     });
                 }
                 _ => {
@@ -960,17 +979,61 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// `(PATTERN...)` after a file pattern; the patterns may sit in one `SORT...(...)`.
+    /// `EXCLUDE_FILE(GLOB...)` if it comes next: the globs.
+    fn exclude_files(&mut self) -> Result<Vec<String>, ScriptError> {
+        let mut globs = Vec::new();
+        if !matches!(
+            self.peek(),
+            Some(Token {
+                tok: Tok::Word("EXCLUDE_FILE"),
+                ..
+            })
+        ) {
+            return Ok(globs);
+        }
+        let line = self.next().map_or(self.last_line, |t| t.line);
+        self.expect_open("EXCLUDE_FILE")?;
+        loop {
+            match self.next() {
+                Some(Token {
+                    tok: Tok::Punct(')'),
+                    ..
+                }) => return Ok(globs),
+                Some(Token {
+                    tok: Tok::Word(w) | Tok::Quoted(w),
+                    ..
+                }) => globs.push(w.to_string()),
+                Some(Token {
+                    tok: Tok::Punct(','),
+                    ..
+                }) => {}
+                None => {
+                    return Err(ScriptError::Unclosed {
+                        line,
+                        command: "EXCLUDE_FILE".into(),
+                    })
+                }
+                other => return Err(self.unexpected(other, "a file name or `)`")),
+            }
+        }
+    }
+
+    /// `(PATTERN...)` after a file pattern; the patterns may sit in one `SORT...(...)`,
+    /// and `EXCLUDE_FILE(...)` may come first (its globs are returned).
     fn section_patterns(
         &mut self,
         file: &str,
         line: usize,
-    ) -> Result<(Vec<String>, Sort), ScriptError> {
+    ) -> Result<(Vec<String>, Sort, Vec<String>), ScriptError> {
         self.expect_punct('(', &format!("`(` and section names after {file}"))?;
         let mut patterns = Vec::new();
         let mut sort = Sort::None;
         let mut depth = 0;
+        let mut exclude = Vec::new();
         loop {
+            if depth == 0 {
+                exclude.extend(self.exclude_files()?);
+            }
             match self.next() {
                 Some(Token {
                     tok: Tok::Punct(')'),
@@ -979,7 +1042,7 @@ impl<'a> Parser<'a> {
                 Some(Token {
                     tok: Tok::Punct(')'),
                     ..
-                }) => return Ok((patterns, sort)),
+                }) => return Ok((patterns, sort, exclude)),
                 Some(Token {
                     tok: Tok::Punct(','),
                     ..
@@ -1007,8 +1070,7 @@ impl<'a> Parser<'a> {
                     let _ = line;
                 }
                 Some(Token {
-                    tok:
-                        Tok::Word(w @ ("EXCLUDE_FILE" | "SORT" | "SORT_BY_NAME" | "SORT_BY_ALIGNMENT")),
+                    tok: Tok::Word(w @ ("SORT" | "SORT_BY_NAME" | "SORT_BY_ALIGNMENT")),
                     line,
                     ..
                 }) => return Err(self.unsupported(w, line)),
@@ -1578,6 +1640,7 @@ GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmv
                 sections: vec![".text".into(), ".text.*".into()],
                 keep: false,
                 sort: Sort::None,
+                exclude: vec![],
             }]
         );
         let SectionsCommand::Output(data) = &commands[3] else {
