@@ -103,7 +103,16 @@ pub fn assign_input_sections(link: &mut Link) {
     }
     for o in link.outputs.iter_mut() {
         let arrays = [".init_array", ".fini_array", ".preinit_array"];
-        if !rules.relocatable && rules.script.is_none() && arrays.contains(&o.name.as_str()) {
+        let scripted = link
+            .scripts
+            .sections
+            .as_ref()
+            .is_some_and(|(_, commands)| {
+                commands.iter().any(|c| {
+                    matches!(c, crate::input::script::SectionsCommand::Output(d) if d.name == o.name)
+                })
+            });
+        if !rules.relocatable && !scripted && arrays.contains(&o.name.as_str()) {
             let objects = &link.objects;
             // GNU ld's SORT_BY_INIT_PRIORITY: equal priorities go by section name (so
             // `.ctors.N` before `.init_array.M`), then input order; the unprioritized
@@ -870,7 +879,7 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
 
 /// Sorts output sections into their final order and gives them section header indices.
 pub fn sort_output_sections(link: &mut Link) {
-    if link.scripts.sections.is_some() {
+    if link.scripts.sections.is_some() && link.scripts.insert.is_none() {
         let order = crate::script_layout::order(link);
         reorder_outputs(link, &order);
         return;
@@ -901,6 +910,9 @@ pub fn sort_output_sections(link: &mut Link) {
             i,
         )
     });
+    if link.scripts.insert.is_some() {
+        crate::script_layout::insert_order(link, &mut order);
+    }
     reorder_outputs(link, &order);
 }
 
@@ -980,7 +992,7 @@ fn program_headers(link: &Link) -> Vec<u32> {
 
 /// Assigns file offsets and addresses to all output sections and builds the segments.
 pub fn assign_addresses(link: &mut Link) {
-    if link.scripts.sections.is_some() {
+    if link.scripts.sections.is_some() && link.scripts.insert.is_none() {
         crate::script_layout::assign_addresses(link);
         return;
     }
@@ -1277,6 +1289,9 @@ pub fn assign_addresses(link: &mut Link) {
     segments.extend(loads);
     segments.extend(rest);
     link.segments = segments;
+    if link.scripts.insert.is_some() {
+        crate::script_layout::insert_values(link);
+    }
 }
 
 /// Whether an input object marks its code as needing an executable stack: a

@@ -176,6 +176,24 @@ pub fn check_supported(link: &Link) -> Result<()> {
             }
         }
     }
+    if let Some((_, anchor)) = &link.scripts.insert {
+        // Added to the usual layout: no moves of `.`, no regions or program headers.
+        let moves_dot_anywhere = commands(link).iter().any(|c| match c {
+            SectionsCommand::Assign(a) => a.name == ".",
+            SectionsCommand::Output(d) => moves_dot(d) || d.address.is_some(),
+        });
+        if moves_dot_anywhere || !link.scripts.memory.is_empty() || !link.scripts.phdrs.is_empty() {
+            return Err(LinkError::Link(format!(
+                "{origin}: with INSERT, rld does not yet support `. =`, addresses, data commands, MEMORY or PHDRS"
+            )));
+        }
+        if !link.outputs.iter().any(|o| &o.name == anchor) {
+            return Err(LinkError::Link(format!(
+                "{origin}: unable to insert after or before {anchor}: there is no such output section"
+            )));
+        }
+        return Ok(());
+    }
     if link.is_dynamic || link.opts.relocatable || link.opts.is_shared() {
         return refuse("dynamic linking (use -static, -no-pie)");
     }
@@ -1239,4 +1257,108 @@ pub fn data_bytes(link: &Link) -> Result<Vec<(u32, u64, Vec<u8>)>> {
         ));
     }
     Ok(out)
+}
+
+/// `INSERT AFTER|BEFORE ANCHOR`: the script's output sections, in script order, moved next
+/// to the anchor in the usual order.
+pub fn insert_order(link: &Link, order: &mut Vec<usize>) {
+    let Some((after, anchor)) = &link.scripts.insert else {
+        return;
+    };
+    let mut inserted = Vec::new();
+    for c in commands(link) {
+        if let SectionsCommand::Output(d) = c {
+            if let Some(k) = order.iter().position(|&i| link.outputs[i].name == d.name) {
+                inserted.push(order.remove(k));
+            }
+        }
+    }
+    let Some(at) = order.iter().position(|&i| &link.outputs[i].name == anchor) else {
+        order.extend(inserted);
+        return;
+    };
+    let at = if *after { at + 1 } else { at };
+    for (k, i) in inserted.into_iter().enumerate() {
+        order.insert(at + k, i);
+    }
+}
+
+/// With `INSERT`: the values of the assignments among the inserted commands, once the
+/// usual layout has placed the sections (`.` follows them from the anchor).
+pub fn insert_values(link: &mut Link) {
+    let Some((after, anchor)) = link.scripts.insert.clone() else {
+        return;
+    };
+    let map = InputMap::new(commands(link));
+    let anchor_at = link.outputs.iter().position(|o| o.name == anchor);
+    let mut dot = Value {
+        section: anchor_at.map(|i| i as u32),
+        value: anchor_at.map_or(0, |i| {
+            let o = &link.outputs[i];
+            if after {
+                o.addr + o.size
+            } else {
+                o.addr
+            }
+        }),
+    };
+    let steps = steps(link);
+    let placed: Vec<Option<(u64, u64)>> = link
+        .outputs
+        .iter()
+        .map(|o| Some((o.addr, o.lma.unwrap_or(o.addr))))
+        .collect();
+    let mut values: Vec<(u64, Option<u32>)> = Vec::new();
+    let mut errors = Vec::new();
+    for step in &steps {
+        match step {
+            Step::Output(i, Some(_)) => {
+                let o = &link.outputs[*i];
+                dot = Value {
+                    section: Some(*i as u32),
+                    value: o.addr + o.size,
+                };
+            }
+            Step::Output(..) => {}
+            Step::Assign(a, k, inside) => {
+                let here = match inside {
+                    Some((i, item)) => Value {
+                        section: Some(*i as u32),
+                        value: inside_dot(link, &map, *i, *item, &placed),
+                    },
+                    None => dot,
+                };
+                let env = LinkEnv {
+                    link,
+                    dot: Some(here),
+                    headers: None,
+                };
+                let v = a.expr.eval(&env).unwrap_or_else(|e| {
+                    errors.push(format!("{}: {e}", a.line));
+                    Value {
+                        section: None,
+                        value: 0,
+                    }
+                });
+                if values.len() <= *k {
+                    values.resize(*k + 1, (0, None));
+                }
+                let section = v
+                    .section
+                    .and_then(|p| link.outputs.get(p as usize))
+                    .map(|o| o.index);
+                values[*k] = (v.value, section);
+            }
+        }
+    }
+    let origin = link
+        .scripts
+        .sections
+        .as_ref()
+        .map_or(String::new(), |(o, _)| o.clone());
+    link.script_errors = errors
+        .into_iter()
+        .map(|e| format!("{origin}:{e}"))
+        .collect();
+    link.script_values = values;
 }

@@ -748,3 +748,60 @@ fn exclude_file_as_gnu_ld_and_lld() {
     }
     assert_eq!(size_of(&rld, ".btext"), Some(4));
 }
+
+/// `INSERT AFTER`: a script adds an output section (a registration table gathered from
+/// every object, with symbols at its ends) to the usual layout of a position-independent
+/// program, right after `.data`: the program finds every entry, as with lld.
+#[test]
+fn insert_after_in_a_pie_as_lld() {
+    let t = Test::new();
+    let main = t.compile(
+        Clang,
+        r#"#include <stdio.h>
+struct reg { const char *name; int value; };
+#define REGISTER(n, v) __attribute__((used, section(".myreg"))) static const struct reg reg_##n = { #n, v }
+REGISTER(alpha, 1);
+REGISTER(beta, 2);
+extern const struct reg __myreg_start[], __myreg_end[];
+int main(void) {
+    int sum = 0;
+    for (const struct reg *r = __myreg_start; r < __myreg_end; r++) {
+        printf("%s=%d\n", r->name, r->value);
+        sum += r->value;
+    }
+    printf("count %ld sum %d\n", (long)(__myreg_end - __myreg_start), sum);
+    return 0;
+}
+"#,
+        &["-O1", "-fPIE"],
+    );
+    let other = t.compile(
+        Clang,
+        "__attribute__((used, section(\".myreg\"))) static const struct { const char *n; int v; } \
+         gamma_reg = { \"gamma\", 3 };\n",
+        &["-O1", "-fPIE"],
+    );
+    let script = t.write(
+        "insert.ld",
+        "SECTIONS {\n  .myreg : { __myreg_start = .; KEEP(*(.myreg)) __myreg_end = .; }\n} \
+         INSERT AFTER .data;\n",
+    );
+    let flags = ["-pie", "-Wl,-T", script.to_str().unwrap()];
+    let lld = t.link(Driver::ClangLld, &[&main, &other], &flags, "lld/prog");
+    let rld = t.link(Driver::ClangRld, &[&main, &other], &flags, "rld/prog");
+    assert_same_output(
+        &rld,
+        &lld,
+        &[],
+        &[],
+        Some("alpha=1\nbeta=2\ngamma=3\ncount 3 sum 6\n"),
+    );
+    let secs = sections(&rld);
+    let data = secs.iter().position(|s| s.name == ".data").unwrap();
+    assert_eq!(secs[data + 1].name, ".myreg");
+    let reg = &secs[data + 1];
+    let syms = symbols(&rld);
+    let value = |n: &str| find_symbols(&syms, ".symtab", n)[0].value;
+    assert_eq!(value("__myreg_start"), reg.addr);
+    assert_eq!(value("__myreg_end"), reg.addr + reg.size);
+}

@@ -99,6 +99,8 @@ pub struct ScriptFacts {
     pub memory: Vec<script::MemoryRegion>,
     /// `PHDRS`.
     pub phdrs: Vec<script::PhdrSpec>,
+    /// `INSERT AFTER|BEFORE SECTION` of the script with `SECTIONS`.
+    pub insert: Option<(bool, String)>,
 }
 
 /// The inputs in command-line order, and what their scripts ask for.
@@ -337,6 +339,7 @@ impl Collector<'_> {
                 )));
             }
             facts.sections = Some((name.clone(), commands.clone()));
+            facts.insert = parsed.insert.clone();
         }
         for (file, line) in &parsed.includes {
             // GNU ld and lld look in the current directory, then the `-L` directories;

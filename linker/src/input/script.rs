@@ -16,7 +16,7 @@
 //! with addresses, `ALIGN`, `AT`, memory regions, input section patterns, `KEEP`, `SORT`,
 //! `/DISCARD/`, and assignments
 //! to symbols and to the location counter; see `script_layout`). What the linker cannot
-//! honour yet (`INSERT`, `FILL`, `OVERLAY`) is
+//! honour yet (`FILL`, `OVERLAY`) is
 //! rejected with [`ScriptError::Unsupported`] rather than silently ignored, because
 //! ignoring it would produce a different binary than GNU ld.
 //!
@@ -66,6 +66,9 @@ pub struct LinkerScript {
     pub memory: Vec<MemoryRegion>,
     /// `PHDRS { ... }`: the program headers, exactly, when given.
     pub phdrs: Vec<PhdrSpec>,
+    /// `INSERT AFTER|BEFORE SECTION`: `SECTIONS` adds to the usual layout there
+    /// (`true` for AFTER) instead of replacing it.
+    pub insert: Option<(bool, String)>,
 }
 
 /// `NAME TYPE [FILEHDR] [PHDRS] [FLAGS(N)];` of `PHDRS`.
@@ -185,8 +188,8 @@ pub enum ScriptError {
         "unsupported command `{command}` (rld supports INPUT, \
          GROUP, AS_NEEDED, OUTPUT_FORMAT, OUTPUT_ARCH, SEARCH_DIR, ENTRY, INCLUDE, VERSION, \
          ASSERT, symbol assignments and SECTIONS with output sections, input section \
-         patterns, KEEP, SORT, /DISCARD/, data commands, MEMORY regions, AT and PHDRS; not \
-         yet INSERT)"
+         patterns, KEEP, SORT, /DISCARD/, data commands, MEMORY regions, AT, PHDRS and \
+         INSERT; not yet OVERLAY or FILL)"
     )]
     Unsupported { line: usize, command: String },
     #[error("{message}")]
@@ -554,6 +557,24 @@ impl<'a> Parser<'a> {
                 self.expect_punct('{', "`{` after SECTIONS")?;
                 let commands = self.sections_body(line)?;
                 self.script.sections = Some(commands);
+            }
+            "INSERT" => {
+                let after = match self.next() {
+                    Some(Token {
+                        tok: Tok::Word("AFTER"),
+                        ..
+                    }) => true,
+                    Some(Token {
+                        tok: Tok::Word("BEFORE"),
+                        ..
+                    }) => false,
+                    other => return Err(self.unexpected(other, "AFTER or BEFORE after INSERT")),
+                };
+                let anchor = self.expect_name("INSERT")?;
+                if self.script.sections.is_none() {
+                    return Err(self.unexpected(None, "SECTIONS before INSERT"));
+                }
+                self.script.insert = Some((after, anchor));
             }
             "INCLUDE" => {
                 let file = self.expect_name(name)?;
@@ -1548,10 +1569,12 @@ GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmv
         );
         assert_eq!(s.phdrs[1].flags, Some(Expr::Number(4)));
 
-        let e = parse_script("GROUP(a)\nINSERT AFTER .data").unwrap_err();
+        let e = parse_script("GROUP(a)\nOVERLAY : { .a { *(.a) } }").unwrap_err();
         assert!(
-            matches!(e, ScriptError::Unsupported { line: 2, ref command } if command == "INSERT")
+            matches!(e, ScriptError::Unsupported { line: 2, ref command } if command == "OVERLAY")
         );
+        let s = parse_script("SECTIONS { .reg : { *(.reg) } } INSERT AFTER .data;").unwrap();
+        assert_eq!(s.insert, Some((true, ".data".to_string())));
 
         let e = parse_script("x = 1;\n. = 0x1000;").unwrap_err();
         assert!(matches!(e, ScriptError::Unsupported { line: 2, ref command } if command == ". ="));
