@@ -915,16 +915,7 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                     if a.name == "." {
                         dot.value = v.value;
                     } else {
-                        if values.len() <= *k {
-                            values.resize(*k + 1, (0, None));
-                        }
-                        // Relative to the section the value is relative to (the one
-                        // before, for `.`), absolute for a number (`LOADADDR`, ...).
-                        let section = v
-                            .section
-                            .and_then(|p| env_link.outputs.get(p as usize))
-                            .map(|o| o.index);
-                        values[*k] = (v.value, section);
+                        record(env_link, &mut values, *k, v);
                     }
                 }
                 Step::Output(i, desc) => {
@@ -1340,14 +1331,7 @@ pub fn insert_values(link: &mut Link) {
                         value: 0,
                     }
                 });
-                if values.len() <= *k {
-                    values.resize(*k + 1, (0, None));
-                }
-                let section = v
-                    .section
-                    .and_then(|p| link.outputs.get(p as usize))
-                    .map(|o| o.index);
-                values[*k] = (v.value, section);
+                record(link, &mut values, *k, v);
             }
         }
     }
@@ -1361,4 +1345,17 @@ pub fn insert_values(link: &mut Link) {
         .map(|e| format!("{origin}:{e}"))
         .collect();
     link.script_values = values;
+}
+
+/// Keeps assignment `k`'s value: relative to the section it is relative to (the one
+/// before, for `.`), absolute for a number (`LOADADDR`, ...).
+fn record(link: &Link, values: &mut Vec<(u64, Option<u32>)>, k: usize, v: Value) {
+    if values.len() <= k {
+        values.resize(k + 1, (0, None));
+    }
+    let section = v
+        .section
+        .and_then(|p| link.outputs.get(p as usize))
+        .map(|o| o.index);
+    values[k] = (v.value, section);
 }

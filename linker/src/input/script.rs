@@ -510,43 +510,17 @@ impl<'a> Parser<'a> {
                 self.skip_to(end + 1);
             }
             "VERSION" => {
-                self.expect_punct('{', "`{` after VERSION")?;
-                let start = self.peek().map_or(self.text.len(), |t| t.start);
-                let end = self.statement_end(start, '}');
-                if end >= self.text.len() {
-                    return Err(ScriptError::Unclosed {
-                        line,
-                        command: "VERSION {".into(),
-                    });
-                }
+                let (start, end, _) = self.braced(name, line)?;
                 self.script.versions.push(self.text[start..end].to_string());
                 self.skip_to(end + 1);
             }
             "PHDRS" => {
-                self.expect_punct('{', "`{` after PHDRS")?;
-                let start = self.peek().map_or(self.text.len(), |t| t.start);
-                let end = self.statement_end(start, '}');
-                if end >= self.text.len() {
-                    return Err(ScriptError::Unclosed {
-                        line,
-                        command: "PHDRS {".into(),
-                    });
-                }
-                let first_line = self.peek().map_or(line, |t| t.line);
+                let (start, end, first_line) = self.braced(name, line)?;
                 self.program_headers(start, end, first_line)?;
                 self.skip_to(end + 1);
             }
             "MEMORY" => {
-                self.expect_punct('{', "`{` after MEMORY")?;
-                let start = self.peek().map_or(self.text.len(), |t| t.start);
-                let end = self.statement_end(start, '}');
-                if end >= self.text.len() {
-                    return Err(ScriptError::Unclosed {
-                        line,
-                        command: "MEMORY {".into(),
-                    });
-                }
-                let first_line = self.peek().map_or(line, |t| t.line);
+                let (start, end, first_line) = self.braced(name, line)?;
                 self.memory_regions(start, end, first_line)?;
                 self.skip_to(end + 1);
             }
@@ -583,6 +557,20 @@ impl<'a> Parser<'a> {
             _ => return Err(self.unsupported(name, line)),
         }
         Ok(())
+    }
+
+    /// `{ BODY }` after `command`: the body's start and end (bytes) and its first line.
+    fn braced(&mut self, command: &str, line: usize) -> Result<(usize, usize, usize), ScriptError> {
+        self.expect_punct('{', &format!("`{{` after {command}"))?;
+        let start = self.peek().map_or(self.text.len(), |t| t.start);
+        let end = self.statement_end(start, '}');
+        if end >= self.text.len() {
+            return Err(ScriptError::Unclosed {
+                line,
+                command: format!("{command} {{"),
+            });
+        }
+        Ok((start, end, self.peek().map_or(line, |t| t.line)))
     }
 
     /// The entries of `PHDRS { ... }` between bytes `start` and `end`.
