@@ -269,6 +269,18 @@ fn image(path: &Path) -> (Vec<String>, Vec<String>) {
     (secs, segs)
 }
 
+/// The freestanding program, compiled for a static link at a fixed address.
+fn freestanding(t: &Test) -> std::path::PathBuf {
+    let flags = [
+        "-O1",
+        "-fno-pic",
+        "-fno-stack-protector",
+        "-ffreestanding",
+        "-fasynchronous-unwind-tables",
+    ];
+    t.compile(Clang, FREESTANDING, &flags)
+}
+
 fn lld_link(t: &Test, objs: &[&Path], flags: &[&str], out: &str) -> std::path::PathBuf {
     let path = t.path(out);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -290,17 +302,7 @@ fn lld_link(t: &Test, objs: &[&Path], flags: &[&str], out: &str) -> std::path::P
 #[test]
 fn sections_layout_as_lld() {
     let t = Test::new();
-    let obj = t.compile(
-        Clang,
-        FREESTANDING,
-        &[
-            "-O1",
-            "-fno-pic",
-            "-fno-stack-protector",
-            "-ffreestanding",
-            "-fasynchronous-unwind-tables",
-        ],
-    );
+    let obj = freestanding(&t);
     let script = t.write("layout.ld", LAYOUT);
     let flags = ["-static", "-T", script.to_str().unwrap()];
     let lld = lld_link(&t, &[&obj], &flags, "lld/prog");
@@ -602,17 +604,7 @@ fn program_headers_as_lld() {
 #[test]
 fn dot_inside_output_sections_as_lld() {
     let t = Test::new();
-    let obj = t.compile(
-        Clang,
-        FREESTANDING,
-        &[
-            "-O1",
-            "-fno-pic",
-            "-fno-stack-protector",
-            "-ffreestanding",
-            "-fasynchronous-unwind-tables",
-        ],
-    );
+    let obj = freestanding(&t);
     let script = t.write(
         "pad.ld",
         "ENTRY(_start)\nSECTIONS {\n  . = 0x400000 + SIZEOF_HEADERS;\n  \

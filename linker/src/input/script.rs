@@ -559,6 +559,17 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// `(EXPR)` after `command` (`AT`, `ALIGN`, `LONG`, ...), read as inside `SECTIONS`.
+    fn parenthesized(&mut self, command: &str, line: usize) -> Result<Expr, ScriptError> {
+        self.expect_open(command)?;
+        let start = self.peek().map_or(self.text.len(), |t| t.start);
+        let end = self.statement_end(start, ')');
+        let expr =
+            self.expression_in_sections(&self.text[start..end.min(self.text.len())], line)?;
+        self.skip_to(end + 1);
+        Ok(expr)
+    }
+
     /// `{ BODY }` after `command`: the body's start and end (bytes) and its first line.
     fn braced(&mut self, command: &str, line: usize) -> Result<(usize, usize, usize), ScriptError> {
         self.expect_punct('{', &format!("`{{` after {command}"))?;
@@ -802,24 +813,12 @@ impl<'a> Parser<'a> {
                     tok: Tok::Word("AT"),
                     line,
                     ..
-                }) => {
-                    self.expect_open("AT")?;
-                    let start = self.peek().map_or(self.text.len(), |t| t.start);
-                    let end = self.statement_end(start, ')');
-                    lma = Some(self.expression_in_sections(&self.text[start..end], line)?);
-                    self.skip_to(end + 1);
-                }
+                }) => lma = Some(self.parenthesized("AT", line)?),
                 Some(Token {
                     tok: Tok::Word("ALIGN"),
                     line,
                     ..
-                }) => {
-                    self.expect_open("ALIGN")?;
-                    let start = self.peek().map_or(self.text.len(), |t| t.start);
-                    let end = self.statement_end(start, ')');
-                    align = Some(self.expression_in_sections(&self.text[start..end], line)?);
-                    self.skip_to(end + 1);
-                }
+                }) => align = Some(self.parenthesized("ALIGN", line)?),
                 Some(Token {
                     tok: Tok::Word(w),
                     line,
@@ -862,11 +861,7 @@ impl<'a> Parser<'a> {
                     });
                 }
                 Tok::Word(w @ ("BYTE" | "SHORT" | "LONG" | "QUAD" | "SQUAD")) => {
-                    self.expect_open(w)?;
-                    let start = self.peek().map_or(self.text.len(), |t| t.start);
-                    let end = self.statement_end(start, ')');
-                    let expr = self.expression_in_sections(&self.text[start..end], t.line)?;
-                    self.skip_to(end + 1);
+                    let expr = self.parenthesized(w, t.line)?;
                     let size = match w {
                         "BYTE" => 1,
                         "SHORT" => 2,
