@@ -1245,22 +1245,7 @@ pub fn assign_addresses(link: &mut Link) {
                     paddr: None,
                 });
             }
-            PT_GNU_STACK => segments.push(Segment {
-                p_type: PT_GNU_STACK,
-                flags: if link.opts.z_execstack
-                    || (link.opts.z_execstack_if_needed && asks_for_executable_stack(link))
-                {
-                    PF_R | PF_W | PF_X
-                } else {
-                    PF_R | PF_W
-                },
-                offset: 0,
-                vaddr: 0,
-                filesz: 0,
-                memsz: link.opts.z_stack_size.unwrap_or(0),
-                align: 16,
-                paddr: None,
-            }),
+            PT_GNU_STACK => segments.push(stack_segment(link)),
             PT_NOTE => {
                 let notes: Vec<&OutputSection> = link
                     .outputs
@@ -1348,6 +1333,27 @@ fn fixed_address(link: &Link, o: &OutputSection) -> Option<u64> {
         .iter()
         .find(|(name, _)| *name == o.name)
         .map(|&(_, a)| a)
+}
+
+/// `PT_GNU_STACK`: executable with `-z execstack` (or `-z execstack-if-needed` and an
+/// input asking for it), sized by `-z stack-size`.
+pub(crate) fn stack_segment(link: &Link) -> Segment {
+    Segment {
+        p_type: PT_GNU_STACK,
+        flags: if link.opts.z_execstack
+            || (link.opts.z_execstack_if_needed && asks_for_executable_stack(link))
+        {
+            PF_R | PF_W | PF_X
+        } else {
+            PF_R | PF_W
+        },
+        offset: 0,
+        vaddr: 0,
+        filesz: 0,
+        memsz: link.opts.z_stack_size.unwrap_or(0),
+        align: 16,
+        paddr: None,
+    }
 }
 
 pub fn asks_for_executable_stack(link: &Link) -> bool {

@@ -779,20 +779,7 @@ pub fn assign_addresses(link: &mut Link) {
             8,
         ));
     }
-    segments.push(Segment {
-        p_type: PT_GNU_STACK,
-        flags: if link.opts.z_execstack {
-            PF_R | PF_W | PF_X
-        } else {
-            PF_R | PF_W
-        },
-        offset: 0,
-        vaddr: 0,
-        filesz: 0,
-        memsz: link.opts.z_stack_size.unwrap_or(0),
-        align: 16,
-        paddr: None,
-    });
+    segments.push(crate::layout::stack_segment(link));
     let notes: Vec<(u64, u64, u64, u64)> = link
         .outputs
         .iter()
@@ -1055,13 +1042,24 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
     }
     data_places.sort_unstable();
     link.script_data_places = data_places;
-    let origin = link
-        .scripts
+    // Only the last walk's complaints count (the first may be redone without headers).
+    link.script_errors = located(link, errors);
+    values
+}
+
+/// The name of the script with `SECTIONS`, for errors.
+fn script_name<'a>(link: &'a Link) -> &'a str {
+    link.scripts
         .sections
         .as_ref()
-        .map_or(String::new(), |(o, _)| o.clone());
-    // Only the last walk's complaints count (the first may be redone without headers).
-    link.script_errors = errors
+        .map_or("", |(o, _)| o.as_str())
+}
+
+/// Layout complaints with the script's name in front: `script:LINE: ...` for those that
+/// start with their line, `script: ...` for the others.
+fn located(link: &Link, errors: Vec<String>) -> Vec<String> {
+    let origin = script_name(link);
+    errors
         .into_iter()
         .map(|e| {
             if e.starts_with(|c: char| c.is_ascii_digit()) {
@@ -1070,8 +1068,7 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                 format!("{origin}: {e}")
             }
         })
-        .collect();
-    values
+        .collect()
 }
 
 /// Whether an output section description assigns `.` among its inputs or stores data
@@ -1215,11 +1212,7 @@ impl Env for ScriptEnv<'_> {
 /// The bytes of the data commands (`BYTE`, `LONG`, ...), once every symbol has its value:
 /// (output section, offset in it, bytes).
 pub fn data_bytes(link: &Link) -> Result<Vec<(u32, u64, Vec<u8>)>> {
-    let origin = link
-        .scripts
-        .sections
-        .as_ref()
-        .map_or(String::new(), |(o, _)| o.clone());
+    let origin = script_name(link);
     let mut out = Vec::new();
     for &(i, at, j) in &link.script_data_places {
         let Some(d) = description(link, i) else {
@@ -1335,15 +1328,7 @@ pub fn insert_values(link: &mut Link) {
             }
         }
     }
-    let origin = link
-        .scripts
-        .sections
-        .as_ref()
-        .map_or(String::new(), |(o, _)| o.clone());
-    link.script_errors = errors
-        .into_iter()
-        .map(|e| format!("{origin}:{e}"))
-        .collect();
+    link.script_errors = located(link, errors);
     link.script_values = values;
 }
 

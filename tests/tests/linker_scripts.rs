@@ -336,6 +336,19 @@ fn sections_layout_as_lld() {
         "{gc_image:?}"
     );
     assert_eq!(run(&rld_gc, &[], &[]).status.code(), Some(42));
+    // The stack segment follows the `-z` options as in the usual layout.
+    let exec_flags = [&flags[..], &["-z", "execstack"]].concat();
+    let stack = |p: &Path| {
+        segments(p)
+            .into_iter()
+            .find(|s| s.typ == "GNU_STACK")
+            .unwrap()
+            .flags
+    };
+    let lld_exec = lld_link(&t, &[&obj], &exec_flags, "lld/prog-execstack");
+    let rld_exec = t.link(Driver::Rld, &[&obj], &exec_flags, "rld/prog-execstack");
+    assert_eq!(stack(&rld_exec), "RWE");
+    assert_eq!(stack(&rld_exec), stack(&lld_exec));
     let names = ["_etext", "data_start", "_end", "unused_end"];
     assert_eq!(described(&rld, &names), described(&lld, &names));
     assert!(described(&rld, &names).contains(&"_etext: GLOBAL DEFAULT NOTYPE .text".into()));
