@@ -34,6 +34,7 @@ const FLAG_MASK: u64 = !(SHF_GROUP as u64
 /// Puts every kept input section into its output section (in input order, constructor
 /// tables sorted by priority) and computes its offset there.
 pub fn assign_input_sections(link: &mut Link) {
+    crate::script_layout::apply_constraints(link);
     let script = link
         .scripts
         .sections
@@ -880,6 +881,7 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
 /// Sorts output sections into their final order and gives them section header indices.
 pub fn sort_output_sections(link: &mut Link) {
     if link.scripts.sections.is_some() && link.scripts.insert.is_none() {
+        crate::script_layout::add_kept_empty_sections(link);
         let order = crate::script_layout::order(link);
         reorder_outputs(link, &order);
         return;
@@ -948,46 +950,208 @@ pub(crate) fn reorder_outputs(link: &mut Link, order: &[usize]) {
     }
 }
 
-/// Program header count for the current set of sections (needed before addresses exist).
+/// Program header types for the current set of sections (needed before addresses exist).
 fn program_headers(link: &Link) -> Vec<u32> {
+    let (lead, rest) = special_headers(link);
     let mut p = Vec::new();
-    let has_interp = link.synthetic.contains_key(&Synthetic::Interp);
-    if has_interp {
+    if !lead.is_empty() {
         p.push(PT_PHDR);
-        p.push(PT_INTERP);
     }
-    let mut classes: Vec<Class> = link
-        .outputs
-        .iter()
-        .map(|o| segment_class(link, o))
-        .filter(|&c| c != Class::NonAlloc)
-        .collect();
-    classes.dedup();
+    p.extend(lead);
     p.extend(std::iter::repeat_n(PT_LOAD, load_count(link)));
+    p.extend(rest);
+    p
+}
+
+/// The program headers other than `PT_PHDR` and the loads, in lld's order: those that go
+/// before the loads (`PT_INTERP`) and those after them.
+pub(crate) fn special_headers(link: &Link) -> (Vec<u32>, Vec<u32>) {
+    let lead = if link.synthetic.contains_key(&Synthetic::Interp) {
+        vec![PT_INTERP]
+    } else {
+        Vec::new()
+    };
+    let mut rest = Vec::new();
     if link.outputs.iter().any(|o| o.is_alloc() && o.is_tls()) {
-        p.push(PT_TLS);
+        rest.push(PT_TLS);
     }
     if link.synthetic.contains_key(&Synthetic::Dynamic) {
-        p.push(PT_DYNAMIC);
+        rest.push(PT_DYNAMIC);
     }
-    if classes.contains(&Class::Relro) {
-        p.push(PT_GNU_RELRO);
+    if relro_sections(link).next().is_some() {
+        rest.push(PT_GNU_RELRO);
     }
     if link.synthetic.contains_key(&Synthetic::EhFrameHdr) {
-        p.push(PT_GNU_EH_FRAME);
+        rest.push(PT_GNU_EH_FRAME);
     }
-    p.push(PT_GNU_STACK);
-    if link
+    rest.push(PT_GNU_STACK);
+    rest.extend(std::iter::repeat_n(PT_NOTE, note_groups(link).len()));
+    if link.synthetic.contains_key(&Synthetic::GnuProperty) {
+        rest.push(PT_GNU_PROPERTY);
+    }
+    (lead, rest)
+}
+
+/// The allocated note sections, one group per `PT_NOTE`: each run of adjacent ones with the
+/// same alignment (lld's rule).
+fn note_groups<'a>(link: &'a Link) -> Vec<Vec<&'a OutputSection>> {
+    let mut groups: Vec<Vec<&OutputSection>> = Vec::new();
+    let mut adjacent = false;
+    for o in link.outputs.iter().filter(|o| o.is_alloc()) {
+        if o.sh_type != SHT_NOTE {
+            adjacent = false;
+            continue;
+        }
+        match groups.last_mut() {
+            Some(g) if adjacent && g[0].align == o.align => g.push(o),
+            _ => groups.push(vec![o]),
+        }
+        adjacent = true;
+    }
+    groups
+}
+
+/// The sections `PT_GNU_RELRO` covers, in order (`.tbss` takes no address space of its
+/// own, so it is not among them).
+pub(crate) fn relro_sections<'a>(link: &'a Link) -> impl Iterator<Item = &'a OutputSection> {
+    link.outputs
+        .iter()
+        .filter(|o| segment_class(link, o) == Class::Relro && !(o.is_tls() && o.is_nobits()))
+}
+
+/// The TLS template of the laid-out sections: from the first TLS section to the end of the
+/// last (`.tbss` included), as aligned as its most aligned member.
+pub(crate) fn tls_layout(link: &Link) -> TlsLayout {
+    let tls: Vec<&OutputSection> = link
         .outputs
         .iter()
-        .any(|o| o.is_alloc() && o.sh_type == SHT_NOTE)
-    {
-        p.push(PT_NOTE);
+        .filter(|o| o.is_alloc() && o.is_tls())
+        .collect();
+    let Some(first) = tls.first() else {
+        return TlsLayout::default();
+    };
+    let end = tls
+        .iter()
+        .map(|o| o.addr + o.size)
+        .max()
+        .unwrap_or(first.addr);
+    TlsLayout {
+        start: first.addr,
+        memsz: end - first.addr,
+        align: tls.iter().map(|o| o.align).max().unwrap_or(1),
     }
-    if link.synthetic.contains_key(&Synthetic::GnuProperty) {
-        p.push(PT_GNU_PROPERTY);
+}
+
+/// The segments of `types` (from [`special_headers`]) for the laid-out sections, with
+/// `link.tls` computed.
+pub(crate) fn special_segments(link: &Link, types: &[u32]) -> Vec<Segment> {
+    let page = link.opts.max_page_size.unwrap_or(PAGE);
+    let mut notes = note_groups(link);
+    let mut segments = Vec::new();
+    for &ty in types {
+        match ty {
+            PT_INTERP => {
+                segments.push(section_segment(link, Synthetic::Interp, PT_INTERP, PF_R, 1))
+            }
+            PT_DYNAMIC => segments.push(section_segment(
+                link,
+                Synthetic::Dynamic,
+                PT_DYNAMIC,
+                if link.opts.z_rodynamic {
+                    PF_R
+                } else {
+                    PF_R | PF_W
+                },
+                8,
+            )),
+            PT_GNU_EH_FRAME => segments.push(section_segment(
+                link,
+                Synthetic::EhFrameHdr,
+                PT_GNU_EH_FRAME,
+                PF_R,
+                4,
+            )),
+            PT_GNU_PROPERTY => segments.push(section_segment(
+                link,
+                Synthetic::GnuProperty,
+                PT_GNU_PROPERTY,
+                PF_R,
+                8,
+            )),
+            PT_TLS => {
+                let tls = &link.tls;
+                let first = link
+                    .outputs
+                    .iter()
+                    .find(|o| o.is_alloc() && o.is_tls())
+                    .unwrap();
+                let filesz = link
+                    .outputs
+                    .iter()
+                    // A non-allocated section flagged TLS (only a corrupt input has one) has
+                    // no address in the template.
+                    .filter(|o| o.is_alloc() && o.is_tls() && !o.is_nobits())
+                    .map(|o| (o.addr + o.size).saturating_sub(tls.start))
+                    .max()
+                    .unwrap_or(0);
+                segments.push(Segment {
+                    p_type: PT_TLS,
+                    flags: PF_R,
+                    offset: first.offset,
+                    vaddr: tls.start,
+                    filesz,
+                    memsz: tls.memsz,
+                    align: tls.align,
+                    paddr: None,
+                });
+            }
+            PT_GNU_RELRO => {
+                let first = relro_sections(link).next().unwrap();
+                let end = relro_sections(link)
+                    .map(|o| o.addr + o.size)
+                    .max()
+                    .unwrap_or(first.addr);
+                // Round up to the (common) page: the next segment starts on a new page
+                // anyway, and the dynamic loader only protects whole pages.
+                let common = link.opts.common_page_size.unwrap_or(PAGE).min(page);
+                let memsz = end.next_multiple_of(common) - first.addr;
+                let filesz = relro_sections(link)
+                    .filter(|o| !o.is_nobits())
+                    .map(|o| o.offset + o.size - first.offset)
+                    .max()
+                    .unwrap_or(0);
+                segments.push(Segment {
+                    p_type: PT_GNU_RELRO,
+                    flags: PF_R,
+                    offset: first.offset,
+                    vaddr: first.addr,
+                    filesz,
+                    memsz,
+                    align: 1,
+                    paddr: None,
+                });
+            }
+            PT_GNU_STACK => segments.push(stack_segment(link)),
+            // One per group, in order (the types list has one PT_NOTE per group).
+            PT_NOTE if notes.is_empty() => {}
+            PT_NOTE => {
+                let group = notes.remove(0);
+                let (start, end) = (group[0], group[group.len() - 1]);
+                segments.push(Segment {
+                    p_type: PT_NOTE,
+                    flags: PF_R,
+                    offset: start.offset,
+                    vaddr: start.addr,
+                    filesz: end.offset + end.size - start.offset,
+                    memsz: end.addr + end.size - start.addr,
+                    align: start.align,
+                    paddr: None,
+                });
+            }
+            _ => {}
+        }
     }
-    p
+    segments
 }
 
 /// Assigns file offsets and addresses to all output sections and builds the segments.
@@ -1013,9 +1177,8 @@ pub fn assign_addresses(link: &mut Link) {
     let mut vaddr = link.image_base + headers_size;
     let mut loads: Vec<Segment> = Vec::new();
     let mut current: Option<Class> = None;
-    let mut tls = TlsLayout::default();
-    let mut tls_end = 0u64;
-    let mut relro: Option<(u64, u64, u64)> = None;
+    // The first TLS section starts the template (aligned for all of it).
+    let mut tls_seen = false;
     let tls_max_align = link
         .outputs
         .iter()
@@ -1094,7 +1257,7 @@ pub fn assign_addresses(link: &mut Link) {
         let o = &mut link.outputs[i];
         // The TLS template starts at the alignment of its most aligned member, so that the
         // thread pointer offsets computed here are the ones the loader uses.
-        let align = if o.is_tls() && tls_end == 0 {
+        let align = if o.is_tls() && !tls_seen {
             tls_max_align
         } else {
             o.align.max(1)
@@ -1109,8 +1272,7 @@ pub fn assign_addresses(link: &mut Link) {
             // .tbss takes no address space of its own: it exists only in the TLS template.
             o.addr = aligned;
             o.offset = offset;
-            tls_end = tls_end.max(aligned + o.size);
-            tls.align = tls.align.max(o.align);
+            tls_seen = true;
             continue;
         }
         // The padding before a NOBITS section is only address space: in the file it would be
@@ -1121,37 +1283,15 @@ pub fn assign_addresses(link: &mut Link) {
         vaddr = aligned;
         o.addr = vaddr;
         o.offset = offset;
-        if o.is_tls() {
-            if tls.memsz == 0 && tls.start == 0 {
-                tls.start = vaddr;
-            }
-            tls_end = tls_end.max(vaddr + o.size);
-            tls.align = tls.align.max(o.align);
-        }
+        tls_seen |= o.is_tls();
         vaddr += o.size;
         if !o.is_nobits() {
             offset += o.size;
             load.filesz = offset - load.offset;
         }
         load.memsz = vaddr - load.vaddr;
-        if class == Class::Relro {
-            let r = relro.get_or_insert((o.addr, o.offset, 0));
-            r.2 = vaddr;
-        }
     }
     loads.push(load);
-    if tls_end > 0 {
-        if tls.start == 0 {
-            // Only .tbss: the template starts where .tbss does.
-            tls.start = link
-                .outputs
-                .iter()
-                .find(|o| o.is_tls())
-                .map_or(0, |o| o.addr);
-        }
-        tls.memsz = tls_end - tls.start;
-    }
-    link.tls = tls;
     // Non-allocated sections follow in the file.
     for o in link.outputs.iter_mut().filter(|o| !o.is_alloc()) {
         offset = offset.next_multiple_of(o.align.max(1));
@@ -1160,119 +1300,24 @@ pub fn assign_addresses(link: &mut Link) {
         offset += o.size;
     }
 
+    link.tls = tls_layout(link);
+    let (lead, rest) = special_headers(link);
     let mut segments = Vec::new();
-    for ty in phdr_types {
-        match ty {
-            PT_PHDR => segments.push(Segment {
-                p_type: PT_PHDR,
-                flags: PF_R,
-                offset: 64,
-                vaddr: link.image_base + 64,
-                filesz: headers_size - 64,
-                memsz: headers_size - 64,
-                align: 8,
-                paddr: None,
-            }),
-            PT_LOAD => {}
-            PT_INTERP => {
-                segments.push(section_segment(link, Synthetic::Interp, PT_INTERP, PF_R, 1))
-            }
-            PT_DYNAMIC => segments.push(section_segment(
-                link,
-                Synthetic::Dynamic,
-                PT_DYNAMIC,
-                if link.opts.z_rodynamic {
-                    PF_R
-                } else {
-                    PF_R | PF_W
-                },
-                8,
-            )),
-            PT_GNU_EH_FRAME => segments.push(section_segment(
-                link,
-                Synthetic::EhFrameHdr,
-                PT_GNU_EH_FRAME,
-                PF_R,
-                4,
-            )),
-            PT_GNU_PROPERTY => segments.push(section_segment(
-                link,
-                Synthetic::GnuProperty,
-                PT_GNU_PROPERTY,
-                PF_R,
-                8,
-            )),
-            PT_TLS => {
-                let first = link
-                    .outputs
-                    .iter()
-                    .find(|o| o.is_alloc() && o.is_tls())
-                    .unwrap();
-                let filesz = link
-                    .outputs
-                    .iter()
-                    // A non-allocated section flagged TLS (only a corrupt input has one) has
-                    // no address in the template.
-                    .filter(|o| o.is_alloc() && o.is_tls() && !o.is_nobits())
-                    .map(|o| (o.addr + o.size).saturating_sub(tls.start))
-                    .max()
-                    .unwrap_or(0);
-                segments.push(Segment {
-                    p_type: PT_TLS,
-                    flags: PF_R,
-                    offset: first.offset,
-                    vaddr: tls.start,
-                    filesz,
-                    memsz: tls.memsz,
-                    align: tls.align,
-                    paddr: None,
-                });
-            }
-            PT_GNU_RELRO => {
-                let (start, off, end) = relro.unwrap();
-                // Round up to the (common) page: the next segment starts on a new page
-                // anyway, and the dynamic loader only protects whole pages.
-                let common = link.opts.common_page_size.unwrap_or(PAGE).min(page);
-                let memsz = end.next_multiple_of(common) - start;
-                segments.push(Segment {
-                    p_type: PT_GNU_RELRO,
-                    flags: PF_R,
-                    offset: off,
-                    vaddr: start,
-                    filesz: memsz,
-                    memsz,
-                    align: 1,
-                    paddr: None,
-                });
-            }
-            PT_GNU_STACK => segments.push(stack_segment(link)),
-            PT_NOTE => {
-                let notes: Vec<&OutputSection> = link
-                    .outputs
-                    .iter()
-                    .filter(|o| o.is_alloc() && o.sh_type == SHT_NOTE)
-                    .collect();
-                let start = notes[0];
-                let end = notes.last().unwrap();
-                segments.push(Segment {
-                    p_type: PT_NOTE,
-                    flags: PF_R,
-                    offset: start.offset,
-                    vaddr: start.addr,
-                    filesz: end.offset + end.size - start.offset,
-                    memsz: end.addr + end.size - start.addr,
-                    align: notes.iter().map(|o| o.align).max().unwrap_or(4),
-                    paddr: None,
-                });
-            }
-            _ => {}
-        }
+    if !lead.is_empty() {
+        segments.push(Segment {
+            p_type: PT_PHDR,
+            flags: PF_R,
+            offset: 64,
+            vaddr: link.image_base + 64,
+            filesz: headers_size - 64,
+            memsz: headers_size - 64,
+            align: 8,
+            paddr: None,
+        });
     }
-    // PT_PHDR and PT_INTERP come first, then the loads, then the rest (lld's order).
-    let lead = usize::from(link.synthetic.contains_key(&Synthetic::Interp)) * 2;
-    let rest = segments.split_off(lead);
+    segments.extend(special_segments(link, &lead));
     segments.extend(loads);
-    segments.extend(rest);
+    segments.extend(special_segments(link, &rest));
     link.segments = segments;
     if link.scripts.insert.is_some() {
         crate::script_layout::insert_values(link);
@@ -1351,7 +1396,8 @@ pub(crate) fn stack_segment(link: &Link) -> Segment {
         vaddr: 0,
         filesz: 0,
         memsz: link.opts.z_stack_size.unwrap_or(0),
-        align: 16,
+        // lld's (GNU ld writes 16; the loader reads neither).
+        align: 0,
         paddr: None,
     }
 }

@@ -313,6 +313,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         return Err(LinkError::Many(missing));
     }
     if opts.relocatable {
+        crate::script_layout::check_supported(&link)?;
         return crate::relocatable::write(&mut link, pending, &mut timer);
     }
     check_shlib_undefined(&link)?;

@@ -552,6 +552,28 @@ impl ExprParser {
                 Expr::Min(a, b)
             }
             "SIZEOF_HEADERS" => Expr::SizeofHeaders,
+            // GNU ld's default scripts. As lld: `SEGMENT_START` is its default (the
+            // segment name is not looked up), `DATA_SEGMENT_ALIGN` aligns `.` to the
+            // maximum page, `DATA_SEGMENT_RELRO_END` to the common page (so RELRO ends
+            // on a page boundary), `DATA_SEGMENT_END(.)` is `.`.
+            "SEGMENT_START" => {
+                self.expect("(")?;
+                self.next()?;
+                self.expect(",")?;
+                let default = self.conditional()?;
+                self.expect(")")?;
+                default
+            }
+            "DATA_SEGMENT_ALIGN" | "DATA_SEGMENT_RELRO_END" if self.sections => {
+                let (max_page, _) = self.two()?;
+                let align = if t == "DATA_SEGMENT_ALIGN" {
+                    Expr::Max(max_page, Box::new(Expr::Number(1)))
+                } else {
+                    Expr::Constant("COMMONPAGESIZE".into())
+                };
+                Expr::AlignDot(Box::new(align))
+            }
+            "DATA_SEGMENT_END" if self.sections => *self.one()?,
             _ => match number(&t) {
                 Some(n) => Expr::Number(n),
                 None if t.starts_with(|c: char| c.is_ascii_digit()) => {
@@ -576,6 +598,7 @@ mod tests {
 
     struct TestEnv {
         symbols: HashMap<&'static str, Value>,
+        dot: Option<Value>,
     }
 
     impl Env for TestEnv {
@@ -600,6 +623,9 @@ mod tests {
         fn sizeof_headers(&self) -> u64 {
             0x2a8
         }
+        fn dot(&self) -> Option<Value> {
+            self.dot
+        }
     }
 
     fn eval(text: &str) -> Result<Value, ExprError> {
@@ -614,8 +640,38 @@ mod tests {
                 ),
                 ("limit", Value::number(40)),
             ]),
+            dot: None,
         };
         parse(text)?.eval(&env)
+    }
+
+    /// Evaluates `text` inside `SECTIONS`, with `.` at `dot`.
+    fn eval_at(text: &str, dot: u64) -> Result<u64, ExprError> {
+        let env = TestEnv {
+            symbols: HashMap::new(),
+            dot: Some(Value::number(dot)),
+        };
+        Ok(parse_in_sections(text)?.eval(&env)?.value)
+    }
+
+    #[test]
+    fn gnu_default_script_functions_as_lld() {
+        assert_eq!(
+            eval_at(
+                "SEGMENT_START(\"text-segment\", 0x400000) + SIZEOF_HEADERS",
+                0
+            )
+            .unwrap(),
+            0x4002a8
+        );
+        let align = "DATA_SEGMENT_ALIGN (CONSTANT (MAXPAGESIZE), CONSTANT (COMMONPAGESIZE))";
+        assert_eq!(eval_at(align, 0x1234).unwrap(), 0x2000);
+        assert_eq!(eval_at(align, 0x2000).unwrap(), 0x2000);
+        let relro_end = "DATA_SEGMENT_RELRO_END (SIZEOF (.text) >= 24 ? 24 : 0, .)";
+        assert_eq!(eval_at(relro_end, 0x3008).unwrap(), 0x4000);
+        assert_eq!(eval_at("DATA_SEGMENT_END (.)", 0x3008).unwrap(), 0x3008);
+        // They move `.`: outside SECTIONS they mean nothing.
+        assert!(parse("DATA_SEGMENT_END (.)").is_err());
     }
 
     #[test]

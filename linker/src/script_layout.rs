@@ -12,17 +12,19 @@
 //! - **Segments**: a `PT_LOAD` for each run of sections with the same permissions; the
 //!   headers are loaded (with `PT_PHDR`) only if they fit below the first section within
 //!   its page; each segment's file offset is congruent to its address modulo the page.
+//! - **Dynamic links**: the linker's own sections (`.dynsym`, `.got`, `.dynamic`, ...)
+//!   are placed by their names like input sections, else as orphans; `PT_INTERP`,
+//!   `PT_DYNAMIC`, `PT_TLS`, `PT_GNU_RELRO` (whose sections must be adjacent) come from
+//!   where they land; the section after the RELRO ones starts a new `PT_LOAD`.
 //!
-//! Supported so far: static executables without TLS or RELRO sections (`-z norelro`);
-//! anything else with `SECTIONS` is refused with an error.
+//! Not supported yet (refused with an error): `SECTIONS` with `-r`.
 
 use crate::context::{Link, Segment};
 use crate::dynamic_list::glob_match;
 use crate::error::{LinkError, Result};
-use crate::input::script::{OutputDescription, OutputItem, SectionsCommand, Sort};
+use crate::input::script::{Constraint, OutputDescription, OutputItem, SectionsCommand, Sort};
 use crate::layout::{class_of, rank_in_class, segment_class, Class, LinkEnv, PAGE};
 use crate::object_file::SectionKind;
-use crate::output_section::Synthetic;
 use crate::script_expr::{Env, Value};
 use object::elf::*;
 use rustc_hash::FxHashMap;
@@ -138,6 +140,54 @@ pub enum SortKey {
     Priority(u32),
 }
 
+/// Drops the output section descriptions whose `ONLY_IF_RO`/`ONLY_IF_RW` their inputs do
+/// not meet, in script order (what one drops, a later one may take), as GNU ld and lld do:
+/// `ONLY_IF_RO` holds unless an input is writable, `ONLY_IF_RW` if one is.
+pub fn apply_constraints(link: &mut Link) {
+    let Some((origin, mut commands)) = link.scripts.sections.take() else {
+        return;
+    };
+    let mut k = 0;
+    while k < commands.len() {
+        let (constraint, patterns) = match &commands[k] {
+            SectionsCommand::Output(d) => (d.constraint, section_patterns(d)),
+            _ => (None, Vec::new()),
+        };
+        let Some(constraint) = constraint else {
+            k += 1;
+            continue;
+        };
+        let map = InputMap::new(&commands);
+        let writable = link.objects.iter().any(|obj| {
+            obj.sections.iter().any(|s| {
+                s.is_kept()
+                    && s.flags & u64::from(SHF_WRITE) != 0
+                    && patterns
+                        .iter()
+                        .any(|p| glob_match(p.as_bytes(), s.name.as_bytes()))
+                    && map.first_match(&obj.name, s.name).map(|m| m.command) == Some(k)
+            })
+        });
+        if writable == (constraint == Constraint::ReadWrite) {
+            k += 1;
+        } else {
+            commands.remove(k);
+        }
+    }
+    link.scripts.sections = Some((origin, commands));
+}
+
+/// The section name patterns of an output section description.
+fn section_patterns(d: &OutputDescription) -> Vec<&String> {
+    d.items
+        .iter()
+        .flat_map(|item| match item {
+            OutputItem::Input { sections, .. } => sections.iter().collect(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
 fn commands<'a>(link: &'a Link) -> &'a [SectionsCommand] {
     link.scripts
         .sections
@@ -150,11 +200,11 @@ pub fn check_supported(link: &Link) -> Result<()> {
     let Some((origin, _)) = &link.scripts.sections else {
         return Ok(());
     };
-    let refuse = |what: &str| {
-        Err(LinkError::Link(format!(
-            "{origin}: SECTIONS is supported in static executables without {what} so far"
-        )))
-    };
+    if link.opts.relocatable {
+        return Err(LinkError::Link(format!(
+            "{origin}: SECTIONS with -r is not supported yet"
+        )));
+    }
     for c in commands(link) {
         let SectionsCommand::Output(d) = c else {
             continue;
@@ -194,19 +244,6 @@ pub fn check_supported(link: &Link) -> Result<()> {
         }
         return Ok(());
     }
-    if link.is_dynamic || link.opts.relocatable || link.opts.is_shared() {
-        return refuse("dynamic linking (use -static, -no-pie)");
-    }
-    if link.outputs.iter().any(|o| o.is_alloc() && o.is_tls()) {
-        return refuse("thread-local storage");
-    }
-    if link.opts.z_relro
-        && link.outputs.iter().any(|o| {
-            segment_class(link, o) == Class::Relro && (o.size > 0 || o.synthetic.is_some())
-        })
-    {
-        return refuse("RELRO sections (link with -z norelro)");
-    }
     Ok(())
 }
 
@@ -219,8 +256,31 @@ pub fn check_addresses(link: &Link) -> Result<()> {
     if !link.script_errors.is_empty() {
         return Err(LinkError::Many(link.script_errors.clone()));
     }
-    let mut previous: Option<&crate::output_section::OutputSection> = None;
+    // PT_GNU_RELRO is one range: nothing else may sit between its sections (lld).
+    let relro = |o: &crate::output_section::OutputSection| {
+        o.is_alloc() && segment_class(link, o) == Class::Relro
+    };
+    let mut run = (false, false); // (a RELRO section seen, then another section)
     for o in link.outputs.iter().filter(|o| o.is_alloc()) {
+        match (relro(o), run) {
+            (true, (_, true)) => {
+                return Err(LinkError::Link(format!(
+                    "{origin}: section {} is not contiguous with other relro sections",
+                    o.name
+                )))
+            }
+            (true, _) => run.0 = true,
+            (false, (true, _)) => run.1 = true,
+            (false, _) => {}
+        }
+    }
+    let mut previous: Option<&crate::output_section::OutputSection> = None;
+    // `.tbss` takes no address space: the sections after it overlap it.
+    for o in link
+        .outputs
+        .iter()
+        .filter(|o| o.is_alloc() && !(o.is_tls() && o.is_nobits()))
+    {
         if let Some(p) = previous {
             let end = p.addr.checked_add(p.size);
             if end.is_none_or(|end| o.addr < end) || o.addr.checked_add(o.size).is_none() {
@@ -239,12 +299,47 @@ pub fn check_addresses(link: &Link) -> Result<()> {
     Ok(())
 }
 
+/// Creates the script's output sections that no input fills but that its description
+/// keeps (it moves `.`, stores data or defines a symbol there), as lld does: of type
+/// `PROGBITS`, with the permissions of the section before them.
+pub fn add_kept_empty_sections(link: &mut Link) {
+    let mut flags = u64::from(SHF_ALLOC);
+    let mut added = Vec::new();
+    for c in commands(link) {
+        let SectionsCommand::Output(d) = c else {
+            continue;
+        };
+        if let Some(o) = link.outputs.iter().find(|o| o.name == d.name) {
+            flags = o.flags & u64::from(SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR);
+        } else if d.name != "/DISCARD/" && kept_when_empty(d) {
+            added.push(crate::output_section::OutputSection::new(
+                &d.name,
+                SHT_PROGBITS,
+                flags,
+            ));
+        }
+    }
+    link.outputs.extend(added);
+}
+
+/// Whether an output section description keeps its section when no input goes there.
+fn kept_when_empty(d: &OutputDescription) -> bool {
+    d.items.iter().any(|item| match item {
+        OutputItem::Assign(a) => !a.provide,
+        OutputItem::Data { .. } => true,
+        OutputItem::Input { .. } => false,
+    })
+}
+
 /// The output sections in the script's order, orphans placed after their kind; empty
-/// sections the script names are dropped.
+/// sections the script names are dropped unless their description keeps them.
 pub fn order(link: &Link) -> Vec<usize> {
     let present = |i: usize| {
         let o = &link.outputs[i];
-        o.size > 0 || o.synthetic.is_some() || !o.inputs.is_empty()
+        o.size > 0
+            || o.synthetic.is_some()
+            || !o.inputs.is_empty()
+            || description(link, i).is_some_and(kept_when_empty)
     };
     let mut placed: Vec<usize> = Vec::new();
     for c in commands(link) {
@@ -273,8 +368,13 @@ pub fn order(link: &Link) -> Vec<usize> {
         // After the last section (script's or an orphan already placed) of the same kind
         // and contents (with file contents or like `.bss`), else of the same kind, else
         // after the last of an earlier kind, else first.
+        // (Sections the script keeps empty are no anchors, as in lld.)
         let nobits = link.outputs[i].is_nobits();
-        let same_kind = |p: usize| segment_class(link, &link.outputs[p]) == class;
+        let filled = |p: usize| {
+            let o = &link.outputs[p];
+            !o.inputs.is_empty() || o.synthetic.is_some() || o.size > 0
+        };
+        let same_kind = |p: usize| segment_class(link, &link.outputs[p]) == class && filled(p);
         let same = placed
             .iter()
             .rposition(|&p| same_kind(p) && link.outputs[p].is_nobits() == nobits)
@@ -299,8 +399,16 @@ pub fn order(link: &Link) -> Vec<usize> {
             });
         let earlier = placed
             .iter()
-            .rposition(|&p| segment_class(link, &link.outputs[p]) < class);
-        let at = same.or(earlier).map_or(0, |k| k + 1);
+            .rposition(|&p| segment_class(link, &link.outputs[p]) < class && filled(p));
+        // A note goes after the last note (lld ranks notes apart, to keep one PT_NOTE).
+        let is_note = |p: usize| {
+            let o = &link.outputs[p];
+            o.is_alloc() && o.sh_type == SHT_NOTE
+        };
+        let note = is_note(i)
+            .then(|| placed.iter().rposition(|&p| is_note(p)))
+            .flatten();
+        let at = note.or(same).or(earlier).map_or(0, |k| k + 1);
         placed.insert(at, i);
     }
     placed
@@ -421,20 +529,8 @@ fn program_header_count(link: &Link, headers_loaded: bool) -> usize {
             current = Some((flags_of(link, i), Some(i)));
         }
     }
-    if link.synthetic.contains_key(&Synthetic::EhFrameHdr) {
-        count += 1;
-    }
-    if link.synthetic.contains_key(&Synthetic::GnuProperty) {
-        count += 1;
-    }
-    count += 1; // PT_GNU_STACK
-    if link
-        .outputs
-        .iter()
-        .any(|o| o.is_alloc() && o.sh_type == SHT_NOTE)
-    {
-        count += 1;
-    }
+    let (lead, rest) = crate::layout::special_headers(link);
+    count += lead.len() + rest.len();
     count
 }
 
@@ -517,7 +613,9 @@ fn joins(link: &Link, i: usize, first: Option<usize>, flags: u32) -> bool {
             }),
         };
     }
-    if flags_of(link, i) != flags {
+    // The section after the RELRO ones starts a load of its own (lld), so that what
+    // PT_GNU_RELRO protects ends where a load does.
+    if flags_of(link, i) != flags || starts_after_relro(link, i) {
         return false;
     }
     let d = description(link, i);
@@ -529,6 +627,16 @@ fn joins(link: &Link, i: usize, first: Option<usize>, flags: u32) -> bool {
     let same_lma_region = d.is_none_or(|d| d.lma.is_none())
         && d.and_then(|d| d.lma_region.as_deref()) == f.and_then(|f| f.lma_region.as_deref());
     region == region_of(link, first) && same_lma_region
+}
+
+/// Whether allocated output section `i` is the first after the RELRO sections.
+fn starts_after_relro(link: &Link, i: usize) -> bool {
+    let relro = |o: &crate::output_section::OutputSection| segment_class(link, o) == Class::Relro;
+    !relro(&link.outputs[i])
+        && link.outputs[..i]
+            .iter()
+            .rfind(|o| o.is_alloc())
+            .is_some_and(relro)
 }
 
 /// With `PHDRS`: per output section, the program headers (indices in `PHDRS`) it is in:
@@ -732,9 +840,11 @@ pub fn assign_addresses(link: &mut Link) {
             offset = offset.wrapping_add(size);
             load.filesz = offset.wrapping_sub(load.offset);
         }
-        load.memsz = load
-            .memsz
-            .max(addr.wrapping_add(size).wrapping_sub(load.vaddr));
+        if !(link.outputs[i].is_tls() && nobits) {
+            load.memsz = load
+                .memsz
+                .max(addr.wrapping_add(size).wrapping_sub(load.vaddr));
+        }
     }
     for o in link.outputs.iter_mut().filter(|o| !o.is_alloc()) {
         offset = offset.next_multiple_of(o.align.max(1));
@@ -743,10 +853,12 @@ pub fn assign_addresses(link: &mut Link) {
         offset += o.size;
     }
 
+    link.tls = crate::layout::tls_layout(link);
     if listed {
         link.segments = listed_segments(link, headers);
         return;
     }
+    let (lead, rest) = crate::layout::special_headers(link);
     let mut segments = Vec::new();
     if headers_loaded {
         segments.push(Segment {
@@ -760,45 +872,9 @@ pub fn assign_addresses(link: &mut Link) {
             paddr: None,
         });
     }
+    segments.extend(crate::layout::special_segments(link, &lead));
     segments.extend(loads);
-    if link.synthetic.contains_key(&Synthetic::EhFrameHdr) {
-        segments.push(crate::layout::section_segment(
-            link,
-            Synthetic::EhFrameHdr,
-            PT_GNU_EH_FRAME,
-            PF_R,
-            4,
-        ));
-    }
-    if link.synthetic.contains_key(&Synthetic::GnuProperty) {
-        segments.push(crate::layout::section_segment(
-            link,
-            Synthetic::GnuProperty,
-            PT_GNU_PROPERTY,
-            PF_R,
-            8,
-        ));
-    }
-    segments.push(crate::layout::stack_segment(link));
-    let notes: Vec<(u64, u64, u64, u64)> = link
-        .outputs
-        .iter()
-        .filter(|o| o.is_alloc() && o.sh_type == SHT_NOTE)
-        .map(|o| (o.offset, o.addr, o.size, o.align))
-        .collect();
-    if let (Some(first), Some(last)) = (notes.first(), notes.last()) {
-        let size = last.1 + last.2 - first.1;
-        segments.push(Segment {
-            p_type: PT_NOTE,
-            flags: PF_R,
-            offset: first.0,
-            vaddr: first.1,
-            filesz: size,
-            memsz: size,
-            align: first.3,
-            paddr: None,
-        });
-    }
+    segments.extend(crate::layout::special_segments(link, &rest));
     link.segments = segments;
 }
 
@@ -1012,10 +1088,13 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                     previous = this;
                     placed[*i] = Some((addr, lma));
                     addresses.push((*i, addr, (lma != addr).then_some(lma)));
-                    dot = Value {
-                        section: Some(*i as u32),
-                        value: end,
-                    };
+                    // `.tbss` is only in the TLS template: `.` does not move past it (lld).
+                    if !(o.is_tls() && o.is_nobits()) {
+                        dot = Value {
+                            section: Some(*i as u32),
+                            value: end,
+                        };
+                    }
                 }
             }
         }
@@ -1095,19 +1174,38 @@ fn replace_inputs<'e>(
 ) -> std::result::Result<(u64, Vec<(u32, u32, u64)>, Vec<(usize, u64)>), String> {
     let o = &link.outputs[i];
     let plain = o.tails.is_empty()
+        && o.synthetic.is_none()
         && o.inputs.iter().all(|&(f, s)| {
             link.objects[f as usize].sections[s as usize].kind == SectionKind::Regular
         });
-    if !plain {
+    // Such a section keeps its contents where they are: the script may move `.` only
+    // after its last input item, past everything.
+    let last_input = d
+        .items
+        .iter()
+        .rposition(|it| matches!(it, OutputItem::Input { .. }));
+    let first_move = d.items.iter().position(|it| match it {
+        OutputItem::Assign(a) => a.name == ".",
+        OutputItem::Data { .. } => true,
+        OutputItem::Input { .. } => false,
+    });
+    if !plain && last_input.is_some_and(|l| first_move.is_some_and(|m| m < l)) {
         return Err(format!(
-            "`. =` inside {}, which holds merged strings, `.eh_frame` or common symbols, is not supported yet",
+            "`. =` or data between the inputs of {}, which holds merged strings, `.eh_frame`, common symbols or linker-made contents, is not supported yet",
             o.name
         ));
     }
-    let mut offset = 0u64;
+    let mut offset = if plain { 0 } else { o.size };
     let mut moves = Vec::new();
     let mut dots = Vec::new();
     for (j, item) in d.items.iter().enumerate() {
+        if !plain && last_input.is_some_and(|l| j <= l) {
+            // Before the first move: the contents as laid out.
+            if let OutputItem::Assign(_) = item {
+                dots.push((j, addr + inside_offset(link, map, i, j)));
+            }
+            continue;
+        }
         match item {
             OutputItem::Input { .. } => {
                 for &(f, s) in &o.inputs {
@@ -1146,7 +1244,9 @@ fn replace_inputs<'e>(
 }
 
 /// The location counter at item `item` of output section `i`: the section's address plus
-/// the end of the input sections the items before it placed.
+/// the end of what the items before it placed. A section rld makes (`.rela.plt`, `.got`)
+/// counts as placed by the item whose pattern matches its name; what no pattern places
+/// (merged strings, commons, copy relocations) ends up after the last input item.
 fn inside_dot(
     link: &Link,
     map: &InputMap,
@@ -1154,20 +1254,53 @@ fn inside_dot(
     item: usize,
     placed: &[Option<(u64, u64)>],
 ) -> u64 {
+    let base = placed[i].map_or(link.outputs[i].addr, |p| p.0);
+    base + inside_offset(link, map, i, item)
+}
+
+/// [`inside_dot`]'s offset from the section's start.
+fn inside_offset(link: &Link, map: &InputMap, i: usize, item: usize) -> u64 {
     let o = &link.outputs[i];
-    let base = placed[i].map_or(o.addr, |p| p.0);
-    let end = o
-        .inputs
-        .iter()
-        .filter_map(|&(f, s)| {
-            let obj = &link.objects[f as usize];
-            let sec = &obj.sections[s as usize];
-            let (rank, _) = map.rank(&obj.name, sec.name, sec.align);
-            (rank < item).then_some(sec.offset + sec.size)
-        })
-        .max()
-        .unwrap_or(0);
-    base + end
+    let after_inputs = description(link, i).is_some_and(|d| {
+        !d.items[item..]
+            .iter()
+            .any(|it| matches!(it, OutputItem::Input { .. }))
+    });
+    if let Some(name) = synthetic_input_name(link, o) {
+        if map.rank("", name, o.align).0 < item {
+            o.size
+        } else {
+            0
+        }
+    } else if after_inputs {
+        o.size
+    } else {
+        o.inputs
+            .iter()
+            .filter_map(|&(f, s)| {
+                let obj = &link.objects[f as usize];
+                let sec = &obj.sections[s as usize];
+                let (rank, _) = map.rank(&obj.name, sec.name, sec.align);
+                (rank < item).then_some(sec.offset + sec.size)
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// The input section name a script's patterns see for a section rld makes: its own, but
+/// in a static link GNU ld's names for the IRELATIVE relocations and their PLT (so that
+/// the default script's `__rela_iplt_start`/`__rela_iplt_end` enclose them).
+fn synthetic_input_name<'a>(
+    link: &Link,
+    o: &'a crate::output_section::OutputSection,
+) -> Option<&'a str> {
+    use crate::output_section::Synthetic;
+    Some(match o.synthetic? {
+        Synthetic::RelaPlt if !link.is_dynamic => ".rela.iplt",
+        Synthetic::Plt if !link.is_dynamic => ".iplt",
+        _ => &o.name,
+    })
 }
 
 /// Expressions inside `SECTIONS`: the link's symbols, the counter, and the addresses of

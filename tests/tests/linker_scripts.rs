@@ -263,7 +263,6 @@ fn image(path: &Path) -> (Vec<String>, Vec<String>) {
         .collect();
     let segs = segments(path)
         .into_iter()
-        .filter(|s| s.typ != "GNU_STACK")
         .map(|s| format!("{:?}", s))
         .collect();
     (secs, segs)
@@ -379,17 +378,34 @@ fn sections_from_address_zero() {
 fn sections_refusals() {
     let t = Test::new();
     let obj = t.compile(Clang, "int main(void) { return 0; }\n", &["-O1"]);
-    let script = t.write("dyn.ld", "SECTIONS { .text : { *(.text*) } }\n");
-    let (res, cmd) = t.try_link(
-        Driver::ClangRld,
+    // PT_GNU_RELRO is one range (lld refuses the same script).
+    let script = t.write(
+        "relro.ld",
+        "SECTIONS { .init_array : { *(.init_array) } .data : { *(.data) } .dynamic : { *(.dynamic) } }\n",
+    );
+    for driver in [Driver::ClangRld, Driver::ClangLld] {
+        let (res, cmd) = t.try_link(
+            driver,
+            &[&obj],
+            &["-Wl,-T", script.to_str().unwrap()],
+            "refused",
+        );
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert!(!res.status.success(), "{cmd}");
+        assert!(
+            err.contains(".dynamic is not contiguous with other relro sections"),
+            "{err}"
+        );
+    }
+    let (res, _) = t.try_link(
+        Driver::Rld,
         &[&obj],
-        &["-Wl,-T", script.to_str().unwrap()],
-        "refused",
+        &["-r", "-T", script.to_str().unwrap()],
+        "relocatable",
     );
     let err = String::from_utf8_lossy(&res.stderr);
-    assert!(!res.status.success(), "{cmd}");
     assert!(
-        err.contains("dyn.ld: SECTIONS is supported in static executables without dynamic linking"),
+        err.contains("relro.ld: SECTIONS with -r is not supported yet"),
         "{err}"
     );
     // A counter moved back onto a section already placed.
@@ -809,4 +825,188 @@ int main(void) {
     let value = |n: &str| find_symbols(&syms, ".symtab", n)[0].value;
     assert_eq!(value("__myreg_start"), reg.addr);
     assert_eq!(value("__myreg_end"), reg.addr + reg.size);
+}
+
+/// GNU ld's default script for `flag` (`ld --verbose`, the text between its `=====` lines),
+/// written to `name`: what build systems copy and adapt.
+fn gnu_default_script(t: &Test, flag: Option<&str>, name: &str) -> std::path::PathBuf {
+    let mut cmd = std::process::Command::new("ld");
+    cmd.arg("--verbose").args(flag);
+    let out = run_checked(&mut cmd);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let body: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("====="))
+        .skip(1)
+        .take_while(|l| !l.starts_with("====="))
+        .collect();
+    assert!(body.iter().any(|l| l.contains("SECTIONS")), "{text}");
+    t.write(name, body.join("\n"))
+}
+
+/// The layout without addresses: each program header's type, permissions and alignment,
+/// and the sections each one holds (`readelf -lW`'s mapping).
+fn layout_shape(path: &Path) -> Vec<String> {
+    let mut shape: Vec<String> = segments(path)
+        .iter()
+        .map(|s| format!("{} {} {:#x}", s.typ, s.flags, s.align))
+        .collect();
+    let text = tool_stdout("readelf", &["-lW"], path);
+    shape.extend(
+        text.lines()
+            .skip_while(|l| !l.contains("Section to Segment mapping"))
+            .skip(2)
+            .map(|l| l.trim().to_string()),
+    );
+    shape
+}
+
+const LIBRARY: &str = r#"__thread int lib_tls = 7;
+int lib_counter;
+static int priv = 3;
+int lib_value(void) { return ++lib_counter + priv + lib_tls; }
+__attribute__((constructor(200))) static void lib_init(void) { priv = 4; }
+"#;
+
+const APPLICATION: &str = r#"#include <stdio.h>
+#include <string.h>
+int lib_value(void);
+extern int lib_counter;
+const char *names[] = {"alpha", "beta", "gamma"};
+int common_thing[100];
+__thread int tv = 5;
+__thread int tz;
+__attribute__((constructor(101))) static void first(void) { common_thing[0] = 9; }
+int main(void) {
+    int a = lib_value(), b = lib_value();
+    tz += 2;
+    fprintf(stdout, "%d %d %d %s %zu %d %d %d\n", a, b, lib_counter, names[1],
+            strlen(names[2]), common_thing[0], tv, tz);
+    return 0;
+}
+"#;
+
+const CXX_PROGRAM: &str = r#"#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+thread_local std::string tl = "tls";
+struct Init { int v; Init() : v(42) {} };
+static Init init;
+int thrower(int x) {
+    if (x > 2) throw std::runtime_error("boom " + std::to_string(x));
+    return x;
+}
+int main() {
+    std::vector<int> v{1, 2, 3};
+    int sum = 0;
+    for (int x : v) {
+        try { sum += thrower(x); } catch (const std::exception &e) { std::printf("caught %s\n", e.what()); }
+    }
+    std::printf("%d %d %s\n", sum, init.v, tl.c_str());
+}
+"#;
+
+/// GNU ld's default scripts given with `-T`, as projects copy them (`SEGMENT_START`,
+/// `DATA_SEGMENT_*`, `ONLY_IF_RO`/`ONLY_IF_RW`, `SORT(CONSTRUCTORS)`, `. = ALIGN(...)` after
+/// commons, PROVIDE_HIDDEN in the linker's own sections): a shared library (with TLS and a
+/// constructor), a non-PIE program using it (copy relocation, commons, TLS), a PIE and a
+/// non-PIE C++ program (exceptions, `thread_local`) run as their lld-14 links do, with
+/// lld-14's segments and sections per segment; static links run as GNU ld's, with
+/// `__rela_iplt_start`/`__rela_iplt_end` around the IRELATIVE relocations.
+#[test]
+fn gnu_default_scripts_as_lld() {
+    let t = Test::new();
+    let exe_script = gnu_default_script(&t, None, "default.x");
+    let pie_script = gnu_default_script(&t, Some("-pie"), "pie.x");
+    let shared_script = gnu_default_script(&t, Some("-shared"), "shared.x");
+    let script_flag = |p: &Path| format!("-Wl,-T,{}", p.display());
+    let lib = t.compile(Clang, LIBRARY, &["-O2", "-fPIC"]);
+    let app = t.compile(Clang, APPLICATION, &["-O2", "-fno-pie", "-fcommon"]);
+    let cxx = t.compile_cxx(Clang, CXX_PROGRAM, &["-O2", "-fPIE"]);
+    let mut programs = Vec::new();
+    for (driver, tag) in [(Driver::ClangRld, "rld"), (Driver::ClangLld, "lld")] {
+        let so = format!("lib{tag}.so");
+        let (res, cmd) = t.try_link(
+            driver,
+            &[&lib],
+            &["-shared", &script_flag(&shared_script)],
+            &so,
+        );
+        assert!(
+            res.status.success(),
+            "{cmd}\n{}",
+            String::from_utf8_lossy(&res.stderr)
+        );
+        let rpath = format!("-Wl,-rpath,{}", t.path(".").display());
+        let exe = t.link(
+            driver,
+            &[&app],
+            &[
+                "-no-pie",
+                &format!("-l{tag}"),
+                "-L.",
+                &rpath,
+                &script_flag(&exe_script),
+            ],
+            &format!("app-{tag}"),
+        );
+        let pie = t.link_cxx(
+            driver,
+            &[&cxx],
+            &["-pie", &script_flag(&pie_script)],
+            &format!("cxx-pie-{tag}"),
+            true,
+        );
+        let no_pie = t.link_cxx(
+            driver,
+            &[&cxx],
+            &["-no-pie", &script_flag(&exe_script)],
+            &format!("cxx-{tag}"),
+            true,
+        );
+        programs.push([t.path(&so), exe, pie, no_pie]);
+    }
+    let [rld, lld] = [&programs[0], &programs[1]];
+    for k in 1..4 {
+        assert_same_output(&rld[k], &lld[k], &[], &[], None);
+    }
+    assert_eq!(
+        run(&rld[1], &[], &[]).stdout,
+        b"12 13 2 beta 5 9 5 2\n".to_vec()
+    );
+    for (r, l) in rld.iter().zip(lld) {
+        assert_eq!(layout_shape(r), layout_shape(l), "{}", r.display());
+    }
+    // The copy relocation and the commons sit in the script's `.bss`, before its final
+    // `. = ALIGN(...)`.
+    let bss = find_section(&sections(&rld[1]), ".bss").expect(".bss");
+    let common = find_symbols(&symbols(&rld[1]), ".symtab", "common_thing")[0].clone();
+    assert!(common.value >= bss.addr && common.value + 400 <= bss.addr + bss.size);
+
+    // Static: glibc applies the IRELATIVE relocations between the script's symbols.
+    for (objs, cxx_driver) in [(&app, false), (&cxx, true)] {
+        let mut outputs = Vec::new();
+        for (driver, tag) in [(Driver::ClangRld, "rld"), (Driver::GccLd, "ld")] {
+            let out = format!("static-{tag}-{cxx_driver}");
+            let flags = ["-static", &script_flag(&exe_script)];
+            let exe = if cxx_driver {
+                t.link_cxx(driver, &[objs], &flags, &out, false)
+            } else {
+                // The library's functions, from its object.
+                t.link(driver, &[objs, &lib], &flags, &out)
+            };
+            outputs.push(exe);
+        }
+        assert_same_output(&outputs[0], &outputs[1], &[], &[], None);
+        let syms = symbols(&outputs[0]);
+        let value = |name: &str| find_symbols(&syms, ".symtab", name)[0].value;
+        let relocs = tool_stdout("readelf", &["-rW"], &outputs[0]);
+        let irelative = relocs.matches("R_X86_64_IRELATIV").count() as u64;
+        assert!(irelative > 0, "{relocs}");
+        assert_eq!(
+            value("__rela_iplt_end") - value("__rela_iplt_start"),
+            irelative * 24
+        );
+    }
 }

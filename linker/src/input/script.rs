@@ -119,8 +119,18 @@ pub struct OutputDescription {
     pub phdrs: Vec<String>,
     /// `(NOLOAD)`: the section takes memory but no room in the file.
     pub noload: bool,
+    /// `ONLY_IF_RO`/`ONLY_IF_RW`: the description counts only if its inputs are all
+    /// read-only, or some are writable.
+    pub constraint: Option<Constraint>,
     pub items: Vec<OutputItem>,
     pub line: usize,
+}
+
+/// `ONLY_IF_RO` or `ONLY_IF_RW` after an output section's colon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Constraint {
+    ReadOnly,
+    ReadWrite,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -803,6 +813,7 @@ impl<'a> Parser<'a> {
         }
         let mut align = None;
         let mut lma = None;
+        let mut constraint = None;
         loop {
             match self.next() {
                 Some(Token {
@@ -819,6 +830,14 @@ impl<'a> Parser<'a> {
                     line,
                     ..
                 }) => align = Some(self.parenthesized("ALIGN", line)?),
+                Some(Token {
+                    tok: Tok::Word("ONLY_IF_RO"),
+                    ..
+                }) => constraint = Some(Constraint::ReadOnly),
+                Some(Token {
+                    tok: Tok::Word("ONLY_IF_RW"),
+                    ..
+                }) => constraint = Some(Constraint::ReadWrite),
                 Some(Token {
                     tok: Tok::Word(w),
                     line,
@@ -870,6 +889,19 @@ impl<'a> Parser<'a> {
                     };
                     items.push(OutputItem::Data { size, expr });
                 }
+                // C++ constructor tables of a.out and ECOFF: nothing to do in ELF (GNU
+                // ld and lld ignore them).
+                Tok::Word("CONSTRUCTORS") => {}
+                Tok::Word("SORT")
+                    if self.text[t.start + 4..]
+                        .trim_start()
+                        .strip_prefix('(')
+                        .is_some_and(|r| r.trim_start().starts_with("CONSTRUCTORS")) =>
+                {
+                    self.expect_open("SORT")?;
+                    self.next();
+                    self.expect_close("SORT", t.line)?;
+                }
                 Tok::Word(
                     w @ ("SORT"
                     | "SORT_BY_NAME"
@@ -878,7 +910,6 @@ impl<'a> Parser<'a> {
                     | "SORT_NONE"
                     | "FILL"
                     | "CREATE_OBJECT_SYMBOLS"
-                    | "CONSTRUCTORS"
                     | "INCLUDE"),
                 ) => return Err(self.unsupported(w, t.line)),
                 Tok::Word("EXCLUDE_FILE") => {
@@ -978,6 +1009,7 @@ impl<'a> Parser<'a> {
             lma_region,
             phdrs,
             noload,
+            constraint,
             items,
             line,
         })
