@@ -206,6 +206,8 @@ pub struct Link<'o> {
     pub script_data_places: Vec<(usize, u64, usize)>,
     /// Their bytes, once symbols have values: (output section, offset, bytes).
     pub script_data: Vec<(u32, u64, Vec<u8>)>,
+    /// The fill patterns of the scripts' output sections: (output section, 4 bytes).
+    pub script_fills: Vec<(u32, [u8; 4])>,
 }
 
 impl<'o> Link<'o> {
@@ -259,6 +261,7 @@ impl<'o> Link<'o> {
             script_errors: Vec::new(),
             script_data_places: Vec::new(),
             script_data: Vec::new(),
+            script_fills: Vec::new(),
         }
     }
 

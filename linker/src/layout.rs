@@ -82,9 +82,13 @@ pub fn assign_input_sections(link: &mut Link) {
         // `(NOLOAD)`: memory without file contents, like `.bss`.
         for c in commands {
             if let crate::input::script::SectionsCommand::Output(d) = c {
-                if d.noload {
-                    for o in link.outputs.iter_mut().filter(|o| o.name == d.name) {
+                for o in link.outputs.iter_mut().filter(|o| o.name == d.name) {
+                    if d.noload {
                         o.sh_type = SHT_NOBITS;
+                    }
+                    // `(COPY)`, `(INFO)`, `(OVERLAY)`.
+                    if d.not_allocated {
+                        o.flags &= !u64::from(SHF_ALLOC);
                     }
                 }
             }

@@ -226,6 +226,21 @@ pub fn check_supported(link: &Link) -> Result<()> {
             }
         }
     }
+    // A section rld makes goes where a description of its own name puts it; moving it into
+    // another output section is not supported.
+    let map = InputMap::new(commands(link));
+    for o in &link.outputs {
+        let Some(name) = synthetic_input_name(link, o) else {
+            continue;
+        };
+        if let Some(Some(target)) = map.place("", name) {
+            if target != o.name {
+                return Err(LinkError::Link(format!(
+                    "{origin}: putting the linker's {name} into output section {target} is not supported yet"
+                )));
+            }
+        }
+    }
     if let Some((_, anchor)) = &link.scripts.insert {
         // Added to the usual layout: no moves of `.`, no regions or program headers.
         let moves_dot_anywhere = commands(link).iter().any(|c| match c {
@@ -1372,6 +1387,35 @@ pub fn data_bytes(link: &Link) -> Result<Vec<(u32, u64, Vec<u8>)>> {
             at - o.addr,
             value.to_le_bytes()[..usize::from(*size)].to_vec(),
         ));
+    }
+    Ok(out)
+}
+
+/// The fill patterns of output sections (`=FILL`, `FILL(...)`): the expression's low 32
+/// bits, big-endian, as GNU ld and lld store them.
+pub fn fills(link: &Link) -> Result<Vec<(u32, [u8; 4])>> {
+    let origin = script_name(link);
+    let mut out = Vec::new();
+    for (i, o) in link.outputs.iter().enumerate() {
+        let Some(d) = description(link, i) else {
+            continue;
+        };
+        let Some(expr) = &d.fill else {
+            continue;
+        };
+        if o.is_nobits() || o.synthetic.is_some() {
+            continue;
+        }
+        let env = LinkEnv {
+            link,
+            dot: None,
+            headers: None,
+        };
+        let value = expr
+            .eval(&env)
+            .map_err(|e| LinkError::Link(format!("{origin}:{}: {e}", d.line)))?
+            .value;
+        out.push((i as u32, (value as u32).to_be_bytes()));
     }
     Ok(out)
 }

@@ -408,6 +408,20 @@ fn sections_refusals() {
         err.contains("relro.ld: SECTIONS with -r is not supported yet"),
         "{err}"
     );
+    let script = t.write("got.ld", "SECTIONS { .data : { *(.data) *(.got) } }\n");
+    let (res, _) = t.try_link(
+        Driver::ClangRld,
+        &[&obj],
+        &["-Wl,-T", script.to_str().unwrap()],
+        "got",
+    );
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        err.contains(
+            "got.ld: putting the linker's .got into output section .data is not supported yet"
+        ),
+        "{err}"
+    );
     // A counter moved back onto a section already placed.
     let freestanding = t.compile(Clang, FREESTANDING, &["-O1", "-fno-pic", "-ffreestanding"]);
     let back = t.write(
@@ -429,8 +443,8 @@ fn sections_refusals() {
     assert!(!t.path("back").exists());
     for (text, what) in [
         (
-            "SECTIONS { .data : { *(.data) } =0x90909090 }",
-            "unsupported command `=0x90909090",
+            "SECTIONS { .data (DSECT) : { *(.data) } }",
+            "unsupported command `.data (DSECT)`",
         ),
         (
             "PHDRS { text PT_LOAD AT(0x1000); }",
@@ -686,6 +700,55 @@ fn data_commands_as_lld() {
     assert!(data(&rld).contains("efbeadde"), "{}", data(&rld));
     let names = ["after", "_end"];
     assert_eq!(described(&rld, &names), described(&lld, &names));
+}
+
+/// `=FILL` after a section and `FILL(...)` inside one fill the gaps between its contents
+/// (alignment padding, `. +=`) with the 4-byte pattern, each gap from the pattern's first
+/// byte; `(INFO)` and `(COPY)` sections are not allocated; `.tdata`/`.tbss` in a scripted
+/// static layout make a `PT_TLS`, `.tbss` taking no address space: as lld does.
+#[test]
+fn fills_section_types_and_tls_as_lld() {
+    let t = Test::new();
+    let main = freestanding(&t);
+    let extra = t.compile(
+        Clang,
+        "__attribute__((section(\".my_info\"), used)) static const char info[] = \"info\";\n\
+         __attribute__((section(\".my_copy\"), used)) static const char copy[] = \"copy\";\n\
+         __attribute__((aligned(32))) const char later[] = \"later\";\n\
+         __thread int tdata_var = 3;\n__thread long tbss_var;\n\
+         int read_tls(void) { return tdata_var + (int)tbss_var; }\n",
+        &["-O1", "-fno-pic"],
+    );
+    let script = t.write(
+        "fill.ld",
+        "ENTRY(_start)\nSECTIONS {\n  . = 0x400000 + SIZEOF_HEADERS;\n  \
+         .text : { *(.text*) . = ALIGN(64); BYTE(1) . += 5; } =0x11223344\n  \
+         . = ALIGN(0x1000);\n  .rodata : { FILL(0xaabbccdd) *(.rodata*) . += 7; }\n  \
+         .my_info (INFO) : { *(.my_info) }\n  .my_copy (COPY) : { *(.my_copy) }\n  \
+         _etext = .;\n  . = ALIGN(0x1000);\n  data_start = .;\n  \
+         .tdata : { *(.tdata*) }\n  .tbss : { *(.tbss*) }\n  .data : { *(.data*) }\n  \
+         .bss : { *(.bss*) }\n  _end = .;\n  /DISCARD/ : { *(.comment) }\n}\n",
+    );
+    let flags = ["-static", "-T", script.to_str().unwrap()];
+    let lld = lld_link(&t, &[&main, &extra], &flags, "lld/prog");
+    let rld = t.link(Driver::Rld, &[&main, &extra], &flags, "rld/prog");
+    assert_eq!(image(&rld), image(&lld));
+    for name in [".text", ".rodata", ".my_info", ".my_copy", ".tdata"] {
+        let dump = |p: &Path| tool_stdout("readelf", &["-x", name], p);
+        assert_eq!(dump(&rld), dump(&lld), "{name}");
+    }
+    let text = tool_stdout("readelf", &["-x", ".text"], &rld);
+    assert!(text.contains("44112233"), "{text}");
+    let secs = sections(&rld);
+    let info = find_section(&secs, ".my_info").unwrap();
+    assert!(!info.flags.contains('A') && info.addr == 0, "{info:?}");
+    let tls = segments(&rld).into_iter().find(|s| s.typ == "TLS");
+    assert!(
+        tls.is_some_and(|s| s.memsz > s.filesz),
+        "no PT_TLS with .tbss"
+    );
+    let out = run(&rld, &[], &[]);
+    assert_eq!(out.stdout, b"hello from a script\n".to_vec());
 }
 
 /// `(NOLOAD)` makes a section take memory and no file room; an orphan with contents goes

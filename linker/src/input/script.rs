@@ -119,6 +119,11 @@ pub struct OutputDescription {
     pub phdrs: Vec<String>,
     /// `(NOLOAD)`: the section takes memory but no room in the file.
     pub noload: bool,
+    /// `(COPY)`, `(INFO)`, `(OVERLAY)`: the section is not allocated (lld's reading).
+    pub not_allocated: bool,
+    /// `=FILL` after the section or `FILL(FILL)` inside it (lld reads both as the fill of
+    /// the whole section): the gaps between its contents repeat these 4 bytes.
+    pub fill: Option<Expr>,
     /// `ONLY_IF_RO`/`ONLY_IF_RW`: the description counts only if its inputs are all
     /// read-only, or some are writable.
     pub constraint: Option<Constraint>,
@@ -790,6 +795,8 @@ impl<'a> Parser<'a> {
         };
         let mut address = None;
         let mut noload = false;
+        let mut not_allocated = false;
+        let mut fill = None;
         if !colon_seen {
             // Everything up to the `:` is the address expression, if any.
             let start = first.start + name.len();
@@ -802,10 +809,15 @@ impl<'a> Parser<'a> {
                 noload = true;
                 text = rest.trim();
             }
+            for kind in ["(COPY)", "(INFO)", "(OVERLAY)"] {
+                if let Some(rest) = text.strip_suffix(kind) {
+                    not_allocated = true;
+                    text = rest.trim();
+                }
+            }
             if !text.is_empty() {
-                const TYPES: [&str; 4] = ["(COPY)", "(INFO)", "(OVERLAY)", "(DSECT)"];
-                if let Some(kind) = TYPES.iter().find(|t| text.ends_with(*t)) {
-                    return Err(self.unsupported(&format!("{name} {kind}"), line));
+                if text.ends_with("(DSECT)") {
+                    return Err(self.unsupported(&format!("{name} (DSECT)"), line));
                 }
                 address = Some(self.expression_in_sections(text, line)?);
             }
@@ -879,6 +891,7 @@ impl<'a> Parser<'a> {
                         exclude,
                     });
                 }
+                Tok::Word("FILL") => fill = Some(self.parenthesized("FILL", t.line)?),
                 Tok::Word(w @ ("BYTE" | "SHORT" | "LONG" | "QUAD" | "SQUAD")) => {
                     let expr = self.parenthesized(w, t.line)?;
                     let size = match w {
@@ -908,7 +921,6 @@ impl<'a> Parser<'a> {
                     | "SORT_BY_ALIGNMENT"
                     | "SORT_BY_INIT_PRIORITY"
                     | "SORT_NONE"
-                    | "FILL"
                     | "CREATE_OBJECT_SYMBOLS"
                     | "INCLUDE"),
                 ) => return Err(self.unsupported(w, t.line)),
@@ -990,16 +1002,16 @@ impl<'a> Parser<'a> {
             }
             at += skipped + (trimmed.len() - after_trim.len()) + name_len;
         }
-        self.skip_to(at);
-        if let Some(t) = self.peek() {
-            if let Tok::Word(w) = t.tok {
-                if w.starts_with('=') {
-                    return Err(
-                        self.unsupported(&format!("{w} after output section {name}"), t.line)
-                    );
-                }
-            }
+        // `=FILL`: an expression up to the end of its line (or a `;` or `}`).
+        let rest = &self.text[at..];
+        let trimmed = rest.trim_start();
+        if let Some(after) = trimmed.strip_prefix('=') {
+            let len = after.find(['\n', ';', '}']).unwrap_or(after.len());
+            let fill_line = self.text[..at].matches('\n').count() + 1;
+            fill = Some(self.expression_in_sections(after[..len].trim(), fill_line)?);
+            at += rest.len() - trimmed.len() + 1 + len;
         }
+        self.skip_to(at);
         Ok(OutputDescription {
             name: name.to_string(),
             address,
@@ -1009,6 +1021,8 @@ impl<'a> Parser<'a> {
             lma_region,
             phdrs,
             noload,
+            not_allocated,
+            fill,
             constraint,
             items,
             line,
@@ -1180,7 +1194,12 @@ impl<'a> Parser<'a> {
         }
         let mut expr = self.expression(&self.text[start..end], line)?;
         if let Some(op) = compound {
-            expr = Expr::Binary(op, Box::new(Expr::Symbol(name.clone())), Box::new(expr));
+            let target = if name == "." {
+                Expr::Dot
+            } else {
+                Expr::Symbol(name.clone())
+            };
+            expr = Expr::Binary(op, Box::new(target), Box::new(expr));
         }
         if name == "." && !self.in_sections {
             // The location counter only means something inside SECTIONS.
@@ -1726,7 +1745,17 @@ GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmv
             ),
             (Some("ram"), Some("rom"), &Some(Expr::Number(0x2000)))
         );
-        let e = parse_script("SECTIONS { .text : { *(.text) } =0x90 }").unwrap_err();
+        let s =
+            parse_script("SECTIONS { .text : { *(.text) } =0x90\n .data (INFO) : {} }").unwrap();
+        let commands = s.sections.unwrap();
+        let (SectionsCommand::Output(text), SectionsCommand::Output(data)) =
+            (&commands[0], &commands[1])
+        else {
+            panic!("{commands:?}")
+        };
+        assert_eq!(text.fill, Some(Expr::Number(0x90)));
+        assert!(data.not_allocated && !text.not_allocated);
+        let e = parse_script("SECTIONS { .text (DSECT) : { *(.text) } }").unwrap_err();
         assert!(matches!(e, ScriptError::Unsupported { .. }), "{e:?}");
         let e = parse_script("SECTIONS { .text : { *(.text) }").unwrap_err();
         assert!(matches!(e, ScriptError::Unclosed { line: 1, .. }), "{e:?}");
