@@ -483,6 +483,32 @@ fn compute_build_id(style: &BuildId, data: &[u8], len: usize) -> Vec<u8> {
     }
 }
 
+/// Writes the scripts' fill patterns into the gaps between the contents of their output
+/// sections (`jobs`, sorted by offset), each gap starting with the pattern's first byte
+/// (lld).
+fn fill_gaps(link: &Link, buf: &mut [u8], jobs: &[(u64, u64, u64, Job)]) {
+    for &(i, pattern) in &link.script_fills {
+        let o = &link.outputs[i as usize];
+        let end = o.offset + o.size;
+        let first = jobs.partition_point(|j| j.0 < o.offset);
+        let mut at = o.offset;
+        let mut fill = |from: u64, to: u64| {
+            for (k, b) in buf[from as usize..to as usize].iter_mut().enumerate() {
+                *b = pattern[k % 4];
+            }
+        };
+        for j in jobs[first..].iter().take_while(|j| j.0 < end) {
+            if j.0 > at {
+                fill(at, j.0);
+            }
+            at = at.max(j.0 + j.1);
+        }
+        if at < end {
+            fill(at, end);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::fast_build_id;
@@ -507,31 +533,5 @@ mod tests {
         // Chunks are hashed where they are: moving bytes between them changes the ID.
         data.swap(0, 1 << 20);
         assert_ne!(on(2, &data), id);
-    }
-}
-
-/// Writes the scripts' fill patterns into the gaps between the contents of their output
-/// sections (`jobs`, sorted by offset), each gap starting with the pattern's first byte
-/// (lld).
-fn fill_gaps(link: &Link, buf: &mut [u8], jobs: &[(u64, u64, u64, Job)]) {
-    for &(i, pattern) in &link.script_fills {
-        let o = &link.outputs[i as usize];
-        let end = o.offset + o.size;
-        let first = jobs.partition_point(|j| j.0 < o.offset);
-        let mut at = o.offset;
-        let mut fill = |from: u64, to: u64| {
-            for (k, b) in buf[from as usize..to as usize].iter_mut().enumerate() {
-                *b = pattern[k % 4];
-            }
-        };
-        for j in jobs[first..].iter().take_while(|j| j.0 < end) {
-            if j.0 > at {
-                fill(at, j.0);
-            }
-            at = at.max(j.0 + j.1);
-        }
-        if at < end {
-            fill(at, end);
-        }
     }
 }
