@@ -204,6 +204,10 @@ impl Expr {
                     b.eval(env)?
                 }
             }
+            // lld's: an empty section the script names has no output section, and size 0.
+            Expr::Section(SectionFn::Sizeof, name) if env.section(name).is_none() => {
+                Value::number(0)
+            }
             Expr::Section(f, name) => {
                 let s = env
                     .section(name)
@@ -717,6 +721,7 @@ mod tests {
         let err = |t: &str| eval(t).unwrap_err().0;
         assert_eq!(err("nothing + 1"), "symbol not found: nothing");
         assert_eq!(err("ADDR(.nowhere)"), "undefined section .nowhere");
+        assert_eq!(eval("SIZEOF(.nowhere)").unwrap().value, 0);
         assert!(err("1 +").contains("end of expression"));
         assert!(err("(1").contains("end of expression"));
         assert!(err(". + 4").contains("SECTIONS"));

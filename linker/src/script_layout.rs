@@ -17,6 +17,9 @@
 //!   `PT_DYNAMIC`, `PT_TLS`, `PT_GNU_RELRO` (whose sections must be adjacent) come from
 //!   where they land; the section after the RELRO ones starts a new `PT_LOAD`.
 //!
+//! - **Overlays**: an `OVERLAY`'s sections share their address; each loads after the one
+//!   before (the parser spells it out as lld does) and their overlap is allowed.
+//!
 //! Not supported yet (refused with an error): `SECTIONS` with `-r`.
 
 use crate::context::{Link, Segment};
@@ -290,11 +293,14 @@ pub fn check_addresses(link: &Link) -> Result<()> {
         }
     }
     let mut previous: Option<&crate::output_section::OutputSection> = None;
-    // `.tbss` takes no address space: the sections after it overlap it.
-    for o in link
+    // `.tbss` takes no address space: the sections after it overlap it; an `OVERLAY`'s
+    // sections share their addresses by design.
+    let in_overlay = |i: usize| description(link, i).is_some_and(|d| d.overlay);
+    for (_, o) in link
         .outputs
         .iter()
-        .filter(|o| o.is_alloc() && !(o.is_tls() && o.is_nobits()))
+        .enumerate()
+        .filter(|(i, o)| o.is_alloc() && !(o.is_tls() && o.is_nobits()) && !in_overlay(*i))
     {
         if let Some(p) = previous {
             let end = p.addr.checked_add(p.size);

@@ -751,6 +751,54 @@ fn fills_section_types_and_tls_as_lld() {
     assert_eq!(out.stdout, b"hello from a script\n".to_vec());
 }
 
+/// `OVERLAY START : AT(LMA) { ... }`: each section at START, loaded one after the other
+/// from LMA, each in a `PT_LOAD` of its own, `.` past the largest: as lld lays it out.
+#[test]
+fn overlay_as_lld() {
+    let t = Test::new();
+    let main = freestanding(&t);
+    let overlays = t.compile(
+        Clang,
+        "__attribute__((section(\".ov_a\"), used)) static const char a[100] = \"first\";\n\
+         __attribute__((section(\".ov_b\"), used)) static const char b[300] = \"second\";\n",
+        &["-O1"],
+    );
+    let script = t.write(
+        "overlay.ld",
+        "ENTRY(_start)\nSECTIONS {\n  . = 0x400000 + SIZEOF_HEADERS;\n  .text : { *(.text*) }\n  \
+         . = ALIGN(0x1000);\n  .rodata : { *(.rodata*) }\n  _etext = .;\n  . = ALIGN(0x1000);\n  \
+         OVERLAY 0x600000 : AT (0x800000) {\n    .ov_a { *(.ov_a) }\n    .ov_b { *(.ov_b) }\n  }\n  \
+         after_overlay = .;\n  . = ALIGN(0x1000);\n  data_start = .;\n  .data : { *(.data*) }\n  \
+         .bss : { *(.bss*) }\n  _end = .;\n  /DISCARD/ : { *(.comment) }\n}\n",
+    );
+    let flags = ["-static", "-T", script.to_str().unwrap()];
+    let lld = lld_link(&t, &[&main, &overlays], &flags, "lld/prog");
+    let rld = t.link(Driver::Rld, &[&main, &overlays], &flags, "rld/prog");
+    assert_eq!(image(&rld), image(&lld));
+    let names = ["after_overlay", "_end"];
+    assert_eq!(described(&rld, &names), described(&lld, &names));
+    let secs = sections(&rld);
+    let (a, b) = (
+        find_section(&secs, ".ov_a").unwrap(),
+        find_section(&secs, ".ov_b").unwrap(),
+    );
+    assert_eq!((a.addr, b.addr), (0x600000, 0x600000));
+    let loads: Vec<u64> = segments(&rld)
+        .iter()
+        .filter(|s| s.typ == "LOAD" && s.vaddr == 0x600000)
+        .map(|s| s.filesz)
+        .collect();
+    // (The `.eh_frame` orphan follows the last read-only section, `.ov_b`, as in lld.)
+    assert!(
+        loads.len() == 2 && loads[0] == 100 && loads[1] >= 300,
+        "{loads:?}"
+    );
+    assert_eq!(
+        run(&rld, &[], &[]).stdout,
+        b"hello from a script\n".to_vec()
+    );
+}
+
 /// `(NOLOAD)` makes a section take memory and no file room; an orphan with contents goes
 /// before `.bss`, one without after it: as lld lays them out.
 #[test]

@@ -23,7 +23,7 @@
 //! Finding the files a script names is left to the caller (see `search.rs`), because that
 //! depends on the command line's search directories and sysroot.
 
-use crate::script_expr::{self, BinOp, Expr};
+use crate::script_expr::{self, BinOp, Expr, SectionFn};
 use std::ops::Range;
 
 /// One file a script asks to link, in script order.
@@ -127,8 +127,18 @@ pub struct OutputDescription {
     /// `ONLY_IF_RO`/`ONLY_IF_RW`: the description counts only if its inputs are all
     /// read-only, or some are writable.
     pub constraint: Option<Constraint>,
+    /// One of an `OVERLAY`'s sections: its addresses may overlap the others'.
+    pub overlay: bool,
     pub items: Vec<OutputItem>,
     pub line: usize,
+}
+
+/// What follows an output section description's closing brace.
+struct Trailer {
+    region: Option<String>,
+    lma_region: Option<String>,
+    phdrs: Vec<String>,
+    fill: Option<Expr>,
 }
 
 /// `ONLY_IF_RO` or `ONLY_IF_RW` after an output section's colon.
@@ -750,6 +760,7 @@ impl<'a> Parser<'a> {
                         self.provide_in_sections(w, t.line)?,
                     ));
                 }
+                Tok::Word("OVERLAY") => commands.extend(self.overlay(t)?),
                 Tok::Word(name) => commands.push(SectionsCommand::Output(self.output(name, t)?)),
                 _ => return Err(self.unexpected(Some(t), "an output section or an assignment")),
             }
@@ -858,6 +869,148 @@ impl<'a> Parser<'a> {
                 other => return Err(self.unexpected(other, format!("`{{` opening {name}"))),
             }
         }
+        let items = self.output_items(name, line, &mut fill)?;
+        let trailer = self.output_trailer()?;
+        fill = trailer.fill.or(fill);
+        Ok(OutputDescription {
+            name: name.to_string(),
+            address,
+            align,
+            region: trailer.region,
+            lma,
+            lma_region: trailer.lma_region,
+            phdrs: trailer.phdrs,
+            noload,
+            not_allocated,
+            fill,
+            constraint,
+            overlay: false,
+            items,
+            line,
+        })
+    }
+
+    /// `OVERLAY START : [NOCROSSREFS] AT(LMA) { NAME { ITEMS } ... }`, read as lld reads it:
+    /// each section at START, the first loaded at LMA and each next one right after the one
+    /// before in load memory, then `.` at START plus the largest one's size.
+    fn overlay(&mut self, first: Token<'a>) -> Result<Vec<SectionsCommand>, ScriptError> {
+        let line = first.line;
+        let start = first.start + "OVERLAY".len();
+        let colon = self.text[start..]
+            .find(':')
+            .map(|i| start + i)
+            .ok_or_else(|| self.unexpected(self.peek(), "`:` after OVERLAY"))?;
+        let address = self.expression_in_sections(self.text[start..colon].trim(), line)?;
+        self.skip_to(colon + 1);
+        if matches!(
+            self.peek(),
+            Some(Token {
+                tok: Tok::Word("NOCROSSREFS"),
+                ..
+            })
+        ) {
+            self.next();
+        }
+        match self.next() {
+            Some(Token {
+                tok: Tok::Word("AT"),
+                line,
+                ..
+            }) => {
+                let lma = self.parenthesized("AT", line)?;
+                self.expect_punct('{', "`{` after OVERLAY's AT(...)")?;
+                let mut sections: Vec<OutputDescription> = Vec::new();
+                loop {
+                    match self.next() {
+                        Some(Token {
+                            tok: Tok::Punct('}'),
+                            ..
+                        }) => break,
+                        Some(Token {
+                            tok: Tok::Word(name),
+                            line,
+                            ..
+                        }) => {
+                            self.expect_punct('{', &format!("`{{` after {name}"))?;
+                            let mut fill = None;
+                            let items = self.output_items(name, line, &mut fill)?;
+                            let trailer = self.output_trailer()?;
+                            let lma = match sections.last() {
+                                None => lma.clone(),
+                                Some(prev) => Expr::Binary(
+                                    BinOp::Add,
+                                    Box::new(Expr::Section(SectionFn::Loadaddr, prev.name.clone())),
+                                    Box::new(Expr::Section(SectionFn::Sizeof, prev.name.clone())),
+                                ),
+                            };
+                            sections.push(OutputDescription {
+                                name: name.to_string(),
+                                address: Some(address.clone()),
+                                align: None,
+                                region: None,
+                                lma: Some(lma),
+                                lma_region: None,
+                                phdrs: trailer.phdrs,
+                                noload: false,
+                                not_allocated: false,
+                                fill: trailer.fill.or(fill),
+                                constraint: None,
+                                overlay: true,
+                                items,
+                                line,
+                            });
+                        }
+                        None => {
+                            return Err(ScriptError::Unclosed {
+                                line,
+                                command: "OVERLAY {".into(),
+                            })
+                        }
+                        other => return Err(self.unexpected(other, "an overlay section or `}`")),
+                    }
+                }
+                let trailer = self.output_trailer()?;
+                let largest = sections
+                    .iter()
+                    .map(|d| Expr::Section(SectionFn::Sizeof, d.name.clone()))
+                    .reduce(|a, b| Expr::Max(Box::new(a), Box::new(b)))
+                    .unwrap_or(Expr::Number(0));
+                let mut commands: Vec<SectionsCommand> = sections
+                    .into_iter()
+                    .map(|mut d| {
+                        d.region.clone_from(&trailer.region);
+                        if d.phdrs.is_empty() {
+                            d.phdrs.clone_from(&trailer.phdrs);
+                        }
+                        if d.fill.is_none() {
+                            d.fill.clone_from(&trailer.fill);
+                        }
+                        SectionsCommand::Output(d)
+                    })
+                    .collect();
+                commands.push(SectionsCommand::Assign(Assignment {
+                    name: ".".into(),
+                    expr: Expr::Binary(BinOp::Add, Box::new(address), Box::new(largest)),
+                    provide: false,
+                    hidden: false,
+                    line,
+                }));
+                Ok(commands)
+            }
+            other => {
+                Err(self.unexpected(other, "AT(LMA) after OVERLAY's `:` (rld needs it, as lld)"))
+            }
+        }
+    }
+
+    /// The items of an output section description after its `{`, up to its `}`; a
+    /// `FILL(...)` among them goes to `fill`.
+    fn output_items(
+        &mut self,
+        name: &str,
+        line: usize,
+        fill: &mut Option<Expr>,
+    ) -> Result<Vec<OutputItem>, ScriptError> {
         let mut items = Vec::new();
         loop {
             let Some(t) = self.next() else {
@@ -891,7 +1044,7 @@ impl<'a> Parser<'a> {
                         exclude,
                     });
                 }
-                Tok::Word("FILL") => fill = Some(self.parenthesized("FILL", t.line)?),
+                Tok::Word("FILL") => *fill = Some(self.parenthesized("FILL", t.line)?),
                 Tok::Word(w @ ("BYTE" | "SHORT" | "LONG" | "QUAD" | "SQUAD")) => {
                     let expr = self.parenthesized(w, t.line)?;
                     let size = match w {
@@ -956,9 +1109,13 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        // What may follow the closing brace: `> REGION`, `AT > REGION`, `:PHDR`...; a fill
-        // is not supported yet.
-        let (mut region, mut lma_region) = (None, None);
+        Ok(items)
+    }
+
+    /// What may follow an output section's closing brace: `> REGION`, `AT > REGION`,
+    /// `:PHDR`..., `=FILL`.
+    fn output_trailer(&mut self) -> Result<Trailer, ScriptError> {
+        let (mut region, mut lma_region, mut fill) = (None, None, None);
         let mut phdrs = Vec::new();
         let mut at = self.peek().map_or(self.text.len(), |t| t.start);
         loop {
@@ -1012,20 +1169,11 @@ impl<'a> Parser<'a> {
             at += rest.len() - trimmed.len() + 1 + len;
         }
         self.skip_to(at);
-        Ok(OutputDescription {
-            name: name.to_string(),
-            address,
-            align,
+        Ok(Trailer {
             region,
-            lma,
             lma_region,
             phdrs,
-            noload,
-            not_allocated,
             fill,
-            constraint,
-            items,
-            line,
         })
     }
 
