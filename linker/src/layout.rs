@@ -190,7 +190,12 @@ fn group_by_output(
             continue;
         }
         let input_name: &'static str = s.name;
-        let scripted = rules.script.and_then(|m| m.place(&obj.name, input_name));
+        let mut scripted = rules.script.and_then(|m| m.place(&obj.name, input_name));
+        // `-r`: a COMDAT group's members stay sections of their own (GNU ld's rule), so
+        // the final link can still drop the group whole; a script can only discard them.
+        if rules.relocatable && s.flags & u64::from(SHF_GROUP) != 0 && scripted != Some(None) {
+            scripted = None;
+        }
         let (name, flags, member) = if let Some(target) = scripted {
             let Some(name) = target else {
                 // `/DISCARD/`.

@@ -20,7 +20,8 @@
 //! - **Overlays**: an `OVERLAY`'s sections share their address; each loads after the one
 //!   before (the parser spells it out as lld does) and their overlap is allowed.
 //!
-//! Not supported yet (refused with an error): `SECTIONS` with `-r`.
+//! - **`-r`**: the script places input sections and orders the output sections (its
+//!   own first); COMDAT group members stay sections of their own; nothing gets an address.
 
 use crate::context::{Link, Segment};
 use crate::dynamic_list::glob_match;
@@ -204,9 +205,25 @@ pub fn check_supported(link: &Link) -> Result<()> {
         return Ok(());
     };
     if link.opts.relocatable {
-        return Err(LinkError::Link(format!(
-            "{origin}: SECTIONS with -r is not supported yet"
-        )));
+        // `-r` takes the script's placement of input sections and order of output
+        // sections; nothing has an address yet.
+        let moves = commands(link).iter().any(|c| match c {
+            SectionsCommand::Assign(_) => true,
+            SectionsCommand::Output(d) => {
+                d.items
+                    .iter()
+                    .any(|i| !matches!(i, OutputItem::Input { .. }))
+                    || d.overlay
+                    || d.region.is_some()
+                    || d.lma.is_some()
+            }
+        });
+        if moves || !link.scripts.memory.is_empty() || !link.scripts.phdrs.is_empty() {
+            return Err(LinkError::Link(format!(
+                "{origin}: with -r, rld does not yet support assignments, data commands, OVERLAY, MEMORY, AT or PHDRS in SECTIONS"
+            )));
+        }
+        return Ok(());
     }
     for c in commands(link) {
         let SectionsCommand::Output(d) = c else {
@@ -350,6 +367,54 @@ fn kept_when_empty(d: &OutputDescription) -> bool {
         OutputItem::Data { .. } => true,
         OutputItem::Input { .. } => false,
     })
+}
+
+/// `-r`: the script's output sections first, in its order, each as aligned as its
+/// `ALIGN(...)` asks; the others after them in their usual order (lld's and GNU ld's
+/// relocatable layout).
+pub fn relocatable_order(link: &mut Link) -> Result<()> {
+    if link.scripts.sections.is_none() {
+        return Ok(());
+    }
+    let origin = script_name(link).to_string();
+    let mut order: Vec<usize> = Vec::new();
+    let mut aligns = Vec::new();
+    for c in commands(link) {
+        if let SectionsCommand::Output(d) = c {
+            for (i, o) in link.outputs.iter().enumerate() {
+                if o.name == d.name && !order.contains(&i) {
+                    order.push(i);
+                    if let Some(e) = &d.align {
+                        let env = LinkEnv {
+                            link,
+                            dot: None,
+                            headers: None,
+                        };
+                        let v = e
+                            .eval(&env)
+                            .map_err(|err| LinkError::Link(format!("{origin}:{}: {err}", d.line)))?
+                            .value;
+                        if !v.is_power_of_two() {
+                            return Err(LinkError::Link(format!(
+                                "{origin}:{}: alignment must be a power of 2",
+                                d.line
+                            )));
+                        }
+                        aligns.push((i, v));
+                    }
+                }
+            }
+        }
+    }
+    for (i, v) in aligns {
+        link.outputs[i].align = link.outputs[i].align.max(v);
+    }
+    let rest: Vec<usize> = (0..link.outputs.len())
+        .filter(|i| !order.contains(i))
+        .collect();
+    order.extend(rest);
+    crate::layout::reorder_outputs(link, &order);
+    Ok(())
 }
 
 /// The output sections in the script's order, orphans placed after their kind; empty

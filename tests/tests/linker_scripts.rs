@@ -397,6 +397,7 @@ fn sections_refusals() {
             "{err}"
         );
     }
+    let script = t.write("r.ld", "SECTIONS { .text : { *(.text) } after = .; }\n");
     let (res, _) = t.try_link(
         Driver::Rld,
         &[&obj],
@@ -405,7 +406,7 @@ fn sections_refusals() {
     );
     let err = String::from_utf8_lossy(&res.stderr);
     assert!(
-        err.contains("relro.ld: SECTIONS with -r is not supported yet"),
+        err.contains("r.ld: with -r, rld does not yet support assignments"),
         "{err}"
     );
     let script = t.write("got.ld", "SECTIONS { .data : { *(.data) *(.got) } }\n");
@@ -1120,4 +1121,116 @@ fn gnu_default_scripts_as_lld() {
             irelative * 24
         );
     }
+}
+
+const MODULE: &str = r#"#include <stdio.h>
+struct ksym { void *addr; const char *name; };
+int exported_fn(int x) { return x * 2; }
+static const struct ksym ksym_exported_fn __attribute__((section("___ksymtab+exported_fn"), used)) = { (void *)exported_fn, "exported_fn" };
+int helper(int x) { return x + 1; }
+static const struct ksym ksym_helper __attribute__((section("___ksymtab+helper"), used)) = { (void *)helper, "helper" };
+__attribute__((section(".discard.junk"), used)) static const char junk[] = "junk";
+__attribute__((constructor)) static void ctor(void) { puts("ctor"); }
+"#;
+
+const MODULE_MAIN: &str = r#"#include <stdio.h>
+struct ksym { void *addr; const char *name; };
+extern const struct ksym __start___ksymtab[], __stop___ksymtab[];
+int main(void) {
+    for (const struct ksym *k = __start___ksymtab; k < __stop___ksymtab; k++)
+        printf("%s %d\n", k->name, ((int (*)(int))k->addr)(20));
+    return 0;
+}
+"#;
+
+/// A kernel-module-like script (`/DISCARD/`, sections at 0, `SORT`, `ALIGN`) with `-r`,
+/// as Linux links its modules: the script's sections first in its order, the others after,
+/// contents and relocations as GNU ld's; the objects link into the same program. A COMDAT
+/// group's member a pattern matches stays a section of its own, in its group, as GNU ld
+/// keeps it (lld-14 would put the whole `.text` in the group).
+#[test]
+fn sections_in_relocatable_output_as_gnu_ld() {
+    let t = Test::new();
+    let script = t.write(
+        "module.lds",
+        "SECTIONS {\n  /DISCARD/ : { *(.discard) *(.discard.*) }\n  \
+         __ksymtab 0 : { *(SORT(___ksymtab+*)) }\n  \
+         .init_array 0 : ALIGN(8) { *(SORT(.init_array.*)) *(.init_array) }\n  \
+         .text : { *(.text .text.[0-9a-zA-Z_]*) }\n}\n",
+    );
+    let module = t.compile(Clang, MODULE, &["-O1", "-ffunction-sections", "-fPIC"]);
+    let main = t.compile(Clang, MODULE_MAIN, &["-O1", "-fPIC"]);
+    let relocatable = |linker: &str, input: &Path, out: &str| {
+        let path = t.path(out);
+        run_checked(
+            std::process::Command::new(linker)
+                .args(["-r", "-T"])
+                .arg(&script)
+                .arg(input)
+                .arg("-o")
+                .arg(&path),
+        );
+        path
+    };
+    let ours = relocatable(rld_path().to_str().unwrap(), &module, "module.rld.o");
+    let gnu = relocatable("ld.bfd", &module, "module.bfd.o");
+    // Allocated sections: names, sizes, flags, alignment (`.eh_frame`'s size aside: rld
+    // drops the padding of its records).
+    let allocated = |p: &Path| -> Vec<String> {
+        sections(p)
+            .into_iter()
+            .filter(|s| s.flags.contains('A'))
+            .map(|s| match s.name.as_str() {
+                ".eh_frame" => s.name,
+                _ => format!("{} {:#x} {} {}", s.name, s.size, s.flags, s.align),
+            })
+            .collect()
+    };
+    assert_eq!(allocated(&ours), allocated(&gnu));
+    let names: Vec<String> = sections(&ours).into_iter().map(|s| s.name).collect();
+    assert_eq!(names[1..4], ["__ksymtab", ".rela__ksymtab", ".init_array"]);
+    assert!(
+        !names.iter().any(|n| n.starts_with(".discard")),
+        "{names:?}"
+    );
+    let relocs = |p: &Path| {
+        let text = tool_stdout("readelf", &["-rW"], p);
+        text.split("\n\n")
+            .find(|block| block.contains("'.rela__ksymtab'"))
+            .map(|b| {
+                b.lines()
+                    .filter(|l| l.contains("R_X86_64"))
+                    // Offset, type, symbol and addend (not the symbol's index).
+                    .map(|l| {
+                        let w: Vec<&str> = l.split_whitespace().collect();
+                        format!("{} {} {}", w[0], w[2], w[4..].join(" "))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(relocs(&ours), relocs(&gnu));
+    assert_eq!(relocs(&ours).len(), 4);
+    let a = t.link(Driver::ClangRld, &[&ours, &main], &[], "prog-rld");
+    let b = t.link(Driver::ClangLld, &[&gnu, &main], &[], "prog-gnu");
+    assert_same_output(&a, &b, &[], &[], Some("ctor\nexported_fn 40\nhelper 21\n"));
+
+    // A COMDAT member matched by `.text.[0-9a-zA-Z_]*` keeps its section and its group.
+    let cxx = t.compile_cxx(
+        Clang,
+        "__attribute__((noinline)) inline int inl(int x) { return x + 3; }\nint use(int x) { return inl(x); }\n",
+        &["-O1", "-ffunction-sections", "-fPIC"],
+    );
+    let groups = |p: &Path| tool_stdout("readelf", &["-gW"], p);
+    let ours = relocatable(rld_path().to_str().unwrap(), &cxx, "cxx.rld.o");
+    let gnu = relocatable("ld.bfd", &cxx, "cxx.bfd.o");
+    let members = |p: &Path| -> Vec<String> {
+        groups(p)
+            .lines()
+            .filter(|l| l.trim_start().starts_with('[') && !l.contains("Index"))
+            .filter_map(|l| l.split(']').nth(1).map(|n| n.trim().to_string()))
+            .collect()
+    };
+    assert_eq!(members(&ours), members(&gnu));
+    assert_eq!(members(&ours), [".text._Z3inli"]);
 }
