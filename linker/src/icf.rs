@@ -57,8 +57,6 @@ pub fn fold(link: &mut Link, level: Icf) -> Folded {
     if level == Icf::None {
         return Folded { groups: Vec::new() };
     }
-    // Whether a symbol's address is seen outside: decided again later, the same way.
-    crate::scan::compute_preemption(link);
     let candidates = candidates(link, level);
     let index: FxMap<SectionRef, u32> = candidates
         .iter()

@@ -1565,6 +1565,7 @@ pub fn define_linker_symbols(link: &mut Link) {
             sym.visibility = STV_HIDDEN;
         }
         link.linker_symbols.insert(id, what);
+        crate::scan::decide_preemption(link, id);
     }
 }
 
@@ -1790,6 +1791,7 @@ pub fn define_defsyms(link: &mut Link) -> crate::error::Result<()> {
             sym.visibility = STV_HIDDEN;
         }
         link.linker_symbols.insert(id, what);
+        crate::scan::decide_preemption(link, id);
     }
     link.scripts.assignments = all;
     if errors.is_empty() {
@@ -1858,6 +1860,7 @@ fn define_sections_symbols(link: &mut Link) {
         // hidden), as in lld.
         sym.visibility = if a.hidden { STV_HIDDEN } else { STV_DEFAULT };
         link.linker_symbols.insert(id, LinkerSymbol::ScriptDot(k));
+        crate::scan::decide_preemption(link, id);
     }
 }
 

@@ -319,6 +319,10 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     check_shlib_undefined(&link)?;
     report_missing_cet(&link)?;
 
+    // What is exported, what can be preempted (once: the symbols the linker defines later
+    // are decided as they are defined). This decides GOT and PLT use, and what ICF folds.
+    scan::compute_preemption(&mut link);
+
     // Drop unreachable sections before anything is sized or scanned.
     if opts.gc_sections {
         let gc_roots = gc_root_symbols(&link);
@@ -353,9 +357,6 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     layout::define_linker_symbols(&mut link);
     layout::define_defsyms(&mut link)?;
     timer.phase("output sections");
-
-    // What is exported, what can be preempted: this decides GOT and PLT use below.
-    scan::compute_preemption(&mut link);
 
     // Every relocation of a live section: GOT, PLT, copy and dynamic relocations.
     link.large_image = layout::estimated_image_size(&link) >= 1 << 30;

@@ -14,7 +14,9 @@ use object::read::elf::Rela as _;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-/// Decides which symbols are dynamic, exported and preemptible (lld's computeIsPreemptible).
+/// Decides which symbols are dynamic, exported and preemptible (lld's computeIsPreemptible),
+/// once the symbol table is final; the symbols the linker defines afterwards are decided
+/// as they are defined ([`decide_preemption`]).
 pub fn compute_preemption(link: &mut Link) {
     compute_preemption_in(
         &mut link.symtab,
@@ -24,16 +26,46 @@ pub fn compute_preemption(link: &mut Link) {
     );
 }
 
-/// The same decisions on a bare symbol table (the LTO step needs them before the link has
-/// objects to lay out).
+/// The same decisions on a bare symbol table: the LTO step forecasts them on the resolver's
+/// table before its objects exist, to know what it may internalize.
 pub fn compute_preemption_in(
     symtab: &mut crate::symbols::SymbolTable,
     opts: &crate::options::Options,
     is_dynamic: bool,
     dynamic_list: &crate::dynamic_list::DynamicList,
 ) {
-    let shared = opts.is_shared();
+    let rules = PreemptionRules {
+        opts,
+        is_dynamic,
+        dynamic_list,
+    };
     for sym in symtab.symbols.iter_mut() {
+        rules.decide(sym);
+    }
+}
+
+/// Decides symbol `id` again, which the linker has just defined (`__start_`, `--defsym`,
+/// a script's assignment).
+pub fn decide_preemption(link: &mut Link, id: SymbolId) {
+    let rules = PreemptionRules {
+        opts: link.opts,
+        is_dynamic: link.is_dynamic,
+        dynamic_list: &link.dynamic_list,
+    };
+    rules.decide(link.symtab.get_mut(id));
+}
+
+/// What a symbol's export and preemption depend on besides the symbol itself.
+struct PreemptionRules<'a> {
+    opts: &'a crate::options::Options,
+    is_dynamic: bool,
+    dynamic_list: &'a crate::dynamic_list::DynamicList,
+}
+
+impl PreemptionRules<'_> {
+    fn decide(&self, sym: &mut crate::symbols::Symbol) {
+        let (opts, is_dynamic, dynamic_list) = (self.opts, self.is_dynamic, self.dynamic_list);
+        let shared = opts.is_shared();
         // Decided afresh each time (the LTO step decides once before linker symbols exist).
         sym.in_dynsym = false;
         sym.exported = false;
