@@ -45,6 +45,7 @@ pub fn assign_input_sections(link: &mut Link) {
         keep_text_prefix: link.opts.z_keep_text_section_prefix,
         relocatable: link.opts.relocatable,
         script: script.as_ref(),
+        orphans_keep_names: link.scripts.sections.is_some() && link.scripts.insert.is_none(),
     };
     // Each object's kept sections grouped by output section key, in parallel; then the
     // groups are given output sections in input order (so outputs are numbered, and their
@@ -154,6 +155,9 @@ struct Rules<'a> {
     keep_text_prefix: bool,
     /// A linker script's `SECTIONS`: where its patterns send input sections.
     script: Option<&'a crate::script_layout::InputMap<'a>>,
+    /// Under a whole `SECTIONS` layout, a section no pattern places keeps its own name
+    /// (`.rodata.str1.1` is not folded into `.rodata`), as GNU ld and lld name orphans.
+    orphans_keep_names: bool,
     /// `-r`: sections keep their names (as lld and GNU ld do), group members and what
     /// makes them mergeable.
     relocatable: bool,
@@ -207,6 +211,8 @@ fn group_by_output(
             let kept = FLAG_MASK | u64::from(SHF_GROUP | SHF_MERGE | SHF_STRINGS);
             let member = (s.flags & u64::from(SHF_GROUP) != 0).then_some((file, i as u32));
             (input_name, s.flags & kept, member)
+        } else if rules.orphans_keep_names {
+            (input_name, s.flags & FLAG_MASK, None)
         } else {
             let name = output_section_name(input_name, rules.keep_text_prefix);
             (name, s.flags & FLAG_MASK, None)
@@ -803,6 +809,10 @@ fn is_relro(link: &Link, o: &OutputSection) -> bool {
     }
     matches!(o.synthetic, Some(Synthetic::Dynamic) | Some(Synthetic::Got))
         || matches!(
+            o.sh_type,
+            SHT_INIT_ARRAY | SHT_FINI_ARRAY | SHT_PREINIT_ARRAY
+        )
+        || matches!(
             o.name.as_str(),
             ".init_array"
                 | ".fini_array"
@@ -1378,7 +1388,7 @@ fn segment_alignment(link: &Link, first: usize, class: Class) -> u64 {
 }
 
 /// The address `--section-start` (or `-Ttext`, `-Tdata`, `-Tbss`) gives output section `o`.
-fn fixed_address(link: &Link, o: &OutputSection) -> Option<u64> {
+pub(crate) fn fixed_address(link: &Link, o: &OutputSection) -> Option<u64> {
     if !o.is_alloc() {
         return None;
     }

@@ -3,8 +3,10 @@
 //! - **Inputs**: an input section goes to the output section of the first pattern that
 //!   matches its file and name, in script order; `/DISCARD/` drops it; what no pattern
 //!   matches is an orphan and keeps its usual output section.
-//! - **Order**: the script's output sections in script order; each allocated orphan goes
-//!   after the last script section of its kind (read-only, code, data), the others last.
+//! - **Order**: the script's output sections in script order; an orphan (an input section
+//!   no pattern places, under its own name, or one of the linker's own sections) goes where
+//!   lld's rule puts it: after the last of the sections whose rank (lld's getSectionRank
+//!   bits) shares the most leading bits with its own.
 //! - **Addresses**: the location counter starts at 0; `. = EXPR` moves it; an output
 //!   section starts at its own address expression or at the counter aligned to the
 //!   section, and the counter moves past it; symbol assignments take the counter's value
@@ -27,7 +29,7 @@ use crate::context::{Link, Segment};
 use crate::dynamic_list::glob_match;
 use crate::error::{LinkError, Result};
 use crate::input::script::{Constraint, OutputDescription, OutputItem, SectionsCommand, Sort};
-use crate::layout::{class_of, rank_in_class, segment_class, Class, LinkEnv, PAGE};
+use crate::layout::{class_of, segment_class, Class, LinkEnv, PAGE};
 use crate::object_file::SectionKind;
 use crate::script_expr::{Env, Value};
 use object::elf::*;
@@ -438,66 +440,149 @@ pub fn order(link: &Link) -> Vec<usize> {
         }
     }
     let scripted = placed.clone();
+    // Orphans in lld's order: by rank, else as they were created (inputs' sections in
+    // input order, then the linker's own); each goes to lld's position for it.
     let mut orphans: Vec<usize> = (0..link.outputs.len())
         .filter(|i| !scripted.contains(i) && present(*i))
         .collect();
-    orphans.sort_by_key(|&i| {
-        let o = &link.outputs[i];
-        (class_of(link, o), rank_in_class(link, o), i)
-    });
+    orphans.sort_by_key(|&i| (orphan_rank(link, &link.outputs[i]), creation_order(link, i)));
     for i in orphans {
-        let class = segment_class(link, &link.outputs[i]);
-        if class == Class::NonAlloc {
-            placed.push(i);
-            continue;
-        }
-        // After the last section (script's or an orphan already placed) of the same kind
-        // and contents (with file contents or like `.bss`), else of the same kind, else
-        // after the last of an earlier kind, else first.
-        // (Sections the script keeps empty are no anchors, as in lld.)
-        let nobits = link.outputs[i].is_nobits();
-        let filled = |p: usize| {
-            let o = &link.outputs[p];
-            !o.inputs.is_empty() || o.synthetic.is_some() || o.size > 0
-        };
-        let same_kind = |p: usize| segment_class(link, &link.outputs[p]) == class && filled(p);
-        let same = placed
-            .iter()
-            .rposition(|&p| same_kind(p) && link.outputs[p].is_nobits() == nobits)
-            .filter(|&k| {
-                nobits
-                    || !placed[k + 1..]
-                        .iter()
-                        .any(|&p| same_kind(p) && !link.outputs[p].is_nobits())
-            })
-            .or_else(|| {
-                if nobits {
-                    placed.iter().rposition(|&p| same_kind(p))
-                } else {
-                    // Before the first `.bss`-like section of the kind.
-                    placed
-                        .iter()
-                        .position(|&p| same_kind(p) && link.outputs[p].is_nobits())
-                        .map(|k| k.wrapping_sub(1))
-                        .filter(|&k| k != usize::MAX)
-                        .or_else(|| placed.iter().rposition(|&p| same_kind(p)))
-                }
-            });
-        let earlier = placed
-            .iter()
-            .rposition(|&p| segment_class(link, &link.outputs[p]) < class && filled(p));
-        // A note goes after the last note (lld ranks notes apart, to keep one PT_NOTE).
-        let is_note = |p: usize| {
-            let o = &link.outputs[p];
-            o.is_alloc() && o.sh_type == SHT_NOTE
-        };
-        let note = is_note(i)
-            .then(|| placed.iter().rposition(|&p| is_note(p)))
-            .flatten();
-        let at = note.or(same).or(earlier).map_or(0, |k| k + 1);
+        let at = orphan_position(link, &placed, i);
         placed.insert(at, i);
     }
     placed
+}
+
+/// The order lld creates an orphan in: the inputs' sections first (as rld creates them),
+/// then its own sections in the order it makes them (`.eh_frame` among those).
+fn creation_order(link: &Link, i: usize) -> (u32, usize) {
+    use crate::output_section::Synthetic::*;
+    let o = &link.outputs[i];
+    let made = match o.synthetic {
+        Some(Interp) => 0,
+        Some(BuildId) => 1,
+        Some(DynSym) => 2,
+        Some(GnuVersion) => 3,
+        Some(GnuVersionD) => 4,
+        Some(GnuVersionR) => 5,
+        Some(GnuHash) => 6,
+        Some(SysvHash) => 7,
+        Some(Dynamic) => 8,
+        Some(DynStr) => 9,
+        Some(RelaDyn) => 10,
+        Some(RelrDyn) => 11,
+        Some(EhFrameHdr) => 12,
+        None if o.name == ".eh_frame" => 13,
+        Some(Got) => 14,
+        Some(GotPlt) => 15,
+        Some(RelaPlt) => 16,
+        Some(Plt) => 17,
+        Some(PltSec) => 18,
+        Some(GnuProperty) => 19,
+        None => return (0, i),
+    };
+    (1, made)
+}
+
+/// lld's rank of an output section (its getSectionRank): one bit per decision of the usual
+/// layout, most significant first, so that the number of leading bits two ranks share
+/// says how alike the sections are.
+fn orphan_rank(link: &Link, o: &crate::output_section::OutputSection) -> u32 {
+    const NOT_ADDR_SET: u32 = 1 << 27;
+    const NOT_ALLOC: u32 = 1 << 26;
+    const MAIN_PARTITION: u32 = 1 << 18;
+    const NOT_PART_EHDR: u32 = 1 << 17;
+    const NOT_PART_PHDR: u32 = 1 << 16;
+    const NOT_INTERP: u32 = 1 << 15;
+    const NOT_NOTE: u32 = 1 << 14;
+    const WRITE: u32 = 1 << 13;
+    const EXEC_WRITE: u32 = 1 << 12;
+    const EXEC: u32 = 1 << 11;
+    const RODATA: u32 = 1 << 10;
+    const NOT_RELRO: u32 = 1 << 9;
+    const NOT_TLS: u32 = 1 << 8;
+    const BSS: u32 = 1 << 7;
+    let mut rank = MAIN_PARTITION;
+    if crate::layout::fixed_address(link, o).is_some() {
+        return rank;
+    }
+    rank |= NOT_ADDR_SET;
+    if !o.is_alloc() {
+        return rank | NOT_ALLOC;
+    }
+    rank |= NOT_PART_EHDR | NOT_PART_PHDR;
+    if o.name == ".interp" {
+        return rank;
+    }
+    rank |= NOT_INTERP;
+    if o.sh_type == SHT_NOTE {
+        return rank;
+    }
+    rank |= NOT_NOTE;
+    rank |= match (o.is_exec(), o.is_writable()) {
+        (true, true) => EXEC_WRITE,
+        (true, false) => EXEC,
+        (false, true) => WRITE,
+        (false, false) if o.sh_type == SHT_PROGBITS => RODATA,
+        (false, false) => 0,
+    };
+    if class_of(link, o) != Class::Relro {
+        rank |= NOT_RELRO;
+    }
+    if !o.is_tls() {
+        rank |= NOT_TLS;
+    }
+    if o.is_nobits() {
+        rank |= BSS;
+    }
+    rank
+}
+
+/// Where orphan `i` goes among the sections placed so far (lld's findOrphanPos): after the
+/// last of the sections most like it (the most leading rank bits in common) whose rank is
+/// not above its own; at the end if no section with contents follows that place. Sections
+/// the script keeps without contents are no anchors.
+fn orphan_position(link: &Link, placed: &[usize], i: usize) -> usize {
+    let rank = orphan_rank(link, &link.outputs[i]);
+    let filled = |p: usize| {
+        let o = &link.outputs[p];
+        !o.inputs.is_empty() || o.synthetic.is_some() || o.size > 0
+    };
+    let proximity = |p: usize| -> i32 {
+        if filled(p) {
+            (rank ^ orphan_rank(link, &link.outputs[p])).leading_zeros() as i32
+        } else {
+            -1
+        }
+    };
+    if placed.is_empty() {
+        return 0;
+    }
+    // The first of the closest.
+    let mut best = 0;
+    for k in 1..placed.len() {
+        if proximity(placed[k]) > proximity(placed[best]) {
+            best = k;
+        }
+    }
+    let closest = proximity(placed[best]);
+    let mut at = best;
+    while at < placed.len() {
+        let p = placed[at];
+        if filled(p) && (proximity(p) != closest || rank < orphan_rank(link, &link.outputs[p])) {
+            break;
+        }
+        at += 1;
+    }
+    // Right after the last section with contents before that place.
+    let at = placed[..at]
+        .iter()
+        .rposition(|&p| filled(p))
+        .map_or(0, |k| k + 1);
+    if !placed[at..].iter().any(|&p| filled(p)) {
+        return placed.len();
+    }
+    at
 }
 
 /// The permissions of an allocated output section's segment.

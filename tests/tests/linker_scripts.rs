@@ -1234,3 +1234,77 @@ fn sections_in_relocatable_output_as_gnu_ld() {
     assert_eq!(members(&ours), members(&gnu));
     assert_eq!(members(&ours), [".text._Z3inli"]);
 }
+
+/// Scripts that name a few sections and leave the rest to orphan placement, in PIE,
+/// non-PIE and `-shared` links of C and C++: every orphan (the linker's own `.dynsym`,
+/// `.rela.dyn`, `.got`, `.dynamic`, ..., and input sections such as `.rodata.str1.1`, which
+/// keep their names under `SECTIONS`) lands where lld-14 puts it (its ranks and placement
+/// rule), in the same segments, and the layouts use the same program headers.
+#[test]
+fn orphans_in_dynamic_links_as_lld() {
+    let t = Test::new();
+    let scripts = [
+        t.write(
+            "min.ld",
+            "SECTIONS {\n  .text : { *(.text*) }\n  .data : { *(.data*) }\n}\n",
+        ),
+        t.write(
+            "min2.ld",
+            "SECTIONS {\n  . = 0x10000;\n  .text : { *(.text*) }\n  . = ALIGN(0x1000);\n  \
+             .rodata : { *(.rodata*) }\n  . = ALIGN(0x1000);\n  .data : { *(.data*) }\n  \
+             .bss : { *(.bss*) *(COMMON) }\n  /DISCARD/ : { *(.comment) }\n}\n",
+        ),
+    ];
+    let lib = t.compile(Clang, LIBRARY, &["-O2", "-fPIC"]);
+    let app = t.compile(Clang, APPLICATION, &["-O2", "-fPIE"]);
+    let cxx = t.compile_cxx(Clang, CXX_PROGRAM, &["-O2", "-fPIE"]);
+    let names = |p: &Path| -> Vec<String> {
+        sections(p)
+            .into_iter()
+            .map(|s| s.name)
+            .filter(|n| n != ".shstrtab" && n != ".strtab")
+            .collect()
+    };
+    for (k, script) in scripts.iter().enumerate() {
+        let flag = format!("-Wl,-T,{}", script.display());
+        for (what, objs, extra, cxx_driver) in [
+            ("pie", &app, "-pie", false),
+            ("exe", &app, "-no-pie", false),
+            ("so", &lib, "-shared", false),
+            ("cxx", &cxx, "-pie", true),
+        ] {
+            let mut outs = Vec::new();
+            for (driver, tag) in [(Driver::ClangRld, "rld"), (Driver::ClangLld, "lld")] {
+                let out = format!("{what}-{k}-{tag}");
+                // (These scripts leave the entry point and the libraries' symbols to the
+                // defaults; lld warns about a missing _start in -shared.)
+                let (res, cmd) = if cxx_driver {
+                    let path = t.link_cxx(driver, &[objs], &[extra, &flag], &out, false);
+                    (None, path.display().to_string())
+                } else {
+                    let extra_lib = if what == "so" {
+                        ""
+                    } else {
+                        "-Wl,--unresolved-symbols=ignore-all"
+                    };
+                    let mut flags = vec![extra, flag.as_str()];
+                    if !extra_lib.is_empty() {
+                        flags.push(extra_lib);
+                    }
+                    let (res, cmd) = t.try_link(driver, &[objs], &flags, &out);
+                    (Some(res), cmd)
+                };
+                if let Some(res) = res {
+                    assert!(
+                        res.status.success(),
+                        "{cmd}\n{}",
+                        String::from_utf8_lossy(&res.stderr)
+                    );
+                }
+                outs.push(t.path(&out));
+            }
+            assert_eq!(layout_shape(&outs[0]), layout_shape(&outs[1]), "{what} {k}");
+            assert_eq!(names(&outs[0]), names(&outs[1]), "{what} {k}");
+        }
+    }
+}
