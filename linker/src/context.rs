@@ -43,7 +43,16 @@ pub enum Place {
     Section { file: FileId, sec: u32, offset: u64 },
     Got(u64),
     GotPlt(u64),
-    CopyRel(u64),
+    CopyRel(CopySlot),
+}
+
+/// Where a copy-relocated variable lives: in `.bss`, or in `.bss.rel.ro` (RELRO) when the
+/// library has it in read-only memory (lld's rule: its protection is kept), at an offset
+/// inside that area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopySlot {
+    pub read_only: bool,
+    pub offset: u64,
 }
 
 /// How a dynamic relocation's addend is computed once addresses are known.
@@ -135,10 +144,11 @@ pub struct Link<'o> {
     pub merge_groups: Vec<MergeGroup>,
     /// Offset inside .bss of each common symbol.
     pub common_offsets: FxHashMap<SymbolId, u64>,
-    /// Offset inside the copy-relocation area of each copied shared symbol.
-    pub copy_offsets: FxHashMap<SymbolId, u64>,
-    pub copy_size: u64,
-    pub copy_align: u64,
+    /// Where each copied shared symbol lives.
+    pub copy_offsets: FxHashMap<SymbolId, CopySlot>,
+    /// Size and alignment of the two copy areas (writable, read-only).
+    pub copy_size: [u64; 2],
+    pub copy_align: [u64; 2],
     /// Shared functions whose address the executable takes: their PLT entry is their address.
     pub canonical_plt: FxHashSet<SymbolId>,
     /// GOT: byte offset of each (kind, target).
@@ -221,8 +231,8 @@ impl<'o> Link<'o> {
             merge_groups: Vec::new(),
             common_offsets: FxHashMap::default(),
             copy_offsets: FxHashMap::default(),
-            copy_size: 0,
-            copy_align: 1,
+            copy_size: [0; 2],
+            copy_align: [1; 2],
             canonical_plt: FxHashSet::default(),
             got: FxHashMap::default(),
             got_entries: Vec::new(),

@@ -726,11 +726,32 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
             0,
         );
     }
-    if link.copy_size > 0 {
-        let bss = bss_section(link);
-        let (size, align) = (link.copy_size, link.copy_align);
-        // Its offset is found again through `tail(TailKind::CopyRel)` when addresses are known.
-        link.outputs[bss].add_tail(TailKind::CopyRel, size, align);
+    for read_only in [false, true] {
+        let area = usize::from(read_only);
+        if link.copy_size[area] == 0 {
+            continue;
+        }
+        let out = if read_only {
+            let name = ".bss.rel.ro";
+            match link
+                .outputs
+                .iter()
+                .position(|o| o.name == name && o.is_nobits())
+            {
+                Some(i) => i,
+                None => {
+                    let flags = u64::from(SHF_ALLOC | SHF_WRITE);
+                    link.outputs
+                        .push(OutputSection::new(name, SHT_NOBITS, flags));
+                    link.outputs.len() - 1
+                }
+            }
+        } else {
+            bss_section(link)
+        };
+        let (size, align) = (link.copy_size[area], link.copy_align[area]);
+        // Found again through `tail(TailKind::CopyRel { .. })` when addresses are known.
+        link.outputs[out].add_tail(TailKind::CopyRel { read_only }, size, align);
     }
 }
 
@@ -1639,10 +1660,6 @@ fn linker_symbol_value(link: &Link, what: &LinkerSymbol) -> u64 {
 /// Computes `sym_addr` for every global symbol.
 pub fn compute_symbol_addresses(link: &mut Link) {
     let mut addrs = vec![0u64; link.symtab.symbols.len()];
-    let copy_base = link
-        .outputs
-        .iter()
-        .find_map(|o| o.tail(TailKind::CopyRel).map(|t| o.addr + t.offset));
     let commons_base = link
         .outputs
         .iter()
@@ -1650,8 +1667,8 @@ pub fn compute_symbol_addresses(link: &mut Link) {
         .map(|o| o.addr);
     for (id, sym) in link.symtab.symbols.iter().enumerate() {
         let id32 = id as u32;
-        addrs[id] = if let Some(&off) = link.copy_offsets.get(&id32) {
-            copy_base.unwrap_or(0) + off
+        addrs[id] = if let Some(&slot) = link.copy_offsets.get(&id32) {
+            crate::synthetic::copy_address(link, slot)
         } else if let Some(&i) = link.iplt_index.get(&crate::context::Target::Global(id32)) {
             link.plt_entry_address_iplt(i)
         } else {

@@ -41,7 +41,8 @@ pub enum TailKind {
     /// Common symbols (in `.bss`).
     Commons,
     /// Space for copy-relocated shared-library data (in `.bss`).
-    CopyRel,
+    /// Copy-relocated variables: `.bss`'s, or (`read_only`) `.bss.rel.ro`'s.
+    CopyRel { read_only: bool },
     /// Zero bytes: the terminator that ends `.eh_frame`.
     Zero,
 }

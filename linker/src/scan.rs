@@ -3,7 +3,7 @@
 //! relocation, a dynamic relocation — and reports undefined symbols. The writer
 //! (`relocate.rs`) carries out the recorded actions without deciding again.
 
-use crate::context::{DynAddend, DynReloc, GotKind, Link, Place, Target};
+use crate::context::{CopySlot, DynAddend, DynReloc, GotKind, Link, Place, Target};
 use crate::object_file::{FileId, LE};
 use crate::reloc_action::{
     classify, Action, GotInsn, Need, OutputKind, Refusal, Site, TargetFacts,
@@ -594,11 +594,17 @@ fn add_copy_reloc(link: &mut Link, id: u32) {
     };
     let shared = &link.dsos[dso as usize].symbols[index as usize];
     let (value, size) = (shared.value, shared.size.max(1));
+    let read_only = shared.read_only;
+    let area = usize::from(read_only);
     // Keep the library's alignment of the variable, as far as its address shows it.
     let align = (1u64 << value.trailing_zeros().min(6)).max(8);
-    let off = link.copy_size.next_multiple_of(align);
-    link.copy_size = off + size;
-    link.copy_align = link.copy_align.max(align);
+    let off = link.copy_size[area].next_multiple_of(align);
+    link.copy_size[area] = off + size;
+    link.copy_align[area] = link.copy_align[area].max(align);
+    let slot = CopySlot {
+        read_only,
+        offset: off,
+    };
     // Every alias of the variable in that library (environ, __environ, ...) moves with it.
     let aliases: Vec<u32> = link.dsos[dso as usize]
         .symbols
@@ -608,7 +614,7 @@ fn add_copy_reloc(link: &mut Link, id: u32) {
         .filter(|&a| matches!(link.symtab.get(a).def, SymbolDef::Shared { dso: d, .. } if d == dso))
         .collect();
     for a in aliases.into_iter().chain(std::iter::once(id)) {
-        link.copy_offsets.insert(a, off);
+        link.copy_offsets.insert(a, slot);
         // Exported under every name, so the library's own references (which may use an
         // alias, like glibc's __environ) bind to the copy too.
         let sym = link.symtab.get_mut(a);
@@ -617,7 +623,7 @@ fn add_copy_reloc(link: &mut Link, id: u32) {
         sym.exported = true;
     }
     link.rela_dyn.push(DynReloc {
-        place: Place::CopyRel(off),
+        place: Place::CopyRel(slot),
         r_type: R_X86_64_COPY,
         sym: Some(id),
         addend: DynAddend::Const(0),

@@ -24,6 +24,9 @@ pub struct SharedSymbol {
     pub is_undefined: bool,
     /// A non-default version (`foo@VER`): it binds only references naming that version.
     pub hidden: bool,
+    /// Defined in memory the library keeps read-only (a segment without write permission,
+    /// or its RELRO range): a copy of it goes to RELRO memory too (lld's rule).
+    pub read_only: bool,
 }
 
 pub struct SharedFile {
@@ -56,6 +59,18 @@ impl SharedFile {
                 "incompatible machine type (only x86-64 is supported)".into()
             ));
         }
+        // The address ranges the library keeps read-only.
+        use object::read::elf::ProgramHeader as _;
+        let read_only: Vec<(u64, u64)> = header
+            .program_headers(LE, data)
+            .map_err(|e| bad(format!("bad program headers: {e}")))?
+            .iter()
+            .filter(|p| {
+                matches!(p.p_type(LE), elf::PT_LOAD | elf::PT_GNU_RELRO)
+                    && p.p_flags(LE) & elf::PF_W == 0
+            })
+            .map(|p| (p.p_vaddr(LE), p.p_vaddr(LE).saturating_add(p.p_memsz(LE))))
+            .collect();
         let sections = header
             .sections(LE, data)
             .map_err(|e| bad(format!("bad section headers: {e}")))?;
@@ -129,6 +144,10 @@ impl SharedFile {
                 version_hash,
                 is_undefined: sym.is_undefined(LE),
                 hidden,
+                read_only: {
+                    let v = sym.st_value(LE);
+                    read_only.iter().any(|&(lo, hi)| (lo..hi).contains(&v))
+                },
             });
         }
         Ok(SharedFile {

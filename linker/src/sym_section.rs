@@ -74,9 +74,12 @@ fn symbol_section_bounded(link: &Link, id: SymbolId, depth: u32) -> SymSection {
             },
             _ => section_at(link, link.sym_addr.get(id as usize).copied().unwrap_or(0)),
         },
-        SymbolDef::Shared { .. } if link.copy_offsets.contains_key(&id) => {
-            tail_section(link, TailKind::CopyRel)
-        }
+        SymbolDef::Shared { .. } if link.copy_offsets.contains_key(&id) => tail_section(
+            link,
+            TailKind::CopyRel {
+                read_only: link.copy_offsets[&id].read_only,
+            },
+        ),
         _ => SymSection::Undefined,
     }
 }

@@ -124,14 +124,20 @@ pub(crate) fn place_address(link: &Link, place: Place) -> u64 {
         }
         Place::Got(off) => link.synthetic_addr(Synthetic::Got) + off,
         Place::GotPlt(index) => link.synthetic_addr(Synthetic::GotPlt) + 24 + 8 * index,
-        Place::CopyRel(off) => {
-            link.outputs
-                .iter()
-                .find_map(|o| o.tail(TailKind::CopyRel).map(|t| o.addr + t.offset))
-                .unwrap_or(0)
-                + off
-        }
+        Place::CopyRel(slot) => copy_address(link, slot),
     }
+}
+
+/// The address of a copy-relocated variable.
+pub(crate) fn copy_address(link: &Link, slot: crate::context::CopySlot) -> u64 {
+    let kind = TailKind::CopyRel {
+        read_only: slot.read_only,
+    };
+    link.outputs
+        .iter()
+        .find_map(|o| o.tail(kind).map(|t| o.addr + t.offset))
+        .unwrap_or(0)
+        + slot.offset
 }
 
 fn write_rela(link: &Link, index: &FxHashMap<u32, u32>, r: &DynReloc, out: &mut [u8]) {

@@ -425,3 +425,61 @@ fn no_pie_canonical_plt_and_copy_relocation() {
         }
     }
 }
+
+/// A non-PIE program copies a library's variables: one the library keeps in read-only
+/// memory (`const`) gets its copy in `.bss.rel.ro`, under PT_GNU_RELRO, and a writable
+/// one in `.bss`, as lld (and GNU ld, in its `.data.rel.ro`) keep the library's protection.
+#[test]
+fn copies_of_read_only_library_data_are_relro_as_lld() {
+    let t = Test::new();
+    let lib = t.compile(
+        Clang,
+        "const int lib_table[4] = {1, 2, 3, 4};\nint lib_var = 5;\n\
+         int lib_sum(void) { return lib_table[0] + lib_table[3] + lib_var; }\n",
+        &["-O2", "-fPIC"],
+    );
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nextern const int lib_table[4];\nextern int lib_var;\nint lib_sum(void);\n\
+         int main(void) { lib_var += 10; printf(\"%d %d %d\\n\", lib_table[2], lib_var, lib_sum()); return 0; }\n",
+        &["-O2", "-fno-pic"],
+    );
+    let mut exes = Vec::new();
+    for d in [Driver::ClangRld, Driver::ClangLld] {
+        let dir = d.name();
+        t.link(d, &[&lib], &["-shared"], &format!("{dir}/libro.so"));
+        let l = format!("-L{}", t.path(dir).display());
+        let rpath = format!("-Wl,-rpath,{}", t.path(dir).display());
+        exes.push(t.link(
+            d,
+            &[&main],
+            &[&l, "-lro", "-no-pie", &rpath],
+            &format!("{dir}/main"),
+        ));
+    }
+    assert_same_output(&exes[0], &exes[1], &[], &[], Some("3 15 20\n"));
+    for exe in &exes {
+        let secs = sections(exe);
+        let syms = symbols(exe);
+        let section_of = |name: &str| {
+            let s = &find_symbols(&syms, ".dynsym", name)[0];
+            let ndx: usize = s.ndx.parse().expect("defined in the executable");
+            (
+                secs.iter().find(|x| x.index == ndx).unwrap().name.clone(),
+                s.value,
+            )
+        };
+        let (table_section, table_addr) = section_of("lib_table");
+        assert_eq!(table_section, ".bss.rel.ro", "{}", exe.display());
+        assert_eq!(section_of("lib_var").0, ".bss", "{}", exe.display());
+        let relro = segments(exe)
+            .into_iter()
+            .find(|s| s.typ == "GNU_RELRO")
+            .unwrap();
+        assert!(
+            (relro.vaddr..relro.vaddr + relro.memsz).contains(&table_addr),
+            "{}",
+            exe.display()
+        );
+    }
+}
