@@ -1917,7 +1917,14 @@ GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmv
                     PROVIDE(z = ALIGN(x, 16));\nASSERT(x < 4, \"msg, here\");\n\
                     VERSION { V1 { global: f; local: *; }; }\nSECTIONS {\n  . = 0x1000;\n\
                     .text 0x2000 : ALIGN(8) { KEEP(*(.text*)) a = . + 1; }\n\
-                    /DISCARD/ : { *(.comment) }\n  PROVIDE(_end = .);\n}\n";
+                    /DISCARD/ : { *(.comment) }\n  PROVIDE(_end = .);\n\
+                    . = SEGMENT_START(\"text-segment\", 0x400000) + SIZEOF_HEADERS;\n\
+                    .ro : ONLY_IF_RO { FILL(0x90) *(.ro) SORT(CONSTRUCTORS) } =0x11223344\n\
+                    . = DATA_SEGMENT_ALIGN(CONSTANT(MAXPAGESIZE), CONSTANT(COMMONPAGESIZE));\n\
+                    OVERLAY 0x1000 : AT(0x4000) { .a { *(.a) } .b { *(.b) } }\n\
+                    .info (INFO) : { *(.info) }\n  . = DATA_SEGMENT_END(.);\n}\n";
+        let parsed = parse_script(base).expect("the unmutated script parses");
+        assert_eq!(parsed.sections.map(|c| c.len()), Some(12));
         let specials = b"(){};:=.*,\"/+-<>!?0xK ";
         let mut seed = 0x1234_5678u32;
         let mut next = || {
