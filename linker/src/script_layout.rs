@@ -387,15 +387,7 @@ pub fn relocatable_order(link: &mut Link) -> Result<()> {
                 if o.name == d.name && !order.contains(&i) {
                     order.push(i);
                     if let Some(e) = &d.align {
-                        let env = LinkEnv {
-                            link,
-                            dot: None,
-                            headers: None,
-                        };
-                        let v = e
-                            .eval(&env)
-                            .map_err(|err| LinkError::Link(format!("{origin}:{}: {err}", d.line)))?
-                            .value;
+                        let v = evaluate(link, e, d.line, None)?;
                         if !v.is_power_of_two() {
                             return Err(LinkError::Link(format!(
                                 "{origin}:{}: alignment must be a power of 2",
@@ -1516,7 +1508,6 @@ impl Env for ScriptEnv<'_> {
 /// The bytes of the data commands (`BYTE`, `LONG`, ...), once every symbol has its value:
 /// (output section, offset in it, bytes).
 pub fn data_bytes(link: &Link) -> Result<Vec<(u32, u64, Vec<u8>)>> {
-    let origin = script_name(link);
     let mut out = Vec::new();
     for &(i, at, j) in &link.script_data_places {
         let Some(d) = description(link, i) else {
@@ -1525,18 +1516,11 @@ pub fn data_bytes(link: &Link) -> Result<Vec<(u32, u64, Vec<u8>)>> {
         let Some(OutputItem::Data { size, expr }) = d.items.get(j) else {
             continue;
         };
-        let env = LinkEnv {
-            link,
-            dot: Some(Value {
-                section: Some(i as u32),
-                value: at,
-            }),
-            headers: None,
+        let dot = Value {
+            section: Some(i as u32),
+            value: at,
         };
-        let value = expr
-            .eval(&env)
-            .map_err(|e| LinkError::Link(format!("{origin}:{}: {e}", d.line)))?
-            .value;
+        let value = evaluate(link, expr, d.line, Some(dot))?;
         let o = &link.outputs[i];
         out.push((
             i as u32,
@@ -1547,10 +1531,27 @@ pub fn data_bytes(link: &Link) -> Result<Vec<(u32, u64, Vec<u8>)>> {
     Ok(out)
 }
 
+/// The value of a script expression once symbols have values (`.` at `dot`), or an error
+/// naming the script and line.
+fn evaluate(
+    link: &Link,
+    expr: &crate::script_expr::Expr,
+    line: usize,
+    dot: Option<Value>,
+) -> Result<u64> {
+    let env = LinkEnv {
+        link,
+        dot,
+        headers: None,
+    };
+    expr.eval(&env)
+        .map(|v| v.value)
+        .map_err(|e| LinkError::Link(format!("{}:{line}: {e}", script_name(link))))
+}
+
 /// The fill patterns of output sections (`=FILL`, `FILL(...)`): the expression's low 32
 /// bits, big-endian, as GNU ld and lld store them.
 pub fn fills(link: &Link) -> Result<Vec<(u32, [u8; 4])>> {
-    let origin = script_name(link);
     let mut out = Vec::new();
     for (i, o) in link.outputs.iter().enumerate() {
         let Some(d) = description(link, i) else {
@@ -1562,15 +1563,7 @@ pub fn fills(link: &Link) -> Result<Vec<(u32, [u8; 4])>> {
         if o.is_nobits() || o.synthetic.is_some() {
             continue;
         }
-        let env = LinkEnv {
-            link,
-            dot: None,
-            headers: None,
-        };
-        let value = expr
-            .eval(&env)
-            .map_err(|e| LinkError::Link(format!("{origin}:{}: {e}", d.line)))?
-            .value;
+        let value = evaluate(link, expr, d.line, None)?;
         out.push((i as u32, (value as u32).to_be_bytes()));
     }
     Ok(out)
