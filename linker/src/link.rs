@@ -354,6 +354,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
 
     // Output sections first: linker-defined symbols such as __start_foo need them.
     layout::assign_input_sections(&mut link);
+    crate::script_layout::apply_subalign(&mut link)?;
     layout::define_linker_symbols(&mut link);
     layout::define_defsyms(&mut link)?;
     timer.phase("output sections");

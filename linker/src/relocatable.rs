@@ -49,6 +49,7 @@ struct Group {
 pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> Result<()> {
     drop_duplicate_groups(link);
     layout::assign_input_sections(link);
+    crate::script_layout::apply_subalign(link)?;
     crate::script_layout::relocatable_order(link)?;
     layout::place_inputs(link);
     timer.phase("output sections");

@@ -1531,6 +1531,41 @@ pub fn data_bytes(link: &Link) -> Result<Vec<(u32, u64, Vec<u8>)>> {
     Ok(out)
 }
 
+/// `SUBALIGN(A)`: the input sections of the output section are aligned to A, whatever
+/// their own alignment (lld, GNU ld).
+pub fn apply_subalign(link: &mut Link) -> Result<()> {
+    let mut wanted = Vec::new();
+    for c in commands(link) {
+        let SectionsCommand::Output(d) = c else {
+            continue;
+        };
+        let Some(e) = &d.subalign else {
+            continue;
+        };
+        let v = evaluate(link, e, d.line, None)?;
+        if !v.is_power_of_two() {
+            return Err(LinkError::Link(format!(
+                "{}:{}: alignment must be a power of 2",
+                script_name(link),
+                d.line
+            )));
+        }
+        wanted.push((d.name.clone(), v));
+    }
+    for (name, v) in wanted {
+        let inputs: Vec<(u32, u32)> = link
+            .outputs
+            .iter()
+            .filter(|o| o.name == name)
+            .flat_map(|o| o.inputs.iter().copied())
+            .collect();
+        for (f, s) in inputs {
+            link.objects[f as usize].sections[s as usize].align = v;
+        }
+    }
+    Ok(())
+}
+
 /// The value of a script expression once symbols have values (`.` at `dot`), or an error
 /// naming the script and line.
 fn evaluate(

@@ -705,7 +705,7 @@ fn data_commands_as_lld() {
 
 /// `=FILL` after a section and `FILL(...)` inside one fill the gaps between its contents
 /// (alignment padding, `. +=`) with the 4-byte pattern, each gap from the pattern's first
-/// byte; `(INFO)` and `(COPY)` sections are not allocated; `.tdata`/`.tbss` in a scripted
+/// byte; `(INFO)` and `(COPY)` sections are not allocated; `SUBALIGN` aligns each input; `.tdata`/`.tbss` in a scripted
 /// static layout make a `PT_TLS`, `.tbss` taking no address space: as lld does.
 #[test]
 fn fills_section_types_and_tls_as_lld() {
@@ -716,7 +716,7 @@ fn fills_section_types_and_tls_as_lld() {
         "__attribute__((section(\".my_info\"), used)) static const char info[] = \"info\";\n\
          __attribute__((section(\".my_copy\"), used)) static const char copy[] = \"copy\";\n\
          __attribute__((aligned(32))) const char later[] = \"later\";\n\
-         __thread int tdata_var = 3;\n__thread long tbss_var;\n\
+         __thread int tdata_var = 3;\n__thread long tbss_var;\nint second_data = 7;\n\
          int read_tls(void) { return tdata_var + (int)tbss_var; }\n",
         &["-O1", "-fno-pic"],
     );
@@ -727,7 +727,7 @@ fn fills_section_types_and_tls_as_lld() {
          . = ALIGN(0x1000);\n  .rodata : { FILL(0xaabbccdd) *(.rodata*) . += 7; }\n  \
          .my_info (INFO) : { *(.my_info) }\n  .my_copy (COPY) : { *(.my_copy) }\n  \
          _etext = .;\n  . = ALIGN(0x1000);\n  data_start = .;\n  \
-         .tdata : { *(.tdata*) }\n  .tbss : { *(.tbss*) }\n  .data : { *(.data*) }\n  \
+         .tdata : { *(.tdata*) }\n  .tbss : { *(.tbss*) }\n  .data : SUBALIGN(32) { *(.data*) }\n  \
          .bss : { *(.bss*) }\n  _end = .;\n  /DISCARD/ : { *(.comment) }\n}\n",
     );
     let flags = ["-static", "-T", script.to_str().unwrap()];
@@ -743,6 +743,13 @@ fn fills_section_types_and_tls_as_lld() {
     let secs = sections(&rld);
     let info = find_section(&secs, ".my_info").unwrap();
     assert!(!info.flags.contains('A') && info.addr == 0, "{info:?}");
+    // SUBALIGN(32): each input of .data starts on 32 bytes.
+    let second = find_symbols(&symbols(&rld), ".symtab", "second_data")[0].value;
+    assert_eq!(second % 32, 0);
+    assert_eq!(
+        described(&rld, &["second_data"]),
+        described(&lld, &["second_data"])
+    );
     let tls = segments(&rld).into_iter().find(|s| s.typ == "TLS");
     assert!(
         tls.is_some_and(|s| s.memsz > s.filesz),

@@ -129,6 +129,8 @@ pub struct OutputDescription {
     pub constraint: Option<Constraint>,
     /// One of an `OVERLAY`'s sections: its addresses may overlap the others'.
     pub overlay: bool,
+    /// `SUBALIGN(A)`: every input section in it aligned to A instead of its own alignment.
+    pub subalign: Option<Expr>,
     pub items: Vec<OutputItem>,
     pub line: usize,
 }
@@ -837,6 +839,7 @@ impl<'a> Parser<'a> {
         let mut align = None;
         let mut lma = None;
         let mut constraint = None;
+        let mut subalign = None;
         loop {
             match self.next() {
                 Some(Token {
@@ -853,6 +856,11 @@ impl<'a> Parser<'a> {
                     line,
                     ..
                 }) => align = Some(self.parenthesized("ALIGN", line)?),
+                Some(Token {
+                    tok: Tok::Word("SUBALIGN"),
+                    line,
+                    ..
+                }) => subalign = Some(self.parenthesized("SUBALIGN", line)?),
                 Some(Token {
                     tok: Tok::Word("ONLY_IF_RO"),
                     ..
@@ -885,6 +893,7 @@ impl<'a> Parser<'a> {
             fill,
             constraint,
             overlay: false,
+            subalign,
             items,
             line,
         })
@@ -956,6 +965,7 @@ impl<'a> Parser<'a> {
                                 fill: trailer.fill.or(fill),
                                 constraint: None,
                                 overlay: true,
+                                subalign: None,
                                 items,
                                 line,
                             });
