@@ -749,7 +749,7 @@ fn region_suits(attributes: &str, flags: u64) -> bool {
 fn description<'a>(link: &'a Link, i: usize) -> Option<&'a OutputDescription> {
     let name = &link.outputs[i].name;
     commands(link).iter().find_map(|c| match c {
-        SectionsCommand::Output(d) if &d.name == name => Some(d),
+        SectionsCommand::Output(d) if &d.name == name => Some(&**d),
         _ => None,
     })
 }

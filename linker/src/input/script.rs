@@ -100,7 +100,7 @@ pub struct MemoryRegion {
 pub enum SectionsCommand {
     /// `sym = expr;`, `. = expr;` (the location counter), `PROVIDE(...)`.
     Assign(Assignment),
-    Output(OutputDescription),
+    Output(Box<OutputDescription>),
 }
 
 /// `NAME [ADDRESS] : [ALIGN(A)] { ITEMS }`; `/DISCARD/` drops what it matches.
@@ -763,7 +763,9 @@ impl<'a> Parser<'a> {
                     ));
                 }
                 Tok::Word("OVERLAY") => commands.extend(self.overlay(t)?),
-                Tok::Word(name) => commands.push(SectionsCommand::Output(self.output(name, t)?)),
+                Tok::Word(name) => {
+                    commands.push(SectionsCommand::Output(Box::new(self.output(name, t)?)))
+                }
                 _ => return Err(self.unexpected(Some(t), "an output section or an assignment")),
             }
         }
@@ -995,7 +997,7 @@ impl<'a> Parser<'a> {
                         if d.fill.is_none() {
                             d.fill.clone_from(&trailer.fill);
                         }
-                        SectionsCommand::Output(d)
+                        SectionsCommand::Output(Box::new(d))
                     })
                     .collect();
                 commands.push(SectionsCommand::Assign(Assignment {
