@@ -104,7 +104,7 @@ pub enum LinkerSymbol {
     /// the layout is known.
     Expr(Box<crate::script_expr::Expr>),
     /// An assignment inside `SECTIONS` (its number there): its value comes from the
-    /// scripted layout (`Link::script_values`).
+    /// scripted layout (`ScriptResults::values`).
     ScriptDot(usize),
 }
 
@@ -206,18 +206,24 @@ pub struct Link<'o> {
     pub version_script: Option<crate::version_script::VersionScript>,
     /// Linker scripts' symbol assignments and `ASSERT`s (see `input::ScriptFacts`).
     pub scripts: crate::input::ScriptFacts,
+    /// What the scripted layout computed (see [`ScriptResults`]).
+    pub script: ScriptResults,
+}
+
+/// What a linker script's `SECTIONS` gives the layout and the writer, once laid out.
+#[derive(Default)]
+pub struct ScriptResults {
     /// The value and section header index of each assignment inside `SECTIONS`.
-    pub script_values: Vec<(u64, Option<u32>)>,
+    pub values: Vec<(u64, Option<u32>)>,
     /// What the scripted layout found wrong (a section outside its region, a bad
     /// expression), reported after it.
-    pub script_errors: Vec<String>,
-    /// Where the scripts' data commands go: (output section, address, item of its
-    /// description).
-    pub script_data_places: Vec<(usize, u64, usize)>,
+    pub errors: Vec<String>,
+    /// Where the data commands go: (output section, address, item of its description).
+    pub data_places: Vec<(usize, u64, usize)>,
     /// Their bytes, once symbols have values: (output section, offset, bytes).
-    pub script_data: Vec<(u32, u64, Vec<u8>)>,
-    /// The fill patterns of the scripts' output sections: (output section, 4 bytes).
-    pub script_fills: Vec<(u32, [u8; 4])>,
+    pub data: Vec<(u32, u64, Vec<u8>)>,
+    /// The fill patterns of the output sections: (output section, 4 bytes).
+    pub fills: Vec<(u32, [u8; 4])>,
 }
 
 impl<'o> Link<'o> {
@@ -267,11 +273,7 @@ impl<'o> Link<'o> {
             dynamic_list: Default::default(),
             version_script: None,
             scripts: Default::default(),
-            script_values: Vec::new(),
-            script_errors: Vec::new(),
-            script_data_places: Vec::new(),
-            script_data: Vec::new(),
-            script_fills: Vec::new(),
+            script: ScriptResults::default(),
         }
     }
 
@@ -331,7 +333,8 @@ impl<'o> Link<'o> {
                 }
                 Some(LinkerSymbol::Expr(e)) => crate::layout::expr_is_absolute(self, e),
                 Some(LinkerSymbol::ScriptDot(k)) => self
-                    .script_values
+                    .script
+                    .values
                     .get(*k)
                     .is_some_and(|(_, section)| section.is_none()),
                 _ => false,

@@ -1653,7 +1653,7 @@ fn linker_symbol_value(link: &Link, what: &LinkerSymbol) -> u64 {
         }
         // Evaluated after every other symbol (evaluate_script_symbols).
         LinkerSymbol::Expr(_) => 0,
-        LinkerSymbol::ScriptDot(k) => link.script_values.get(*k).map_or(0, |v| v.0),
+        LinkerSymbol::ScriptDot(k) => link.script.values.get(*k).map_or(0, |v| v.0),
     }
 }
 

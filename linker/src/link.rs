@@ -380,8 +380,8 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     crate::script_layout::check_addresses(&link)?;
     crate::relr::settle(&mut link);
     layout::compute_all_symbol_addresses(&mut link)?;
-    link.script_data = crate::script_layout::data_bytes(&link)?;
-    link.script_fills = crate::script_layout::fills(&link)?;
+    link.script.data = crate::script_layout::data_bytes(&link)?;
+    link.script.fills = crate::script_layout::fills(&link)?;
     timer.phase("layout");
     if opts.compress_debug_sections {
         crate::compressed::compress_outputs(&mut link, &plan)?;

@@ -290,8 +290,8 @@ pub fn check_addresses(link: &Link) -> Result<()> {
     let Some((origin, _)) = &link.scripts.sections else {
         return Ok(());
     };
-    if !link.script_errors.is_empty() {
-        return Err(LinkError::Many(link.script_errors.clone()));
+    if !link.script.errors.is_empty() {
+        return Err(LinkError::Many(link.script.errors.clone()));
     }
     // PT_GNU_RELRO is one range: nothing else may sit between its sections (lld).
     let relro = |o: &crate::output_section::OutputSection| {
@@ -933,7 +933,7 @@ pub fn assign_addresses(link: &mut Link) {
         }
         headers_loaded = false;
     }
-    link.script_values = values;
+    link.script.values = values;
     let headers = 64 + 56 * program_header_count(link, headers_loaded) as u64;
     let min = link
         .outputs
@@ -1283,9 +1283,9 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
         link.objects[f as usize].sections[s as usize].offset = offset;
     }
     data_places.sort_unstable();
-    link.script_data_places = data_places;
+    link.script.data_places = data_places;
     // Only the last walk's complaints count (the first may be redone without headers).
-    link.script_errors = located(link, errors);
+    link.script.errors = located(link, errors);
     values
 }
 
@@ -1509,7 +1509,7 @@ impl Env for ScriptEnv<'_> {
 /// (output section, offset in it, bytes).
 pub fn data_bytes(link: &Link) -> Result<Vec<(u32, u64, Vec<u8>)>> {
     let mut out = Vec::new();
-    for &(i, at, j) in &link.script_data_places {
+    for &(i, at, j) in &link.script.data_places {
         let Some(d) = description(link, i) else {
             continue;
         };
@@ -1689,8 +1689,8 @@ pub fn insert_values(link: &mut Link) {
             }
         }
     }
-    link.script_errors = located(link, errors);
-    link.script_values = values;
+    link.script.errors = located(link, errors);
+    link.script.values = values;
 }
 
 /// Keeps assignment `k`'s value: relative to the section it is relative to (the one

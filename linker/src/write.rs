@@ -197,7 +197,7 @@ pub fn write_output(
             }
         }
     }
-    for (k, (out, at, bytes)) in link.script_data.iter().enumerate() {
+    for (k, (out, at, bytes)) in link.script.data.iter().enumerate() {
         let o = &link.outputs[*out as usize];
         jobs.push((
             o.offset + at,
@@ -257,7 +257,7 @@ pub fn write_output(
                 Vec::new()
             }
             Job::ScriptData(k) => {
-                piece.copy_from_slice(&link.script_data[*k].2);
+                piece.copy_from_slice(&link.script.data[*k].2);
                 Vec::new()
             }
         })
@@ -487,7 +487,7 @@ fn compute_build_id(style: &BuildId, data: &[u8], len: usize) -> Vec<u8> {
 /// sections (`jobs`, sorted by offset), each gap starting with the pattern's first byte
 /// (lld).
 fn fill_gaps(link: &Link, buf: &mut [u8], jobs: &[(u64, u64, u64, Job)]) {
-    for &(i, pattern) in &link.script_fills {
+    for &(i, pattern) in &link.script.fills {
         let o = &link.outputs[i as usize];
         let end = o.offset + o.size;
         let first = jobs.partition_point(|j| j.0 < o.offset);
