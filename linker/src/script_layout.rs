@@ -434,13 +434,15 @@ pub fn order(link: &Link) -> Vec<usize> {
     let scripted = placed.clone();
     // Orphans in lld's order: by rank, else as they were created (inputs' sections in
     // input order, then the linker's own); each goes to lld's position for it.
+    let ranks: Vec<u32> = link.outputs.iter().map(|o| orphan_rank(link, o)).collect();
     let mut orphans: Vec<usize> = (0..link.outputs.len())
         .filter(|i| !scripted.contains(i) && present(*i))
         .collect();
-    orphans.sort_by_key(|&i| (orphan_rank(link, &link.outputs[i]), creation_order(link, i)));
-    for i in orphans {
-        let at = orphan_position(link, &placed, i);
-        placed.insert(at, i);
+    orphans.sort_by_key(|&i| (ranks[i], creation_order(link, i)));
+    // Orphans of one rank go together, where the first of them goes (as lld inserts them).
+    for group in orphans.chunk_by(|&a, &b| ranks[a] == ranks[b]) {
+        let at = orphan_position(link, &ranks, &placed, group[0]);
+        placed.splice(at..at, group.iter().copied());
     }
     placed
 }
@@ -534,15 +536,15 @@ fn orphan_rank(link: &Link, o: &crate::output_section::OutputSection) -> u32 {
 /// last of the sections most like it (the most leading rank bits in common) whose rank is
 /// not above its own; at the end if no section with contents follows that place. Sections
 /// the script keeps without contents are no anchors.
-fn orphan_position(link: &Link, placed: &[usize], i: usize) -> usize {
-    let rank = orphan_rank(link, &link.outputs[i]);
+fn orphan_position(link: &Link, ranks: &[u32], placed: &[usize], i: usize) -> usize {
+    let rank = ranks[i];
     let filled = |p: usize| {
         let o = &link.outputs[p];
         !o.inputs.is_empty() || o.synthetic.is_some() || o.size > 0
     };
     let proximity = |p: usize| -> i32 {
         if filled(p) {
-            (rank ^ orphan_rank(link, &link.outputs[p])).leading_zeros() as i32
+            (rank ^ ranks[p]).leading_zeros() as i32
         } else {
             -1
         }
@@ -561,7 +563,7 @@ fn orphan_position(link: &Link, placed: &[usize], i: usize) -> usize {
     let mut at = best;
     while at < placed.len() {
         let p = placed[at];
-        if filled(p) && (proximity(p) != closest || rank < orphan_rank(link, &link.outputs[p])) {
+        if filled(p) && (proximity(p) != closest || rank < ranks[p]) {
             break;
         }
         at += 1;
@@ -679,6 +681,7 @@ fn program_header_count(link: &Link, headers_loaded: bool) -> usize {
     if !link.scripts.phdrs.is_empty() {
         return link.scripts.phdrs.len();
     }
+    let sets = Vec::new();
     // PT_PHDR and the headers' PT_LOAD (which read-only sections right after join).
     let mut count = 2 * usize::from(headers_loaded);
     // The current load: its flags and first section (None: the headers only).
@@ -687,7 +690,7 @@ fn program_header_count(link: &Link, headers_loaded: bool) -> usize {
         if !link.outputs[i].is_alloc() {
             continue;
         }
-        if !current.is_some_and(|(flags, first)| joins(link, i, first, flags)) {
+        if !current.is_some_and(|(flags, first)| joins(link, &sets, i, first, flags)) {
             count += 1;
             current = Some((flags_of(link, i), Some(i)));
         }
@@ -758,10 +761,10 @@ fn description<'a>(link: &'a Link, i: usize) -> Option<&'a OutputDescription> {
 /// `first` (`None`: only the headers so far), as lld decides: the same permissions, the
 /// same memory region, and no load address of its own (`AT`, or another `AT>` region),
 /// unless the segment holds only the headers.
-fn joins(link: &Link, i: usize, first: Option<usize>, flags: u32) -> bool {
+fn joins(link: &Link, sets: &[Vec<usize>], i: usize, first: Option<usize>, flags: u32) -> bool {
     if !link.scripts.phdrs.is_empty() {
-        // With PHDRS, the script says which PT_LOAD each section is in.
-        let sets = phdr_sets(link);
+        // With PHDRS, the script says which PT_LOAD each section is in (`sets`, from
+        // phdr_sets).
         let load_of = |k: usize| {
             sets[k]
                 .iter()
@@ -962,6 +965,7 @@ pub fn assign_addresses(link: &mut Link) {
     } else {
         link.image_base = (min / page) * page;
     }
+    let sets = if listed { phdr_sets(link) } else { Vec::new() };
     // The first section of the current load (None while it holds only the headers).
     let mut first: Option<usize> = None;
     for i in 0..link.outputs.len() {
@@ -974,7 +978,7 @@ pub fn assign_addresses(link: &mut Link) {
             (o.addr, o.size, o.is_nobits(), o.lma)
         };
         match loads.last_mut() {
-            Some(load) if joins(link, i, first, load.flags) => {
+            Some(load) if joins(link, &sets, i, first, load.flags) => {
                 if !nobits {
                     // (Wrapping: a script that moves the counter back is refused after
                     // the layout, by check_addresses.)
