@@ -45,7 +45,7 @@ pub fn assign_input_sections(link: &mut Link) {
         keep_text_prefix: link.opts.z_keep_text_section_prefix,
         relocatable: link.opts.relocatable,
         script: script.as_ref(),
-        orphans_keep_names: link.scripts.sections.is_some() && link.scripts.insert.is_none(),
+        orphans_keep_names: link.scripts.lays_out(),
     };
     // Each object's kept sections grouped by output section key, in parallel; then the
     // groups are given output sections in input order (so outputs are numbered, and their
@@ -400,16 +400,18 @@ pub fn place_inputs(link: &mut Link) {
     }
 }
 
-fn bss_section(link: &mut Link) -> usize {
+/// The output section `name` (not TLS) that space without contents goes to: `.bss`, or
+/// `.bss.rel.ro`; created if no input made it.
+fn nobits_section(link: &mut Link, name: &str) -> usize {
     if let Some(i) = link
         .outputs
         .iter()
-        .position(|o| o.name == ".bss" && !o.is_tls())
+        .position(|o| o.name == name && !o.is_tls())
     {
         return i;
     }
     link.outputs.push(OutputSection::new(
-        ".bss",
+        name,
         SHT_NOBITS,
         u64::from(SHF_ALLOC | SHF_WRITE),
     ));
@@ -439,7 +441,7 @@ fn place_commons(link: &mut Link) {
         size += sz;
         max_align = max_align.max(al);
     }
-    let bss = bss_section(link);
+    let bss = nobits_section(link, ".bss");
     let base = link.outputs[bss].add_tail(TailKind::Commons, size, max_align);
     for off in link.common_offsets.values_mut() {
         *off += base;
@@ -731,24 +733,7 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
         if link.copy_size[area] == 0 {
             continue;
         }
-        let out = if read_only {
-            let name = ".bss.rel.ro";
-            match link
-                .outputs
-                .iter()
-                .position(|o| o.name == name && o.is_nobits())
-            {
-                Some(i) => i,
-                None => {
-                    let flags = u64::from(SHF_ALLOC | SHF_WRITE);
-                    link.outputs
-                        .push(OutputSection::new(name, SHT_NOBITS, flags));
-                    link.outputs.len() - 1
-                }
-            }
-        } else {
-            bss_section(link)
-        };
+        let out = nobits_section(link, if read_only { ".bss.rel.ro" } else { ".bss" });
         let (size, align) = (link.copy_size[area], link.copy_align[area]);
         // Found again through `tail(TailKind::CopyRel { .. })` when addresses are known.
         link.outputs[out].add_tail(TailKind::CopyRel { read_only }, size, align);
@@ -920,7 +905,7 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
 
 /// Sorts output sections into their final order and gives them section header indices.
 pub fn sort_output_sections(link: &mut Link) {
-    if link.scripts.sections.is_some() && link.scripts.insert.is_none() {
+    if link.scripts.lays_out() {
         crate::script_layout::add_kept_empty_sections(link);
         let order = crate::script_layout::order(link);
         reorder_outputs(link, &order);
@@ -1196,7 +1181,7 @@ pub(crate) fn special_segments(link: &Link, types: &[u32]) -> Vec<Segment> {
 
 /// Assigns file offsets and addresses to all output sections and builds the segments.
 pub fn assign_addresses(link: &mut Link) {
-    if link.scripts.sections.is_some() && link.scripts.insert.is_none() {
+    if link.scripts.lays_out() {
         crate::script_layout::assign_addresses(link);
         return;
     }

@@ -103,6 +103,14 @@ pub struct ScriptFacts {
     pub insert: Option<(bool, String)>,
 }
 
+impl ScriptFacts {
+    /// Whether a script's `SECTIONS` lays out the whole output (rather than being inserted
+    /// into the usual layout with `INSERT`).
+    pub fn lays_out(&self) -> bool {
+        self.sections.is_some() && self.insert.is_none()
+    }
+}
+
 /// The inputs in command-line order, and what their scripts ask for.
 pub struct Inputs {
     pub files: Vec<InputFile>,
