@@ -378,7 +378,6 @@ pub fn relocatable_order(link: &mut Link) -> Result<()> {
     if link.scripts.sections.is_none() {
         return Ok(());
     }
-    let origin = script_name(link).to_string();
     let mut order: Vec<usize> = Vec::new();
     let mut aligns = Vec::new();
     for c in commands(link) {
@@ -387,14 +386,7 @@ pub fn relocatable_order(link: &mut Link) -> Result<()> {
                 if o.name == d.name && !order.contains(&i) {
                     order.push(i);
                     if let Some(e) = &d.align {
-                        let v = evaluate(link, e, d.line, None)?;
-                        if !v.is_power_of_two() {
-                            return Err(LinkError::Link(format!(
-                                "{origin}:{}: alignment must be a power of 2",
-                                d.line
-                            )));
-                        }
-                        aligns.push((i, v));
+                        aligns.push((i, alignment(link, e, d.line)?));
                     }
                 }
             }
@@ -1546,15 +1538,7 @@ pub fn apply_subalign(link: &mut Link) -> Result<()> {
         let Some(e) = &d.subalign else {
             continue;
         };
-        let v = evaluate(link, e, d.line, None)?;
-        if !v.is_power_of_two() {
-            return Err(LinkError::Link(format!(
-                "{}:{}: alignment must be a power of 2",
-                script_name(link),
-                d.line
-            )));
-        }
-        wanted.push((d.name.clone(), v));
+        wanted.push((d.name.clone(), alignment(link, e, d.line)?));
     }
     for (name, v) in wanted {
         let inputs: Vec<(u32, u32)> = link
@@ -1568,6 +1552,18 @@ pub fn apply_subalign(link: &mut Link) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// An alignment a script gives (`ALIGN(A)`, `SUBALIGN(A)`): a power of 2.
+fn alignment(link: &Link, expr: &crate::script_expr::Expr, line: usize) -> Result<u64> {
+    let v = evaluate(link, expr, line, None)?;
+    if !v.is_power_of_two() {
+        return Err(LinkError::Link(format!(
+            "{}:{line}: alignment must be a power of 2",
+            script_name(link)
+        )));
+    }
+    Ok(v)
 }
 
 /// The value of a script expression once symbols have values (`.` at `dot`), or an error
