@@ -378,50 +378,41 @@ fn sections_from_address_zero() {
 fn sections_refusals() {
     let t = Test::new();
     let obj = t.compile(Clang, "int main(void) { return 0; }\n", &["-O1"]);
-    // PT_GNU_RELRO is one range (lld refuses the same script).
-    let script = t.write(
-        "relro.ld",
-        "SECTIONS { .init_array : { *(.init_array) } .data : { *(.data) } .dynamic : { *(.dynamic) } }\n",
-    );
-    for driver in [Driver::ClangRld, Driver::ClangLld] {
-        let (res, cmd) = t.try_link(
-            driver,
-            &[&obj],
-            &["-Wl,-T", script.to_str().unwrap()],
-            "refused",
-        );
+    // Links `obj` with `flags` and script `text` (named `name`); the link must fail with
+    // `message` on standard error, and leave no output.
+    let refused = |driver: Driver, name: &str, text: &str, flags: &[&str], message: &str| {
+        let script = t.write(name, text);
+        let script_flag = match driver {
+            Driver::Rld => format!("--script={}", script.display()),
+            _ => format!("-Wl,-T,{}", script.display()),
+        };
+        let mut all = flags.to_vec();
+        all.push(&script_flag);
+        let (res, cmd) = t.try_link(driver, &[&obj], &all, "refused");
         let err = String::from_utf8_lossy(&res.stderr);
         assert!(!res.status.success(), "{cmd}");
-        assert!(
-            err.contains(".dynamic is not contiguous with other relro sections"),
-            "{err}"
-        );
+        assert!(err.contains(message), "{cmd}\n{err}");
+        assert!(!t.path("refused").exists());
+    };
+    // PT_GNU_RELRO is one range (lld refuses the same script).
+    let relro = "SECTIONS { .init_array : { *(.init_array) } .data : { *(.data) } .dynamic : { *(.dynamic) } }\n";
+    for driver in [Driver::ClangRld, Driver::ClangLld] {
+        let message = ".dynamic is not contiguous with other relro sections";
+        refused(driver, "relro.ld", relro, &[], message);
     }
-    let script = t.write("r.ld", "SECTIONS { .text : { *(.text) } after = .; }\n");
-    let (res, _) = t.try_link(
+    refused(
         Driver::Rld,
-        &[&obj],
-        &["-r", "-T", script.to_str().unwrap()],
-        "relocatable",
+        "r.ld",
+        "SECTIONS { .text : { *(.text) } after = .; }\n",
+        &["-r"],
+        "r.ld: with -r, rld does not yet support assignments",
     );
-    let err = String::from_utf8_lossy(&res.stderr);
-    assert!(
-        err.contains("r.ld: with -r, rld does not yet support assignments"),
-        "{err}"
-    );
-    let script = t.write("got.ld", "SECTIONS { .data : { *(.data) *(.got) } }\n");
-    let (res, _) = t.try_link(
+    refused(
         Driver::ClangRld,
-        &[&obj],
-        &["-Wl,-T", script.to_str().unwrap()],
-        "got",
-    );
-    let err = String::from_utf8_lossy(&res.stderr);
-    assert!(
-        err.contains(
-            "got.ld: putting the linker's .got into output section .data is not supported yet"
-        ),
-        "{err}"
+        "got.ld",
+        "SECTIONS { .data : { *(.data) *(.got) } }\n",
+        &[],
+        "got.ld: putting the linker's .got into output section .data is not supported yet",
     );
     // A counter moved back onto a section already placed.
     let freestanding = t.compile(Clang, FREESTANDING, &["-O1", "-fno-pic", "-ffreestanding"]);
