@@ -532,6 +532,18 @@ fn relax_gd(p: &mut Patch, offset: u64, to_ie: bool, value: i64, t: Target) {
     } else {
         [0x48, 0x8d, 0x80]
     };
+    if large_model_call(p.buf, o) {
+        // The large code model's 22 bytes (as GNU ld rewrites them): the same two
+        // instructions, then a 6-byte NOP. The displacement ends one byte later than in the
+        // 16-byte form, which an IE (PC-relative) value accounts for.
+        let value = if to_ie { value.wrapping_sub(1) } else { value };
+        let start = o - 3;
+        p.buf[start..start + 9].copy_from_slice(&fs_load);
+        p.buf[start + 9..start + 12].copy_from_slice(&tail);
+        p.buf[start + 16..start + 22].copy_from_slice(&[0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00]);
+        p.write_sized((start + 12) as u64, R_X86_64_TLSGD, value, 4, true, t);
+        return;
+    }
     let start = if standard {
         o - 4
     } else if no_plt {
@@ -569,6 +581,21 @@ fn relax_gd(p: &mut Patch, offset: u64, to_ie: bool, value: i64, t: Target) {
     p.write_sized(disp_off, R_X86_64_TLSGD, value, 4, true, t);
 }
 
+/// Whether the TLSGD/TLSLD relocation at `o` starts the large code model's call of
+/// `__tls_get_addr` (x86-64 psABI): `leaq x@tlsgd(%rip), %rdi` (its displacement at `o`),
+/// `movabsq $__tls_get_addr@pltoff, %rax`, `addq %GOT, %rax`, `call *%rax`: 22 bytes.
+fn large_model_call(buf: &[u8], o: usize) -> bool {
+    o >= 3
+        && buf.get(o - 3..o) == Some(&[0x48, 0x8d, 0x3d])
+        && buf.get(o + 4..o + 6) == Some(&[0x48, 0xb8])
+        && buf.get(o + 14..o + 19).is_some_and(|b| {
+            matches!(b[0], 0x48 | 0x4c)
+                && b[1] == 0x01
+                && b[2] & 0xc7 == 0xc0
+                && b[3..] == [0xff, 0xd0]
+        })
+}
+
 /// Local-dynamic in an executable: the module-base call becomes a load of the thread
 /// pointer; DTPOFF relocations then resolve to TP offsets.
 fn relax_ld_to_le(p: &mut Patch, offset: u64) {
@@ -583,7 +610,15 @@ fn relax_ld_to_le(p: &mut Patch, offset: u64) {
         );
         return;
     }
-    if p.buf.get(o + 4) == Some(&0xe8) {
+    if large_model_call(p.buf, o) {
+        // The large code model's 22 bytes: a 13-byte NOP, then the thread pointer load
+        // (GNU ld's rewrite).
+        const NOP13: [u8; 13] = [
+            0x66, 0x66, 0x66, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00,
+        ];
+        p.buf[o - 3..o + 10].copy_from_slice(&NOP13);
+        p.buf[o + 10..o + 19].copy_from_slice(&fs_load[3..]);
+    } else if p.buf.get(o + 4) == Some(&0xe8) {
         // leaq x@tlsld(%rip), %rdi; call __tls_get_addr@PLT
         p.buf[o - 3..o + 9].copy_from_slice(&fs_load);
     } else if p.buf.get(o + 4..o + 6) == Some(&[0xff, 0x15]) {

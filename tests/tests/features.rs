@@ -1088,3 +1088,77 @@ fn defsym_absolute_and_alias() {
         Some("0x1234 1\n"),
     );
 }
+
+/// The x86-64 psABI's large code model calls `__tls_get_addr` through
+/// `movabsq $__tls_get_addr@pltoff, %rax; addq %rbx, %rax; call *%rax` (gcc
+/// `-mcmodel=large`): in an executable, general and local dynamic accesses are relaxed to
+/// local exec (or initial exec for a library's variable) as GNU ld rewrites them (lld-14
+/// refuses these objects), and the programs run; a shared library keeps the calls.
+#[test]
+fn tls_large_code_model_relaxed_as_gnu_ld() {
+    let t = Test::new();
+    let main = t.compile(
+        Gcc,
+        "#include <stdio.h>\n__thread int tv = 7;\nstatic __thread int ts = 3;\n\
+         extern __thread int te;\nint get(void) { return tv + ts + te; }\n\
+         int main(void) { tv++; ts++; te++; printf(\"%d\\n\", get()); return 0; }\n",
+        &["-O1", "-fPIC", "-mcmodel=large"],
+    );
+    let other = t.compile(Gcc, "__thread int te = 100;\n", &["-O1", "-fPIC"]);
+    // The instructions of `get`, without addresses and displacements.
+    let shape = |exe: &Path| -> Vec<String> {
+        let text = tool_stdout("objdump", &["-d", "--no-show-raw-insn"], exe);
+        text.lines()
+            .skip_while(|l| !l.ends_with("<get>:"))
+            .skip(1)
+            .take_while(|l| !l.trim().is_empty())
+            .map(|l| {
+                let insn = l.split('\t').nth(1).unwrap_or("");
+                let insn = insn.split('#').next().unwrap_or("");
+                insn.split(|c: char| c == ',' || c.is_whitespace())
+                    .filter(|w| !w.is_empty() && !w.contains("0x"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    };
+    let mut programs = Vec::new();
+    for (d, tag) in [(Driver::GccRld, "rld"), (Driver::GccLd, "ld")] {
+        let lib = t.link(d, &[&other], &["-shared"], &format!("{tag}/libte.so"));
+        let lib_dir = lib.parent().unwrap().display().to_string();
+        let le = t.link(d, &[&main, &other], &[], &format!("{tag}/le"));
+        let ie = t.link(
+            d,
+            &[&main],
+            &[
+                &format!("-L{lib_dir}"),
+                "-lte",
+                &format!("-Wl,-rpath,{lib_dir}"),
+            ],
+            &format!("{tag}/ie"),
+        );
+        let so = t.link(
+            d,
+            &[&main, &other],
+            &["-shared"],
+            &format!("{tag}/libmain.so"),
+        );
+        programs.push((le, ie, so));
+    }
+    let (rld, gnu) = (&programs[0], &programs[1]);
+    for (ours, theirs) in [(&rld.0, &gnu.0), (&rld.1, &gnu.1)] {
+        assert_same_output(ours, theirs, &[], &[], Some("113\n"));
+        let (a, b) = (shape(ours), shape(theirs));
+        assert_eq!(a, b, "{}", ours.display());
+        assert!(
+            a.len() > 3 && !a.iter().any(|i| i.contains("call")),
+            "{a:?}"
+        );
+    }
+    // Left as calls in a shared library.
+    assert!(
+        shape(&rld.2).iter().any(|i| i == "call *%rax"),
+        "{:?}",
+        shape(&rld.2)
+    );
+}
