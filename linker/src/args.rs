@@ -460,6 +460,7 @@ const SPECS: &[Spec] = &[
     // lld's spelling: only `--threads=N`, so `--threads foo.o` keeps foo.o an input.
     arg(&["--threads"], "N", "Use N threads (default: all cores)", Optional(Parser::threads)),
     flag(&["--no-threads"], "Use one thread", |p| p.o.threads = Some(1)),
+    arg(&["--thread-count"], "N", "Use N threads (gold's name for --threads=N)", Value(Parser::thread_count)),
     flag(&["-v", "-V", "--version"], "Print the version (and link if there are inputs)",
         |p| p.o.print_version = true),
     flag(&["--help"], "Print this help", |p| p.o.print_help = true),
@@ -952,6 +953,11 @@ impl Parser {
         Ok(())
     }
 
+    fn thread_count(&mut self, v: &str) -> Result<(), ArgsError> {
+        self.o.threads = Some(count(&self.opt, v)?);
+        Ok(())
+    }
+
     fn lto_level(&mut self, v: &str) -> Result<(), ArgsError> {
         self.o.lto_opts.opt_level = parse_opt_level(v).ok_or_else(|| invalid(&self.opt, v))?;
         Ok(())
@@ -1300,6 +1306,8 @@ mod tests {
         assert_eq!((parse("-O2").opt_level, parse("-O 1").opt_level), (2, 1));
         assert_eq!(parse("--threads=4").threads, Some(4));
         assert_eq!(parse("--threads 3 --no-threads").threads, Some(1));
+        assert_eq!(parse("--thread-count 2").threads, Some(2));
+        assert_eq!(parse("--thread-count=5").threads, Some(5));
         assert_eq!(inputs(&parse("a.o -- -weird.o")), "a.o -weird.o");
         let o = parse("-Map=m.txt --defsym a=b --wrap=malloc --version-script v -flto -r");
         assert_eq!(
