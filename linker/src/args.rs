@@ -265,6 +265,8 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.dependency_file = Some(v.into()))),
     arg(&["--why-extract"], "FILE", "Write why each archive member was loaded to FILE (- for standard output)",
         Set(|p, v| p.o.why_extract = Some(v.into()))),
+    flag(&["--print-dependencies"], "Print which input section uses which other file's symbols (mold's report)",
+        |p| p.o.print_dependencies = true),
     arg(&["--print-archive-stats"], "FILE", "Write each archive's member count and how many were loaded to FILE (- for standard output)",
         Set(|p, v| p.o.print_archive_stats = Some(v.into()))),
     arg(&["--undefined-glob"], "PATTERN", "Load the archive members that define symbols matching PATTERN",

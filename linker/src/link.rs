@@ -318,6 +318,9 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     }
     check_shlib_undefined(&link)?;
     report_missing_cet(&link)?;
+    if opts.print_dependencies {
+        print!("{}", dependencies_report(&link));
+    }
 
     // What is exported, what can be preempted (once: the symbols the linker defines later
     // are decided as they are defined). This decides GOT and PLT use, and what ICF folds.
@@ -415,6 +418,112 @@ static LEAK_AT_END: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBoo
 /// that links in process, again and again, must not.
 pub fn process_ends_with_link() {
     LEAK_AT_END.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// mold's `--print-dependencies` report: for each input section, each global symbol it
+/// refers to that another file defines (a section there, or a shared library), once.
+fn dependencies_report(link: &Link) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::from(
+        "# This is an output of the mold linker's --print-dependencies option.\n\
+         #\n\
+         # Each line consists of 4 fields, <section1>, <section2>, <symbol-type> and\n\
+         # <symbol>, separated by tab characters. It indicates that <section1> depends\n\
+         # on <section2> to use <symbol>. <symbol-type> is either \"u\" or \"w\" for\n\
+         # regular undefined or weak undefined, respectively.\n\
+         #\n\
+         # If you want to obtain dependency information per function granularity,\n\
+         # compile source files with the -ffunction-sections compiler flag.\n\n",
+    );
+    for (f, obj) in link.objects.iter().enumerate() {
+        for sec in &obj.sections {
+            if sec.kind == crate::object_file::SectionKind::Ignored {
+                continue;
+            }
+            let mut seen = rustc_hash::FxHashSet::default();
+            for r in sec.relocs {
+                let index = r.r_sym(crate::object_file::LE, false) as usize;
+                if index < obj.first_global
+                    || index >= obj.symbols.len()
+                    || obj.symbol_section(index) != crate::object_file::shndx::UNDEF
+                {
+                    continue;
+                }
+                let Some(&id) = obj.globals.get(index - obj.first_global) else {
+                    continue;
+                };
+                if !seen.insert(id) {
+                    continue;
+                }
+                let sym = link.symtab.get(id);
+                let provider = match sym.def {
+                    SymbolDef::Defined { file, section, .. }
+                        if file as usize != f && crate::object_file::shndx::is_section(section) =>
+                    {
+                        let other = &link.objects[file as usize];
+                        match other.sections.get(section as usize) {
+                            Some(s) => format!("{}:({})", other.name, s.name),
+                            None => continue,
+                        }
+                    }
+                    SymbolDef::Shared { dso, .. } => link.dsos[dso as usize].name.clone(),
+                    _ => continue,
+                };
+                let kind = if obj.symbols[index].st_bind() == object::elf::STB_WEAK {
+                    'w'
+                } else {
+                    'u'
+                };
+                let name = crate::demangle::display(sym.name);
+                let _ = writeln!(
+                    out,
+                    "{}:({})\t{provider}\t{kind}\t{name}",
+                    obj.name, sec.name
+                );
+            }
+        }
+    }
+    // Then each shared library's own references, to the file that defines them.
+    // (Libraries linked --as-needed that nothing needs are not part of the output; a
+    // library named twice counts once.)
+    let mut listed = rustc_hash::FxHashSet::default();
+    for (d, dso) in link.dsos.iter().enumerate() {
+        if !dso.needed || !listed.insert(dso.name.as_str()) {
+            continue;
+        }
+        let mut seen = rustc_hash::FxHashSet::default();
+        for s in dso.symbols.iter().filter(|s| s.is_undefined) {
+            let Some(id) = link.symtab.lookup(s.name) else {
+                continue;
+            };
+            if !seen.insert(id) {
+                continue;
+            }
+            let sym = link.symtab.get(id);
+            let provider = match sym.def {
+                SymbolDef::Defined { file, .. } => link.objects[file as usize].name.as_str(),
+                // mold names the object that refers to a symbol nothing defines.
+                SymbolDef::Undefined => match sym.ref_file {
+                    Some(file) => link.objects[file as usize].name.as_str(),
+                    None => continue,
+                },
+                SymbolDef::Shared { dso: other, .. }
+                    if other as usize != d && link.dsos[other as usize].needed =>
+                {
+                    link.dsos[other as usize].name.as_str()
+                }
+                _ => continue,
+            };
+            let kind = if s.bind == object::elf::STB_WEAK {
+                'w'
+            } else {
+                'u'
+            };
+            let name = crate::demangle::display(s.name);
+            let _ = writeln!(out, "{}\t{provider}\t{kind}\t{name}", dso.name);
+        }
+    }
+    out
 }
 
 /// `-z cet-report=warning|error`: each input object without the IBT or SHSTK property, in

@@ -293,6 +293,8 @@ pub struct Options {
     pub dependency_file: Option<PathBuf>,
     /// `--why-extract=FILE` (`-`: standard output): why each archive member was loaded.
     pub why_extract: Option<PathBuf>,
+    /// `--print-dependencies` (mold's): which section uses which other file's symbols.
+    pub print_dependencies: bool,
     /// `--print-archive-stats=FILE` (`-`: standard output): each archive's members and
     /// how many were loaded.
     pub print_archive_stats: Option<PathBuf>,
@@ -430,6 +432,7 @@ impl Default for Options {
             require_defined: Vec::new(),
             undefined_globs: Vec::new(),
             why_extract: None,
+            print_dependencies: false,
             print_archive_stats: None,
             dependency_file: None,
             verbose: false,

@@ -2156,3 +2156,68 @@ fn rewrite_endbr_keeps_only_indirect_targets() {
         assert!(first_bytes(&lib, "helper").starts_with("endbr64"));
     }
 }
+
+/// A path with `.` and `..` resolved lexically (mold prints its inputs' paths so).
+fn lexical(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            ".." => {
+                parts.pop();
+            }
+            "." => {}
+            _ => parts.push(p),
+        }
+    }
+    parts.join("/")
+}
+
+/// `--print-dependencies` (mold's report): each input section with the file (and section)
+/// that defines each symbol it uses, then each shared library's own uses, line for line as
+/// mold writes it for the same C++ link (paths compared as mold normalizes them).
+#[test]
+fn print_dependencies_as_mold() {
+    let t = Test::new();
+    let main = t.compile_cxx(
+        Clang,
+        "#include <cstdio>\n#include <stdexcept>\nextern \"C\" int helper(int);\nextern __thread int tv;\n\
+         int main() { try { throw std::runtime_error(\"x\"); } catch (const std::exception &e) \
+         { std::printf(\"%s %d %d\\n\", e.what(), helper(2), tv); } }\n",
+        &["-O1"],
+    );
+    let helper = t.compile(
+        Clang,
+        "__thread int tv = 4;\nint helper(int x) { return x * 3; }\n",
+        &["-O1", "-fPIC"],
+    );
+    // Linked through clang++-14 with `linker_flag` choosing the linker.
+    let report = |linker_flag: &str, out: &str| -> Vec<String> {
+        let mut cmd = std::process::Command::new("clang++-14");
+        cmd.arg(linker_flag)
+            .args([&main, &helper])
+            .arg("-Wl,--print-dependencies")
+            .arg("-o")
+            .arg(t.path(out));
+        let res = run_checked(&mut cmd);
+        String::from_utf8_lossy(&res.stdout)
+            .lines()
+            .map(|l| {
+                l.split('\t')
+                    .map(|field| match field.split_once(":(") {
+                        Some((path, rest)) => format!("{}:({rest}", lexical(path)),
+                        None => lexical(field),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\t")
+            })
+            .collect()
+    };
+    let ours = report(&format!("--ld-path={}", rld_path().display()), "rld.out");
+    let mold = report("-fuse-ld=mold", "mold.out");
+    assert!(
+        ours.iter()
+            .any(|l| l.contains("helper") && l.ends_with("\tu\thelper")),
+        "{ours:#?}"
+    );
+    assert_eq!(ours, mold);
+}
