@@ -2221,3 +2221,39 @@ fn print_dependencies_as_mold() {
     );
     assert_eq!(ours, mold);
 }
+
+/// `--no-undefined-version`: a name a version script lists but nothing defines is an error,
+/// in lld's words; by default (`--undefined-version`, as GNU ld and lld-14) it is not.
+#[test]
+fn no_undefined_version_as_lld() {
+    let t = Test::new();
+    let lib = t.compile(
+        Clang,
+        "int lib_value(void) { return 1; }\n",
+        &["-O1", "-fPIC"],
+    );
+    let map = t.write("v.map", "{ global: lib_value; missing_fn; local: *; };\n");
+    let script = format!("-Wl,--version-script={}", map.display());
+    for driver in [Driver::ClangRld, Driver::ClangLld] {
+        let (res, cmd) = t.try_link(
+            driver,
+            &[&lib],
+            &["-shared", &script, "-Wl,--no-undefined-version"],
+            &format!("strict-{}.so", driver.name()),
+        );
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert!(!res.status.success(), "{cmd}");
+        assert!(
+            err.contains(
+                "version script assignment of 'global' to symbol 'missing_fn' failed: symbol not defined"
+            ),
+            "{cmd}\n{err}"
+        );
+    }
+    t.link(
+        Driver::ClangRld,
+        &[&lib],
+        &["-shared", &script],
+        "lenient.so",
+    );
+}
