@@ -270,13 +270,13 @@ fn image(path: &Path) -> (Vec<String>, Vec<String>) {
 
 /// The freestanding program, compiled for a static link at a fixed address.
 fn freestanding(t: &Test) -> std::path::PathBuf {
-    let flags = [
-        "-O1",
-        "-fno-pic",
-        "-fno-stack-protector",
-        "-ffreestanding",
-        "-fasynchronous-unwind-tables",
-    ];
+    freestanding_with(t, &["-fasynchronous-unwind-tables"])
+}
+
+/// The freestanding program compiled with `extra` flags besides the usual ones.
+fn freestanding_with(t: &Test, extra: &[&str]) -> std::path::PathBuf {
+    let mut flags = vec!["-O1", "-fno-pic", "-fno-stack-protector", "-ffreestanding"];
+    flags.extend_from_slice(extra);
     t.compile(Clang, FREESTANDING, &flags)
 }
 
@@ -510,11 +510,7 @@ fn sections_order_inputs_by_description_and_sort() {
 #[test]
 fn memory_regions_and_load_addresses_as_lld() {
     let t = Test::new();
-    let obj = t.compile(
-        Clang,
-        FREESTANDING,
-        &["-O1", "-fno-pic", "-fno-stack-protector", "-ffreestanding"],
-    );
+    let obj = freestanding_with(&t, &[]);
     let layout = "MEMORY\n{\n  rom (rx)  : ORIGIN = 0x10000000, LENGTH = 64K\n  \
                   ram (rwx) : ORIGIN = 0x20000000, LENGTH = 16K\n}\nENTRY(_start)\nSECTIONS\n{\n  \
                   .text : { *(.text*) } > rom\n  .rodata : { *(.rodata*) } > rom\n  \
@@ -585,11 +581,7 @@ fn memory_regions_and_load_addresses_as_lld() {
 #[test]
 fn program_headers_as_lld() {
     let t = Test::new();
-    let obj = t.compile(
-        Clang,
-        FREESTANDING,
-        &["-O1", "-fno-pic", "-fno-stack-protector", "-ffreestanding"],
-    );
+    let obj = freestanding_with(&t, &[]);
     let script = t.write(
         "phdrs.ld",
         "PHDRS\n{\n  headers PT_PHDR PHDRS;\n  text PT_LOAD FILEHDR PHDRS;\n  data PT_LOAD;\n  \
@@ -671,11 +663,7 @@ fn dot_inside_output_sections_as_lld() {
 #[test]
 fn data_commands_as_lld() {
     let t = Test::new();
-    let obj = t.compile(
-        Clang,
-        FREESTANDING,
-        &["-O1", "-fno-pic", "-fno-stack-protector", "-ffreestanding"],
-    );
+    let obj = freestanding_with(&t, &[]);
     let script = t.write(
         "data.ld",
         "ENTRY(_start)\nSECTIONS {\n  . = 0x400000 + SIZEOF_HEADERS;\n  .text : { *(.text*) }\n  \
@@ -803,11 +791,7 @@ fn overlay_as_lld() {
 #[test]
 fn noload_and_orphans_beside_bss_as_lld() {
     let t = Test::new();
-    let main = t.compile(
-        Clang,
-        FREESTANDING,
-        &["-O1", "-fno-pic", "-fno-stack-protector", "-ffreestanding"],
-    );
+    let main = freestanding_with(&t, &[]);
     let extra = t.compile(
         Clang,
         "__attribute__((section(\".noinit\"))) int kept_over_reset[64] = {1};\n\
