@@ -5,9 +5,11 @@
 
 use crate::context::Link;
 use crate::error::{LinkError, Result};
+use crate::image::Image;
 use crate::object_file::SectionKind;
 use crate::output_section::TailKind;
 use crate::scan::RelocPlan;
+use crate::tables::Tables;
 use object::elf;
 use rayon::prelude::*;
 use std::io::{Read, Write};
@@ -98,7 +100,7 @@ fn zlib(stream: &[u8], size: u64) -> Result<&'static [u8], String> {
 /// section is relocated into a buffer of its own, compressed (zlib, fastest level, as
 /// lld), and written as an `Elf64_Chdr` and the stream; the file offsets of what follows
 /// are laid out again.
-pub fn compress_outputs(link: &mut Link, plan: &RelocPlan) -> Result<()> {
+pub fn compress_outputs(link: &mut Link, tables: &Tables, plan: &RelocPlan) -> Result<()> {
     let chosen: Vec<u32> = link
         .outputs
         .iter()
@@ -108,9 +110,10 @@ pub fn compress_outputs(link: &mut Link, plan: &RelocPlan) -> Result<()> {
         })
         .map(|(i, _)| i as u32)
         .collect();
+    let image = Image::new(link, tables);
     let done: Vec<(u32, Compressed)> = chosen
         .par_iter()
-        .map(|&i| (i, compress_one(link, plan, i)))
+        .map(|&i| (i, compress_one(&image, plan, i)))
         .collect();
     for (i, bytes) in done {
         let bytes = bytes.map_err(LinkError::Many)?;
@@ -128,7 +131,7 @@ pub fn compress_outputs(link: &mut Link, plan: &RelocPlan) -> Result<()> {
 type Compressed = std::result::Result<Vec<u8>, Vec<String>>;
 
 /// Output section `index` relocated, then compressed behind its header.
-fn compress_one(link: &Link, plan: &RelocPlan, index: u32) -> Compressed {
+fn compress_one(link: &Image, plan: &RelocPlan, index: u32) -> Compressed {
     let o = &link.outputs[index as usize];
     let mut image = vec![0u8; o.size as usize];
     let mut errors = Vec::new();

@@ -9,7 +9,7 @@ use crate::shared_file::SharedFile;
 use crate::symbols::{SymbolDef, SymbolId, SymbolTable};
 use object::elf;
 use object::read::elf::Sym as _;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// What a relocation points at: a global symbol or one object's local symbol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -144,26 +144,6 @@ pub struct Link<'o> {
     pub merge_groups: Vec<MergeGroup>,
     /// Offset inside .bss of each common symbol.
     pub common_offsets: FxHashMap<SymbolId, u64>,
-    /// Where each copied shared symbol lives.
-    pub copy_offsets: FxHashMap<SymbolId, CopySlot>,
-    /// Size and alignment of the two copy areas (writable, read-only).
-    pub copy_size: [u64; 2],
-    pub copy_align: [u64; 2],
-    /// Shared functions whose address the executable takes: their PLT entry is their address.
-    pub canonical_plt: FxHashSet<SymbolId>,
-    /// GOT: byte offset of each (kind, target).
-    pub got: FxHashMap<(GotKind, Target), u64>,
-    pub got_entries: Vec<(GotKind, Target, u64)>,
-    pub got_size: u64,
-    /// Lazy PLT entries, in .rela.plt order.
-    pub plt: Vec<SymbolId>,
-    pub plt_index: FxHashMap<SymbolId, u32>,
-    /// Non-preemptible IFUNCs called through the PLT with an IRELATIVE GOT slot.
-    pub iplt: Vec<Target>,
-    pub iplt_index: FxHashMap<Target, u32>,
-    pub rela_dyn: Vec<DynReloc>,
-    /// Relative relocations packed into `.relr.dyn` (see [`crate::relr`]).
-    pub relr: Vec<Place>,
     /// Their RELR encoding, once the layout is final (`relr::settle`).
     pub relr_words: Vec<u64>,
     /// Output sections written compressed (`--compress-debug-sections`), by index: their
@@ -171,10 +151,8 @@ pub struct Link<'o> {
     pub compressed_outputs: FxHashMap<u32, Vec<u8>>,
     /// Sections identical code folding removed, each with the section kept in its place.
     pub folded_into: FxHashMap<(FileId, u32), (FileId, u32)>,
-    pub rela_plt: Vec<DynReloc>,
     /// The output has .dynamic (any shared library, PIE or shared output).
     pub is_dynamic: bool,
-    pub dynsym: Vec<SymbolId>,
     pub linker_symbols: FxHashMap<SymbolId, LinkerSymbol>,
     pub synthetic: FxHashMap<Synthetic, u32>,
     pub segments: Vec<Segment>,
@@ -186,19 +164,10 @@ pub struct Link<'o> {
     /// `.eh_frame` CIEs dropped for an equal one placed earlier: (file, section, offset in
     /// the section) → the output offset of the one kept.
     pub cie_aliases: FxHashMap<(FileId, u32, u64), u64>,
-    pub needs_textrel: bool,
     /// `-z rewrite-endbr`: per section, the `endbr64`s written as NOPs.
     pub endbr_rewrites: crate::endbr::Rewrites,
     /// The PLT is laid out for IBT (`.plt` stubs and `.plt.sec` entries, see layout).
     pub ibt_plt: bool,
-    /// Read-only sections with dynamic relocations, with the first global symbol they name,
-    /// for the warning (not with `-z notext`).
-    pub text_relocation_sections: Vec<(FileId, u32, Option<crate::symbols::SymbolId>)>,
-    /// Some relocation is relative to the GOT base (GOTPC32, GOTOFF64, PLTOFF64, ...).
-    pub uses_got_base: bool,
-    /// The loaded image may span 1 GiB or more, so a 32-bit PC-relative reference that
-    /// relaxation would create might not reach its target (decided before scanning).
-    pub large_image: bool,
     pub errors: Vec<String>,
     /// `--dynamic-list` entries.
     pub dynamic_list: crate::dynamic_list::DynamicList,
@@ -236,25 +205,10 @@ impl<'o> Link<'o> {
             outputs: Vec::new(),
             merge_groups: Vec::new(),
             common_offsets: FxHashMap::default(),
-            copy_offsets: FxHashMap::default(),
-            copy_size: [0; 2],
-            copy_align: [1; 2],
-            canonical_plt: FxHashSet::default(),
-            got: FxHashMap::default(),
-            got_entries: Vec::new(),
-            got_size: 0,
-            plt: Vec::new(),
-            plt_index: FxHashMap::default(),
-            iplt: Vec::new(),
-            iplt_index: FxHashMap::default(),
-            rela_dyn: Vec::new(),
-            relr: Vec::new(),
             relr_words: Vec::new(),
             folded_into: FxHashMap::default(),
             compressed_outputs: FxHashMap::default(),
-            rela_plt: Vec::new(),
             is_dynamic: false,
-            dynsym: Vec::new(),
             linker_symbols: FxHashMap::default(),
             synthetic: FxHashMap::default(),
             segments: Vec::new(),
@@ -263,12 +217,8 @@ impl<'o> Link<'o> {
             sym_addr: Vec::new(),
             eh_frame_fdes: 0,
             cie_aliases: FxHashMap::default(),
-            needs_textrel: false,
             ibt_plt: false,
             endbr_rewrites: Default::default(),
-            text_relocation_sections: Vec::new(),
-            uses_got_base: false,
-            large_image: false,
             errors: Vec::new(),
             dynamic_list: Default::default(),
             version_script: None,
@@ -391,36 +341,6 @@ impl<'o> Link<'o> {
         }
     }
 
-    /// The address a relocation against `t` uses for S (symbols in dropped sections: 0).
-    pub fn target_address(&self, t: Target) -> u64 {
-        match t {
-            Target::Global(id) => self.sym_addr[id as usize],
-            Target::Local(f, i) => self.local_address(f, i as usize).unwrap_or(0),
-        }
-    }
-
-    /// S + A. For a section symbol of a merged section the addend selects the piece, so it
-    /// must be applied before mapping the offset into the output (lld does the same).
-    pub fn address_with_addend(&self, t: Target, addend: i64) -> i64 {
-        if let Target::Local(f, i) = t {
-            let obj = &self.objects[f as usize];
-            let sym = &obj.symbols[i as usize];
-            if sym.st_type() == elf::STT_SECTION {
-                let shndx = obj.symbol_section(i as usize);
-                let merged = obj
-                    .sections
-                    .get(shndx as usize)
-                    .is_some_and(|s| s.kind == crate::object_file::SectionKind::Merge);
-                if merged {
-                    let off = (sym.st_value(LE) as i64).wrapping_add(addend) as u64;
-                    return self.section_address(f, shndx, off).unwrap_or(0) as i64;
-                }
-            }
-        }
-        // Modulo 2^64, as the psABI computes (a corrupt addend must not overflow).
-        (self.target_address(t) as i64).wrapping_add(addend)
-    }
-
     /// Address of the target's definition ignoring PLT redirection (the IFUNC resolver).
     pub fn definition_address(&self, t: Target) -> u64 {
         match t {
@@ -455,73 +375,9 @@ impl<'o> Link<'o> {
         self.section_address(file, section, value)
     }
 
-    fn local_definition_address(&self, file: FileId, index: usize) -> Option<u64> {
+    pub(crate) fn local_definition_address(&self, file: FileId, index: usize) -> Option<u64> {
         let obj = &self.objects[file as usize];
         let sym = &obj.symbols[index];
         self.defined_address(file, obj.symbol_section(index), sym.st_value(LE))
-    }
-
-    fn local_address(&self, file: FileId, index: usize) -> Option<u64> {
-        // Most links have no IFUNC: no lookup per relocation then.
-        if !self.iplt.is_empty() {
-            if let Some(&i) = self.iplt_index.get(&Target::Local(file, index as u32)) {
-                return Some(self.plt_entry_address_iplt(i));
-            }
-        }
-        self.local_definition_address(file, index)
-    }
-
-    /// The PLT entry code calls for lazy entry `index` (in `.plt.sec` with IBT).
-    pub fn plt_entry_address(&self, index: u32) -> u64 {
-        if self.ibt_plt {
-            return self.synthetic_addr(Synthetic::PltSec) + 16 * u64::from(index);
-        }
-        self.synthetic_addr(Synthetic::Plt) + 16 + 16 * u64::from(index)
-    }
-
-    /// Where lazy entry `index` starts binding: its `.got.plt` slot's first value.
-    pub fn plt_lazy_stub(&self, index: u32) -> u64 {
-        if self.ibt_plt {
-            return self.synthetic_addr(Synthetic::Plt) + 16 + 16 * u64::from(index);
-        }
-        // Past the entry's `jmp *slot`: its `pushq`.
-        self.plt_entry_address(index) + 6
-    }
-
-    pub fn plt_entry_address_iplt(&self, index: u32) -> u64 {
-        let after = 16 * self.plt.len() as u64 + 16 * u64::from(index);
-        if self.ibt_plt {
-            return self.synthetic_addr(Synthetic::PltSec) + after;
-        }
-        let header = if self.plt.is_empty() { 0 } else { 16 };
-        self.synthetic_addr(Synthetic::Plt) + header + after
-    }
-
-    /// Address of the .got.plt slot of a lazy PLT entry or an IPLT entry.
-    pub fn gotplt_slot(&self, plt_index: u32, iplt: bool) -> u64 {
-        let idx = if iplt {
-            self.plt.len() as u64 + u64::from(plt_index)
-        } else {
-            u64::from(plt_index)
-        };
-        self.synthetic_addr(Synthetic::GotPlt) + 24 + 8 * idx
-    }
-
-    pub fn got_address(&self, kind: GotKind, t: Target) -> Option<u64> {
-        self.got
-            .get(&(kind, t))
-            .map(|off| self.synthetic_addr(Synthetic::Got) + off)
-    }
-
-    /// Adds a GOT entry if missing; returns whether it was new.
-    pub fn add_got(&mut self, kind: GotKind, t: Target) -> bool {
-        if self.got.contains_key(&(kind, t)) {
-            return false;
-        }
-        let off = self.got_size;
-        self.got.insert((kind, t), off);
-        self.got_entries.push((kind, t, off));
-        self.got_size += 8 * kind.slots();
-        true
     }
 }

@@ -4,7 +4,7 @@
 //! Everything that does not depend on addresses is built before layout (so sizes are known);
 //! .dynsym values and .dynamic entries are written afterwards.
 
-use crate::context::Link;
+use crate::image::Image;
 use crate::output_section::Synthetic;
 use crate::symbols::{base_name, SymbolDef};
 use object::elf::*;
@@ -79,7 +79,7 @@ pub fn sysv_hash(name: &[u8]) -> u32 {
 }
 
 /// Chooses .dynsym's contents and order and builds the address-free tables.
-pub fn build_dynamic_tables(link: &Link) -> DynamicTables {
+pub fn build_dynamic_tables(link: &Image) -> DynamicTables {
     let mut t = DynamicTables::default();
     t.add_string(b"");
     let opts = link.opts;
@@ -120,8 +120,8 @@ pub fn build_dynamic_tables(link: &Link) -> DynamicTables {
         // Copied data and canonical PLT entries are the executable's definitions: the
         // loader must find them through the hash table to bind other modules to them.
         let is_def = sym.is_defined_locally()
-            || link.copy_offsets.contains_key(&(id as u32))
-            || link.canonical_plt.contains(&(id as u32));
+            || link.tables.copies.slots.contains_key(&(id as u32))
+            || link.tables.plt.canonical.contains(&(id as u32));
         if is_def {
             defined.push(id as u32);
         } else {
@@ -147,7 +147,7 @@ pub fn build_dynamic_tables(link: &Link) -> DynamicTables {
     t
 }
 
-fn build_versions(link: &Link, t: &mut DynamicTables) {
+fn build_versions(link: &Image, t: &mut DynamicTables) {
     // Version names needed from each library, in first-use order; index 2 upwards.
     let mut per_dso: Vec<Vec<(&'static [u8], u32, u16)>> = vec![Vec::new(); link.dsos.len()];
     // A version script's own versions come first (2..); needed versions follow them.
@@ -189,7 +189,7 @@ fn build_versions(link: &Link, t: &mut DynamicTables) {
         }
         versym.push(v);
     }
-    if !link.relr.is_empty() {
+    if !link.tables.relr.is_empty() {
         // glibc loads a DT_RELR object only if it depends on this version (as GNU ld and
         // lld add it): on the needed library that defines it.
         let relr_dso = (0..link.dsos.len())
@@ -236,7 +236,11 @@ fn build_versions(link: &Link, t: &mut DynamicTables) {
 
 /// `.gnu.version_d`: the base version (the library's own name), then each named node of the
 /// version script with its parent.
-fn build_verdef(link: &Link, script: &crate::version_script::VersionScript, t: &mut DynamicTables) {
+fn build_verdef(
+    link: &Image,
+    script: &crate::version_script::VersionScript,
+    t: &mut DynamicTables,
+) {
     let base = link.opts.soname.clone().unwrap_or_else(|| {
         link.opts
             .output
@@ -270,7 +274,7 @@ fn build_verdef(link: &Link, script: &crate::version_script::VersionScript, t: &
     t.verdef_count = count as u32;
 }
 
-fn build_gnu_hash(link: &Link, t: &DynamicTables, nbuckets: u32) -> Vec<u8> {
+fn build_gnu_hash(link: &Image, t: &DynamicTables, nbuckets: u32) -> Vec<u8> {
     let defined = &t.symbols[t.gnu_hash_offset - 1..];
     let hashes: Vec<u32> = defined
         .iter()
@@ -312,7 +316,7 @@ fn build_gnu_hash(link: &Link, t: &DynamicTables, nbuckets: u32) -> Vec<u8> {
     out
 }
 
-fn build_sysv_hash(link: &Link, t: &DynamicTables) -> Vec<u8> {
+fn build_sysv_hash(link: &Image, t: &DynamicTables) -> Vec<u8> {
     let nchain = t.symbol_count() as u32;
     let nbucket = nchain.max(1);
     let mut buckets = vec![0u32; nbucket as usize];
@@ -344,7 +348,7 @@ pub fn push_u32(v: &mut Vec<u8>, x: u32) {
 }
 
 /// The .dynamic entries, in the order they are written. Needs final addresses.
-pub fn dynamic_entries(link: &Link, t: &DynamicTables) -> Vec<(i64, u64)> {
+pub fn dynamic_entries(link: &Image, t: &DynamicTables) -> Vec<(i64, u64)> {
     let opts = link.opts;
     let mut d: Vec<(i64, u64)> = Vec::new();
     for &n in &t.needed {
@@ -399,11 +403,12 @@ pub fn dynamic_entries(link: &Link, t: &DynamicTables) -> Vec<(i64, u64)> {
     if !opts.is_shared() && !opts.z_rodynamic {
         d.push((i64::from(DT_DEBUG), 0));
     }
-    if !link.rela_dyn.is_empty() {
+    if !link.tables.rela_dyn.is_empty() {
         d.push((i64::from(DT_RELA), link.synthetic_addr(Synthetic::RelaDyn)));
-        d.push((i64::from(DT_RELASZ), 24 * link.rela_dyn.len() as u64));
+        d.push((i64::from(DT_RELASZ), 24 * link.tables.rela_dyn.len() as u64));
         d.push((i64::from(DT_RELAENT), 24));
         let relative = link
+            .tables
             .rela_dyn
             .iter()
             .filter(|r| r.r_type == R_X86_64_RELATIVE)
@@ -412,13 +417,13 @@ pub fn dynamic_entries(link: &Link, t: &DynamicTables) -> Vec<(i64, u64)> {
             d.push((i64::from(DT_RELACOUNT), relative as u64));
         }
     }
-    if !link.relr.is_empty() {
+    if !link.tables.relr.is_empty() {
         use crate::relr::{DT_RELR, DT_RELRENT, DT_RELRSZ};
         d.push((i64::from(DT_RELR), link.synthetic_addr(Synthetic::RelrDyn)));
         d.push((i64::from(DT_RELRSZ), crate::relr::encoded_size(link)));
         d.push((i64::from(DT_RELRENT), 8));
     }
-    let plt_relocs = link.rela_plt.len() + link.iplt.len();
+    let plt_relocs = link.tables.rela_plt.len() + link.tables.plt.iplt.len();
     if plt_relocs > 0 {
         d.push((
             i64::from(DT_JMPREL),
@@ -456,7 +461,7 @@ pub fn dynamic_entries(link: &Link, t: &DynamicTables) -> Vec<(i64, u64)> {
         flags |= u64::from(DF_BIND_NOW);
         flags_1 |= u64::from(DF_1_NOW);
     }
-    if link.needs_textrel {
+    if link.tables.needs_textrel {
         flags |= u64::from(DF_TEXTREL);
         d.push((i64::from(DT_TEXTREL), 0));
     }
@@ -488,13 +493,15 @@ pub fn dynamic_entries(link: &Link, t: &DynamicTables) -> Vec<(i64, u64)> {
 }
 
 /// A shared library using initial-exec TLS must say so (DF_STATIC_TLS).
-fn has_static_tls(link: &Link) -> bool {
-    link.got_entries
+fn has_static_tls(link: &Image) -> bool {
+    link.tables
+        .got
+        .entries
         .iter()
         .any(|(k, _, _)| *k == crate::context::GotKind::TlsIe)
 }
 
 /// Number of .dynamic entries, computed with placeholder addresses (sizes do not depend on them).
-pub fn dynamic_entry_count(link: &Link, t: &DynamicTables) -> usize {
+pub fn dynamic_entry_count(link: &Image, t: &DynamicTables) -> usize {
     dynamic_entries(link, t).len()
 }

@@ -10,7 +10,8 @@
 //! address it denoted as the addend. A relocation against what the link discarded becomes
 //! `R_X86_64_NONE`.
 
-use crate::context::{Link, Target};
+use crate::context::Target;
+use crate::image::Image;
 use crate::object_file::{shndx, SectionKind, LE, NO_OUTPUT};
 use crate::static_symtab::SymtabIndex;
 use crate::symbols::SymbolDef;
@@ -26,7 +27,7 @@ pub(crate) struct CopiedRelocations {
 }
 
 /// One `Elf64_Rela` per relocation of every input section in the output, in output order.
-pub(crate) fn relocation_sections(link: &Link, index: &SymtabIndex) -> Vec<CopiedRelocations> {
+pub(crate) fn relocation_sections(link: &Image, index: &SymtabIndex) -> Vec<CopiedRelocations> {
     link.outputs
         .par_iter()
         .enumerate()
@@ -65,7 +66,7 @@ pub(crate) fn relocation_sections(link: &Link, index: &SymtabIndex) -> Vec<Copie
 /// The output's symbol index and addend for relocation `r` of object `file`; `None` for a
 /// target the link discarded.
 fn output_symbol(
-    link: &Link,
+    link: &Image,
     index: &SymtabIndex,
     file: u32,
     r: &crate::object_file::Rela,
@@ -109,7 +110,7 @@ fn output_symbol(
 
 /// The output section (position in `Link::outputs`) holding input section `sec` of
 /// `file`, or the copy identical code folding kept in its place.
-fn output_of(link: &Link, file: u32, sec: u32) -> Option<u32> {
+fn output_of(link: &Image, file: u32, sec: u32) -> Option<u32> {
     if !shndx::is_section(sec) {
         return None;
     }

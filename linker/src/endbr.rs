@@ -8,7 +8,7 @@
 //! functions, and is not counted), when the dynamic symbol table exports it, or when it is
 //! the entry point or `-init`/`-fini` (reached by the loader's indirect branches).
 
-use crate::context::Link;
+use crate::image::Image;
 use crate::object_file::{shndx, FileId, SectionKind, LE};
 use crate::symbols::SymbolDef;
 use object::elf;
@@ -22,7 +22,7 @@ pub const NOP4: [u8; 4] = [0x0f, 0x1f, 0x40, 0x00];
 /// Per section, the offsets of the `endbr64`s to overwrite.
 pub type Rewrites = FxHashMap<(FileId, u32), Vec<u64>>;
 
-pub fn find(link: &Link) -> Rewrites {
+pub fn find(link: &Image) -> Rewrites {
     let taken = taken_addresses(link);
     let mut out: Rewrites = FxHashMap::default();
     for (f, obj) in link.objects.iter().enumerate() {
@@ -64,7 +64,7 @@ pub fn find(link: &Link) -> Rewrites {
 }
 
 /// Every (file, section, offset) whose address may be taken.
-fn taken_addresses(link: &Link) -> FxHashSet<(FileId, u32, u64)> {
+fn taken_addresses(link: &Image) -> FxHashSet<(FileId, u32, u64)> {
     let mut taken = FxHashSet::default();
     let mark_symbol = |id: crate::symbols::SymbolId, taken: &mut FxHashSet<_>| {
         if let SymbolDef::Defined {
@@ -125,7 +125,7 @@ fn taken_addresses(link: &Link) -> FxHashSet<(FileId, u32, u64)> {
 }
 
 /// Overwrites the `endbr64`s of section (`file`, `sec`), copied into `out`.
-pub fn apply(link: &Link, file: FileId, sec: u32, out: &mut [u8]) {
+pub fn apply(link: &Image, file: FileId, sec: u32, out: &mut [u8]) {
     let Some(offsets) = link.endbr_rewrites.get(&(file, sec)) else {
         return;
     };

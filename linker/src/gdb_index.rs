@@ -10,7 +10,8 @@
 //! `.debug_gnu_pubtypes` (written by `-ggnu-pubnames`; without them the index has units and
 //! ranges only, as lld's).
 
-use crate::context::{Link, Target};
+use crate::context::Target;
+use crate::image::Image;
 use crate::object_file::{shndx, SectionKind, LE, NO_OUTPUT};
 use crate::relocate::target_is_live;
 use gimli::{EndianSlice, LittleEndian};
@@ -33,7 +34,7 @@ struct Contribution {
 }
 
 /// The whole `.gdb_index` section.
-pub fn build(link: &Link) -> Vec<u8> {
+pub fn build(link: &Image) -> Vec<u8> {
     let loaded: Vec<(u64, u64)> = link
         .outputs
         .iter()
@@ -52,7 +53,7 @@ pub fn build(link: &Link) -> Vec<u8> {
 /// addresses (0 where the link dropped the target), references into the object's own
 /// debug sections keep their offsets there; with that section's offset in its output
 /// section.
-fn relocated(link: &Link, file: u32, name: &str) -> Option<(Vec<u8>, u64)> {
+fn relocated(link: &Image, file: u32, name: &str) -> Option<(Vec<u8>, u64)> {
     let obj = &link.objects[file as usize];
     let i = obj.sections.iter().position(|s| {
         s.name == name && s.is_kept() && s.output != NO_OUTPUT && s.kind == SectionKind::Regular
@@ -94,7 +95,7 @@ fn relocated(link: &Link, file: u32, name: &str) -> Option<(Vec<u8>, u64)> {
     Some((bytes, s.offset))
 }
 
-fn read_object(link: &Link, file: u32, loaded: &[(u64, u64)]) -> Option<Contribution> {
+fn read_object(link: &Image, file: u32, loaded: &[(u64, u64)]) -> Option<Contribution> {
     let (info, info_base) = relocated(link, file, ".debug_info")?;
     let section = |name: &str| relocated(link, file, name).map(|(b, _)| b);
     let abbrev = section(".debug_abbrev").unwrap_or_default();

@@ -10,12 +10,14 @@
 use crate::context::{Link, LinkerSymbol, Segment, TlsLayout};
 use crate::dynamic::DynamicTables;
 use crate::gc::is_c_identifier;
+use crate::image::Image;
 use crate::object_file::{SectionKind, NO_OUTPUT};
 use crate::output_section::{
     init_priority, output_section_name, split_eh_frame, CieTable, OutputSection, Synthetic,
     TailKind,
 };
 use crate::symbols::SymbolDef;
+use crate::tables::Tables;
 use object::elf::*;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -470,7 +472,7 @@ fn add_synthetic(
 }
 
 /// Creates the linker-made sections, now that the relocation scan has sized them.
-pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
+pub fn create_synthetic_sections(link: &mut Link, tables: &Tables, dynamic: &DynamicTables) {
     let opts = link.opts;
     let a = SHF_ALLOC;
     let aw = SHF_ALLOC | SHF_WRITE;
@@ -598,20 +600,20 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
             0,
         );
     }
-    if !link.rela_dyn.is_empty() {
+    if !tables.rela_dyn.is_empty() {
         add_synthetic(
             link,
             Synthetic::RelaDyn,
             ".rela.dyn",
             SHT_RELA,
             a,
-            24 * link.rela_dyn.len() as u64,
+            24 * tables.rela_dyn.len() as u64,
             8,
             24,
         );
     }
-    let iplt_relocs = link.iplt.len() as u64;
-    if !link.rela_plt.is_empty() || iplt_relocs > 0 {
+    let iplt_relocs = tables.plt.iplt.len() as u64;
+    if !tables.rela_plt.is_empty() || iplt_relocs > 0 {
         let flags = if link.is_dynamic {
             a | SHF_INFO_LINK
         } else {
@@ -623,12 +625,12 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
             ".rela.plt",
             SHT_RELA,
             flags,
-            24 * (link.rela_plt.len() as u64 + iplt_relocs),
+            24 * (tables.rela_plt.len() as u64 + iplt_relocs),
             8,
             24,
         );
     }
-    if !link.relr.is_empty() {
+    if !tables.relr.is_empty() {
         // Sized for one word per place; `relr::settle` shrinks it to the encoding.
         add_synthetic(
             link,
@@ -636,12 +638,12 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
             ".relr.dyn",
             SHT_RELR,
             a,
-            8 * link.relr.len() as u64,
+            8 * tables.relr.len() as u64,
             8,
             8,
         );
     }
-    let plt_entries = link.plt.len() as u64;
+    let plt_entries = tables.plt.lazy.len() as u64;
     // With IBT, as lld and GNU ld lay it out: `.plt` holds the lazy-binding stubs, each
     // starting with `endbr64`, and `.plt.sec` the entries code calls.
     link.ibt_plt = gnu_property_features(link) & object::elf::GNU_PROPERTY_X86_FEATURE_1_IBT != 0;
@@ -677,20 +679,20 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
             );
         }
     }
-    if link.got_size > 0 {
+    if tables.got.size > 0 {
         add_synthetic(
             link,
             Synthetic::Got,
             ".got",
             SHT_PROGBITS,
             aw,
-            link.got_size,
+            tables.got.size,
             8,
             0,
         );
     }
     let got_base_used =
-        link.symtab.lookup(b"_GLOBAL_OFFSET_TABLE_").is_some() || link.uses_got_base;
+        link.symtab.lookup(b"_GLOBAL_OFFSET_TABLE_").is_some() || tables.uses_got_base;
     if plt_entries + iplt_relocs > 0 || link.is_dynamic || got_base_used {
         add_synthetic(
             link,
@@ -704,7 +706,7 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
         );
     }
     if link.is_dynamic {
-        let count = crate::dynamic::dynamic_entry_count(link, dynamic) as u64;
+        let count = crate::dynamic::dynamic_entry_count(&Image::new(link, tables), dynamic) as u64;
         add_synthetic(
             link,
             Synthetic::Dynamic,
@@ -730,11 +732,11 @@ pub fn create_synthetic_sections(link: &mut Link, dynamic: &DynamicTables) {
     }
     for read_only in [false, true] {
         let area = usize::from(read_only);
-        if link.copy_size[area] == 0 {
+        if tables.copies.size[area] == 0 {
             continue;
         }
         let out = nobits_section(link, if read_only { ".bss.rel.ro" } else { ".bss" });
-        let (size, align) = (link.copy_size[area], link.copy_align[area]);
+        let (size, align) = (tables.copies.size[area], tables.copies.align[area]);
         // Found again through `tail(TailKind::CopyRel { .. })` when addresses are known.
         link.outputs[out].add_tail(TailKind::CopyRel { read_only }, size, align);
     }
@@ -1642,8 +1644,8 @@ fn linker_symbol_value(link: &Link, what: &LinkerSymbol) -> u64 {
     }
 }
 
-/// Computes `sym_addr` for every global symbol.
-pub fn compute_symbol_addresses(link: &mut Link) {
+/// The address of every global symbol.
+fn symbol_addresses(link: &Image) -> Vec<u64> {
     let mut addrs = vec![0u64; link.symtab.symbols.len()];
     let commons_base = link
         .outputs
@@ -1652,16 +1654,23 @@ pub fn compute_symbol_addresses(link: &mut Link) {
         .map(|o| o.addr);
     for (id, sym) in link.symtab.symbols.iter().enumerate() {
         let id32 = id as u32;
-        addrs[id] = if let Some(&slot) = link.copy_offsets.get(&id32) {
+        addrs[id] = if let Some(&slot) = link.tables.copies.slots.get(&id32) {
             crate::synthetic::copy_address(link, slot)
-        } else if let Some(&i) = link.iplt_index.get(&crate::context::Target::Global(id32)) {
+        } else if let Some(&i) = link
+            .tables
+            .plt
+            .iplt_index
+            .get(&crate::context::Target::Global(id32))
+        {
             link.plt_entry_address_iplt(i)
         } else {
             match sym.def {
                 SymbolDef::Defined { .. } => link.definition_address_of_defined(id32),
                 SymbolDef::Common { .. } => commons_base.unwrap_or(0) + link.common_offsets[&id32],
-                SymbolDef::Shared { .. } => match link.plt_index.get(&id32) {
-                    Some(&i) if link.canonical_plt.contains(&id32) => link.plt_entry_address(i),
+                SymbolDef::Shared { .. } => match link.tables.plt.lazy_index.get(&id32) {
+                    Some(&i) if link.tables.plt.canonical.contains(&id32) => {
+                        link.plt_entry_address(i)
+                    }
                     _ => 0,
                 },
                 SymbolDef::Synthetic => link
@@ -1676,13 +1685,13 @@ pub fn compute_symbol_addresses(link: &mut Link) {
             }
         };
     }
-    link.sym_addr = addrs;
+    addrs
 }
 
-/// [`compute_symbol_addresses`], then the symbols of script expressions and the scripts'
+/// [`symbol_addresses`], then the symbols of script expressions and the scripts'
 /// `ASSERT`s.
-pub fn compute_all_symbol_addresses(link: &mut Link) -> crate::error::Result<()> {
-    compute_symbol_addresses(link);
+pub fn compute_all_symbol_addresses(link: &mut Link, tables: &Tables) -> crate::error::Result<()> {
+    link.sym_addr = symbol_addresses(&Image::new(link, tables));
     evaluate_script_symbols(link)
 }
 

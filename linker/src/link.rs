@@ -3,6 +3,7 @@
 
 use crate::context::Link;
 use crate::error::{LinkError, Result};
+use crate::image::Image;
 use crate::options::Options;
 use crate::output_file::PendingOutput;
 use crate::symbols::{SymbolDef, SymbolId};
@@ -363,48 +364,49 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     timer.phase("output sections");
 
     // Every relocation of a live section: GOT, PLT, copy and dynamic relocations.
-    link.large_image = layout::estimated_image_size(&link) >= 1 << 30;
-    let plan = scan::scan_relocations(&mut link);
+    let large_image = layout::estimated_image_size(&link) >= 1 << 30;
+    let (plan, mut tables) = scan::scan_relocations(&mut link, large_image);
     if !link.errors.is_empty() {
         return Err(LinkError::Many(std::mem::take(&mut link.errors)));
     }
-    scan::warn_text_relocations(&link);
+    scan::warn_text_relocations(&link, &tables);
     timer.phase("scan relocations");
 
     // Place input sections inside their outputs (merging strings, splitting .eh_frame),
     // build the dynamic tables, create the synthetic sections, and assign addresses.
-    crate::relr::pack(&mut link);
+    crate::relr::pack(&link, &mut tables);
     layout::place_inputs(&mut link);
-    let tables = dynamic::build_dynamic_tables(&link);
-    layout::create_synthetic_sections(&mut link, &tables);
+    let dynamic = dynamic::build_dynamic_tables(&Image::new(&link, &tables));
+    layout::create_synthetic_sections(&mut link, &tables, &dynamic);
     crate::script_layout::check_supported(&link)?;
     layout::sort_output_sections(&mut link);
     layout::assign_addresses(&mut link);
     crate::script_layout::check_addresses(&link)?;
-    crate::relr::settle(&mut link);
-    layout::compute_all_symbol_addresses(&mut link)?;
+    crate::relr::settle(&mut link, &tables);
+    layout::compute_all_symbol_addresses(&mut link, &tables)?;
     link.script.data = crate::script_layout::data_bytes(&link)?;
     link.script.fills = crate::script_layout::fills(&link)?;
     timer.phase("layout");
     if opts.compress_debug_sections {
-        crate::compressed::compress_outputs(&mut link, &plan)?;
+        crate::compressed::compress_outputs(&mut link, &tables, &plan)?;
         timer.phase("compress debug sections");
     }
     warn_missing_entry(&link);
     if opts.z_rewrite_endbr {
-        link.endbr_rewrites = crate::endbr::find(&link);
+        link.endbr_rewrites = crate::endbr::find(&Image::new(&link, &tables));
     }
+    let image = Image::new(&link, &tables);
     if let Some(path) = &opts.map_file {
-        write_report(path, &crate::map_file::render(&link))?;
+        write_report(path, &crate::map_file::render(&image))?;
     }
 
     // Copy and relocate everything into the output, then move it into place.
-    let image = write::write_output(&link, &plan, &tables, &mut pending, &mut timer)?;
-    pending.commit(image)?;
+    let bytes = write::write_output(&image, &plan, &dynamic, &mut pending, &mut timer)?;
+    pending.commit(bytes)?;
     timer.phase("write output");
     timer.total();
     if LEAK_AT_END.load(std::sync::atomic::Ordering::Relaxed) {
-        std::mem::forget((link, plan, tables));
+        std::mem::forget((link, plan, tables, dynamic));
     }
     Ok(())
 }

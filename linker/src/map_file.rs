@@ -3,7 +3,7 @@
 //! or `<internal>:(name)` for what the linker made), and under those the symbols defined
 //! there, by address.
 
-use crate::context::Link;
+use crate::image::Image;
 use crate::object_file::{shndx, FileId};
 use crate::output_section::TailKind;
 use crate::symbols::SymbolDef;
@@ -20,7 +20,7 @@ struct MapSymbol<'a> {
 }
 
 /// The text of the map.
-pub fn render(link: &Link) -> String {
+pub fn render(link: &Image) -> String {
     let symbols = symbols_by_section(link);
     let mut out =
         String::from("             VMA              LMA     Size Align Out     In      Symbol\n");
@@ -92,7 +92,7 @@ pub fn render(link: &Link) -> String {
 
 /// The symbols defined in each input section: each object's named locals, and the globals
 /// it defines, by address.
-fn symbols_by_section<'a>(link: &'a Link) -> FxHashMap<(FileId, u32), Vec<MapSymbol<'a>>> {
+fn symbols_by_section<'a>(link: &'a Image) -> FxHashMap<(FileId, u32), Vec<MapSymbol<'a>>> {
     let mut map: FxHashMap<(FileId, u32), Vec<MapSymbol>> = FxHashMap::default();
     for (file, obj) in link.objects.iter().enumerate() {
         let file = file as FileId;

@@ -3,7 +3,8 @@
 //! Optimizations"). What to do at each relocation of an allocated section was decided by
 //! the scan (`reloc_action`); this module carries it out.
 
-use crate::context::{GotKind, Link, Target};
+use crate::context::{GotKind, Target};
+use crate::image::Image;
 use crate::object_file::{shndx, FileId, InputSection, SectionKind, LE};
 use crate::output_section::Synthetic;
 use crate::reloc_action::Action;
@@ -23,7 +24,7 @@ fn tombstone(section_name: &str) -> u64 {
 }
 
 struct Patch<'a> {
-    link: &'a Link<'a>,
+    link: &'a Image<'a, 'a>,
     file: FileId,
     sec: &'a InputSection,
     buf: &'a mut [u8],
@@ -101,7 +102,7 @@ impl Patch<'_> {
 /// Writes one input section (already positioned) into `buf`, its slice of the output, and
 /// applies its relocations. `base` is the address of `buf[0]` (0 for non-allocated sections).
 pub fn relocate_section(
-    link: &Link,
+    link: &Image,
     plan: &RelocPlan,
     file: FileId,
     sec_index: u32,
@@ -130,7 +131,7 @@ pub fn relocate_section(
 /// Applies the relocations of a split section (`.eh_frame`) whose kept pieces are already
 /// in `buf`; relocations in dropped pieces are skipped.
 pub fn relocate_split_section(
-    link: &Link,
+    link: &Image,
     plan: &RelocPlan,
     file: FileId,
     sec_index: u32,
@@ -199,7 +200,7 @@ fn apply_nonalloc_relocs(p: &mut Patch) {
 
 /// Whether a relocation target's definition is in the output (debug info of dropped code
 /// must not point at whatever took its place).
-pub(crate) fn target_is_live(link: &Link, t: Target) -> bool {
+pub(crate) fn target_is_live(link: &Image, t: Target) -> bool {
     match t {
         Target::Local(f, i) => {
             let obj = &link.objects[f as usize];
@@ -445,10 +446,12 @@ fn relax_tls_desc(p: &mut Patch, to_le: bool, offset: u64, value: i64, t: Target
 }
 
 /// A preemptible function's PLT entry (the scan made one for every call through the PLT).
-fn plt_entry(link: &Link, t: Target, s: i64) -> i64 {
+fn plt_entry(link: &Image, t: Target, s: i64) -> i64 {
     match t {
         Target::Global(id) => link
-            .plt_index
+            .tables
+            .plt
+            .lazy_index
             .get(&id)
             .map_or(s, |&i| link.plt_entry_address(i) as i64),
         Target::Local(..) => s,

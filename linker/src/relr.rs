@@ -4,8 +4,10 @@
 //! table of pointers costs a bit per entry instead of a 24-byte `.rela.dyn` record.
 
 use crate::context::{Link, Place};
+use crate::image::Image;
 use crate::layout;
 use crate::output_section::Synthetic;
+use crate::tables::Tables;
 use object::elf::{R_X86_64_RELATIVE, SHF_WRITE};
 
 /// The generic ABI's dynamic tags for the table (the `object` crate does not name them).
@@ -16,20 +18,20 @@ pub const DT_RELRENT: u32 = 37;
 /// Words covered by one bitmap entry (its lowest bit marks it as a bitmap).
 const BITMAP_WORDS: u64 = 63;
 
-/// Moves the relative relocations that can be packed from `link.rela_dyn` to `link.relr`:
+/// Moves the relative relocations that can be packed from `link.tables.rela_dyn` to `link.tables.relr`:
 /// at an even address (an address entry is even), in writable memory (a text relocation
 /// stays an explicit one, as with GNU ld). Their places hold the link-time value already,
 /// which RELR needs: it has no addend field. Only PIEs and shared objects have them.
-pub fn pack(link: &mut Link) {
+pub fn pack(link: &Link, tables: &mut Tables) {
     if !link.opts.pack_relative_relocs || !link.opts.is_pic() {
         return;
     }
-    let relocs = std::mem::take(&mut link.rela_dyn);
+    let relocs = std::mem::take(&mut tables.rela_dyn);
     for r in relocs {
         if r.r_type == R_X86_64_RELATIVE && packable(link, r.place) {
-            link.relr.push(r.place);
+            tables.relr.push(r.place);
         } else {
-            link.rela_dyn.push(r);
+            tables.rela_dyn.push(r);
         }
     }
 }
@@ -49,8 +51,9 @@ fn packable(link: &Link, place: Place) -> bool {
 }
 
 /// The packed places' addresses, sorted, each once.
-fn addresses(link: &Link) -> Vec<u64> {
+fn addresses(link: &Image) -> Vec<u64> {
     let mut a: Vec<u64> = link
+        .tables
         .relr
         .iter()
         .map(|&p| crate::synthetic::place_address(link, p))
@@ -95,13 +98,13 @@ pub fn encode(addresses: &[u64]) -> Vec<u64> {
 /// size, so the layout is redone until they agree (once or twice in practice). Should
 /// they keep moving, the size only grows after a few rounds, which ends it (it cannot
 /// pass one word per place); the writer fills what the encoding leaves with empty bitmaps.
-pub fn settle(link: &mut Link) {
+pub fn settle(link: &mut Link, tables: &Tables) {
     let Some(section) = link.synthetic.get(&Synthetic::RelrDyn).copied() else {
         return;
     };
     let mut round = 0;
     loop {
-        let words = encode(&addresses(link));
+        let words = encode(&addresses(&Image::new(link, tables)));
         let needed = 8 * words.len() as u64;
         let current = link.outputs[section as usize].size;
         let size = if round < 4 {
@@ -120,7 +123,7 @@ pub fn settle(link: &mut Link) {
 }
 
 /// `.relr.dyn`'s contents.
-pub fn write(link: &Link, buf: &mut [u8]) {
+pub fn write(link: &Image, buf: &mut [u8]) {
     for (i, chunk) in buf.chunks_exact_mut(8).enumerate() {
         // Past the encoding: a bitmap with no bit set relocates nothing.
         let w = link.relr_words.get(i).copied().unwrap_or(1);
@@ -129,7 +132,7 @@ pub fn write(link: &Link, buf: &mut [u8]) {
 }
 
 /// Bytes of the encoding itself (DT_RELRSZ), without any padding.
-pub fn encoded_size(link: &Link) -> u64 {
+pub fn encoded_size(link: &Image) -> u64 {
     8 * link.relr_words.len() as u64
 }
 

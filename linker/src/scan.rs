@@ -9,6 +9,7 @@ use crate::reloc_action::{
     classify, Action, GotInsn, Need, OutputKind, Refusal, Site, TargetFacts,
 };
 use crate::symbols::{SymbolDef, SymbolId};
+use crate::tables::Tables;
 use object::elf::*;
 use object::read::elf::Rela as _;
 use rayon::prelude::*;
@@ -153,7 +154,7 @@ impl RelocPlan {
 
 /// Decides every relocation of every live allocated section (in parallel, per file), then
 /// creates the GOT, PLT, copy and dynamic relocations they need, in input order.
-pub fn scan_relocations(link: &mut Link) -> RelocPlan {
+pub fn scan_relocations(link: &mut Link, large_image: bool) -> (RelocPlan, Tables) {
     // Decided once per global symbol rather than at each of its relocations.
     let globals: Vec<TargetFacts> = (0..link.symtab.symbols.len() as SymbolId)
         .into_par_iter()
@@ -161,15 +162,16 @@ pub fn scan_relocations(link: &mut Link) -> RelocPlan {
         .collect();
     let scans: Vec<FileScan> = (0..link.objects.len() as FileId)
         .into_par_iter()
-        .map(|file| scan_file(link, &globals, file))
+        .map(|file| scan_file(link, &globals, file, large_image))
         .collect();
     let mut undefined: FxHashMap<SymbolId, Undefined> = FxHashMap::default();
     let shown = shown_places(link.opts);
     let mut files = Vec::with_capacity(scans.len());
+    let mut tables = Tables::default();
     for (file, scan) in scans.into_iter().enumerate() {
-        link.uses_got_base |= scan.uses_got_base;
+        tables.uses_got_base |= scan.uses_got_base;
         for r in &scan.requests {
-            grant(link, file as FileId, r);
+            grant(link, &mut tables, file as FileId, r);
         }
         for (id, at) in scan.undefined {
             let u = undefined.entry(id).or_default();
@@ -183,7 +185,7 @@ pub fn scan_relocations(link: &mut Link) -> RelocPlan {
         files.push(scan.actions);
     }
     report_undefined(link, undefined);
-    RelocPlan { files }
+    (RelocPlan { files }, tables)
 }
 
 /// The facts about a target that decide its relocations.
@@ -199,7 +201,7 @@ fn target_facts(link: &Link, t: Target) -> TargetFacts {
     }
 }
 
-fn scan_file(link: &Link, globals: &[TargetFacts], file: FileId) -> FileScan {
+fn scan_file(link: &Link, globals: &[TargetFacts], file: FileId, large_image: bool) -> FileScan {
     let obj = &link.objects[file as usize];
     let opts = link.opts;
     let out = OutputKind {
@@ -208,7 +210,7 @@ fn scan_file(link: &Link, globals: &[TargetFacts], file: FileId) -> FileScan {
         relax: opts.relax,
         // Text relocations only where nothing else works: decided below.
         z_text: !opts.z_notext,
-        large_image: link.large_image,
+        large_image,
     };
     let warn_only = opts.warn_unresolved && !opts.fatal_warnings;
     let mut scan = FileScan {
@@ -363,12 +365,12 @@ fn report_undefined(link: &mut Link, undefined: FxHashMap<SymbolId, Undefined>) 
 /// A dynamic relocation in read-only section `sec` of `file` (a text relocation): the
 /// output gets DT_TEXTREL, and (unless `-z notext` asked for it) GNU ld's warning names
 /// the section, once.
-fn note_text_relocation(link: &mut Link, file: FileId, r: &Request, text: bool) {
+fn note_text_relocation(link: &Link, tables: &mut Tables, file: FileId, r: &Request, text: bool) {
     if !text {
         return;
     }
-    link.needs_textrel = true;
-    let seen = link
+    tables.needs_textrel = true;
+    let seen = tables
         .text_relocation_sections
         .iter()
         .any(|&(f, s, _)| (f, s) == (file, r.sec));
@@ -377,18 +379,18 @@ fn note_text_relocation(link: &mut Link, file: FileId, r: &Request, text: bool) 
             Target::Global(id) => Some(id),
             Target::Local(..) => None,
         };
-        link.text_relocation_sections.push((file, r.sec, symbol));
+        tables.text_relocation_sections.push((file, r.sec, symbol));
     }
 }
 
 /// GNU ld's warnings for text relocations: each read-only section that has them, then the
 /// output that gets DT_TEXTREL.
-pub fn warn_text_relocations(link: &Link) {
-    if link.text_relocation_sections.is_empty() {
+pub fn warn_text_relocations(link: &Link, tables: &Tables) {
+    if tables.text_relocation_sections.is_empty() {
         return;
     }
     // GNU ld's words: the first symbol a section's text relocations name, if global.
-    for &(f, s, symbol) in &link.text_relocation_sections {
+    for &(f, s, symbol) in &tables.text_relocation_sections {
         let obj = &link.objects[f as usize];
         let against = symbol.map_or(String::new(), |id| {
             format!("against `{}' ", link.symtab.get(id).display_name())
@@ -409,7 +411,7 @@ pub fn warn_text_relocations(link: &Link) {
 }
 
 /// Creates what one relocation needs.
-fn grant(link: &mut Link, file: FileId, r: &Request) {
+fn grant(link: &mut Link, tables: &mut Tables, file: FileId, r: &Request) {
     let t = r.target;
     let place = Place::Section {
         file,
@@ -418,13 +420,13 @@ fn grant(link: &mut Link, file: FileId, r: &Request) {
     };
     match r.need {
         Need::Nothing => {}
-        Need::Iplt => add_iplt(link, t),
-        Need::Plt => add_plt(link, t),
-        Need::LocalDefinition => needs_local_definition(link, file, r),
+        Need::Iplt => add_iplt(tables, t),
+        Need::Plt => add_plt(link, tables, t),
+        Need::LocalDefinition => needs_local_definition(link, tables, file, r),
         Need::DynamicAbs64 { text } => {
-            note_text_relocation(link, file, r, text);
+            note_text_relocation(link, tables, file, r, text);
             push_dyn(
-                link,
+                tables,
                 place,
                 R_X86_64_64,
                 t,
@@ -433,15 +435,15 @@ fn grant(link: &mut Link, file: FileId, r: &Request) {
             );
         }
         Need::Relative { text } => {
-            note_text_relocation(link, file, r, text);
+            note_text_relocation(link, tables, file, r, text);
             let addend = DynAddend::Address(t, r.addend);
-            push_dyn(link, place, R_X86_64_RELATIVE, t, addend, false);
+            push_dyn(tables, place, R_X86_64_RELATIVE, t, addend, false);
         }
-        Need::Got(GotKind::Regular) => add_got_entry(link, t),
-        Need::Got(GotKind::TlsIe) => add_tls_ie(link, t),
-        Need::Got(GotKind::TlsGd) => add_tls_gd(link, t),
-        Need::Got(GotKind::TlsLd) => add_tls_ld(link),
-        Need::Got(GotKind::TlsDesc) => add_tls_desc(link, t),
+        Need::Got(GotKind::Regular) => add_got_entry(link, tables, t),
+        Need::Got(GotKind::TlsIe) => add_tls_ie(link, tables, t),
+        Need::Got(GotKind::TlsGd) => add_tls_gd(link, tables, t),
+        Need::Got(GotKind::TlsLd) => add_tls_ld(tables),
+        Need::Got(GotKind::TlsDesc) => add_tls_desc(link, tables, t),
         Need::Error(refusal) => {
             let message = refusal_message(link, file, r, refusal);
             link.errors.push(message);
@@ -473,26 +475,31 @@ fn refusal_message(link: &Link, file: FileId, r: &Request, refusal: Refusal) -> 
     }
 }
 
-fn add_tls_gd(link: &mut Link, t: Target) {
-    if !link.add_got(GotKind::TlsGd, t) {
+fn add_tls_gd(link: &Link, tables: &mut Tables, t: Target) {
+    let Some(off) = tables.got.add(GotKind::TlsGd, t) else {
         return;
-    }
-    let off = link.got[&(GotKind::TlsGd, t)];
+    };
     let zero = DynAddend::Const(0);
-    push_dyn(link, Place::Got(off), R_X86_64_DTPMOD64, t, zero, true);
+    push_dyn(tables, Place::Got(off), R_X86_64_DTPMOD64, t, zero, true);
     if link.is_preemptible(t) {
-        push_dyn(link, Place::Got(off + 8), R_X86_64_DTPOFF64, t, zero, true);
+        push_dyn(
+            tables,
+            Place::Got(off + 8),
+            R_X86_64_DTPOFF64,
+            t,
+            zero,
+            true,
+        );
     }
 }
 
 /// The local-dynamic GOT entry: one per output, for its own TLS block.
-fn add_tls_ld(link: &mut Link) {
+fn add_tls_ld(tables: &mut Tables) {
     let module = Target::Local(0, 0);
-    if link.add_got(GotKind::TlsLd, module) {
-        let off = link.got[&(GotKind::TlsLd, module)];
+    if let Some(off) = tables.got.add(GotKind::TlsLd, module) {
         let zero = DynAddend::Const(0);
         push_dyn(
-            link,
+            tables,
             Place::Got(off),
             R_X86_64_DTPMOD64,
             module,
@@ -502,11 +509,10 @@ fn add_tls_ld(link: &mut Link) {
     }
 }
 
-fn add_tls_desc(link: &mut Link, t: Target) {
-    if !link.add_got(GotKind::TlsDesc, t) {
+fn add_tls_desc(link: &Link, tables: &mut Tables, t: Target) {
+    let Some(off) = tables.got.add(GotKind::TlsDesc, t) else {
         return;
-    }
-    let off = link.got[&(GotKind::TlsDesc, t)];
+    };
     let preemptible = link.is_preemptible(t);
     let addend = if preemptible {
         DynAddend::Const(0)
@@ -514,7 +520,7 @@ fn add_tls_desc(link: &mut Link, t: Target) {
         DynAddend::TlsOffset(t, 0)
     };
     push_dyn(
-        link,
+        tables,
         Place::Got(off),
         R_X86_64_TLSDESC,
         t,
@@ -526,7 +532,7 @@ fn add_tls_desc(link: &mut Link, t: Target) {
 /// A non-PIC reference to a symbol defined in a shared library: an executable gives the
 /// symbol a home of its own — a copy relocation for data, a canonical PLT entry for
 /// functions. A shared library cannot.
-fn needs_local_definition(link: &mut Link, file: FileId, site: &Request) {
+fn needs_local_definition(link: &mut Link, tables: &mut Tables, file: FileId, site: &Request) {
     let Target::Global(id) = site.target else {
         return;
     };
@@ -576,17 +582,18 @@ fn needs_local_definition(link: &mut Link, file: FileId, site: &Request) {
         return;
     }
     if matches!(sym.sym_type, STT_FUNC | STT_GNU_IFUNC) {
-        if !link.canonical_plt.contains(&id) {
-            add_plt(link, site.target);
-            link.canonical_plt.insert(id);
+        if !tables.plt.canonical.contains(&id) {
+            add_plt(link, tables, site.target);
+            tables.plt.canonical.insert(id);
         }
     } else {
-        add_copy_reloc(link, id);
+        add_copy_reloc(link, tables, id);
     }
 }
 
-fn add_copy_reloc(link: &mut Link, id: u32) {
-    if link.copy_offsets.contains_key(&id) {
+fn add_copy_reloc(link: &mut Link, tables: &mut Tables, id: u32) {
+    let copies = &mut tables.copies;
+    if copies.slots.contains_key(&id) {
         return;
     }
     let SymbolDef::Shared { dso, index } = link.symtab.get(id).def else {
@@ -598,9 +605,9 @@ fn add_copy_reloc(link: &mut Link, id: u32) {
     let area = usize::from(read_only);
     // Keep the library's alignment of the variable, as far as its address shows it.
     let align = (1u64 << value.trailing_zeros().min(6)).max(8);
-    let off = link.copy_size[area].next_multiple_of(align);
-    link.copy_size[area] = off + size;
-    link.copy_align[area] = link.copy_align[area].max(align);
+    let off = copies.size[area].next_multiple_of(align);
+    copies.size[area] = off + size;
+    copies.align[area] = copies.align[area].max(align);
     let slot = CopySlot {
         read_only,
         offset: off,
@@ -614,7 +621,7 @@ fn add_copy_reloc(link: &mut Link, id: u32) {
         .filter(|&a| matches!(link.symtab.get(a).def, SymbolDef::Shared { dso: d, .. } if d == dso))
         .collect();
     for a in aliases.into_iter().chain(std::iter::once(id)) {
-        link.copy_offsets.insert(a, slot);
+        copies.slots.insert(a, slot);
         // Exported under every name, so the library's own references (which may use an
         // alias, like glibc's __environ) bind to the copy too.
         let sym = link.symtab.get_mut(a);
@@ -622,7 +629,7 @@ fn add_copy_reloc(link: &mut Link, id: u32) {
         sym.preemptible = false;
         sym.exported = true;
     }
-    link.rela_dyn.push(DynReloc {
+    tables.rela_dyn.push(DynReloc {
         place: Place::CopyRel(slot),
         r_type: R_X86_64_COPY,
         sym: Some(id),
@@ -630,17 +637,18 @@ fn add_copy_reloc(link: &mut Link, id: u32) {
     });
 }
 
-fn add_plt(link: &mut Link, t: Target) {
+fn add_plt(link: &Link, tables: &mut Tables, t: Target) {
     let Target::Global(id) = t else {
         return;
     };
-    if link.plt_index.contains_key(&id) || link.is_local_ifunc(t) {
+    let plt = &mut tables.plt;
+    if plt.lazy_index.contains_key(&id) || link.is_local_ifunc(t) {
         return;
     }
-    let index = link.plt.len() as u32;
-    link.plt.push(id);
-    link.plt_index.insert(id, index);
-    link.rela_plt.push(DynReloc {
+    let index = plt.lazy.len() as u32;
+    plt.lazy.push(id);
+    plt.lazy_index.insert(id, index);
+    tables.rela_plt.push(DynReloc {
         place: Place::GotPlt(u64::from(index)),
         r_type: R_X86_64_JUMP_SLOT,
         sym: Some(id),
@@ -648,52 +656,54 @@ fn add_plt(link: &mut Link, t: Target) {
     });
 }
 
-fn add_iplt(link: &mut Link, t: Target) {
-    if link.iplt_index.contains_key(&t) {
+fn add_iplt(tables: &mut Tables, t: Target) {
+    let plt = &mut tables.plt;
+    if plt.iplt_index.contains_key(&t) {
         return;
     }
-    let index = link.iplt.len() as u32;
-    link.iplt.push(t);
-    link.iplt_index.insert(t, index);
+    let index = plt.iplt.len() as u32;
+    plt.iplt.push(t);
+    plt.iplt_index.insert(t, index);
 }
 
-fn add_got_entry(link: &mut Link, t: Target) {
+fn add_got_entry(link: &Link, tables: &mut Tables, t: Target) {
     let local = (link.opts.is_pic() && !link.is_absolute(t))
         .then_some((R_X86_64_RELATIVE, DynAddend::Address(t, 0)));
-    add_got_slot(link, GotKind::Regular, t, R_X86_64_GLOB_DAT, local);
+    add_got_slot(link, tables, GotKind::Regular, t, R_X86_64_GLOB_DAT, local);
 }
 
-fn add_tls_ie(link: &mut Link, t: Target) {
+fn add_tls_ie(link: &Link, tables: &mut Tables, t: Target) {
     let local = link
         .opts
         .is_shared()
         .then_some((R_X86_64_TPOFF64, DynAddend::TlsOffset(t, 0)));
-    add_got_slot(link, GotKind::TlsIe, t, R_X86_64_TPOFF64, local);
+    add_got_slot(link, tables, GotKind::TlsIe, t, R_X86_64_TPOFF64, local);
 }
 
 /// Adds a one-slot GOT entry and the dynamic relocation that fills it at load time: against
 /// the symbol (`symbolic`) when it is preemptible, else `local` if the value depends on the
 /// load address. Otherwise the linker writes the final value itself.
 fn add_got_slot(
-    link: &mut Link,
+    link: &Link,
+    tables: &mut Tables,
     kind: GotKind,
     t: Target,
     symbolic: u32,
     local: Option<(u32, DynAddend)>,
 ) {
-    if !link.add_got(kind, t) {
+    let Some(off) = tables.got.add(kind, t) else {
         return;
-    }
-    let place = Place::Got(link.got[&(kind, t)]);
+    };
+    let place = Place::Got(off);
     if link.is_preemptible(t) {
-        push_dyn(link, place, symbolic, t, DynAddend::Const(0), true);
+        push_dyn(tables, place, symbolic, t, DynAddend::Const(0), true);
     } else if let Some((r_type, addend)) = local {
-        push_dyn(link, place, r_type, t, addend, false);
+        push_dyn(tables, place, r_type, t, addend, false);
     }
 }
 
 fn push_dyn(
-    link: &mut Link,
+    tables: &mut Tables,
     place: Place,
     r_type: u32,
     t: Target,
@@ -704,7 +714,7 @@ fn push_dyn(
         (true, Target::Global(id)) => Some(id),
         _ => None,
     };
-    link.rela_dyn.push(DynReloc {
+    tables.rela_dyn.push(DynReloc {
         place,
         r_type,
         sym,

@@ -3,7 +3,7 @@
 //! relocations copied into the output (`--emit-relocs`, `-r`), also where each symbol
 //! landed, so that a relocation can name it.
 
-use crate::context::Link;
+use crate::image::Image;
 use crate::object_file::{shndx, LE, NO_OUTPUT};
 use crate::sym_section::{symbol_section, SymSection};
 use crate::symbols::SymbolDef;
@@ -43,7 +43,7 @@ pub(crate) struct SymtabIndex {
 }
 
 impl SymtabIndex {
-    fn new(link: &Link, parts: &[(Symtab, PartOf)]) -> SymtabIndex {
+    fn new(link: &Image, parts: &[(Symtab, PartOf)]) -> SymtabIndex {
         let mut index = SymtabIndex {
             sections: vec![0; link.outputs.len()],
             locals: vec![Vec::new(); link.objects.len()],
@@ -184,7 +184,7 @@ fn source_name(name: &[u8]) -> Option<&[u8]> {
 }
 
 /// `.symtab`, and with `--emit-relocs` or `-r` where its symbols sit.
-pub(crate) fn build_symtab(link: &Link) -> (Symtab, Option<SymtabIndex>) {
+pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
     let tls_start = link.tls.start;
     let relocatable = link.opts.relocatable;
     let emit_relocs = link.opts.emit_relocs || relocatable;
@@ -284,7 +284,7 @@ pub(crate) fn build_symtab(link: &Link) -> (Symtab, Option<SymtabIndex>) {
 
 /// The local symbols object `file` contributes to `.symtab`.
 fn local_symbols<'a>(
-    link: &'a Link,
+    link: &'a Image,
     file: usize,
     obj: &'a crate::object_file::ObjectFile,
     mut emit: impl FnMut(usize, OutSym<'a>),
@@ -348,7 +348,7 @@ fn local_symbols<'a>(
 
 /// Global symbol `id` as `.symtab` shows it, and whether it is hidden (local to the
 /// output); None if it is not shown.
-fn global_symbol<'a>(link: &'a Link, id32: u32) -> Option<(bool, OutSym<'a>)> {
+fn global_symbol<'a>(link: &'a Image, id32: u32) -> Option<(bool, OutSym<'a>)> {
     let id = id32 as usize;
     let sym = &link.symtab.symbols[id];
     let section = match sym.def {
@@ -362,7 +362,7 @@ fn global_symbol<'a>(link: &'a Link, id32: u32) -> Option<(bool, OutSym<'a>)> {
         SymbolDef::Defined { .. } | SymbolDef::Common { .. } | SymbolDef::Synthetic => {
             symbol_section(link, id32)
         }
-        SymbolDef::Shared { .. } if link.copy_offsets.contains_key(&id32) => {
+        SymbolDef::Shared { .. } if link.tables.copies.slots.contains_key(&id32) => {
             symbol_section(link, id32)
         }
         SymbolDef::Shared { .. } | SymbolDef::Undefined if sym.ref_file.is_some() => {
@@ -384,6 +384,8 @@ fn global_symbol<'a>(link: &'a Link, id32: u32) -> Option<(bool, OutSym<'a>)> {
         STB_GLOBAL
     };
     let ty = if link
+        .tables
+        .plt
         .iplt_index
         .contains_key(&crate::context::Target::Global(id32))
         && !undefined
@@ -417,7 +419,7 @@ fn global_symbol<'a>(link: &'a Link, id32: u32) -> Option<(bool, OutSym<'a>)> {
 /// refer to it: binding and visibility as they were (hidden symbols stay global for the
 /// final link to make local), common symbols still common, values as offsets in their
 /// sections.
-fn relocatable_symbol<'a>(link: &'a Link, id: u32) -> Option<OutSym<'a>> {
+fn relocatable_symbol<'a>(link: &'a Image, id: u32) -> Option<OutSym<'a>> {
     let sym = &link.symtab.symbols[id as usize];
     let (section, value, size) = match sym.def {
         SymbolDef::Defined {

@@ -6,7 +6,8 @@
 //! an unrelocated address. And an output with 65,280 sections or more has indices that do not
 //! fit `st_shndx`: those are written as SHN_XINDEX, with the real index in `.symtab_shndx`.
 
-use crate::context::{Link, LinkerSymbol};
+use crate::context::LinkerSymbol;
+use crate::image::Image;
 use crate::object_file::NO_OUTPUT;
 use crate::output_section::TailKind;
 use crate::symbols::{SymbolDef, SymbolId};
@@ -41,11 +42,11 @@ impl SymSection {
 }
 
 /// The section of global symbol `id` as the output's symbol tables show it.
-pub fn symbol_section(link: &Link, id: SymbolId) -> SymSection {
+pub fn symbol_section(link: &Image, id: SymbolId) -> SymSection {
     symbol_section_bounded(link, id, 0)
 }
 
-fn symbol_section_bounded(link: &Link, id: SymbolId, depth: u32) -> SymSection {
+fn symbol_section_bounded(link: &Image, id: SymbolId, depth: u32) -> SymSection {
     match link.symtab.get(id).def {
         SymbolDef::Defined { file, section, .. } => {
             if section == crate::object_file::shndx::ABS {
@@ -74,17 +75,17 @@ fn symbol_section_bounded(link: &Link, id: SymbolId, depth: u32) -> SymSection {
             },
             _ => section_at(link, link.sym_addr.get(id as usize).copied().unwrap_or(0)),
         },
-        SymbolDef::Shared { .. } if link.copy_offsets.contains_key(&id) => tail_section(
+        SymbolDef::Shared { .. } if link.tables.copies.slots.contains_key(&id) => tail_section(
             link,
             TailKind::CopyRel {
-                read_only: link.copy_offsets[&id].read_only,
+                read_only: link.tables.copies.slots[&id].read_only,
             },
         ),
         _ => SymSection::Undefined,
     }
 }
 
-fn tail_section(link: &Link, kind: TailKind) -> SymSection {
+fn tail_section(link: &Image, kind: TailKind) -> SymSection {
     link.outputs
         .iter()
         .find(|o| o.tail(kind).is_some())
@@ -93,7 +94,7 @@ fn tail_section(link: &Link, kind: TailKind) -> SymSection {
 
 /// The allocated output section an address lies in or follows (the last one starting at or
 /// below it), for linker-defined symbols that mark section boundaries.
-pub fn section_at(link: &Link, addr: u64) -> SymSection {
+pub fn section_at(link: &Image, addr: u64) -> SymSection {
     link.outputs
         .iter()
         .filter(|o| o.is_alloc() && o.addr <= addr)

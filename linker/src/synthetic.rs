@@ -1,8 +1,9 @@
 //! Contents of the linker-made sections: PLT, GOT, .got.plt, dynamic relocations, .dynsym,
 //! .dynamic, notes and the .eh_frame_hdr search table.
 
-use crate::context::{DynAddend, DynReloc, GotKind, Link, Place, Target};
+use crate::context::{DynAddend, DynReloc, GotKind, Place, Target};
 use crate::dynamic::{dynamic_entries, DynamicTables};
+use crate::image::Image;
 use crate::object_file::{FileId, LE};
 use crate::output_section::{fde_cie_pointer, Synthetic, TailKind};
 use crate::sym_section::{symbol_section, SymSection};
@@ -12,7 +13,7 @@ use object::read::elf::Rela as _;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-pub fn write_synthetic(link: &Link, dynamic: &DynamicTables, which: Synthetic, buf: &mut [u8]) {
+pub fn write_synthetic(link: &Image, dynamic: &DynamicTables, which: Synthetic, buf: &mut [u8]) {
     match which {
         Synthetic::Interp => {
             let path = link
@@ -44,7 +45,7 @@ pub fn write_synthetic(link: &Link, dynamic: &DynamicTables, which: Synthetic, b
         Synthetic::RelaDyn => {
             let index = dynsym_indices(dynamic);
             // RELATIVE first: DT_RELACOUNT lets the loader apply them in a tight loop.
-            let mut relocs: Vec<&DynReloc> = link.rela_dyn.iter().collect();
+            let mut relocs: Vec<&DynReloc> = link.tables.rela_dyn.iter().collect();
             relocs.sort_by_key(|r| r.r_type != R_X86_64_RELATIVE);
             for (i, r) in relocs.into_iter().enumerate() {
                 write_rela(link, &index, r, &mut buf[24 * i..24 * i + 24]);
@@ -53,13 +54,13 @@ pub fn write_synthetic(link: &Link, dynamic: &DynamicTables, which: Synthetic, b
         Synthetic::RelaPlt => {
             let index = dynsym_indices(dynamic);
             let mut i = 0;
-            for r in &link.rela_plt {
+            for r in &link.tables.rela_plt {
                 write_rela(link, &index, r, &mut buf[24 * i..24 * i + 24]);
                 i += 1;
             }
-            for (n, &t) in link.iplt.iter().enumerate() {
+            for (n, &t) in link.tables.plt.iplt.iter().enumerate() {
                 let r = DynReloc {
-                    place: Place::GotPlt((link.plt.len() + n) as u64),
+                    place: Place::GotPlt((link.tables.plt.lazy.len() + n) as u64),
                     r_type: R_X86_64_IRELATIVE,
                     sym: None,
                     addend: DynAddend::Address(t, 0),
@@ -75,14 +76,14 @@ pub fn write_synthetic(link: &Link, dynamic: &DynamicTables, which: Synthetic, b
         Synthetic::Got => write_got(link, buf),
         Synthetic::GotPlt => {
             put_u64(buf, 0, link.synthetic_addr(Synthetic::Dynamic));
-            for i in 0..link.plt.len() {
+            for i in 0..link.tables.plt.lazy.len() {
                 // Lazy binding: the slot starts out pointing back into its PLT entry's push.
                 put_u64(buf, 24 + 8 * i, link.plt_lazy_stub(i as u32));
             }
-            for (n, &t) in link.iplt.iter().enumerate() {
+            for (n, &t) in link.tables.plt.iplt.iter().enumerate() {
                 put_u64(
                     buf,
-                    24 + 8 * (link.plt.len() + n),
+                    24 + 8 * (link.tables.plt.lazy.len() + n),
                     link.definition_address(t),
                 );
             }
@@ -117,7 +118,7 @@ fn dynsym_indices(dynamic: &DynamicTables) -> FxHashMap<u32, u32> {
         .collect()
 }
 
-pub(crate) fn place_address(link: &Link, place: Place) -> u64 {
+pub(crate) fn place_address(link: &Image, place: Place) -> u64 {
     match place {
         Place::Section { file, sec, offset } => {
             link.section_address(file, sec, offset).unwrap_or(0)
@@ -129,7 +130,7 @@ pub(crate) fn place_address(link: &Link, place: Place) -> u64 {
 }
 
 /// The address of a copy-relocated variable.
-pub(crate) fn copy_address(link: &Link, slot: crate::context::CopySlot) -> u64 {
+pub(crate) fn copy_address(link: &Image, slot: crate::context::CopySlot) -> u64 {
     let kind = TailKind::CopyRel {
         read_only: slot.read_only,
     };
@@ -140,7 +141,7 @@ pub(crate) fn copy_address(link: &Link, slot: crate::context::CopySlot) -> u64 {
         + slot.offset
 }
 
-fn write_rela(link: &Link, index: &FxHashMap<u32, u32>, r: &DynReloc, out: &mut [u8]) {
+fn write_rela(link: &Image, index: &FxHashMap<u32, u32>, r: &DynReloc, out: &mut [u8]) {
     let offset = place_address(link, r.place);
     let sym = r.sym.and_then(|id| index.get(&id).copied()).unwrap_or(0);
     let addend = match r.addend {
@@ -159,15 +160,15 @@ fn write_rela(link: &Link, index: &FxHashMap<u32, u32>, r: &DynReloc, out: &mut 
     put_u64(out, 16, addend as u64);
 }
 
-fn write_plt(link: &Link, buf: &mut [u8]) {
+fn write_plt(link: &Image, buf: &mut [u8]) {
     let plt = link.synthetic_addr(Synthetic::Plt) as i64;
     let gotplt = link.synthetic_addr(Synthetic::GotPlt) as i64;
     let rel = |target: i64, next_insn: i64| ((target - next_insn) as i32).to_le_bytes();
     let mut pos = 0usize;
-    if !link.plt.is_empty() {
+    if !link.tables.plt.lazy.is_empty() {
         write_plt0(buf, plt, gotplt);
         pos = 16;
-        for i in 0..link.plt.len() {
+        for i in 0..link.tables.plt.lazy.len() {
             let entry = plt + pos as i64;
             let slot = link.gotplt_slot(i as u32, false) as i64;
             let b = &mut buf[pos..pos + 16];
@@ -181,7 +182,7 @@ fn write_plt(link: &Link, buf: &mut [u8]) {
             pos += 16;
         }
     }
-    for i in 0..link.iplt.len() {
+    for i in 0..link.tables.plt.iplt.len() {
         let entry = plt + pos as i64;
         let slot = link.gotplt_slot(i as u32, true) as i64;
         let b = &mut buf[pos..pos + 16];
@@ -206,10 +207,10 @@ fn write_plt0(buf: &mut [u8], plt: i64, gotplt: i64) {
 
 /// The IBT layout's `.plt`: PLT0, then per lazy entry `endbr64; pushq $i; jmp PLT0`,
 /// where its `.got.plt` slot first points.
-fn write_ibt_plt_stubs(link: &Link, buf: &mut [u8]) {
+fn write_ibt_plt_stubs(link: &Image, buf: &mut [u8]) {
     let plt = link.synthetic_addr(Synthetic::Plt) as i64;
     write_plt0(buf, plt, link.synthetic_addr(Synthetic::GotPlt) as i64);
-    for i in 0..link.plt.len() {
+    for i in 0..link.tables.plt.lazy.len() {
         let at = 16 + 16 * i;
         let b = &mut buf[at..at + 16];
         b[0..4].copy_from_slice(&ENDBR64);
@@ -223,11 +224,11 @@ fn write_ibt_plt_stubs(link: &Link, buf: &mut [u8]) {
 
 /// The IBT layout's `.plt.sec`: per entry (lazy ones, then IFUNCs')
 /// `endbr64; jmpq *slot(%rip)`, which calls land on.
-fn write_plt_sec(link: &Link, buf: &mut [u8]) {
+fn write_plt_sec(link: &Image, buf: &mut [u8]) {
     let base = link.synthetic_addr(Synthetic::PltSec) as i64;
-    let slots = (0..link.plt.len())
+    let slots = (0..link.tables.plt.lazy.len())
         .map(|i| link.gotplt_slot(i as u32, false))
-        .chain((0..link.iplt.len()).map(|i| link.gotplt_slot(i as u32, true)));
+        .chain((0..link.tables.plt.iplt.len()).map(|i| link.gotplt_slot(i as u32, true)));
     for (n, slot) in slots.enumerate() {
         let at = 16 * n;
         let b = &mut buf[at..at + 16];
@@ -240,9 +241,9 @@ fn write_plt_sec(link: &Link, buf: &mut [u8]) {
 
 const ENDBR64: [u8; 4] = [0xf3, 0x0f, 0x1e, 0xfa];
 
-fn write_got(link: &Link, buf: &mut [u8]) {
+fn write_got(link: &Image, buf: &mut [u8]) {
     let exec = !link.opts.is_shared();
-    for &(kind, t, off) in &link.got_entries {
+    for &(kind, t, off) in &link.tables.got.entries {
         let off = off as usize;
         let preemptible = link.is_preemptible(t);
         match kind {
@@ -270,7 +271,7 @@ fn write_got(link: &Link, buf: &mut [u8]) {
     }
 }
 
-fn write_dynsym(link: &Link, dynamic: &DynamicTables, buf: &mut [u8]) {
+fn write_dynsym(link: &Image, dynamic: &DynamicTables, buf: &mut [u8]) {
     for (i, &id) in dynamic.symbols.iter().enumerate() {
         let sym = link.symtab.get(id);
         let e = &mut buf[24 * (i + 1)..24 * (i + 2)];
@@ -279,7 +280,7 @@ fn write_dynsym(link: &Link, dynamic: &DynamicTables, buf: &mut [u8]) {
         let mut shndx = 0u16;
         let mut value = 0u64;
         let mut size = sym.size;
-        if link.canonical_plt.contains(&id) && !link.copy_offsets.contains_key(&id) {
+        if link.tables.plt.canonical.contains(&id) && !link.tables.copies.slots.contains_key(&id) {
             value = link.sym_addr[id as usize];
             sym_type = STT_FUNC;
         } else {
@@ -292,7 +293,7 @@ fn write_dynsym(link: &Link, dynamic: &DynamicTables, buf: &mut [u8]) {
             } else {
                 size = 0;
             }
-            let local_ifunc = link.iplt_index.contains_key(&Target::Global(id));
+            let local_ifunc = link.tables.plt.iplt_index.contains_key(&Target::Global(id));
             if matches!(sym.def, SymbolDef::Defined { .. }) && local_ifunc {
                 sym_type = STT_FUNC;
             }
@@ -325,7 +326,7 @@ fn write_dynsym(link: &Link, dynamic: &DynamicTables, buf: &mut [u8]) {
 /// the unwinder's binary search. It comes from the `.eh_frame` records layout placed, not
 /// from the written section: a kept FDE's function start is where its pc_begin relocation
 /// points (S + A, whatever the encoding), and its address is its piece's place.
-fn write_eh_frame_hdr(link: &Link, hdr: &mut [u8], hdr_addr: u64) {
+fn write_eh_frame_hdr(link: &Image, hdr: &mut [u8], hdr_addr: u64) {
     let eh = link.outputs.iter().find(|o| o.name == ".eh_frame");
     let mut table: Vec<(u64, u64)> = eh.map_or_else(Vec::new, |eh| {
         eh.inputs
@@ -352,7 +353,7 @@ fn write_eh_frame_hdr(link: &Link, hdr: &mut [u8], hdr_addr: u64) {
 }
 
 /// (function start, FDE address) of each FDE one `.eh_frame` input keeps.
-fn fde_starts(link: &Link, file: FileId, sec: u32, eh_addr: u64) -> Vec<(u64, u64)> {
+fn fde_starts(link: &Image, file: FileId, sec: u32, eh_addr: u64) -> Vec<(u64, u64)> {
     let s = &link.objects[file as usize].sections[sec as usize];
     let mut starts = Vec::new();
     for p in s.pieces.iter().filter(|p| p.output_offset != u64::MAX) {
@@ -374,7 +375,7 @@ fn fde_starts(link: &Link, file: FileId, sec: u32, eh_addr: u64) -> Vec<(u64, u6
 
 /// `.note.gnu.property`: the x86 features and ISA level the output carries, into `buf` of
 /// [`gnu_property_size`] bytes.
-pub fn write_gnu_property(link: &Link, buf: &mut [u8]) {
+pub fn write_gnu_property(link: &crate::context::Link, buf: &mut [u8]) {
     let properties = crate::layout::gnu_properties(link);
     put_u32(buf, 0, 4);
     put_u32(buf, 4, 16 * properties.len() as u32);
@@ -388,7 +389,7 @@ pub fn write_gnu_property(link: &Link, buf: &mut [u8]) {
 }
 
 /// The size of `.note.gnu.property`, or 0 when there is nothing to say.
-pub fn gnu_property_size(link: &Link) -> u64 {
+pub fn gnu_property_size(link: &crate::context::Link) -> u64 {
     match crate::layout::gnu_properties(link).len() {
         0 => 0,
         n => 16 + 16 * n as u64,

@@ -8,6 +8,7 @@ use crate::context::Link;
 use crate::dynamic::DynamicTables;
 use crate::elf_header::{FileHeader, SectionHeader};
 use crate::error::{LinkError, Result};
+use crate::image::Image;
 use crate::object_file::SectionKind;
 use crate::options::{BuildId, OutputKind};
 use crate::output_file::{OutputBuffer, PendingOutput};
@@ -41,7 +42,7 @@ enum Job {
 }
 
 pub fn write_output(
-    link: &Link,
+    link: &Image,
     plan: &RelocPlan,
     dynamic: &DynamicTables,
     pending: &mut PendingOutput,
@@ -374,7 +375,7 @@ pub(crate) fn copy_eh_frame_pieces(link: &Link, file: u32, sec: u32, out: &mut [
 }
 
 fn relocate_eh_frame(
-    link: &Link,
+    link: &Image,
     plan: &RelocPlan,
     file: u32,
     sec: u32,
@@ -414,7 +415,7 @@ impl TrailingSection {
 }
 
 /// The ELF header and program headers. The last section is .shstrtab.
-fn write_headers(link: &Link, buf: &mut [u8], shoff: u64, shnum: u32) {
+fn write_headers(link: &Image, buf: &mut [u8], shoff: u64, shnum: u32) {
     let e_type = match link.opts.kind {
         OutputKind::Executable => ET_EXEC,
         _ => ET_DYN,
@@ -441,7 +442,7 @@ fn write_headers(link: &Link, buf: &mut [u8], shoff: u64, shnum: u32) {
     }
 }
 
-pub fn entry_address(link: &Link) -> u64 {
+pub fn entry_address(link: &Image) -> u64 {
     let name = link.opts.entry.as_deref().unwrap_or("_start");
     match link.symtab.lookup(name.as_bytes()) {
         Some(id) if link.symtab.get(id).is_defined_locally() => link.sym_addr[id as usize],
@@ -486,7 +487,7 @@ fn compute_build_id(style: &BuildId, data: &[u8], len: usize) -> Vec<u8> {
 /// Writes the scripts' fill patterns into the gaps between the contents of their output
 /// sections (`jobs`, sorted by offset), each gap starting with the pattern's first byte
 /// (lld).
-fn fill_gaps(link: &Link, buf: &mut [u8], jobs: &[(u64, u64, u64, Job)]) {
+fn fill_gaps(link: &Image, buf: &mut [u8], jobs: &[(u64, u64, u64, Job)]) {
     for &(i, pattern) in &link.script.fills {
         let o = &link.outputs[i as usize];
         let end = o.offset + o.size;

@@ -1,0 +1,122 @@
+//! The link once its relocations are scanned: the inputs, symbols and output sections
+//! ([`Link`]) with the tables the scan created ([`Tables`]). What only both together answer
+//! lives here: the addresses relocations and the linker's sections use (PLT entries, GOT
+//! slots, symbols redirected to their PLT entry).
+
+use crate::context::{GotKind, Link, Target};
+use crate::object_file::{FileId, LE};
+use crate::output_section::Synthetic;
+use crate::tables::Tables;
+use object::elf;
+use object::read::elf::Sym as _;
+
+/// A view of the link with its tables; it reads as the link itself (`Deref`).
+#[derive(Clone, Copy)]
+pub struct Image<'a, 'o> {
+    pub link: &'a Link<'o>,
+    pub tables: &'a Tables,
+}
+
+impl<'o> std::ops::Deref for Image<'_, 'o> {
+    type Target = Link<'o>;
+
+    fn deref(&self) -> &Link<'o> {
+        self.link
+    }
+}
+
+impl<'a, 'o> Image<'a, 'o> {
+    pub fn new(link: &'a Link<'o>, tables: &'a Tables) -> Image<'a, 'o> {
+        Image { link, tables }
+    }
+
+    /// The address a relocation against `t` uses for S (symbols in dropped sections: 0).
+    pub fn target_address(&self, t: Target) -> u64 {
+        match t {
+            Target::Global(id) => self.sym_addr[id as usize],
+            Target::Local(f, i) => self.local_address(f, i as usize).unwrap_or(0),
+        }
+    }
+
+    /// S + A. For a section symbol of a merged section the addend selects the piece, so it
+    /// must be applied before mapping the offset into the output (lld does the same).
+    pub fn address_with_addend(&self, t: Target, addend: i64) -> i64 {
+        if let Target::Local(f, i) = t {
+            let obj = &self.objects[f as usize];
+            let sym = &obj.symbols[i as usize];
+            if sym.st_type() == elf::STT_SECTION {
+                let shndx = obj.symbol_section(i as usize);
+                let merged = obj
+                    .sections
+                    .get(shndx as usize)
+                    .is_some_and(|s| s.kind == crate::object_file::SectionKind::Merge);
+                if merged {
+                    let off = (sym.st_value(LE) as i64).wrapping_add(addend) as u64;
+                    return self.section_address(f, shndx, off).unwrap_or(0) as i64;
+                }
+            }
+        }
+        // Modulo 2^64, as the psABI computes (a corrupt addend must not overflow).
+        (self.target_address(t) as i64).wrapping_add(addend)
+    }
+
+    fn local_address(&self, file: FileId, index: usize) -> Option<u64> {
+        // Most links have no IFUNC: no lookup per relocation then.
+        if !self.tables.plt.iplt.is_empty() {
+            if let Some(&i) = self
+                .tables
+                .plt
+                .iplt_index
+                .get(&Target::Local(file, index as u32))
+            {
+                return Some(self.plt_entry_address_iplt(i));
+            }
+        }
+        self.local_definition_address(file, index)
+    }
+
+    /// The PLT entry code calls for lazy entry `index` (in `.plt.sec` with IBT).
+    pub fn plt_entry_address(&self, index: u32) -> u64 {
+        if self.ibt_plt {
+            return self.synthetic_addr(Synthetic::PltSec) + 16 * u64::from(index);
+        }
+        self.synthetic_addr(Synthetic::Plt) + 16 + 16 * u64::from(index)
+    }
+
+    /// Where lazy entry `index` starts binding: its `.got.plt` slot's first value.
+    pub fn plt_lazy_stub(&self, index: u32) -> u64 {
+        if self.ibt_plt {
+            return self.synthetic_addr(Synthetic::Plt) + 16 + 16 * u64::from(index);
+        }
+        // Past the entry's `jmp *slot`: its `pushq`.
+        self.plt_entry_address(index) + 6
+    }
+
+    pub fn plt_entry_address_iplt(&self, index: u32) -> u64 {
+        let after = 16 * self.tables.plt.lazy.len() as u64 + 16 * u64::from(index);
+        if self.ibt_plt {
+            return self.synthetic_addr(Synthetic::PltSec) + after;
+        }
+        let header = if self.tables.plt.lazy.is_empty() {
+            0
+        } else {
+            16
+        };
+        self.synthetic_addr(Synthetic::Plt) + header + after
+    }
+
+    /// Address of the .got.plt slot of a lazy PLT entry or an IPLT entry.
+    pub fn gotplt_slot(&self, plt_index: u32, iplt: bool) -> u64 {
+        let idx = if iplt {
+            self.tables.plt.lazy.len() as u64 + u64::from(plt_index)
+        } else {
+            u64::from(plt_index)
+        };
+        self.synthetic_addr(Synthetic::GotPlt) + 24 + 8 * idx
+    }
+
+    pub fn got_address(&self, kind: GotKind, t: Target) -> Option<u64> {
+        let off = self.tables.got.offset(kind, t)?;
+        Some(self.synthetic_addr(Synthetic::Got) + off)
+    }
+}

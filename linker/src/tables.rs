@@ -1,0 +1,85 @@
+//! What the relocation scan creates for the output: GOT entries, PLT entries, homes for
+//! library data and functions the executable refers to directly (copies and canonical PLT
+//! entries), and the dynamic relocations. The scan returns them as one value; the layout
+//! sizes the linker's sections from it and the writer fills those sections from it.
+
+use crate::context::{CopySlot, DynReloc, GotKind, Place, Target};
+use crate::object_file::FileId;
+use crate::symbols::SymbolId;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The GOT: one entry per (kind, target), at byte offsets in creation order.
+#[derive(Default)]
+pub struct Got {
+    offsets: FxHashMap<(GotKind, Target), u64>,
+    pub entries: Vec<(GotKind, Target, u64)>,
+    pub size: u64,
+}
+
+impl Got {
+    /// Adds an entry if missing; returns its offset when it is new.
+    pub fn add(&mut self, kind: GotKind, t: Target) -> Option<u64> {
+        if self.offsets.contains_key(&(kind, t)) {
+            return None;
+        }
+        let off = self.size;
+        self.offsets.insert((kind, t), off);
+        self.entries.push((kind, t, off));
+        self.size += 8 * kind.slots();
+        Some(off)
+    }
+
+    pub fn offset(&self, kind: GotKind, t: Target) -> Option<u64> {
+        self.offsets.get(&(kind, t)).copied()
+    }
+}
+
+/// PLT entries: lazy ones for library functions (in `.rela.plt` order), and those of
+/// non-preemptible IFUNCs, called through an IRELATIVE `.got.plt` slot.
+#[derive(Default)]
+pub struct Plt {
+    pub lazy: Vec<SymbolId>,
+    pub lazy_index: FxHashMap<SymbolId, u32>,
+    pub iplt: Vec<Target>,
+    pub iplt_index: FxHashMap<Target, u32>,
+    /// Library functions whose address the executable takes: their PLT entry is their
+    /// address.
+    pub canonical: FxHashSet<SymbolId>,
+}
+
+/// Copy-relocated library variables: where each lives, and the size and alignment of the
+/// two areas (writable `.bss`, read-only `.bss.rel.ro`).
+pub struct Copies {
+    pub slots: FxHashMap<SymbolId, CopySlot>,
+    pub size: [u64; 2],
+    pub align: [u64; 2],
+}
+
+impl Default for Copies {
+    fn default() -> Copies {
+        Copies {
+            slots: FxHashMap::default(),
+            size: [0; 2],
+            align: [1; 2],
+        }
+    }
+}
+
+/// Everything the relocation scan creates.
+#[derive(Default)]
+pub struct Tables {
+    pub got: Got,
+    pub plt: Plt,
+    pub copies: Copies,
+    pub rela_dyn: Vec<DynReloc>,
+    pub rela_plt: Vec<DynReloc>,
+    /// Relative relocations packed into `.relr.dyn` (see [`crate::relr`]).
+    pub relr: Vec<Place>,
+    /// Some dynamic relocation applies to a read-only section (DT_TEXTREL).
+    pub needs_textrel: bool,
+    /// Read-only sections with dynamic relocations, with the first global symbol they name,
+    /// for the warning (not with `-z notext`).
+    pub text_relocation_sections: Vec<(FileId, u32, Option<SymbolId>)>,
+    /// Some relocation is relative to the GOT base (GOTPC32, GOTOFF64, PLTOFF64, ...).
+    pub uses_got_base: bool,
+}
