@@ -168,7 +168,6 @@ pub struct Link<'o> {
     pub endbr_rewrites: crate::endbr::Rewrites,
     /// The PLT is laid out for IBT (`.plt` stubs and `.plt.sec` entries, see layout).
     pub ibt_plt: bool,
-    pub errors: Vec<String>,
     /// `--dynamic-list` entries.
     pub dynamic_list: crate::dynamic_list::DynamicList,
     /// `--version-script`.
@@ -219,7 +218,6 @@ impl<'o> Link<'o> {
             cie_aliases: FxHashMap::default(),
             ibt_plt: false,
             endbr_rewrites: Default::default(),
-            errors: Vec::new(),
             dynamic_list: Default::default(),
             version_script: None,
             scripts: Default::default(),

@@ -365,10 +365,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
 
     // Every relocation of a live section: GOT, PLT, copy and dynamic relocations.
     let large_image = layout::estimated_image_size(&link) >= 1 << 30;
-    let (plan, mut tables) = scan::scan_relocations(&mut link, large_image);
-    if !link.errors.is_empty() {
-        return Err(LinkError::Many(std::mem::take(&mut link.errors)));
-    }
+    let (plan, mut tables) = scan::scan_relocations(&mut link, large_image)?;
     scan::warn_text_relocations(&link, &tables);
     timer.phase("scan relocations");
 

@@ -4,6 +4,7 @@
 //! (`relocate.rs`) carries out the recorded actions without deciding again.
 
 use crate::context::{CopySlot, DynAddend, DynReloc, GotKind, Link, Place, Target};
+use crate::error::{LinkError, Result};
 use crate::object_file::{FileId, LE};
 use crate::reloc_action::{
     classify, Action, GotInsn, Need, OutputKind, Refusal, Site, TargetFacts,
@@ -154,7 +155,7 @@ impl RelocPlan {
 
 /// Decides every relocation of every live allocated section (in parallel, per file), then
 /// creates the GOT, PLT, copy and dynamic relocations they need, in input order.
-pub fn scan_relocations(link: &mut Link, large_image: bool) -> (RelocPlan, Tables) {
+pub fn scan_relocations(link: &mut Link, large_image: bool) -> Result<(RelocPlan, Tables)> {
     // Decided once per global symbol rather than at each of its relocations.
     let globals: Vec<TargetFacts> = (0..link.symtab.symbols.len() as SymbolId)
         .into_par_iter()
@@ -168,10 +169,11 @@ pub fn scan_relocations(link: &mut Link, large_image: bool) -> (RelocPlan, Table
     let shown = shown_places(link.opts);
     let mut files = Vec::with_capacity(scans.len());
     let mut tables = Tables::default();
+    let mut errors = Vec::new();
     for (file, scan) in scans.into_iter().enumerate() {
         tables.uses_got_base |= scan.uses_got_base;
         for r in &scan.requests {
-            grant(link, &mut tables, file as FileId, r);
+            grant(link, &mut tables, &mut errors, file as FileId, r);
         }
         for (id, at) in scan.undefined {
             let u = undefined.entry(id).or_default();
@@ -184,8 +186,11 @@ pub fn scan_relocations(link: &mut Link, large_image: bool) -> (RelocPlan, Table
         }
         files.push(scan.actions);
     }
-    report_undefined(link, undefined);
-    (RelocPlan { files }, tables)
+    report_undefined(link, undefined, &mut errors);
+    if !errors.is_empty() {
+        return Err(LinkError::Many(errors));
+    }
+    Ok((RelocPlan { files }, tables))
 }
 
 /// The facts about a target that decide its relocations.
@@ -331,7 +336,11 @@ fn shown_places(opts: &crate::options::Options) -> usize {
     }
 }
 
-fn report_undefined(link: &mut Link, undefined: FxHashMap<SymbolId, Undefined>) {
+fn report_undefined(
+    link: &Link,
+    undefined: FxHashMap<SymbolId, Undefined>,
+    errors: &mut Vec<String>,
+) {
     let warn_only = link.opts.warn_unresolved && !link.opts.fatal_warnings;
     let mut ids: Vec<_> = undefined.into_iter().collect();
     ids.sort_by_key(|(id, _)| *id);
@@ -357,7 +366,7 @@ fn report_undefined(link: &mut Link, undefined: FxHashMap<SymbolId, Undefined>) 
                 }
             }
         } else {
-            link.errors.push(report);
+            errors.push(report);
         }
     }
 }
@@ -411,7 +420,13 @@ pub fn warn_text_relocations(link: &Link, tables: &Tables) {
 }
 
 /// Creates what one relocation needs.
-fn grant(link: &mut Link, tables: &mut Tables, file: FileId, r: &Request) {
+fn grant(
+    link: &mut Link,
+    tables: &mut Tables,
+    errors: &mut Vec<String>,
+    file: FileId,
+    r: &Request,
+) {
     let t = r.target;
     let place = Place::Section {
         file,
@@ -422,7 +437,7 @@ fn grant(link: &mut Link, tables: &mut Tables, file: FileId, r: &Request) {
         Need::Nothing => {}
         Need::Iplt => add_iplt(tables, t),
         Need::Plt => add_plt(link, tables, t),
-        Need::LocalDefinition => needs_local_definition(link, tables, file, r),
+        Need::LocalDefinition => needs_local_definition(link, tables, errors, file, r),
         Need::DynamicAbs64 { text } => {
             note_text_relocation(link, tables, file, r, text);
             push_dyn(
@@ -446,7 +461,7 @@ fn grant(link: &mut Link, tables: &mut Tables, file: FileId, r: &Request) {
         Need::Got(GotKind::TlsDesc) => add_tls_desc(link, tables, t),
         Need::Error(refusal) => {
             let message = refusal_message(link, file, r, refusal);
-            link.errors.push(message);
+            errors.push(message);
         }
     }
 }
@@ -532,7 +547,13 @@ fn add_tls_desc(link: &Link, tables: &mut Tables, t: Target) {
 /// A non-PIC reference to a symbol defined in a shared library: an executable gives the
 /// symbol a home of its own — a copy relocation for data, a canonical PLT entry for
 /// functions. A shared library cannot.
-fn needs_local_definition(link: &mut Link, tables: &mut Tables, file: FileId, site: &Request) {
+fn needs_local_definition(
+    link: &mut Link,
+    tables: &mut Tables,
+    errors: &mut Vec<String>,
+    file: FileId,
+    site: &Request,
+) {
     let Target::Global(id) = site.target else {
         return;
     };
@@ -543,7 +564,7 @@ fn needs_local_definition(link: &mut Link, tables: &mut Tables, file: FileId, si
         return;
     }
     if link.opts.is_shared() || !matches!(sym.def, SymbolDef::Shared { .. }) {
-        link.errors.push(format!(
+        errors.push(format!(
             "{}: relocation {} against symbol `{}' can not be used when making a shared object; recompile with -fPIC",
             link.objects[file as usize].name,
             reloc_name(site.r_type),
@@ -556,7 +577,7 @@ fn needs_local_definition(link: &mut Link, tables: &mut Tables, file: FileId, si
     if let SymbolDef::Shared { dso, index } = sym.def {
         let dso = &link.dsos[dso as usize];
         if dso.symbols[index as usize].visibility == STV_PROTECTED {
-            link.errors.push(format!(
+            errors.push(format!(
                 "cannot preempt symbol: {}\n>>> defined in {}\n>>> referenced by {}:({})",
                 sym.display_name(),
                 dso.name,
@@ -572,7 +593,7 @@ fn needs_local_definition(link: &mut Link, tables: &mut Tables, file: FileId, si
             _ => "a shared library",
         };
         let obj = &link.objects[file as usize];
-        link.errors.push(format!(
+        errors.push(format!(
             "unresolvable relocation {} against symbol '{}'; recompile with -fPIC or remove \
              '-z nocopyreloc'\n>>> defined in {defined_in}\n>>> referenced by {}",
             reloc_name(site.r_type),
