@@ -4,7 +4,7 @@
 use crate::merge::MergeGroup;
 use crate::object_file::{shndx, FileId, ObjectFile, LE};
 use crate::options::Options;
-use crate::output_section::{OutputSection, Synthetic};
+use crate::output_section::{OutputId, OutputSection, OutputSections, Synthetic};
 use crate::shared_file::SharedFile;
 use crate::symbols::{SymbolDef, SymbolId, SymbolTable};
 use object::elf;
@@ -140,7 +140,9 @@ pub struct Link<'o> {
     pub objects: Vec<ObjectFile>,
     pub dsos: Vec<SharedFile>,
     pub symtab: SymbolTable,
-    pub outputs: Vec<OutputSection>,
+    /// The output sections: in creation order until `layout::sort_output_sections` puts
+    /// them in their final order (without the empty ones it drops).
+    pub outputs: OutputSections,
     pub merge_groups: Vec<MergeGroup>,
     /// Offset inside .bss of each common symbol.
     pub common_offsets: FxHashMap<SymbolId, u64>,
@@ -154,7 +156,7 @@ pub struct Link<'o> {
     /// The output has .dynamic (any shared library, PIE or shared output).
     pub is_dynamic: bool,
     pub linker_symbols: FxHashMap<SymbolId, LinkerSymbol>,
-    pub synthetic: FxHashMap<Synthetic, u32>,
+    pub synthetic: FxHashMap<Synthetic, OutputId>,
     pub segments: Vec<Segment>,
     pub tls: TlsLayout,
     pub image_base: u64,
@@ -201,7 +203,7 @@ impl<'o> Link<'o> {
             objects: Vec::new(),
             dsos: Vec::new(),
             symtab: SymbolTable::default(),
-            outputs: Vec::new(),
+            outputs: OutputSections::default(),
             merge_groups: Vec::new(),
             common_offsets: FxHashMap::default(),
             relr_words: Vec::new(),
@@ -225,10 +227,25 @@ impl<'o> Link<'o> {
         }
     }
 
+    /// Output section `id`, which must not have been dropped.
+    pub fn output(&self, id: OutputId) -> &OutputSection {
+        self.outputs.section(id)
+    }
+
+    /// Puts the output sections in their final order: `order` lists positions in
+    /// `outputs`; the sections it leaves out are dropped, with the inputs they hold.
+    /// Identities do not change: whatever names an output by its id finds it in its new
+    /// place.
+    pub fn set_output_order(&mut self, order: &[usize]) {
+        for dropped in self.outputs.reorder(order) {
+            for (f, s) in dropped.inputs {
+                self.objects[f as usize].sections[s as usize].live = false;
+            }
+        }
+    }
+
     pub fn synthetic_section(&self, which: Synthetic) -> Option<&OutputSection> {
-        self.synthetic
-            .get(&which)
-            .map(|&i| &self.outputs[i as usize])
+        self.synthetic.get(&which).map(|&id| self.output(id))
     }
 
     pub fn synthetic_addr(&self, which: Synthetic) -> u64 {
@@ -330,7 +347,7 @@ impl<'o> Link<'o> {
             let &(kf, ks) = self.folded_into.get(&(file, sec))?;
             return self.section_address(kf, ks, offset);
         }
-        let base = self.outputs[s.output as usize].addr;
+        let base = self.output(s.output).addr;
         // Modulo 2^64: a corrupt symbol value may point anywhere.
         if s.pieces.is_empty() {
             Some(base.wrapping_add(s.offset).wrapping_add(offset))

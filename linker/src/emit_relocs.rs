@@ -12,7 +12,7 @@
 
 use crate::context::Target;
 use crate::image::Image;
-use crate::object_file::{shndx, SectionKind, LE, NO_OUTPUT};
+use crate::object_file::{shndx, SectionKind, LE};
 use crate::static_symtab::SymtabIndex;
 use crate::symbols::SymbolDef;
 use object::elf::{R_X86_64_NONE, STT_SECTION};
@@ -120,5 +120,8 @@ fn output_of(link: &Image, file: u32, sec: u32) -> Option<u32> {
         .copied()
         .unwrap_or((file, sec));
     let s = link.objects[f as usize].sections.get(sec as usize)?;
-    (s.is_kept() && s.output != NO_OUTPUT).then_some(s.output)
+    if !s.is_kept() {
+        return None;
+    }
+    link.outputs.position(s.output).map(|p| p as u32)
 }

@@ -11,10 +11,10 @@ use crate::context::{Link, LinkerSymbol, Segment, TlsLayout};
 use crate::dynamic::DynamicTables;
 use crate::gc::is_c_identifier;
 use crate::image::Image;
-use crate::object_file::{SectionKind, NO_OUTPUT};
+use crate::object_file::SectionKind;
 use crate::output_section::{
-    init_priority, output_section_name, split_eh_frame, CieTable, OutputSection, Synthetic,
-    TailKind,
+    init_priority, output_section_name, split_eh_frame, CieTable, OutputId, OutputSection,
+    Synthetic, TailKind,
 };
 use crate::symbols::SymbolDef;
 use crate::tables::Tables;
@@ -58,15 +58,20 @@ pub fn assign_input_sections(link: &mut Link) {
         .enumerate()
         .map(|(f, obj)| group_by_output(f as u32, obj, &rules))
         .collect();
-    let mut by_key: FxHashMap<OutputKey, u32> = FxHashMap::default();
+    let mut by_key: FxHashMap<OutputKey, OutputId> = FxHashMap::default();
     for (f, groups) in grouped.into_iter().enumerate() {
         for g in groups {
-            let out = *by_key.entry(g.key).or_insert_with(|| {
-                link.outputs
-                    .push(OutputSection::new(g.key.0, g.sh_type, g.flags));
-                (link.outputs.len() - 1) as u32
-            });
-            let o = &mut link.outputs[out as usize];
+            let out = match by_key.get(&g.key) {
+                Some(&out) => out,
+                None => {
+                    let out = link
+                        .outputs
+                        .add(OutputSection::new(g.key.0, g.sh_type, g.flags));
+                    by_key.insert(g.key, out);
+                    out
+                }
+            };
+            let o = link.outputs.section_mut(out);
             o.flags |= g.flags;
             if o.sh_type == SHT_NOBITS && g.has_progbits {
                 o.sh_type = SHT_PROGBITS;
@@ -381,14 +386,14 @@ pub fn place_inputs(link: &mut Link) {
     }
     let mut group_offsets = Vec::with_capacity(groups.len());
     for (g, group) in groups.iter().enumerate() {
-        let out = &mut link.outputs[group.output as usize];
-        let align = out
+        let align = link
+            .output(group.output)
             .inputs
             .iter()
             .map(|&(f, i)| link.objects[f as usize].sections[i as usize].align)
             .max()
             .unwrap_or(1);
-        group_offsets.push(out.add_tail(
+        group_offsets.push(link.outputs.section_mut(group.output).add_tail(
             TailKind::Merged(g as u32),
             group.data.len() as u64,
             align,
@@ -404,20 +409,15 @@ pub fn place_inputs(link: &mut Link) {
 
 /// The output section `name` (not TLS) that space without contents goes to: `.bss`, or
 /// `.bss.rel.ro`; created if no input made it.
-fn nobits_section(link: &mut Link, name: &str) -> usize {
-    if let Some(i) = link
-        .outputs
-        .iter()
-        .position(|o| o.name == name && !o.is_tls())
-    {
-        return i;
+fn nobits_section(link: &mut Link, name: &str) -> OutputId {
+    if let Some(o) = link.outputs.iter().find(|o| o.name == name && !o.is_tls()) {
+        return o.id;
     }
-    link.outputs.push(OutputSection::new(
+    link.outputs.add(OutputSection::new(
         name,
         SHT_NOBITS,
         u64::from(SHF_ALLOC | SHF_WRITE),
-    ));
-    link.outputs.len() - 1
+    ))
 }
 
 fn place_commons(link: &mut Link) {
@@ -444,7 +444,10 @@ fn place_commons(link: &mut Link) {
         max_align = max_align.max(al);
     }
     let bss = nobits_section(link, ".bss");
-    let base = link.outputs[bss].add_tail(TailKind::Commons, size, max_align);
+    let base = link
+        .outputs
+        .section_mut(bss)
+        .add_tail(TailKind::Commons, size, max_align);
     for off in link.common_offsets.values_mut() {
         *off += base;
     }
@@ -466,9 +469,8 @@ fn add_synthetic(
     o.align = align;
     o.entsize = entsize;
     o.synthetic = Some(which);
-    link.outputs.push(o);
-    link.synthetic
-        .insert(which, (link.outputs.len() - 1) as u32);
+    let id = link.outputs.add(o);
+    link.synthetic.insert(which, id);
 }
 
 /// Creates the linker-made sections, now that the relocation scan has sized them.
@@ -738,7 +740,9 @@ pub fn create_synthetic_sections(link: &mut Link, tables: &Tables, dynamic: &Dyn
         let out = nobits_section(link, if read_only { ".bss.rel.ro" } else { ".bss" });
         let (size, align) = (tables.copies.size[area], tables.copies.align[area]);
         // Found again through `tail(TailKind::CopyRel { .. })` when addresses are known.
-        link.outputs[out].add_tail(TailKind::CopyRel { read_only }, size, align);
+        link.outputs
+            .section_mut(out)
+            .add_tail(TailKind::CopyRel { read_only }, size, align);
     }
 }
 
@@ -910,7 +914,7 @@ pub fn sort_output_sections(link: &mut Link) {
     if link.scripts.lays_out() {
         crate::script_layout::add_kept_empty_sections(link);
         let order = crate::script_layout::order(link);
-        reorder_outputs(link, &order);
+        link.set_output_order(&order);
         return;
     }
     // Empty input-only sections vanish, except those a linker symbol needs.
@@ -942,39 +946,7 @@ pub fn sort_output_sections(link: &mut Link) {
     if link.scripts.insert.is_some() {
         crate::script_layout::insert_order(link, &mut order);
     }
-    reorder_outputs(link, &order);
-}
-
-/// Puts the output sections in `order` (positions in the current list; the others are
-/// dropped), numbers them, and renumbers every reference to them.
-pub(crate) fn reorder_outputs(link: &mut Link, order: &[usize]) {
-    let mut remap = vec![NO_OUTPUT; link.outputs.len()];
-    let mut old: Vec<Option<OutputSection>> = std::mem::take(&mut link.outputs)
-        .into_iter()
-        .map(Some)
-        .collect();
-    for (new, &i) in order.iter().enumerate() {
-        remap[i] = new as u32;
-        let mut o = old[i].take().unwrap();
-        o.index = new as u32 + 1;
-        link.outputs.push(o);
-    }
-    for obj in link.objects.iter_mut() {
-        for s in obj.sections.iter_mut() {
-            if s.output != NO_OUTPUT {
-                s.output = remap[s.output as usize];
-                if s.output == NO_OUTPUT {
-                    s.live = false;
-                }
-            }
-        }
-    }
-    for g in link.merge_groups.iter_mut() {
-        g.output = remap[g.output as usize];
-    }
-    for v in link.synthetic.values_mut() {
-        *v = remap[*v as usize];
-    }
+    link.set_output_order(&order);
 }
 
 /// Program header types for the current set of sections (needed before addresses exist).

@@ -8,6 +8,7 @@
 //! places in parallel again.
 
 use crate::object_file::{FileId, ObjectFile, Piece, SectionKind};
+use crate::output_section::OutputId;
 use hashbrown::HashTable;
 use object::elf;
 use rayon::prelude::*;
@@ -15,7 +16,7 @@ use rustc_hash::FxHashMap;
 
 /// One deduplicated group: its unique pieces, in the order they first occur.
 pub struct MergeGroup {
-    pub output: u32,
+    pub output: OutputId,
     pub data: Vec<u8>,
 }
 
@@ -35,7 +36,7 @@ struct Member {
 }
 
 /// What puts merge sections in one group: output section, flags, entry size.
-type GroupKey = (u32, u64, u64);
+type GroupKey = (OutputId, u64, u64);
 
 /// A piece of a section: its byte range and the hash of its bytes.
 #[derive(Clone, Copy)]
@@ -73,7 +74,9 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
                 .iter()
                 .enumerate()
                 .filter(|(_, sec)| {
-                    sec.kind == SectionKind::Merge && sec.live && sec.output != u32::MAX
+                    sec.kind == SectionKind::Merge
+                        && sec.live
+                        && sec.output != crate::object_file::NO_OUTPUT
                 })
                 .map(|(i, sec)| (i as u32, (sec.output, sec.flags, sec.entsize.max(1))))
                 .collect()

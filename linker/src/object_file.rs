@@ -4,6 +4,7 @@
 //! tables and string offsets. After this, a corrupt object cannot make the linker panic.
 
 use crate::error::{LinkError, Result};
+use crate::output_section::OutputId;
 use crate::symbols::SymbolId;
 use object::elf;
 use object::read::elf::Rela as _;
@@ -19,7 +20,7 @@ pub type Shdr = elf::SectionHeader64<object::LittleEndian>;
 pub type FileId = u32;
 
 /// Sentinel for "not placed in any output section".
-pub const NO_OUTPUT: u32 = u32::MAX;
+pub const NO_OUTPUT: OutputId = OutputId::NONE;
 
 /// How the linker treats one input section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,7 +49,7 @@ pub struct InputSection {
     /// Set by garbage collection (or for every kept section without `--gc-sections`).
     pub live: bool,
     /// Output section this input is placed in, or [`NO_OUTPUT`].
-    pub output: u32,
+    pub output: OutputId,
     /// Offset of this input inside its output section.
     pub offset: u64,
     /// For merge and `.eh_frame` sections: the pieces the section was split into.

@@ -55,7 +55,88 @@ pub struct Tail {
     pub align: u64,
 }
 
+/// An output section's identity: the order of its creation, which never changes. Its
+/// place in the final order (and its section header index) is decided once every output
+/// exists (`layout::sort_output_sections`); [`crate::context::Link::output`] finds it there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OutputId(pub u32);
+
+impl OutputId {
+    /// No output: an input section that is not placed, or an output that was dropped.
+    pub const NONE: OutputId = OutputId(u32::MAX);
+}
+
+/// The output sections, in creation order until the final order is set
+/// ([`OutputSections::reorder`]); each found by its identity wherever it is.
+#[derive(Default)]
+pub struct OutputSections {
+    list: Vec<OutputSection>,
+    /// Where each output section (by id) is in `list`; `u32::MAX` once dropped.
+    positions: Vec<u32>,
+}
+
+impl std::ops::Deref for OutputSections {
+    type Target = [OutputSection];
+
+    fn deref(&self) -> &[OutputSection] {
+        &self.list
+    }
+}
+
+impl std::ops::DerefMut for OutputSections {
+    fn deref_mut(&mut self) -> &mut [OutputSection] {
+        &mut self.list
+    }
+}
+
+impl OutputSections {
+    /// Adds an output section after the others and gives it its identity.
+    pub fn add(&mut self, mut o: OutputSection) -> OutputId {
+        let id = OutputId(self.positions.len() as u32);
+        o.id = id;
+        self.positions.push(self.list.len() as u32);
+        self.list.push(o);
+        id
+    }
+
+    /// Where output section `id` is (none if it was dropped).
+    pub fn position(&self, id: OutputId) -> Option<usize> {
+        match self.positions.get(id.0 as usize) {
+            Some(&p) if p != u32::MAX => Some(p as usize),
+            _ => None,
+        }
+    }
+
+    /// Output section `id`, which must not have been dropped.
+    pub fn section(&self, id: OutputId) -> &OutputSection {
+        &self.list[self.positions[id.0 as usize] as usize]
+    }
+
+    pub fn section_mut(&mut self, id: OutputId) -> &mut OutputSection {
+        &mut self.list[self.positions[id.0 as usize] as usize]
+    }
+
+    /// Puts the sections in `order` (positions in the current order) and numbers their
+    /// section headers in that order; returns those it leaves out, which are dropped.
+    pub fn reorder(&mut self, order: &[usize]) -> Vec<OutputSection> {
+        let mut old: Vec<Option<OutputSection>> = std::mem::take(&mut self.list)
+            .into_iter()
+            .map(Some)
+            .collect();
+        self.positions.fill(u32::MAX);
+        for (new, &i) in order.iter().enumerate() {
+            let mut o = old[i].take().expect("each output placed once");
+            o.index = new as u32 + 1;
+            self.positions[o.id.0 as usize] = new as u32;
+            self.list.push(o);
+        }
+        old.into_iter().flatten().collect()
+    }
+}
+
 pub struct OutputSection {
+    /// Its identity (see [`OutputId`]).
+    pub id: OutputId,
     pub name: String,
     pub sh_type: u32,
     pub flags: u64,
@@ -76,6 +157,7 @@ pub struct OutputSection {
 impl OutputSection {
     pub fn new(name: &str, sh_type: u32, flags: u64) -> OutputSection {
         OutputSection {
+            id: OutputId::NONE,
             name: name.to_string(),
             sh_type,
             flags,

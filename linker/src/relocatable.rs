@@ -320,8 +320,8 @@ fn kept_groups(link: &Link) -> Vec<Group> {
                 .iter()
                 .filter_map(|&m| {
                     let s = &obj.sections[m as usize];
-                    let kept = s.is_kept() && s.output != crate::object_file::NO_OUTPUT;
-                    kept.then_some(s.output)
+                    let placed = link.outputs.position(s.output).filter(|_| s.is_kept());
+                    placed.map(|p| p as u32)
                 })
                 .collect();
             if !members.is_empty() {

@@ -106,7 +106,7 @@ pub fn settle(link: &mut Link, tables: &Tables) {
     loop {
         let words = encode(&addresses(&Image::new(link, tables)));
         let needed = 8 * words.len() as u64;
-        let current = link.outputs[section as usize].size;
+        let current = link.output(section).size;
         let size = if round < 4 {
             needed
         } else {
@@ -116,7 +116,7 @@ pub fn settle(link: &mut Link, tables: &Tables) {
             link.relr_words = words;
             return;
         }
-        link.outputs[section as usize].size = size;
+        link.outputs.section_mut(section).size = size;
         layout::assign_addresses(link);
         round += 1;
     }

@@ -251,7 +251,7 @@ pub fn check_supported(link: &Link) -> Result<()> {
     // A section rld makes goes where a description of its own name puts it; moving it into
     // another output section is not supported.
     let map = InputMap::new(commands(link));
-    for o in &link.outputs {
+    for o in link.outputs.iter() {
         let Some(name) = synthetic_input_name(link, o) else {
             continue;
         };
@@ -359,7 +359,9 @@ pub fn add_kept_empty_sections(link: &mut Link) {
             ));
         }
     }
-    link.outputs.extend(added);
+    for o in added {
+        link.outputs.add(o);
+    }
 }
 
 /// Whether an output section description keeps its section when no input goes there.
@@ -399,7 +401,7 @@ pub fn relocatable_order(link: &mut Link) -> Result<()> {
         .filter(|i| !order.contains(i))
         .collect();
     order.extend(rest);
-    crate::layout::reorder_outputs(link, &order);
+    link.set_output_order(&order);
     Ok(())
 }
 

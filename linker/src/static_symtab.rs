@@ -330,7 +330,7 @@ fn local_symbols<'a>(
                 continue;
             }
             match link.section_address(f, sec, sym.st_value(LE)) {
-                Some(a) => (SymSection::Output(link.outputs[s.output as usize].index), a),
+                Some(a) => (SymSection::Output(link.output(s.output).index), a),
                 None => continue,
             }
         };
@@ -437,7 +437,7 @@ fn relocatable_symbol<'a>(link: &'a Image, id: u32) -> Option<OutSym<'a>> {
                 return None;
             }
             let at = link.section_address(file, section, value)?;
-            let index = link.outputs[s.output as usize].index;
+            let index = link.output(s.output).index;
             (SymSection::Output(index), at, sym.size)
         }
         SymbolDef::Common { size, align, .. } => (SymSection::Common, align, size),

@@ -56,7 +56,7 @@ fn symbol_section_bounded(link: &Image, id: SymbolId, depth: u32) -> SymSection 
             if s.output == NO_OUTPUT {
                 SymSection::Absolute
             } else {
-                SymSection::Output(link.outputs[s.output as usize].index)
+                SymSection::Output(link.output(s.output).index)
             }
         }
         SymbolDef::Common { .. } => tail_section(link, TailKind::Commons),
