@@ -100,7 +100,12 @@ fn zlib(stream: &[u8], size: u64) -> Result<&'static [u8], String> {
 /// section is relocated into a buffer of its own, compressed (zlib, fastest level, as
 /// lld), and written as an `Elf64_Chdr` and the stream; the file offsets of what follows
 /// are laid out again.
-pub fn compress_outputs(link: &mut Link, tables: &Tables, plan: &RelocPlan) -> Result<()> {
+pub fn compress_outputs(
+    link: &mut Link,
+    tables: &Tables,
+    sym_addr: &[u64],
+    plan: &RelocPlan,
+) -> Result<()> {
     let chosen: Vec<u32> = link
         .outputs
         .iter()
@@ -110,7 +115,7 @@ pub fn compress_outputs(link: &mut Link, tables: &Tables, plan: &RelocPlan) -> R
         })
         .map(|(i, _)| i as u32)
         .collect();
-    let image = Image::new(link, tables);
+    let image = Image::new(link, tables, sym_addr);
     let done: Vec<(u32, Compressed)> = chosen
         .par_iter()
         .map(|&i| (i, compress_one(&image, plan, i)))

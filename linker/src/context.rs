@@ -160,8 +160,6 @@ pub struct Link<'o> {
     pub segments: Vec<Segment>,
     pub tls: TlsLayout,
     pub image_base: u64,
-    /// Final address of every global symbol (after layout).
-    pub sym_addr: Vec<u64>,
     pub eh_frame_fdes: usize,
     /// `.eh_frame` CIEs dropped for an equal one placed earlier: (file, section, offset in
     /// the section) → the output offset of the one kept.
@@ -215,7 +213,6 @@ impl<'o> Link<'o> {
             segments: Vec::new(),
             tls: TlsLayout::default(),
             image_base: 0,
-            sym_addr: Vec::new(),
             eh_frame_fdes: 0,
             cie_aliases: FxHashMap::default(),
             ibt_plt: false,
@@ -356,21 +353,6 @@ impl<'o> Link<'o> {
         }
     }
 
-    /// Address of the target's definition ignoring PLT redirection (the IFUNC resolver).
-    pub fn definition_address(&self, t: Target) -> u64 {
-        match t {
-            Target::Global(id) => match self.symtab.get(id).def {
-                SymbolDef::Defined {
-                    file,
-                    section,
-                    value,
-                } => self.defined_address(file, section, value).unwrap_or(0),
-                _ => self.sym_addr[id as usize],
-            },
-            Target::Local(f, i) => self.local_definition_address(f, i as usize).unwrap_or(0),
-        }
-    }
-
     /// Address of a symbol defined in an object, without PLT redirection.
     pub fn definition_address_of_defined(&self, id: SymbolId) -> u64 {
         match self.symtab.get(id).def {
@@ -383,7 +365,7 @@ impl<'o> Link<'o> {
         }
     }
 
-    fn defined_address(&self, file: FileId, section: u32, value: u64) -> Option<u64> {
+    pub(crate) fn defined_address(&self, file: FileId, section: u32, value: u64) -> Option<u64> {
         if section == shndx::ABS {
             return Some(value);
         }

@@ -6,6 +6,7 @@
 use crate::context::{GotKind, Link, Target};
 use crate::object_file::{FileId, LE};
 use crate::output_section::Synthetic;
+use crate::symbols::SymbolDef;
 use crate::tables::Tables;
 use object::elf;
 use object::read::elf::Sym as _;
@@ -15,6 +16,8 @@ use object::read::elf::Sym as _;
 pub struct Image<'a, 'o> {
     pub link: &'a Link<'o>,
     pub tables: &'a Tables,
+    /// The final address of every global symbol, by id (`layout::compute_all_symbol_addresses`).
+    pub sym_addr: &'a [u64],
 }
 
 impl<'o> std::ops::Deref for Image<'_, 'o> {
@@ -26,8 +29,33 @@ impl<'o> std::ops::Deref for Image<'_, 'o> {
 }
 
 impl<'a, 'o> Image<'a, 'o> {
-    pub fn new(link: &'a Link<'o>, tables: &'a Tables) -> Image<'a, 'o> {
-        Image { link, tables }
+    pub fn new(link: &'a Link<'o>, tables: &'a Tables, sym_addr: &'a [u64]) -> Image<'a, 'o> {
+        Image {
+            link,
+            tables,
+            sym_addr,
+        }
+    }
+
+    /// The view while the layout computes symbol addresses: what it answers then (PLT and
+    /// GOT places, section addresses) does not depend on them.
+    pub fn before_symbol_addresses(link: &'a Link<'o>, tables: &'a Tables) -> Image<'a, 'o> {
+        Image::new(link, tables, &[])
+    }
+
+    /// Address of the target's definition ignoring PLT redirection (the IFUNC resolver).
+    pub fn definition_address(&self, t: Target) -> u64 {
+        match t {
+            Target::Global(id) => match self.symtab.get(id).def {
+                SymbolDef::Defined {
+                    file,
+                    section,
+                    value,
+                } => self.defined_address(file, section, value).unwrap_or(0),
+                _ => self.sym_addr[id as usize],
+            },
+            Target::Local(f, i) => self.local_definition_address(f, i as usize).unwrap_or(0),
+        }
     }
 
     /// The address a relocation against `t` uses for S (symbols in dropped sections: 0).

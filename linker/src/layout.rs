@@ -708,7 +708,10 @@ pub fn create_synthetic_sections(link: &mut Link, tables: &Tables, dynamic: &Dyn
         );
     }
     if link.is_dynamic {
-        let count = crate::dynamic::dynamic_entry_count(&Image::new(link, tables), dynamic) as u64;
+        let count = crate::dynamic::dynamic_entry_count(
+            &Image::before_symbol_addresses(link, tables),
+            dynamic,
+        ) as u64;
         add_synthetic(
             link,
             Synthetic::Dynamic,
@@ -1662,9 +1665,13 @@ fn symbol_addresses(link: &Image) -> Vec<u64> {
 
 /// [`symbol_addresses`], then the symbols of script expressions and the scripts'
 /// `ASSERT`s.
-pub fn compute_all_symbol_addresses(link: &mut Link, tables: &Tables) -> crate::error::Result<()> {
-    link.sym_addr = symbol_addresses(&Image::new(link, tables));
-    evaluate_script_symbols(link)
+pub fn compute_all_symbol_addresses(
+    link: &Link,
+    tables: &Tables,
+) -> crate::error::Result<Vec<u64>> {
+    let mut addresses = symbol_addresses(&Image::before_symbol_addresses(link, tables));
+    evaluate_script_symbols(link, &mut addresses)?;
+    Ok(addresses)
 }
 
 /// The address of the target of a `--defsym` alias (a symbol defined in an object).
@@ -1860,6 +1867,9 @@ fn define_sections_symbols(link: &mut Link) {
 /// The link as script expressions see it.
 pub(crate) struct LinkEnv<'a> {
     pub link: &'a Link<'a>,
+    /// The global symbols' addresses, by id, once known (none while sections are laid out:
+    /// a symbol then reads as 0).
+    pub symbols: &'a [u64],
     /// The location counter, inside `SECTIONS`.
     pub dot: Option<crate::script_expr::Value>,
     /// The size of the ELF and program headers, if known better than from the segments.
@@ -1922,7 +1932,7 @@ impl LinkEnv<'_> {
     fn symbol_once(&self, name: &str) -> Option<crate::script_expr::Value> {
         let link = self.link;
         let id = link.symtab.lookup(name.as_bytes())?;
-        let value = link.sym_addr.get(id as usize).copied().unwrap_or(0);
+        let value = self.symbols.get(id as usize).copied().unwrap_or(0);
         let in_section = match link.symtab.get(id).def {
             SymbolDef::Defined { .. } | SymbolDef::Common { .. } | SymbolDef::Synthetic => {
                 !link.is_absolute(crate::context::Target::Global(id))
@@ -1941,6 +1951,7 @@ impl LinkEnv<'_> {
 pub fn expr_is_absolute(link: &Link, e: &crate::script_expr::Expr) -> bool {
     e.eval(&LinkEnv {
         link,
+        symbols: &[],
         dot: None,
         headers: None,
     })
@@ -1949,7 +1960,7 @@ pub fn expr_is_absolute(link: &Link, e: &crate::script_expr::Expr) -> bool {
 
 /// The values of script expression symbols, once every other symbol has its address; in
 /// definition order, twice, so that one may use a later one. Then the `ASSERT`s.
-fn evaluate_script_symbols(link: &mut Link) -> crate::error::Result<()> {
+fn evaluate_script_symbols(link: &Link, addresses: &mut [u64]) -> crate::error::Result<()> {
     let exprs: Vec<(u32, crate::script_expr::Expr)> = link
         .linker_symbols
         .iter()
@@ -1965,10 +1976,11 @@ fn evaluate_script_symbols(link: &mut Link) -> crate::error::Result<()> {
         for (id, e) in &order {
             match e.eval(&LinkEnv {
                 link,
+                symbols: addresses,
                 dot: None,
                 headers: None,
             }) {
-                Ok(v) => link.sym_addr[*id as usize] = v.value,
+                Ok(v) => addresses[*id as usize] = v.value,
                 Err(err) if round == 1 => {
                     let name = String::from_utf8_lossy(link.symtab.get(*id).name).into_owned();
                     errors.push(format!("{name}: {err}"));
@@ -1980,6 +1992,7 @@ fn evaluate_script_symbols(link: &mut Link) -> crate::error::Result<()> {
     for (origin, e, message, line) in &link.scripts.asserts {
         match e.eval(&LinkEnv {
             link,
+            symbols: addresses,
             dot: None,
             headers: None,
         }) {

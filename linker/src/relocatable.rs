@@ -106,7 +106,7 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
 
     // A relocatable output has no GOT, PLT or dynamic relocations.
     let no_tables = crate::tables::Tables::default();
-    let image = crate::image::Image::new(link, &no_tables);
+    let image = crate::image::Image::before_symbol_addresses(link, &no_tables);
     let (symtab, index) = build_symtab(&image);
     let index = index.expect("-r builds the symbol index");
     let mut relocs: FxHashMap<u32, Vec<u8>> = relocation_sections(&image, &index)

@@ -104,7 +104,7 @@ pub fn settle(link: &mut Link, tables: &Tables) {
     };
     let mut round = 0;
     loop {
-        let words = encode(&addresses(&Image::new(link, tables)));
+        let words = encode(&addresses(&Image::before_symbol_addresses(link, tables)));
         let needed = 8 * words.len() as u64;
         let current = link.output(section).size;
         let size = if round < 4 {

@@ -827,6 +827,7 @@ fn listed_segments(link: &Link, headers: u64) -> Vec<Segment> {
     let base = link.image_base;
     let env = LinkEnv {
         link,
+        symbols: &[],
         dot: None,
         headers: Some(headers),
     };
@@ -1065,6 +1066,7 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
             let env = ScriptEnv {
                 inner: LinkEnv {
                     link: env_link,
+                    symbols: &[],
                     dot: None,
                     headers: Some(headers),
                 },
@@ -1101,6 +1103,7 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
             let env = ScriptEnv {
                 inner: LinkEnv {
                     link: env_link,
+                    symbols: &[],
                     dot: Some(dot),
                     headers: Some(headers),
                 },
@@ -1117,6 +1120,7 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                         Some((i, item)) => ScriptEnv {
                             inner: LinkEnv {
                                 link: env_link,
+                                symbols: &[],
                                 dot: Some(Value {
                                     section: Some(*i as u32),
                                     value: item_dots.get(&(*i, *item)).copied().unwrap_or_else(
@@ -1187,6 +1191,7 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
                             let mut at = |dot: u64| ScriptEnv {
                                 inner: LinkEnv {
                                     link: env_link,
+                                    symbols: &[],
                                     dot: Some(Value {
                                         section: Some(*i as u32),
                                         value: dot,
@@ -1505,7 +1510,7 @@ impl Env for ScriptEnv<'_> {
 
 /// The bytes of the data commands (`BYTE`, `LONG`, ...), once every symbol has its value:
 /// (output section, offset in it, bytes).
-pub fn data_bytes(link: &Link) -> Result<Vec<(u32, u64, Vec<u8>)>> {
+pub fn data_bytes(link: &Link, symbols: &[u64]) -> Result<Vec<(u32, u64, Vec<u8>)>> {
     let mut out = Vec::new();
     for &(i, at, j) in &link.script.data_places {
         let Some(d) = description(link, i) else {
@@ -1518,7 +1523,7 @@ pub fn data_bytes(link: &Link) -> Result<Vec<(u32, u64, Vec<u8>)>> {
             section: Some(i as u32),
             value: at,
         };
-        let value = evaluate(link, expr, d.line, Some(dot))?;
+        let value = evaluate(link, symbols, expr, d.line, Some(dot))?;
         let o = &link.outputs[i];
         out.push((
             i as u32,
@@ -1558,7 +1563,8 @@ pub fn apply_subalign(link: &mut Link) -> Result<()> {
 
 /// An alignment a script gives (`ALIGN(A)`, `SUBALIGN(A)`): a power of 2.
 fn alignment(link: &Link, expr: &crate::script_expr::Expr, line: usize) -> Result<u64> {
-    let v = evaluate(link, expr, line, None)?;
+    // Before layout: no symbol has an address yet.
+    let v = evaluate(link, &[], expr, line, None)?;
     if !v.is_power_of_two() {
         return Err(LinkError::Link(format!(
             "{}:{line}: alignment must be a power of 2",
@@ -1572,12 +1578,14 @@ fn alignment(link: &Link, expr: &crate::script_expr::Expr, line: usize) -> Resul
 /// naming the script and line.
 fn evaluate(
     link: &Link,
+    symbols: &[u64],
     expr: &crate::script_expr::Expr,
     line: usize,
     dot: Option<Value>,
 ) -> Result<u64> {
     let env = LinkEnv {
         link,
+        symbols,
         dot,
         headers: None,
     };
@@ -1588,7 +1596,7 @@ fn evaluate(
 
 /// The fill patterns of output sections (`=FILL`, `FILL(...)`): the expression's low 32
 /// bits, big-endian, as GNU ld and lld store them.
-pub fn fills(link: &Link) -> Result<Vec<(u32, [u8; 4])>> {
+pub fn fills(link: &Link, symbols: &[u64]) -> Result<Vec<(u32, [u8; 4])>> {
     let mut out = Vec::new();
     for (i, o) in link.outputs.iter().enumerate() {
         let Some(d) = description(link, i) else {
@@ -1600,7 +1608,7 @@ pub fn fills(link: &Link) -> Result<Vec<(u32, [u8; 4])>> {
         if o.is_nobits() || o.synthetic.is_some() {
             continue;
         }
-        let value = evaluate(link, expr, d.line, None)?;
+        let value = evaluate(link, symbols, expr, d.line, None)?;
         out.push((i as u32, (value as u32).to_be_bytes()));
     }
     Ok(out)
@@ -1677,6 +1685,7 @@ pub fn insert_values(link: &mut Link) {
                 };
                 let env = LinkEnv {
                     link,
+                    symbols: &[],
                     dot: Some(here),
                     headers: None,
                 };
