@@ -297,13 +297,18 @@ fn reverse_pointer_table(sec: &mut crate::object_file::InputSection) {
 /// their worst-case padding, and commons), to tell whether 32-bit PC-relative references
 /// created by relaxation may fail to reach.
 pub fn estimated_image_size(link: &Link) -> u64 {
+    // Saturating sums of sizes: the same in any grouping, so summed in parallel.
     let sections: u64 = link
         .objects
-        .iter()
-        .flat_map(|o| o.sections.iter())
-        .filter(|s| s.is_kept() && s.is_alloc())
-        .map(|s| s.size.saturating_add(s.align))
-        .fold(0, u64::saturating_add);
+        .par_iter()
+        .map(|o| {
+            o.sections
+                .iter()
+                .filter(|s| s.is_kept() && s.is_alloc())
+                .map(|s| s.size.saturating_add(s.align))
+                .fold(0, u64::saturating_add)
+        })
+        .reduce(|| 0, u64::saturating_add);
     let commons: u64 = link
         .symtab
         .symbols

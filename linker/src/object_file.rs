@@ -681,10 +681,13 @@ pub fn has_gcc_lto_sections(data: &[u8]) -> bool {
 }
 
 /// gcc marks an object whose sections hold only its IR (no machine code) with the common
-/// symbol `__gnu_lto_slim`.
+/// symbol `__gnu_lto_slim` (only common symbols are compared: every object is asked).
 fn defines_gcc_lto_slim(symbols: &[Sym], strtab: &[u8]) -> bool {
     const MARK: &[u8] = b"__gnu_lto_slim\0";
     symbols.iter().any(|s| {
+        if s.st_shndx.get(LE) != elf::SHN_COMMON {
+            return false;
+        }
         let at = s.st_name.get(LE) as usize;
         strtab.get(at..).is_some_and(|rest| rest.starts_with(MARK))
     })

@@ -977,19 +977,22 @@ impl Resolver {
         let mut traced_refs = Vec::new();
         for i in obj.first_global..obj.symbols.len() {
             let esym = &obj.symbols[i];
+            let section = obj.symbol_section(i);
             let mut name = obj.symbol_name(i);
             // `.symver`: `foo@@VER` defines foo (default version VER); `foo@VER` is its own
             // symbol (a hidden version), and so is a reference to `foo@VER`.
             let mut version = None;
-            if let Some(at) = name.iter().position(|&c| c == b'@') {
-                let is_def = obj.symbol_section(i) != shndx::UNDEF;
+            let mut versioned_name = false;
+            if let Some(at) = memchr::memchr(b'@', name) {
+                versioned_name = true;
                 if name.get(at + 1) == Some(&b'@') {
                     version = Some(SymVersion {
                         name: &name[at + 2..],
                         hidden: false,
                     });
                     name = &name[..at];
-                } else if is_def {
+                    versioned_name = false;
+                } else if section != shndx::UNDEF {
                     version = Some(SymVersion {
                         name: &name[at + 1..],
                         hidden: true,
@@ -997,18 +1000,19 @@ impl Resolver {
                 }
             }
             // --wrap redirects undefined references only; definitions keep their names.
-            if obj.symbol_section(i) == shndx::UNDEF {
+            if section == shndx::UNDEF && !self.wrapped.is_empty() {
                 if let Some(&to) = self.wrapped.get(name) {
                     name = to;
+                    versioned_name = name.contains(&b'@');
                 }
             }
             let id = self.symtab.intern(name);
             if let Some(v) = version {
-                if obj.symbol_section(i) != shndx::UNDEF {
+                if section != shndx::UNDEF {
                     self.symtab.get_mut(id).version = Some(v);
                 }
             }
-            if name.contains(&b'@') {
+            if versioned_name {
                 let sym = self.symtab.get_mut(id);
                 if sym.def == SymbolDef::Undefined {
                     if let Some(&(dso, index)) = self.dso_versioned.get(name) {
@@ -1025,7 +1029,6 @@ impl Resolver {
             }
             let bind = esym.st_bind();
             let is_weak = bind == elf::STB_WEAK;
-            let section = obj.symbol_section(i);
             self.symtab
                 .get_mut(id)
                 .merge_visibility(esym.st_visibility());
