@@ -3,7 +3,7 @@
 //! as 8 big-endian bytes, then a zlib stream). They are linked as their uncompressed
 //! contents, as GNU ld and lld do; relocations refer to uncompressed offsets anyway.
 
-use crate::context::Link;
+use crate::context::{Link, Segments};
 use crate::error::{LinkError, Result};
 use crate::image::Image;
 use crate::object_file::SectionKind;
@@ -103,6 +103,7 @@ fn zlib(stream: &[u8], size: u64) -> Result<&'static [u8], String> {
 pub fn compress_outputs(
     link: &mut Link,
     tables: &Tables,
+    segments: &mut Segments,
     sym_addr: &[u64],
     plan: &RelocPlan,
 ) -> Result<()> {
@@ -115,7 +116,7 @@ pub fn compress_outputs(
         })
         .map(|(i, _)| i as u32)
         .collect();
-    let image = Image::new(link, tables, sym_addr);
+    let image = Image::new(link, tables, segments, sym_addr);
     let done: Vec<(u32, Compressed)> = chosen
         .par_iter()
         .map(|&i| (i, compress_one(&image, plan, i)))
@@ -128,7 +129,7 @@ pub fn compress_outputs(
         o.align = 1;
         link.compressed_outputs.insert(i, bytes);
     }
-    crate::layout::assign_addresses(link);
+    *segments = crate::layout::assign_addresses(link);
     Ok(())
 }
 

@@ -121,6 +121,22 @@ pub struct Segment {
     pub paddr: Option<u64>,
 }
 
+/// What address assignment decides besides the output sections' places: the program
+/// headers, the TLS template and the image's base address.
+#[derive(Debug, Clone, Default)]
+pub struct Segments {
+    pub headers: Vec<Segment>,
+    pub tls: TlsLayout,
+    pub image_base: u64,
+}
+
+impl Segments {
+    /// Bytes of the ELF header and the program headers (`SIZEOF_HEADERS`).
+    pub fn headers_size(&self) -> u64 {
+        64 + 56 * self.headers.len() as u64
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TlsLayout {
     pub start: u64,
@@ -157,9 +173,6 @@ pub struct Link<'o> {
     pub is_dynamic: bool,
     pub linker_symbols: FxHashMap<SymbolId, LinkerSymbol>,
     pub synthetic: FxHashMap<Synthetic, OutputId>,
-    pub segments: Vec<Segment>,
-    pub tls: TlsLayout,
-    pub image_base: u64,
     pub eh_frame_fdes: usize,
     /// `.eh_frame` CIEs dropped for an equal one placed earlier: (file, section, offset in
     /// the section) → the output offset of the one kept.
@@ -210,9 +223,6 @@ impl<'o> Link<'o> {
             is_dynamic: false,
             linker_symbols: FxHashMap::default(),
             synthetic: FxHashMap::default(),
-            segments: Vec::new(),
-            tls: TlsLayout::default(),
-            image_base: 0,
             eh_frame_fdes: 0,
             cie_aliases: FxHashMap::default(),
             ibt_plt: false,

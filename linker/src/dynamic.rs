@@ -4,9 +4,11 @@
 //! Everything that does not depend on addresses is built before layout (so sizes are known);
 //! .dynsym values and .dynamic entries are written afterwards.
 
+use crate::context::Link;
 use crate::image::Image;
 use crate::output_section::Synthetic;
 use crate::symbols::{base_name, SymbolDef};
+use crate::tables::Tables;
 use object::elf::*;
 use rustc_hash::FxHashMap;
 
@@ -79,7 +81,7 @@ pub fn sysv_hash(name: &[u8]) -> u32 {
 }
 
 /// Chooses .dynsym's contents and order and builds the address-free tables.
-pub fn build_dynamic_tables(link: &Image) -> DynamicTables {
+pub fn build_dynamic_tables(link: &Link, tables: &Tables) -> DynamicTables {
     let mut t = DynamicTables::default();
     t.add_string(b"");
     let opts = link.opts;
@@ -120,8 +122,8 @@ pub fn build_dynamic_tables(link: &Image) -> DynamicTables {
         // Copied data and canonical PLT entries are the executable's definitions: the
         // loader must find them through the hash table to bind other modules to them.
         let is_def = sym.is_defined_locally()
-            || link.tables.copies.slots.contains_key(&(id as u32))
-            || link.tables.plt.canonical.contains(&(id as u32));
+            || tables.copies.slots.contains_key(&(id as u32))
+            || tables.plt.canonical.contains(&(id as u32));
         if is_def {
             defined.push(id as u32);
         } else {
@@ -137,7 +139,7 @@ pub fn build_dynamic_tables(link: &Image) -> DynamicTables {
         t.add_string(base_name(link.symtab.get(id).name));
     }
 
-    build_versions(link, &mut t);
+    build_versions(link, tables, &mut t);
     if opts.hash_style.gnu {
         t.gnu_hash = build_gnu_hash(link, &t, nbuckets);
     }
@@ -147,7 +149,7 @@ pub fn build_dynamic_tables(link: &Image) -> DynamicTables {
     t
 }
 
-fn build_versions(link: &Image, t: &mut DynamicTables) {
+fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
     // Version names needed from each library, in first-use order; index 2 upwards.
     let mut per_dso: Vec<Vec<(&'static [u8], u32, u16)>> = vec![Vec::new(); link.dsos.len()];
     // A version script's own versions come first (2..); needed versions follow them.
@@ -189,7 +191,7 @@ fn build_versions(link: &Image, t: &mut DynamicTables) {
         }
         versym.push(v);
     }
-    if !link.tables.relr.is_empty() {
+    if !tables.relr.is_empty() {
         // glibc loads a DT_RELR object only if it depends on this version (as GNU ld and
         // lld add it): on the needed library that defines it.
         let relr_dso = (0..link.dsos.len())
@@ -236,11 +238,7 @@ fn build_versions(link: &Image, t: &mut DynamicTables) {
 
 /// `.gnu.version_d`: the base version (the library's own name), then each named node of the
 /// version script with its parent.
-fn build_verdef(
-    link: &Image,
-    script: &crate::version_script::VersionScript,
-    t: &mut DynamicTables,
-) {
+fn build_verdef(link: &Link, script: &crate::version_script::VersionScript, t: &mut DynamicTables) {
     let base = link.opts.soname.clone().unwrap_or_else(|| {
         link.opts
             .output
@@ -274,7 +272,7 @@ fn build_verdef(
     t.verdef_count = count as u32;
 }
 
-fn build_gnu_hash(link: &Image, t: &DynamicTables, nbuckets: u32) -> Vec<u8> {
+fn build_gnu_hash(link: &Link, t: &DynamicTables, nbuckets: u32) -> Vec<u8> {
     let defined = &t.symbols[t.gnu_hash_offset - 1..];
     let hashes: Vec<u32> = defined
         .iter()
@@ -316,7 +314,7 @@ fn build_gnu_hash(link: &Image, t: &DynamicTables, nbuckets: u32) -> Vec<u8> {
     out
 }
 
-fn build_sysv_hash(link: &Image, t: &DynamicTables) -> Vec<u8> {
+fn build_sysv_hash(link: &Link, t: &DynamicTables) -> Vec<u8> {
     let nchain = t.symbol_count() as u32;
     let nbucket = nchain.max(1);
     let mut buckets = vec![0u32; nbucket as usize];

@@ -3,7 +3,7 @@
 //! lives here: the addresses relocations and the linker's sections use (PLT entries, GOT
 //! slots, symbols redirected to their PLT entry).
 
-use crate::context::{GotKind, Link, Target};
+use crate::context::{GotKind, Link, Segments, Target};
 use crate::object_file::{FileId, LE};
 use crate::output_section::Synthetic;
 use crate::symbols::SymbolDef;
@@ -16,6 +16,8 @@ use object::read::elf::Sym as _;
 pub struct Image<'a, 'o> {
     pub link: &'a Link<'o>,
     pub tables: &'a Tables,
+    /// The program headers, the TLS template, the image base.
+    pub segments: &'a Segments,
     /// The final address of every global symbol, by id (`layout::compute_all_symbol_addresses`).
     pub sym_addr: &'a [u64],
 }
@@ -29,18 +31,28 @@ impl<'o> std::ops::Deref for Image<'_, 'o> {
 }
 
 impl<'a, 'o> Image<'a, 'o> {
-    pub fn new(link: &'a Link<'o>, tables: &'a Tables, sym_addr: &'a [u64]) -> Image<'a, 'o> {
+    pub fn new(
+        link: &'a Link<'o>,
+        tables: &'a Tables,
+        segments: &'a Segments,
+        sym_addr: &'a [u64],
+    ) -> Image<'a, 'o> {
         Image {
             link,
             tables,
+            segments,
             sym_addr,
         }
     }
 
     /// The view while the layout computes symbol addresses: what it answers then (PLT and
     /// GOT places, section addresses) does not depend on them.
-    pub fn before_symbol_addresses(link: &'a Link<'o>, tables: &'a Tables) -> Image<'a, 'o> {
-        Image::new(link, tables, &[])
+    pub fn before_symbol_addresses(
+        link: &'a Link<'o>,
+        tables: &'a Tables,
+        segments: &'a Segments,
+    ) -> Image<'a, 'o> {
+        Image::new(link, tables, segments, &[])
     }
 
     /// Address of the target's definition ignoring PLT redirection (the IFUNC resolver).

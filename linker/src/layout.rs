@@ -7,7 +7,7 @@
 //! segment starts on a new page at an address congruent to its file offset, so the file
 //! itself needs no padding between segments.
 
-use crate::context::{Link, LinkerSymbol, Segment, TlsLayout};
+use crate::context::{Link, LinkerSymbol, Segment, Segments, TlsLayout};
 use crate::dynamic::DynamicTables;
 use crate::gc::is_c_identifier;
 use crate::image::Image;
@@ -714,7 +714,8 @@ pub fn create_synthetic_sections(link: &mut Link, tables: &Tables, dynamic: &Dyn
     }
     if link.is_dynamic {
         let count = crate::dynamic::dynamic_entry_count(
-            &Image::before_symbol_addresses(link, tables),
+            // The count does not depend on addresses, which do not exist yet.
+            &Image::before_symbol_addresses(link, tables, &Segments::default()),
             dynamic,
         ) as u64;
         add_synthetic(
@@ -1049,9 +1050,9 @@ pub(crate) fn tls_layout(link: &Link) -> TlsLayout {
     }
 }
 
-/// The segments of `types` (from [`special_headers`]) for the laid-out sections, with
-/// `link.tls` computed.
-pub(crate) fn special_segments(link: &Link, types: &[u32]) -> Vec<Segment> {
+/// The segments of `types` (from [`special_headers`]) for the laid-out sections, whose TLS
+/// template is `tls`.
+pub(crate) fn special_segments(link: &Link, tls: &TlsLayout, types: &[u32]) -> Vec<Segment> {
     let page = link.opts.max_page_size.unwrap_or(PAGE);
     let mut notes = note_groups(link);
     let mut segments = Vec::new();
@@ -1086,7 +1087,6 @@ pub(crate) fn special_segments(link: &Link, types: &[u32]) -> Vec<Segment> {
                 8,
             )),
             PT_TLS => {
-                let tls = &link.tls;
                 let first = link
                     .outputs
                     .iter()
@@ -1162,10 +1162,9 @@ pub(crate) fn special_segments(link: &Link, types: &[u32]) -> Vec<Segment> {
 }
 
 /// Assigns file offsets and addresses to all output sections and builds the segments.
-pub fn assign_addresses(link: &mut Link) {
+pub fn assign_addresses(link: &mut Link) -> Segments {
     if link.scripts.lays_out() {
-        crate::script_layout::assign_addresses(link);
-        return;
+        return crate::script_layout::assign_addresses(link);
     }
     // `-z max-page-size`: the segments' alignment, so each starts on a page of its own in
     // memory (the file stays compact: a segment's address is congruent to its offset).
@@ -1173,7 +1172,7 @@ pub fn assign_addresses(link: &mut Link) {
     // `-n`/`-N`: segments follow one another without page alignment, each aligned only as
     // its sections need; with `-N` everything is one segment.
     let magic = link.opts.nmagic || link.opts.omagic;
-    link.image_base = match link.opts.image_base {
+    let image_base = match link.opts.image_base {
         Some(base) => base,
         None if link.opts.is_pic() => 0,
         None => EXEC_BASE.next_multiple_of(page),
@@ -1181,7 +1180,7 @@ pub fn assign_addresses(link: &mut Link) {
     let phdr_types = program_headers(link);
     let headers_size = 64 + 56 * phdr_types.len() as u64;
     let mut offset = headers_size;
-    let mut vaddr = link.image_base + headers_size;
+    let mut vaddr = image_base + headers_size;
     let mut loads: Vec<Segment> = Vec::new();
     let mut current: Option<Class> = None;
     // The first TLS section starts the template (aligned for all of it).
@@ -1197,7 +1196,7 @@ pub fn assign_addresses(link: &mut Link) {
         p_type: PT_LOAD,
         flags: PF_R,
         offset: 0,
-        vaddr: link.image_base,
+        vaddr: image_base,
         filesz: headers_size,
         memsz: headers_size,
         align: page,
@@ -1307,7 +1306,7 @@ pub fn assign_addresses(link: &mut Link) {
         offset += o.size;
     }
 
-    link.tls = tls_layout(link);
+    let tls = tls_layout(link);
     let (lead, rest) = special_headers(link);
     let mut segments = Vec::new();
     if !lead.is_empty() {
@@ -1315,20 +1314,25 @@ pub fn assign_addresses(link: &mut Link) {
             p_type: PT_PHDR,
             flags: PF_R,
             offset: 64,
-            vaddr: link.image_base + 64,
+            vaddr: image_base + 64,
             filesz: headers_size - 64,
             memsz: headers_size - 64,
             align: 8,
             paddr: None,
         });
     }
-    segments.extend(special_segments(link, &lead));
+    segments.extend(special_segments(link, &tls, &lead));
     segments.extend(loads);
-    segments.extend(special_segments(link, &rest));
-    link.segments = segments;
+    segments.extend(special_segments(link, &tls, &rest));
+    let segments = Segments {
+        headers: segments,
+        tls,
+        image_base,
+    };
     if link.scripts.insert.is_some() {
-        crate::script_layout::insert_values(link);
+        crate::script_layout::insert_values(link, &segments);
     }
+    segments
 }
 
 /// Whether an input object marks its code as needing an executable stack: a
@@ -1567,36 +1571,36 @@ pub fn define_linker_symbols(link: &mut Link) {
     }
 }
 
-fn linker_symbol_value(link: &Link, what: &LinkerSymbol) -> u64 {
+fn linker_symbol_value(link: &Image, what: &LinkerSymbol) -> u64 {
     let writable_alloc = || {
         link.outputs
             .iter()
             .filter(|o| o.is_alloc() && o.is_writable() && !(o.is_tls() && o.is_nobits()))
     };
     match what {
-        LinkerSymbol::ImageBase => link.image_base,
+        LinkerSymbol::ImageBase => link.segments.image_base,
         LinkerSymbol::SectionBound { name, end } => {
             match link.outputs.iter().find(|o| &o.name == name) {
                 Some(o) => o.addr + if *end { o.size } else { 0 },
-                None => link.image_base,
+                None => link.segments.image_base,
             }
         }
         LinkerSymbol::Synthetic { which, end } => match link.synthetic_section(*which) {
             Some(o) => o.addr + if *end { o.size } else { 0 },
-            None => link.image_base,
+            None => link.segments.image_base,
         },
         LinkerSymbol::EndOfData => writable_alloc()
             .filter(|o| !o.is_nobits())
             .map(|o| o.addr + o.size)
             .max()
-            .unwrap_or(link.image_base),
+            .unwrap_or(link.segments.image_base),
         LinkerSymbol::End => link
             .outputs
             .iter()
             .filter(|o| o.is_alloc() && !(o.is_tls() && o.is_nobits()))
             .map(|o| o.addr + o.size)
             .max()
-            .unwrap_or(link.image_base),
+            .unwrap_or(link.segments.image_base),
         LinkerSymbol::BssStart => writable_alloc().find(|o| o.is_nobits()).map_or_else(
             || linker_symbol_value(link, &LinkerSymbol::EndOfData),
             |o| o.addr,
@@ -1607,13 +1611,18 @@ fn linker_symbol_value(link: &Link, what: &LinkerSymbol) -> u64 {
             .filter(|o| o.is_alloc() && o.is_exec())
             .map(|o| o.addr + o.size)
             .max()
-            .unwrap_or(link.image_base),
+            .unwrap_or(link.segments.image_base),
         // In an executable, DTPOFF relocations resolve to thread-pointer offsets (the
         // local-dynamic model is relaxed), so the module base must sit at the thread pointer.
         LinkerSymbol::TlsStart if !link.opts.is_shared() => {
-            link.tls.start + link.tls.memsz.next_multiple_of(link.tls.align.max(1))
+            link.segments.tls.start
+                + link
+                    .segments
+                    .tls
+                    .memsz
+                    .next_multiple_of(link.segments.tls.align.max(1))
         }
-        LinkerSymbol::TlsStart => link.tls.start,
+        LinkerSymbol::TlsStart => link.segments.tls.start,
         LinkerSymbol::Absolute(v) => *v,
         LinkerSymbol::Alias(other, offset) => {
             symbol_address_for_alias(link, *other).wrapping_add(*offset as u64)
@@ -1673,9 +1682,10 @@ fn symbol_addresses(link: &Image) -> Vec<u64> {
 pub fn compute_all_symbol_addresses(
     link: &Link,
     tables: &Tables,
+    segments: &Segments,
 ) -> crate::error::Result<Vec<u64>> {
-    let mut addresses = symbol_addresses(&Image::before_symbol_addresses(link, tables));
-    evaluate_script_symbols(link, &mut addresses)?;
+    let mut addresses = symbol_addresses(&Image::before_symbol_addresses(link, tables, segments));
+    evaluate_script_symbols(link, segments, &mut addresses)?;
     Ok(addresses)
 }
 
@@ -1877,7 +1887,8 @@ pub(crate) struct LinkEnv<'a> {
     pub symbols: &'a [u64],
     /// The location counter, inside `SECTIONS`.
     pub dot: Option<crate::script_expr::Value>,
-    /// The size of the ELF and program headers, if known better than from the segments.
+    /// The size of the ELF and program headers (`SIZEOF_HEADERS`), once the program headers
+    /// are known.
     pub headers: Option<u64>,
 }
 
@@ -1924,8 +1935,8 @@ impl crate::script_expr::Env for LinkEnv<'_> {
     }
 
     fn sizeof_headers(&self) -> u64 {
-        self.headers
-            .unwrap_or(64 + 56 * self.link.segments.len() as u64)
+        // Not known yet: the ELF header alone.
+        self.headers.unwrap_or(64)
     }
 
     fn dot(&self) -> Option<crate::script_expr::Value> {
@@ -1965,7 +1976,11 @@ pub fn expr_is_absolute(link: &Link, e: &crate::script_expr::Expr) -> bool {
 
 /// The values of script expression symbols, once every other symbol has its address; in
 /// definition order, twice, so that one may use a later one. Then the `ASSERT`s.
-fn evaluate_script_symbols(link: &Link, addresses: &mut [u64]) -> crate::error::Result<()> {
+fn evaluate_script_symbols(
+    link: &Link,
+    segments: &Segments,
+    addresses: &mut [u64],
+) -> crate::error::Result<()> {
     let exprs: Vec<(u32, crate::script_expr::Expr)> = link
         .linker_symbols
         .iter()
@@ -1983,7 +1998,7 @@ fn evaluate_script_symbols(link: &Link, addresses: &mut [u64]) -> crate::error::
                 link,
                 symbols: addresses,
                 dot: None,
-                headers: None,
+                headers: Some(segments.headers_size()),
             }) {
                 Ok(v) => addresses[*id as usize] = v.value,
                 Err(err) if round == 1 => {
@@ -1999,7 +2014,7 @@ fn evaluate_script_symbols(link: &Link, addresses: &mut [u64]) -> crate::error::
             link,
             symbols: addresses,
             dot: None,
-            headers: None,
+            headers: Some(segments.headers_size()),
         }) {
             Ok(v) if v.value != 0 => {}
             Ok(_) => errors.push(format!("{origin}:{line}: {message}")),

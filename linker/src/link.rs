@@ -374,27 +374,27 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     crate::relr::pack(&link, &mut tables);
     layout::place_inputs(&mut link);
     timer.phase("  inputs placed");
-    let dynamic = dynamic::build_dynamic_tables(&Image::before_symbol_addresses(&link, &tables));
+    let dynamic = dynamic::build_dynamic_tables(&link, &tables);
     layout::create_synthetic_sections(&mut link, &tables, &dynamic);
     timer.phase("  dynamic tables");
     crate::script_layout::check_supported(&link)?;
     layout::sort_output_sections(&mut link);
-    layout::assign_addresses(&mut link);
+    let mut segments = layout::assign_addresses(&mut link);
     crate::script_layout::check_addresses(&link)?;
-    crate::relr::settle(&mut link, &tables);
-    let sym_addr = layout::compute_all_symbol_addresses(&link, &tables)?;
-    link.script.data = crate::script_layout::data_bytes(&link, &sym_addr)?;
-    link.script.fills = crate::script_layout::fills(&link, &sym_addr)?;
+    crate::relr::settle(&mut link, &tables, &mut segments);
+    let sym_addr = layout::compute_all_symbol_addresses(&link, &tables, &segments)?;
+    link.script.data = crate::script_layout::data_bytes(&link, &segments, &sym_addr)?;
+    link.script.fills = crate::script_layout::fills(&link, &segments, &sym_addr)?;
     timer.phase("layout");
     if opts.compress_debug_sections {
-        crate::compressed::compress_outputs(&mut link, &tables, &sym_addr, &plan)?;
+        crate::compressed::compress_outputs(&mut link, &tables, &mut segments, &sym_addr, &plan)?;
         timer.phase("compress debug sections");
     }
     warn_missing_entry(&link);
     if opts.z_rewrite_endbr {
-        link.endbr_rewrites = crate::endbr::find(&Image::new(&link, &tables, &sym_addr));
+        link.endbr_rewrites = crate::endbr::find(&Image::new(&link, &tables, &segments, &sym_addr));
     }
-    let image = Image::new(&link, &tables, &sym_addr);
+    let image = Image::new(&link, &tables, &segments, &sym_addr);
     if let Some(path) = &opts.map_file {
         write_report(path, &crate::map_file::render(&image))?;
     }
@@ -405,7 +405,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     timer.phase("write output");
     timer.total();
     if LEAK_AT_END.load(std::sync::atomic::Ordering::Relaxed) {
-        std::mem::forget((link, plan, tables, dynamic, sym_addr));
+        std::mem::forget((link, plan, tables, dynamic, segments, sym_addr));
     }
     Ok(())
 }

@@ -104,9 +104,10 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
         }
     }
 
-    // A relocatable output has no GOT, PLT or dynamic relocations.
+    // A relocatable output has no GOT, PLT, dynamic relocations or segments.
     let no_tables = crate::tables::Tables::default();
-    let image = crate::image::Image::before_symbol_addresses(link, &no_tables);
+    let no_segments = crate::context::Segments::default();
+    let image = crate::image::Image::before_symbol_addresses(link, &no_tables, &no_segments);
     let (symtab, index) = build_symtab(&image);
     let index = index.expect("-r builds the symbol index");
     let mut relocs: FxHashMap<u32, Vec<u8>> = relocation_sections(&image, &index)

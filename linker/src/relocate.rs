@@ -163,9 +163,9 @@ fn apply_nonalloc_relocs(p: &mut Patch) {
         } else {
             let s = link.target_address(t) as i64;
             match r_type {
-                R_X86_64_DTPOFF32 | R_X86_64_DTPOFF64 => {
-                    s.wrapping_sub(link.tls.start as i64).wrapping_add(a)
-                }
+                R_X86_64_DTPOFF32 | R_X86_64_DTPOFF64 => s
+                    .wrapping_sub(link.segments.tls.start as i64)
+                    .wrapping_add(a),
                 _ => link.address_with_addend(t, a),
             }
         };
@@ -250,7 +250,7 @@ fn apply_alloc_relocs(p: &mut Patch, actions: &[Action], base: u64) {
         let s = link.target_address(t) as i64;
         // S + A, with merged-section pieces located correctly.
         let sa = link.address_with_addend(t, a);
-        let tp = || link.tls.tp_offset(s as u64).wrapping_add(a);
+        let tp = || link.segments.tls.tp_offset(s as u64).wrapping_add(a);
         let mut field = |value: i64, size: usize, signed: bool| {
             p.write_sized(offset, r_type, value, size, signed, t)
         };
@@ -318,12 +318,14 @@ fn apply_alloc_relocs(p: &mut Patch, actions: &[Action], base: u64) {
             Action::TpOff32 => field(tp(), 4, true),
             Action::TpOff64 => field(tp(), 8, true),
             Action::DtpOff32 => field(
-                s.wrapping_sub(link.tls.start as i64).wrapping_add(a),
+                s.wrapping_sub(link.segments.tls.start as i64)
+                    .wrapping_add(a),
                 4,
                 true,
             ),
             Action::DtpOff64 => field(
-                s.wrapping_sub(link.tls.start as i64).wrapping_add(a),
+                s.wrapping_sub(link.segments.tls.start as i64)
+                    .wrapping_add(a),
                 8,
                 true,
             ),

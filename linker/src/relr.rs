@@ -3,7 +3,7 @@
 //! the generic ABI's RELR encoding: an address, then bitmaps for the 63 words after it. A
 //! table of pointers costs a bit per entry instead of a 24-byte `.rela.dyn` record.
 
-use crate::context::{Link, Place};
+use crate::context::{Link, Place, Segments};
 use crate::image::Image;
 use crate::layout;
 use crate::output_section::Synthetic;
@@ -98,13 +98,15 @@ pub fn encode(addresses: &[u64]) -> Vec<u64> {
 /// size, so the layout is redone until they agree (once or twice in practice). Should
 /// they keep moving, the size only grows after a few rounds, which ends it (it cannot
 /// pass one word per place); the writer fills what the encoding leaves with empty bitmaps.
-pub fn settle(link: &mut Link, tables: &Tables) {
+pub fn settle(link: &mut Link, tables: &Tables, segments: &mut Segments) {
     let Some(section) = link.synthetic.get(&Synthetic::RelrDyn).copied() else {
         return;
     };
     let mut round = 0;
     loop {
-        let words = encode(&addresses(&Image::before_symbol_addresses(link, tables)));
+        let words = encode(&addresses(&Image::before_symbol_addresses(
+            link, tables, segments,
+        )));
         let needed = 8 * words.len() as u64;
         let current = link.output(section).size;
         let size = if round < 4 {
@@ -117,7 +119,7 @@ pub fn settle(link: &mut Link, tables: &Tables) {
             return;
         }
         link.outputs.section_mut(section).size = size;
-        layout::assign_addresses(link);
+        *segments = layout::assign_addresses(link);
         round += 1;
     }
 }

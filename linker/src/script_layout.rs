@@ -25,7 +25,7 @@
 //! - **`-r`**: the script places input sections and orders the output sections (its
 //!   own first); COMDAT group members stay sections of their own; nothing gets an address.
 
-use crate::context::{Link, Segment};
+use crate::context::{Link, Segment, Segments};
 use crate::dynamic_list::glob_match;
 use crate::error::{LinkError, Result};
 use crate::input::script::{Constraint, OutputDescription, OutputItem, SectionsCommand, Sort};
@@ -821,10 +821,9 @@ fn phdr_sets(link: &Link) -> Vec<Vec<usize>> {
 }
 
 /// With `PHDRS`: the program headers exactly as listed, each spanning its sections.
-fn listed_segments(link: &Link, headers: u64) -> Vec<Segment> {
+fn listed_segments(link: &Link, base: u64, headers: u64) -> Vec<Segment> {
     let page = link.opts.max_page_size.unwrap_or(PAGE);
     let sets = phdr_sets(link);
-    let base = link.image_base;
     let env = LinkEnv {
         link,
         symbols: &[],
@@ -904,7 +903,7 @@ fn listed_segments(link: &Link, headers: u64) -> Vec<Segment> {
 
 /// Addresses, file offsets and segments of a scripted layout; the values of the
 /// assignments inside `SECTIONS`.
-pub fn assign_addresses(link: &mut Link) {
+pub fn assign_addresses(link: &mut Link) -> Segments {
     let page = link.opts.max_page_size.unwrap_or(PAGE);
     let listed = !link.scripts.phdrs.is_empty();
     // With PHDRS, the headers are loaded where FILEHDR or PHDRS asks.
@@ -944,9 +943,10 @@ pub fn assign_addresses(link: &mut Link) {
     // File offsets and loads.
     let mut loads: Vec<Segment> = Vec::new();
     let mut offset = headers;
+    let image_base;
     if headers_loaded {
         let base = ((min - headers) / page) * page;
-        link.image_base = base;
+        image_base = base;
         loads.push(Segment {
             p_type: PT_LOAD,
             flags: PF_R,
@@ -958,7 +958,7 @@ pub fn assign_addresses(link: &mut Link) {
             paddr: None,
         });
     } else {
-        link.image_base = (min / page) * page;
+        image_base = (min / page) * page;
     }
     let sets = if listed { phdr_sets(link) } else { Vec::new() };
     // The first section of the current load (None while it holds only the headers).
@@ -1015,10 +1015,13 @@ pub fn assign_addresses(link: &mut Link) {
         offset += o.size;
     }
 
-    link.tls = crate::layout::tls_layout(link);
+    let tls = crate::layout::tls_layout(link);
     if listed {
-        link.segments = listed_segments(link, headers);
-        return;
+        return Segments {
+            headers: listed_segments(link, image_base, headers),
+            tls,
+            image_base,
+        };
     }
     let (lead, rest) = crate::layout::special_headers(link);
     let mut segments = Vec::new();
@@ -1027,17 +1030,21 @@ pub fn assign_addresses(link: &mut Link) {
             p_type: PT_PHDR,
             flags: PF_R,
             offset: 64,
-            vaddr: link.image_base + 64,
+            vaddr: image_base + 64,
             filesz: headers - 64,
             memsz: headers - 64,
             align: 8,
             paddr: None,
         });
     }
-    segments.extend(crate::layout::special_segments(link, &lead));
+    segments.extend(crate::layout::special_segments(link, &tls, &lead));
     segments.extend(loads);
-    segments.extend(crate::layout::special_segments(link, &rest));
-    link.segments = segments;
+    segments.extend(crate::layout::special_segments(link, &tls, &rest));
+    Segments {
+        headers: segments,
+        tls,
+        image_base,
+    }
 }
 
 /// Walks the commands with the location counter, giving every allocated output section
@@ -1510,7 +1517,11 @@ impl Env for ScriptEnv<'_> {
 
 /// The bytes of the data commands (`BYTE`, `LONG`, ...), once every symbol has its value:
 /// (output section, offset in it, bytes).
-pub fn data_bytes(link: &Link, symbols: &[u64]) -> Result<Vec<(u32, u64, Vec<u8>)>> {
+pub fn data_bytes(
+    link: &Link,
+    segments: &Segments,
+    symbols: &[u64],
+) -> Result<Vec<(u32, u64, Vec<u8>)>> {
     let mut out = Vec::new();
     for &(i, at, j) in &link.script.data_places {
         let Some(d) = description(link, i) else {
@@ -1523,7 +1534,8 @@ pub fn data_bytes(link: &Link, symbols: &[u64]) -> Result<Vec<(u32, u64, Vec<u8>
             section: Some(i as u32),
             value: at,
         };
-        let value = evaluate(link, symbols, expr, d.line, Some(dot))?;
+        let headers = Some(segments.headers_size());
+        let value = evaluate(link, symbols, headers, expr, d.line, Some(dot))?;
         let o = &link.outputs[i];
         out.push((
             i as u32,
@@ -1564,7 +1576,7 @@ pub fn apply_subalign(link: &mut Link) -> Result<()> {
 /// An alignment a script gives (`ALIGN(A)`, `SUBALIGN(A)`): a power of 2.
 fn alignment(link: &Link, expr: &crate::script_expr::Expr, line: usize) -> Result<u64> {
     // Before layout: no symbol has an address yet.
-    let v = evaluate(link, &[], expr, line, None)?;
+    let v = evaluate(link, &[], None, expr, line, None)?;
     if !v.is_power_of_two() {
         return Err(LinkError::Link(format!(
             "{}:{line}: alignment must be a power of 2",
@@ -1579,6 +1591,7 @@ fn alignment(link: &Link, expr: &crate::script_expr::Expr, line: usize) -> Resul
 fn evaluate(
     link: &Link,
     symbols: &[u64],
+    headers: Option<u64>,
     expr: &crate::script_expr::Expr,
     line: usize,
     dot: Option<Value>,
@@ -1587,7 +1600,7 @@ fn evaluate(
         link,
         symbols,
         dot,
-        headers: None,
+        headers,
     };
     expr.eval(&env)
         .map(|v| v.value)
@@ -1596,7 +1609,7 @@ fn evaluate(
 
 /// The fill patterns of output sections (`=FILL`, `FILL(...)`): the expression's low 32
 /// bits, big-endian, as GNU ld and lld store them.
-pub fn fills(link: &Link, symbols: &[u64]) -> Result<Vec<(u32, [u8; 4])>> {
+pub fn fills(link: &Link, segments: &Segments, symbols: &[u64]) -> Result<Vec<(u32, [u8; 4])>> {
     let mut out = Vec::new();
     for (i, o) in link.outputs.iter().enumerate() {
         let Some(d) = description(link, i) else {
@@ -1608,7 +1621,8 @@ pub fn fills(link: &Link, symbols: &[u64]) -> Result<Vec<(u32, [u8; 4])>> {
         if o.is_nobits() || o.synthetic.is_some() {
             continue;
         }
-        let value = evaluate(link, symbols, expr, d.line, None)?;
+        let headers = Some(segments.headers_size());
+        let value = evaluate(link, symbols, headers, expr, d.line, None)?;
         out.push((i as u32, (value as u32).to_be_bytes()));
     }
     Ok(out)
@@ -1640,7 +1654,7 @@ pub fn insert_order(link: &Link, order: &mut Vec<usize>) {
 
 /// With `INSERT`: the values of the assignments among the inserted commands, once the
 /// usual layout has placed the sections (`.` follows them from the anchor).
-pub fn insert_values(link: &mut Link) {
+pub fn insert_values(link: &mut Link, segments: &Segments) {
     let Some((after, anchor)) = link.scripts.insert.clone() else {
         return;
     };
@@ -1687,7 +1701,7 @@ pub fn insert_values(link: &mut Link) {
                     link,
                     symbols: &[],
                     dot: Some(here),
-                    headers: None,
+                    headers: Some(segments.headers_size()),
                 };
                 let v = a.expr.eval(&env).unwrap_or_else(|e| {
                     errors.push(format!("{}: {e}", a.line));

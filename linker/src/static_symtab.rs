@@ -185,7 +185,7 @@ fn source_name(name: &[u8]) -> Option<&[u8]> {
 
 /// `.symtab`, and with `--emit-relocs` or `-r` where its symbols sit.
 pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
-    let tls_start = link.tls.start;
+    let tls_start = link.segments.tls.start;
     let relocatable = link.opts.relocatable;
     let emit_relocs = link.opts.emit_relocs || relocatable;
     // With copied relocations, a section symbol per output section first (what relocations

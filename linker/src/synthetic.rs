@@ -153,7 +153,9 @@ fn write_rela(link: &Image, index: &FxHashMap<u32, u32>, r: &DynReloc, out: &mut
                 link.address_with_addend(t, a)
             }
         }
-        DynAddend::TlsOffset(t, a) => link.target_address(t) as i64 - link.tls.start as i64 + a,
+        DynAddend::TlsOffset(t, a) => {
+            link.target_address(t) as i64 - link.segments.tls.start as i64 + a
+        }
     };
     put_u64(out, 0, offset);
     put_u64(out, 8, (u64::from(sym) << 32) | u64::from(r.r_type));
@@ -254,7 +256,11 @@ fn write_got(link: &Image, buf: &mut [u8]) {
             }
             GotKind::TlsIe => {
                 if exec && !preemptible {
-                    put_u64(buf, off, link.tls.tp_offset(link.target_address(t)) as u64);
+                    put_u64(
+                        buf,
+                        off,
+                        link.segments.tls.tp_offset(link.target_address(t)) as u64,
+                    );
                 }
             }
             GotKind::TlsGd => {
@@ -262,7 +268,7 @@ fn write_got(link: &Image, buf: &mut [u8]) {
                     put_u64(
                         buf,
                         off + 8,
-                        link.target_address(t).wrapping_sub(link.tls.start),
+                        link.target_address(t).wrapping_sub(link.segments.tls.start),
                     );
                 }
             }
@@ -305,7 +311,7 @@ fn write_dynsym(link: &Image, dynamic: &DynamicTables, buf: &mut [u8]) {
         }
         // TLS symbols hold their offset inside the TLS template, not an address.
         if sym_type == STT_TLS && shndx != 0 {
-            value = value.wrapping_sub(link.tls.start);
+            value = value.wrapping_sub(link.segments.tls.start);
         }
         let weak = if sym.is_defined_locally() {
             sym.weak

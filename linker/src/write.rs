@@ -133,7 +133,7 @@ pub fn write_output(
         .map(|o| o.offset + o.size)
         .max()
         .unwrap_or(0)
-        .max(64 + 56 * link.segments.len() as u64);
+        .max(64 + 56 * link.segments.headers.len() as u64);
     let mut trailing_offsets = Vec::with_capacity(trailing.len());
     for t in &trailing {
         end = end.next_multiple_of(t.align);
@@ -423,13 +423,13 @@ fn write_headers(link: &Image, buf: &mut [u8], shoff: u64, shnum: u32) {
     FileHeader {
         e_type,
         entry: entry_address(link),
-        phnum: link.segments.len() as u16,
+        phnum: link.segments.headers.len() as u16,
         shoff,
         shnum,
         shstrndx: shnum - 1,
     }
     .write(buf);
-    for (i, s) in link.segments.iter().enumerate() {
+    for (i, s) in link.segments.headers.iter().enumerate() {
         let p = &mut buf[64 + 56 * i..64 + 56 * (i + 1)];
         put_u32(p, 0, s.p_type);
         put_u32(p, 4, s.flags);
