@@ -140,7 +140,7 @@ pub fn assign_input_sections(link: &mut Link) {
             // A relocatable output stays mergeable if its inputs agree on the entry size.
             let objects = &link.objects;
             let entsize = |&(f, i): &(u32, u32)| objects[f as usize].sections[i as usize].entsize;
-            if !o.inputs.iter().all(|x| entsize(x) == o.entsize) {
+            if !o.inputs.iter().all(|x| u64::from(entsize(x)) == o.entsize) {
                 o.entsize = 0;
                 o.flags &= !u64::from(SHF_MERGE | SHF_STRINGS);
             }
@@ -251,7 +251,7 @@ fn group_by_output(
                 sh_type,
                 flags: 0,
                 has_progbits: false,
-                entsize,
+                entsize: entsize.into(),
                 sections: Vec::new(),
             });
             groups.len() - 1
@@ -365,7 +365,7 @@ pub fn place_inputs(link: &mut Link) {
                             p.output_offset += size;
                         }
                     }
-                    sec.pieces = pieces;
+                    sec.pieces = pieces.into_boxed_slice();
                     sec.offset = size;
                     size += kept;
                     align = align.max(sec.align);

@@ -78,7 +78,12 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
                         && sec.live
                         && sec.output != crate::object_file::NO_OUTPUT
                 })
-                .map(|(i, sec)| (i as u32, (sec.output, sec.flags, sec.entsize.max(1))))
+                .map(|(i, sec)| {
+                    (
+                        i as u32,
+                        (sec.output, sec.flags, u64::from(sec.entsize.max(1))),
+                    )
+                })
                 .collect()
         })
         .collect();
@@ -205,7 +210,7 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
         })
         .collect();
     for (m, pieces) in sections.iter().zip(pieces) {
-        objects[m.file as usize].sections[m.sec as usize].pieces = pieces;
+        objects[m.file as usize].sections[m.sec as usize].pieces = pieces.into_boxed_slice();
     }
     Merged { groups, sections }
 }

@@ -40,7 +40,8 @@ pub struct InputSection {
     pub sh_type: u32,
     pub flags: u64,
     pub align: u64,
-    pub entsize: u64,
+    /// SHF_MERGE's piece size (a larger one would be a corrupt header's: kept as 0, none).
+    pub entsize: u32,
     pub size: u64,
     /// Contents; empty for SHT_NOBITS.
     pub data: &'static [u8],
@@ -53,7 +54,7 @@ pub struct InputSection {
     /// Offset of this input inside its output section.
     pub offset: u64,
     /// For merge and `.eh_frame` sections: the pieces the section was split into.
-    pub pieces: Vec<Piece>,
+    pub pieces: Box<[Piece]>,
 }
 
 /// A piece of a split section (a string, a constant, a CIE or an FDE).
@@ -364,7 +365,7 @@ impl ObjectFile {
                         .unwrap_or_else(|| sh.sh_addralign(LE))
                         .clamp(1, 4096)
                 },
-                entsize: sh.sh_entsize(LE),
+                entsize: u32::try_from(sh.sh_entsize(LE)).unwrap_or(0),
                 size,
                 data: section_data,
                 relocs: &[],
@@ -372,7 +373,7 @@ impl ObjectFile {
                 live: kind != SectionKind::Ignored,
                 output: NO_OUTPUT,
                 offset: 0,
-                pieces: Vec::new(),
+                pieces: Box::default(),
             });
             let align = sh.sh_addralign(LE).max(1);
             if !align.is_power_of_two() {
