@@ -5,7 +5,7 @@
 
 use crate::context::{Link, Segments};
 use crate::error::{LinkError, Result};
-use crate::image::Image;
+use crate::image::{Contents, Image};
 use crate::object_file::SectionKind;
 use crate::output_section::TailKind;
 use crate::scan::RelocPlan;
@@ -105,6 +105,7 @@ pub fn compress_outputs(
     tables: &Tables,
     segments: &mut Segments,
     sym_addr: &[u64],
+    contents: &mut Contents,
     plan: &RelocPlan,
 ) -> Result<()> {
     let chosen: Vec<u32> = link
@@ -116,7 +117,7 @@ pub fn compress_outputs(
         })
         .map(|(i, _)| i as u32)
         .collect();
-    let image = Image::new(link, tables, segments, sym_addr);
+    let image = Image::new(link, tables, segments, sym_addr, contents);
     let done: Vec<(u32, Compressed)> = chosen
         .par_iter()
         .map(|&i| (i, compress_one(&image, plan, i)))
@@ -127,7 +128,7 @@ pub fn compress_outputs(
         o.size = bytes.len() as u64;
         o.flags |= u64::from(elf::SHF_COMPRESSED);
         o.align = 1;
-        link.compressed_outputs.insert(i, bytes);
+        contents.compressed.insert(i, bytes);
     }
     *segments = crate::layout::assign_addresses(link);
     Ok(())

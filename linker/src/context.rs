@@ -162,11 +162,6 @@ pub struct Link<'o> {
     pub merge_groups: Vec<MergeGroup>,
     /// Offset inside .bss of each common symbol.
     pub common_offsets: FxHashMap<SymbolId, u64>,
-    /// Their RELR encoding, once the layout is final (`relr::settle`).
-    pub relr_words: Vec<u64>,
-    /// Output sections written compressed (`--compress-debug-sections`), by index: their
-    /// bytes, header included.
-    pub compressed_outputs: FxHashMap<u32, Vec<u8>>,
     /// Sections identical code folding removed, each with the section kept in its place.
     pub folded_into: FxHashMap<(FileId, u32), (FileId, u32)>,
     /// The output has .dynamic (any shared library, PIE or shared output).
@@ -177,8 +172,6 @@ pub struct Link<'o> {
     /// `.eh_frame` CIEs dropped for an equal one placed earlier: (file, section, offset in
     /// the section) → the output offset of the one kept.
     pub cie_aliases: FxHashMap<(FileId, u32, u64), u64>,
-    /// `-z rewrite-endbr`: per section, the `endbr64`s written as NOPs.
-    pub endbr_rewrites: crate::endbr::Rewrites,
     /// The PLT is laid out for IBT (`.plt` stubs and `.plt.sec` entries, see layout).
     pub ibt_plt: bool,
     /// `--dynamic-list` entries.
@@ -201,10 +194,6 @@ pub struct ScriptResults {
     pub errors: Vec<String>,
     /// Where the data commands go: (output section, address, item of its description).
     pub data_places: Vec<(usize, u64, usize)>,
-    /// Their bytes, once symbols have values: (output section, offset, bytes).
-    pub data: Vec<(u32, u64, Vec<u8>)>,
-    /// The fill patterns of the output sections: (output section, 4 bytes).
-    pub fills: Vec<(u32, [u8; 4])>,
 }
 
 impl<'o> Link<'o> {
@@ -217,16 +206,13 @@ impl<'o> Link<'o> {
             outputs: OutputSections::default(),
             merge_groups: Vec::new(),
             common_offsets: FxHashMap::default(),
-            relr_words: Vec::new(),
             folded_into: FxHashMap::default(),
-            compressed_outputs: FxHashMap::default(),
             is_dynamic: false,
             linker_symbols: FxHashMap::default(),
             synthetic: FxHashMap::default(),
             eh_frame_fdes: 0,
             cie_aliases: FxHashMap::default(),
             ibt_plt: false,
-            endbr_rewrites: Default::default(),
             dynamic_list: Default::default(),
             version_script: None,
             scripts: Default::default(),

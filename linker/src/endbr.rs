@@ -126,7 +126,7 @@ fn taken_addresses(link: &Image) -> FxHashSet<(FileId, u32, u64)> {
 
 /// Overwrites the `endbr64`s of section (`file`, `sec`), copied into `out`.
 pub fn apply(link: &Image, file: FileId, sec: u32, out: &mut [u8]) {
-    let Some(offsets) = link.endbr_rewrites.get(&(file, sec)) else {
+    let Some(offsets) = link.contents.endbr.get(&(file, sec)) else {
         return;
     };
     for &at in offsets {

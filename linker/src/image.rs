@@ -10,6 +10,27 @@ use crate::symbols::SymbolDef;
 use crate::tables::Tables;
 use object::elf;
 use object::read::elf::Sym as _;
+use rustc_hash::FxHashMap;
+
+/// What the writer puts in the output besides the input sections and the linker's tables,
+/// decided once addresses are final.
+#[derive(Default)]
+pub struct Contents {
+    /// `.relr.dyn`'s encoding (see [`crate::relr::settle`]).
+    pub relr: Vec<u64>,
+    /// The bytes of linker script data commands: (output section, offset, bytes).
+    pub script_data: Vec<(u32, u64, Vec<u8>)>,
+    /// The fill patterns of output sections: (output section, 4 bytes).
+    pub fills: Vec<(u32, [u8; 4])>,
+    /// Output sections written compressed (`--compress-debug-sections`), by index: their
+    /// bytes, header included.
+    pub compressed: FxHashMap<u32, Vec<u8>>,
+    /// `-z rewrite-endbr`: per section, the `endbr64`s written as NOPs.
+    pub endbr: crate::endbr::Rewrites,
+}
+
+/// No contents yet: the view the layout uses while it computes them.
+static NO_CONTENTS: std::sync::LazyLock<Contents> = std::sync::LazyLock::new(Contents::default);
 
 /// A view of the link with its tables; it reads as the link itself (`Deref`).
 #[derive(Clone, Copy)]
@@ -20,6 +41,7 @@ pub struct Image<'a, 'o> {
     pub segments: &'a Segments,
     /// The final address of every global symbol, by id (`layout::compute_all_symbol_addresses`).
     pub sym_addr: &'a [u64],
+    pub contents: &'a Contents,
 }
 
 impl<'o> std::ops::Deref for Image<'_, 'o> {
@@ -36,12 +58,14 @@ impl<'a, 'o> Image<'a, 'o> {
         tables: &'a Tables,
         segments: &'a Segments,
         sym_addr: &'a [u64],
+        contents: &'a Contents,
     ) -> Image<'a, 'o> {
         Image {
             link,
             tables,
             segments,
             sym_addr,
+            contents,
         }
     }
 
@@ -52,7 +76,7 @@ impl<'a, 'o> Image<'a, 'o> {
         tables: &'a Tables,
         segments: &'a Segments,
     ) -> Image<'a, 'o> {
-        Image::new(link, tables, segments, &[])
+        Image::new(link, tables, segments, &[], &NO_CONTENTS)
     }
 
     /// Address of the target's definition ignoring PLT redirection (the IFUNC resolver).

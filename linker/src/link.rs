@@ -3,7 +3,7 @@
 
 use crate::context::Link;
 use crate::error::{LinkError, Result};
-use crate::image::Image;
+use crate::image::{Contents, Image};
 use crate::options::Options;
 use crate::output_file::PendingOutput;
 use crate::symbols::{SymbolDef, SymbolId};
@@ -381,20 +381,32 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     layout::sort_output_sections(&mut link);
     let mut segments = layout::assign_addresses(&mut link);
     crate::script_layout::check_addresses(&link)?;
-    crate::relr::settle(&mut link, &tables, &mut segments);
+    let relr = crate::relr::settle(&mut link, &tables, &mut segments);
     let sym_addr = layout::compute_all_symbol_addresses(&link, &tables, &segments)?;
-    link.script.data = crate::script_layout::data_bytes(&link, &segments, &sym_addr)?;
-    link.script.fills = crate::script_layout::fills(&link, &segments, &sym_addr)?;
+    let mut contents = Contents {
+        relr,
+        script_data: crate::script_layout::data_bytes(&link, &segments, &sym_addr)?,
+        fills: crate::script_layout::fills(&link, &segments, &sym_addr)?,
+        ..Contents::default()
+    };
     timer.phase("layout");
     if opts.compress_debug_sections {
-        crate::compressed::compress_outputs(&mut link, &tables, &mut segments, &sym_addr, &plan)?;
+        crate::compressed::compress_outputs(
+            &mut link,
+            &tables,
+            &mut segments,
+            &sym_addr,
+            &mut contents,
+            &plan,
+        )?;
         timer.phase("compress debug sections");
     }
     warn_missing_entry(&link);
     if opts.z_rewrite_endbr {
-        link.endbr_rewrites = crate::endbr::find(&Image::new(&link, &tables, &segments, &sym_addr));
+        let image = Image::new(&link, &tables, &segments, &sym_addr, &contents);
+        contents.endbr = crate::endbr::find(&image);
     }
-    let image = Image::new(&link, &tables, &segments, &sym_addr);
+    let image = Image::new(&link, &tables, &segments, &sym_addr, &contents);
     if let Some(path) = &opts.map_file {
         write_report(path, &crate::map_file::render(&image))?;
     }
@@ -405,7 +417,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     timer.phase("write output");
     timer.total();
     if LEAK_AT_END.load(std::sync::atomic::Ordering::Relaxed) {
-        std::mem::forget((link, plan, tables, dynamic, segments, sym_addr));
+        std::mem::forget((link, plan, tables, dynamic, segments, sym_addr, contents));
     }
     Ok(())
 }

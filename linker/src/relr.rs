@@ -93,14 +93,14 @@ pub fn encode(addresses: &[u64]) -> Vec<u64> {
     out
 }
 
-/// Sizes `.relr.dyn` to its encoding, and keeps the encoding for the writer and
-/// DT_RELRSZ. The encoding depends on the addresses and the addresses on the section's
+/// Sizes `.relr.dyn` to its encoding, and returns the encoding (for the writer and
+/// DT_RELRSZ). The encoding depends on the addresses and the addresses on the section's
 /// size, so the layout is redone until they agree (once or twice in practice). Should
 /// they keep moving, the size only grows after a few rounds, which ends it (it cannot
 /// pass one word per place); the writer fills what the encoding leaves with empty bitmaps.
-pub fn settle(link: &mut Link, tables: &Tables, segments: &mut Segments) {
+pub fn settle(link: &mut Link, tables: &Tables, segments: &mut Segments) -> Vec<u64> {
     let Some(section) = link.synthetic.get(&Synthetic::RelrDyn).copied() else {
-        return;
+        return Vec::new();
     };
     let mut round = 0;
     loop {
@@ -115,8 +115,7 @@ pub fn settle(link: &mut Link, tables: &Tables, segments: &mut Segments) {
             needed.max(current)
         };
         if size == current {
-            link.relr_words = words;
-            return;
+            return words;
         }
         link.outputs.section_mut(section).size = size;
         *segments = layout::assign_addresses(link);
@@ -128,14 +127,14 @@ pub fn settle(link: &mut Link, tables: &Tables, segments: &mut Segments) {
 pub fn write(link: &Image, buf: &mut [u8]) {
     for (i, chunk) in buf.chunks_exact_mut(8).enumerate() {
         // Past the encoding: a bitmap with no bit set relocates nothing.
-        let w = link.relr_words.get(i).copied().unwrap_or(1);
+        let w = link.contents.relr.get(i).copied().unwrap_or(1);
         chunk.copy_from_slice(&w.to_le_bytes());
     }
 }
 
 /// Bytes of the encoding itself (DT_RELRSZ), without any padding.
 pub fn encoded_size(link: &Image) -> u64 {
-    8 * link.relr_words.len() as u64
+    8 * link.contents.relr.len() as u64
 }
 
 #[cfg(test)]

@@ -154,7 +154,7 @@ pub fn write_output(
         if o.is_nobits() {
             continue;
         }
-        if link.compressed_outputs.contains_key(&(index as u32)) {
+        if link.contents.compressed.contains_key(&(index as u32)) {
             jobs.push((o.offset, o.size, 0, Job::Compressed(index as u32)));
             continue;
         }
@@ -198,7 +198,7 @@ pub fn write_output(
             }
         }
     }
-    for (k, (out, at, bytes)) in link.script.data.iter().enumerate() {
+    for (k, (out, at, bytes)) in link.contents.script_data.iter().enumerate() {
         let o = &link.outputs[*out as usize];
         jobs.push((
             o.offset + at,
@@ -254,11 +254,11 @@ pub fn write_output(
                 Vec::new()
             }
             Job::Compressed(index) => {
-                piece.copy_from_slice(&link.compressed_outputs[index]);
+                piece.copy_from_slice(&link.contents.compressed[index]);
                 Vec::new()
             }
             Job::ScriptData(k) => {
-                piece.copy_from_slice(&link.script.data[*k].2);
+                piece.copy_from_slice(&link.contents.script_data[*k].2);
                 Vec::new()
             }
         })
@@ -488,7 +488,7 @@ fn compute_build_id(style: &BuildId, data: &[u8], len: usize) -> Vec<u8> {
 /// sections (`jobs`, sorted by offset), each gap starting with the pattern's first byte
 /// (lld).
 fn fill_gaps(link: &Image, buf: &mut [u8], jobs: &[(u64, u64, u64, Job)]) {
-    for &(i, pattern) in &link.script.fills {
+    for &(i, pattern) in &link.contents.fills {
         let o = &link.outputs[i as usize];
         let end = o.offset + o.size;
         let first = jobs.partition_point(|j| j.0 < o.offset);
