@@ -83,9 +83,18 @@ impl std::ops::Deref for OutputSections {
     }
 }
 
-impl std::ops::DerefMut for OutputSections {
-    fn deref_mut(&mut self) -> &mut [OutputSection] {
-        &mut self.list
+// Changed one by one, never reordered but by `reorder` (the positions follow the list).
+impl<I: std::slice::SliceIndex<[OutputSection]>> std::ops::Index<I> for OutputSections {
+    type Output = I::Output;
+
+    fn index(&self, position: I) -> &I::Output {
+        &self.list[position]
+    }
+}
+
+impl<I: std::slice::SliceIndex<[OutputSection]>> std::ops::IndexMut<I> for OutputSections {
+    fn index_mut(&mut self, position: I) -> &mut I::Output {
+        &mut self.list[position]
     }
 }
 
@@ -97,6 +106,10 @@ impl OutputSections {
         self.positions.push(self.list.len() as u32);
         self.list.push(o);
         id
+    }
+
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, OutputSection> {
+        self.list.iter_mut()
     }
 
     /// Where output section `id` is (none if it was dropped).
