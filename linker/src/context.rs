@@ -1,5 +1,7 @@
-//! The state of one link, shared by its passes: inputs, symbols, output sections, and the
-//! GOT/PLT/dynamic-relocation tables the relocation scan fills in.
+//! The state of one link from resolution on: inputs, symbols, output sections and the
+//! placement of inputs in them. What later phases compute is theirs to return: the
+//! relocation scan's tables (`tables.rs`), the segments and symbol addresses of the layout,
+//! the writer's extra contents (`image.rs`, which joins them for the writer).
 
 use crate::merge::MergeGroup;
 use crate::object_file::{shndx, FileId, ObjectFile, LE};

@@ -1,7 +1,8 @@
-//! The link once its relocations are scanned: the inputs, symbols and output sections
-//! ([`Link`]) with the tables the scan created ([`Tables`]). What only both together answer
-//! lives here: the addresses relocations and the linker's sections use (PLT entries, GOT
-//! slots, symbols redirected to their PLT entry).
+//! The link as the writer sees it: the inputs, symbols and output sections ([`Link`]) with
+//! what each later phase returned — the relocation scan's tables ([`Tables`]), the layout's
+//! segments and symbol addresses, and the extra [`Contents`]. What only they together
+//! answer lives here: the addresses relocations and the linker's sections use (PLT
+//! entries, GOT slots, symbols redirected to their PLT entry).
 
 use crate::context::{GotKind, Link, Segments, Target};
 use crate::object_file::{FileId, LE};
