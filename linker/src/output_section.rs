@@ -457,3 +457,52 @@ fn fde_target_live(obj: &ObjectFile, sym: usize) -> bool {
     let s = obj.symbol_section(sym);
     crate::object_file::shndx::is_section(s) && obj.sections[s as usize].is_kept()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(names: &[&str]) -> (OutputSections, Vec<OutputId>) {
+        let mut outputs = OutputSections::default();
+        let ids = names
+            .iter()
+            .map(|n| outputs.add(OutputSection::new(n, elf::SHT_PROGBITS, 0)))
+            .collect();
+        (outputs, ids)
+    }
+
+    #[test]
+    fn ids_are_given_in_creation_order_and_found_in_place() {
+        let (outputs, ids) = named(&[".text", ".data", ".bss"]);
+        assert_eq!(ids, vec![OutputId(0), OutputId(1), OutputId(2)]);
+        for (k, &id) in ids.iter().enumerate() {
+            assert_eq!(outputs.position(id), Some(k));
+            assert_eq!(outputs.section(id).id, id);
+        }
+        assert_eq!(outputs.position(OutputId::NONE), None);
+    }
+
+    #[test]
+    fn reordering_moves_sections_and_keeps_their_ids() {
+        let (mut outputs, ids) = named(&[".text", ".empty", ".data", ".rodata"]);
+        // Final order: .rodata, .text, .data; .empty dropped.
+        let dropped = outputs.reorder(&[3, 0, 2]);
+        assert_eq!(dropped.len(), 1);
+        assert_eq!(dropped[0].name, ".empty");
+        assert_eq!(dropped[0].id, ids[1]);
+        let order: Vec<&str> = outputs.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(order, [".rodata", ".text", ".data"]);
+        // Section header indexes follow the final order.
+        let indexes: Vec<u32> = outputs.iter().map(|o| o.index).collect();
+        assert_eq!(indexes, [1, 2, 3]);
+        assert_eq!(outputs.section(ids[0]).name, ".text");
+        assert_eq!(outputs.position(ids[0]), Some(1));
+        assert_eq!(outputs.section(ids[3]).name, ".rodata");
+        assert_eq!(outputs.position(ids[3]), Some(0));
+        assert_eq!(outputs.position(ids[1]), None);
+        // Sections added afterwards get new ids after the old ones.
+        let late = outputs.add(OutputSection::new(".late", elf::SHT_PROGBITS, 0));
+        assert_eq!(late, OutputId(4));
+        assert_eq!(outputs.position(late), Some(3));
+    }
+}

@@ -83,3 +83,34 @@ pub struct Tables {
     /// Some relocation is relative to the GOT base (GOTPC32, GOTOFF64, PLTOFF64, ...).
     pub uses_got_base: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn got_entries_are_laid_out_once_each_in_order() {
+        let mut got = Got::default();
+        let a = Target::Global(7);
+        let b = Target::Local(1, 3);
+        assert_eq!(got.add(GotKind::Regular, a), Some(0));
+        // A TLS GD entry takes two slots (module and offset).
+        assert_eq!(got.add(GotKind::TlsGd, b), Some(8));
+        assert_eq!(got.add(GotKind::TlsIe, a), Some(24));
+        // Asking again gives nothing new.
+        assert_eq!(got.add(GotKind::Regular, a), None);
+        assert_eq!(got.add(GotKind::TlsGd, b), None);
+        assert_eq!(got.size, 32);
+        assert_eq!(got.offset(GotKind::TlsGd, b), Some(8));
+        assert_eq!(got.offset(GotKind::TlsGd, a), None);
+        let kinds: Vec<(GotKind, u64)> = got.entries.iter().map(|&(k, _, o)| (k, o)).collect();
+        assert_eq!(
+            kinds,
+            [
+                (GotKind::Regular, 0),
+                (GotKind::TlsGd, 8),
+                (GotKind::TlsIe, 24)
+            ]
+        );
+    }
+}
