@@ -7,7 +7,7 @@ use crate::context::{Link, Segments};
 use crate::error::{LinkError, Result};
 use crate::image::{Contents, Image};
 use crate::object_file::SectionKind;
-use crate::output_section::TailKind;
+use crate::output_section::{Placement, TailKind};
 use crate::scan::RelocPlan;
 use crate::tables::Tables;
 use object::elf;
@@ -103,6 +103,7 @@ fn zlib(stream: &[u8], size: u64) -> Result<&'static [u8], String> {
 pub fn compress_outputs(
     link: &mut Link,
     tables: &Tables,
+    placement: &Placement,
     segments: &mut Segments,
     sym_addr: &[u64],
     contents: &mut Contents,
@@ -117,7 +118,7 @@ pub fn compress_outputs(
         })
         .map(|(i, _)| i as u32)
         .collect();
-    let image = Image::new(link, tables, segments, sym_addr, contents);
+    let image = Image::new(link, tables, placement, segments, sym_addr, contents);
     let done: Vec<(u32, Compressed)> = chosen
         .par_iter()
         .map(|&i| (i, compress_one(&image, plan, i)))
@@ -154,7 +155,7 @@ fn compress_one(link: &Image, plan: &RelocPlan, index: u32) -> Compressed {
     }
     for t in &o.tails {
         if let TailKind::Merged(g) = t.kind {
-            let data = &link.merge_groups[g as usize].data;
+            let data = &link.placement.merge_groups[g as usize].data;
             image[t.offset as usize..t.offset as usize + data.len()].copy_from_slice(data);
         }
     }

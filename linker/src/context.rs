@@ -3,7 +3,6 @@
 //! relocation scan's tables (`tables.rs`), the segments and symbol addresses of the layout,
 //! the writer's extra contents (`image.rs`, which joins them for the writer).
 
-use crate::merge::MergeGroup;
 use crate::object_file::{shndx, FileId, ObjectFile, LE};
 use crate::options::Options;
 use crate::output_section::{OutputId, OutputSection, OutputSections, Synthetic};
@@ -161,19 +160,12 @@ pub struct Link<'o> {
     /// The output sections: in creation order until `layout::sort_output_sections` puts
     /// them in their final order (without the empty ones it drops).
     pub outputs: OutputSections,
-    pub merge_groups: Vec<MergeGroup>,
-    /// Offset inside .bss of each common symbol.
-    pub common_offsets: FxHashMap<SymbolId, u64>,
     /// Sections identical code folding removed, each with the section kept in its place.
     pub folded_into: FxHashMap<(FileId, u32), (FileId, u32)>,
     /// The output has .dynamic (any shared library, PIE or shared output).
     pub is_dynamic: bool,
     pub linker_symbols: FxHashMap<SymbolId, LinkerSymbol>,
     pub synthetic: FxHashMap<Synthetic, OutputId>,
-    pub eh_frame_fdes: usize,
-    /// `.eh_frame` CIEs dropped for an equal one placed earlier: (file, section, offset in
-    /// the section) → the output offset of the one kept.
-    pub cie_aliases: FxHashMap<(FileId, u32, u64), u64>,
     /// The PLT is laid out for IBT (`.plt` stubs and `.plt.sec` entries, see layout).
     pub ibt_plt: bool,
     /// `--dynamic-list` entries.
@@ -206,14 +198,10 @@ impl<'o> Link<'o> {
             dsos: Vec::new(),
             symtab: SymbolTable::default(),
             outputs: OutputSections::default(),
-            merge_groups: Vec::new(),
-            common_offsets: FxHashMap::default(),
             folded_into: FxHashMap::default(),
             is_dynamic: false,
             linker_symbols: FxHashMap::default(),
             synthetic: FxHashMap::default(),
-            eh_frame_fdes: 0,
-            cie_aliases: FxHashMap::default(),
             ibt_plt: false,
             dynamic_list: Default::default(),
             version_script: None,

@@ -6,7 +6,7 @@
 
 use crate::context::{GotKind, Link, Segments, Target};
 use crate::object_file::{FileId, LE};
-use crate::output_section::Synthetic;
+use crate::output_section::{Placement, Synthetic};
 use crate::symbols::SymbolDef;
 use crate::tables::Tables;
 use object::elf;
@@ -38,6 +38,8 @@ static NO_CONTENTS: std::sync::LazyLock<Contents> = std::sync::LazyLock::new(Con
 pub struct Image<'a, 'o> {
     pub link: &'a Link<'o>,
     pub tables: &'a Tables,
+    /// Merged strings, commons, dropped CIEs (see [`Placement`]).
+    pub placement: &'a Placement,
     /// The program headers, the TLS template, the image base.
     pub segments: &'a Segments,
     /// The final address of every global symbol, by id (`layout::compute_all_symbol_addresses`).
@@ -57,6 +59,7 @@ impl<'a, 'o> Image<'a, 'o> {
     pub fn new(
         link: &'a Link<'o>,
         tables: &'a Tables,
+        placement: &'a Placement,
         segments: &'a Segments,
         sym_addr: &'a [u64],
         contents: &'a Contents,
@@ -64,6 +67,7 @@ impl<'a, 'o> Image<'a, 'o> {
         Image {
             link,
             tables,
+            placement,
             segments,
             sym_addr,
             contents,
@@ -75,9 +79,10 @@ impl<'a, 'o> Image<'a, 'o> {
     pub fn before_symbol_addresses(
         link: &'a Link<'o>,
         tables: &'a Tables,
+        placement: &'a Placement,
         segments: &'a Segments,
     ) -> Image<'a, 'o> {
-        Image::new(link, tables, segments, &[], &NO_CONTENTS)
+        Image::new(link, tables, placement, segments, &[], &NO_CONTENTS)
     }
 
     /// Address of the target's definition ignoring PLT redirection (the IFUNC resolver).

@@ -14,7 +14,7 @@ use crate::image::Image;
 use crate::object_file::SectionKind;
 use crate::output_section::{
     init_priority, output_section_name, split_eh_frame, CieTable, OutputId, OutputSection,
-    Synthetic, TailKind,
+    Placement, Synthetic, TailKind,
 };
 use crate::symbols::SymbolDef;
 use crate::tables::Tables;
@@ -322,7 +322,8 @@ pub fn estimated_image_size(link: &Link) -> u64 {
 }
 
 /// Offsets of inputs inside their output sections, merged-string tails, commons, copies.
-pub fn place_inputs(link: &mut Link) {
+pub fn place_inputs(link: &mut Link) -> Placement {
+    let mut placement = Placement::default();
     let merged = crate::merge::merge_sections(&mut link.objects);
     let groups = &merged.groups;
     // Every `.eh_frame` input split into its records at once, in parallel, in the order
@@ -357,7 +358,8 @@ pub fn place_inputs(link: &mut Link) {
                     // them would read as the end of the table.
                     size = size.next_multiple_of(4);
                     if !link.opts.relocatable {
-                        kept -= cies.merge(link, f, i, &mut pieces, size);
+                        let aliases = &mut placement.cie_aliases;
+                        kept -= cies.merge(link, aliases, f, i, &mut pieces, size);
                     }
                     let sec = &mut link.objects[f as usize].sections[i as usize];
                     for p in pieces.iter_mut() {
@@ -369,7 +371,7 @@ pub fn place_inputs(link: &mut Link) {
                     sec.offset = size;
                     size += kept;
                     align = align.max(sec.align);
-                    link.eh_frame_fdes += fdes;
+                    placement.eh_frame_fdes += fdes;
                 }
                 _ => {
                     let sec = &mut link.objects[f as usize].sections[i as usize];
@@ -405,11 +407,12 @@ pub fn place_inputs(link: &mut Link) {
         ));
     }
     merged.place(&mut link.objects, &group_offsets);
-    link.merge_groups = merged.groups;
+    placement.merge_groups = merged.groups;
     // A relocatable output leaves common symbols for the final link to allocate.
     if !link.opts.relocatable {
-        place_commons(link);
+        placement.common_offsets = place_commons(link);
     }
+    placement
 }
 
 /// The output section `name` (not TLS) that space without contents goes to: `.bss`, or
@@ -425,7 +428,9 @@ fn nobits_section(link: &mut Link, name: &str) -> OutputId {
     ))
 }
 
-fn place_commons(link: &mut Link) {
+/// Where each common symbol goes in `.bss`.
+fn place_commons(link: &mut Link) -> FxHashMap<crate::symbols::SymbolId, u64> {
+    let mut offsets = FxHashMap::default();
     let commons: Vec<(u32, u64, u64)> = link
         .symtab
         .symbols
@@ -437,14 +442,14 @@ fn place_commons(link: &mut Link) {
         })
         .collect();
     if commons.is_empty() {
-        return;
+        return offsets;
     }
     let mut size = 0u64;
     let mut max_align = 1u64;
     for &(id, sz, al) in &commons {
         let al = al.max(1);
         size = size.next_multiple_of(al);
-        link.common_offsets.insert(id, size);
+        offsets.insert(id, size);
         size += sz;
         max_align = max_align.max(al);
     }
@@ -453,9 +458,10 @@ fn place_commons(link: &mut Link) {
         .outputs
         .section_mut(bss)
         .add_tail(TailKind::Commons, size, max_align);
-    for off in link.common_offsets.values_mut() {
+    for off in offsets.values_mut() {
         *off += base;
     }
+    offsets
 }
 
 #[allow(clippy::too_many_arguments)] // one argument per section header field it sets
@@ -479,7 +485,12 @@ fn add_synthetic(
 }
 
 /// Creates the linker-made sections, now that the relocation scan has sized them.
-pub fn create_synthetic_sections(link: &mut Link, tables: &Tables, dynamic: &DynamicTables) {
+pub fn create_synthetic_sections(
+    link: &mut Link,
+    tables: &Tables,
+    placement: &Placement,
+    dynamic: &DynamicTables,
+) {
     let opts = link.opts;
     let a = SHF_ALLOC;
     let aw = SHF_ALLOC | SHF_WRITE;
@@ -715,7 +726,7 @@ pub fn create_synthetic_sections(link: &mut Link, tables: &Tables, dynamic: &Dyn
     if link.is_dynamic {
         let count = crate::dynamic::dynamic_entry_count(
             // The count does not depend on addresses, which do not exist yet.
-            &Image::before_symbol_addresses(link, tables, &Segments::default()),
+            &Image::before_symbol_addresses(link, tables, placement, &Segments::default()),
             dynamic,
         ) as u64;
         add_synthetic(
@@ -736,7 +747,7 @@ pub fn create_synthetic_sections(link: &mut Link, tables: &Tables, dynamic: &Dyn
             ".eh_frame_hdr",
             SHT_PROGBITS,
             a,
-            12 + 8 * link.eh_frame_fdes as u64,
+            12 + 8 * placement.eh_frame_fdes as u64,
             4,
             0,
         );
@@ -1655,7 +1666,9 @@ fn symbol_addresses(link: &Image) -> Vec<u64> {
         } else {
             match sym.def {
                 SymbolDef::Defined { .. } => link.definition_address_of_defined(id32),
-                SymbolDef::Common { .. } => commons_base.unwrap_or(0) + link.common_offsets[&id32],
+                SymbolDef::Common { .. } => {
+                    commons_base.unwrap_or(0) + link.placement.common_offsets[&id32]
+                }
                 SymbolDef::Shared { .. } => match link.tables.plt.lazy_index.get(&id32) {
                     Some(&i) if link.tables.plt.canonical.contains(&id32) => {
                         link.plt_entry_address(i)
@@ -1682,9 +1695,11 @@ fn symbol_addresses(link: &Image) -> Vec<u64> {
 pub fn compute_all_symbol_addresses(
     link: &Link,
     tables: &Tables,
+    placement: &Placement,
     segments: &Segments,
 ) -> crate::error::Result<Vec<u64>> {
-    let mut addresses = symbol_addresses(&Image::before_symbol_addresses(link, tables, segments));
+    let image = Image::before_symbol_addresses(link, tables, placement, segments);
+    let mut addresses = symbol_addresses(&image);
     evaluate_script_symbols(link, segments, &mut addresses)?;
     Ok(addresses)
 }

@@ -372,17 +372,17 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     // Place input sections inside their outputs (merging strings, splitting .eh_frame),
     // build the dynamic tables, create the synthetic sections, and assign addresses.
     crate::relr::pack(&link, &mut tables);
-    layout::place_inputs(&mut link);
+    let placement = layout::place_inputs(&mut link);
     timer.phase("  inputs placed");
     let dynamic = dynamic::build_dynamic_tables(&link, &tables);
-    layout::create_synthetic_sections(&mut link, &tables, &dynamic);
+    layout::create_synthetic_sections(&mut link, &tables, &placement, &dynamic);
     timer.phase("  dynamic tables");
     crate::script_layout::check_supported(&link)?;
     layout::sort_output_sections(&mut link);
     let mut segments = layout::assign_addresses(&mut link);
     crate::script_layout::check_addresses(&link)?;
-    let relr = crate::relr::settle(&mut link, &tables, &mut segments);
-    let sym_addr = layout::compute_all_symbol_addresses(&link, &tables, &segments)?;
+    let relr = crate::relr::settle(&mut link, &tables, &placement, &mut segments);
+    let sym_addr = layout::compute_all_symbol_addresses(&link, &tables, &placement, &segments)?;
     let mut contents = Contents {
         relr,
         script_data: crate::script_layout::data_bytes(&link, &segments, &sym_addr)?,
@@ -394,6 +394,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         crate::compressed::compress_outputs(
             &mut link,
             &tables,
+            &placement,
             &mut segments,
             &sym_addr,
             &mut contents,
@@ -403,10 +404,10 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     }
     warn_missing_entry(&link);
     if opts.z_rewrite_endbr {
-        let image = Image::new(&link, &tables, &segments, &sym_addr, &contents);
+        let image = Image::new(&link, &tables, &placement, &segments, &sym_addr, &contents);
         contents.endbr = crate::endbr::find(&image);
     }
-    let image = Image::new(&link, &tables, &segments, &sym_addr, &contents);
+    let image = Image::new(&link, &tables, &placement, &segments, &sym_addr, &contents);
     if let Some(path) = &opts.map_file {
         write_report(path, &crate::map_file::render(&image))?;
     }
@@ -417,7 +418,9 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     timer.phase("write output");
     timer.total();
     if LEAK_AT_END.load(std::sync::atomic::Ordering::Relaxed) {
-        std::mem::forget((link, plan, tables, dynamic, segments, sym_addr, contents));
+        std::mem::forget((
+            link, plan, tables, placement, dynamic, segments, sym_addr, contents,
+        ));
     }
     Ok(())
 }

@@ -332,6 +332,20 @@ pub fn fde_cie_pointer(data: &[u8], pos: usize) -> Option<u32> {
 /// type, target, addend).
 type CieKey = (Vec<u8>, Vec<(u64, u32, Target, i64)>);
 
+/// What placing the inputs decided besides each input's offset: the deduplicated merge
+/// groups, where common symbols went, which `.eh_frame` CIEs were dropped for an equal one,
+/// and how many FDEs were kept (`.eh_frame_hdr`'s size).
+#[derive(Default)]
+pub struct Placement {
+    pub merge_groups: Vec<crate::merge::MergeGroup>,
+    /// Offset inside `.bss` of each common symbol.
+    pub common_offsets: FxHashMap<crate::symbols::SymbolId, u64>,
+    /// `.eh_frame` CIEs dropped for an equal one placed earlier: (file, section, offset in
+    /// the section) → the output offset of the one kept.
+    pub cie_aliases: FxHashMap<(FileId, u32, u64), u64>,
+    pub eh_frame_fdes: usize,
+}
+
 /// The CIEs placed so far in one output `.eh_frame`, by content. Every object compiled
 /// alike starts with the same CIE; GNU ld and lld keep one of each, and so does rld: a
 /// later copy is dropped and its FDEs point at the first.
@@ -341,13 +355,14 @@ pub struct CieTable {
 }
 
 impl CieTable {
-    /// Drops the CIEs of input `sec` of `file` seen before (recording where their FDEs must
-    /// point in `link.cie_aliases`) and moves the pieces after them down. `pieces` are
+    /// Drops the CIEs of input `sec` of `file` seen before (recording in `aliases` where
+    /// their FDEs must point) and moves the pieces after them down. `pieces` are
     /// relative to the input's start, which is at `base` in the output section. Returns the
     /// bytes saved.
     pub fn merge(
         &mut self,
-        link: &mut Link,
+        link: &Link,
+        aliases: &mut FxHashMap<(FileId, u32, u64), u64>,
         file: FileId,
         sec: u32,
         pieces: &mut [Piece],
@@ -371,7 +386,7 @@ impl CieTable {
             };
             match self.placed.get(&key) {
                 Some(&first) => {
-                    link.cie_aliases.insert((file, sec, p.input_offset), first);
+                    aliases.insert((file, sec, p.input_offset), first);
                     p.output_offset = u64::MAX;
                     removed += len;
                 }

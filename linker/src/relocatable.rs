@@ -16,7 +16,7 @@ use crate::error::Result;
 use crate::layout;
 use crate::object_file::SectionKind;
 use crate::output_file::PendingOutput;
-use crate::output_section::TailKind;
+use crate::output_section::{Placement, TailKind};
 use crate::static_symtab::{build_symtab, SymtabIndex};
 use crate::synthetic::{gnu_property_size, write_gnu_property};
 use crate::timer::Timer;
@@ -51,7 +51,7 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
     layout::assign_input_sections(link);
     crate::script_layout::apply_subalign(link)?;
     crate::script_layout::relocatable_order(link)?;
-    layout::place_inputs(link);
+    let placement = layout::place_inputs(link);
     timer.phase("output sections");
 
     let groups = kept_groups(link);
@@ -107,7 +107,8 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
     // A relocatable output has no GOT, PLT, dynamic relocations or segments.
     let no_tables = crate::tables::Tables::default();
     let no_segments = crate::context::Segments::default();
-    let image = crate::image::Image::before_symbol_addresses(link, &no_tables, &no_segments);
+    let image =
+        crate::image::Image::before_symbol_addresses(link, &no_tables, &placement, &no_segments);
     let (symtab, index) = build_symtab(&image);
     let index = index.expect("-r builds the symbol index");
     let mut relocs: FxHashMap<u32, Vec<u8>> = relocation_sections(&image, &index)
@@ -224,7 +225,7 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
                 sh.size as usize
             }];
         match *h {
-            Header::Output(k) => write_output_section(link, k, place),
+            Header::Output(k) => write_output_section(link, &placement, k, place),
             Header::Group(g) => place.copy_from_slice(&group_bytes[g]),
             Header::Rela(k) => {
                 if let Some(bytes) = relocs.remove(&k) {
@@ -349,7 +350,7 @@ fn signature_index(link: &Link, index: &SymtabIndex, g: &Group) -> u32 {
 
 /// Output section `k`'s bytes, unrelocated: its inputs at their offsets, `.eh_frame`
 /// records, merged pieces.
-fn write_output_section(link: &Link, k: u32, out: &mut [u8]) {
+fn write_output_section(link: &Link, placement: &Placement, k: u32, out: &mut [u8]) {
     let o = &link.outputs[k as usize];
     if o.sh_type == SHT_NOBITS {
         return;
@@ -360,7 +361,7 @@ fn write_output_section(link: &Link, k: u32, out: &mut [u8]) {
         match s.kind {
             SectionKind::Merge | SectionKind::Ignored => {}
             SectionKind::EhFrame => {
-                crate::write::copy_eh_frame_pieces(link, f, i, &mut out[at..]);
+                crate::write::copy_eh_frame_pieces(link, placement, f, i, &mut out[at..]);
             }
             SectionKind::Regular => {
                 if s.sh_type != SHT_NOBITS {
@@ -371,7 +372,7 @@ fn write_output_section(link: &Link, k: u32, out: &mut [u8]) {
     }
     for t in &o.tails {
         if let TailKind::Merged(g) = t.kind {
-            let data = &link.merge_groups[g as usize].data;
+            let data = &placement.merge_groups[g as usize].data;
             let at = t.offset as usize;
             out[at..at + data.len()].copy_from_slice(data);
         }

@@ -6,7 +6,7 @@
 use crate::context::{Link, Place, Segments};
 use crate::image::Image;
 use crate::layout;
-use crate::output_section::Synthetic;
+use crate::output_section::{Placement, Synthetic};
 use crate::tables::Tables;
 use object::elf::{R_X86_64_RELATIVE, SHF_WRITE};
 
@@ -98,14 +98,19 @@ pub fn encode(addresses: &[u64]) -> Vec<u64> {
 /// size, so the layout is redone until they agree (once or twice in practice). Should
 /// they keep moving, the size only grows after a few rounds, which ends it (it cannot
 /// pass one word per place); the writer fills what the encoding leaves with empty bitmaps.
-pub fn settle(link: &mut Link, tables: &Tables, segments: &mut Segments) -> Vec<u64> {
+pub fn settle(
+    link: &mut Link,
+    tables: &Tables,
+    placement: &Placement,
+    segments: &mut Segments,
+) -> Vec<u64> {
     let Some(section) = link.synthetic.get(&Synthetic::RelrDyn).copied() else {
         return Vec::new();
     };
     let mut round = 0;
     loop {
         let words = encode(&addresses(&Image::before_symbol_addresses(
-            link, tables, segments,
+            link, tables, placement, segments,
         )));
         let needed = 8 * words.len() as u64;
         let current = link.output(section).size;

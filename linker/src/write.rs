@@ -12,7 +12,7 @@ use crate::image::Image;
 use crate::object_file::SectionKind;
 use crate::options::{BuildId, OutputKind};
 use crate::output_file::{OutputBuffer, PendingOutput};
-use crate::output_section::{eh_record_len, fde_cie_pointer, Synthetic, TailKind};
+use crate::output_section::{eh_record_len, fde_cie_pointer, Placement, Synthetic, TailKind};
 use crate::relocate::relocate_section;
 use crate::scan::RelocPlan;
 use crate::static_symtab::build_symtab;
@@ -238,11 +238,11 @@ pub fn write_output(
                 errors
             }
             Job::EhFrame { file, sec } => {
-                copy_eh_frame_pieces(link, *file, *sec, piece);
+                copy_eh_frame_pieces(link, link.placement, *file, *sec, piece);
                 relocate_eh_frame(link, plan, *file, *sec, piece, addr)
             }
             Job::Merged { group } => {
-                piece.copy_from_slice(&link.merge_groups[*group as usize].data);
+                piece.copy_from_slice(&link.placement.merge_groups[*group as usize].data);
                 Vec::new()
             }
             Job::Synthetic(which) => {
@@ -350,7 +350,13 @@ pub fn write_output(
 }
 
 /// Copies the kept CIEs and FDEs and points each FDE at its CIE's new position.
-pub(crate) fn copy_eh_frame_pieces(link: &Link, file: u32, sec: u32, out: &mut [u8]) {
+pub(crate) fn copy_eh_frame_pieces(
+    link: &Link,
+    placement: &Placement,
+    file: u32,
+    sec: u32,
+    out: &mut [u8],
+) {
     let s = &link.objects[file as usize].sections[sec as usize];
     for p in &s.pieces {
         if p.output_offset == u64::MAX {
@@ -365,7 +371,7 @@ pub(crate) fn copy_eh_frame_pieces(link: &Link, file: u32, sec: u32, out: &mut [
             // The CIE is here, or an equal one placed earlier stands for it.
             let cie_out = s
                 .piece_output_offset(cie_in)
-                .or_else(|| link.cie_aliases.get(&(file, sec, cie_in)).copied());
+                .or_else(|| placement.cie_aliases.get(&(file, sec, cie_in)).copied());
             if let Some(cie_out) = cie_out {
                 let new = (p.output_offset + 4 - cie_out) as u32;
                 out[dst + 4..dst + 8].copy_from_slice(&new.to_le_bytes());
