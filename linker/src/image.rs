@@ -94,16 +94,22 @@ impl<'a, 'o> Image<'a, 'o> {
                     section,
                     value,
                 } => self.defined_address(file, section, value).unwrap_or(0),
-                _ => self.sym_addr[id as usize],
+                _ => self.symbol_address(id),
             },
             Target::Local(f, i) => self.local_definition_address(f, i as usize).unwrap_or(0),
         }
     }
 
+    /// Global symbol `id`'s address; 0 where there are none (`-r`, where relocations keep
+    /// naming symbols) or not yet.
+    fn symbol_address(&self, id: crate::symbols::SymbolId) -> u64 {
+        self.sym_addr.get(id as usize).copied().unwrap_or(0)
+    }
+
     /// The address a relocation against `t` uses for S (symbols in dropped sections: 0).
     pub fn target_address(&self, t: Target) -> u64 {
         match t {
-            Target::Global(id) => self.sym_addr[id as usize],
+            Target::Global(id) => self.symbol_address(id),
             Target::Local(f, i) => self.local_address(f, i as usize).unwrap_or(0),
         }
     }
