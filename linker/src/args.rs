@@ -43,7 +43,7 @@ pub enum ArgsError {
     EndGroupWithoutStart,
 }
 
-/// Parses the linker's arguments (without argv[0]).
+/// Parses the linker's arguments (without `argv[0]`).
 ///
 /// Having no inputs is not an error here: `-v` alone is legitimate, and whether to complain is
 /// the driver's decision.

@@ -1690,8 +1690,8 @@ fn symbol_addresses(link: &Image) -> Vec<u64> {
     addrs
 }
 
-/// [`symbol_addresses`], then the symbols of script expressions and the scripts'
-/// `ASSERT`s.
+/// The address of every global symbol, by id: definitions, commons, copies and PLT
+/// entries first, then the symbols of script expressions; then the scripts' `ASSERT`s.
 pub fn compute_all_symbol_addresses(
     link: &Link,
     tables: &Tables,
