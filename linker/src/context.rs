@@ -104,9 +104,9 @@ pub enum LinkerSymbol {
     /// A linker script assignment or `--defsym` with any other expression, evaluated once
     /// the layout is known.
     Expr(Box<crate::script_expr::Expr>),
-    /// An assignment inside `SECTIONS` (its number there): its value comes from the
-    /// scripted layout (`ScriptResults::values`).
-    ScriptDot(usize),
+    /// An assignment inside `SECTIONS` (its number there, and its expression): its value
+    /// comes from the scripted layout (`ScriptResults::values`).
+    ScriptDot(usize, Box<crate::script_expr::Expr>),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -280,11 +280,11 @@ impl<'o> Link<'o> {
                     self.is_absolute_symbol(*other, depth + 1)
                 }
                 Some(LinkerSymbol::Expr(e)) => crate::layout::expr_is_absolute(self, e),
-                Some(LinkerSymbol::ScriptDot(k)) => self
-                    .script
-                    .values
-                    .get(*k)
-                    .is_some_and(|(_, section)| section.is_none()),
+                // Decided by the expression's shape, as `.` there is an address: the
+                // relocation scan needs it before the layout gives the symbol its value.
+                Some(LinkerSymbol::ScriptDot(_, e)) => {
+                    crate::layout::assignment_is_absolute(self, e)
+                }
                 _ => false,
             },
             _ => s.is_undefined() && !s.preemptible,

@@ -1640,7 +1640,7 @@ fn linker_symbol_value(link: &Image, what: &LinkerSymbol) -> u64 {
         }
         // Evaluated after every other symbol (evaluate_script_symbols).
         LinkerSymbol::Expr(_) => 0,
-        LinkerSymbol::ScriptDot(k) => link.script.values.get(*k).map_or(0, |v| v.0),
+        LinkerSymbol::ScriptDot(k, _) => link.script.values.get(*k).map_or(0, |v| v.0),
     }
 }
 
@@ -1842,7 +1842,7 @@ fn provide_wanted(link: &Link, id: u32) -> bool {
                 LinkerSymbol::Absolute(_)
                     | LinkerSymbol::Alias(..)
                     | LinkerSymbol::Expr(_)
-                    | LinkerSymbol::ScriptDot(_)
+                    | LinkerSymbol::ScriptDot(..)
             )
         ),
         _ => false,
@@ -1889,7 +1889,8 @@ fn define_sections_symbols(link: &mut Link) {
         // The script's definition replaces the linker's own (`_end`, `_etext`, which are
         // hidden), as in lld.
         sym.visibility = if a.hidden { STV_HIDDEN } else { STV_DEFAULT };
-        link.linker_symbols.insert(id, LinkerSymbol::ScriptDot(k));
+        link.linker_symbols
+            .insert(id, LinkerSymbol::ScriptDot(k, Box::new(a.expr.clone())));
         crate::scan::decide_preemption(link, id);
     }
 }
@@ -1975,6 +1976,23 @@ impl LinkEnv<'_> {
             value,
         })
     }
+}
+
+/// Whether the value of an assignment inside `SECTIONS` is a number rather than an address
+/// (as lld decides it: `.` there is an address, `0x1234` or `SIZEOF(.text)` a number); by
+/// its shape, so also before layout. An expression that cannot be evaluated yet (a section
+/// the linker has not made) counts as an address.
+pub fn assignment_is_absolute(link: &Link, e: &crate::script_expr::Expr) -> bool {
+    e.eval(&LinkEnv {
+        link,
+        symbols: &[],
+        dot: Some(crate::script_expr::Value {
+            section: Some(0),
+            value: 0,
+        }),
+        headers: None,
+    })
+    .is_ok_and(|v| v.section.is_none())
 }
 
 /// Whether a script expression's value is a number (rather than an address in a section,

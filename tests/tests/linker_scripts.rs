@@ -921,6 +921,62 @@ int main(void) {
     assert_eq!(value("__myreg_end"), reg.addr + reg.size);
 }
 
+/// Symbols a script assigns inside `SECTIONS` in a PIE: a number (`0x4321`, `SIZEOF`, a
+/// difference of addresses, `ABSOLUTE(.)`, and lld's reading of a number inside an output
+/// section) is absolute, `.` and `ADDR` are addresses that move with the load address. The
+/// relocation scan decides it before layout: code taking such a symbol's address gets the
+/// number itself (no R_X86_64_RELATIVE), as with lld.
+#[test]
+fn script_symbols_absolute_or_relative_in_a_pie_as_lld() {
+    let t = Test::new();
+    let main = t.compile(
+        Clang,
+        r#"#include <stdio.h>
+extern char x_in[], z_sz[], v_diff[], t_num[], y_in[], w_addr[], d[];
+char *ptrs[] = { x_in, z_sz, v_diff, t_num };
+int main(void) {
+    const char *names[] = { "x_in", "z_sz", "v_diff", "t_num" };
+    for (int i = 0; i < 4; i++)
+        printf("%s %lx\n", names[i], (unsigned long)ptrs[i]);
+    printf("y_in-d %ld\nw_addr-d %ld\n", (long)(y_in - d), (long)(w_addr - d));
+    return 0;
+}
+"#,
+        &["-O1", "-fPIE"],
+    );
+    let data = t.compile(
+        Clang,
+        "char d[16] __attribute__((section(\".mydata\"))) = {1};\n",
+        &["-O1", "-fPIE"],
+    );
+    let script = t.write(
+        "insert.ld",
+        "SECTIONS {\n  .mysec : { x_in = 0x10; *(.mydata) y_in = .; v_diff = . - ADDR(.mysec); }\n  \
+         z_sz = SIZEOF(.mysec);\n  w_addr = ADDR(.mysec);\n  t_num = 0x4321;\n}\n\
+         INSERT AFTER .data;\n",
+    );
+    let flags = ["-pie", "-Wl,-T", script.to_str().unwrap()];
+    let lld = t.link(Driver::ClangLld, &[&main, &data], &flags, "lld/prog");
+    let rld = t.link(Driver::ClangRld, &[&main, &data], &flags, "rld/prog");
+    assert_same_output(
+        &rld,
+        &lld,
+        &[],
+        &[],
+        Some("x_in 10\nz_sz 10\nv_diff 10\nt_num 4321\ny_in-d 16\nw_addr-d 0\n"),
+    );
+    let (rld_syms, lld_syms) = (symbols(&rld), symbols(&lld));
+    for name in ["x_in", "z_sz", "v_diff", "t_num", "y_in", "w_addr"] {
+        let absolute = |syms: &[Symbol]| find_symbols(syms, ".symtab", name)[0].ndx == "ABS";
+        assert_eq!(absolute(&rld_syms), absolute(&lld_syms), "{name}");
+        assert_eq!(
+            absolute(&rld_syms),
+            !["y_in", "w_addr"].contains(&name),
+            "{name}"
+        );
+    }
+}
+
 /// GNU ld's default script for `flag` (`ld --verbose`, the text between its `=====` lines),
 /// written to `name`: what build systems copy and adapt.
 fn gnu_default_script(t: &Test, flag: Option<&str>, name: &str) -> std::path::PathBuf {
