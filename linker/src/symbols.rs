@@ -982,16 +982,13 @@ impl Resolver {
             // `.symver`: `foo@@VER` defines foo (default version VER); `foo@VER` is its own
             // symbol (a hidden version), and so is a reference to `foo@VER`.
             let mut version = None;
-            let mut versioned_name = false;
             if let Some(at) = memchr::memchr(b'@', name) {
-                versioned_name = true;
                 if name.get(at + 1) == Some(&b'@') {
                     version = Some(SymVersion {
                         name: &name[at + 2..],
                         hidden: false,
                     });
                     name = &name[..at];
-                    versioned_name = false;
                 } else if section != shndx::UNDEF {
                     version = Some(SymVersion {
                         name: &name[at + 1..],
@@ -1003,7 +1000,6 @@ impl Resolver {
             if section == shndx::UNDEF && !self.wrapped.is_empty() {
                 if let Some(&to) = self.wrapped.get(name) {
                     name = to;
-                    versioned_name = name.contains(&b'@');
                 }
             }
             let id = self.symtab.intern(name);
@@ -1012,7 +1008,7 @@ impl Resolver {
                     self.symtab.get_mut(id).version = Some(v);
                 }
             }
-            if versioned_name {
+            if memchr::memchr(b'@', name).is_some() {
                 let sym = self.symtab.get_mut(id);
                 if sym.def == SymbolDef::Undefined {
                     if let Some(&(dso, index)) = self.dso_versioned.get(name) {

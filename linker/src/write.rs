@@ -133,7 +133,7 @@ pub fn write_output(
         .map(|o| o.offset + o.size)
         .max()
         .unwrap_or(0)
-        .max(64 + 56 * link.segments.headers.len() as u64);
+        .max(link.segments.headers_size());
     let mut trailing_offsets = Vec::with_capacity(trailing.len());
     for t in &trailing {
         end = end.next_multiple_of(t.align);
