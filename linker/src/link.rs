@@ -171,7 +171,10 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         }
     }
     let mut timer = Timer::new(opts.print_timing);
-    let mut pending = PendingOutput::new(&opts.output, !opts.relocatable)?;
+    // An executable's previous output is written over in place where safe (mold's speed-up);
+    // a shared library may be mapped by running programs, and `-r` has its own writer.
+    let mut pending = PendingOutput::new(&opts.output, !opts.relocatable)?
+        .reusing_previous(!opts.relocatable && !opts.is_shared());
 
     // Find, map and identify every input (library search and linker scripts included).
     let input::Inputs {

@@ -10,6 +10,11 @@
 //! and lld do: renaming over it would replace a device node with a regular file. `-o -` writes
 //! to standard output (lld's convention). In those cases the image is built in memory first
 //! and written in one go at commit, so a failed link writes nothing there either.
+//!
+//! An executable's previous output is written over in place when that is safe (see
+//! [`PendingOutput::reusing_previous`]): the kernel then has its pages and disk blocks
+//! already, and writing into them is much cheaper than into a new file (mold does the
+//! same). Such a buffer is not zero-filled; the writer clears what it does not write.
 
 use crate::error::{LinkError, Result};
 use std::io::Write as _;
@@ -25,6 +30,8 @@ pub struct PendingOutput {
     /// The temporary file of a regular-file destination, removed unless committed.
     tmp: Option<PathBuf>,
     committed: bool,
+    /// The previous output may be written over in place.
+    reuse: bool,
 }
 
 enum Destination {
@@ -39,6 +46,16 @@ enum Destination {
 /// anonymous memory for a destination that is not a regular file.
 pub struct OutputBuffer {
     map: memmap2::MmapMut,
+    /// Every byte starts as zero (a new file or anonymous memory), rather than holding the
+    /// previous output's bytes.
+    zeroed: bool,
+}
+
+impl OutputBuffer {
+    /// Whether every byte starts as zero; if not, the writer must write each one.
+    pub fn is_zeroed(&self) -> bool {
+        self.zeroed
+    }
 }
 
 impl std::ops::Deref for OutputBuffer {
@@ -78,7 +95,20 @@ impl PendingOutput {
             mode: if executable { 0o777 } else { 0o666 },
             tmp: None,
             committed: false,
+            reuse: false,
         })
+    }
+
+    /// Lets [`buffer`] write over the previous output in place, when it is a regular file
+    /// of rld's user with no other name and the kernel refuses to open a running program
+    /// for writing (ETXTBSY; Linux 6.11 and 6.12 do not): a program started from the old
+    /// file keeps its own. The caller asks only for executables: a shared library may be
+    /// mapped by running processes, which the kernel does not protect.
+    ///
+    /// [`buffer`]: PendingOutput::buffer
+    pub fn reusing_previous(mut self, reuse: bool) -> PendingOutput {
+        self.reuse = reuse && kernel_refuses_writing_running_programs();
+        self
     }
 
     /// A zero-filled buffer of `size` bytes for the output image.
@@ -89,15 +119,26 @@ impl PendingOutput {
                 std::io::Error::other("output too large for this machine"),
             )
         };
+        let mut zeroed = true;
         let map = match &self.dest {
             Destination::RegularFile(dest) => {
-                release_in_background(dest);
-                let (file, tmp) = create_temporary(dest, self.mode)?;
+                let previous = self.reuse.then(|| take_previous(dest, self.mode)).flatten();
+                let (file, tmp) = match previous {
+                    Some(taken) => {
+                        zeroed = false;
+                        taken
+                    }
+                    None => {
+                        release_in_background(dest);
+                        create_temporary(dest, self.mode)?
+                    }
+                };
                 interrupt::remove_on_signal(&tmp);
                 self.tmp = Some(tmp);
                 file.set_len(size).map_err(|e| LinkError::io(dest, e))?;
-                // SAFETY: the temporary file was just created by this process under a name
-                // of its own, and nothing else maps or truncates it while the map lives.
+                // SAFETY: the file is under a temporary name of this process's own (new, or
+                // the previous output moved there, with no other name), and nothing else
+                // maps or truncates it while the map lives.
                 unsafe { memmap2::MmapMut::map_mut(&file) }.map_err(|e| LinkError::io(dest, e))?
             }
             Destination::Special(path) => {
@@ -109,7 +150,7 @@ impl PendingOutput {
                 memmap2::MmapMut::map_anon(len).map_err(|e| LinkError::io("-", e))?
             }
         };
-        Ok(OutputBuffer { map })
+        Ok(OutputBuffer { map, zeroed })
     }
 
     /// Makes the finished image visible at the destination.
@@ -158,6 +199,64 @@ impl Drop for PendingOutput {
             interrupt::forget();
         }
     }
+}
+
+/// Moves the previous output at `dest` to a temporary name and opens it for writing, with
+/// the mode a new file would get, so the output is as if new. None, with `dest` as it was,
+/// where that is not safe or possible: not a regular file with this one name, another
+/// user's, small (nothing to gain), or a running program (ETXTBSY).
+fn take_previous(dest: &Path, mode: u32) -> Option<(std::fs::File, PathBuf)> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+    let owned_single_file = |m: &std::fs::Metadata| {
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let euid = unsafe { libc::geteuid() };
+        m.is_file() && m.nlink() == 1 && m.uid() == euid && m.len() >= 1 << 20
+    };
+    if !std::fs::symlink_metadata(dest).is_ok_and(|m| owned_single_file(&m)) {
+        return None;
+    }
+    // A new file gives the name (exclusive, unpredictable) and the mode the umask makes.
+    let (fresh, tmp) = create_temporary(dest, mode).ok()?;
+    let new_mode = fresh.metadata().ok()?.permissions().mode() & 0o7777;
+    drop(fresh);
+    // Over the new file, which only loses its name.
+    if std::fs::rename(dest, &tmp).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+        return None;
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)
+        .ok()
+        // Checked again: `dest` may have changed since it was looked at.
+        .filter(|f| f.metadata().is_ok_and(|m| owned_single_file(&m)))
+        .filter(|f| {
+            f.set_permissions(std::fs::Permissions::from_mode(new_mode))
+                .is_ok()
+        });
+    if file.is_none() && std::fs::rename(&tmp, dest).is_err() {
+        // `dest` was taken meanwhile; what was there would have been replaced anyway.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    Some((file?, tmp))
+}
+
+/// Whether opening a running program for writing fails with ETXTBSY on this kernel.
+fn kernel_refuses_writing_running_programs() -> bool {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .is_ok_and(|release| release_refuses_writing_running_programs(release.trim()))
+}
+
+/// Linux refuses to open a running program for writing (ETXTBSY), except in 6.11 and 6.12
+/// (mold reads the version the same way).
+fn release_refuses_writing_running_programs(release: &str) -> bool {
+    let mut parts = release
+        .split(|c: char| !c.is_ascii_digit())
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    let version = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    !((6, 11)..(6, 13)).contains(&version)
 }
 
 /// Removes the previous output while the new one is written. Deleting a large file is slow
@@ -282,6 +381,27 @@ mod interrupt {
             // SAFETY: every pointer stored in PATH came from CString::into_raw, and the
             // swap that took it out of PATH made this the only owner.
             drop(unsafe { CString::from_raw(path) });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::release_refuses_writing_running_programs as refuses;
+
+    #[test]
+    fn only_linux_6_11_and_6_12_let_running_programs_be_written() {
+        for release in [
+            "5.15.0-91-generic",
+            "6.10.14",
+            "6.13.0",
+            "6.18.44-fc-v669",
+            "7.0",
+        ] {
+            assert!(refuses(release), "{release}");
+        }
+        for release in ["6.11.0-rc1", "6.12.3-arch1"] {
+            assert!(!refuses(release), "{release}");
         }
     }
 }

@@ -145,6 +145,7 @@ pub fn write_output(
     let file_size = shoff + 64 * shnum as u64;
 
     let mut map = pending.buffer(file_size)?;
+    let zeroed = map.is_zeroed();
     let buf: &mut [u8] = &mut map;
 
     // Collect every independent piece with its file range, then write them in parallel.
@@ -212,6 +213,9 @@ pub fn write_output(
     }
     jobs.retain(|j| j.1 > 0);
     jobs.sort_by_key(|j| j.0);
+    if !zeroed {
+        clear_between(buf, &jobs);
+    }
     fill_gaps(link, buf, &jobs);
 
     let mut slices: Vec<(&mut [u8], u64, &Job)> = Vec::with_capacity(jobs.len());
@@ -231,6 +235,12 @@ pub fn write_output(
     }
     let errors: Vec<String> = slices
         .into_par_iter()
+        .map(|(piece, addr, job)| {
+            if !zeroed && !job.writes_every_byte(link) {
+                piece.fill(0);
+            }
+            (piece, addr, job)
+        })
         .flat_map(|(piece, addr, job)| match job {
             Job::Input { file, sec } => {
                 let errors = relocate_section(link, plan, *file, *sec, piece, addr);
@@ -493,6 +503,35 @@ fn compute_build_id(style: &BuildId, data: &[u8], len: usize) -> Vec<u8> {
 /// Writes the scripts' fill patterns into the gaps between the contents of their output
 /// sections (`jobs`, sorted by offset), each gap starting with the pattern's first byte
 /// (lld).
+impl Job {
+    /// Whether the job writes each byte of its piece (else, over a previous output's bytes,
+    /// the piece is zeroed first: a `.bss` inside a data section, `.eh_frame` without its
+    /// dead FDEs, the linker's own sections).
+    fn writes_every_byte(&self, link: &Image) -> bool {
+        match *self {
+            Job::Input { file, sec } => {
+                link.objects[file as usize].sections[sec as usize].sh_type != SHT_NOBITS
+            }
+            Job::Merged { .. } | Job::Bytes(_) | Job::Compressed(_) | Job::ScriptData(_) => true,
+            Job::EhFrame { .. } | Job::Synthetic(_) => false,
+        }
+    }
+}
+
+/// Zeroes the bytes no job writes (alignment padding, the header area before the headers
+/// are written, the null section header) in a buffer that holds a previous output.
+fn clear_between(buf: &mut [u8], jobs: &[(u64, u64, u64, Job)]) {
+    let mut at = 0u64;
+    for &(offset, size, ..) in jobs {
+        if offset > at {
+            buf[at as usize..offset as usize].fill(0);
+        }
+        at = at.max(offset + size);
+    }
+    let end = (at as usize).min(buf.len());
+    buf[end..].fill(0);
+}
+
 fn fill_gaps(link: &Image, buf: &mut [u8], jobs: &[(u64, u64, u64, Job)]) {
     for &(i, pattern) in &link.contents.fills {
         let o = &link.outputs[i as usize];

@@ -307,3 +307,117 @@ fn a_large_previous_output_is_replaced_and_its_other_names_keep_it() {
         "stray files"
     );
 }
+
+/// Linux 6.11 and 6.12 let a running program be opened for writing; there rld never writes
+/// over a previous output in place.
+fn kernel_protects_running_programs() -> bool {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+    let mut parts = release.trim().split('.').map(|p| {
+        p.chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse::<u32>()
+            .unwrap_or(0)
+    });
+    let version = (parts.next().unwrap(), parts.next().unwrap());
+    !((6, 11)..(6, 13)).contains(&version)
+}
+
+fn inode(p: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(p).unwrap().ino()
+}
+
+#[test]
+fn a_previous_executable_is_written_over_in_place_as_if_new() {
+    // As mold does, an executable's previous output (a regular file of rld's user, with one
+    // name) is written over in place: cheaper than a new file. The result must be the bytes
+    // and mode of a link into a new file, whatever the old file held (here 8 MB of 0xab,
+    // mode 0600, which shows any byte the writer left unwritten). A shared library is never
+    // written over: running programs may have it mapped.
+    use std::os::unix::fs::PermissionsExt;
+    let t = Test::new();
+    let src = "#include <stdio.h>\n\
+        static char zeros[100000];\n\
+        int counter = 7;\n\
+        __thread int tls = 3;\n\
+        int main(void) { zeros[counter] = 1; printf(\"%d %d %d\\n\", counter, tls, zeros[7]); return 0; }\n";
+    let obj = t.compile(Clang, src, &["-O2", "-fPIC"]);
+    let fresh = t.link(Driver::ClangRld, &[&obj], &[], "fresh.out");
+    let fresh_so = t.link(Driver::ClangRld, &[&obj], &["-shared"], "fresh.so");
+    let expected_mode = std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o7777;
+    for (name, flags, expected) in [
+        ("prog.out", &[][..], &fresh),
+        ("lib.so", &["-shared"][..], &fresh_so),
+    ] {
+        let old = t.write(name, vec![0xabu8; 8 << 20]);
+        std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let before = inode(&old);
+        let out = t.link(Driver::ClangRld, &[&obj], flags, name);
+        assert!(
+            std::fs::read(&out).unwrap() == std::fs::read(expected).unwrap(),
+            "{name}: differs from the link into a new file"
+        );
+        let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, expected_mode, "{name}: mode {mode:o}");
+        let in_place = flags.is_empty() && kernel_protects_running_programs();
+        assert_eq!(inode(&out) == before, in_place, "{name}: written in place?");
+    }
+    assert_output_is(
+        &fresh,
+        &run(&t.path("prog.out"), &[], &[]),
+        "7 3 1\n",
+        "prog.out",
+    );
+    assert!(
+        t.files_starting_with(".").is_empty(),
+        "temporary files left"
+    );
+}
+
+#[test]
+fn a_running_previous_output_is_left_to_run() {
+    // The kernel refuses to open a running program for writing (ETXTBSY): rld then writes
+    // a new file, and the program started from the old one runs on unharmed.
+    let t = Test::new();
+    let program = |greeting: &str| {
+        format!(
+            "#include <stdio.h>\n\
+             char big[2 << 20] = {{1}};\n\
+             int main(void) {{ char line[64]; if (!fgets(line, sizeof line, stdin)) return 1;\n\
+             printf(\"{greeting} %d %s\", big[0], line); return 0; }}\n"
+        )
+    };
+    let old_obj = t.compile(Clang, &program("old"), &["-O2"]);
+    let new_obj = t.compile(Clang, &program("new"), &["-O2"]);
+    let out = t.link(Driver::ClangRld, &[&old_obj], &[], "prog.out");
+    let before = inode(&out);
+    let mut running = Command::new(&out)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    t.link(Driver::ClangRld, &[&new_obj], &[], "prog.out");
+    assert_ne!(
+        inode(&out),
+        before,
+        "the running program's file was written into"
+    );
+    use std::io::Write as _;
+    running.stdin.take().unwrap().write_all(b"line\n").unwrap();
+    let old_run = running.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&old_run.stdout), "old 1 line\n");
+    let new_run = Command::new(&out)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut new_run = new_run;
+    new_run.stdin.take().unwrap().write_all(b"again\n").unwrap();
+    let new_out = new_run.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&new_out.stdout), "new 1 again\n");
+    assert!(
+        t.files_starting_with(".").is_empty(),
+        "temporary files left"
+    );
+}
