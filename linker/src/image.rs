@@ -117,23 +117,34 @@ impl<'a, 'o> Image<'a, 'o> {
     /// S + A. For a section symbol of a merged section the addend selects the piece, so it
     /// must be applied before mapping the offset into the output (lld does the same).
     pub fn address_with_addend(&self, t: Target, addend: i64) -> i64 {
-        if let Target::Local(f, i) = t {
-            let obj = &self.objects[f as usize];
-            let sym = &obj.symbols[i as usize];
-            if sym.st_type() == elf::STT_SECTION {
-                let shndx = obj.symbol_section(i as usize);
-                let merged = obj
-                    .sections
-                    .get(shndx as usize)
-                    .is_some_and(|s| s.kind == crate::object_file::SectionKind::Merge);
-                if merged {
-                    let off = (sym.st_value(LE) as i64).wrapping_add(addend) as u64;
-                    return self.section_address(f, shndx, off).unwrap_or(0) as i64;
-                }
+        self.address_and_sum(t, addend).1
+    }
+
+    /// S and S + A together: a local target's symbol and section are looked up once, not
+    /// once for each (the writer needs both at every relocation). Modulo 2^64, as the psABI
+    /// computes (a corrupt addend must not overflow).
+    pub fn address_and_sum(&self, t: Target, addend: i64) -> (i64, i64) {
+        let Target::Local(f, i) = t else {
+            let s = self.target_address(t) as i64;
+            return (s, s.wrapping_add(addend));
+        };
+        let obj = &self.objects[f as usize];
+        let sym = &obj.symbols[i as usize];
+        if sym.st_type() == elf::STT_SECTION {
+            let shndx = obj.symbol_section(i as usize);
+            let merged = obj
+                .sections
+                .get(shndx as usize)
+                .is_some_and(|s| s.kind == crate::object_file::SectionKind::Merge);
+            if merged {
+                let value = sym.st_value(LE);
+                let off = (value as i64).wrapping_add(addend) as u64;
+                let s = self.section_address(f, shndx, value).unwrap_or(0) as i64;
+                return (s, self.section_address(f, shndx, off).unwrap_or(0) as i64);
             }
         }
-        // Modulo 2^64, as the psABI computes (a corrupt addend must not overflow).
-        (self.target_address(t) as i64).wrapping_add(addend)
+        let s = self.local_address(f, i as usize).unwrap_or(0) as i64;
+        (s, s.wrapping_add(addend))
     }
 
     fn local_address(&self, file: FileId, index: usize) -> Option<u64> {

@@ -247,9 +247,8 @@ fn apply_alloc_relocs(p: &mut Patch, actions: &[Action], base: u64) {
         let t = link.target(p.file, r.r_sym(LE, false) as usize);
         let a = r.r_addend(LE);
         let place = (base + offset) as i64;
-        let s = link.target_address(t) as i64;
-        // S + A, with merged-section pieces located correctly.
-        let sa = link.address_with_addend(t, a);
+        // S, and S + A with merged-section pieces located correctly.
+        let (s, sa) = link.address_and_sum(t, a);
         let tp = || link.segments.tls.tp_offset(s as u64).wrapping_add(a);
         let mut field = |value: i64, size: usize, signed: bool| {
             p.write_sized(offset, r_type, value, size, signed, t)

@@ -129,6 +129,9 @@ struct FileScan {
     /// One action per relocation, per section (empty for sections not scanned).
     actions: Vec<Box<[Action]>>,
     requests: Vec<Request>,
+    /// The relative dynamic relocations of writable places (a PIE's pointers: often most
+    /// relocations), made here rather than requested: they need nothing shared.
+    relative: Vec<DynReloc>,
     /// Undefined symbols referenced, with the first places (three, or one with
     /// `--warn-once`) ...
     undefined: Vec<(SymbolId, String)>,
@@ -156,10 +159,14 @@ impl RelocPlan {
 /// Decides every relocation of every live allocated section (in parallel, per file), then
 /// creates the GOT, PLT, copy and dynamic relocations they need, in input order.
 pub fn scan_relocations(link: &mut Link, large_image: bool) -> Result<(RelocPlan, Tables)> {
-    // Decided once per global symbol rather than at each of its relocations.
-    let globals: Vec<TargetFacts> = (0..link.symtab.symbols.len() as SymbolId)
+    // Decided once per global symbol rather than at each of its relocations (which then
+    // need not reach the symbol itself).
+    let globals: Vec<GlobalFacts> = (0..link.symtab.symbols.len() as SymbolId)
         .into_par_iter()
-        .map(|id| target_facts(link, Target::Global(id)))
+        .map(|id| GlobalFacts {
+            facts: target_facts(link, Target::Global(id)),
+            unresolved: is_unresolved(link, id),
+        })
         .collect();
     let scans: Vec<FileScan> = (0..link.objects.len() as FileId)
         .into_par_iter()
@@ -172,6 +179,7 @@ pub fn scan_relocations(link: &mut Link, large_image: bool) -> Result<(RelocPlan
     let mut errors = Vec::new();
     for (file, scan) in scans.into_iter().enumerate() {
         tables.uses_got_base |= scan.uses_got_base;
+        tables.rela_dyn.extend_from_slice(&scan.relative);
         for r in &scan.requests {
             grant(link, &mut tables, &mut errors, file as FileId, r);
         }
@@ -193,6 +201,22 @@ pub fn scan_relocations(link: &mut Link, large_image: bool) -> Result<(RelocPlan
     Ok((RelocPlan { files }, tables))
 }
 
+/// What the scan needs to know about a global symbol at each relocation against it.
+#[derive(Clone, Copy)]
+struct GlobalFacts {
+    facts: TargetFacts,
+    /// An undefined symbol a reference to must be reported.
+    unresolved: bool,
+}
+
+/// An undefined symbol the output cannot leave to the dynamic loader (only one of default
+/// visibility can be, and only where undefined symbols are allowed).
+fn is_unresolved(link: &Link, id: SymbolId) -> bool {
+    let sym = link.symtab.get(id);
+    let allowed_undefined = !link.opts.reports_undefined() && sym.visibility == STV_DEFAULT;
+    sym.is_undefined() && !sym.is_undef_weak() && !allowed_undefined
+}
+
 /// The facts about a target that decide its relocations.
 fn target_facts(link: &Link, t: Target) -> TargetFacts {
     TargetFacts {
@@ -206,7 +230,7 @@ fn target_facts(link: &Link, t: Target) -> TargetFacts {
     }
 }
 
-fn scan_file(link: &Link, globals: &[TargetFacts], file: FileId, large_image: bool) -> FileScan {
+fn scan_file(link: &Link, globals: &[GlobalFacts], file: FileId, large_image: bool) -> FileScan {
     let obj = &link.objects[file as usize];
     let opts = link.opts;
     let out = OutputKind {
@@ -244,10 +268,7 @@ fn scan_file(link: &Link, globals: &[TargetFacts], file: FileId, large_image: bo
             let offset = r.r_offset(LE);
             let target = link.target(file, r.r_sym(LE, false) as usize);
             if let Target::Global(id) = target {
-                let sym = link.symtab.get(id);
-                // Only a default-visibility symbol can be left for the dynamic loader.
-                let allowed_undefined = !opts.reports_undefined() && sym.visibility == STV_DEFAULT;
-                if sym.is_undefined() && !sym.is_undef_weak() && !allowed_undefined {
+                if globals[id as usize].unresolved {
                     let count = noted.entry(id).or_default();
                     *count += 1;
                     if *count <= shown {
@@ -264,7 +285,7 @@ fn scan_file(link: &Link, globals: &[TargetFacts], file: FileId, large_image: bo
                 }
             }
             let facts = match target {
-                Target::Global(id) => globals[id as usize],
+                Target::Global(id) => globals[id as usize].facts,
                 Target::Local(..) => target_facts(link, target),
             };
             let site = Site {
@@ -308,8 +329,15 @@ fn scan_file(link: &Link, globals: &[TargetFacts], file: FileId, large_image: bo
             if facts.local_ifunc {
                 request(Need::Iplt);
             }
-            if decision.need != Need::Nothing {
-                request(decision.need);
+            match decision.need {
+                Need::Nothing => {}
+                Need::Relative { text: false } => scan.relative.push(DynReloc {
+                    place: Place::Section { file, sec, offset },
+                    r_type: R_X86_64_RELATIVE,
+                    sym: None,
+                    addend: DynAddend::Address(target, r.r_addend(LE)),
+                }),
+                need => request(need),
             }
         }
         scan.actions.push(actions.into_boxed_slice());

@@ -46,10 +46,11 @@ pub fn write_synthetic(link: &Image, dynamic: &DynamicTables, which: Synthetic, 
             let index = dynsym_indices(dynamic);
             // RELATIVE first: DT_RELACOUNT lets the loader apply them in a tight loop.
             let mut relocs: Vec<&DynReloc> = link.tables.rela_dyn.iter().collect();
-            relocs.sort_by_key(|r| r.r_type != R_X86_64_RELATIVE);
-            for (i, r) in relocs.into_iter().enumerate() {
-                write_rela(link, &index, r, &mut buf[24 * i..24 * i + 24]);
-            }
+            relocs.par_sort_by_key(|r| r.r_type != R_X86_64_RELATIVE);
+            // A PIE's relative relocations can number hundreds of thousands.
+            buf.par_chunks_mut(24)
+                .zip(relocs)
+                .for_each(|(out, r)| write_rela(link, &index, r, out));
         }
         Synthetic::RelaPlt => {
             let index = dynsym_indices(dynamic);

@@ -1,11 +1,13 @@
-//! `--time`: how long each phase of the link took, and the memory it had reached.
+//! `--time`: how long each phase of the link took (wall and CPU time: their ratio is how
+//! parallel the phase ran), and the memory it had reached.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Prints how long each phase took, for `--time`.
 pub struct Timer {
     enabled: bool,
     last: Instant,
+    last_cpu: Duration,
     start: Instant,
 }
 
@@ -15,29 +17,45 @@ impl Timer {
         Timer {
             enabled,
             last: now,
+            last_cpu: cpu_time(),
             start: now,
         }
     }
 
     pub fn phase(&mut self, name: &str) {
         if self.enabled {
-            let now = Instant::now();
+            let (now, cpu) = (Instant::now(), cpu_time());
             eprintln!(
-                "rld: {:>8.2} ms  {name}{}",
+                "rld: {:>8.2} ms  {name}  (cpu {:.2} ms){}",
                 (now - self.last).as_secs_f64() * 1e3,
+                cpu.saturating_sub(self.last_cpu).as_secs_f64() * 1e3,
                 rld_lto_api::peak_rss_note()
             );
             self.last = now;
+            self.last_cpu = cpu;
         }
     }
 
     pub fn total(&self) {
         if self.enabled {
             eprintln!(
-                "rld: {:>8.2} ms  total{}",
+                "rld: {:>8.2} ms  total  (cpu {:.2} ms){}",
                 self.start.elapsed().as_secs_f64() * 1e3,
+                cpu_time().as_secs_f64() * 1e3,
                 rld_lto_api::peak_rss_note()
             );
         }
     }
+}
+
+/// User and system time of all the process's threads so far.
+fn cpu_time() -> Duration {
+    // SAFETY: getrusage fills the zeroed structure it is given; RUSAGE_SELF cannot fail.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    time(usage.ru_utime) + time(usage.ru_stime)
 }
