@@ -90,6 +90,12 @@ fn rejects_corrupt_archive() {
     ar.extend_from_slice(b"\x7fELF this is not really an object");
     let corrupt = t.write("corrupt.a", ar);
     assert_rejected(&t, &[&start, &corrupt], &[], &["corrupt.a"]);
+    // Archives are indexed after the command line is read, in parallel: the first error
+    // in command-line order is still the one reported, as GNU ld and lld report it.
+    let stderr = assert_rejected(&t, &[&start, &corrupt], &["-lnosuchlib"], &["corrupt.a"]);
+    assert!(!stderr.contains("nosuchlib"), "{stderr}");
+    let stderr = assert_rejected(&t, &[&start], &["-lnosuchlib", "corrupt.a"], &["nosuchlib"]);
+    assert!(!stderr.contains("corrupt.a"), "{stderr}");
 }
 
 #[test]

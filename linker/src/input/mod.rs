@@ -119,11 +119,43 @@ pub struct Inputs {
 
 struct Collector<'o> {
     opts: &'o Options,
-    files: Vec<InputFile>,
+    files: Vec<Collected>,
     scripts: ScriptFacts,
     search_dirs: Vec<PathBuf>,
     /// The existing output file's identity (device, inode), which no input may share.
     output: Option<(u64, u64)>,
+}
+
+/// An input as collection leaves it: archives are indexed afterwards, all at once in
+/// parallel (reading every member's header of a large library is most of collection).
+enum Collected {
+    Ready(InputFile),
+    Archive {
+        display: String,
+        path: PathBuf,
+        data: &'static [u8],
+        whole: bool,
+    },
+}
+
+/// The inputs collected, in order, with their archives indexed. If collection stopped at an
+/// error, `stopped` is it: an archive before it that is corrupt is the first error, though.
+fn finish(files: Vec<Collected>, stopped: Result<()>) -> Result<Vec<InputFile>> {
+    use rayon::prelude::*;
+    let files: Vec<Result<InputFile>> = files
+        .into_par_iter()
+        .map(|c| match c {
+            Collected::Ready(file) => Ok(file),
+            Collected::Archive {
+                display,
+                path,
+                data,
+                whole,
+            } => Archive::parse(display, &path, data, whole).map(InputFile::Archive),
+        })
+        .collect();
+    let files = files.into_iter().collect::<Result<Vec<_>>>()?;
+    stopped.map(|()| files)
 }
 
 /// The (device, inode) of the file at `path`, if there is one.
@@ -142,7 +174,7 @@ pub fn collect_inputs(opts: &Options) -> Result<Inputs> {
         search_dirs: opts.library_paths.clone(),
         output: file_identity(&opts.output).filter(|_| opts.output.as_os_str() != "-"),
     };
-    for input in &opts.inputs {
+    let stopped = opts.inputs.iter().try_for_each(|input| {
         match input {
             InputArg::File { path, state } => {
                 let display = path.display().to_string();
@@ -163,9 +195,10 @@ pub fn collect_inputs(opts: &Options) -> Result<Inputs> {
             // once), so a group needs no re-scanning and its bounds carry no information.
             InputArg::StartGroup | InputArg::EndGroup => {}
         }
-    }
+        Ok(())
+    });
     Ok(Inputs {
-        files: c.files,
+        files: finish(std::mem::take(&mut c.files), stopped)?,
         scripts: c.scripts,
     })
 }
@@ -200,11 +233,15 @@ pub fn collect_plugin_library(
         as_needed: true,
         ..InputState::default()
     };
-    c.add_library(name, state, 0)?;
-    Ok(c.files)
+    let stopped = c.add_library(name, state, 0);
+    finish(c.files, stopped)
 }
 
 impl Collector<'_> {
+    fn push(&mut self, file: InputFile) {
+        self.files.push(Collected::Ready(file));
+    }
+
     fn add_library(&mut self, name: &str, state: InputState, depth: u32) -> Result<()> {
         let static_only = state.static_only || self.opts.static_link;
         let found = search::find_library(
@@ -239,30 +276,37 @@ impl Collector<'_> {
         match identify(data) {
             FileType::Relocatable if state.lazy => {
                 let archive = Archive::of_lazy_object(display, path, data)?;
-                self.files.push(InputFile::Archive(archive));
+                self.push(InputFile::Archive(archive));
             }
             FileType::Bitcode if state.lazy => {
                 eprintln!(
                     "rld: warning: {display}: bitcode between --start-lib and --end-lib is \
                      linked whether needed or not"
                 );
-                self.files.push(InputFile::Bitcode {
+                self.push(InputFile::Bitcode {
                     name: display,
                     data,
                 })
             }
-            FileType::Relocatable => self.files.push(InputFile::Object {
+            FileType::Relocatable => self.push(InputFile::Object {
                 name: display,
                 data,
             }),
-            FileType::Bitcode => self.files.push(InputFile::Bitcode {
+            FileType::Bitcode => self.push(InputFile::Bitcode {
                 name: display,
                 data,
             }),
-            FileType::Archive => {
+            // A thin archive's members are files of their own, read in command-line order.
+            FileType::Archive if data.starts_with(b"!<thin>\n") => {
                 let archive = Archive::parse(display, path, data, state.whole_archive)?;
-                self.files.push(InputFile::Archive(archive));
+                self.push(InputFile::Archive(archive));
             }
+            FileType::Archive => self.files.push(Collected::Archive {
+                display,
+                path: path.to_path_buf(),
+                data,
+                whole: state.whole_archive,
+            }),
             FileType::SharedObject => {
                 if self.opts.static_link {
                     return Err(LinkError::bad_input(
@@ -271,7 +315,7 @@ impl Collector<'_> {
                     ));
                 }
                 let soname = soname.unwrap_or_else(|| display.clone());
-                self.files.push(InputFile::Shared {
+                self.push(InputFile::Shared {
                     name: display,
                     soname,
                     data,
