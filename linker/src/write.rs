@@ -213,31 +213,37 @@ pub fn write_output(
     }
     jobs.retain(|j| j.1 > 0);
     jobs.sort_by_key(|j| j.0);
+    // Each piece with the gap after it (alignment padding, up to the next piece), which
+    // the piece's job clears when the buffer holds a previous output's bytes: in parallel,
+    // as every page of code has some.
+    let mut slices: Vec<(&mut [u8], &mut [u8], u64, &Job)> = Vec::with_capacity(jobs.len());
+    let first = jobs.first().map_or(buf.len(), |j| j.0 as usize);
+    let (before, mut rest) = buf.split_at_mut(first.min(buf.len()));
     if !zeroed {
-        clear_between(buf, &jobs);
+        before.fill(0);
     }
-    fill_gaps(link, buf, &jobs);
-
-    let mut slices: Vec<(&mut [u8], u64, &Job)> = Vec::with_capacity(jobs.len());
-    let mut rest: &mut [u8] = buf;
-    let mut consumed = 0u64;
-    for (off, size, addr, job) in &jobs {
+    let mut consumed = first as u64;
+    for (k, (off, size, addr, job)) in jobs.iter().enumerate() {
         if *off < consumed {
             return Err(LinkError::Link(format!(
                 "internal error: overlapping output at offset {off:#x}"
             )));
         }
-        let (_, tail) = std::mem::take(&mut rest).split_at_mut((off - consumed) as usize);
-        let (piece, tail) = tail.split_at_mut(*size as usize);
+        let next = jobs.get(k + 1).map_or(file_size, |j| j.0.max(off + size));
+        let (piece, tail) = std::mem::take(&mut rest).split_at_mut(*size as usize);
+        let (gap, tail) = tail.split_at_mut((next - off - size) as usize);
         rest = tail;
-        consumed = off + size;
-        slices.push((piece, *addr, job));
+        consumed = next;
+        slices.push((piece, gap, *addr, job));
     }
     let errors: Vec<String> = slices
         .into_par_iter()
-        .map(|(piece, addr, job)| {
-            if !zeroed && !job.writes_every_byte(link) {
-                piece.fill(0);
+        .map(|(piece, gap, addr, job)| {
+            if !zeroed {
+                gap.fill(0);
+                if !job.writes_every_byte(link) {
+                    piece.fill(0);
+                }
             }
             (piece, addr, job)
         })
@@ -276,6 +282,8 @@ pub fn write_output(
     if !errors.is_empty() {
         return Err(LinkError::Many(errors));
     }
+    // Script fill patterns go in the gaps, which no job writes.
+    fill_gaps(link, buf, &jobs);
     timer.phase("  sections and relocations");
 
     write_headers(link, buf, shoff, shnum as u32);
@@ -516,20 +524,6 @@ impl Job {
             Job::EhFrame { .. } | Job::Synthetic(_) => false,
         }
     }
-}
-
-/// Zeroes the bytes no job writes (alignment padding, the header area before the headers
-/// are written, the null section header) in a buffer that holds a previous output.
-fn clear_between(buf: &mut [u8], jobs: &[(u64, u64, u64, Job)]) {
-    let mut at = 0u64;
-    for &(offset, size, ..) in jobs {
-        if offset > at {
-            buf[at as usize..offset as usize].fill(0);
-        }
-        at = at.max(offset + size);
-    }
-    let end = (at as usize).min(buf.len());
-    buf[end..].fill(0);
 }
 
 fn fill_gaps(link: &Image, buf: &mut [u8], jobs: &[(u64, u64, u64, Job)]) {
