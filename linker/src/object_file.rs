@@ -245,7 +245,8 @@ fn bad(name: &str, msg: impl std::fmt::Display) -> LinkError {
 /// Reads a NUL-terminated name from a string table, bounds-checked.
 pub fn read_str(table: &'static [u8], offset: u32) -> Option<&'static [u8]> {
     let rest = table.get(offset as usize..)?;
-    let end = rest.iter().position(|&b| b == 0)?;
+    // C++ names are long, and every symbol's is read when an object is parsed.
+    let end = memchr::memchr(0, rest)?;
     Some(&rest[..end])
 }
 
@@ -273,6 +274,13 @@ impl ObjectFile {
             .sections(LE, data)
             .map_err(|e| bad(&name, format!("bad section headers: {e}")))?;
         let headers: &'static [Shdr] = section_table.iter().as_slice();
+        // Section names read with `read_str` (memchr) rather than byte by byte.
+        let shstrtab: &'static [u8] = header
+            .shstrndx(LE, data)
+            .ok()
+            .and_then(|i| headers.get(i as usize))
+            .and_then(|sh| sh.data(LE, data).ok())
+            .unwrap_or_default();
 
         // The symbol table; an object without one is legal (e.g. only data, no symbols).
         let mut symbols: &'static [Sym] = &[];
@@ -326,9 +334,8 @@ impl ObjectFile {
 
         let mut sections = Vec::with_capacity(headers.len());
         for (i, sh) in headers.iter().enumerate() {
-            let sec_name = section_table
-                .section_name(LE, sh)
-                .map_err(|_| bad(&name, format!("section {i} has a bad name offset")))?;
+            let sec_name = read_str(shstrtab, sh.sh_name(LE))
+                .ok_or_else(|| bad(&name, format!("section {i} has a bad name offset")))?;
             let sec_name = std::str::from_utf8(sec_name)
                 .map_err(|_| bad(&name, format!("section {i} name is not UTF-8")))?;
             let sh_type = sh.sh_type(LE);
