@@ -45,8 +45,12 @@ pub fn write_synthetic(link: &Image, dynamic: &DynamicTables, which: Synthetic, 
         Synthetic::RelaDyn => {
             let index = dynsym_indices(dynamic);
             // RELATIVE first: DT_RELACOUNT lets the loader apply them in a tight loop.
-            let mut relocs: Vec<&DynReloc> = link.tables.rela_dyn.iter().collect();
-            relocs.par_sort_by_key(|r| r.r_type != R_X86_64_RELATIVE);
+            let (mut relocs, others): (Vec<&DynReloc>, Vec<&DynReloc>) = link
+                .tables
+                .rela_dyn
+                .iter()
+                .partition(|r| r.r_type == R_X86_64_RELATIVE);
+            relocs.extend(others);
             // A PIE's relative relocations can number hundreds of thousands.
             buf.par_chunks_mut(24)
                 .zip(relocs)
