@@ -190,12 +190,12 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
             }
             Header::GnuProperty => shdr(SHT_NOTE, u64::from(SHF_ALLOC), property_size, 8, 0),
             Header::Symtab => {
-                let mut sh = shdr(SHT_SYMTAB, 0, symtab.symtab.len() as u64, 8, 24);
+                let mut sh = shdr(SHT_SYMTAB, 0, symtab.symtab_len() as u64, 8, 24);
                 sh.link = index_of(&headers, Header::Strtab);
                 sh.info = symtab.first_global;
                 sh
             }
-            Header::Strtab => shdr(SHT_STRTAB, 0, symtab.strtab.len() as u64, 1, 0),
+            Header::Strtab => shdr(SHT_STRTAB, 0, symtab.strtab_len() as u64, 1, 0),
             Header::Shstrtab => shdr(SHT_STRTAB, 0, shstrtab.len() as u64, 1, 0),
             Header::SymtabShndx => {
                 let mut sh = shdr(SHT_SYMTAB_SHNDX, 0, shndx_bytes.len() as u64, 4, 4);
@@ -234,8 +234,8 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
             }
             Header::GnuStack => {}
             Header::GnuProperty => write_gnu_property(link, place),
-            Header::Symtab => place.copy_from_slice(&symtab.symtab),
-            Header::Strtab => place.copy_from_slice(&symtab.strtab),
+            Header::Symtab => symtab.write_symtab(place),
+            Header::Strtab => symtab.write_strtab(place),
             Header::Shstrtab => place.copy_from_slice(&shstrtab),
             Header::SymtabShndx => place.copy_from_slice(&shndx_bytes),
         }

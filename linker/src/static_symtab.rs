@@ -1,5 +1,6 @@
 //! The output's static symbol table (`.symtab`, `.strtab`, `.symtab_shndx`): built in
-//! parts in parallel (each object's locals, chunks of the globals) and joined; with
+//! parts in parallel (each object's locals, chunks of the globals), each written in place
+//! into the output by the writer (never joined into one buffer first); with
 //! relocations copied into the output (`--emit-relocs`, `-r`), also where each symbol
 //! landed, so that a relocation can name it.
 
@@ -11,15 +12,23 @@ use object::elf::*;
 use object::read::elf::Sym as _;
 use rayon::prelude::*;
 
-/// The static symbol table, its string table and, when some section index does not fit
-/// `st_shndx`, its `.symtab_shndx`; or a part of them, built on its own and appended.
-#[derive(Default)]
+/// The static symbol table and its string table, as parts built on their own (in order
+/// after the null symbol; the first ones hold the local symbols), and, when some section
+/// index does not fit `st_shndx`, `.symtab_shndx`.
 pub(crate) struct Symtab {
-    pub symtab: Vec<u8>,
-    pub strtab: Vec<u8>,
+    parts: Vec<Part>,
     /// One word per symbol: the real section index where `st_shndx` is SHN_XINDEX.
     pub shndx: Vec<u32>,
     pub first_global: u32,
+}
+
+/// A part of the symbol table: its entries, whose names are offsets (plus one) into its own
+/// strings.
+#[derive(Default)]
+struct Part {
+    symtab: Vec<u8>,
+    strtab: Vec<u8>,
+    shndx: Vec<u32>,
 }
 
 /// Which symbols a part of `.symtab` holds, for [`SymtabIndex`].
@@ -43,7 +52,7 @@ pub(crate) struct SymtabIndex {
 }
 
 impl SymtabIndex {
-    fn new(link: &Image, parts: &[(Symtab, PartOf)]) -> SymtabIndex {
+    fn new(link: &Image, parts: &[(Part, PartOf)]) -> SymtabIndex {
         let mut index = SymtabIndex {
             sections: vec![0; link.outputs.len()],
             locals: vec![Vec::new(); link.objects.len()],
@@ -94,7 +103,7 @@ struct OutSym<'a> {
     size: u64,
 }
 
-impl Symtab {
+impl Part {
     fn push(&mut self, sym: OutSym, tls_start: u64) {
         // In a part, a name's offset plus one, so that 0 stays "no name" (section
         // symbols have none: tools show the section's name for them).
@@ -122,47 +131,76 @@ impl Symtab {
         out.extend_from_slice(&sym.size.to_le_bytes());
         self.shndx.push(extended);
     }
+}
 
-    /// The whole table from parts built on their own, in order after the null symbol; the
-    /// first `first_global` parts hold the local symbols. Each part is copied into place in
-    /// parallel, its names moved to where its strings land.
-    fn join(parts: Vec<Symtab>, first_global: usize) -> Symtab {
-        let mut table = Symtab {
-            symtab: vec![0u8; 24 + parts.iter().map(|p| p.symtab.len()).sum::<usize>()],
-            strtab: vec![0u8; 1 + parts.iter().map(|p| p.strtab.len()).sum::<usize>()],
-            shndx: vec![0],
-            first_global: 1 + parts[..first_global]
-                .iter()
-                .map(|p| (p.symtab.len() / 24) as u32)
-                .sum::<u32>(),
-        };
+impl Symtab {
+    fn from_parts(parts: Vec<Part>, first_global: usize) -> Symtab {
+        let mut shndx = vec![0];
         for p in &parts {
-            table.shndx.extend_from_slice(&p.shndx);
+            shndx.extend_from_slice(&p.shndx);
         }
-        let mut places = Vec::with_capacity(parts.len());
-        let (mut syms, mut strs) = (&mut table.symtab[24..], &mut table.strtab[1..]);
+        let first_global = 1 + parts[..first_global]
+            .iter()
+            .map(|p| (p.symtab.len() / 24) as u32)
+            .sum::<u32>();
+        Symtab {
+            parts,
+            shndx,
+            first_global,
+        }
+    }
+
+    /// The size of `.symtab`.
+    pub fn symtab_len(&self) -> usize {
+        24 + self.parts.iter().map(|p| p.symtab.len()).sum::<usize>()
+    }
+
+    /// The size of `.strtab`.
+    pub fn strtab_len(&self) -> usize {
+        1 + self.parts.iter().map(|p| p.strtab.len()).sum::<usize>()
+    }
+
+    /// Writes `.symtab` into `out` (of [`symtab_len`](Self::symtab_len) bytes), each part
+    /// in parallel, its names moved to where its strings land in `.strtab`.
+    pub fn write_symtab(&self, out: &mut [u8]) {
+        out[..24].fill(0);
+        let mut places = Vec::with_capacity(self.parts.len());
+        let mut rest = &mut out[24..];
         let mut base = 1u32;
-        for p in &parts {
-            let (sym_place, rest) = std::mem::take(&mut syms).split_at_mut(p.symtab.len());
-            let (str_place, rest_str) = std::mem::take(&mut strs).split_at_mut(p.strtab.len());
-            places.push((sym_place, str_place, base));
-            syms = rest;
-            strs = rest_str;
+        for p in &self.parts {
+            let (place, tail) = std::mem::take(&mut rest).split_at_mut(p.symtab.len());
+            places.push((place, base));
+            rest = tail;
             base += p.strtab.len() as u32;
         }
-        places.into_par_iter().zip(parts.par_iter()).for_each(
-            |((sym_place, str_place, base), part)| {
-                str_place.copy_from_slice(&part.strtab);
-                sym_place.copy_from_slice(&part.symtab);
-                for entry in sym_place.chunks_exact_mut(24) {
+        places
+            .into_par_iter()
+            .zip(self.parts.par_iter())
+            .for_each(|((place, base), part)| {
+                place.copy_from_slice(&part.symtab);
+                for entry in place.chunks_exact_mut(24) {
                     let name = u32::from_le_bytes(entry[..4].try_into().unwrap());
                     if name != 0 {
                         entry[..4].copy_from_slice(&(name - 1 + base).to_le_bytes());
                     }
                 }
-            },
-        );
-        table
+            });
+    }
+
+    /// Writes `.strtab` into `out` (of [`strtab_len`](Self::strtab_len) bytes).
+    pub fn write_strtab(&self, out: &mut [u8]) {
+        out[0] = 0;
+        let mut places = Vec::with_capacity(self.parts.len());
+        let mut rest = &mut out[1..];
+        for p in &self.parts {
+            let (place, tail) = std::mem::take(&mut rest).split_at_mut(p.strtab.len());
+            places.push(place);
+            rest = tail;
+        }
+        places
+            .into_par_iter()
+            .zip(self.parts.par_iter())
+            .for_each(|(place, part)| place.copy_from_slice(&part.strtab));
     }
 
     /// Whether `.symtab_shndx` is needed.
@@ -193,9 +231,9 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
     // every object (none with `-x`; no `.L` temporaries with `-X`), then hidden globals
     // (which are local to the output), then the others: each part built in parallel, then
     // joined in that order.
-    let mut parts: Vec<(Symtab, PartOf)> = Vec::new();
+    let mut parts: Vec<(Part, PartOf)> = Vec::new();
     if emit_relocs {
-        let mut part = Symtab::default();
+        let mut part = Part::default();
         let mut outputs = Vec::new();
         for (k, o) in link.outputs.iter().enumerate() {
             if o.synthetic.is_some() {
@@ -218,12 +256,12 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
     // against a string (`.L.str - 4`) cannot become its section's symbol plus an offset,
     // which would point before the string's piece. So those stay even with `-x`.
     if !link.opts.discard_all || emit_relocs {
-        let locals: Vec<(Symtab, PartOf)> = link
+        let locals: Vec<(Part, PartOf)> = link
             .objects
             .par_iter()
             .enumerate()
             .map(|(file, obj)| {
-                let mut part = Symtab::default();
+                let mut part = Part::default();
                 let mut shown = Vec::new();
                 local_symbols(link, file, obj, |i, out| {
                     part.push(out, tls_start);
@@ -237,13 +275,13 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
         parts.extend(locals);
     }
     const CHUNK: usize = 4096;
-    let globals: Vec<((Symtab, PartOf), (Symtab, PartOf))> = link
+    let globals: Vec<((Part, PartOf), (Part, PartOf))> = link
         .symtab
         .symbols
         .par_chunks(CHUNK)
         .enumerate()
         .map(|(chunk, symbols)| {
-            let (mut hidden, mut visible) = (Symtab::default(), Symtab::default());
+            let (mut hidden, mut visible) = (Part::default(), Part::default());
             let (mut hidden_ids, mut visible_ids) = (Vec::new(), Vec::new());
             for i in 0..symbols.len() {
                 let id = (chunk * CHUNK + i) as u32;
@@ -278,7 +316,7 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
     let first_global = parts.len();
     parts.extend(visible);
     let index = emit_relocs.then(|| SymtabIndex::new(link, &parts));
-    let table = Symtab::join(parts.into_iter().map(|(p, _)| p).collect(), first_global);
+    let table = Symtab::from_parts(parts.into_iter().map(|(p, _)| p).collect(), first_global);
     (table, index)
 }
 

@@ -63,7 +63,7 @@ pub fn write_output(
     // section index does not fit st_shndx), .strtab and .shstrtab; then the section headers.
     let first_trailing = link.outputs.len() as u32 + 1;
     let mut trailing: Vec<TrailingSection> = Vec::new();
-    if let Some(st) = symtab {
+    if let Some(st) = &symtab {
         let extended = st.has_extended_indices();
         trailing.push(TrailingSection {
             name: ".symtab".into(),
@@ -73,7 +73,7 @@ pub fn write_output(
             info: st.first_global,
             align: 8,
             entsize: 24,
-            bytes: st.symtab,
+            bytes: Trailing::Symtab(st.symtab_len()),
         });
         if extended {
             trailing.push(TrailingSection {
@@ -84,10 +84,13 @@ pub fn write_output(
                 info: 0,
                 align: 4,
                 entsize: 4,
-                bytes: st.shndx.iter().flat_map(|i| i.to_le_bytes()).collect(),
+                bytes: Trailing::Bytes(st.shndx.iter().flat_map(|i| i.to_le_bytes()).collect()),
             });
         }
-        trailing.push(TrailingSection::strings(".strtab", st.strtab));
+        trailing.push(TrailingSection {
+            bytes: Trailing::Strtab(st.strtab_len()),
+            ..TrailingSection::strings(".strtab", Vec::new())
+        });
     }
     if link.opts.gdb_index {
         trailing.push(TrailingSection {
@@ -98,7 +101,7 @@ pub fn write_output(
             info: 0,
             align: 1,
             entsize: 0,
-            bytes: crate::gdb_index::build(link),
+            bytes: Trailing::Bytes(crate::gdb_index::build(link)),
         });
         timer.phase("  .gdb_index");
     }
@@ -111,7 +114,7 @@ pub fn write_output(
             info: link.outputs[rela.output as usize].index,
             align: 8,
             entsize: 24,
-            bytes: rela.bytes,
+            bytes: Trailing::Bytes(rela.bytes),
         });
     }
     let mut shstrtab = vec![0u8];
@@ -266,7 +269,12 @@ pub fn write_output(
                 Vec::new()
             }
             Job::Bytes(i) => {
-                piece.copy_from_slice(&trailing[*i].bytes);
+                match &trailing[*i].bytes {
+                    Trailing::Bytes(bytes) => piece.copy_from_slice(bytes),
+                    // The symbol table is written from its parts, in place.
+                    Trailing::Symtab(_) => symtab.as_ref().map_or((), |st| st.write_symtab(piece)),
+                    Trailing::Strtab(_) => symtab.as_ref().map_or((), |st| st.write_strtab(piece)),
+                }
                 Vec::new()
             }
             Job::Compressed(index) => {
@@ -420,7 +428,24 @@ struct TrailingSection {
     info: u32,
     align: u64,
     entsize: u64,
-    bytes: Vec<u8>,
+    bytes: Trailing,
+}
+
+/// What a trailing section holds.
+enum Trailing {
+    Bytes(Vec<u8>),
+    /// `.symtab` and `.strtab` of this many bytes, written from the table's parts.
+    Symtab(usize),
+    Strtab(usize),
+}
+
+impl Trailing {
+    fn len(&self) -> usize {
+        match self {
+            Trailing::Bytes(bytes) => bytes.len(),
+            Trailing::Symtab(len) | Trailing::Strtab(len) => *len,
+        }
+    }
 }
 
 impl TrailingSection {
@@ -433,7 +458,7 @@ impl TrailingSection {
             info: 0,
             align: 1,
             entsize: 0,
-            bytes,
+            bytes: Trailing::Bytes(bytes),
         }
     }
 }
