@@ -89,7 +89,7 @@ pub enum Action {
 /// What the output must provide for one relocation; the scan turns these into GOT, PLT,
 /// copy-relocation and dynamic-relocation entries (in input order, so the tables are the
 /// same whatever the thread count).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Need {
     Nothing,
     /// The PLT entry of a non-preemptible IFUNC, through which every reference goes (the
@@ -115,7 +115,7 @@ pub enum Need {
 }
 
 /// Why a relocation cannot be linked into this output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Refusal {
     /// A local-exec TLS reference in a shared object.
     TpOffInShared,

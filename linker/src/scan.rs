@@ -248,6 +248,10 @@ fn scan_file(link: &Link, globals: &[GlobalFacts], file: FileId, large_image: bo
     };
     // References so far per undefined symbol (the first few are shown).
     let mut noted: FxHashMap<SymbolId, u32> = FxHashMap::default();
+    // A GOT or PLT entry is asked for once per file and target: the first request is the
+    // one that decides the tables' order, and a call site per use of `memcpy` need not
+    // each be granted one after another.
+    let mut asked: rustc_hash::FxHashSet<(Need, Target)> = Default::default();
     let shown = shown_places(opts) as u32;
     for (sec, s) in obj.sections.iter().enumerate() {
         let sec = sec as u32;
@@ -317,6 +321,10 @@ fn scan_file(link: &Link, globals: &[GlobalFacts], file: FileId, large_image: bo
             scan.uses_got_base |= decision.uses_got_base;
             skip_next = decision.skips_next;
             let mut request = |need| {
+                let once = matches!(need, Need::Plt | Need::Iplt | Need::Got(_));
+                if once && !asked.insert((need, target)) {
+                    return;
+                }
                 scan.requests.push(Request {
                     sec,
                     offset,
