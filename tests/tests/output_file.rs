@@ -407,12 +407,11 @@ fn a_running_previous_output_is_left_to_run() {
     running.stdin.take().unwrap().write_all(b"line\n").unwrap();
     let old_run = running.wait_with_output().unwrap();
     assert_eq!(String::from_utf8_lossy(&old_run.stdout), "old 1 line\n");
-    let new_run = Command::new(&out)
+    let mut new_run = Command::new(&out)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut new_run = new_run;
     new_run.stdin.take().unwrap().write_all(b"again\n").unwrap();
     let new_out = new_run.wait_with_output().unwrap();
     assert_eq!(String::from_utf8_lossy(&new_out.stdout), "new 1 again\n");
