@@ -339,12 +339,11 @@ fn scan_file(link: &Link, globals: &[GlobalFacts], file: FileId, large_image: bo
             }
             match decision.need {
                 Need::Nothing => {}
-                Need::Relative { text: false } => scan.relative.push(DynReloc {
-                    place: Place::Section { file, sec, offset },
-                    r_type: R_X86_64_RELATIVE,
-                    sym: None,
-                    addend: DynAddend::Address(target, r.r_addend(LE)),
-                }),
+                Need::Relative { text: false } => scan.relative.push(relative(
+                    Place::Section { file, sec, offset },
+                    target,
+                    r.r_addend(LE),
+                )),
                 need => request(need),
             }
         }
@@ -487,8 +486,7 @@ fn grant(
         }
         Need::Relative { text } => {
             note_text_relocation(link, tables, file, r, text);
-            let addend = DynAddend::Address(t, r.addend);
-            push_dyn(tables, place, R_X86_64_RELATIVE, t, addend, false);
+            tables.rela_dyn.push(relative(place, t, r.addend));
         }
         Need::Got(GotKind::Regular) => add_got_entry(link, tables, t),
         Need::Got(GotKind::TlsIe) => add_tls_ie(link, tables, t),
@@ -756,6 +754,16 @@ fn add_got_slot(
         push_dyn(tables, place, symbolic, t, DynAddend::Const(0), true);
     } else if let Some((r_type, addend)) = local {
         push_dyn(tables, place, r_type, t, addend, false);
+    }
+}
+
+/// The R_X86_64_RELATIVE that puts `t`'s address plus `addend` at `place`.
+fn relative(place: Place, t: Target, addend: i64) -> DynReloc {
+    DynReloc {
+        place,
+        r_type: R_X86_64_RELATIVE,
+        sym: None,
+        addend: DynAddend::Address(t, addend),
     }
 }
 
