@@ -33,7 +33,7 @@ fn failure(e: impl std::fmt::Display) -> LtoFailure {
 
 impl LtoBackend for InProcess {
     fn init(&self, settings: BackendSettings) {
-        rld_lto::read_bitcode_in_children(settings.isolate_bitcode_reading);
+        rld_lto::work_in_children(settings.child_processes);
         if let Some(n) = settings.threads {
             // The pool may exist already (an in-process caller built it): then it stays.
             let _ = rayon::ThreadPoolBuilder::new()

@@ -98,7 +98,7 @@ impl Scratch {
         let link = link::Fixtures::build(&dir)?;
         // Bitcode read in children, as `rld` does, by the LTO driver linked in (`rld`
         // loads it from its library).
-        rld_lto::read_bitcode_in_children(true);
+        rld_lto::work_in_children(true);
         rld::lto_backend::install(&rld_lto_driver::InProcess);
         Ok(Scratch {
             dir,

@@ -18,7 +18,7 @@ pub const LIBRARY_ENV: &str = "RLD_LTO_LIBRARY";
 static BACKEND: OnceLock<std::result::Result<&'static dyn LtoBackend, String>> = OnceLock::new();
 static SETTINGS: Mutex<BackendSettings> = Mutex::new(BackendSettings {
     threads: None,
-    isolate_bitcode_reading: false,
+    child_processes: false,
 });
 
 /// Uses `backend` for every LTO step of this process (before the first one).
@@ -26,8 +26,8 @@ pub fn install(backend: &'static dyn LtoBackend) {
     let _ = BACKEND.set(Ok(backend));
 }
 
-/// How the loaded backend is to run (the `rld` binary's `--threads`, and reading new
-/// bitcode in child processes); told before the first link step that needs LLVM.
+/// How the loaded backend is to run (the `rld` binary's `--threads`, and running LLVM in
+/// child processes); told before the first link step that needs LLVM.
 pub fn configure(settings: BackendSettings) {
     *SETTINGS.lock().unwrap_or_else(|e| e.into_inner()) = settings;
 }

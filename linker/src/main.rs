@@ -86,10 +86,10 @@ fn main() -> ExitCode {
             .num_threads(n.max(1))
             .build_global();
     }
-    // rld's own process reads untrusted bitcode in children (a plugin never forks its host).
+    // rld's own process runs LLVM in children (a plugin never forks its host).
     rld::lto_backend::configure(rld_lto_api::BackendSettings {
         threads: opts.threads,
-        isolate_bitcode_reading: true,
+        child_processes: true,
     });
     rld::link::process_ends_with_link();
     match rld::link::link(&opts) {

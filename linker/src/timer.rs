@@ -48,14 +48,19 @@ impl Timer {
     }
 }
 
-/// User and system time of all the process's threads so far.
+/// User and system time so far of all the process's threads and of the child processes
+/// it has waited for (LTO reads new bitcode and compiles its partitions in children).
 fn cpu_time() -> Duration {
-    // SAFETY: getrusage fills the zeroed structure it is given; RUSAGE_SELF cannot fail.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage
+    let usage = |who| {
+        // SAFETY: getrusage fills the zeroed structure it is given; RUSAGE_SELF and
+        // RUSAGE_CHILDREN cannot fail.
+        let usage = unsafe {
+            let mut usage: libc::rusage = std::mem::zeroed();
+            libc::getrusage(who, &mut usage);
+            usage
+        };
+        let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+        time(usage.ru_utime) + time(usage.ru_stime)
     };
-    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    time(usage.ru_utime) + time(usage.ru_stime)
+    usage(libc::RUSAGE_SELF) + usage(libc::RUSAGE_CHILDREN)
 }

@@ -24,10 +24,11 @@ pub const ENTRY_SYMBOL: &[u8] = b"rld_lto_backend";
 pub struct BackendSettings {
     /// The host's thread count (`--threads=N`); None: every core.
     pub threads: Option<usize>,
-    /// Read bitcode not summarized before in child processes, so that LLVM crashing on a
-    /// corrupt file ends as an error naming it (the `rld` binary; never a plugin inside
-    /// another linker's process).
-    pub isolate_bitcode_reading: bool,
+    /// Run LLVM in child processes: reading bitcode not summarized before (LLVM crashing
+    /// on a corrupt file ends as an error naming it) and compiling each partition (the
+    /// process's peak memory is one partition's). The `rld` binary does; a plugin inside
+    /// another linker's process never forks its host.
+    pub child_processes: bool,
 }
 
 /// A failure of the LTO step, as the message the linker prints.

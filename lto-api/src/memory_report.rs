@@ -14,10 +14,26 @@ pub fn status_bytes(field: &str) -> Option<u64> {
 }
 
 /// `  [peak N MB, now M MB]` for a `--time` line: which phase made the process as big as it
-/// got, and what it holds when the phase ends.
+/// got, and what it holds when the phase ends; then `, children K MB`, the peak of the
+/// largest child process ended so far (LTO's), where there was one.
 pub fn peak_rss_note() -> String {
-    match (peak_rss_bytes(), status_bytes("VmRSS:")) {
-        (Some(peak), Some(now)) => format!("  [peak {} MB, now {} MB]", peak >> 20, now >> 20),
-        _ => String::new(),
-    }
+    let (Some(peak), Some(now)) = (peak_rss_bytes(), status_bytes("VmRSS:")) else {
+        return String::new();
+    };
+    let children = match largest_child_kb() {
+        0 => String::new(),
+        kb => format!(", children {} MB", kb >> 10),
+    };
+    format!("  [peak {} MB, now {} MB{children}]", peak >> 20, now >> 20)
+}
+
+/// The peak resident memory of the largest child process waited for so far, in KiB.
+fn largest_child_kb() -> u64 {
+    // SAFETY: getrusage fills the zeroed structure it is given; RUSAGE_CHILDREN cannot fail.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    u64::try_from(usage.ru_maxrss).unwrap_or(0)
 }

@@ -147,7 +147,7 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
             break;
         };
         let start = std::time::Instant::now();
-        let result = compile_partition(job, p).map(|(object, outcome)| {
+        let result = compile_isolated(job, p).map(|(object, outcome)| {
             if let Some((dir, keys)) = &cache {
                 crate::object_cache::store(dir, keys[p as usize], &object, &outcome);
             }
@@ -284,6 +284,34 @@ fn remark_file(path: &Path, count: u32, p: u32) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(format!(".part{p}"));
     name.into()
+}
+
+/// Compiles partition `p` in a child process of its own (`isolate::in_child`) where this
+/// process works in children, else (or where no child can be started) in this one. The
+/// child's memory is the child's: a process's peak is one partition's compilation on top
+/// of what the linker holds, not every partition being compiled at once, and LLVM's
+/// structures go with the child without being torn down.
+fn compile_isolated(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoError> {
+    if !crate::in_children() {
+        return compile_partition(job, p);
+    }
+    let isolated = crate::isolate::in_child(&format!("compiling partition {p}"), || {
+        let (object, outcome) = compile_partition(job, p)?;
+        let mut bytes = (outcome.alias_time.as_nanos() as u64)
+            .to_le_bytes()
+            .to_vec();
+        bytes.extend(crate::object_cache::encode(&object, &outcome));
+        Ok(bytes)
+    });
+    let Some(bytes) = isolated else {
+        return compile_partition(job, p);
+    };
+    let bytes = bytes?;
+    let garbage = || LtoError::Llvm(format!("compiling partition {p}: the process sent garbage"));
+    let (nanos, entry) = bytes.split_first_chunk::<8>().ok_or_else(garbage)?;
+    let (object, mut outcome) = crate::object_cache::decode(entry).ok_or_else(garbage)?;
+    outcome.alias_time = std::time::Duration::from_nanos(u64::from_le_bytes(*nanos));
+    Ok((object, outcome))
 }
 
 /// Reads, links, optimizes and compiles partition `p` in a context of its own.

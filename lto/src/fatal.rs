@@ -3,6 +3,7 @@
 //! error naming the file being read and exit status 1 (no output file exists yet at that
 //! point: LTO runs before the output is written).
 
+use crate::error::LtoError;
 use std::cell::RefCell;
 use std::sync::Once;
 
@@ -20,13 +21,17 @@ extern "C" fn on_fatal_error(reason: *const std::ffi::c_char) {
             .to_string_lossy()
             .into_owned()
     };
-    // In a child reading bitcode for the linker: the parent names the file.
-    crate::isolate::report_fatal_in_child(&reason);
     let file = CURRENT.with(|c| c.borrow().clone());
-    match file {
-        Some(f) => eprintln!("rld: error: {f}: invalid LLVM bitcode: {reason}"),
-        None => eprintln!("rld: error: LTO: LLVM failed: {reason}"),
-    }
+    let error = match file {
+        Some(file) => LtoError::BadBitcode {
+            file,
+            msg: reason.clone(),
+        },
+        None => LtoError::Llvm(format!("LLVM failed: {reason}")),
+    };
+    // In a child working for the linker: the parent reports it.
+    crate::isolate::report_fatal_in_child(&reason, &error);
+    eprintln!("rld: error: {error}");
     // Returning would let LLVM abort; unwinding through C++ frames is not allowed.
     std::process::exit(1);
 }

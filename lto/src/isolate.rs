@@ -37,6 +37,10 @@ static CHILD_PIPE: AtomicI32 = AtomicI32::new(-1);
 
 const SUMMARY: u8 = 0;
 const ERROR: u8 = 1;
+/// A [`in_child`] result, as its caller encoded it.
+const RESULT: u8 = 2;
+/// A [`in_child`] error (see [`encode_error`]).
+const FAILED: u8 = 3;
 
 /// Summarizes `inputs`, each in a child process; `None` where no child could be started
 /// (the caller then reads the input itself).
@@ -120,6 +124,8 @@ fn crashed(name: &str, status: libc::c_int) -> LtoError {
 enum Frame {
     Summary(Vec<u8>),
     Error(String),
+    Result(Vec<u8>),
+    Failed(Vec<u8>),
 }
 
 impl Frame {
@@ -136,6 +142,9 @@ impl Frame {
                 file: name.to_string(),
                 msg: msg.clone(),
             }),
+            Frame::Result(_) | Frame::Failed(_) => Err(LtoError::Llvm(format!(
+                "{name}: a summarizing process sent garbage"
+            ))),
         }
     }
 }
@@ -172,6 +181,8 @@ fn parse_frames(mut bytes: &[u8]) -> Vec<Frame> {
         };
         frames.push(match tag {
             SUMMARY => Frame::Summary(body.to_vec()),
+            RESULT => Frame::Result(body.to_vec()),
+            FAILED => Frame::Failed(body.to_vec()),
             _ => Frame::Error(String::from_utf8_lossy(body).into_owned()),
         });
         bytes = &bytes[9 + body.len()..];
@@ -200,19 +211,50 @@ fn write_frame(fd: libc::c_int, tag: u8, body: &[u8]) {
 
 /// Forks a child that summarizes `inputs[i]` for each `i` of `group`, in order.
 fn spawn(inputs: &[&BitcodeInput], group: &[usize]) -> Option<Child> {
+    fork_child(ChildKind::Summaries, |fd| child_main(inputs, group, fd))
+}
+
+/// What a child does, for LLVM's fatal-error handler to report in the child's terms.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ChildKind {
+    Summaries = 1,
+    Work = 2,
+}
+
+/// In a child, its kind (0 in the linker's own process).
+static CHILD_KIND: AtomicI32 = AtomicI32::new(0);
+
+/// Forks a child that runs `body` with the write end of a pipe whose read end the returned
+/// [`Child`] holds, then ends the child. `None` where no child could be started.
+///
+/// Forks are made one at a time, and the parent closes its copy of a child's write end
+/// before the next fork: otherwise a sibling forked in between would hold that end open,
+/// and the parent would not see the end of the first child's output until the sibling
+/// ended too. Once a fork failed, none is tried again: the callers then run LLVM in this
+/// process, and no thread may fork while another runs LLVM (it could hold LLVM's locks).
+fn fork_child(kind: ChildKind, body: impl FnOnce(libc::c_int)) -> Option<Child> {
+    static FORKING: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+    let mut failed = FORKING.lock().unwrap_or_else(|e| e.into_inner());
+    if *failed {
+        return None;
+    }
     let mut fds = [0; 2];
     // SAFETY: a plain pipe(2) into a local array.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        *failed = true;
         return None;
     }
     // SAFETY: both descriptors were just created and are owned here alone.
     let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
     // SAFETY: getpid on this process.
     let parent = unsafe { libc::getpid() };
-    // SAFETY: the child only runs `child_main`, which never returns (see the module's note
-    // on why that is safe after fork in a threaded process).
+    // SAFETY: the child only runs `body`, which never returns (see the module's note on why
+    // that is safe after fork in a threaded process).
     match unsafe { libc::fork() } {
-        -1 => None,
+        -1 => {
+            *failed = true;
+            None
+        }
         0 => {
             drop(read);
             // A child outlives a linker that was killed only as long as it takes to notice.
@@ -225,7 +267,13 @@ fn spawn(inputs: &[&BitcodeInput], group: &[usize]) -> Option<Child> {
                     libc::_exit(1);
                 }
             }
-            child_main(inputs, group, write.as_raw_fd())
+            let fd = write.as_raw_fd();
+            CHILD_PIPE.store(fd, Ordering::SeqCst);
+            CHILD_KIND.store(kind as i32, Ordering::SeqCst);
+            body(fd);
+            // SAFETY: ending the child without running the parent's exit handlers or
+            // flushing its copies of the parent's buffers.
+            unsafe { libc::_exit(0) }
         }
         pid => {
             drop(write);
@@ -238,7 +286,6 @@ fn spawn(inputs: &[&BitcodeInput], group: &[usize]) -> Option<Child> {
 }
 
 fn child_main(inputs: &[&BitcodeInput], group: &[usize], fd: libc::c_int) -> ! {
-    CHILD_PIPE.store(fd, Ordering::SeqCst);
     // What LLVM prints before it dies ("LLVM ERROR: out of memory") would only repeat the
     // parent's error, which names the file.
     // SAFETY: opening /dev/null and duplicating it over this process's own stderr.
@@ -299,15 +346,121 @@ fn limit_cpu(seconds: u64) {
     }
 }
 
-/// In a child: reports LLVM's fatal error about the input being read to the parent and
-/// ends the child. Returns in the linker's own process.
-pub(crate) fn report_fatal_in_child(message: &str) {
+/// In a child: reports LLVM's fatal error to the parent (a summarizing child sends
+/// `reason`, the parent names the input; any other sends `error`) and ends the child.
+/// Returns in the linker's own process.
+pub(crate) fn report_fatal_in_child(reason: &str, error: &LtoError) {
     let fd = CHILD_PIPE.load(Ordering::SeqCst);
-    if fd >= 0 {
-        write_frame(fd, ERROR, message.as_bytes());
-        // SAFETY: see `child_main`.
-        unsafe { libc::_exit(0) }
+    if fd < 0 {
+        return;
     }
+    if CHILD_KIND.load(Ordering::SeqCst) == ChildKind::Summaries as i32 {
+        write_frame(fd, ERROR, reason.as_bytes());
+    } else {
+        write_frame(fd, FAILED, &encode_error(error));
+    }
+    // SAFETY: see `child_main`.
+    unsafe { libc::_exit(0) }
+}
+
+/// Runs `work` in a forked child and returns the bytes it made, passed back through a
+/// pipe; `None` where no child could be started (the caller then does the work itself).
+/// LLVM's memory in the child goes with the child, at once, instead of being torn down
+/// piece by piece, and a crash in LLVM ends the child, not the link: the error says what
+/// it was doing (`what`: "compiling partition 3").
+pub(crate) fn in_child(
+    what: &str,
+    work: impl FnOnce() -> Result<Vec<u8>, LtoError>,
+) -> Option<Result<Vec<u8>, LtoError>> {
+    let child = fork_child(ChildKind::Work, |fd| match work() {
+        Ok(bytes) => write_frame(fd, RESULT, &bytes),
+        Err(e) => write_frame(fd, FAILED, &encode_error(&e)),
+    })?;
+    let (frames, status) = child.finish();
+    let garbage = || LtoError::Llvm(format!("{what}: the compiling process sent garbage"));
+    Some(match frames.into_iter().next() {
+        Some(Frame::Result(bytes)) => Ok(bytes),
+        Some(Frame::Failed(bytes)) => Err(decode_error(&bytes).unwrap_or_else(garbage)),
+        Some(_) => Err(garbage()),
+        None => Err(LtoError::Llvm(format!("{what}: {}", died(status)))),
+    })
+}
+
+/// How a working child ended without a result.
+fn died(status: libc::c_int) -> String {
+    if libc::WIFSIGNALED(status) {
+        match libc::WTERMSIG(status) {
+            libc::SIGSEGV | libc::SIGBUS | libc::SIGILL => "LLVM crashed".to_string(),
+            libc::SIGABRT => "LLVM gave up (out of memory?)".to_string(),
+            libc::SIGKILL => "the process was killed (out of memory?)".to_string(),
+            sig => format!("the process was stopped by signal {sig}"),
+        }
+    } else {
+        // LLVM's own diagnostics, printed before it exits, say why.
+        format!("LLVM failed (exit status {})", libc::WEXITSTATUS(status))
+    }
+}
+
+/// An [`LtoError`] as a child sends it: a kind byte, then its fields as length-prefixed
+/// strings (an I/O error also its OS error number, or -1).
+fn encode_error(e: &LtoError) -> Vec<u8> {
+    fn put(out: &mut Vec<u8>, s: &str) {
+        out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+    let mut out = Vec::new();
+    match e {
+        LtoError::BadBitcode { file, msg } => {
+            out.push(0);
+            put(&mut out, file);
+            put(&mut out, msg);
+        }
+        LtoError::Io { path, source } => {
+            out.push(1);
+            put(&mut out, path);
+            out.extend_from_slice(&source.raw_os_error().unwrap_or(-1).to_le_bytes());
+            put(&mut out, &source.to_string());
+        }
+        LtoError::Llvm(msg) => {
+            out.push(2);
+            put(&mut out, msg);
+        }
+    }
+    out
+}
+
+fn decode_error(mut bytes: &[u8]) -> Option<LtoError> {
+    fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+        let head = bytes.get(..n)?;
+        *bytes = &bytes[n..];
+        Some(head)
+    }
+    fn string(bytes: &mut &[u8]) -> Option<String> {
+        let n = u64::from_le_bytes(take(bytes, 8)?.try_into().ok()?);
+        let s = take(bytes, usize::try_from(n).ok()?)?;
+        Some(String::from_utf8_lossy(s).into_owned())
+    }
+    let kind = take(&mut bytes, 1)?[0];
+    let e = match kind {
+        0 => LtoError::BadBitcode {
+            file: string(&mut bytes)?,
+            msg: string(&mut bytes)?,
+        },
+        1 => {
+            let path = string(&mut bytes)?;
+            let code = i32::from_le_bytes(take(&mut bytes, 4)?.try_into().ok()?);
+            let msg = string(&mut bytes)?;
+            let source = if code >= 0 {
+                std::io::Error::from_raw_os_error(code)
+            } else {
+                std::io::Error::other(msg)
+            };
+            LtoError::Io { path, source }
+        }
+        2 => LtoError::Llvm(string(&mut bytes)?),
+        _ => return None,
+    };
+    bytes.is_empty().then_some(e)
 }
 
 #[cfg(test)]
@@ -333,6 +486,40 @@ mod tests {
         assert!(libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGXCPU);
         let e = crashed("x.o", status).to_string();
         assert!(e.contains("x.o") && e.contains("CPU time"), "{e}");
+    }
+
+    /// Work done in a child comes back, its errors come back as they were, and a child
+    /// that dies says what it was doing.
+    #[test]
+    fn work_in_a_child_comes_back_and_so_do_its_errors() {
+        let done = in_child("adding", || Ok(vec![1, 2, 3])).expect("no child");
+        assert_eq!(done.unwrap(), [1, 2, 3]);
+        let errors = || {
+            [
+                LtoError::BadBitcode {
+                    file: "a.o".into(),
+                    msg: "bad record".into(),
+                },
+                LtoError::Io {
+                    path: "/x/cache".into(),
+                    source: std::io::Error::from_raw_os_error(libc::ENOSPC),
+                },
+                LtoError::Llvm("LLVM failed: out of registers".into()),
+            ]
+        };
+        for (i, e) in errors().into_iter().enumerate() {
+            let back = in_child("failing", || Err(errors().into_iter().nth(i).unwrap()));
+            assert_eq!(
+                back.expect("no child").unwrap_err().to_string(),
+                e.to_string()
+            );
+        }
+        let died = in_child("compiling partition 7", || std::process::abort()).expect("no child");
+        let e = died.unwrap_err().to_string();
+        assert!(
+            e.contains("compiling partition 7") && e.contains("gave up"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -22,19 +22,23 @@ pub use rld_lto_api::{is_bitcode, BitcodeInput};
 use rld_summaries::ModuleSummary;
 use std::path::{Path, PathBuf};
 
-/// Whether this process reads bitcode it has not summarized before in child processes
-/// ([`isolate`]): the `rld` binary does; a plugin inside another linker's process does not
-/// fork its host.
-static ISOLATE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Whether this process runs LLVM in child processes ([`isolate`]): the `rld` binary does;
+/// a plugin inside another linker's process does not fork its host.
+static CHILDREN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Makes [`summarize_all`] read new bitcode in child processes, so that LLVM crashing on a
-/// corrupt file ends as an error naming it.
-pub fn read_bitcode_in_children(on: bool) {
-    ISOLATE.store(on, std::sync::atomic::Ordering::SeqCst);
+/// corrupt file ends as an error naming it, and [`compile`] compile each partition in one,
+/// so that the linker's peak memory is one partition's compilation on top of its own.
+pub fn work_in_children(on: bool) {
+    CHILDREN.store(on, std::sync::atomic::Ordering::SeqCst);
+}
+
+fn in_children() -> bool {
+    CHILDREN.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// Summarizes modules in parallel (one LLVM context each, in child processes when
-/// [`read_bitcode_in_children`] says so). With a cache directory, summaries are stored and
+/// [`work_in_children`] says so). With a cache directory, summaries are stored and
 /// found by a hash of the bitcode, rld's version, LLVM's version and the summary format
 /// version; `warn` hears of a damaged entry, which is summarized again and replaced.
 pub fn summarize_all(
@@ -56,7 +60,7 @@ pub fn summarize_all(
         .filter(|(_, c)| c.is_none())
         .map(|(i, _)| i)
         .collect();
-    let isolated = if ISOLATE.load(std::sync::atomic::Ordering::SeqCst) && !todo.is_empty() {
+    let isolated = if in_children() && !todo.is_empty() {
         isolate::summarize(&todo)
     } else {
         todo.iter().map(|_| None).collect()

@@ -89,22 +89,34 @@ pub fn load(dir: &Path, key: u128) -> Option<(Vec<u8>, CallOutcome)> {
     if &trailer[16..] != MAGIC || trailer[..16] != xxh3_128(payload).to_le_bytes() {
         return None;
     }
-    let mut r = Reader(payload);
-    let object = r.bytes()?.to_vec();
-    let outcome = read_outcome(&mut r)?;
-    r.0.is_empty().then_some((object, outcome))
+    decode(payload)
 }
 
 /// Stores an entry (written aside, then renamed: a concurrent link never reads half of it).
 /// Failing to write the cache does not fail the link.
 pub fn store(dir: &Path, key: u128, object: &[u8], outcome: &CallOutcome) {
-    let mut payload = Vec::with_capacity(object.len() + 256);
-    put_bytes(&mut payload, object);
-    write_outcome(&mut payload, outcome);
+    let mut payload = encode(object, outcome);
     let hash = xxh3_128(&payload);
     payload.extend_from_slice(&hash.to_le_bytes());
     payload.extend_from_slice(MAGIC);
     let _ = crate::store(dir, &path(dir, key), &payload);
+}
+
+/// A compiled partition's object and outcome as bytes: a cache entry's payload, and what a
+/// compiling child process sends back.
+pub(crate) fn encode(object: &[u8], outcome: &CallOutcome) -> Vec<u8> {
+    let mut payload = Vec::with_capacity(object.len() + 256);
+    put_bytes(&mut payload, object);
+    write_outcome(&mut payload, outcome);
+    payload
+}
+
+/// What [`encode`] wrote; `None` on anything short or malformed.
+pub(crate) fn decode(payload: &[u8]) -> Option<(Vec<u8>, CallOutcome)> {
+    let mut r = Reader(payload);
+    let object = r.bytes()?.to_vec();
+    let outcome = read_outcome(&mut r)?;
+    r.0.is_empty().then_some((object, outcome))
 }
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {

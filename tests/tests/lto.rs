@@ -671,6 +671,25 @@ fn rejects_corrupt_bitcode() {
     }
 }
 
+/// LLVM refuses the program only while compiling it (inline assembly it cannot assemble):
+/// the link fails with LLVM's message and rld's error naming the partition, leaves no
+/// output, and the linker itself is neither killed nor aborted.
+#[test]
+fn an_llvm_error_while_compiling_fails_the_link_cleanly() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["bad_asm.c"], &[]);
+    assert_rejected(
+        &t,
+        Driver::ClangRld,
+        &paths(&objs),
+        &strs(&lto_flags(None, &[])),
+        &[
+            "invalid instruction mnemonic 'bogusinsn'",
+            "compiling partition 0",
+        ],
+    );
+}
+
 #[test]
 fn rejects_truncated_bitcode() {
     let t = Test::new();

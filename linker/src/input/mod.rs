@@ -34,17 +34,33 @@ pub enum InputFile {
 }
 
 /// Maps a file for the rest of the process's life; inputs are read in place, never copied.
+/// A file named again (gcc's and clang's command lines name libgcc.a four times, counting
+/// the `-lgcc` in libgcc_s.so's script) is the same mapping: every mapping of it would
+/// count the pages read in the process's resident memory once more.
 pub fn map_file(path: &Path) -> Result<&'static [u8]> {
+    use std::os::unix::fs::MetadataExt;
+    type Mapped = std::collections::HashMap<(u64, u64), &'static [u8]>;
+    static MAPPED: std::sync::Mutex<Option<Mapped>> = std::sync::Mutex::new(None);
     let file = std::fs::File::open(path).map_err(|e| LinkError::io(path, e))?;
     crate::read_log::note(path);
-    let len = file.metadata().map_err(|e| LinkError::io(path, e))?.len();
-    if len == 0 {
+    let meta = file.metadata().map_err(|e| LinkError::io(path, e))?;
+    if meta.len() == 0 {
         return Ok(&[]);
+    }
+    let id = (meta.dev(), meta.ino());
+    let mut mapped = MAPPED.lock().unwrap_or_else(|e| e.into_inner());
+    let mapped = mapped.get_or_insert_with(Mapped::default);
+    if let Some(&data) = mapped.get(&id) {
+        if data.len() as u64 == meta.len() {
+            return Ok(data);
+        }
     }
     // SAFETY: inputs are not expected to change during the link; a concurrent writer could
     // change what we read but not break memory safety of the bounds-checked parsers.
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| LinkError::io(path, e))?;
-    Ok(Box::leak(Box::new(map)))
+    let data: &'static [u8] = Box::leak(Box::new(map));
+    mapped.insert(id, data);
+    Ok(data)
 }
 
 const ELF_MAGIC: &[u8] = b"\x7fELF";
