@@ -176,6 +176,14 @@ pub fn scan_relocations(link: &mut Link, large_image: bool) -> Result<(RelocPlan
     let shown = shown_places(link.opts);
     let mut files = Vec::with_capacity(scans.len());
     let mut tables = Tables::default();
+    // Relative relocations are most of a large PIE's dynamic ones, and each request makes
+    // at most one more; growing by doubling would hold up to twice their size.
+    tables.rela_dyn.reserve_exact(
+        scans
+            .iter()
+            .map(|s| s.relative.len() + s.requests.len())
+            .sum(),
+    );
     let mut errors = Vec::new();
     for (file, scan) in scans.into_iter().enumerate() {
         tables.uses_got_base |= scan.uses_got_base;
