@@ -401,16 +401,14 @@ pub fn dynamic_entries(link: &Image, t: &DynamicTables) -> Vec<(i64, u64)> {
     if !opts.is_shared() && !opts.z_rodynamic {
         d.push((i64::from(DT_DEBUG), 0));
     }
-    if !link.tables.rela_dyn.is_empty() {
+    if link.tables.rela_dyn_count() > 0 {
         d.push((i64::from(DT_RELA), link.synthetic_addr(Synthetic::RelaDyn)));
-        d.push((i64::from(DT_RELASZ), 24 * link.tables.rela_dyn.len() as u64));
+        d.push((
+            i64::from(DT_RELASZ),
+            24 * link.tables.rela_dyn_count() as u64,
+        ));
         d.push((i64::from(DT_RELAENT), 24));
-        let relative = link
-            .tables
-            .rela_dyn
-            .iter()
-            .filter(|r| r.r_type == R_X86_64_RELATIVE)
-            .count();
+        let relative = link.tables.relative_count();
         if relative > 0 {
             d.push((i64::from(DT_RELACOUNT), relative as u64));
         }

@@ -389,7 +389,7 @@ fn merged_piece(sec: &crate::object_file::InputSection, at: i64) -> Option<(Vec<
         let end = at + sec.data[at..].iter().position(|&b| b == 0)? + 1;
         (start, end)
     } else {
-        let size = usize::try_from(sec.entsize).ok().filter(|&e| e > 0)?;
+        let size = Some(usize::from(sec.entsize)).filter(|&e| e > 0)?;
         let start = at - at % size;
         (start, (start + size).min(sec.data.len()))
     };

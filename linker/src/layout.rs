@@ -110,7 +110,7 @@ pub fn assign_input_sections(link: &mut Link) {
             o.inputs.sort_by_cached_key(|&(f, i)| {
                 let obj = &objects[f as usize];
                 let s = &obj.sections[i as usize];
-                map.rank(&obj.name, s.name, s.align)
+                map.rank(&obj.name, s.name, u64::from(s.align))
             });
         }
     }
@@ -305,7 +305,7 @@ pub fn estimated_image_size(link: &Link) -> u64 {
             o.sections
                 .iter()
                 .filter(|s| s.is_kept() && s.is_alloc())
-                .map(|s| s.size.saturating_add(s.align))
+                .map(|s| s.size.saturating_add(u64::from(s.align)))
                 .fold(0, u64::saturating_add)
         })
         .reduce(|| 0, u64::saturating_add);
@@ -370,15 +370,15 @@ pub fn place_inputs(link: &mut Link) -> Placement {
                     sec.pieces = pieces.into_boxed_slice();
                     sec.offset = size;
                     size += kept;
-                    align = align.max(sec.align);
+                    align = align.max(u64::from(sec.align));
                     placement.eh_frame_fdes += fdes;
                 }
                 _ => {
                     let sec = &mut link.objects[f as usize].sections[i as usize];
-                    size = size.next_multiple_of(sec.align);
+                    size = size.next_multiple_of(u64::from(sec.align));
                     sec.offset = size;
                     size += sec.size;
-                    align = align.max(sec.align);
+                    align = align.max(u64::from(sec.align));
                 }
             }
         }
@@ -403,7 +403,7 @@ pub fn place_inputs(link: &mut Link) -> Placement {
         group_offsets.push(link.outputs.section_mut(group.output).add_tail(
             TailKind::Merged(g as u32),
             group.data.len() as u64,
-            align,
+            u64::from(align),
         ));
     }
     merged.place(&mut link.objects, &group_offsets);
@@ -618,14 +618,14 @@ pub fn create_synthetic_sections(
             0,
         );
     }
-    if !tables.rela_dyn.is_empty() {
+    if tables.rela_dyn_count() > 0 {
         add_synthetic(
             link,
             Synthetic::RelaDyn,
             ".rela.dyn",
             SHT_RELA,
             a,
-            24 * tables.rela_dyn.len() as u64,
+            24 * tables.rela_dyn_count() as u64,
             8,
             24,
         );

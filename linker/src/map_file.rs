@@ -70,7 +70,7 @@ pub fn render(link: &Image) -> String {
                 _ => s.size,
             };
             let what = format!("{}:({})", obj.name, s.name);
-            line(base + s.offset, size, s.align, 8, &what);
+            line(base + s.offset, size, u64::from(s.align), 8, &what);
             if let Some(list) = symbols.get(&(file, sec)) {
                 for sym in list {
                     let name = crate::demangle::display(sym.name);

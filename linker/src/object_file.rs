@@ -39,9 +39,9 @@ pub struct InputSection {
     pub name: &'static str,
     pub sh_type: u32,
     pub flags: u64,
-    pub align: u64,
+    pub align: u32,
     /// SHF_MERGE's piece size (a larger one would be a corrupt header's: kept as 0, none).
-    pub entsize: u32,
+    pub entsize: u16,
     pub size: u64,
     /// Contents; empty for SHT_NOBITS.
     pub data: &'static [u8],
@@ -358,30 +358,6 @@ impl ObjectFile {
                     Ok(None) => (sec_name, flags, size, section_data, None),
                     Err(msg) => return Err(bad(&name, format!("section {sec_name}: {msg}"))),
                 };
-            let kind = classify_section(sec_name, sh_type, flags, i == 0);
-            sections.push(InputSection {
-                name: sec_name,
-                sh_type,
-                flags,
-                // Outside the memory image, alignment only pads the file: past a page it is
-                // only a corrupt header's way of making the output gigabytes long.
-                align: if flags & u64::from(elf::SHF_ALLOC) != 0 {
-                    sh.sh_addralign(LE).max(1)
-                } else {
-                    compressed_align
-                        .unwrap_or_else(|| sh.sh_addralign(LE))
-                        .clamp(1, 4096)
-                },
-                entsize: u32::try_from(sh.sh_entsize(LE)).unwrap_or(0),
-                size,
-                data: section_data,
-                relocs: &[],
-                kind,
-                live: kind != SectionKind::Ignored,
-                output: NO_OUTPUT,
-                offset: 0,
-                pieces: Box::default(),
-            });
             let align = sh.sh_addralign(LE).max(1);
             if !align.is_power_of_two() {
                 return Err(bad(
@@ -397,6 +373,29 @@ impl ObjectFile {
                     format!("section {sec_name} has an alignment of {align}, which is too large"),
                 ));
             }
+            let kind = classify_section(sec_name, sh_type, flags, i == 0);
+            sections.push(InputSection {
+                name: sec_name,
+                sh_type,
+                flags,
+                // Outside the memory image, alignment only pads the file: past a page it is
+                // only a corrupt header's way of making the output gigabytes long.
+                // At most 4 GiB (checked above).
+                align: if flags & u64::from(elf::SHF_ALLOC) != 0 {
+                    align as u32
+                } else {
+                    compressed_align.unwrap_or(align).clamp(1, 4096) as u32
+                },
+                entsize: u16::try_from(sh.sh_entsize(LE)).unwrap_or(0),
+                size,
+                data: section_data,
+                relocs: &[],
+                kind,
+                live: kind != SectionKind::Ignored,
+                output: NO_OUTPUT,
+                offset: 0,
+                pieces: Box::default(),
+            });
         }
 
         for s in &sections {

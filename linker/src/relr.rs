@@ -6,6 +6,7 @@
 use crate::context::{Link, Place, Segments};
 use crate::image::Image;
 use crate::layout;
+use crate::object_file::FileId;
 use crate::output_section::{Placement, Synthetic};
 use crate::tables::Tables;
 use object::elf::{R_X86_64_RELATIVE, SHF_WRITE};
@@ -25,6 +26,20 @@ const BITMAP_WORDS: u64 = 63;
 pub fn pack(link: &Link, tables: &mut Tables) {
     if !link.opts.pack_relative_relocs || !link.opts.is_pic() {
         return;
+    }
+    for (file, relocs) in tables.section_relative.iter_mut().enumerate() {
+        relocs.retain(|r| {
+            let place = Place::Section {
+                file: file as FileId,
+                sec: r.sec,
+                offset: r.offset,
+            };
+            let packed = packable(link, place);
+            if packed {
+                tables.relr.push(place);
+            }
+            !packed
+        });
     }
     let relocs = std::mem::take(&mut tables.rela_dyn);
     for r in relocs {

@@ -10,7 +10,7 @@ use crate::reloc_action::{
     classify, Action, GotInsn, Need, OutputKind, Refusal, Site, TargetFacts,
 };
 use crate::symbols::{SymbolDef, SymbolId};
-use crate::tables::Tables;
+use crate::tables::{SectionRelative, Tables};
 use object::elf::*;
 use object::read::elf::Rela as _;
 use rayon::prelude::*;
@@ -131,7 +131,7 @@ struct FileScan {
     requests: Vec<Request>,
     /// The relative dynamic relocations of writable places (a PIE's pointers: often most
     /// relocations), made here rather than requested: they need nothing shared.
-    relative: Vec<DynReloc>,
+    relative: Vec<SectionRelative>,
     /// Undefined symbols referenced, with the first places (three, or one with
     /// `--warn-once`) ...
     undefined: Vec<(SymbolId, String)>,
@@ -176,18 +176,11 @@ pub fn scan_relocations(link: &mut Link, large_image: bool) -> Result<(RelocPlan
     let shown = shown_places(link.opts);
     let mut files = Vec::with_capacity(scans.len());
     let mut tables = Tables::default();
-    // Relative relocations are most of a large PIE's dynamic ones, and each request makes
-    // at most one more; growing by doubling would hold up to twice their size.
-    tables.rela_dyn.reserve_exact(
-        scans
-            .iter()
-            .map(|s| s.relative.len() + s.requests.len())
-            .sum(),
-    );
+    tables.section_relative.reserve_exact(scans.len());
     let mut errors = Vec::new();
     for (file, scan) in scans.into_iter().enumerate() {
         tables.uses_got_base |= scan.uses_got_base;
-        tables.rela_dyn.extend_from_slice(&scan.relative);
+        tables.section_relative.push(scan.relative);
         for r in &scan.requests {
             grant(link, &mut tables, &mut errors, file as FileId, r);
         }
@@ -347,17 +340,20 @@ fn scan_file(link: &Link, globals: &[GlobalFacts], file: FileId, large_image: bo
             }
             match decision.need {
                 Need::Nothing => {}
-                Need::Relative { text: false } => scan.relative.push(relative(
-                    Place::Section { file, sec, offset },
-                    target,
-                    r.r_addend(LE),
-                )),
+                Need::Relative { text: false } => scan.relative.push(SectionRelative {
+                    sec,
+                    sym: r.r_sym(LE, false),
+                    offset,
+                    addend: r.r_addend(LE),
+                }),
                 need => request(need),
             }
         }
         scan.actions.push(actions.into_boxed_slice());
     }
     scan.undefined_counts = noted.into_iter().collect();
+    // Kept until the output is written.
+    scan.relative.shrink_to_fit();
     scan
 }
 

@@ -1384,11 +1384,11 @@ fn replace_inputs<'e>(
                 for &(f, s) in &o.inputs {
                     let obj = &link.objects[f as usize];
                     let sec = &obj.sections[s as usize];
-                    if map.rank(&obj.name, sec.name, sec.align).0 != j {
+                    if map.rank(&obj.name, sec.name, u64::from(sec.align)).0 != j {
                         continue;
                     }
                     let here = addr.wrapping_add(offset);
-                    let aligned = here.next_multiple_of(sec.align.max(1));
+                    let aligned = here.next_multiple_of(u64::from(sec.align).max(1));
                     offset = aligned - addr;
                     moves.push((f, s, offset));
                     offset += sec.size;
@@ -1453,7 +1453,7 @@ fn inside_offset(link: &Link, map: &InputMap, i: usize, item: usize) -> u64 {
             .filter_map(|&(f, s)| {
                 let obj = &link.objects[f as usize];
                 let sec = &obj.sections[s as usize];
-                let (rank, _) = map.rank(&obj.name, sec.name, sec.align);
+                let (rank, _) = map.rank(&obj.name, sec.name, u64::from(sec.align));
                 (rank < item).then_some(sec.offset + sec.size)
             })
             .max()
@@ -1557,7 +1557,17 @@ pub fn apply_subalign(link: &mut Link) -> Result<()> {
         let Some(e) = &d.subalign else {
             continue;
         };
-        wanted.push((d.name.clone(), alignment(link, e, d.line)?));
+        let v = alignment(link, e, d.line)?;
+        // An input section's alignment is at most 4 GiB, as an object's may be (lld's
+        // limit).
+        let v = u32::try_from(v).map_err(|_| {
+            LinkError::Link(format!(
+                "{}:{}: SUBALIGN({v}) is too large",
+                script_name(link),
+                d.line
+            ))
+        })?;
+        wanted.push((d.name.clone(), v));
     }
     for (name, v) in wanted {
         let inputs: Vec<(u32, u32)> = link

@@ -8,6 +8,7 @@ use crate::object_file::{FileId, LE};
 use crate::output_section::{fde_cie_pointer, Synthetic, TailKind};
 use crate::sym_section::{symbol_section, SymSection};
 use crate::symbols::SymbolDef;
+use crate::tables::SectionRelative;
 use object::elf::*;
 use object::read::elf::Rela as _;
 use rayon::prelude::*;
@@ -44,17 +45,33 @@ pub fn write_synthetic(link: &Image, dynamic: &DynamicTables, which: Synthetic, 
         Synthetic::SysvHash => buf.copy_from_slice(&dynamic.sysv_hash),
         Synthetic::RelaDyn => {
             let index = dynsym_indices(dynamic);
-            // RELATIVE first: DT_RELACOUNT lets the loader apply them in a tight loop.
-            let (mut relocs, others): (Vec<&DynReloc>, Vec<&DynReloc>) = link
+            // RELATIVE first: DT_RELACOUNT lets the loader apply them in a tight loop. A
+            // PIE's relative relocations can number hundreds of thousands: each file's are
+            // written in parallel.
+            let mut rest = buf;
+            let mut pieces = Vec::with_capacity(link.tables.section_relative.len());
+            for relocs in &link.tables.section_relative {
+                let (piece, tail) = rest.split_at_mut(24 * relocs.len());
+                pieces.push(piece);
+                rest = tail;
+            }
+            pieces
+                .into_par_iter()
+                .zip(&link.tables.section_relative)
+                .enumerate()
+                .for_each(|(file, (piece, relocs))| {
+                    for (out, r) in piece.chunks_mut(24).zip(relocs) {
+                        write_section_relative(link, file as FileId, r, out);
+                    }
+                });
+            let (relative, others): (Vec<&DynReloc>, Vec<&DynReloc>) = link
                 .tables
                 .rela_dyn
                 .iter()
                 .partition(|r| r.r_type == R_X86_64_RELATIVE);
-            relocs.extend(others);
-            // A PIE's relative relocations can number hundreds of thousands.
-            buf.par_chunks_mut(24)
-                .zip(relocs)
-                .for_each(|(out, r)| write_rela(link, &index, r, out));
+            for (out, r) in rest.chunks_mut(24).zip(relative.into_iter().chain(others)) {
+                write_rela(link, &index, r, out);
+            }
         }
         Synthetic::RelaPlt => {
             let index = dynsym_indices(dynamic);
@@ -144,6 +161,18 @@ pub(crate) fn copy_address(link: &Image, slot: crate::context::CopySlot) -> u64 
         .find_map(|o| o.tail(kind).map(|t| o.addr + t.offset))
         .unwrap_or(0)
         + slot.offset
+}
+
+fn write_section_relative(link: &Image, file: FileId, r: &SectionRelative, out: &mut [u8]) {
+    let place = Place::Section {
+        file,
+        sec: r.sec,
+        offset: r.offset,
+    };
+    let target = link.target(file, r.sym as usize);
+    put_u64(out, 0, place_address(link, place));
+    put_u64(out, 8, u64::from(R_X86_64_RELATIVE));
+    put_u64(out, 16, link.address_with_addend(target, r.addend) as u64);
 }
 
 fn write_rela(link: &Image, index: &FxHashMap<u32, u32>, r: &DynReloc, out: &mut [u8]) {

@@ -65,12 +65,28 @@ impl Default for Copies {
     }
 }
 
+/// An `R_X86_64_RELATIVE` relocation of a place in one of a file's input sections, whose
+/// value is the address of the relocation's own symbol plus its addend. A large PIE has
+/// hundreds of thousands: a third of a [`DynReloc`]'s size each.
+#[derive(Debug, Clone, Copy)]
+pub struct SectionRelative {
+    pub sec: u32,
+    /// The symbol index in the file.
+    pub sym: u32,
+    pub offset: u64,
+    pub addend: i64,
+}
+
 /// Everything the relocation scan creates.
 #[derive(Default)]
 pub struct Tables {
     pub got: Got,
     pub plt: Plt,
     pub copies: Copies,
+    /// The relative relocations of places in input sections, per file in file order: the
+    /// head of `.rela.dyn`, before [`Tables::rela_dyn`].
+    pub section_relative: Vec<Vec<SectionRelative>>,
+    /// The other dynamic relocations of `.rela.dyn`.
     pub rela_dyn: Vec<DynReloc>,
     pub rela_plt: Vec<DynReloc>,
     /// Relative relocations packed into `.relr.dyn` (see [`crate::relr`]).
@@ -82,6 +98,23 @@ pub struct Tables {
     pub text_relocation_sections: Vec<(FileId, u32, Option<SymbolId>)>,
     /// Some relocation is relative to the GOT base (GOTPC32, GOTOFF64, PLTOFF64, ...).
     pub uses_got_base: bool,
+}
+
+impl Tables {
+    /// Entries of `.rela.dyn`.
+    pub fn rela_dyn_count(&self) -> usize {
+        self.section_relative.iter().map(Vec::len).sum::<usize>() + self.rela_dyn.len()
+    }
+
+    /// Entries of `.rela.dyn` that are `R_X86_64_RELATIVE` (`DT_RELACOUNT`).
+    pub fn relative_count(&self) -> usize {
+        self.section_relative.iter().map(Vec::len).sum::<usize>()
+            + self
+                .rela_dyn
+                .iter()
+                .filter(|r| r.r_type == object::elf::R_X86_64_RELATIVE)
+                .count()
+    }
 }
 
 #[cfg(test)]

@@ -153,7 +153,16 @@ pub fn write_output(
 
     // Collect every independent piece with its file range, then write them in parallel.
     // (file offset, size, address or 0 if not allocated, what to write)
-    let mut jobs: Vec<(u64, u64, u64, Job)> = Vec::new();
+    // At most one per output section, input section and tail, reserved at once: a large
+    // link has hundreds of thousands, and growing by doubling would hold up to twice that.
+    let most = link
+        .outputs
+        .iter()
+        .map(|o| 1 + o.inputs.len() + o.tails.len())
+        .sum::<usize>()
+        + link.contents.script_data.len()
+        + trailing.len();
+    let mut jobs: Vec<(u64, u64, u64, Job)> = Vec::with_capacity(most);
     for (index, o) in link.outputs.iter().enumerate() {
         if o.is_nobits() {
             continue;
