@@ -166,7 +166,7 @@ fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
         let mut v = VER_NDX_GLOBAL;
         if let (Some(s), true) = (script, sym.is_defined_locally()) {
             // A `.symver` version names its node; otherwise the script's pattern decides.
-            if let Some(explicit) = sym.version {
+            if let Some(explicit) = sym.version.as_deref() {
                 if let Some(index) = s.node_index(explicit.name) {
                     v = index | if explicit.hidden { VERSYM_HIDDEN } else { 0 };
                 }

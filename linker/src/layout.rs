@@ -367,7 +367,7 @@ pub fn place_inputs(link: &mut Link) -> Placement {
                             p.output_offset += size;
                         }
                     }
-                    sec.pieces = pieces.into_boxed_slice();
+                    sec.pieces = pieces.into();
                     sec.offset = size;
                     size += kept;
                     align = align.max(u64::from(sec.align));

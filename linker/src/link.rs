@@ -627,7 +627,7 @@ fn hide_local_symbols(
 ) {
     for sym in symtab.symbols.iter_mut() {
         let name = crate::symbols::base_name(sym.name);
-        let default_version = sym.version.is_some_and(|v| !v.hidden);
+        let default_version = sym.version.as_ref().is_some_and(|v| !v.hidden);
         if sym.is_defined_locally()
             && !default_version
             && script.assign(name) == crate::version_script::Assignment::Local
@@ -645,7 +645,9 @@ fn check_symbol_versions(
 ) -> Result<()> {
     let mut errors = Vec::new();
     for sym in &symtab.symbols {
-        let Some(v) = sym.version else { continue };
+        let Some(v) = sym.version.as_deref() else {
+            continue;
+        };
         if !sym.is_defined_locally() {
             continue;
         }

@@ -56,7 +56,7 @@ impl Merged {
         for m in &self.sections {
             let base = group_offsets[m.group as usize];
             let sec = &mut objects[m.file as usize].sections[m.sec as usize];
-            for p in &mut sec.pieces {
+            for p in sec.pieces.iter_mut() {
                 p.output_offset += base;
             }
         }
@@ -210,7 +210,7 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
         })
         .collect();
     for (m, pieces) in sections.iter().zip(pieces) {
-        objects[m.file as usize].sections[m.sec as usize].pieces = pieces.into_boxed_slice();
+        objects[m.file as usize].sections[m.sec as usize].pieces = pieces.into();
     }
     Merged { groups, sections }
 }

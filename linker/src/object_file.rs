@@ -54,7 +54,37 @@ pub struct InputSection {
     /// Offset of this input inside its output section.
     pub offset: u64,
     /// For merge and `.eh_frame` sections: the pieces the section was split into.
-    pub pieces: Box<[Piece]>,
+    pub pieces: Pieces,
+}
+
+/// The pieces a section was split into. Most sections have none, so the list sits behind
+/// one thin pointer: a large link holds hundreds of thousands of input sections.
+#[derive(Default)]
+// The box is the point: one word (a `Vec` is three, a boxed slice two) for the sections
+// that have no pieces.
+#[allow(clippy::box_collection)]
+pub struct Pieces(Option<Box<Vec<Piece>>>);
+
+impl From<Vec<Piece>> for Pieces {
+    fn from(pieces: Vec<Piece>) -> Pieces {
+        Pieces((!pieces.is_empty()).then(|| Box::new(pieces)))
+    }
+}
+
+impl std::ops::Deref for Pieces {
+    type Target = [Piece];
+    fn deref(&self) -> &[Piece] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+}
+
+impl std::ops::DerefMut for Pieces {
+    fn deref_mut(&mut self) -> &mut [Piece] {
+        match &mut self.0 {
+            Some(pieces) => pieces.as_mut_slice(),
+            None => &mut [],
+        }
+    }
 }
 
 /// A piece of a split section (a string, a constant, a CIE or an FDE).
@@ -394,7 +424,7 @@ impl ObjectFile {
                 live: kind != SectionKind::Ignored,
                 output: NO_OUTPUT,
                 offset: 0,
-                pieces: Box::default(),
+                pieces: Pieces::default(),
             });
         }
 

@@ -17,7 +17,8 @@ use rayon::prelude::*;
 /// index does not fit `st_shndx`, `.symtab_shndx`.
 pub(crate) struct Symtab {
     parts: Vec<Part>,
-    /// One word per symbol: the real section index where `st_shndx` is SHN_XINDEX.
+    /// One word per symbol: the real section index where `st_shndx` is SHN_XINDEX; empty
+    /// when no symbol needs one.
     pub shndx: Vec<u32>,
     pub first_global: u32,
 }
@@ -28,6 +29,8 @@ pub(crate) struct Symtab {
 struct Part {
     symtab: Vec<u8>,
     strtab: Vec<u8>,
+    /// Per symbol, the `.symtab_shndx` word; empty while every one is 0 (nearly always: an
+    /// output needs more than 65,279 sections for one not to be).
     shndx: Vec<u32>,
 }
 
@@ -129,15 +132,35 @@ impl Part {
         out.extend_from_slice(&shndx.to_le_bytes());
         out.extend_from_slice(&value.to_le_bytes());
         out.extend_from_slice(&sym.size.to_le_bytes());
-        self.shndx.push(extended);
+        if extended != 0 && self.shndx.is_empty() {
+            self.shndx.resize(out.len() / 24 - 1, 0);
+        }
+        if !self.shndx.is_empty() {
+            self.shndx.push(extended);
+        }
+    }
+
+    /// The part as built, without the room its buffers grew into: the parts of a large
+    /// link hold megabytes until the output is written.
+    fn done(mut self) -> Part {
+        self.symtab.shrink_to_fit();
+        self.strtab.shrink_to_fit();
+        self
     }
 }
 
 impl Symtab {
     fn from_parts(parts: Vec<Part>, first_global: usize) -> Symtab {
-        let mut shndx = vec![0];
-        for p in &parts {
-            shndx.extend_from_slice(&p.shndx);
+        let mut shndx = Vec::new();
+        if parts.iter().any(|p| !p.shndx.is_empty()) {
+            shndx.push(0);
+            for p in &parts {
+                if p.shndx.is_empty() {
+                    shndx.resize(shndx.len() + p.symtab.len() / 24, 0);
+                } else {
+                    shndx.extend_from_slice(&p.shndx);
+                }
+            }
         }
         let first_global = 1 + parts[..first_global]
             .iter()
@@ -205,7 +228,7 @@ impl Symtab {
 
     /// Whether `.symtab_shndx` is needed.
     pub(crate) fn has_extended_indices(&self) -> bool {
-        self.shndx.iter().any(|&i| i != 0)
+        !self.shndx.is_empty()
     }
 }
 
@@ -250,7 +273,7 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
             part.push(sym, tls_start);
             outputs.push(k as u32);
         }
-        parts.push((part, PartOf::Sections(outputs)));
+        parts.push((part.done(), PartOf::Sections(outputs)));
     }
     // Copied relocations may need the locals in mergeable sections: a PC-relative one
     // against a string (`.L.str - 4`) cannot become its section's symbol plus an offset,
@@ -269,7 +292,7 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
                         shown.push(i as u32);
                     }
                 });
-                (part, PartOf::Locals(file, shown))
+                (part.done(), PartOf::Locals(file, shown))
             })
             .collect();
         parts.extend(locals);
@@ -303,8 +326,8 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
                 }
             }
             (
-                (hidden, PartOf::Globals(hidden_ids)),
-                (visible, PartOf::Globals(visible_ids)),
+                (hidden.done(), PartOf::Globals(hidden_ids)),
+                (visible.done(), PartOf::Globals(visible_ids)),
             )
         })
         .collect();

@@ -89,7 +89,8 @@ pub struct Symbol {
     pub bitcode_ref: bool,
     /// The version an object gave its definition with `.symver` (`foo@@VER`, or `foo@VER`
     /// when `hidden`): it overrides the version script's node.
-    pub version: Option<SymVersion>,
+    /// Boxed: few symbols have one, and every symbol of a large link is held to its end.
+    pub version: Option<Box<SymVersion>>,
     /// In the dynamic symbol table.
     pub in_dynsym: bool,
     /// May be bound to another module's definition at run time.
@@ -1005,7 +1006,7 @@ impl Resolver {
             let id = self.symtab.intern(name);
             if let Some(v) = version {
                 if section != shndx::UNDEF {
-                    self.symtab.get_mut(id).version = Some(v);
+                    self.symtab.get_mut(id).version = Some(Box::new(v));
                 }
             }
             if memchr::memchr(b'@', name).is_some() {

@@ -393,7 +393,7 @@ pub(crate) fn copy_eh_frame_pieces(
     out: &mut [u8],
 ) {
     let s = &link.objects[file as usize].sections[sec as usize];
-    for p in &s.pieces {
+    for p in s.pieces.iter() {
         if p.output_offset == u64::MAX {
             continue;
         }
