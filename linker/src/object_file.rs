@@ -147,6 +147,9 @@ pub struct ObjectFile {
     pub x86_features: Option<u32>,
     /// GNU_PROPERTY_X86_ISA_1_NEEDED of `.note.gnu.property` (0 if absent).
     pub x86_isa_needed: u32,
+    /// Made by rld's own LTO: its locals may carry the names partitions share
+    /// (`summaries::partition::shared_name`).
+    pub from_lto: bool,
 }
 
 /// One CIE or FDE of an `.eh_frame` section, with the relocations inside it.
@@ -572,6 +575,7 @@ impl ObjectFile {
             comdat_groups,
             x86_features,
             x86_isa_needed,
+            from_lto: false,
         })
     }
 

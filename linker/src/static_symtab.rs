@@ -375,6 +375,15 @@ fn local_symbols<'a>(
         {
             continue;
         }
+        // A local of an LTO partition may carry a shared name (a promoted call's local
+        // target keeps it where its partition alone uses it): shown by its source name, and
+        // what the compiler made not at all (unless a copied relocation may name it).
+        let name = match (obj.from_lto, source_name(name)) {
+            (false, _) => name,
+            (true, Some(source)) => source,
+            (true, None) if copies_relocs => name,
+            (true, None) => continue,
+        };
         let (section, value) = if ty == STT_FILE || index == shndx::ABS {
             (SymSection::Absolute, sym.st_value(LE))
         } else if !shndx::is_section(index) {

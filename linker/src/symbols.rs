@@ -952,6 +952,7 @@ impl Resolver {
 
     fn add_parsed_object(&mut self, mut obj: ObjectFile) {
         let file = self.objects.len() as FileId;
+        obj.from_lto = self.adding_lto_object;
         self.note_current_file(&obj.name);
         self.trace_file(&obj.name);
 

@@ -571,6 +571,26 @@ fn same_named_static_functions() {
         "call_chosen",
         Want::Promoted(&["helper", "helper"]),
     );
+    // The output's symbol table shows each `helper` by its source name, as lld's does,
+    // though rld renamed them for linking.
+    let local_functions = |exe: &Path| {
+        let mut names: Vec<String> = symbols(exe)
+            .into_iter()
+            .filter(|s| s.table == ".symtab" && s.typ == "FUNC" && s.bind == "LOCAL")
+            .map(|s| s.name)
+            .collect();
+        names.sort();
+        names
+    };
+    let ours = local_functions(&link.exe);
+    assert_eq!(
+        ours.iter().filter(|n| n.as_str() == "helper").count(),
+        2,
+        "{ours:?}"
+    );
+    if !is_standin() {
+        assert!(!ours.iter().any(|n| n.contains(".rld.")), "{ours:?}");
+    }
 }
 
 #[test]
