@@ -690,6 +690,27 @@ fn an_llvm_error_while_compiling_fails_the_link_cleanly() {
     );
 }
 
+/// LLVM stops with a fatal error while compiling (no instruction for an intrinsic): an
+/// error in rld's words, not an abort, and no output.
+#[test]
+fn an_llvm_fatal_error_while_compiling_fails_the_link_cleanly() {
+    let t = Test::new();
+    let bitcode = t.path("isel_failure.o");
+    run_checked(
+        Command::new("llvm-as-14")
+            .arg(cases_dir().join("lto/isel_failure.ll"))
+            .arg("-o")
+            .arg(&bitcode),
+    );
+    assert_rejected(
+        &t,
+        Driver::Rld,
+        &[&bitcode],
+        &["-flto", "-e", "main"],
+        &["LTO: LLVM failed: Do not know how to split"],
+    );
+}
+
 #[test]
 fn rejects_truncated_bitcode() {
     let t = Test::new();
