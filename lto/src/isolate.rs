@@ -1,18 +1,21 @@
-//! Reading untrusted bitcode in child processes.
+//! Running LLVM in child processes: reading untrusted bitcode, and compiling partitions.
 //!
 //! LLVM's bitcode reader is not hardened: a few flipped bits in a `clang -flto` object can
 //! make it dereference garbage or try to allocate terabytes, and neither is an error it
 //! reports. So the linker summarizes bitcode it has not seen before in forked children,
 //! one per core, each handing back the summaries (in rld's own checked encoding) through a
 //! pipe. A child that crashes ends as an error naming the file it was reading, and a child
-//! may not grow its address space by more than [`address_budget`], so a header asking for a
-//! huge allocation
-//! fails there too. The summarized modules are the ones the backend later reads in the
-//! linker's own process: bitcode LLVM read once without trouble it reads again the same way.
+//! may not grow its address space by more than [`address_budget`], so a header asking for
+//! a huge allocation fails there too.
 //!
-//! Forking is safe here because the children only run LLVM on their own inputs and write
-//! to their pipe: glibc makes `malloc` usable after `fork`, and no other thread of the
-//! linker holds an LLVM lock while summaries are being made (the linker waits for them).
+//! The backend then compiles each partition in a child of its own ([`in_child`]), which
+//! hands back the object: a process holds one partition's compilation at most, LLVM's
+//! memory goes with the child instead of being torn down piece by piece, and an error or a
+//! crash in LLVM ends the child, not the link.
+//!
+//! Forking is safe here because the children only run LLVM on their own work and write to
+//! their pipe: glibc makes `malloc` usable after `fork`, and no other thread of the linker
+//! holds an LLVM lock while children are at work (the linker's threads only wait for them).
 
 use crate::error::LtoError;
 use crate::BitcodeInput;
@@ -248,8 +251,8 @@ fn fork_child(kind: ChildKind, body: impl FnOnce(libc::c_int)) -> Option<Child> 
     let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
     // SAFETY: getpid on this process.
     let parent = unsafe { libc::getpid() };
-    // SAFETY: the child only runs `body`, which never returns (see the module's note on why
-    // that is safe after fork in a threaded process).
+    // SAFETY: the child only runs `body` and ends (see the module's note on why that is
+    // safe after fork in a threaded process).
     match unsafe { libc::fork() } {
         -1 => {
             *failed = true;
