@@ -207,13 +207,17 @@ pub struct SymbolTable {
 
 impl SymbolTable {
     pub fn intern(&mut self, name: &'static [u8]) -> SymbolId {
-        if let Some(&id) = self.by_name.get(name) {
-            return id;
+        // One hash and one probe, found or not: every archive symbol is new when its
+        // archive is added.
+        match self.by_name.entry(name) {
+            std::collections::hash_map::Entry::Occupied(e) => *e.get(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let id = self.symbols.len() as SymbolId;
+                self.symbols.push(Symbol::new(name));
+                e.insert(id);
+                id
+            }
         }
-        let id = self.symbols.len() as SymbolId;
-        self.symbols.push(Symbol::new(name));
-        self.by_name.insert(name, id);
-        id
     }
 
     /// Makes room for `additional` more names, so that a large link does not grow the
@@ -984,7 +988,8 @@ impl Resolver {
             // `.symver`: `foo@@VER` defines foo (default version VER); `foo@VER` is its own
             // symbol (a hidden version), and so is a reference to `foo@VER`.
             let mut version = None;
-            if let Some(at) = memchr::memchr(b'@', name) {
+            let at = memchr::memchr(b'@', name);
+            if let Some(at) = at {
                 if name.get(at + 1) == Some(&b'@') {
                     version = Some(SymVersion {
                         name: &name[at + 2..],
@@ -998,10 +1003,13 @@ impl Resolver {
                     });
                 }
             }
+            // Whether the name the symbol table gets still holds an `@`: a hidden version's.
+            let mut versioned_name = at.is_some() && version.is_none_or(|v| v.hidden);
             // --wrap redirects undefined references only; definitions keep their names.
             if section == shndx::UNDEF && !self.wrapped.is_empty() {
                 if let Some(&to) = self.wrapped.get(name) {
                     name = to;
+                    versioned_name = memchr::memchr(b'@', name).is_some();
                 }
             }
             let id = self.symtab.intern(name);
@@ -1010,7 +1018,7 @@ impl Resolver {
                     self.symtab.get_mut(id).version = Some(Box::new(v));
                 }
             }
-            if memchr::memchr(b'@', name).is_some() {
+            if versioned_name {
                 let sym = self.symtab.get_mut(id);
                 if sym.def == SymbolDef::Undefined {
                     if let Some(&(dso, index)) = self.dso_versioned.get(name) {
