@@ -126,8 +126,8 @@ struct Request {
 /// What the scan found in one object file.
 #[derive(Default)]
 struct FileScan {
-    /// One action per relocation, per section (empty for sections not scanned).
-    actions: Vec<Box<[Action]>>,
+    /// One action per relocation of the scanned sections.
+    actions: FileActions,
     requests: Vec<Request>,
     /// The relative dynamic relocations of writable places (a PIE's pointers: often most
     /// relocations), made here rather than requested: they need nothing shared.
@@ -143,7 +143,7 @@ struct FileScan {
 /// The scan's result: the action of every relocation in an allocated live section, which
 /// the writer carries out.
 pub struct RelocPlan {
-    files: Vec<Vec<Box<[Action]>>>,
+    files: Vec<FileActions>,
 }
 
 impl RelocPlan {
@@ -151,8 +151,26 @@ impl RelocPlan {
     pub fn actions(&self, file: FileId, sec: u32) -> &[Action] {
         self.files
             .get(file as usize)
-            .and_then(|f| f.get(sec as usize))
-            .map_or(&[], |a| a)
+            .map_or(&[], |f| f.section(sec as usize))
+    }
+}
+
+/// One file's relocation actions: every scanned section's, one after another, in one
+/// allocation (a large link has hundreds of thousands of sections).
+#[derive(Default)]
+struct FileActions {
+    actions: Vec<Action>,
+    /// Per section, where its actions start in `actions`; the next entry is where they
+    /// end (one entry more than there are sections).
+    starts: Vec<u32>,
+}
+
+impl FileActions {
+    fn section(&self, sec: usize) -> &[Action] {
+        match (self.starts.get(sec), self.starts.get(sec + 1)) {
+            (Some(&start), Some(&end)) => &self.actions[start as usize..end as usize],
+            _ => &[],
+        }
     }
 }
 
@@ -244,7 +262,16 @@ fn scan_file(link: &Link, globals: &[GlobalFacts], file: FileId, large_image: bo
     };
     let warn_only = opts.warn_unresolved && !opts.fatal_warnings;
     let mut scan = FileScan {
-        actions: Vec::with_capacity(obj.sections.len()),
+        actions: FileActions {
+            actions: Vec::with_capacity(
+                obj.sections
+                    .iter()
+                    .filter(|s| scanned(s))
+                    .map(|s| s.relocs.len())
+                    .sum(),
+            ),
+            starts: Vec::with_capacity(obj.sections.len() + 1),
+        },
         ..FileScan::default()
     };
     // References so far per undefined symbol (the first few are shown).
@@ -256,11 +283,14 @@ fn scan_file(link: &Link, globals: &[GlobalFacts], file: FileId, large_image: bo
     let shown = shown_places(opts) as u32;
     for (sec, s) in obj.sections.iter().enumerate() {
         let sec = sec as u32;
-        if !s.is_kept() || !s.is_alloc() || s.relocs.is_empty() {
-            scan.actions.push(Box::default());
+        let base = scan.actions.actions.len();
+        scan.actions.starts.push(base as u32);
+        if !scanned(s) {
             continue;
         }
-        let mut actions = vec![Action::Skip; s.relocs.len()];
+        scan.actions
+            .actions
+            .resize(base + s.relocs.len(), Action::Skip);
         let mut skip_next = false;
         for (i, r) in s.relocs.iter().enumerate() {
             if std::mem::take(&mut skip_next) {
@@ -318,7 +348,7 @@ fn scan_file(link: &Link, globals: &[GlobalFacts], file: FileId, large_image: bo
                     site,
                 );
             }
-            actions[i] = decision.action;
+            scan.actions.actions[base + i] = decision.action;
             scan.uses_got_base |= decision.uses_got_base;
             skip_next = decision.skips_next;
             let mut request = |need| {
@@ -349,12 +379,17 @@ fn scan_file(link: &Link, globals: &[GlobalFacts], file: FileId, large_image: bo
                 need => request(need),
             }
         }
-        scan.actions.push(actions.into_boxed_slice());
     }
+    scan.actions.starts.push(scan.actions.actions.len() as u32);
     scan.undefined_counts = noted.into_iter().collect();
     // Kept until the output is written.
     scan.relative.shrink_to_fit();
     scan
+}
+
+/// Whether the scan decides a section's relocations: those of a kept allocated section.
+fn scanned(s: &crate::object_file::InputSection) -> bool {
+    s.is_kept() && s.is_alloc() && !s.relocs.is_empty()
 }
 
 /// An undefined symbol's references, as the error reports them.
