@@ -225,41 +225,31 @@ pub fn write_output(
     }
     jobs.retain(|j| j.1 > 0);
     jobs.sort_by_key(|j| j.0);
-    // Each piece with the gap after it (alignment padding, up to the next piece), which
-    // the piece's job clears when the buffer holds a previous output's bytes: in parallel,
-    // as every page of code has some.
-    let mut slices: Vec<(&mut [u8], &mut [u8], u64, &Job)> = Vec::with_capacity(jobs.len());
     let first = jobs.first().map_or(buf.len(), |j| j.0 as usize);
-    let (before, mut rest) = buf.split_at_mut(first.min(buf.len()));
+    let (before, rest) = buf.split_at_mut(first.min(buf.len()));
     if !zeroed {
         before.fill(0);
     }
     let mut consumed = first as u64;
-    for (k, (off, size, addr, job)) in jobs.iter().enumerate() {
+    for (off, size, _, _) in &jobs {
         if *off < consumed {
             return Err(LinkError::Link(format!(
                 "internal error: overlapping output at offset {off:#x}"
             )));
         }
-        let next = jobs.get(k + 1).map_or(file_size, |j| j.0.max(off + size));
-        let (piece, tail) = std::mem::take(&mut rest).split_at_mut(*size as usize);
-        let (gap, tail) = tail.split_at_mut((next - off - size) as usize);
-        rest = tail;
-        consumed = next;
-        slices.push((piece, gap, *addr, job));
+        consumed = off + size;
     }
-    let errors: Vec<String> = slices
-        .into_par_iter()
-        .map(|(piece, gap, addr, job)| {
-            if !zeroed {
-                gap.fill(0);
-                if !job.writes_every_byte(link) {
-                    piece.fill(0);
-                }
+    // Each piece with the gap after it (alignment padding, up to the next piece), which
+    // the piece's job clears when the buffer holds a previous output's bytes: in parallel,
+    // as every page of code has some.
+    let work = |piece: &mut [u8], gap: &mut [u8], addr: u64, job: &Job| -> Vec<String> {
+        if !zeroed {
+            gap.fill(0);
+            if !job.writes_every_byte(link) {
+                piece.fill(0);
             }
-            (piece, addr, job)
-        })
-        .flat_map(|(piece, addr, job)| match job {
+        }
+        match job {
             Job::Input { file, sec } => {
                 let errors = relocate_section(link, plan, *file, *sec, piece, addr);
                 crate::endbr::apply(link, *file, *sec, piece);
@@ -294,8 +284,13 @@ pub fn write_output(
                 piece.copy_from_slice(&link.contents.script_data[*k].2);
                 Vec::new()
             }
-        })
-        .collect();
+        }
+    };
+    let errors = if jobs.is_empty() {
+        Vec::new()
+    } else {
+        run_jobs(&jobs, file_size, rest, &work)
+    };
     if !errors.is_empty() {
         return Err(LinkError::Many(errors));
     }
@@ -540,6 +535,44 @@ fn compute_build_id(style: &BuildId, data: &[u8], len: usize) -> Vec<u8> {
         BuildId::Hex(h) => h.clone(),
         BuildId::None => vec![0; len],
     }
+}
+
+/// What is done for one job: given its piece of the output, the gap after it and its
+/// address, it returns the errors it met.
+type JobWork<'a> = dyn Fn(&mut [u8], &mut [u8], u64, &Job) -> Vec<String> + Sync + 'a;
+
+/// Runs every job on its piece of `buf` and the gap after it, in parallel: `jobs` are
+/// sorted by file offset without overlaps, `buf` starts at the first job's offset, and the
+/// last job's gap runs to `end`. The buffer is split in halves recursively rather than into
+/// a list of pieces (a large link has hundreds of thousands); the errors come back in job
+/// order.
+fn run_jobs(
+    jobs: &[(u64, u64, u64, Job)],
+    end: u64,
+    buf: &mut [u8],
+    work: &JobWork,
+) -> Vec<String> {
+    const LEAF: usize = 16;
+    if jobs.len() > LEAF {
+        let mid = jobs.len() / 2;
+        let (left, right) = buf.split_at_mut((jobs[mid].0 - jobs[0].0) as usize);
+        let (mut errors, more) = rayon::join(
+            || run_jobs(&jobs[..mid], jobs[mid].0, left, work),
+            || run_jobs(&jobs[mid..], end, right, work),
+        );
+        errors.extend(more);
+        return errors;
+    }
+    let mut errors = Vec::new();
+    let mut rest = buf;
+    for (k, (off, size, addr, job)) in jobs.iter().enumerate() {
+        let next = jobs.get(k + 1).map_or(end, |j| j.0);
+        let (piece, tail) = std::mem::take(&mut rest).split_at_mut(*size as usize);
+        let (gap, tail) = tail.split_at_mut((next - off - size) as usize);
+        rest = tail;
+        errors.extend(work(piece, gap, *addr, job));
+    }
+    errors
 }
 
 /// Writes the scripts' fill patterns into the gaps between the contents of their output
