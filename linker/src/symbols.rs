@@ -202,19 +202,32 @@ pub(crate) fn merge_visibility(a: u8, b: u8) -> u8 {
 #[derive(Default)]
 pub struct SymbolTable {
     pub symbols: Vec<Symbol>,
-    by_name: FxHashMap<&'static [u8], SymbolId>,
+    /// The ids by name: a table of ids alone, each name read from its symbol (a map from
+    /// names would hold a 16-byte key per symbol of a large link beside its 80-byte record).
+    by_name: hashbrown::HashTable<SymbolId>,
+}
+
+fn name_hash(name: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(name)
 }
 
 impl SymbolTable {
     pub fn intern(&mut self, name: &'static [u8]) -> SymbolId {
         // One hash and one probe, found or not: every archive symbol is new when its
         // archive is added.
-        match self.by_name.entry(name) {
-            std::collections::hash_map::Entry::Occupied(e) => *e.get(),
-            std::collections::hash_map::Entry::Vacant(e) => {
+        let symbols = &self.symbols;
+        let entry = self.by_name.entry(
+            name_hash(name),
+            |&id| symbols[id as usize].name == name,
+            |&id| name_hash(symbols[id as usize].name),
+        );
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(e) => *e.get(),
+            hashbrown::hash_table::Entry::Vacant(e) => {
                 let id = self.symbols.len() as SymbolId;
-                self.symbols.push(Symbol::new(name));
                 e.insert(id);
+                self.symbols.push(Symbol::new(name));
                 id
             }
         }
@@ -223,12 +236,18 @@ impl SymbolTable {
     /// Makes room for `additional` more names, so that a large link does not grow the
     /// table again and again.
     pub fn reserve(&mut self, additional: usize) {
-        self.by_name.reserve(additional);
+        let symbols = &self.symbols;
+        self.by_name
+            .reserve(additional, |&id| name_hash(symbols[id as usize].name));
         self.symbols.reserve(additional);
     }
 
     pub fn lookup(&self, name: &[u8]) -> Option<SymbolId> {
-        self.by_name.get(name).copied()
+        self.by_name
+            .find(name_hash(name), |&id| {
+                self.symbols[id as usize].name == name
+            })
+            .copied()
     }
 
     pub fn get(&self, id: SymbolId) -> &Symbol {

@@ -162,18 +162,17 @@ pub fn write_output(
         .sum::<usize>()
         + link.contents.script_data.len()
         + trailing.len();
-    let mut jobs: Vec<(u64, u64, u64, Job)> = Vec::with_capacity(most);
+    let mut jobs: Vec<(u64, u64, Job)> = Vec::with_capacity(most);
     for (index, o) in link.outputs.iter().enumerate() {
         if o.is_nobits() {
             continue;
         }
         if link.contents.compressed.contains_key(&(index as u32)) {
-            jobs.push((o.offset, o.size, 0, Job::Compressed(index as u32)));
+            jobs.push((o.offset, o.size, Job::Compressed(index as u32)));
             continue;
         }
-        let addr = |offset: u64| if o.is_alloc() { o.addr + offset } else { 0 };
         if let Some(which) = o.synthetic {
-            jobs.push((o.offset, o.size, addr(0), Job::Synthetic(which)));
+            jobs.push((o.offset, o.size, Job::Synthetic(which)));
             continue;
         }
         for &(f, i) in &o.inputs {
@@ -192,36 +191,26 @@ pub fn write_output(
                         .max()
                         .unwrap_or(0);
                     let job = Job::EhFrame { file: f, sec: i };
-                    jobs.push((o.offset + s.offset, size, addr(s.offset), job));
+                    jobs.push((o.offset + s.offset, size, job));
                 }
                 _ => {
                     let job = Job::Input { file: f, sec: i };
-                    jobs.push((o.offset + s.offset, s.size, addr(s.offset), job));
+                    jobs.push((o.offset + s.offset, s.size, job));
                 }
             }
         }
         for t in &o.tails {
             if let TailKind::Merged(g) = t.kind {
-                jobs.push((
-                    o.offset + t.offset,
-                    t.size,
-                    addr(t.offset),
-                    Job::Merged { group: g },
-                ));
+                jobs.push((o.offset + t.offset, t.size, Job::Merged { group: g }));
             }
         }
     }
     for (k, (out, at, bytes)) in link.contents.script_data.iter().enumerate() {
         let o = &link.outputs[*out as usize];
-        jobs.push((
-            o.offset + at,
-            bytes.len() as u64,
-            o.addr + at,
-            Job::ScriptData(k),
-        ));
+        jobs.push((o.offset + at, bytes.len() as u64, Job::ScriptData(k)));
     }
     for (i, (t, off)) in trailing.iter().zip(&trailing_offsets).enumerate() {
-        jobs.push((*off, t.bytes.len() as u64, 0, Job::Bytes(i)));
+        jobs.push((*off, t.bytes.len() as u64, Job::Bytes(i)));
     }
     jobs.retain(|j| j.1 > 0);
     jobs.sort_by_key(|j| j.0);
@@ -231,7 +220,7 @@ pub fn write_output(
         before.fill(0);
     }
     let mut consumed = first as u64;
-    for (off, size, _, _) in &jobs {
+    for (off, size, _) in &jobs {
         if *off < consumed {
             return Err(LinkError::Link(format!(
                 "internal error: overlapping output at offset {off:#x}"
@@ -242,7 +231,17 @@ pub fn write_output(
     // Each piece with the gap after it (alignment padding, up to the next piece), which
     // the piece's job clears when the buffer holds a previous output's bytes: in parallel,
     // as every page of code has some.
-    let work = |piece: &mut [u8], gap: &mut [u8], addr: u64, job: &Job| -> Vec<String> {
+    // Where an input section lands in memory (0 outside it): what its relocations need.
+    let address = |file: u32, sec: u32| {
+        let s = &link.objects[file as usize].sections[sec as usize];
+        let o = link.output(s.output);
+        if o.is_alloc() {
+            o.addr + s.offset
+        } else {
+            0
+        }
+    };
+    let work = |piece: &mut [u8], gap: &mut [u8], job: &Job| -> Vec<String> {
         if !zeroed {
             gap.fill(0);
             if !job.writes_every_byte(link) {
@@ -251,13 +250,13 @@ pub fn write_output(
         }
         match job {
             Job::Input { file, sec } => {
-                let errors = relocate_section(link, plan, *file, *sec, piece, addr);
+                let errors = relocate_section(link, plan, *file, *sec, piece, address(*file, *sec));
                 crate::endbr::apply(link, *file, *sec, piece);
                 errors
             }
             Job::EhFrame { file, sec } => {
                 copy_eh_frame_pieces(link, link.placement, *file, *sec, piece);
-                relocate_eh_frame(link, plan, *file, *sec, piece, addr)
+                relocate_eh_frame(link, plan, *file, *sec, piece, address(*file, *sec))
             }
             Job::Merged { group } => {
                 piece.copy_from_slice(&link.placement.merge_groups[*group as usize].data);
@@ -537,21 +536,16 @@ fn compute_build_id(style: &BuildId, data: &[u8], len: usize) -> Vec<u8> {
     }
 }
 
-/// What is done for one job: given its piece of the output, the gap after it and its
-/// address, it returns the errors it met.
-type JobWork<'a> = dyn Fn(&mut [u8], &mut [u8], u64, &Job) -> Vec<String> + Sync + 'a;
+/// What is done for one job: given its piece of the output and the gap after it, it
+/// returns the errors it met.
+type JobWork<'a> = dyn Fn(&mut [u8], &mut [u8], &Job) -> Vec<String> + Sync + 'a;
 
 /// Runs every job on its piece of `buf` and the gap after it, in parallel: `jobs` are
 /// sorted by file offset without overlaps, `buf` starts at the first job's offset, and the
 /// last job's gap runs to `end`. The buffer is split in halves recursively rather than into
 /// a list of pieces (a large link has hundreds of thousands); the errors come back in job
 /// order.
-fn run_jobs(
-    jobs: &[(u64, u64, u64, Job)],
-    end: u64,
-    buf: &mut [u8],
-    work: &JobWork,
-) -> Vec<String> {
+fn run_jobs(jobs: &[(u64, u64, Job)], end: u64, buf: &mut [u8], work: &JobWork) -> Vec<String> {
     const LEAF: usize = 16;
     if jobs.len() > LEAF {
         let mid = jobs.len() / 2;
@@ -565,12 +559,12 @@ fn run_jobs(
     }
     let mut errors = Vec::new();
     let mut rest = buf;
-    for (k, (off, size, addr, job)) in jobs.iter().enumerate() {
+    for (k, (off, size, job)) in jobs.iter().enumerate() {
         let next = jobs.get(k + 1).map_or(end, |j| j.0);
         let (piece, tail) = std::mem::take(&mut rest).split_at_mut(*size as usize);
         let (gap, tail) = tail.split_at_mut((next - off - size) as usize);
         rest = tail;
-        errors.extend(work(piece, gap, *addr, job));
+        errors.extend(work(piece, gap, job));
     }
     errors
 }
@@ -593,7 +587,7 @@ impl Job {
     }
 }
 
-fn fill_gaps(link: &Image, buf: &mut [u8], jobs: &[(u64, u64, u64, Job)]) {
+fn fill_gaps(link: &Image, buf: &mut [u8], jobs: &[(u64, u64, Job)]) {
     for &(i, pattern) in &link.contents.fills {
         let o = &link.outputs[i as usize];
         let end = o.offset + o.size;
