@@ -152,7 +152,7 @@ pub fn write_output(
     let buf: &mut [u8] = &mut map;
 
     // Collect every independent piece with its file range, then write them in parallel.
-    // (file offset, size, address or 0 if not allocated, what to write)
+    // (file offset, size, what to write)
     // At most one per output section, input section and tail, reserved at once: a large
     // link has hundreds of thousands, and growing by doubling would hold up to twice that.
     let most = link
@@ -228,9 +228,6 @@ pub fn write_output(
         }
         consumed = off + size;
     }
-    // Each piece with the gap after it (alignment padding, up to the next piece), which
-    // the piece's job clears when the buffer holds a previous output's bytes: in parallel,
-    // as every page of code has some.
     // Where an input section lands in memory (0 outside it): what its relocations need.
     let address = |file: u32, sec: u32| {
         let s = &link.objects[file as usize].sections[sec as usize];
@@ -241,6 +238,9 @@ pub fn write_output(
             0
         }
     };
+    // Each piece with the gap after it (alignment padding, up to the next piece), which
+    // the piece's job clears when the buffer holds a previous output's bytes: in parallel,
+    // as every page of code has some.
     let work = |piece: &mut [u8], gap: &mut [u8], job: &Job| -> Vec<String> {
         if !zeroed {
             gap.fill(0);
@@ -285,11 +285,7 @@ pub fn write_output(
             }
         }
     };
-    let errors = if jobs.is_empty() {
-        Vec::new()
-    } else {
-        run_jobs(&jobs, file_size, rest, &work)
-    };
+    let errors = run_jobs(&jobs, file_size, rest, &work);
     if !errors.is_empty() {
         return Err(LinkError::Many(errors));
     }
