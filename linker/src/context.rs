@@ -166,8 +166,6 @@ pub struct Link<'o> {
     pub is_dynamic: bool,
     pub linker_symbols: FxHashMap<SymbolId, LinkerSymbol>,
     pub synthetic: FxHashMap<Synthetic, OutputId>,
-    /// The PLT is laid out for IBT (`.plt` stubs and `.plt.sec` entries, see layout).
-    pub ibt_plt: bool,
     /// `--dynamic-list` entries.
     pub dynamic_list: crate::dynamic_list::DynamicList,
     /// `--version-script`.
@@ -202,7 +200,6 @@ impl<'o> Link<'o> {
             is_dynamic: false,
             linker_symbols: FxHashMap::default(),
             synthetic: FxHashMap::default(),
-            ibt_plt: false,
             dynamic_list: Default::default(),
             version_script: None,
             scripts: Default::default(),
@@ -229,6 +226,12 @@ impl<'o> Link<'o> {
 
     pub fn synthetic_section(&self, which: Synthetic) -> Option<&OutputSection> {
         self.synthetic.get(&which).map(|&id| self.output(id))
+    }
+
+    /// The PLT is laid out for IBT (`.plt` stubs and `.plt.sec` entries, see layout): the
+    /// layout made a `.plt.sec`.
+    pub fn ibt_plt(&self) -> bool {
+        self.synthetic.contains_key(&Synthetic::PltSec)
     }
 
     pub fn synthetic_addr(&self, which: Synthetic) -> u64 {

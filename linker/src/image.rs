@@ -164,7 +164,7 @@ impl<'a, 'o> Image<'a, 'o> {
 
     /// The PLT entry code calls for lazy entry `index` (in `.plt.sec` with IBT).
     pub fn plt_entry_address(&self, index: u32) -> u64 {
-        if self.ibt_plt {
+        if self.ibt_plt() {
             return self.synthetic_addr(Synthetic::PltSec) + 16 * u64::from(index);
         }
         self.synthetic_addr(Synthetic::Plt) + 16 + 16 * u64::from(index)
@@ -172,7 +172,7 @@ impl<'a, 'o> Image<'a, 'o> {
 
     /// Where lazy entry `index` starts binding: its `.got.plt` slot's first value.
     pub fn plt_lazy_stub(&self, index: u32) -> u64 {
-        if self.ibt_plt {
+        if self.ibt_plt() {
             return self.synthetic_addr(Synthetic::Plt) + 16 + 16 * u64::from(index);
         }
         // Past the entry's `jmp *slot`: its `pushq`.
@@ -181,7 +181,7 @@ impl<'a, 'o> Image<'a, 'o> {
 
     pub fn plt_entry_address_iplt(&self, index: u32) -> u64 {
         let after = 16 * self.tables.plt.lazy.len() as u64 + 16 * u64::from(index);
-        if self.ibt_plt {
+        if self.ibt_plt() {
             return self.synthetic_addr(Synthetic::PltSec) + after;
         }
         let header = if self.tables.plt.lazy.is_empty() {

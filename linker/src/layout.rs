@@ -664,10 +664,10 @@ pub fn create_synthetic_sections(
     let plt_entries = tables.plt.lazy.len() as u64;
     // With IBT, as lld and GNU ld lay it out: `.plt` holds the lazy-binding stubs, each
     // starting with `endbr64`, and `.plt.sec` the entries code calls.
-    link.ibt_plt = gnu_property_features(link) & object::elf::GNU_PROPERTY_X86_FEATURE_1_IBT != 0;
+    let ibt = gnu_property_features(link) & object::elf::GNU_PROPERTY_X86_FEATURE_1_IBT != 0;
     // (section, name, bytes): PLT0 is there only for lazy entries.
     let header = if plt_entries > 0 { 16 } else { 0 };
-    let plts: &[(Synthetic, &str, u64)] = if link.ibt_plt {
+    let plts: &[(Synthetic, &str, u64)] = if ibt {
         &[
             (Synthetic::Plt, ".plt", header + 16 * plt_entries),
             (

@@ -92,7 +92,7 @@ pub fn write_synthetic(link: &Image, dynamic: &DynamicTables, which: Synthetic, 
             }
         }
         Synthetic::RelrDyn => crate::relr::write(link, buf),
-        Synthetic::Plt if link.ibt_plt => write_ibt_plt_stubs(link, buf),
+        Synthetic::Plt if link.ibt_plt() => write_ibt_plt_stubs(link, buf),
         Synthetic::Plt => write_plt(link, buf),
         Synthetic::PltSec => write_plt_sec(link, buf),
         Synthetic::Got => write_got(link, buf),
