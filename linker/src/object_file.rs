@@ -411,9 +411,9 @@ impl ObjectFile {
                 name: sec_name,
                 sh_type,
                 flags,
-                // Outside the memory image, alignment only pads the file: past a page it is
-                // only a corrupt header's way of making the output gigabytes long.
-                // At most 4 GiB (checked above).
+                // At most 4 GiB (checked above). Outside the memory image, alignment only
+                // pads the file: past a page it is only a corrupt header's way of making the
+                // output gigabytes long.
                 align: if flags & u64::from(elf::SHF_ALLOC) != 0 {
                     align as u32
                 } else {

@@ -21,8 +21,9 @@ const BITMAP_WORDS: u64 = 63;
 
 /// Moves the relative relocations that can be packed (from `tables.section_relative` and
 /// `tables.rela_dyn`) to `tables.relr`: at an even address (an address entry is even), in
-/// writable memory (a text relocation stays an explicit one, as with GNU ld). Their places hold the link-time value already,
-/// which RELR needs: it has no addend field. Only PIEs and shared objects have them.
+/// writable memory (a text relocation stays an explicit one, as with GNU ld). Their places
+/// hold the link-time value already, which RELR needs: it has no addend field. Only PIEs
+/// and shared objects have them.
 pub fn pack(link: &Link, tables: &mut Tables) {
     if !link.opts.pack_relative_relocs || !link.opts.is_pic() {
         return;

@@ -8,6 +8,7 @@ use crate::image::Image;
 use crate::object_file::{shndx, LE, NO_OUTPUT};
 use crate::sym_section::{symbol_section, SymSection};
 use crate::symbols::SymbolDef;
+use crate::write::split_places;
 use object::elf::*;
 use object::read::elf::Sym as _;
 use rayon::prelude::*;
@@ -187,17 +188,20 @@ impl Symtab {
     /// in parallel, its names moved to where its strings land in `.strtab`.
     pub fn write_symtab(&self, out: &mut [u8]) {
         out[..24].fill(0);
-        let mut places = Vec::with_capacity(self.parts.len());
-        let mut rest = &mut out[24..];
-        let mut base = 1u32;
-        for p in &self.parts {
-            let (place, tail) = std::mem::take(&mut rest).split_at_mut(p.symtab.len());
-            places.push((place, base));
-            rest = tail;
-            base += p.strtab.len() as u32;
-        }
+        let (places, _) = split_places(&mut out[24..], self.parts.iter().map(|p| p.symtab.len()));
+        // Where each part's strings start in `.strtab`.
+        let bases: Vec<u32> = self
+            .parts
+            .iter()
+            .scan(1u32, |next, p| {
+                let base = *next;
+                *next += p.strtab.len() as u32;
+                Some(base)
+            })
+            .collect();
         places
             .into_par_iter()
+            .zip(bases)
             .zip(self.parts.par_iter())
             .for_each(|((place, base), part)| {
                 place.copy_from_slice(&part.symtab);
@@ -213,13 +217,7 @@ impl Symtab {
     /// Writes `.strtab` into `out` (of [`strtab_len`](Self::strtab_len) bytes).
     pub fn write_strtab(&self, out: &mut [u8]) {
         out[0] = 0;
-        let mut places = Vec::with_capacity(self.parts.len());
-        let mut rest = &mut out[1..];
-        for p in &self.parts {
-            let (place, tail) = std::mem::take(&mut rest).split_at_mut(p.strtab.len());
-            places.push(place);
-            rest = tail;
-        }
+        let (places, _) = split_places(&mut out[1..], self.parts.iter().map(|p| p.strtab.len()));
         places
             .into_par_iter()
             .zip(self.parts.par_iter())
@@ -252,8 +250,8 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
     // With copied relocations, a section symbol per output section first (what relocations
     // against the inputs' section symbols become, as lld makes them); then the locals of
     // every object (none with `-x`; no `.L` temporaries with `-X`), then hidden globals
-    // (which are local to the output), then the others: each part built in parallel, then
-    // joined in that order.
+    // (which are local to the output), then the others: each part built in parallel, and
+    // written in that order.
     let mut parts: Vec<(Part, PartOf)> = Vec::new();
     if emit_relocs {
         let mut part = Part::default();

@@ -48,16 +48,12 @@ pub fn write_synthetic(link: &Image, dynamic: &DynamicTables, which: Synthetic, 
             // RELATIVE first: DT_RELACOUNT lets the loader apply them in a tight loop. A
             // PIE's relative relocations can number hundreds of thousands: each file's are
             // written in parallel.
-            let mut rest = buf;
-            let mut pieces = Vec::with_capacity(link.tables.section_relative.len());
-            for relocs in &link.tables.section_relative {
-                let (piece, tail) = rest.split_at_mut(24 * relocs.len());
-                pieces.push(piece);
-                rest = tail;
-            }
+            let relative = &link.tables.section_relative;
+            let (pieces, rest) =
+                crate::write::split_places(buf, relative.iter().map(|r| 24 * r.len()));
             pieces
                 .into_par_iter()
-                .zip(&link.tables.section_relative)
+                .zip(relative)
                 .enumerate()
                 .for_each(|(file, (piece, relocs))| {
                     for (out, r) in piece.chunks_mut(24).zip(relocs) {

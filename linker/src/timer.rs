@@ -52,13 +52,7 @@ impl Timer {
 /// it has waited for (LTO reads new bitcode and compiles its partitions in children).
 fn cpu_time() -> Duration {
     let usage = |who| {
-        // SAFETY: getrusage fills the zeroed structure it is given; RUSAGE_SELF and
-        // RUSAGE_CHILDREN cannot fail.
-        let usage = unsafe {
-            let mut usage: libc::rusage = std::mem::zeroed();
-            libc::getrusage(who, &mut usage);
-            usage
-        };
+        let usage = rld_lto_api::resource_usage(who);
         let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
         time(usage.ru_utime) + time(usage.ru_stime)
     };

@@ -532,6 +532,21 @@ fn compute_build_id(style: &BuildId, data: &[u8], len: usize) -> Vec<u8> {
     }
 }
 
+/// `buf` cut into consecutive places of the given lengths (for pieces written in parallel),
+/// and what is past them.
+pub(crate) fn split_places(
+    mut buf: &mut [u8],
+    lengths: impl Iterator<Item = usize>,
+) -> (Vec<&mut [u8]>, &mut [u8]) {
+    let mut places = Vec::with_capacity(lengths.size_hint().0);
+    for len in lengths {
+        let (place, tail) = std::mem::take(&mut buf).split_at_mut(len);
+        places.push(place);
+        buf = tail;
+    }
+    (places, buf)
+}
+
 /// What is done for one job: given its piece of the output and the gap after it, it
 /// returns the errors it met.
 type JobWork<'a> = dyn Fn(&mut [u8], &mut [u8], &Job) -> Vec<String> + Sync + 'a;

@@ -13,7 +13,7 @@ mod plugin_opt;
 pub use backend::{BackendSettings, LtoBackend, LtoFailure, ENTRY_SYMBOL, FINGERPRINT};
 pub use bitcode::{is_bitcode, BitcodeInput};
 pub use host::{Host, LinkFacts, SymbolFacts};
-pub use memory_report::{peak_rss_bytes, peak_rss_note, status_bytes};
+pub use memory_report::{peak_rss_bytes, peak_rss_note, resource_usage, status_bytes};
 pub use options::LtoOptions;
 pub use plugin_opt::{apply_plugin_opt, parse_jobs, parse_opt_level, PluginOpt, PluginOptError};
 

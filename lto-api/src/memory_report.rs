@@ -29,11 +29,16 @@ pub fn peak_rss_note() -> String {
 
 /// The peak resident memory of the largest child process waited for so far, in KiB.
 fn largest_child_kb() -> u64 {
-    // SAFETY: getrusage fills the zeroed structure it is given; RUSAGE_CHILDREN cannot fail.
-    let usage = unsafe {
+    u64::try_from(resource_usage(libc::RUSAGE_CHILDREN).ru_maxrss).unwrap_or(0)
+}
+
+/// `getrusage(who)`: `RUSAGE_SELF`, or `RUSAGE_CHILDREN` (the child processes waited for).
+pub fn resource_usage(who: libc::c_int) -> libc::rusage {
+    // SAFETY: getrusage fills the zeroed structure it is given; with RUSAGE_SELF or
+    // RUSAGE_CHILDREN it cannot fail.
+    unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        libc::getrusage(who, &mut usage);
         usage
-    };
-    u64::try_from(usage.ru_maxrss).unwrap_or(0)
+    }
 }
