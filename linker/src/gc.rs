@@ -97,6 +97,61 @@ pub fn collect_garbage(
     root_symbols: &[u32],
     kept: &dyn Fn(&str, &str) -> bool,
 ) {
+    mark_live(objects, symtab, root_symbols, &|_, obj, s| {
+        let sec = &obj.sections[s];
+        is_gc_root(sec.name, sec.sh_type, sec.flags, symtab) || kept(&obj.name, sec.name)
+    });
+}
+
+/// Without `--gc-sections`: drops the functions of LTO partitions that nothing calls or
+/// refers to any more, as LLVM drops an unused internal function of one module. A function
+/// local to the LTO unit but used across partitions is a hidden symbol of its partition's
+/// object; where every caller inlined it, its body is left over. Only sections of LTO
+/// objects that define hidden functions and nothing else go: every other section is a
+/// root, so whatever native code, a root symbol or live code refers to stays.
+/// (With one partition LLVM saw every use and already deleted what is unused.)
+pub fn collect_lto_leftovers(objects: &mut [ObjectFile], symtab: &SymbolTable, roots: &[u32]) {
+    let candidates: Vec<Vec<bool>> = objects.iter().map(leftover_candidates).collect();
+    mark_live(objects, symtab, roots, &|file, _, s| !candidates[file][s]);
+}
+
+/// Per section of `obj`: an LTO object's code section whose symbols are all hidden
+/// functions (and at least one).
+fn leftover_candidates(obj: &ObjectFile) -> Vec<bool> {
+    let mut candidate: Vec<Option<bool>> = vec![None; obj.sections.len()];
+    if !obj.from_lto {
+        return vec![false; obj.sections.len()];
+    }
+    for i in obj.first_global..obj.symbols.len() {
+        let sec = obj.symbol_section(i);
+        let Some(slot) = candidate
+            .get_mut(sec as usize)
+            .filter(|_| shndx::is_section(sec))
+        else {
+            continue;
+        };
+        let sym = &obj.symbols[i];
+        let hidden = matches!(sym.st_visibility(), elf::STV_HIDDEN | elf::STV_INTERNAL);
+        let ok = hidden && sym.st_type() == elf::STT_FUNC;
+        *slot = Some(slot.unwrap_or(true) && ok);
+    }
+    obj.sections
+        .iter()
+        .zip(candidate)
+        .map(|(s, c)| {
+            c == Some(true) && s.is_alloc() && s.flags & u64::from(elf::SHF_EXECINSTR) != 0
+        })
+        .collect()
+}
+
+/// Marks the sections reachable from `root_symbols` and from the allocatable sections
+/// `is_root(file, object, section)` names.
+fn mark_live(
+    objects: &mut [ObjectFile],
+    symtab: &SymbolTable,
+    root_symbols: &[u32],
+    is_root: &dyn Fn(usize, &ObjectFile, usize) -> bool,
+) {
     // Start from nothing live except non-allocatable sections, which GC never drops.
     for obj in objects.iter_mut() {
         for s in obj.sections.iter_mut() {
@@ -123,8 +178,7 @@ pub fn collect_garbage(
             if s.kind != SectionKind::Ignored
                 && s.kind != SectionKind::EhFrame
                 && s.is_alloc()
-                && (is_gc_root(s.name, s.sh_type, s.flags, symtab)
-                    || kept(&marker.objects[f].name, s.name))
+                && is_root(f, &marker.objects[f], i)
             {
                 marker.mark(f as FileId, i as u32);
             }

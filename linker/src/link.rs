@@ -347,6 +347,11 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
             }
         }
         timer.phase("gc sections");
+    } else if link.objects.iter().filter(|o| o.from_lto).count() > 1 {
+        // LTO partitions: what every caller inlined is left over in its owner's object.
+        let roots = gc_root_symbols(&link);
+        gc::collect_lto_leftovers(&mut link.objects, &link.symtab, &roots);
+        timer.phase("unused LTO functions");
     }
 
     if opts.icf != crate::icf::Icf::None {

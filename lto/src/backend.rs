@@ -623,6 +623,8 @@ enum Change {
     Internalize,
     /// Another partition's shared definition: a hidden declaration.
     ShareDeclaration,
+    /// A copy for inlining: `available_externally`.
+    Copy,
 }
 
 impl Change {
@@ -636,6 +638,7 @@ impl Change {
                 }
             }
             Change::ShareDeclaration => g.set_hidden_visibility(),
+            Change::Copy => g.set_linkage(Linkage::AvailableExternally),
         }
     }
 }
@@ -711,7 +714,17 @@ fn place_globals(
             },
             Placement::Copy => {
                 g.clear_comdat();
-                g.set_linkage(Linkage::AvailableExternally);
+                if local && !shared {
+                    // Only its own module refers to it: linked with that module's code.
+                    g.set_linkage(Linkage::AvailableExternally);
+                } else {
+                    // The module linker links an `available_externally` body only where
+                    // the destination already refers to it, which misses callers in
+                    // modules linked later: the copy is an ordinary definition until every
+                    // module is in.
+                    g.set_linkage(Linkage::External);
+                    after_link.insert(g.name(), Change::Copy);
+                }
             }
             Placement::Elsewhere => {
                 to_declaration(g);

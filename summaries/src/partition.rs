@@ -14,6 +14,9 @@
 //!   Everything depends on the program only (names and sizes, never
 //!   the inputs' paths, the machine or the thread count), so the output is the same
 //!   everywhere.
+//! - **Single callers**: a function called from one place only (its address never taken)
+//!   joins its caller's partition, where the inliner folds it in as it would in one module
+//!   (see [`follow_single_callers`]).
 //! - **Copies for inlining**: a partition receives an `available_externally` copy of each
 //!   small function its code calls in another partition (and, with a decaying size limit, of
 //!   their small callees, as ThinLTO imports). The inliner uses it; it is never emitted, so a
@@ -423,6 +426,7 @@ pub fn partition(input: &PartitionInput) -> PartitionPlan {
     for (d, p) in part_of.iter_mut().enumerate() {
         *p = unit_part[&units[d]];
     }
+    follow_single_callers(input, &defs, &edges, &units, &mut part_of);
     // An empty partition helps nobody: renumber the used ones densely, in order.
     let mut used: Vec<u32> = part_of.clone();
     used.sort_unstable();
@@ -681,6 +685,89 @@ fn call_graph_order(
         }
     }
     order
+}
+
+/// Moves each function that has one caller, and whose address nothing takes, into its
+/// caller's partition: there it is a local function with a single call, which LLVM's
+/// inliner folds into the caller as in one module. A copy would not do: the inliner weighs
+/// a copy as any shared function, and the owner keeps its out-of-line body. A function no
+/// larger than a copy may be always moves; a larger one only while its new partition
+/// stays within a quarter above its size before the moves. Chains follow (a helper called
+/// only by a moved function moves too). Decided from the call graph and each partition's
+/// own size, in index order: the result depends on the program only, and an edit moves
+/// functions near it only.
+fn follow_single_callers(
+    input: &PartitionInput,
+    defs: &Defs,
+    edges: &[Vec<(usize, bool)>],
+    units: &[usize],
+    part_of: &mut [u32],
+) {
+    let n = defs.ids.len();
+    let mut unit_size: HashMap<usize, usize> = HashMap::new();
+    for &u in units {
+        *unit_size.entry(u).or_default() += 1;
+    }
+    // Per definition: its one caller, or `None` when it has several, or is referred to
+    // other than by a call (its address is taken: an indirect call may reach it).
+    let mut caller: Vec<Option<Option<usize>>> = vec![Some(None); n];
+    for (d, e) in edges.iter().enumerate() {
+        for &(t, call) in e {
+            caller[t] = match (call, caller[t]) {
+                (true, Some(None)) => Some(Some(d)),
+                (true, Some(Some(c))) if c == d => Some(Some(c)),
+                _ => None,
+            };
+        }
+    }
+    // A reference that is also a call (in the same user) left only the call in `edges`.
+    for (d, &id) in defs.ids.iter().enumerate() {
+        let g = input.index.global(id);
+        for &r in g.refs.iter().chain(g.aliasee.iter()) {
+            if let Some(t) = resolve(input, defs, id.module, r) {
+                if t != d {
+                    caller[t] = None;
+                }
+            }
+        }
+    }
+    let mut sizes: HashMap<u32, u64> = HashMap::new();
+    for (&p, &size) in part_of.iter().zip(&defs.size) {
+        *sizes.entry(p).or_default() += size;
+    }
+    // Room a partition has for what it calls: a quarter of its own size (its own: a
+    // global measure would let an edit anywhere move functions everywhere).
+    let cap: HashMap<u32, u64> = sizes.iter().map(|(&p, &s)| (p, s + s / 4)).collect();
+    let movable: Vec<Option<usize>> = (0..n)
+        .map(|d| {
+            let id = defs.ids[d];
+            let c = caller[d].flatten()?;
+            (unit_size[&units[d]] == 1
+                && input.index.global(id).kind == GlobalKind::Function
+                && is_unit_local(input, id)
+                && copyable(input, id))
+            .then_some(c)
+        })
+        .collect();
+    // Chains settle one link per round; a round that moves nothing ends it.
+    for _ in 0..64 {
+        let mut moved = false;
+        for d in 0..n {
+            let Some(c) = movable[d] else { continue };
+            let (from, to) = (part_of[d], part_of[c]);
+            let small = defs.size[d] <= u64::from(IMPORT_LIMIT);
+            if from == to || (!small && sizes[&to] + defs.size[d] > cap[&to]) {
+                continue;
+            }
+            part_of[d] = to;
+            *sizes.get_mut(&from).expect("sized") -= defs.size[d];
+            *sizes.get_mut(&to).expect("sized") += defs.size[d];
+            moved = true;
+        }
+        if !moved {
+            break;
+        }
+    }
 }
 
 /// Chooses partition `p`'s copies: small functions its code calls in other partitions, and

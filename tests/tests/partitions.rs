@@ -117,6 +117,61 @@ fn a_hot_call_across_partitions_is_inlined() {
     assert!(!disasm.contains("<scale>"), "{disasm}");
 }
 
+/// The disassembly of `function` in `exe`.
+fn disassembly(exe: &Path, function: &str) -> String {
+    let out = run_checked(
+        std::process::Command::new("objdump")
+            .args(["-d", "--no-show-raw-insn"])
+            .arg(format!("--disassemble={function}"))
+            .arg(exe),
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains(&format!("<{function}>:")), "{text}");
+    text
+}
+
+#[test]
+fn copies_reach_callers_in_modules_linked_after_them() {
+    let t = Test::new();
+    // Three partitions, a module each; main's partition holds copies of mix_x and mix_y,
+    // from modules that come before its own. mix_y's module is linked into the partition
+    // after another one, so its copy must be linked although nothing linked so far uses it.
+    let objs = bitcode(&t, &["copy_x.c", "copy_y.c", "copy_main.c"]);
+    let exe = link_both(&t, &objs, &["-Wl,--lto-partitions=3", "-Wl,--save-temps"]);
+    let objects = partition_objects(&exe);
+    assert_eq!(objects.len(), 3);
+    let main = defining_partition(&objects, "main");
+    for callee in ["mix_x", "mix_y"] {
+        assert_ne!(defining_partition(&objects, callee), main, "{callee}");
+        // Inlined into main...
+        let code = disassembly(&exe, "main");
+        assert!(!code.contains(&format!("<{callee}>")), "{code}");
+        // ...and into big_x or big_y in its own partition: nothing calls it any more, and
+        // its left-over body is dropped from the program, as LLVM drops an unused
+        // function of one module.
+        assert!(find_symbols(&symbols(&exe), ".symtab", callee).is_empty());
+        let lld = find_symbols(&symbols(&t.path("lld/prog")), ".symtab", callee);
+        assert!(lld.is_empty(), "{lld:?}");
+    }
+}
+
+#[test]
+fn a_hidden_function_native_code_calls_is_kept() {
+    let t = Test::new();
+    // `shown` is hidden and only a native object calls it: the LTO objects hold it as a
+    // hidden function, like a left-over copy owner, but a reference keeps it.
+    let lto = bitcode(&t, &["hidden_callee.c", "copy_x.c"]);
+    let native = t.compile(Clang, "partitions/native_caller.c", &["-O2"]);
+    let mut objs = lto.clone();
+    objs.push(native);
+    let exe = link_both(&t, &objs, &["-Wl,--lto-partitions=2", "-Wl,--save-temps"]);
+    let objects = partition_objects(&exe);
+    assert_eq!(objects.len(), 2);
+    let shown = find_symbols(&symbols(&exe), ".symtab", "shown");
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert!(shown[0].is_defined());
+}
+
 #[test]
 fn a_static_used_by_two_partitions_is_one_hidden_symbol() {
     let t = Test::new();

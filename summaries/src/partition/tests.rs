@@ -460,3 +460,68 @@ fn the_automatic_split_keeps_modules_whole_unless_they_are_large() {
         assert!(plan.size(p).0 <= 2 * u64::from(target));
     }
 }
+
+/// Two modules cut apart: `a.c` (main → big_a) and `b.c` (big_b, which calls `only_once`,
+/// `twice`, `taken`); main calls only_once and twice, and stores taken's address.
+fn callers_across_modules(big_a_size: u32) -> (Builder, [u32; 6]) {
+    let mut b = Builder::new(2);
+    let main = b.func(0, "main", Linkage::External, 10);
+    let big_a = b.func(0, "big_a", Linkage::Internal, big_a_size);
+    let big_b = b.func(1, "big_b", Linkage::External, 5000);
+    let only_once = b.func(1, "only_once", Linkage::External, 300);
+    let twice = b.func(1, "twice", Linkage::External, 300);
+    let taken = b.func(1, "taken", Linkage::External, 300);
+    b.calls(0, main, big_a);
+    for name in ["big_b", "only_once", "twice", "taken"] {
+        let decl = b.declare(0, name);
+        if name == "taken" {
+            b.refs(0, main, decl);
+        } else {
+            b.calls(0, main, decl);
+        }
+    }
+    b.calls(1, big_b, twice);
+    (b, [main, big_a, big_b, only_once, twice, taken])
+}
+
+#[test]
+fn a_function_with_one_caller_moves_to_its_callers_partition() {
+    let (b, [main, big_a, big_b, only_once, twice, taken]) = callers_across_modules(5000);
+    let (_, plan) = b.plan(Some(2));
+    let owner = |m, g| plan.owner(id(m, g)).unwrap();
+    assert_eq!(owner(0, main), owner(0, big_a));
+    assert_ne!(owner(0, main), owner(1, big_b));
+    // Its one caller is main: it joins main's partition (too big to copy, it would
+    // otherwise stay a call).
+    assert_eq!(owner(1, only_once), owner(0, main));
+    assert!(!plan.is_shared(id(1, only_once)));
+    // Two callers, or an address taken: it stays with its module.
+    assert_eq!(owner(1, twice), owner(1, big_b));
+    assert_eq!(owner(1, taken), owner(1, big_b));
+    assert!(plan.is_shared(id(1, twice)) && plan.is_shared(id(1, taken)));
+    // main's partition now loads b.c for it.
+    assert_eq!(plan.modules(owner(0, main)), &[0, 1]);
+}
+
+#[test]
+fn a_partition_takes_in_at_most_a_quarter_of_its_size() {
+    // main's partition (main, big_a: 5010 instructions) has room for 1252 more: a large
+    // callee stays where it is, while a small one (no larger than a copy would be) moves
+    // whatever the room.
+    let (mut b, [main, _, big_b, only_once, ..]) = callers_across_modules(5000);
+    let large = b.func(1, "large", Linkage::External, 1000);
+    let small = b.func(1, "small", Linkage::External, IMPORT_LIMIT);
+    for name in ["large", "small"] {
+        let decl = b.declare(0, name);
+        b.calls(0, main, decl);
+    }
+    let (_, plan) = b.plan(Some(2));
+    let owner = |m, g| plan.owner(id(m, g)).unwrap();
+    assert_eq!(owner(1, only_once), owner(0, main));
+    assert_eq!(owner(1, large), owner(1, big_b));
+    assert_eq!(owner(1, small), owner(0, main));
+    assert_eq!(
+        plan.size(owner(0, main)).0,
+        5010 + 300 + u64::from(IMPORT_LIMIT)
+    );
+}
