@@ -112,7 +112,10 @@ pub fn collect_garbage(
 /// (With one partition LLVM saw every use and already deleted what is unused.)
 pub fn collect_lto_leftovers(objects: &mut [ObjectFile], symtab: &SymbolTable, roots: &[u32]) {
     let candidates: Vec<Vec<bool>> = objects.iter().map(leftover_candidates).collect();
-    mark_live(objects, symtab, roots, &|file, _, s| !candidates[file][s]);
+    mark_live(objects, symtab, roots, &|file, obj, s| {
+        let sec = &obj.sections[s];
+        !candidates[file][s] || is_gc_root(sec.name, sec.sh_type, sec.flags, symtab)
+    });
 }
 
 /// Per section of `obj`: an LTO object's code section whose symbols are all hidden

@@ -349,7 +349,23 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         timer.phase("gc sections");
     } else if link.objects.iter().filter(|o| o.from_lto).count() > 1 {
         // LTO partitions: what every caller inlined is left over in its owner's object.
-        let roots = gc_root_symbols(&link);
+        // What linker scripts and --defsym name stays, as their references are not
+        // relocations.
+        let mut roots = gc_root_symbols(&link);
+        let mut named = Vec::new();
+        for (_, a) in &link.scripts.assignments {
+            a.expr.symbols(&mut named);
+        }
+        for (_, text) in &opts.defsym {
+            if let Ok(expr) = crate::script_expr::parse(text) {
+                expr.symbols(&mut named);
+            }
+        }
+        roots.extend(
+            named
+                .iter()
+                .filter_map(|n| link.symtab.lookup(n.as_bytes())),
+        );
         gc::collect_lto_leftovers(&mut link.objects, &link.symtab, &roots);
         timer.phase("unused LTO functions");
     }

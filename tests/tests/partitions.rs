@@ -153,6 +153,26 @@ fn copies_reach_callers_in_modules_linked_after_them() {
         let lld = find_symbols(&symbols(&t.path("lld/prog")), ".symtab", callee);
         assert!(lld.is_empty(), "{lld:?}");
     }
+    // What --defsym names is kept, though no relocation refers to it.
+    let kept = t.link(
+        Driver::ClangRld,
+        &paths(&objs),
+        &[
+            "-flto",
+            "-O2",
+            "-Wl,--lto-partitions=3",
+            "-Wl,--defsym,other_name=mix_y",
+        ],
+        "defsym/prog",
+    );
+    let out = symbols(&kept);
+    let (mix_y, other) = (
+        find_symbols(&out, ".symtab", "mix_y"),
+        find_symbols(&out, ".symtab", "other_name"),
+    );
+    assert_eq!(mix_y.len(), 1, "{out:#?}");
+    assert_eq!(other.len(), 1, "{out:#?}");
+    assert_eq!(mix_y[0].value, other[0].value);
 }
 
 #[test]
