@@ -374,8 +374,18 @@ fn lua_scripts_clang_lto_4_partitions() {
 }
 
 #[test]
+fn sqlite_queries_clang_lto_1_partition() {
+    scripts_with(Program::Sqlite, Cc::ClangLto, Linker::RldPartitions(1));
+}
+
+#[test]
 fn sqlite_queries_clang_lto_2_partitions() {
     scripts_with(Program::Sqlite, Cc::ClangLto, Linker::RldPartitions(2));
+}
+
+#[test]
+fn sqlite_queries_clang_lto_4_partitions() {
+    scripts_with(Program::Sqlite, Cc::ClangLto, Linker::RldPartitions(4));
 }
 
 /// The output does not depend on how many threads link it (or compile its LTO partitions):
