@@ -104,16 +104,7 @@ fn a_hot_call_across_partitions_is_inlined() {
         "rld's remarks come first"
     );
     // No call to scale is left in second.
-    let disasm = String::from_utf8_lossy(
-        &run_checked(
-            std::process::Command::new("objdump")
-                .args(["-d", "--no-show-raw-insn", "--disassemble=second"])
-                .arg(&exe),
-        )
-        .stdout,
-    )
-    .into_owned();
-    assert!(disasm.contains("<second>:"), "{disasm}");
+    let disasm = disassembly(&exe, "second");
     assert!(!disasm.contains("<scale>"), "{disasm}");
 }
 
