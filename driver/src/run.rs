@@ -156,7 +156,12 @@ pub fn run(
         }
     }
     clock.phase("LLVM (link modules, optimize, codegen)", || {
-        format!("{} call sites promoted", outcome.promoted.len())
+        format!(
+            "{} call sites promoted, {} of {} function bodies read",
+            outcome.promoted.len(),
+            outcome.bodies_read,
+            outcome.bodies
+        )
     });
 
     // The remarks: rld's decisions, then what LLVM made of them.

@@ -80,6 +80,10 @@ pub struct CallOutcome {
     pub sites_skipped: Vec<(String, crate::alias_scopes::ShapeMismatch)>,
     /// Time spent writing the alias metadata.
     pub alias_time: std::time::Duration,
+    /// Function bodies in the modules loaded, and how many of them were read (the rest,
+    /// dead or owned by another partition, stay unread in the bitcode).
+    pub bodies: u64,
+    pub bodies_read: u64,
 }
 
 /// Everything the partitions of one LTO link share.
@@ -258,6 +262,8 @@ impl CallOutcome {
         self.alias_skipped.extend(other.alias_skipped);
         self.sites_skipped.extend(other.sites_skipped);
         self.alias_time += other.alias_time;
+        self.bodies += other.bodies;
+        self.bodies_read += other.bodies_read;
     }
 
     /// A site or module reported by several partitions (a copied function's sites are
@@ -334,7 +340,10 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
         })?;
         let globals = module_globals(&module);
         let actions = job.actions.get(m as usize).map_or(&[][..], Vec::as_slice);
+        outcome.bodies += function_bodies(&globals);
         place_globals(job, p, m, &globals, actions, &mut after_link);
+        // What is left is what materializing reads.
+        outcome.bodies_read += function_bodies(&globals);
         let home = job.partitions.is_home(p, m);
         if !home {
             // Module-level inline asm may define symbols: one partition emits it.
@@ -734,6 +743,14 @@ fn place_globals(
             }
         }
     }
+}
+
+/// How many of `globals` are functions with a body (read or still in the bitcode).
+fn function_bodies(globals: &[crate::ir::Value]) -> u64 {
+    globals
+        .iter()
+        .filter(|g| g.global_kind() == Some(GlobalKind::Function) && !g.is_declaration())
+        .count() as u64
 }
 
 /// Turns a definition another partition owns (or that is dropped) into a declaration.

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::{xxh3_128, Xxh3};
 
 /// Ends every cache file, after the payload's hash.
-const MAGIC: &[u8; 8] = b"RLDPART2";
+const MAGIC: &[u8; 8] = b"RLDPART3";
 
 /// The key of partition `p`; `module_hashes[m]` is the hash of module `m`'s bitcode.
 pub fn key(job: &Job, p: u32, module_hashes: &[u128]) -> u128 {
@@ -27,6 +27,8 @@ pub fn key(job: &Job, p: u32, module_hashes: &[u128]) -> u128 {
         h.update(bytes);
     };
     put(env!("CARGO_PKG_VERSION").as_bytes());
+    // An entry of another layout is never looked up.
+    put(MAGIC);
     put(env!("RLD_LLVM_VERSION").as_bytes());
     put(&rld_summaries::FORMAT_VERSION.to_le_bytes());
     let cfg = job.cfg;
@@ -146,6 +148,8 @@ fn write_outcome(out: &mut Vec<u8>, o: &CallOutcome) {
         put_bytes(out, f.as_bytes());
         put_bytes(out, a.as_bytes());
     }
+    out.extend_from_slice(&o.bodies.to_le_bytes());
+    out.extend_from_slice(&o.bodies_read.to_le_bytes());
     for skipped in [&o.alias_skipped, &o.sites_skipped] {
         put_u32(out, skipped.len() as u32);
         for (module, mismatch) in skipped {
@@ -171,6 +175,10 @@ impl<'a> Reader<'a> {
 
     fn u32(&mut self) -> Option<u32> {
         Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
 
     fn bytes(&mut self) -> Option<&'a [u8]> {
@@ -215,6 +223,8 @@ fn read_outcome(r: &mut Reader) -> Option<CallOutcome> {
     for _ in 0..r.u32()? {
         o.alias.attributes.push((r.string()?, r.string()?));
     }
+    o.bodies = r.u64()?;
+    o.bodies_read = r.u64()?;
     o.alias_skipped = r.skipped()?;
     o.sites_skipped = r.skipped()?;
     Some(o)
@@ -232,6 +242,7 @@ mod tests {
         };
         o.alias.functions = 4;
         o.alias.instructions = 9;
+        (o.bodies, o.bodies_read) = (12, 5);
         o.alias
             .attributes
             .push(("f".into(), "readonly nofree".into()));
@@ -271,6 +282,7 @@ mod tests {
         assert_eq!(o.alias.attributes, outcome().alias.attributes);
         assert_eq!(o.alias_skipped[0].1, outcome().alias_skipped[0].1);
         assert_eq!(o.sites_skipped, outcome().sites_skipped);
+        assert_eq!((o.bodies, o.bodies_read), (12, 5));
         assert!(load(&dir, 8).is_none());
         // Every single flipped byte and every truncation is refused.
         let file = path(&dir, 7);

@@ -198,6 +198,37 @@ fn classic_example_drops_unused() {
     }
 }
 
+/// "N of M function bodies read" from a link's `--time` report.
+fn bodies_read(stderr: &str) -> (u64, u64) {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("function bodies read"))
+        .unwrap_or_else(|| panic!("no bodies in --time: {stderr}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let of = words.iter().rposition(|w| *w == "of").expect("N of M");
+    (
+        words[of - 1].parse().unwrap(),
+        words[of + 1].parse().unwrap(),
+    )
+}
+
+#[test]
+fn a_dead_function_body_is_never_read() {
+    if is_standin() {
+        eprintln!("skipped: --time's counts are rld's own");
+        return;
+    }
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
+    // Three bodies in the bitcode (main, unused, probably_inlined); `unused` is dead, so
+    // LLVM deletes it from the lazily read module without reading it.
+    let flags = lto_flags(None, &["-Wl,--time"]);
+    let (res, cmd) = t.try_link(Driver::ClangRld, &paths(&objs), &strs(&flags), "prog");
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    assert!(res.status.success(), "{cmd}: {stderr}");
+    assert_eq!(bodies_read(&stderr), (2, 3), "{stderr}");
+}
+
 #[test]
 fn gcc_driver_links_bitcode() {
     // gcc passes `-plugin .../liblto_plugin.so -plugin-opt=...` on every link;

@@ -108,6 +108,20 @@ fn a_hot_call_across_partitions_is_inlined() {
     assert!(!disasm.contains("<scale>"), "{disasm}");
 }
 
+/// "N of M function bodies read" from a link's `--time` report.
+fn bodies_read(stderr: &str) -> (u64, u64) {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("function bodies read"))
+        .unwrap_or_else(|| panic!("no bodies in --time: {stderr}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let of = words.iter().rposition(|w| *w == "of").expect("N of M");
+    (
+        words[of - 1].parse().unwrap(),
+        words[of + 1].parse().unwrap(),
+    )
+}
+
 /// The disassembly of `function` in `exe`.
 fn disassembly(exe: &Path, function: &str) -> String {
     let out = run_checked(
@@ -144,6 +158,40 @@ fn copies_reach_callers_in_modules_linked_after_them() {
         let lld = find_symbols(&symbols(&t.path("lld/prog")), ".symtab", callee);
         assert!(lld.is_empty(), "{lld:?}");
     }
+    // Each partition reads the bodies it owns or copies and no other: what `--time` counts
+    // as read is what the partitions' modules define before optimization, fewer than the
+    // bodies of the modules they load.
+    std::fs::create_dir_all(t.path("timed")).unwrap();
+    let (res, cmd) = t.try_link(
+        Driver::ClangRld,
+        &paths(&objs),
+        &[
+            "-flto",
+            "-O2",
+            "-Wl,--lto-partitions=3",
+            "-Wl,--time",
+            "-Wl,--save-temps",
+        ],
+        "timed/prog",
+    );
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    assert!(res.status.success(), "{cmd}: {stderr}");
+    let defined: usize = (0..3)
+        .map(|p| {
+            let ir = run_checked(
+                std::process::Command::new("llvm-dis-14")
+                    .arg(t.path(&format!("timed/prog.{p}.0.preopt.bc")))
+                    .args(["-o", "-"]),
+            );
+            String::from_utf8_lossy(&ir.stdout)
+                .lines()
+                .filter(|l| l.starts_with("define "))
+                .count()
+        })
+        .sum();
+    let (read, total) = bodies_read(&stderr);
+    assert_eq!(read as usize, defined, "{stderr}");
+    assert!(read < total, "{stderr}");
     // What --defsym names is kept, though no relocation refers to it.
     let kept = t.link(
         Driver::ClangRld,
