@@ -59,7 +59,10 @@ pub fn assign_input_sections(link: &mut Link) {
         .map(|(f, obj)| group_by_output(f as u32, obj, &rules))
         .collect();
     let mut by_key: FxHashMap<OutputKey, OutputId> = FxHashMap::default();
+    // Per object, per group: its output (the sections learn it below, in parallel).
+    let mut placed: Vec<Vec<(OutputId, Vec<u32>)>> = Vec::with_capacity(grouped.len());
     for (f, groups) in grouped.into_iter().enumerate() {
+        let mut file_outputs = Vec::with_capacity(groups.len());
         for g in groups {
             let out = match by_key.get(&g.key) {
                 Some(&out) => out,
@@ -79,13 +82,21 @@ pub fn assign_input_sections(link: &mut Link) {
             if o.inputs.is_empty() {
                 o.entsize = g.entsize;
             }
-            let sections = &mut link.objects[f].sections;
-            for &i in &g.sections {
-                sections[i as usize].output = out;
-            }
             o.inputs.extend(g.sections.iter().map(|&i| (f as u32, i)));
+            file_outputs.push((out, g.sections));
         }
+        placed.push(file_outputs);
     }
+    link.objects
+        .par_iter_mut()
+        .zip(placed)
+        .for_each(|(obj, groups)| {
+            for (out, sections) in groups {
+                for i in sections {
+                    obj.sections[i as usize].output = out;
+                }
+            }
+        });
     if let Some((_, commands)) = &link.scripts.sections {
         // `(NOLOAD)`: memory without file contents, like `.bss`.
         for c in commands {
