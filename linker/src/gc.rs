@@ -121,10 +121,10 @@ pub fn collect_lto_leftovers(objects: &mut [ObjectFile], symtab: &SymbolTable, r
 /// Per section of `obj`: an LTO object's code section whose symbols are all hidden
 /// functions (and at least one).
 fn leftover_candidates(obj: &ObjectFile) -> Vec<bool> {
-    let mut candidate: Vec<Option<bool>> = vec![None; obj.sections.len()];
     if !obj.from_lto {
         return vec![false; obj.sections.len()];
     }
+    let mut candidate: Vec<Option<bool>> = vec![None; obj.sections.len()];
     for i in obj.first_global..obj.symbols.len() {
         let sec = obj.symbol_section(i);
         let Some(slot) = candidate

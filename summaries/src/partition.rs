@@ -713,9 +713,9 @@ fn follow_single_callers(
     let mut caller: Vec<Option<Option<usize>>> = vec![Some(None); n];
     for (d, e) in edges.iter().enumerate() {
         for &(t, call) in e {
+            // (`edges` lists a target once per user.)
             caller[t] = match (call, caller[t]) {
                 (true, Some(None)) => Some(Some(d)),
-                (true, Some(Some(c))) if c == d => Some(Some(c)),
                 _ => None,
             };
         }
