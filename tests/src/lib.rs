@@ -1372,6 +1372,21 @@ pub fn lto_flags(remarks: Option<&Path>, extra: &[&str]) -> Vec<String> {
     flags
 }
 
+/// "N of M function bodies read" from an LTO link's `--time` report: the bodies LLVM read
+/// of those in the modules the partitions loaded.
+pub fn bodies_read(stderr: &str) -> (u64, u64) {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("function bodies read"))
+        .unwrap_or_else(|| panic!("no bodies in --time: {stderr}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let of = words.iter().rposition(|w| *w == "of").expect("N of M");
+    (
+        words[of - 1].parse().unwrap(),
+        words[of + 1].parse().unwrap(),
+    )
+}
+
 /// Borrows a list of strings, for [`Test::link`].
 pub fn strs(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()

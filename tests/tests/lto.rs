@@ -198,20 +198,6 @@ fn classic_example_drops_unused() {
     }
 }
 
-/// "N of M function bodies read" from a link's `--time` report.
-fn bodies_read(stderr: &str) -> (u64, u64) {
-    let line = stderr
-        .lines()
-        .find(|l| l.contains("function bodies read"))
-        .unwrap_or_else(|| panic!("no bodies in --time: {stderr}"));
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let of = words.iter().rposition(|w| *w == "of").expect("N of M");
-    (
-        words[of - 1].parse().unwrap(),
-        words[of + 1].parse().unwrap(),
-    )
-}
-
 #[test]
 fn a_dead_function_body_is_never_read() {
     if is_standin() {

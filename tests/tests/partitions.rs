@@ -108,20 +108,6 @@ fn a_hot_call_across_partitions_is_inlined() {
     assert!(!disasm.contains("<scale>"), "{disasm}");
 }
 
-/// "N of M function bodies read" from a link's `--time` report.
-fn bodies_read(stderr: &str) -> (u64, u64) {
-    let line = stderr
-        .lines()
-        .find(|l| l.contains("function bodies read"))
-        .unwrap_or_else(|| panic!("no bodies in --time: {stderr}"));
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let of = words.iter().rposition(|w| *w == "of").expect("N of M");
-    (
-        words[of - 1].parse().unwrap(),
-        words[of + 1].parse().unwrap(),
-    )
-}
-
 /// The disassembly of `function` in `exe`.
 fn disassembly(exe: &Path, function: &str) -> String {
     let out = run_checked(
