@@ -349,23 +349,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         timer.phase("gc sections");
     } else if link.objects.iter().filter(|o| o.from_lto).count() > 1 {
         // LTO partitions: what every caller inlined is left over in its owner's object.
-        // What linker scripts and --defsym name stays, as their references are not
-        // relocations.
-        let mut roots = gc_root_symbols(&link);
-        let mut named = Vec::new();
-        for (_, a) in &link.scripts.assignments {
-            a.expr.symbols(&mut named);
-        }
-        for (_, text) in &opts.defsym {
-            if let Ok(expr) = crate::script_expr::parse(text) {
-                expr.symbols(&mut named);
-            }
-        }
-        roots.extend(
-            named
-                .iter()
-                .filter_map(|n| link.symtab.lookup(n.as_bytes())),
-        );
+        let roots = gc_root_symbols(&link);
         gc::collect_lto_leftovers(&mut link.objects, &link.symtab, &roots);
         timer.phase("unused LTO functions");
     }
@@ -598,10 +582,22 @@ fn report_missing_cet(link: &Link) -> Result<()> {
     }
 }
 
-/// Symbols that keep their sections alive under --gc-sections.
+/// Symbols that keep their sections alive under --gc-sections. What linker scripts and
+/// `--defsym` name counts, as in lld: their references are not relocations.
 fn gc_root_symbols(link: &Link) -> Vec<SymbolId> {
     let opts = link.opts;
+    let mut named = Vec::new();
+    for (_, a) in &link.scripts.assignments {
+        a.expr.symbols(&mut named);
+    }
+    for (_, text) in &opts.defsym {
+        // A bad expression is reported where --defsym is defined.
+        if let Ok(expr) = crate::script_expr::parse(text) {
+            expr.symbols(&mut named);
+        }
+    }
     let mut names: Vec<&str> = opts.undefined.iter().map(String::as_str).collect();
+    names.extend(named.iter().map(String::as_str));
     names.push(opts.entry.as_deref().unwrap_or("_start"));
     names.push(&opts.init);
     names.push(&opts.fini);

@@ -481,6 +481,41 @@ fn gc_sections_removes_dead_code_keeps_retained_and_init_array() {
 }
 
 #[test]
+fn gc_sections_keeps_what_defsym_and_scripts_name() {
+    // `gc_dead_function` and `gc_dead_data` are referenced by no relocation, only by an
+    // alias made with --defsym and by a script's assignment: as in lld, the sections stay
+    // and the aliases have their addresses.
+    let t = Test::new();
+    let split = ["-O2", "-ffunction-sections", "-fdata-sections"];
+    let lib = t.compile(Clang, "gc/gc_lib.c", &split);
+    let main = t.compile(Clang, "gc/gc_main.c", &split);
+    let script = t.write("alias.ld", "data_alias = gc_dead_data;\n");
+    let script_flag = format!("-Wl,{}", script.display());
+    let flags = [
+        "-Wl,--gc-sections",
+        "-Wl,--defsym,fn_alias=gc_dead_function",
+        &script_flag,
+    ];
+    for driver in [Driver::ClangRld, Driver::ClangLld] {
+        let exe = t.link(driver, &[&main, &lib], &flags, &format!("{driver:?}/prog"));
+        let syms = symbols(&exe);
+        for (alias, target) in [
+            ("fn_alias", "gc_dead_function"),
+            ("data_alias", "gc_dead_data"),
+        ] {
+            let a = find_symbols(&syms, ".symtab", alias);
+            let d = find_symbols(&syms, ".symtab", target);
+            assert!(
+                a.len() == 1 && d.len() == 1 && d[0].is_defined(),
+                "{driver:?}: {alias} {a:?}, {target} {d:?}"
+            );
+            assert_eq!(a[0].value, d[0].value, "{driver:?}: {alias}");
+            assert_ne!(a[0].value, 0, "{driver:?}: {alias}");
+        }
+    }
+}
+
+#[test]
 fn start_stop_symbols_iterate_custom_section() {
     let t = Test::new();
     let a = t.compile(Clang, "startstop/ss_a.c", &[]);
