@@ -29,7 +29,8 @@
 #      ratio to the fastest linker for that program (rld's is the one to
 #      watch). "rld-1t" is rld with --threads=1 (the parallel speed-up is its
 #      ratio to rld's), and "cp" copies rld's output (the floor: writing that
-#      many bytes, with the same number of runs).
+#      many bytes, with the same number of runs). Each linker's command line
+#      is left in target/bench/link/<program>/<linker>.cmd, to rerun by hand.
 #
 # Environment:
 #   RLD        the linker under test; default: `cargo build --release -p rld`
@@ -289,6 +290,8 @@ time_link() {
     shift 2
     local times="$dir/$name.times"
     : >"$times"
+    # The exact command, to rerun by hand (`bash <dir>/<linker>.cmd`).
+    printf '%q ' "$@" >"$dir/$name.cmd"
     if [[ -n "$hyperfine_bin" ]]; then
         local cmdline json="$dir/$name.json"
         cmdline="$(printf '%q ' "$@")"

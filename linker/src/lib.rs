@@ -22,6 +22,7 @@ pub mod lto_backend;
 pub mod lto_driver;
 pub mod map_file;
 pub mod merge;
+pub mod name_table;
 pub mod object_file;
 pub mod options;
 pub mod output_file;

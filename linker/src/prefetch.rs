@@ -7,11 +7,14 @@
 
 use crate::error::Result;
 use crate::object_file::ObjectFile;
+use crate::symbols::{global_names, GlobalName};
 use std::sync::{Arc, Condvar, Mutex};
 
 /// An input as the parse leaves it.
 pub enum Parsed {
-    Object(Result<ObjectFile>),
+    /// With the names of its global symbols, hashed (off the resolving thread). Boxed:
+    /// the other outcomes are small.
+    Object(Result<Box<(ObjectFile, Vec<GlobalName>)>>),
     Bitcode,
     /// Carries a plugin's IR: offered to the plugins, in order, before it is parsed.
     ForPlugin,
@@ -32,7 +35,10 @@ impl Job {
         } else if self.plugins && crate::object_file::has_gcc_lto_sections(self.data) {
             Parsed::ForPlugin
         } else {
-            Parsed::Object(ObjectFile::parse(self.name, self.data))
+            Parsed::Object(ObjectFile::parse(self.name, self.data).map(|obj| {
+                let names = global_names(&obj);
+                Box::new((obj, names))
+            }))
         }
     }
 }
@@ -76,6 +82,11 @@ impl Prefetch {
         let shared = Arc::clone(&self.shared);
         rayon::spawn(move || shared.work(ticket));
         Ticket(ticket)
+    }
+
+    /// Whether `ticket`'s input is parsed (`take` would not wait).
+    pub fn is_ready(&self, ticket: Ticket) -> bool {
+        matches!(lock(&self.shared.slots)[ticket.0], Slot::Done(_))
     }
 
     /// The parsed input, waiting for it if a thread is parsing it, parsing it here if none

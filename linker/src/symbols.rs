@@ -8,6 +8,7 @@
 
 use crate::error::{LinkError, Result};
 use crate::input::{Archive, InputFile};
+use crate::name_table::{name_hash, Hashed};
 use crate::object_file::{shndx, FileId, ObjectFile, SectionKind, LE};
 use crate::prefetch::{Parsed, Prefetch, Ticket};
 use crate::shared_file::{DsoId, SharedFile};
@@ -202,52 +203,43 @@ pub(crate) fn merge_visibility(a: u8, b: u8) -> u8 {
 #[derive(Default)]
 pub struct SymbolTable {
     pub symbols: Vec<Symbol>,
-    /// The ids by name: a table of ids alone, each name read from its symbol (a map from
-    /// names would hold a 16-byte key per symbol of a large link beside its 80-byte record).
-    by_name: hashbrown::HashTable<SymbolId>,
-}
-
-fn name_hash(name: &[u8]) -> u64 {
-    use std::hash::BuildHasher;
-    rustc_hash::FxBuildHasher.hash_one(name)
+    /// The ids by name.
+    names: crate::name_table::NameTable,
 }
 
 impl SymbolTable {
     pub fn intern(&mut self, name: &'static [u8]) -> SymbolId {
-        // One hash and one probe, found or not: every archive symbol is new when its
-        // archive is added.
-        let symbols = &self.symbols;
-        let entry = self.by_name.entry(
-            name_hash(name),
-            |&id| symbols[id as usize].name == name,
-            |&id| name_hash(symbols[id as usize].name),
-        );
-        match entry {
-            hashbrown::hash_table::Entry::Occupied(e) => *e.get(),
-            hashbrown::hash_table::Entry::Vacant(e) => {
-                let id = self.symbols.len() as SymbolId;
-                e.insert(id);
-                self.symbols.push(Symbol::new(name));
-                id
-            }
+        let next = self.symbols.len() as SymbolId;
+        let (id, new) = self.names.intern(name, name_hash(name), next);
+        if new {
+            self.symbols.push(Symbol::new(name));
         }
+        id
+    }
+
+    /// The ids of the names of `files`, interned in order (in parallel when there are
+    /// many: see [`crate::name_table`]).
+    pub fn intern_batch<N: crate::name_table::HashedName>(
+        &mut self,
+        files: &[&[N]],
+    ) -> Vec<Vec<SymbolId>> {
+        let mut new_names = Vec::new();
+        let ids = self
+            .names
+            .intern_batch(files, self.symbols.len() as SymbolId, &mut new_names);
+        self.symbols.extend(new_names.into_iter().map(Symbol::new));
+        ids
     }
 
     /// Makes room for `additional` more names, so that a large link does not grow the
     /// table again and again.
     pub fn reserve(&mut self, additional: usize) {
-        let symbols = &self.symbols;
-        self.by_name
-            .reserve(additional, |&id| name_hash(symbols[id as usize].name));
+        self.names.reserve(additional);
         self.symbols.reserve(additional);
     }
 
     pub fn lookup(&self, name: &[u8]) -> Option<SymbolId> {
-        self.by_name
-            .find(name_hash(name), |&id| {
-                self.symbols[id as usize].name == name
-            })
-            .copied()
+        self.names.lookup(name)
     }
 
     pub fn get(&self, id: SymbolId) -> &Symbol {
@@ -444,7 +436,7 @@ impl Resolver {
                                 self.add_object(name, data)?
                             }
                         }
-                        Parsed::Object(obj) => self.add_parsed_object(obj?),
+                        Parsed::Object(parsed) => self.add_parsed_objects(vec![*parsed?]),
                         // Classified as ELF by the same magic: not reached, but an error
                         // (from the ELF reader) rather than a panic if it were.
                         Parsed::Bitcode => self.add_object(name, data)?,
@@ -664,20 +656,38 @@ impl Resolver {
     }
     /// Loads the fetched archive members, in fetch order (so the outcome does not depend on
     /// timing), each parsed in the background since it was fetched.
+    ///
+    /// The objects waiting in a row are added as one batch, their names interned together:
+    /// the batch is everything fetched so far, as the members it fetches in turn come after
+    /// it either way.
     fn drain_fetches(&mut self) -> Result<()> {
+        let mut batch = Vec::new();
         while let Some((a, m, ticket)) = self.pending.pop_front() {
             let member = &self.archives[a as usize].members[m as usize];
-            let (name, data) = (member.name.clone(), member.data);
             match self.prefetch.take(ticket) {
-                Parsed::Object(obj) => self.add_parsed_object(obj?),
+                Parsed::Object(parsed) => {
+                    batch.push(*parsed?);
+                    // Whatever is parsed already joins the batch; resolution does not wait
+                    // for the rest.
+                    let next_ready = self
+                        .pending
+                        .front()
+                        .is_some_and(|&(_, _, t)| self.prefetch.is_ready(t));
+                    if !next_ready {
+                        self.add_parsed_objects(std::mem::take(&mut batch));
+                    }
+                }
                 Parsed::ForPlugin => {
-                    let member = &self.archives[a as usize].members[m as usize];
+                    let (name, data) = (member.name.clone(), member.data);
                     let (file, offset) = (member.file.clone(), member.offset);
+                    self.add_parsed_objects(std::mem::take(&mut batch));
                     if !self.offer_to_plugins(&name, &file, offset, data)? {
                         self.add_object(name, data)?;
                     }
                 }
                 Parsed::Bitcode => {
+                    let (name, data) = (member.name.clone(), member.data);
+                    self.add_parsed_objects(std::mem::take(&mut batch));
                     let summary = self
                         .summarize(&[rld_lto_api::BitcodeInput { name: &name, data }])?
                         .remove(0);
@@ -845,9 +855,23 @@ impl Resolver {
                 self.fetch(a, m);
             }
         }
-        for k in 0..self.archives[a as usize].symbols.len() {
+        // The index names are interned first (together: in parallel for a large index).
+        let names: Vec<Hashed> = {
+            use rayon::prelude::*;
+            let symbols = &self.archives[a as usize].symbols;
+            if symbols.len() > 4096 {
+                symbols.par_iter().map(|&(n, _)| Hashed::new(n)).collect()
+            } else {
+                symbols.iter().map(|&(n, _)| Hashed::new(n)).collect()
+            }
+        };
+        let ids = self
+            .symtab
+            .intern_batch(&[&names])
+            .pop()
+            .unwrap_or_default();
+        for (k, id) in ids.into_iter().enumerate() {
             let (name, member) = self.archives[a as usize].symbols[k];
-            let id = self.symtab.intern(name);
             if self.is_common(id) {
                 // A real definition of a symbol that is so far only common is pulled in.
                 let m = &self.archives[a as usize].members[member as usize];
@@ -973,7 +997,28 @@ impl Resolver {
         Ok(())
     }
 
-    fn add_parsed_object(&mut self, mut obj: ObjectFile) {
+    fn add_parsed_object(&mut self, obj: ObjectFile) {
+        let names = global_names(&obj);
+        self.add_parsed_objects(vec![(obj, names)]);
+    }
+
+    /// Adds objects in order, their names interned together first (in parallel when there
+    /// are many; the ids are those a one-by-one loop would give, see [`crate::name_table`]).
+    fn add_parsed_objects(&mut self, mut objects: Vec<(ObjectFile, Vec<GlobalName>)>) {
+        if !self.wrapped.is_empty() {
+            for (obj, names) in &mut objects {
+                apply_wrap(obj, names, &self.wrapped);
+            }
+        }
+        let slices: Vec<&[GlobalName]> = objects.iter().map(|(_, n)| n.as_slice()).collect();
+        let ids = self.symtab.intern_batch(&slices);
+        for ((obj, names), ids) in objects.into_iter().zip(&ids) {
+            self.add_object_symbols(obj, &names, ids);
+        }
+    }
+
+    /// Resolves the global symbols of `obj`, named `names` with ids `ids`.
+    fn add_object_symbols(&mut self, mut obj: ObjectFile, names: &[GlobalName], ids: &[SymbolId]) {
         let file = self.objects.len() as FileId;
         obj.from_lto = self.adding_lto_object;
         self.note_current_file(&obj.name);
@@ -996,48 +1041,20 @@ impl Resolver {
             }
         }
 
-        let mut globals = Vec::with_capacity(obj.symbols.len() - obj.first_global);
         // `-y` lists a file's definitions before its references, as lld (which resolves
         // them in that order) does.
         let mut traced_refs = Vec::new();
-        for i in obj.first_global..obj.symbols.len() {
+        for (k, (g, &id)) in names.iter().zip(ids).enumerate() {
+            let i = obj.first_global + k;
             let esym = &obj.symbols[i];
             let section = obj.symbol_section(i);
-            let mut name = obj.symbol_name(i);
-            // `.symver`: `foo@@VER` defines foo (default version VER); `foo@VER` is its own
-            // symbol (a hidden version), and so is a reference to `foo@VER`.
-            let mut version = None;
-            let at = memchr::memchr(b'@', name);
-            if let Some(at) = at {
-                if name.get(at + 1) == Some(&b'@') {
-                    version = Some(SymVersion {
-                        name: &name[at + 2..],
-                        hidden: false,
-                    });
-                    name = &name[..at];
-                } else if section != shndx::UNDEF {
-                    version = Some(SymVersion {
-                        name: &name[at + 1..],
-                        hidden: true,
-                    });
-                }
-            }
-            // Whether the name the symbol table gets still holds an `@`: a hidden version's.
-            let mut versioned_name = at.is_some() && version.is_none_or(|v| v.hidden);
-            // --wrap redirects undefined references only; definitions keep their names.
-            if section == shndx::UNDEF && !self.wrapped.is_empty() {
-                if let Some(&to) = self.wrapped.get(name) {
-                    name = to;
-                    versioned_name = memchr::memchr(b'@', name).is_some();
-                }
-            }
-            let id = self.symtab.intern(name);
-            if let Some(v) = version {
+            let name = g.name;
+            if let Some(v) = g.version {
                 if section != shndx::UNDEF {
                     self.symtab.get_mut(id).version = Some(Box::new(v));
                 }
             }
-            if versioned_name {
+            if g.versioned_name {
                 let sym = self.symtab.get_mut(id);
                 if sym.def == SymbolDef::Undefined {
                     if let Some(&(dso, index)) = self.dso_versioned.get(name) {
@@ -1048,7 +1065,6 @@ impl Resolver {
                     }
                 }
             }
-            globals.push(id);
             if !self.adding_lto_object {
                 self.symtab.get_mut(id).native_ref = true;
             }
@@ -1092,7 +1108,7 @@ impl Resolver {
         for name in traced_refs {
             self.trace_symbol(&obj.name, name, "reference to");
         }
-        obj.globals = globals;
+        obj.globals = ids.to_vec();
         self.objects.push(obj);
     }
 
@@ -1233,6 +1249,79 @@ impl Resolver {
                     self.dsos[dso as usize].needed = true;
                 }
             }
+        }
+    }
+}
+
+/// A global symbol's name as resolution sees it, hashed (worked out for many objects at
+/// once, in parallel, before any is resolved).
+pub struct GlobalName {
+    name: &'static [u8],
+    hash: u64,
+    /// What `.symver` gave it (`foo@@VER`, or `foo@VER` on a definition).
+    version: Option<SymVersion>,
+    /// The name keeps an `@`: a hidden version's, or a reference to a versioned symbol.
+    versioned_name: bool,
+}
+
+impl crate::name_table::HashedName for GlobalName {
+    fn name(&self) -> &'static [u8] {
+        self.name
+    }
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+}
+
+/// The names of the global symbols of `obj`, with `.symver` applied.
+pub fn global_names(obj: &ObjectFile) -> Vec<GlobalName> {
+    (obj.first_global..obj.symbols.len())
+        .map(|i| {
+            let section = obj.symbol_section(i);
+            let mut name = obj.symbol_name(i);
+            // `.symver`: `foo@@VER` defines foo (default version VER); `foo@VER` is its own
+            // symbol (a hidden version), and so is a reference to `foo@VER`.
+            let mut version = None;
+            let at = memchr::memchr(b'@', name);
+            if let Some(at) = at {
+                if name.get(at + 1) == Some(&b'@') {
+                    version = Some(SymVersion {
+                        name: &name[at + 2..],
+                        hidden: false,
+                    });
+                    name = &name[..at];
+                } else if section != shndx::UNDEF {
+                    version = Some(SymVersion {
+                        name: &name[at + 1..],
+                        hidden: true,
+                    });
+                }
+            }
+            GlobalName {
+                name,
+                hash: name_hash(name),
+                version,
+                versioned_name: at.is_some() && version.is_none_or(|v| v.hidden),
+            }
+        })
+        .collect()
+}
+
+/// `--wrap`: undefined references to a wrapped name go to its replacement; definitions
+/// keep their names.
+fn apply_wrap(
+    obj: &ObjectFile,
+    names: &mut [GlobalName],
+    wrapped: &FxHashMap<Vec<u8>, &'static [u8]>,
+) {
+    for (k, g) in names.iter_mut().enumerate() {
+        if obj.symbol_section(obj.first_global + k) != shndx::UNDEF {
+            continue;
+        }
+        if let Some(&to) = wrapped.get(g.name) {
+            g.name = to;
+            g.hash = name_hash(to);
+            g.versioned_name = memchr::memchr(b'@', to).is_some();
         }
     }
 }

@@ -1,0 +1,327 @@
+//! Symbol names to symbol ids, split into shards by hash so that all threads can intern a
+//! batch of files at once, each thread owning some of the shards.
+//!
+//! Ids are still given in order of first appearance — the order a serial loop over the
+//! batch would give — so the outcome (and everything ordered by id, such as `.dynsym`)
+//! depends neither on the thread count nor on timing: during the parallel pass a new name
+//! gets a provisional id naming its shard and its place there, and one serial scan of the
+//! batch afterwards hands out the real ids in order.
+
+use crate::symbols::SymbolId;
+use hashbrown::HashTable;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+/// A fixed number, not the thread count: each thread takes a share of them.
+const SHARD_BITS: u32 = 5;
+const SHARDS: usize = 1 << SHARD_BITS;
+/// Below this many names a batch is interned on the calling thread: handing work to the
+/// pool costs more than it saves.
+const PARALLEL_MIN: usize = 8192;
+
+/// Provisional ids (during a batch only): bit 31 set, bit 30 on a name's first occurrence,
+/// then the name's place among its shard's new names, then the shard.
+const PROVISIONAL: u32 = 1 << 31;
+const FIRST: u32 = 1 << 30;
+const LOCAL_MAX: usize = 1 << (30 - SHARD_BITS);
+
+pub fn name_hash(name: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(name)
+}
+
+/// hashbrown takes the bucket from the low bits and a tag from the top seven: the shard
+/// comes from bits in between, so that names sharing a shard still spread over its table.
+fn shard_of(hash: u64) -> usize {
+    (hash >> 32) as usize & (SHARDS - 1)
+}
+
+/// A name to intern, with its [`name_hash`].
+pub trait HashedName: Sync {
+    fn name(&self) -> &'static [u8];
+    fn hash(&self) -> u64;
+}
+
+/// A name and its hash, for names with nothing else to carry.
+pub struct Hashed {
+    pub name: &'static [u8],
+    pub hash: u64,
+}
+
+impl Hashed {
+    pub fn new(name: &'static [u8]) -> Hashed {
+        Hashed {
+            name,
+            hash: name_hash(name),
+        }
+    }
+}
+
+impl HashedName for Hashed {
+    fn name(&self) -> &'static [u8] {
+        self.name
+    }
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+}
+
+/// The name is held beside the id: a probe then reads the table and the name's bytes, not
+/// the symbol's record too.
+#[derive(Clone, Copy)]
+struct Entry {
+    name: &'static [u8],
+    id: SymbolId,
+}
+
+#[derive(Default)]
+struct Shard {
+    table: HashTable<Entry>,
+    /// The names new in the batch being interned, in order of first appearance.
+    fresh: Vec<(&'static [u8], u64)>,
+}
+
+impl Shard {
+    fn find(&self, name: &[u8], hash: u64) -> Option<SymbolId> {
+        self.table.find(hash, |e| e.name == name).map(|e| e.id)
+    }
+
+    /// The id of `name` in a batch: its real id if it is known, else a provisional one.
+    fn intern_provisional(&mut self, shard: usize, name: &'static [u8], hash: u64) -> u32 {
+        let fresh = &mut self.fresh;
+        let entry = self
+            .table
+            .entry(hash, |e| e.name == name, |e| name_hash(e.name));
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(e) => e.get().id,
+            hashbrown::hash_table::Entry::Vacant(e) => {
+                let local = fresh.len();
+                assert!(local < LOCAL_MAX, "too many new symbols in one batch");
+                fresh.push((name, hash));
+                let id = PROVISIONAL | ((local as u32) << SHARD_BITS) | shard as u32;
+                e.insert(Entry { name, id });
+                id | FIRST
+            }
+        }
+    }
+}
+
+pub struct NameTable {
+    shards: Vec<Shard>,
+}
+
+impl Default for NameTable {
+    fn default() -> Self {
+        NameTable {
+            shards: (0..SHARDS).map(|_| Shard::default()).collect(),
+        }
+    }
+}
+
+impl NameTable {
+    pub fn lookup(&self, name: &[u8]) -> Option<SymbolId> {
+        let hash = name_hash(name);
+        self.shards[shard_of(hash)].find(name, hash)
+    }
+
+    /// The id of `name`, or `next` (then taken) if it is new; says whether it was new.
+    pub fn intern(&mut self, name: &'static [u8], hash: u64, next: SymbolId) -> (SymbolId, bool) {
+        let table = &mut self.shards[shard_of(hash)].table;
+        match table.entry(hash, |e| e.name == name, |e| name_hash(e.name)) {
+            hashbrown::hash_table::Entry::Occupied(e) => (e.get().id, false),
+            hashbrown::hash_table::Entry::Vacant(e) => {
+                e.insert(Entry { name, id: next });
+                (next, true)
+            }
+        }
+    }
+
+    /// Makes room for `additional` more names.
+    pub fn reserve(&mut self, additional: usize) {
+        let each = additional.div_ceil(SHARDS);
+        for shard in &mut self.shards {
+            shard.table.reserve(each, |e| name_hash(e.name));
+        }
+    }
+
+    /// Interns the names of `files`, in order: the ids of each file's names, with new names
+    /// numbered from `next` in order of first appearance and appended to `new_names`.
+    pub fn intern_batch<N: HashedName>(
+        &mut self,
+        files: &[&[N]],
+        next: SymbolId,
+        new_names: &mut Vec<&'static [u8]>,
+    ) -> Vec<Vec<SymbolId>> {
+        let total: usize = files.iter().map(|f| f.len()).sum();
+        let threads = rayon::current_num_threads().min(SHARDS);
+        if total < PARALLEL_MIN || threads < 2 {
+            let mut next = next;
+            return files
+                .iter()
+                .map(|f| {
+                    f.iter()
+                        .map(|n| {
+                            let (id, new) = self.intern(n.name(), n.hash(), next);
+                            if new {
+                                next += 1;
+                                new_names.push(n.name());
+                            }
+                            id
+                        })
+                        .collect()
+                })
+                .collect();
+        }
+
+        // Each thread scans the whole batch in order and interns the names of its shards.
+        let raw: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
+        let per_thread = SHARDS.div_ceil(threads);
+        self.shards
+            .par_chunks_mut(per_thread)
+            .enumerate()
+            .for_each(|(t, shards)| {
+                let first = t * per_thread;
+                let mut k = 0;
+                for file in files {
+                    for n in file.iter() {
+                        let shard = shard_of(n.hash());
+                        if let Some(own) = shards.get_mut(shard.wrapping_sub(first)) {
+                            raw[k]
+                                .store(own.intern_provisional(shard, n.name(), n.hash()), Relaxed);
+                        }
+                        k += 1;
+                    }
+                }
+            });
+
+        // Real ids for new names, in order of first appearance.
+        let mut translate: Vec<Vec<SymbolId>> =
+            self.shards.iter().map(|s| vec![0; s.fresh.len()]).collect();
+        let mut next = next;
+        let mut raw = raw.into_iter().map(AtomicU32::into_inner);
+        let ids = files
+            .iter()
+            .map(|file| {
+                file.iter()
+                    .zip(raw.by_ref())
+                    .map(|(n, id)| {
+                        if id & PROVISIONAL == 0 {
+                            return id;
+                        }
+                        let shard = id as usize & (SHARDS - 1);
+                        let local = ((id & !(PROVISIONAL | FIRST)) >> SHARD_BITS) as usize;
+                        if id & FIRST != 0 {
+                            translate[shard][local] = next;
+                            new_names.push(n.name());
+                            next += 1;
+                        }
+                        translate[shard][local]
+                    })
+                    .collect()
+            })
+            .collect();
+
+        // The tables take the real ids.
+        self.shards
+            .par_iter_mut()
+            .zip(translate.par_iter())
+            .for_each(|(shard, real)| {
+                for ((name, hash), &id) in shard.fresh.drain(..).zip(real) {
+                    if let Some(e) = shard.table.find_mut(hash, |e| e.name == name) {
+                        e.id = id;
+                    }
+                }
+            });
+        ids
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct N(&'static [u8]);
+
+    impl HashedName for N {
+        fn name(&self) -> &'static [u8] {
+            self.0
+        }
+        fn hash(&self) -> u64 {
+            name_hash(self.0)
+        }
+    }
+
+    fn leak(s: String) -> &'static [u8] {
+        Box::leak(s.into_bytes().into_boxed_slice())
+    }
+
+    /// Files whose names repeat across and within files, some known before the batch.
+    fn batch() -> Vec<Vec<N>> {
+        (0..40)
+            .map(|f| {
+                (0..700)
+                    .map(|i| N(leak(format!("sym_{}", (f * 37 + i * 11) % 9000))))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// What a serial loop gives: the reference the parallel pass must match.
+    fn serial(
+        known: &[&'static [u8]],
+        files: &[Vec<N>],
+    ) -> (Vec<Vec<SymbolId>>, Vec<&'static [u8]>) {
+        let mut ids = std::collections::HashMap::new();
+        let mut names = Vec::new();
+        for &k in known {
+            ids.insert(k, ids.len() as SymbolId);
+        }
+        let per_file = files
+            .iter()
+            .map(|f| {
+                f.iter()
+                    .map(|n| {
+                        let next = ids.len() as SymbolId;
+                        *ids.entry(n.0).or_insert_with(|| {
+                            names.push(n.0);
+                            next
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        (per_file, names)
+    }
+
+    #[test]
+    fn a_parallel_batch_numbers_names_as_a_serial_loop_does() {
+        let known: Vec<&'static [u8]> = (0..500).map(|i| leak(format!("sym_{}", i * 7))).collect();
+        let files = batch();
+        let slices: Vec<&[N]> = files.iter().map(Vec::as_slice).collect();
+        let (want_ids, want_names) = serial(&known, &files);
+        for threads in [1, 2, 3, 8] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut table = NameTable::default();
+            for (i, &k) in known.iter().enumerate() {
+                assert_eq!(
+                    table.intern(k, name_hash(k), i as SymbolId),
+                    (i as SymbolId, true)
+                );
+            }
+            let mut names = Vec::new();
+            let ids =
+                pool.install(|| table.intern_batch(&slices, known.len() as SymbolId, &mut names));
+            assert_eq!(ids, want_ids, "{threads} threads");
+            assert_eq!(names, want_names, "{threads} threads");
+            // The table holds the real ids afterwards.
+            for (file, ids) in files.iter().zip(&ids) {
+                for (n, &id) in file.iter().zip(ids) {
+                    assert_eq!(table.lookup(n.0), Some(id));
+                }
+            }
+        }
+    }
+}
