@@ -118,7 +118,11 @@ pub fn compress_outputs(
         })
         .map(|(i, _)| i as u32)
         .collect();
-    let image = Image::new(link, tables, placement, segments, sym_addr, contents);
+    // Section starts are read from their records: the debug sections' places change here.
+    let starts = crate::image::SectionStarts::default();
+    let image = Image::new(
+        link, tables, placement, segments, sym_addr, contents, &starts,
+    );
     let done: Vec<(u32, Compressed)> = chosen
         .par_iter()
         .map(|&i| (i, compress_one(&image, plan, i)))

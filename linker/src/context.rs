@@ -3,13 +3,12 @@
 //! relocation scan's tables (`tables.rs`), the segments and symbol addresses of the layout,
 //! the writer's extra contents (`image.rs`, which joins them for the writer).
 
-use crate::object_file::{shndx, FileId, ObjectFile, LE};
+use crate::object_file::{shndx, FileId, ObjectFile};
 use crate::options::Options;
 use crate::output_section::{OutputId, OutputSection, OutputSections, Synthetic};
 use crate::shared_file::SharedFile;
 use crate::symbols::{SymbolDef, SymbolId, SymbolTable};
 use object::elf;
-use object::read::elf::Sym as _;
 use rustc_hash::FxHashMap;
 
 /// What a relocation points at: a global symbol or one object's local symbol.
@@ -359,11 +358,5 @@ impl<'o> Link<'o> {
             return Some(value);
         }
         self.section_address(file, section, value)
-    }
-
-    pub(crate) fn local_definition_address(&self, file: FileId, index: usize) -> Option<u64> {
-        let obj = &self.objects[file as usize];
-        let sym = &obj.symbols[index];
-        self.defined_address(file, obj.symbol_section(index), sym.st_value(LE))
     }
 }

@@ -5,7 +5,7 @@
 //! entries, GOT slots, symbols redirected to their PLT entry).
 
 use crate::context::{GotKind, Link, Segments, Target};
-use crate::object_file::{FileId, LE};
+use crate::object_file::{FileId, LE, NO_OUTPUT};
 use crate::output_section::{Placement, Synthetic};
 use crate::symbols::SymbolDef;
 use crate::tables::Tables;
@@ -32,6 +32,69 @@ pub struct Contents {
 
 /// No contents yet: the view the layout uses while it computes them.
 static NO_CONTENTS: std::sync::LazyLock<Contents> = std::sync::LazyLock::new(Contents::default);
+/// No section starts yet: every address is computed from the section's record.
+static NO_STARTS: SectionStarts = SectionStarts {
+    first: Vec::new(),
+    start: Vec::new(),
+};
+
+/// Where each input section starts in the output, once addresses are final: the writer
+/// looks up a section's address for every relocation, and one dense array answers that
+/// from a cache line shared by neighbouring sections, where the section's own record and its
+/// output section's would cost a miss each. Sections whose pieces move separately (merged
+/// strings, `.eh_frame`), dropped or folded ones are not in it: their records answer.
+#[derive(Default)]
+pub struct SectionStarts {
+    /// Where each object's sections begin in `start` (one more entry than objects).
+    first: Vec<usize>,
+    start: Vec<u64>,
+}
+
+/// A section [`SectionStarts`] leaves to its record.
+const NOT_FLAT: u64 = u64::MAX;
+
+impl SectionStarts {
+    pub fn new(link: &Link) -> SectionStarts {
+        use rayon::prelude::*;
+        let per_object: Vec<Vec<u64>> = link
+            .objects
+            .par_iter()
+            .map(|o| {
+                o.sections
+                    .iter()
+                    .map(|s| {
+                        if s.is_kept() && s.output != NO_OUTPUT && s.pieces.is_empty() {
+                            link.output(s.output).addr.wrapping_add(s.offset)
+                        } else {
+                            NOT_FLAT
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut first = Vec::with_capacity(per_object.len() + 1);
+        let mut start = Vec::with_capacity(per_object.iter().map(Vec::len).sum());
+        for starts in per_object {
+            first.push(start.len());
+            start.extend_from_slice(&starts);
+        }
+        first.push(start.len());
+        SectionStarts { first, start }
+    }
+
+    /// Where section `sec` of `file` starts, if this table knows.
+    fn get(&self, file: FileId, sec: u32) -> Option<u64> {
+        let (&from, &to) = (
+            self.first.get(file as usize)?,
+            self.first.get(file as usize + 1)?,
+        );
+        let at = from + sec as usize;
+        if at >= to {
+            return None;
+        }
+        Some(self.start[at]).filter(|&a| a != NOT_FLAT)
+    }
+}
 
 /// A view of the link with its tables; it reads as the link itself (`Deref`).
 #[derive(Clone, Copy)]
@@ -45,6 +108,8 @@ pub struct Image<'a, 'o> {
     /// The final address of every global symbol, by id (`layout::compute_all_symbol_addresses`).
     pub sym_addr: &'a [u64],
     pub contents: &'a Contents,
+    /// Where input sections start (empty before addresses are final).
+    pub starts: &'a SectionStarts,
 }
 
 impl<'o> std::ops::Deref for Image<'_, 'o> {
@@ -63,6 +128,7 @@ impl<'a, 'o> Image<'a, 'o> {
         segments: &'a Segments,
         sym_addr: &'a [u64],
         contents: &'a Contents,
+        starts: &'a SectionStarts,
     ) -> Image<'a, 'o> {
         Image {
             link,
@@ -71,6 +137,7 @@ impl<'a, 'o> Image<'a, 'o> {
             segments,
             sym_addr,
             contents,
+            starts,
         }
     }
 
@@ -82,7 +149,15 @@ impl<'a, 'o> Image<'a, 'o> {
         placement: &'a Placement,
         segments: &'a Segments,
     ) -> Image<'a, 'o> {
-        Image::new(link, tables, placement, segments, &[], &NO_CONTENTS)
+        Image::new(
+            link,
+            tables,
+            placement,
+            segments,
+            &[],
+            &NO_CONTENTS,
+            &NO_STARTS,
+        )
     }
 
     /// Address of the target's definition ignoring PLT redirection (the IFUNC resolver).
@@ -130,6 +205,14 @@ impl<'a, 'o> Image<'a, 'o> {
         };
         let obj = &self.objects[f as usize];
         let sym = &obj.symbols[i as usize];
+        // Most targets: a symbol in a section the table knows (whose bytes moved as one,
+        // so a merged section's symbol is never one), in a link without IFUNCs.
+        if self.tables.plt.iplt.is_empty() {
+            if let Some(start) = self.starts.get(f, obj.symbol_section(i as usize)) {
+                let s = start.wrapping_add(sym.st_value(LE)) as i64;
+                return (s, s.wrapping_add(addend));
+            }
+        }
         if sym.st_type() == elf::STT_SECTION {
             let shndx = obj.symbol_section(i as usize);
             let merged = obj
@@ -145,6 +228,29 @@ impl<'a, 'o> Image<'a, 'o> {
         }
         let s = self.local_address(f, i as usize).unwrap_or(0) as i64;
         (s, s.wrapping_add(addend))
+    }
+
+    /// [`Link::section_address`], from [`SectionStarts`] where it knows.
+    pub fn section_address(&self, file: FileId, sec: u32, offset: u64) -> Option<u64> {
+        match self.starts.get(file, sec) {
+            Some(start) => Some(start.wrapping_add(offset)),
+            None => self.link.section_address(file, sec, offset),
+        }
+    }
+
+    /// [`Link::defined_address`], through [`Image::section_address`].
+    pub fn defined_address(&self, file: FileId, section: u32, value: u64) -> Option<u64> {
+        if section == crate::object_file::shndx::ABS {
+            return Some(value);
+        }
+        self.section_address(file, section, value)
+    }
+
+    /// [`Link::local_definition_address`], through [`Image::section_address`].
+    pub fn local_definition_address(&self, file: FileId, index: usize) -> Option<u64> {
+        let obj = &self.objects[file as usize];
+        let value = obj.symbols[index].st_value(LE);
+        self.defined_address(file, obj.symbol_section(index), value)
     }
 
     fn local_address(&self, file: FileId, index: usize) -> Option<u64> {

@@ -3,7 +3,7 @@
 
 use crate::context::Link;
 use crate::error::{LinkError, Result};
-use crate::image::{Contents, Image};
+use crate::image::{Contents, Image, SectionStarts};
 use crate::options::Options;
 use crate::output_file::PendingOutput;
 use crate::symbols::{SymbolDef, SymbolId};
@@ -411,11 +411,16 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         timer.phase("compress debug sections");
     }
     warn_missing_entry(&link);
+    let starts = SectionStarts::new(&link);
     if opts.z_rewrite_endbr {
-        let image = Image::new(&link, &tables, &placement, &segments, &sym_addr, &contents);
+        let image = Image::new(
+            &link, &tables, &placement, &segments, &sym_addr, &contents, &starts,
+        );
         contents.endbr = crate::endbr::find(&image);
     }
-    let image = Image::new(&link, &tables, &placement, &segments, &sym_addr, &contents);
+    let image = Image::new(
+        &link, &tables, &placement, &segments, &sym_addr, &contents, &starts,
+    );
     if let Some(path) = &opts.map_file {
         write_report(path, &crate::map_file::render(&image))?;
     }
@@ -427,7 +432,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     timer.total();
     if LEAK_AT_END.load(std::sync::atomic::Ordering::Relaxed) {
         std::mem::forget((
-            link, plan, tables, placement, dynamic, segments, sym_addr, contents,
+            link, plan, tables, placement, dynamic, segments, sym_addr, contents, starts,
         ));
     }
     Ok(())

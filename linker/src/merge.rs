@@ -46,8 +46,23 @@ struct Span {
     hash: u64,
 }
 
-/// Shards of the deduplication (by the high bits of a piece's hash).
+/// Shards of the deduplication.
 const SHARD_BITS: u32 = 4;
+
+/// hashbrown takes a bucket from a hash's low bits and a tag from its top seven: the shard
+/// comes from bits in between, or a shard's pieces would share their tags.
+fn shard_of(hash: u64) -> usize {
+    (hash >> 32) as usize & ((1 << SHARD_BITS) - 1)
+}
+
+/// A piece to deduplicate: its bytes, group and number, and its hash salted with the group.
+#[derive(Clone, Copy)]
+struct Candidate {
+    bytes: &'static [u8],
+    group: u32,
+    piece: u32,
+    hash: u64,
+}
 
 impl Merged {
     /// Once the groups are placed at `group_offsets` inside their output sections, makes
@@ -126,41 +141,40 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
 
     // Each shard finds, for each of its pieces, the first occurrence of the same bytes in
     // the same group (pieces are visited in input order, so the first one found is it).
-    let mut shards: Vec<Vec<(u32, u32)>> = vec![Vec::new(); 1 << SHARD_BITS];
+    // A piece carries its bytes and group: comparing them reads nothing else.
+    let mut shards: Vec<Vec<Candidate>> = vec![Vec::new(); 1 << SHARD_BITS];
     for (s, pieces) in spans.iter().enumerate() {
+        let m = &sections[s];
+        let data = data_of(m);
+        let salt = u64::from(m.group).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         for (p, span) in pieces.iter().enumerate() {
-            shards[(span.hash >> (64 - SHARD_BITS)) as usize].push((s as u32, p as u32));
+            let hash = span.hash ^ salt;
+            shards[shard_of(hash)].push(Candidate {
+                bytes: &data[span.start as usize..span.end as usize],
+                group: m.group,
+                piece: first[s] + p as u32,
+                hash,
+            });
         }
     }
-    let bytes = |s: u32, p: u32| {
-        let span = spans[s as usize][p as usize];
-        &data_of(&sections[s as usize])[span.start as usize..span.end as usize]
-    };
-    let keyed = |s: u32, p: u32| {
-        let group = u64::from(sections[s as usize].group);
-        spans[s as usize][p as usize].hash ^ group.wrapping_mul(0x9e37_79b9_7f4a_7c15)
-    };
     let firsts: Vec<Vec<(u32, u32)>> = shards
         .par_iter()
         .map(|shard| {
-            let mut table: HashTable<(u32, u32)> = HashTable::with_capacity(shard.len());
-            let mut out = Vec::with_capacity(shard.len());
-            for &(s, p) in shard {
-                let group = sections[s as usize].group;
-                let hash = keyed(s, p);
-                let found = table.find(hash, |&(fs, fp)| {
-                    sections[fs as usize].group == group && bytes(fs, fp) == bytes(s, p)
-                });
-                let rep = match found {
-                    Some(&rep) => rep,
-                    None => {
-                        table.insert_unique(hash, (s, p), |&(fs, fp)| keyed(fs, fp));
-                        (s, p)
-                    }
-                };
-                out.push((first[s as usize] + p, first[rep.0 as usize] + rep.1));
-            }
-            out
+            let mut table: HashTable<&Candidate> = HashTable::with_capacity(shard.len());
+            shard
+                .iter()
+                .map(|c| {
+                    let found = table.find(c.hash, |f| f.group == c.group && f.bytes == c.bytes);
+                    let rep = match found {
+                        Some(f) => f.piece,
+                        None => {
+                            table.insert_unique(c.hash, c, |f| f.hash);
+                            c.piece
+                        }
+                    };
+                    (c.piece, rep)
+                })
+                .collect()
         })
         .collect();
     let mut rep = vec![0u32; total as usize];
@@ -239,6 +253,9 @@ fn split(data: &[u8], flags: u64, entsize: usize) -> Vec<Span> {
 
 /// A string piece ends after its terminating NUL character (of `width` bytes).
 fn string_end(data: &[u8], start: usize, width: usize) -> usize {
+    if width == 1 {
+        return memchr::memchr(0, &data[start..]).map_or(data.len(), |i| start + i + 1);
+    }
     let mut p = start;
     while p + width <= data.len() {
         if data[p..p + width].iter().all(|&b| b == 0) {
