@@ -12,7 +12,8 @@
 # compressing and decompressing 4 MB, bench/programs/lto-workload.lua and .sql; the best of
 # PROGRAM_RUNS, user + system time), each with its ratio to rld's. rld runs twice: with
 # its default partitions (from the program's size) and with --lto-partitions=1 (one
-# module, like lld's full LTO).
+# module, like lld's full LTO). rld links with --no-fork here, so that GNU time sees the
+# process that links (by default it links in a child process the driver does not wait for).
 #
 # Then an incremental relink: a cold rld link of Lua with an empty --lto-cache-dir, one
 # file edited (lstrlib.c: a constant changed) and recompiled, and the relink with the
@@ -43,8 +44,8 @@ for prog in "${programs[@]}"; do
     declare -A link_of=() run_of=()
     for cfg in rld rld-1-partition lld lld-thin; do
         case $cfg in
-            rld) objs=("${full[@]}"); ld=(--ld-path="$RLD") ;;
-            rld-1-partition) objs=("${full[@]}"); ld=(--ld-path="$RLD" -Wl,--lto-partitions=1) ;;
+            rld) objs=("${full[@]}"); ld=(--ld-path="$RLD" -Wl,--no-fork) ;;
+            rld-1-partition) objs=("${full[@]}"); ld=(--ld-path="$RLD" -Wl,--no-fork -Wl,--lto-partitions=1) ;;
             lld) objs=("${full[@]}"); ld=(-fuse-ld=lld) ;;
             lld-thin) objs=("${thin[@]}"); ld=(-fuse-ld=lld) ;;
         esac

@@ -11,6 +11,7 @@
 # the median wall time of the link, its peak RSS, the output size, and the run time of the
 # output on the LTO benchmark's workloads (the best of PROGRAM_RUNS, user + system time);
 # "vs LLVMgold" is the ratio to the same host with LLVMgold.so (link time / run time).
+# `rld -flto` links with --no-fork, so that GNU time sees the process that links.
 set -euo pipefail
 
 work="${BENCH_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/bench-plugin}"
@@ -50,7 +51,7 @@ for prog in "${programs[@]}"; do
             bfd-rld) ld=(--ld-path="$wrappers/rld-plugin-ld.bfd") ;;
             gold-rld) ld=(--ld-path="$wrappers/rld-plugin-ld.gold") ;;
             mold-rld) ld=(--ld-path="$wrappers/rld-plugin-mold") ;;
-            rld) ld=(--ld-path="$RLD") ;;
+            rld) ld=(--ld-path="$RLD" -Wl,--no-fork) ;;
         esac
         out="$work/$prog.$cfg"
         time_link "${ld[@]}" $ldflags "${objs[@]}" -o "$out" $libs

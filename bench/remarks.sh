@@ -42,10 +42,10 @@ measure() { # label command... -> "label  seconds  MB" (best wall time of n runs
 
 echo "== links (SQLite, -O2 -flto -g)"
 n=$link_runs
-measure "rld, no remarks" clang-14 -fuse-ld="$RLD" -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.rld"
-measure "rld, every remark (YAML)" clang-14 -fuse-ld="$RLD" -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.rld" \
+measure "rld, no remarks" clang-14 -fuse-ld="$RLD" -Wl,--no-fork -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.rld"
+measure "rld, every remark (YAML)" clang-14 -fuse-ld="$RLD" -Wl,--no-fork -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.rld" \
     -Wl,--opt-remarks-filename,"$work/rld.yaml"
-measure "rld, every remark (bitstream)" clang-14 -fuse-ld="$RLD" -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.rld" \
+measure "rld, every remark (bitstream)" clang-14 -fuse-ld="$RLD" -Wl,--no-fork -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.rld" \
     -Wl,--opt-remarks-filename,"$work/rld.bitstream" -Wl,--opt-remarks-format,bitstream
 measure "lld-14, no remarks" clang-14 -fuse-ld=lld -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.lld"
 measure "lld-14, every remark (YAML)" clang-14 -fuse-ld=lld -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.lld" \

@@ -23,8 +23,8 @@
 #      compiler driver;
 #   3. links once with each linker (a failing or missing linker is skipped
 #      with a note), then times N runs (hyperfine if installed, else a shell
-#      loop) and measures peak RSS with /usr/bin/time -f %M (mold's with
-#      --no-fork, since by default it links in a child process);
+#      loop) and measures peak RSS with /usr/bin/time -f %M (mold's and
+#      rld's with --no-fork, since by default they link in a child process);
 #   4. prints a table: program, linker, median wall time, peak RSS, and the
 #      ratio to the fastest linker for that program (rld's is the one to
 #      watch). "rld-1t" is rld with --threads=1 (the parallel speed-up is its
@@ -313,11 +313,11 @@ time_link() {
     fi
     local rss="-"
     if [[ -n "$time_bin" ]]; then
-        # Peak RSS: the largest of three runs, in KiB. mold by default forks
-        # and links in the child, which GNU time does not see: measure it
-        # with --no-fork.
+        # Peak RSS: the largest of three runs, in KiB. mold and rld by default
+        # fork and link in the child, which GNU time does not see: measure
+        # them with --no-fork.
         local rss_cmd=("$@")
-        [[ "$name" == mold ]] && rss_cmd=("$1" --no-fork "${@:2}")
+        [[ "$name" == mold || "$name" == rld* ]] && rss_cmd=("$1" --no-fork "${@:2}")
         local i r max=0
         for i in 1 2 3; do
             "$time_bin" -f '%M' -o "$dir/$name.rss" "${rss_cmd[@]}" >/dev/null 2>&1 || true

@@ -459,6 +459,8 @@ const SPECS: &[Spec] = &[
     flag(&["-nostdlib"], "Search only the -L directories", |p| p.o.nostdlib = true),
     flag(&["--verbose"], "Name each file on standard error as it is opened", |p| p.o.verbose = true),
     flag(&["--time"], "Print how long each link phase took", |p| p.o.print_timing = true),
+    flag(&["--fork"], "Link in a child process and exit as soon as the output is written (default)", |p| p.o.fork = true),
+    flag(&["--no-fork"], "Link in this process, which exits when it has freed everything", |p| p.o.fork = false),
     // lld's spelling: only `--threads=N`, so `--threads foo.o` keeps foo.o an input.
     arg(&["--threads"], "N", "Use N threads (default: all cores)", Optional(Parser::threads)),
     flag(&["--no-threads"], "Use one thread", |p| p.o.threads = Some(1)),

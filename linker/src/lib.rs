@@ -4,6 +4,7 @@ pub mod args;
 pub mod compressed;
 pub mod context;
 pub mod demangle;
+pub mod detach;
 pub mod dynamic;
 pub mod dynamic_list;
 pub mod elf_header;

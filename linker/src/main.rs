@@ -81,6 +81,22 @@ fn main() -> ExitCode {
         eprintln!("rld: error: no input files");
         return ExitCode::FAILURE;
     }
+    // Before any thread starts: the process the caller waits for exits with the link's
+    // outcome while the child frees its memory (mold's trick).
+    let reporter = if opts.fork {
+        rld::detach::split()
+    } else {
+        None
+    };
+    let status = run_link(&opts);
+    if let Some(reporter) = reporter {
+        reporter.report(status);
+    }
+    ExitCode::from(status)
+}
+
+/// The link, and the exit status it ends with.
+fn run_link(opts: &rld::options::Options) -> u8 {
     if let Some(n) = opts.threads {
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
@@ -92,8 +108,8 @@ fn main() -> ExitCode {
         child_processes: true,
     });
     rld::link::process_ends_with_link();
-    match rld::link::link(&opts) {
-        Ok(()) => ExitCode::SUCCESS,
+    match rld::link::link(opts) {
+        Ok(()) => 0,
         Err(e) => {
             // Like lld: the first errors are the useful ones; thousands bury them.
             const ERROR_LIMIT: usize = 20;
@@ -109,7 +125,7 @@ fn main() -> ExitCode {
                     eprintln!("rld: error: {line}");
                 }
             }
-            ExitCode::FAILURE
+            1
         }
     }
 }

@@ -153,6 +153,9 @@ pub struct Options {
     pub lto: bool,
     /// `--time`: print the time each link phase took.
     pub print_timing: bool,
+    /// `--fork` (default) / `--no-fork`: the `rld` command links in a child process (see
+    /// `crate::detach`).
+    pub fork: bool,
     /// `--threads=N` / `--no-threads` (None = all cores).
     pub threads: Option<usize>,
     /// `--allow-multiple-definition` / `-z muldefs`.
@@ -374,6 +377,7 @@ impl Default for Options {
             plugins: Vec::new(),
             lto: false,
             print_timing: false,
+            fork: true,
             threads: None,
             allow_multiple_definition: false,
             report_undefined: None,

@@ -258,6 +258,8 @@ fn rejects_a_huge_section_alignment_and_takes_a_huge_bss_in_stride() {
         Command::new("/usr/bin/time")
             .args(["-f", "%M"])
             .arg(rld_path())
+            // In this process, where GNU time sees its memory.
+            .arg("--no-fork")
             .arg(&big)
             .arg("-o")
             .arg(&out),

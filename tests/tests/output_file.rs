@@ -277,6 +277,46 @@ fn an_interrupted_link_leaves_no_temporary_file() {
     assert!(!t.path("out").exists());
 }
 
+/// By default the process its caller waits for exits as soon as the output is written,
+/// while a child process frees the link's memory (mold's `--fork`); `--no-fork` links in the
+/// process itself. GNU time reports the peak memory of the process it waits for only, which
+/// tells the two apart; the outputs are the same.
+#[test]
+fn the_waited_for_process_exits_before_the_link_frees_its_memory() {
+    let t = Test::new();
+    let asm = t.write(
+        "big.s",
+        ".data\n.globl big\nbig:\n.fill 67108864, 1, 1\n.text\n.globl _start\n_start:\nret\n",
+    );
+    let obj = t.path("big.o");
+    run_checked(Command::new("as").arg(&asm).arg("-o").arg(&obj));
+    let mut outputs = Vec::new();
+    for (flags, name) in [(&[][..], "forked"), (&["--no-fork"][..], "in-process")] {
+        let out = t.path(name);
+        let res = run_checked(
+            Command::new("/usr/bin/time")
+                .args(["-f", "%M"])
+                .arg(rld_path())
+                .arg(&obj)
+                .args(["-e", "_start"])
+                .args(flags)
+                .arg("-o")
+                .arg(&out),
+        );
+        let stderr = String::from_utf8_lossy(&res.stderr);
+        let peak_kb: u64 = stderr.lines().last().unwrap().trim().parse().unwrap();
+        if name == "forked" {
+            assert!(peak_kb < 32 * 1024, "{name}: {peak_kb} KB");
+        } else {
+            // The 64 MB of data went through the linking process's memory.
+            assert!(peak_kb > 64 * 1024, "{name}: {peak_kb} KB");
+        }
+        assert!(std::fs::metadata(&out).unwrap().len() > 64 << 20, "{name}");
+        outputs.push(std::fs::read(&out).unwrap());
+    }
+    assert!(outputs[0] == outputs[1], "the outputs differ");
+}
+
 #[test]
 fn a_large_previous_output_is_replaced_and_its_other_names_keep_it() {
     // rld releases a previous output of a megabyte or more in the background while it
