@@ -13,6 +13,7 @@ use hashbrown::HashTable;
 use object::elf;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// One deduplicated group: its unique pieces, in the order they first occur.
 pub struct MergeGroup {
@@ -46,13 +47,20 @@ struct Span {
     hash: u64,
 }
 
-/// Shards of the deduplication.
-const SHARD_BITS: u32 = 4;
+/// Which of `threads` deduplicates a piece. hashbrown takes a bucket from a hash's low bits
+/// and a tag from its top seven: the share comes from bits in between, or a thread's pieces
+/// would share their tags.
+fn share_of(hash: u64, threads: usize) -> usize {
+    (hash >> 32) as usize % threads
+}
 
-/// hashbrown takes a bucket from a hash's low bits and a tag from its top seven: the shard
-/// comes from bits in between, or a shard's pieces would share their tags.
-fn shard_of(hash: u64) -> usize {
-    (hash >> 32) as usize & ((1 << SHARD_BITS) - 1)
+/// The alignment each unique piece of `sec` keeps: constants stay aligned, strings need none.
+fn piece_align(sec: &crate::object_file::InputSection) -> usize {
+    if sec.flags & u64::from(elf::SHF_STRINGS) != 0 {
+        1
+    } else {
+        sec.align.max(1) as usize
+    }
 }
 
 /// A piece to deduplicate: its bytes, group and number, and its hash salted with the group.
@@ -139,61 +147,64 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
         total += s.len() as u32;
     }
 
-    // Each shard finds, for each of its pieces, the first occurrence of the same bytes in
-    // the same group (pieces are visited in input order, so the first one found is it).
-    // A piece carries its bytes and group: comparing them reads nothing else.
-    let mut shards: Vec<Vec<Candidate>> = vec![Vec::new(); 1 << SHARD_BITS];
-    for (s, pieces) in spans.iter().enumerate() {
-        let m = &sections[s];
-        let data = data_of(m);
-        let salt = u64::from(m.group).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        for (p, span) in pieces.iter().enumerate() {
-            let hash = span.hash ^ salt;
-            shards[shard_of(hash)].push(Candidate {
-                bytes: &data[span.start as usize..span.end as usize],
-                group: m.group,
-                piece: first[s] + p as u32,
-                hash,
-            });
+    // Each thread takes the pieces whose hash falls in its share and finds, for each, the
+    // first occurrence of the same bytes in the same group: every thread scans the pieces
+    // in input order, so the first one it finds is it, whatever the thread count. A piece
+    // carries its bytes and group into the table: comparing them reads nothing else.
+    let threads = rayon::current_num_threads().max(1);
+    let rep: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
+    (0..threads).into_par_iter().for_each(|t| {
+        let mut table: HashTable<Candidate> = HashTable::with_capacity(total as usize / threads);
+        for (s, pieces) in spans.iter().enumerate() {
+            let m = &sections[s];
+            let data = data_of(m);
+            let salt = u64::from(m.group).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            for (p, span) in pieces.iter().enumerate() {
+                let hash = span.hash ^ salt;
+                if share_of(hash, threads) != t {
+                    continue;
+                }
+                let c = Candidate {
+                    bytes: &data[span.start as usize..span.end as usize],
+                    group: m.group,
+                    piece: first[s] + p as u32,
+                    hash,
+                };
+                let found = table.find(hash, |f| f.group == c.group && f.bytes == c.bytes);
+                let first_seen = match found {
+                    Some(f) => f.piece,
+                    None => {
+                        table.insert_unique(hash, c, |f| f.hash);
+                        c.piece
+                    }
+                };
+                rep[c.piece as usize].store(first_seen, Ordering::Relaxed);
+            }
+        }
+    });
+    let rep: Vec<u32> = rep.into_iter().map(AtomicU32::into_inner).collect();
+
+    // Each group's size first, so that its buffer is allocated once.
+    let mut sizes = vec![0usize; groups.len()];
+    for (s, m) in sections.iter().enumerate() {
+        let align = piece_align(&objects[m.file as usize].sections[m.sec as usize]);
+        let size = &mut sizes[m.group as usize];
+        for (p, span) in spans[s].iter().enumerate() {
+            let piece = (first[s] + p as u32) as usize;
+            if rep[piece] as usize == piece {
+                *size = size.next_multiple_of(align) + (span.end - span.start) as usize;
+            }
         }
     }
-    let firsts: Vec<Vec<(u32, u32)>> = shards
-        .par_iter()
-        .map(|shard| {
-            let mut table: HashTable<&Candidate> = HashTable::with_capacity(shard.len());
-            shard
-                .iter()
-                .map(|c| {
-                    let found = table.find(c.hash, |f| f.group == c.group && f.bytes == c.bytes);
-                    let rep = match found {
-                        Some(f) => f.piece,
-                        None => {
-                            table.insert_unique(c.hash, c, |f| f.hash);
-                            c.piece
-                        }
-                    };
-                    (c.piece, rep)
-                })
-                .collect()
-        })
-        .collect();
-    let mut rep = vec![0u32; total as usize];
-    for shard in firsts {
-        for (piece, first_seen) in shard {
-            rep[piece as usize] = first_seen;
-        }
+    for (group, &size) in groups.iter_mut().zip(&sizes) {
+        group.data.reserve_exact(size);
     }
 
-    // The unique pieces laid out in input order; each keeps its section's alignment so
-    // constants stay aligned (strings need none).
+    // The unique pieces laid out in input order, each with its section's alignment.
     let mut offset = vec![0u64; total as usize];
     for (s, m) in sections.iter().enumerate() {
         let sec = &objects[m.file as usize].sections[m.sec as usize];
-        let align = if sec.flags & u64::from(elf::SHF_STRINGS) != 0 {
-            1
-        } else {
-            sec.align.max(1) as usize
-        };
+        let align = piece_align(sec);
         let group = &mut groups[m.group as usize];
         for (p, span) in spans[s].iter().enumerate() {
             let piece = (first[s] + p as u32) as usize;

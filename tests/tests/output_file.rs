@@ -229,17 +229,25 @@ fn an_input_named_as_the_output_is_an_error() {
     assert!(t.files_starting_with(&format!(".{name}")).is_empty());
 }
 
+/// An object with `bytes` of initialized data (ones) and `_start`.
+fn big_data_object(t: &Test, bytes: usize) -> PathBuf {
+    let asm = t.write(
+        "big.s",
+        format!(
+            ".data\n.globl big\nbig:\n.fill {bytes}, 1, 1\n.text\n.globl _start\n_start:\nret\n"
+        ),
+    );
+    let obj = t.path("big.o");
+    run_checked(Command::new("as").arg(&asm).arg("-o").arg(&obj));
+    obj
+}
+
 #[test]
 fn an_interrupted_link_leaves_no_temporary_file() {
     // An output big enough (128 MB of initialized data, hashed for --build-id=sha1) that
     // the temporary file is there for a while; SIGTERM as soon as it appears.
     let t = Test::new();
-    let asm = t.write(
-        "big.s",
-        ".data\n.globl big\nbig:\n.fill 134217728, 1, 1\n.text\n.globl _start\n_start:\nret\n",
-    );
-    let obj = t.path("big.o");
-    run_checked(Command::new("as").arg(&asm).arg("-o").arg(&obj));
+    let obj = big_data_object(&t, 128 << 20);
     let mut caught = false;
     for _ in 0..5 {
         let mut child = Command::new(rld_path())
@@ -284,12 +292,7 @@ fn an_interrupted_link_leaves_no_temporary_file() {
 #[test]
 fn the_waited_for_process_exits_before_the_link_frees_its_memory() {
     let t = Test::new();
-    let asm = t.write(
-        "big.s",
-        ".data\n.globl big\nbig:\n.fill 67108864, 1, 1\n.text\n.globl _start\n_start:\nret\n",
-    );
-    let obj = t.path("big.o");
-    run_checked(Command::new("as").arg(&asm).arg("-o").arg(&obj));
+    let obj = big_data_object(&t, 64 << 20);
     let mut outputs = Vec::new();
     for (flags, name) in [(&[][..], "forked"), (&["--no-fork"][..], "in-process")] {
         let out = t.path(name);
