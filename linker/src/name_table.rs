@@ -66,41 +66,71 @@ impl HashedName for Hashed {
     }
 }
 
-/// The name is held beside the id: a probe then reads the table and the name's bytes, not
-/// the symbol's record too.
-#[derive(Clone, Copy)]
-struct Entry {
-    name: &'static [u8],
-    id: SymbolId,
-}
-
+/// One shard: ids, each name read from its symbol (a table of names would hold 16 more bytes
+/// per slot for the whole link).
 #[derive(Default)]
 struct Shard {
-    table: HashTable<Entry>,
+    table: HashTable<SymbolId>,
     /// The names new in the batch being interned, in order of first appearance.
     fresh: Vec<(&'static [u8], u64)>,
 }
 
+/// The place of a provisional id among its shard's new names.
+fn local_of(id: u32) -> usize {
+    ((id & !(PROVISIONAL | FIRST)) >> SHARD_BITS) as usize
+}
+
 impl Shard {
-    fn find(&self, name: &[u8], hash: u64) -> Option<SymbolId> {
-        self.table.find(hash, |e| e.name == name).map(|e| e.id)
+    /// The name behind an id of this shard: a symbol's, or a new one's during a batch.
+    fn name<F: Fn(SymbolId) -> &'static [u8]>(&self, id: SymbolId, name_of: &F) -> &'static [u8] {
+        if id & PROVISIONAL != 0 {
+            self.fresh[local_of(id)].0
+        } else {
+            name_of(id)
+        }
+    }
+
+    fn find<F: Fn(SymbolId) -> &'static [u8]>(
+        &self,
+        name: &[u8],
+        hash: u64,
+        name_of: &F,
+    ) -> Option<SymbolId> {
+        self.table
+            .find(hash, |&id| self.name(id, name_of) == name)
+            .copied()
     }
 
     /// The id of `name` in a batch: its real id if it is known, else a provisional one.
-    fn intern_provisional(&mut self, shard: usize, name: &'static [u8], hash: u64) -> u32 {
-        let fresh = &mut self.fresh;
-        let entry = self
-            .table
-            .entry(hash, |e| e.name == name, |e| name_hash(e.name));
+    fn intern_provisional<F: Fn(SymbolId) -> &'static [u8]>(
+        &mut self,
+        shard: usize,
+        name: &'static [u8],
+        hash: u64,
+        name_of: &F,
+    ) -> u32 {
+        let local = self.fresh.len();
+        let provisional = PROVISIONAL | ((local as u32) << SHARD_BITS) | shard as u32;
+        let fresh = &self.fresh;
+        let name_at = |id: SymbolId| {
+            if id & PROVISIONAL != 0 {
+                fresh[local_of(id)].0
+            } else {
+                name_of(id)
+            }
+        };
+        let entry = self.table.entry(
+            hash,
+            |&id| name_at(id) == name,
+            |&id| name_hash(name_at(id)),
+        );
         match entry {
-            hashbrown::hash_table::Entry::Occupied(e) => e.get().id,
+            hashbrown::hash_table::Entry::Occupied(e) => *e.get(),
             hashbrown::hash_table::Entry::Vacant(e) => {
-                let local = fresh.len();
                 assert!(local < LOCAL_MAX, "too many new symbols in one batch");
-                fresh.push((name, hash));
-                let id = PROVISIONAL | ((local as u32) << SHARD_BITS) | shard as u32;
-                e.insert(Entry { name, id });
-                id | FIRST
+                e.insert(provisional);
+                self.fresh.push((name, hash));
+                provisional | FIRST
             }
         }
     }
@@ -119,58 +149,84 @@ impl Default for NameTable {
 }
 
 impl NameTable {
-    pub fn lookup(&self, name: &[u8]) -> Option<SymbolId> {
+    /// The id of `name`; `name_of` gives the name of an id.
+    pub fn lookup<F: Fn(SymbolId) -> &'static [u8]>(
+        &self,
+        name: &[u8],
+        name_of: &F,
+    ) -> Option<SymbolId> {
         let hash = name_hash(name);
-        self.shards[shard_of(hash)].find(name, hash)
+        self.shards[shard_of(hash)].find(name, hash, name_of)
     }
 
     /// The id of `name`, or `next` (then taken) if it is new; says whether it was new.
-    pub fn intern(&mut self, name: &'static [u8], hash: u64, next: SymbolId) -> (SymbolId, bool) {
+    pub fn intern<F: Fn(SymbolId) -> &'static [u8]>(
+        &mut self,
+        name: &'static [u8],
+        hash: u64,
+        next: SymbolId,
+        name_of: &F,
+    ) -> (SymbolId, bool) {
         let table = &mut self.shards[shard_of(hash)].table;
-        match table.entry(hash, |e| e.name == name, |e| name_hash(e.name)) {
-            hashbrown::hash_table::Entry::Occupied(e) => (e.get().id, false),
+        let entry = table.entry(
+            hash,
+            |&id| name_of(id) == name,
+            |&id| name_hash(name_of(id)),
+        );
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(e) => (*e.get(), false),
             hashbrown::hash_table::Entry::Vacant(e) => {
-                e.insert(Entry { name, id: next });
+                e.insert(next);
                 (next, true)
             }
         }
     }
 
     /// Makes room for `additional` more names.
-    pub fn reserve(&mut self, additional: usize) {
+    pub fn reserve<F: Fn(SymbolId) -> &'static [u8]>(&mut self, additional: usize, name_of: &F) {
         let each = additional.div_ceil(SHARDS);
         for shard in &mut self.shards {
-            shard.table.reserve(each, |e| name_hash(e.name));
+            shard.table.reserve(each, |&id| name_hash(name_of(id)));
         }
     }
 
     /// Interns the names of `files`, in order: the ids of each file's names, with new names
     /// numbered from `next` in order of first appearance and appended to `new_names`.
-    pub fn intern_batch<N: HashedName>(
+    /// `name_of` gives the names of the ids known before.
+    pub fn intern_batch<N: HashedName, F: Fn(SymbolId) -> &'static [u8] + Sync>(
         &mut self,
         files: &[&[N]],
         next: SymbolId,
         new_names: &mut Vec<&'static [u8]>,
+        name_of: &F,
     ) -> Vec<Vec<SymbolId>> {
         let total: usize = files.iter().map(|f| f.len()).sum();
         let threads = rayon::current_num_threads().min(SHARDS);
         if total < PARALLEL_MIN || threads < 2 {
+            // Names new in this batch are read from `new_names`.
+            let (known, base) = (next, new_names.len());
             let mut next = next;
-            return files
-                .iter()
-                .map(|f| {
-                    f.iter()
-                        .map(|n| {
-                            let (id, new) = self.intern(n.name(), n.hash(), next);
-                            if new {
-                                next += 1;
-                                new_names.push(n.name());
-                            }
-                            id
-                        })
-                        .collect()
-                })
-                .collect();
+            let mut ids = Vec::with_capacity(files.len());
+            for f in files {
+                let mut file_ids = Vec::with_capacity(f.len());
+                for n in f.iter() {
+                    let name_at = |id: SymbolId| {
+                        if id >= known {
+                            new_names[base + (id - known) as usize]
+                        } else {
+                            name_of(id)
+                        }
+                    };
+                    let (id, new) = self.intern(n.name(), n.hash(), next, &name_at);
+                    if new {
+                        next += 1;
+                        new_names.push(n.name());
+                    }
+                    file_ids.push(id);
+                }
+                ids.push(file_ids);
+            }
+            return ids;
         }
 
         // Each thread scans the whole batch in order and interns the names of its shards.
@@ -186,8 +242,8 @@ impl NameTable {
                     for n in file.iter() {
                         let shard = shard_of(n.hash());
                         if let Some(own) = shards.get_mut(shard.wrapping_sub(first)) {
-                            raw[k]
-                                .store(own.intern_provisional(shard, n.name(), n.hash()), Relaxed);
+                            let id = own.intern_provisional(shard, n.name(), n.hash(), name_of);
+                            raw[k].store(id, Relaxed);
                         }
                         k += 1;
                     }
@@ -209,7 +265,7 @@ impl NameTable {
                             return id;
                         }
                         let shard = id as usize & (SHARDS - 1);
-                        let local = ((id & !(PROVISIONAL | FIRST)) >> SHARD_BITS) as usize;
+                        let local = local_of(id);
                         if id & FIRST != 0 {
                             translate[shard][local] = next;
                             new_names.push(n.name());
@@ -226,11 +282,16 @@ impl NameTable {
             .par_iter_mut()
             .zip(translate.par_iter())
             .for_each(|(shard, real)| {
-                for ((name, hash), &id) in shard.fresh.drain(..).zip(real) {
-                    if let Some(e) = shard.table.find_mut(hash, |e| e.name == name) {
-                        e.id = id;
+                for (local, &id) in real.iter().enumerate() {
+                    let hash = shard.fresh[local].1;
+                    let at = shard
+                        .table
+                        .find_mut(hash, |&e| e & PROVISIONAL != 0 && local_of(e) == local);
+                    if let Some(e) = at {
+                        *e = id;
                     }
                 }
+                shard.fresh.clear();
             });
         ids
     }
@@ -305,21 +366,28 @@ mod tests {
                 .build()
                 .unwrap();
             let mut table = NameTable::default();
-            for (i, &k) in known.iter().enumerate() {
-                assert_eq!(
-                    table.intern(k, name_hash(k), i as SymbolId),
-                    (i as SymbolId, true)
-                );
+            let mut all: Vec<&'static [u8]> = Vec::new();
+            for &k in &known {
+                let next = all.len() as SymbolId;
+                let name_of = |id: SymbolId| all[id as usize];
+                assert_eq!(table.intern(k, name_hash(k), next, &name_of), (next, true));
+                all.push(k);
             }
             let mut names = Vec::new();
-            let ids =
-                pool.install(|| table.intern_batch(&slices, known.len() as SymbolId, &mut names));
+            let ids = {
+                let name_of = |id: SymbolId| all[id as usize];
+                pool.install(|| {
+                    table.intern_batch(&slices, known.len() as SymbolId, &mut names, &name_of)
+                })
+            };
+            all.extend(&names);
+            let name_of = |id: SymbolId| all[id as usize];
             assert_eq!(ids, want_ids, "{threads} threads");
             assert_eq!(names, want_names, "{threads} threads");
             // The table holds the real ids afterwards.
             for (file, ids) in files.iter().zip(&ids) {
                 for (n, &id) in file.iter().zip(ids) {
-                    assert_eq!(table.lookup(n.0), Some(id));
+                    assert_eq!(table.lookup(n.0, &name_of), Some(id));
                 }
             }
         }

@@ -210,7 +210,9 @@ pub struct SymbolTable {
 impl SymbolTable {
     pub fn intern(&mut self, name: &'static [u8]) -> SymbolId {
         let next = self.symbols.len() as SymbolId;
-        let (id, new) = self.names.intern(name, name_hash(name), next);
+        let symbols = &self.symbols;
+        let name_of = |id: SymbolId| symbols[id as usize].name;
+        let (id, new) = self.names.intern(name, name_hash(name), next, &name_of);
         if new {
             self.symbols.push(Symbol::new(name));
         }
@@ -224,9 +226,14 @@ impl SymbolTable {
         files: &[&[N]],
     ) -> Vec<Vec<SymbolId>> {
         let mut new_names = Vec::new();
-        let ids = self
-            .names
-            .intern_batch(files, self.symbols.len() as SymbolId, &mut new_names);
+        let symbols = &self.symbols;
+        let name_of = |id: SymbolId| symbols[id as usize].name;
+        let ids = self.names.intern_batch(
+            files,
+            self.symbols.len() as SymbolId,
+            &mut new_names,
+            &name_of,
+        );
         self.symbols.extend(new_names.into_iter().map(Symbol::new));
         ids
     }
@@ -234,12 +241,15 @@ impl SymbolTable {
     /// Makes room for `additional` more names, so that a large link does not grow the
     /// table again and again.
     pub fn reserve(&mut self, additional: usize) {
-        self.names.reserve(additional);
+        let symbols = &self.symbols;
+        self.names
+            .reserve(additional, &|id: SymbolId| symbols[id as usize].name);
         self.symbols.reserve(additional);
     }
 
     pub fn lookup(&self, name: &[u8]) -> Option<SymbolId> {
-        self.names.lookup(name)
+        self.names
+            .lookup(name, &|id: SymbolId| self.symbols[id as usize].name)
     }
 
     pub fn get(&self, id: SymbolId) -> &Symbol {
