@@ -47,38 +47,43 @@ static NO_STARTS: SectionStarts = SectionStarts {
 pub struct SectionStarts {
     /// Where each object's sections begin in `start` (one more entry than objects).
     first: Vec<usize>,
+    /// Each section's start plus one, or 0 for a section left to its record.
     start: Vec<u64>,
 }
-
-/// A section [`SectionStarts`] leaves to its record.
-const NOT_FLAT: u64 = u64::MAX;
 
 impl SectionStarts {
     pub fn new(link: &Link) -> SectionStarts {
         use rayon::prelude::*;
-        let per_object: Vec<Vec<u64>> = link
-            .objects
-            .par_iter()
-            .map(|o| {
-                o.sections
-                    .iter()
-                    .map(|s| {
-                        if s.is_kept() && s.output != NO_OUTPUT && s.pieces.is_empty() {
-                            link.output(s.output).addr.wrapping_add(s.offset)
-                        } else {
-                            NOT_FLAT
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut first = Vec::with_capacity(per_object.len() + 1);
-        let mut start = Vec::with_capacity(per_object.iter().map(Vec::len).sum());
-        for starts in per_object {
-            first.push(start.len());
-            start.extend_from_slice(&starts);
+        let mut first = Vec::with_capacity(link.objects.len() + 1);
+        let mut total = 0;
+        for o in &link.objects {
+            first.push(total);
+            total += o.sections.len();
         }
-        first.push(start.len());
+        first.push(total);
+        // One allocation (of zero pages: 0 is "not flat"), each object's share filled on
+        // its own.
+        let mut start = vec![0; total];
+        let mut shares = Vec::with_capacity(link.objects.len());
+        let mut rest = start.as_mut_slice();
+        for o in &link.objects {
+            let (share, tail) = rest.split_at_mut(o.sections.len());
+            shares.push(share);
+            rest = tail;
+        }
+        link.objects.par_iter().zip(shares).for_each(|(o, share)| {
+            for (slot, s) in share.iter_mut().zip(&o.sections) {
+                if s.is_kept() && s.output != NO_OUTPUT && s.pieces.is_empty() {
+                    // Plus one; a start of 2^64 - 1 reads as not flat, which the
+                    // section's record then answers the same.
+                    *slot = link
+                        .output(s.output)
+                        .addr
+                        .wrapping_add(s.offset)
+                        .wrapping_add(1);
+                }
+            }
+        });
         SectionStarts { first, start }
     }
 
@@ -92,7 +97,7 @@ impl SectionStarts {
         if at >= to {
             return None;
         }
-        Some(self.start[at]).filter(|&a| a != NOT_FLAT)
+        self.start[at].checked_sub(1)
     }
 }
 

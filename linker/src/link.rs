@@ -412,6 +412,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     }
     warn_missing_entry(&link);
     let starts = SectionStarts::new(&link);
+    timer.phase("  section starts");
     if opts.z_rewrite_endbr {
         let image = Image::new(
             &link, &tables, &placement, &segments, &sym_addr, &contents, &starts,
