@@ -1,10 +1,10 @@
 //! `--gc-sections`: keep only the sections reachable from the roots through relocations.
 //!
 //! Roots are the entry point, `-u`, `-init`/`-fini`, exported symbols, symbols shared
-//! libraries need, symbols linker scripts and `--defsym` name, and sections that must survive unreferenced: constructor tables, notes,
-//! `.init`/`.fini`, SHF_GNU_RETAIN, and C-identifier sections whose `__start_`/`__stop_`
-//! symbols are used. `.eh_frame` is not a root; an FDE keeps its LSDA and personality only
-//! when its function is live.
+//! libraries need, symbols linker scripts and `--defsym` name, and sections that must
+//! survive unreferenced: constructor tables, notes, `.init`/`.fini`, SHF_GNU_RETAIN, and
+//! C-identifier sections whose `__start_`/`__stop_` symbols are used. `.eh_frame` is not a
+//! root; an FDE keeps its LSDA and personality only when its function is live.
 
 use crate::object_file::{shndx, FileId, ObjectFile, SectionKind, LE};
 use crate::symbols::{SymbolDef, SymbolTable};

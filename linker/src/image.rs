@@ -251,7 +251,8 @@ impl<'a, 'o> Image<'a, 'o> {
         self.section_address(file, section, value)
     }
 
-    /// [`Link::local_definition_address`], through [`Image::section_address`].
+    /// Where local symbol `index` of `file` is defined (no IFUNC redirection), through
+    /// [`Image::section_address`].
     pub fn local_definition_address(&self, file: FileId, index: usize) -> Option<u64> {
         let obj = &self.objects[file as usize];
         let value = obj.symbols[index].st_value(LE);

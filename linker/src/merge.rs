@@ -184,7 +184,9 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
     });
     let rep: Vec<u32> = rep.into_iter().map(AtomicU32::into_inner).collect();
 
-    // Each group's size first, so that its buffer is allocated once.
+    // The unique pieces laid out in input order, each with its section's alignment; then
+    // each group's buffer allocated once and the pieces copied in.
+    let mut offset = vec![0u64; total as usize];
     let mut sizes = vec![0usize; groups.len()];
     for (s, m) in sections.iter().enumerate() {
         let align = piece_align(&objects[m.file as usize].sections[m.sec as usize]);
@@ -192,29 +194,24 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
         for (p, span) in spans[s].iter().enumerate() {
             let piece = (first[s] + p as u32) as usize;
             if rep[piece] as usize == piece {
-                *size = size.next_multiple_of(align) + (span.end - span.start) as usize;
+                let at = size.next_multiple_of(align);
+                offset[piece] = at as u64;
+                *size = at + (span.end - span.start) as usize;
             }
         }
     }
     for (group, &size) in groups.iter_mut().zip(&sizes) {
-        group.data.reserve_exact(size);
+        group.data = vec![0; size];
     }
-
-    // The unique pieces laid out in input order, each with its section's alignment.
-    let mut offset = vec![0u64; total as usize];
     for (s, m) in sections.iter().enumerate() {
-        let sec = &objects[m.file as usize].sections[m.sec as usize];
-        let align = piece_align(sec);
-        let group = &mut groups[m.group as usize];
+        let data = data_of(m);
+        let group = &mut groups[m.group as usize].data;
         for (p, span) in spans[s].iter().enumerate() {
             let piece = (first[s] + p as u32) as usize;
             if rep[piece] as usize == piece {
-                let at = group.data.len().next_multiple_of(align);
-                group.data.resize(at, 0);
-                group
-                    .data
-                    .extend_from_slice(&sec.data[span.start as usize..span.end as usize]);
-                offset[piece] = at as u64;
+                let (from, to) = (span.start as usize, span.end as usize);
+                let at = offset[piece] as usize;
+                group[at..at + (to - from)].copy_from_slice(&data[from..to]);
             }
         }
     }

@@ -80,16 +80,21 @@ fn local_of(id: u32) -> usize {
     ((id & !(PROVISIONAL | FIRST)) >> SHARD_BITS) as usize
 }
 
-impl Shard {
-    /// The name behind an id of this shard: a symbol's, or a new one's during a batch.
-    fn name<F: Fn(SymbolId) -> &'static [u8]>(&self, id: SymbolId, name_of: &F) -> &'static [u8] {
-        if id & PROVISIONAL != 0 {
-            self.fresh[local_of(id)].0
-        } else {
-            name_of(id)
-        }
+/// The name behind an id of a shard whose new names are `fresh`: a symbol's, or a new
+/// one's during a batch.
+fn name_in<F: Fn(SymbolId) -> &'static [u8]>(
+    fresh: &[(&'static [u8], u64)],
+    id: SymbolId,
+    name_of: &F,
+) -> &'static [u8] {
+    if id & PROVISIONAL != 0 {
+        fresh[local_of(id)].0
+    } else {
+        name_of(id)
     }
+}
 
+impl Shard {
     fn find<F: Fn(SymbolId) -> &'static [u8]>(
         &self,
         name: &[u8],
@@ -97,7 +102,7 @@ impl Shard {
         name_of: &F,
     ) -> Option<SymbolId> {
         self.table
-            .find(hash, |&id| self.name(id, name_of) == name)
+            .find(hash, |&id| name_in(&self.fresh, id, name_of) == name)
             .copied()
     }
 
@@ -112,13 +117,7 @@ impl Shard {
         let local = self.fresh.len();
         let provisional = PROVISIONAL | ((local as u32) << SHARD_BITS) | shard as u32;
         let fresh = &self.fresh;
-        let name_at = |id: SymbolId| {
-            if id & PROVISIONAL != 0 {
-                fresh[local_of(id)].0
-            } else {
-                name_of(id)
-            }
-        };
+        let name_at = |id: SymbolId| name_in(fresh, id, name_of);
         let entry = self.table.entry(
             hash,
             |&id| name_at(id) == name,

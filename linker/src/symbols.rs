@@ -207,12 +207,17 @@ pub struct SymbolTable {
     names: crate::name_table::NameTable,
 }
 
+/// How the name table reads an id's name: from its symbol.
+fn name_of(symbols: &[Symbol]) -> impl Fn(SymbolId) -> &'static [u8] + Sync + '_ {
+    |id| symbols[id as usize].name
+}
+
 impl SymbolTable {
     pub fn intern(&mut self, name: &'static [u8]) -> SymbolId {
         let next = self.symbols.len() as SymbolId;
-        let symbols = &self.symbols;
-        let name_of = |id: SymbolId| symbols[id as usize].name;
-        let (id, new) = self.names.intern(name, name_hash(name), next, &name_of);
+        let (id, new) = self
+            .names
+            .intern(name, name_hash(name), next, &name_of(&self.symbols));
         if new {
             self.symbols.push(Symbol::new(name));
         }
@@ -226,14 +231,10 @@ impl SymbolTable {
         files: &[&[N]],
     ) -> Vec<Vec<SymbolId>> {
         let mut new_names = Vec::new();
-        let symbols = &self.symbols;
-        let name_of = |id: SymbolId| symbols[id as usize].name;
-        let ids = self.names.intern_batch(
-            files,
-            self.symbols.len() as SymbolId,
-            &mut new_names,
-            &name_of,
-        );
+        let next = self.symbols.len() as SymbolId;
+        let ids = self
+            .names
+            .intern_batch(files, next, &mut new_names, &name_of(&self.symbols));
         self.symbols.extend(new_names.into_iter().map(Symbol::new));
         ids
     }
@@ -241,15 +242,12 @@ impl SymbolTable {
     /// Makes room for `additional` more names, so that a large link does not grow the
     /// table again and again.
     pub fn reserve(&mut self, additional: usize) {
-        let symbols = &self.symbols;
-        self.names
-            .reserve(additional, &|id: SymbolId| symbols[id as usize].name);
+        self.names.reserve(additional, &name_of(&self.symbols));
         self.symbols.reserve(additional);
     }
 
     pub fn lookup(&self, name: &[u8]) -> Option<SymbolId> {
-        self.names
-            .lookup(name, &|id: SymbolId| self.symbols[id as usize].name)
+        self.names.lookup(name, &name_of(&self.symbols))
     }
 
     pub fn get(&self, id: SymbolId) -> &Symbol {
@@ -868,12 +866,12 @@ impl Resolver {
         // The index names are interned first (together: in parallel for a large index).
         let names: Vec<Hashed> = {
             use rayon::prelude::*;
-            let symbols = &self.archives[a as usize].symbols;
-            if symbols.len() > 4096 {
-                symbols.par_iter().map(|&(n, _)| Hashed::new(n)).collect()
-            } else {
-                symbols.iter().map(|&(n, _)| Hashed::new(n)).collect()
-            }
+            self.archives[a as usize]
+                .symbols
+                .par_iter()
+                .with_min_len(4096)
+                .map(|&(n, _)| Hashed::new(n))
+                .collect()
         };
         let ids = self
             .symtab
