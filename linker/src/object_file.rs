@@ -537,8 +537,13 @@ impl ObjectFile {
         }
 
         // Validate every symbol's name and section index once, so later passes need not.
+        // A string table that ends with a NUL (lld requires it too) holds a terminated
+        // name at each offset inside it: no name needs reading here.
+        if !symbols.is_empty() && strtab.last() != Some(&0) {
+            return Err(bad(&name, "symbol string table is not null-terminated"));
+        }
         for (i, sym) in symbols.iter().enumerate() {
-            if read_str(strtab, sym.st_name(LE)).is_none() {
+            if sym.st_name(LE) as usize >= strtab.len() {
                 return Err(bad(&name, format!("symbol {i} has a bad name offset")));
             }
             let shndx = resolve_shndx(sym, &symbol_shndx, i);
@@ -581,6 +586,23 @@ impl ObjectFile {
 
     pub fn symbol_name(&self, index: usize) -> &'static [u8] {
         read_str(self.strtab, self.symbols[index].st_name(LE)).unwrap_or_default()
+    }
+
+    /// A symbol's name and where its first `@` is (`.symver`), found in one pass.
+    pub fn symbol_name_and_at(&self, index: usize) -> (&'static [u8], Option<usize>) {
+        let rest = self
+            .strtab
+            .get(self.symbols[index].st_name(LE) as usize..)
+            .unwrap_or_default();
+        match memchr::memchr2(0, b'@', rest) {
+            Some(end) if rest[end] == 0 => (&rest[..end], None),
+            Some(at) => {
+                let end = memchr::memchr(0, &rest[at..]).map_or(rest.len(), |n| at + n);
+                (&rest[..end], Some(at))
+            }
+            // Not terminated: `parse` rejects such a table.
+            None => (&[], None),
+        }
     }
 
     /// The section index of a symbol, with SHN_XINDEX resolved.

@@ -1286,11 +1286,10 @@ pub fn global_names(obj: &ObjectFile) -> Vec<GlobalName> {
     (obj.first_global..obj.symbols.len())
         .map(|i| {
             let section = obj.symbol_section(i);
-            let mut name = obj.symbol_name(i);
+            let (mut name, at) = obj.symbol_name_and_at(i);
             // `.symver`: `foo@@VER` defines foo (default version VER); `foo@VER` is its own
             // symbol (a hidden version), and so is a reference to `foo@VER`.
             let mut version = None;
-            let at = memchr::memchr(b'@', name);
             if let Some(at) = at {
                 if name.get(at + 1) == Some(&b'@') {
                     version = Some(SymVersion {

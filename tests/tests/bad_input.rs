@@ -269,6 +269,33 @@ fn rejects_a_huge_section_alignment_and_takes_a_huge_bss_in_stride() {
     assert!(std::fs::metadata(&out).unwrap().len() < 1 << 20);
 }
 
+/// Symbol names are checked once for the whole string table: it must end with a NUL (as
+/// lld requires), and each name must start inside it.
+#[test]
+fn rejects_unterminated_string_tables_and_names_outside_them() {
+    let t = Test::new();
+    // GNU as keeps section names apart (.shstrtab); clang's .strtab holds both.
+    let obj = t.compile(
+        rld_tests::Compiler::Gcc,
+        "int get_answer(void) { return 42; }\nvoid _start(void) { for (;;) {} }\n",
+        &["-O1"],
+    );
+    let bytes = std::fs::read(&obj).unwrap();
+    let u64_at = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let strtab = elf_offsets::section_header(&bytes, ".strtab");
+    let (start, size) = (u64_at(&bytes, strtab + 24), u64_at(&bytes, strtab + 32));
+    let mut open_ended = bytes.clone();
+    open_ended[(start + size - 1) as usize] = b'x';
+    let open_ended = t.write("open.o", open_ended);
+    assert_rejected(&t, &[&open_ended], &[], &["open.o", "not null-terminated"]);
+
+    let mut outside = bytes;
+    let entry = elf_offsets::symbol_entry(&outside, "get_answer");
+    outside[entry..entry + 4].copy_from_slice(&(size as u32 + 7).to_le_bytes());
+    let outside = t.write("outside.o", outside);
+    assert_rejected(&t, &[&outside], &[], &["outside.o", "bad name offset"]);
+}
+
 /// A non-allocated section asking for 1 GiB of alignment (a fuzzed `.comment`) would only
 /// pad the file: the output stays small, and a build id does not hash a gigabyte of zeros.
 #[test]

@@ -320,6 +320,40 @@ fn the_waited_for_process_exits_before_the_link_frees_its_memory() {
     assert!(outputs[0] == outputs[1], "the outputs differ");
 }
 
+/// `--time` counts each phase's page faults: writing 16 MB of data into a new output file
+/// touches at least its 4,096 pages, and only the phase that writes the sections does.
+#[test]
+fn time_reports_each_phases_page_faults() {
+    if is_standin() {
+        eprintln!("skipped: --time's phases are rld's own");
+        return;
+    }
+    let t = Test::new();
+    let obj = big_data_object(&t, 16 << 20);
+    let res = run_checked(
+        Command::new(rld_path())
+            .arg(&obj)
+            .args(["-e", "_start", "--time", "-o"])
+            .arg(t.path("out")),
+    );
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    let faults = |phase: &str| -> u64 {
+        let line = stderr
+            .lines()
+            .find(|l| l.contains(&format!("  {phase}  ")))
+            .unwrap_or_else(|| panic!("no {phase} line:\n{stderr}"));
+        let before = line.split(" page faults").next().unwrap();
+        before.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let writing = faults("sections and relocations");
+    assert!(
+        writing >= 4096,
+        "{writing} page faults writing 16 MB:\n{stderr}"
+    );
+    assert!(faults("layout") < 1024, "{stderr}");
+    assert!(faults("total") >= writing, "{stderr}");
+}
+
 #[test]
 fn a_large_previous_output_is_replaced_and_its_other_names_keep_it() {
     // rld releases a previous output of a megabyte or more in the background while it
