@@ -21,6 +21,7 @@ pub mod layout;
 pub mod link;
 pub mod lto_backend;
 pub mod lto_driver;
+pub mod malloc_tuning;
 pub mod map_file;
 pub mod merge;
 pub mod name_table;

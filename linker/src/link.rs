@@ -252,6 +252,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     if !opts.exclude_libs.is_empty() {
         resolver.hide_archive_symbols(&opts.exclude_libs);
     }
+    resolver.release_archive_indexes();
     timer.phase("resolve symbols");
 
     // A linker plugin's LTO (gcc's): it gets the resolution of the files it claimed and

@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    let restarted = rld::malloc_tuning::restore_callers_environment();
     // A panic is a bug in rld; say so plainly, without a Rust backtrace. The pending output
     // file is removed as the stack unwinds.
     std::panic::set_hook(Box::new(|info| {
@@ -80,6 +81,17 @@ fn main() -> ExitCode {
     if opts.inputs.is_empty() {
         eprintln!("rld: error: no input files");
         return ExitCode::FAILURE;
+    }
+    // Still with one thread: a large link starts again with glibc's allocator tuned.
+    match &restarted {
+        Some(tunables) if opts.print_timing => {
+            eprintln!("rld: restarted with GLIBC_TUNABLES={tunables}");
+        }
+        Some(_) => {}
+        None if rld::input::input_bytes(&opts) >= rld::malloc_tuning::LARGE_INPUTS => {
+            rld::malloc_tuning::restart_tuned();
+        }
+        None => {}
     }
     // Before any thread starts: the process the caller waits for exits with the link's
     // outcome while the child frees its memory (mold's trick).

@@ -575,6 +575,14 @@ impl Resolver {
         !self.objects.is_empty()
     }
 
+    /// Hands the archives' symbol indexes back to the kernel: resolution has read them,
+    /// and a large library's is megabytes.
+    pub fn release_archive_indexes(&self) {
+        for archive in &self.archives {
+            crate::input::release_pages(archive.index);
+        }
+    }
+
     pub fn finish(self) -> Result<Resolved> {
         if !self.duplicates.is_empty() {
             return Err(LinkError::Many(self.duplicates));
@@ -1111,6 +1119,13 @@ impl Resolver {
                     esym.st_size(LE),
                     &obj.name,
                 );
+                // The defining object's copy of the name (equal bytes) from now on: the
+                // first copy interned may be an archive index's, whose pages are given
+                // back after resolution.
+                let sym = self.symtab.get_mut(id);
+                if sym.def == def {
+                    sym.name = name;
+                }
             }
         }
         for name in traced_refs {

@@ -144,3 +144,75 @@ fn a_plugin_is_loaded_only_when_a_file_could_be_its() {
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("cannot load plugin /nonexistent/plugin.so: no such file"));
 }
+
+/// A large link restarts rld with glibc's allocator tuned; what rld runs (here, a plugin in
+/// its process) sees the caller's environment, and the caller's tunables win over rld's.
+/// A small link is not restarted.
+#[test]
+fn a_large_link_is_restarted_tuned_and_its_callers_environment_kept() {
+    if is_standin() {
+        eprintln!("skipped: the restart is rld's own");
+        return;
+    }
+    let t = Test::new();
+    let s = setup(&t);
+    let data_object = |name: &str, bytes: usize| {
+        let asm = t.write(
+            &format!("{name}.s"),
+            format!(".data\n.globl big\nbig:\n.fill {bytes}, 1, 1\n.text\n.globl _start\n_start:\nret\n"),
+        );
+        let obj = t.path(&format!("{name}.o"));
+        run_checked(Command::new("as").arg(&asm).arg("-o").arg(&obj));
+        obj
+    };
+    // 40 MB of data: a link large enough to be restarted.
+    let (big, small) = (data_object("big", 40 << 20), data_object("small", 16));
+    let link = |name: &str, data: &Path, caller: Option<&str>| {
+        let env_file = t.path(&format!("{name}.env"));
+        let mut cmd = Command::new(rld_path());
+        cmd.arg(data)
+            .arg(&s.ir)
+            .arg(format!("-plugin={}", s.plugin.display()))
+            .arg(format!("-plugin-opt=res={}", t.path("res").display()))
+            .arg(format!("-plugin-opt=obj={}", s.compiled.display()))
+            .arg(format!("-plugin-opt=libdir={}", s.lib_dir.display()))
+            .arg(format!("-plugin-opt=env={}", env_file.display()))
+            .args(["-e", "_start", "--time", "-o"])
+            .arg(t.path(name))
+            .env_remove("GLIBC_TUNABLES");
+        if let Some(value) = caller {
+            cmd.env("GLIBC_TUNABLES", value);
+        }
+        let res = run_checked(&mut cmd);
+        let stderr = String::from_utf8_lossy(&res.stderr).into_owned();
+        (stderr, read(&env_file))
+    };
+    let ours =
+        "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=16777216:glibc.malloc.mmap_threshold=33554432";
+    let (stderr, env) = link("plain", &big, None);
+    assert!(
+        stderr.contains(&format!("rld: restarted with GLIBC_TUNABLES={ours}\n")),
+        "{stderr}"
+    );
+    assert_eq!(
+        env,
+        "GLIBC_TUNABLES=(unset)\nRLD_RESTARTED_WITH_TUNABLES=(unset)\n"
+    );
+    let (stderr, env) = link("callers", &big, Some("glibc.malloc.top_pad=65536"));
+    assert!(
+        stderr.contains(
+            "rld: restarted with GLIBC_TUNABLES=glibc.malloc.top_pad=65536:glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432\n"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        env,
+        "GLIBC_TUNABLES=glibc.malloc.top_pad=65536\nRLD_RESTARTED_WITH_TUNABLES=(unset)\n"
+    );
+    let (stderr, env) = link("small", &small, None);
+    assert!(!stderr.contains("restarted"), "{stderr}");
+    assert_eq!(
+        env,
+        "GLIBC_TUNABLES=(unset)\nRLD_RESTARTED_WITH_TUNABLES=(unset)\n"
+    );
+}

@@ -22,6 +22,8 @@ pub struct Archive {
     pub members: Vec<ArchiveMember>,
     /// Each defined global symbol and the member (index into `members`) that defines it.
     pub symbols: Vec<(&'static [u8], u32)>,
+    /// The archive's symbol index (its first member), which `symbols` was read from.
+    pub index: &'static [u8],
     /// An object between `--start-lib` and `--end-lib`, not an archive file.
     pub lazy_object: bool,
 }
@@ -41,6 +43,7 @@ impl Archive {
             .map(|n| (n, 0))
             .collect();
         Ok(Archive {
+            index: &[],
             name: name.clone(),
             whole: false,
             members: vec![ArchiveMember {
@@ -115,9 +118,27 @@ impl Archive {
             whole,
             members,
             symbols,
+            index: if indexed { symbol_index(data) } else { &[] },
             lazy_object: false,
         })
     }
+}
+
+/// The bytes of the symbol index member (`/` or `/SYM64/`), which comes first.
+fn symbol_index(data: &'static [u8]) -> &'static [u8] {
+    let Some(header) = data.get(8..68) else {
+        return &[];
+    };
+    let name = header[..16].trim_ascii_end();
+    if name != b"/" && name != b"/SYM64/" {
+        return &[];
+    }
+    let size = std::str::from_utf8(&header[48..58])
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+        .unwrap_or(0);
+    data.get(68..68usize.saturating_add(size))
+        .unwrap_or_default()
 }
 
 /// Defined global symbol names of a member, for archives without an index.

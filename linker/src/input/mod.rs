@@ -39,8 +39,6 @@ pub enum InputFile {
 /// count the pages read in the process's resident memory once more.
 pub fn map_file(path: &Path) -> Result<&'static [u8]> {
     use std::os::unix::fs::MetadataExt;
-    type Mapped = std::collections::HashMap<(u64, u64), &'static [u8]>;
-    static MAPPED: std::sync::Mutex<Option<Mapped>> = std::sync::Mutex::new(None);
     let file = std::fs::File::open(path).map_err(|e| LinkError::io(path, e))?;
     crate::read_log::note(path);
     let meta = file.metadata().map_err(|e| LinkError::io(path, e))?;
@@ -61,6 +59,43 @@ pub fn map_file(path: &Path) -> Result<&'static [u8]> {
     let data: &'static [u8] = Box::leak(Box::new(map));
     mapped.insert(id, data);
     Ok(data)
+}
+
+type Mapped = std::collections::HashMap<(u64, u64), &'static [u8]>;
+/// Every file `map_file` mapped, by (device, inode).
+static MAPPED: std::sync::Mutex<Option<Mapped>> = std::sync::Mutex::new(None);
+
+/// Gives back the memory pages holding `bytes`, part of a mapped input that the link will
+/// not read again (or rarely: a later read brings the same bytes back from the file). They
+/// stay in the kernel's page cache; they leave the process's resident memory, whose peak
+/// is reached later, while the output is written. Bytes outside a mapped input are left
+/// alone.
+pub fn release_pages(bytes: &'static [u8]) {
+    const PAGE: usize = 4096;
+    let (start, end) = (
+        bytes.as_ptr() as usize,
+        bytes.as_ptr() as usize + bytes.len(),
+    );
+    let mapped = MAPPED.lock().unwrap_or_else(|e| e.into_inner());
+    let inside_a_mapping = mapped.iter().flat_map(|m| m.values()).any(|data| {
+        let base = data.as_ptr() as usize;
+        base <= start && end <= base + data.len()
+    });
+    // Whole pages only: the pages at either end may hold bytes still in use.
+    let (first, last) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
+    if inside_a_mapping && first < last {
+        // SAFETY: [first, last) lies inside a private, read-only file mapping that lives as
+        // long as the process. MADV_DONTNEED only drops its page table entries: the next
+        // read of any byte there faults in the file's same bytes, so every slice into the
+        // mapping stays valid and reads what it read before.
+        unsafe {
+            libc::madvise(
+                first as *mut libc::c_void,
+                last - first,
+                libc::MADV_DONTNEED,
+            );
+        }
+    }
 }
 
 const ELF_MAGIC: &[u8] = b"\x7fELF";
@@ -217,6 +252,36 @@ pub fn collect_inputs(opts: &Options) -> Result<Inputs> {
         files: finish(std::mem::take(&mut c.files), stopped)?,
         scripts: c.scripts,
     })
+}
+
+/// How many bytes of objects and archives the command line names (shared libraries are
+/// mapped, not read through, and do not count): a quick measure of the link's size, from
+/// the files' sizes alone. Libraries are searched as collection will search them, but a
+/// linker script's inputs are not followed.
+pub fn input_bytes(opts: &Options) -> u64 {
+    let size = |path: &Path| {
+        let shared = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().contains(".so"));
+        if shared {
+            0
+        } else {
+            std::fs::metadata(path).map_or(0, |m| m.len())
+        }
+    };
+    let sysroot = opts.sysroot.as_deref();
+    opts.inputs
+        .iter()
+        .map(|input| match input {
+            InputArg::File { path, .. } => size(path),
+            InputArg::Library { name, state } => {
+                let static_only = state.static_only || opts.static_link;
+                search::find_library(name, &opts.library_paths, static_only, sysroot)
+                    .map_or(0, |found| size(&found))
+            }
+            _ => 0,
+        })
+        .sum()
 }
 
 /// A library a linker plugin asked for (`add_input_library`), searched in `extra_dirs`
@@ -459,5 +524,32 @@ impl Collector<'_> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn released_pages_of_a_mapped_input_read_the_same_and_other_memory_is_untouched() {
+        let dir = std::env::temp_dir().join(format!("rld-release-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("input.bin");
+        let bytes: Vec<u8> = (0..64 * 1024).map(|i| (i * 7 % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let mapped = map_file(&path).unwrap();
+        assert_eq!(mapped, &bytes[..]);
+        release_pages(&mapped[100..60_000]);
+        assert_eq!(
+            mapped,
+            &bytes[..],
+            "a released page read back the file's bytes"
+        );
+        // Heap memory is not a mapped input: releasing it would zero it.
+        let heap: &'static [u8] = Box::leak(bytes.clone().into_boxed_slice());
+        release_pages(heap);
+        assert_eq!(heap, &bytes[..]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -3,7 +3,8 @@
  * `fake_fn` as defined there and `helper_from_lib` as needed, and at all-symbols-read
  * writes the resolutions it was given to RES, then adds OBJ (the "compiled" code) and the
  * library `fakehelper` from LIBDIR. Options (-plugin-opt=): res=RES, obj=OBJ, libdir=DIR,
- * fail=error|fatal (report an error, or a fatal one and carry on as gcc's plugin does). */
+ * fail=error|fatal (report an error, or a fatal one and carry on as gcc's plugin does),
+ * env=FILE (write there the environment variables the host passes to what it runs). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <plugin-api.h>
@@ -19,7 +20,7 @@ static ld_plugin_add_input_file add_input_file;
 static ld_plugin_add_input_library add_input_library;
 static ld_plugin_set_extra_library_path set_extra_library_path;
 static ld_plugin_get_view get_view;
-static const char *res_path, *obj_path, *lib_dir, *fail;
+static const char *res_path, *obj_path, *lib_dir, *fail, *env_path;
 static void *claimed_handle;
 static int cleaned_up;
 
@@ -114,12 +115,22 @@ enum ld_plugin_status onload(struct ld_plugin_tv *tv) {
       else if (!strncmp(tv->tv_u.tv_string, "obj=", 4)) obj_path = tv->tv_u.tv_string + 4;
       else if (!strncmp(tv->tv_u.tv_string, "libdir=", 7)) lib_dir = tv->tv_u.tv_string + 7;
       else if (!strncmp(tv->tv_u.tv_string, "fail=", 5)) fail = tv->tv_u.tv_string + 5;
+      else if (!strncmp(tv->tv_u.tv_string, "env=", 4)) env_path = tv->tv_u.tv_string + 4;
       break;
     default: break;
     }
   }
   if (!register_claim || !register_read || !register_cleanup || !get_symbols)
     return LDPS_ERR;
+  if (env_path) {
+    const char *names[] = {"GLIBC_TUNABLES", "RLD_RESTARTED_WITH_TUNABLES"};
+    FILE *f = fopen(env_path, "w");
+    for (int i = 0; i < 2; i++) {
+      const char *value = getenv(names[i]);
+      fprintf(f, "%s=%s\n", names[i], value ? value : "(unset)");
+    }
+    fclose(f);
+  }
   register_claim(claim_file);
   register_read(all_symbols_read);
   register_cleanup(cleanup);
