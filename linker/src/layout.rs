@@ -337,22 +337,22 @@ pub fn place_inputs(link: &mut Link) -> Placement {
     let mut placement = Placement::default();
     let merged = crate::merge::merge_sections(&mut link.objects);
     let groups = &merged.groups;
-    // Every `.eh_frame` input split into its records at once, in parallel, in the order
-    // the placement below takes them.
-    let eh_inputs: Vec<(u32, u32)> = link
-        .outputs
-        .iter()
-        .flat_map(|o| o.inputs.iter().copied())
-        .filter(|&(f, i)| {
-            link.objects[f as usize].sections[i as usize].kind == SectionKind::EhFrame
+    // Every live `.eh_frame` input split into its records at once, in parallel, for the
+    // placement below to take by (file, section).
+    let mut eh_splits: rustc_hash::FxHashMap<(u32, u32), _> = link
+        .objects
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(f, obj)| {
+            obj.eh_frames
+                .iter()
+                .filter(|&&i| {
+                    let sec = &obj.sections[i as usize];
+                    sec.kind == SectionKind::EhFrame && sec.live
+                })
+                .map(move |&i| ((f as u32, i), split_eh_frame(obj, i as usize)))
         })
         .collect();
-    let objects = &link.objects;
-    let mut eh_splits = eh_inputs
-        .par_iter()
-        .map(|&(f, i)| split_eh_frame(&objects[f as usize], i as usize))
-        .collect::<Vec<_>>()
-        .into_iter();
     for o in 0..link.outputs.len() {
         let inputs = std::mem::take(&mut link.outputs[o].inputs);
         let mut size = 0u64;
@@ -363,8 +363,9 @@ pub fn place_inputs(link: &mut Link) -> Placement {
             match kind {
                 SectionKind::Merge => continue,
                 SectionKind::EhFrame => {
-                    let (mut pieces, mut kept, fdes) =
-                        eh_splits.next().expect("one split per .eh_frame input");
+                    let (mut pieces, mut kept, fdes) = eh_splits
+                        .remove(&(f, i))
+                        .unwrap_or_else(|| split_eh_frame(&link.objects[f as usize], i as usize));
                     // CIEs and FDEs follow each other with no padding: a zero word between
                     // them would read as the end of the table.
                     size = size.next_multiple_of(4);

@@ -3,9 +3,9 @@
 //! placed where it first occurs in input order, so the result does not depend on threads.
 //!
 //! The work is parallel where it pays: each section is split and its pieces hashed on its
-//! own; pieces are then deduplicated in shards by hash, each shard on its own thread; one
-//! pass in input order lays out the unique pieces; and each section's pieces learn their
-//! places in parallel again.
+//! own; pieces are then deduplicated in shards by hash, each shard on its own thread; each
+//! section lays out its unique pieces on its own, one short pass in input order gives each
+//! section its start, and the pieces' bytes and places follow in parallel again.
 
 use crate::object_file::{FileId, ObjectFile, Piece, SectionKind};
 use crate::output_section::OutputId;
@@ -184,37 +184,87 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
     });
     let rep: Vec<u32> = rep.into_iter().map(AtomicU32::into_inner).collect();
 
-    // The unique pieces laid out in input order, each with its section's alignment; then
-    // each group's buffer allocated once and the pieces copied in.
-    let mut offset = vec![0u64; total as usize];
-    let mut sizes = vec![0usize; groups.len()];
-    for (s, m) in sections.iter().enumerate() {
-        let align = piece_align(&objects[m.file as usize].sections[m.sec as usize]);
-        let size = &mut sizes[m.group as usize];
-        for (p, span) in spans[s].iter().enumerate() {
-            let piece = (first[s] + p as u32) as usize;
-            if rep[piece] as usize == piece {
-                let at = size.next_multiple_of(align);
-                offset[piece] = at as u64;
-                *size = at + (span.end - span.start) as usize;
+    // The unique pieces laid out in input order, each with its section's alignment. A
+    // section's unique pieces, laid out from 0, occupy the same bytes wherever it starts
+    // (all its pieces share one alignment, which its start has): so each section is laid
+    // out on its own, in parallel, one pass in order gives each its start, and the pieces'
+    // offsets and bytes follow in parallel again.
+    let local: Vec<(Vec<u64>, usize)> = sections
+        .par_iter()
+        .enumerate()
+        .map(|(s, m)| {
+            let align = piece_align(&objects[m.file as usize].sections[m.sec as usize]);
+            let mut at = Vec::new();
+            let mut size = 0usize;
+            for (p, span) in spans[s].iter().enumerate() {
+                let piece = (first[s] + p as u32) as usize;
+                if rep[piece] as usize == piece {
+                    let here = size.next_multiple_of(align);
+                    at.push(here as u64);
+                    size = here + (span.end - span.start) as usize;
+                }
             }
-        }
-    }
+            (at, size)
+        })
+        .collect();
+    let mut sizes = vec![0usize; groups.len()];
+    let starts: Vec<usize> = sections
+        .iter()
+        .zip(&local)
+        .map(|(m, (at, size))| {
+            let group_size = &mut sizes[m.group as usize];
+            if at.is_empty() {
+                return *group_size;
+            }
+            let align = piece_align(&objects[m.file as usize].sections[m.sec as usize]);
+            let start = group_size.next_multiple_of(align);
+            *group_size = start + size;
+            start
+        })
+        .collect();
     for (group, &size) in groups.iter_mut().zip(&sizes) {
         group.data = vec![0; size];
     }
-    for (s, m) in sections.iter().enumerate() {
-        let data = data_of(m);
-        let group = &mut groups[m.group as usize].data;
-        for (p, span) in spans[s].iter().enumerate() {
-            let piece = (first[s] + p as u32) as usize;
-            if rep[piece] as usize == piece {
-                let (from, to) = (span.start as usize, span.end as usize);
-                let at = offset[piece] as usize;
-                group[at..at + (to - from)].copy_from_slice(&data[from..to]);
-            }
-        }
+    // Each section's share of its group's bytes, in order: disjoint slices to fill at once.
+    let mut rest: Vec<&mut [u8]> = groups.iter_mut().map(|g| &mut g.data[..]).collect();
+    let mut consumed = vec![0usize; rest.len()];
+    let mut shares: Vec<&mut [u8]> = Vec::with_capacity(sections.len());
+    for ((m, (_, size)), &start) in sections.iter().zip(&local).zip(&starts) {
+        let g = m.group as usize;
+        let tail = std::mem::take(&mut rest[g]);
+        let (_, tail) = tail.split_at_mut(start - consumed[g]);
+        let (share, tail) = tail.split_at_mut(*size);
+        rest[g] = tail;
+        consumed[g] = start + size;
+        shares.push(share);
     }
+    let mut offset = vec![0u64; total as usize];
+    let mut offsets: Vec<&mut [u64]> = Vec::with_capacity(sections.len());
+    let mut left = &mut offset[..];
+    for pieces in &spans {
+        let (mine, more) = std::mem::take(&mut left).split_at_mut(pieces.len());
+        offsets.push(mine);
+        left = more;
+    }
+    shares
+        .into_par_iter()
+        .zip(offsets)
+        .enumerate()
+        .for_each(|(s, (share, offsets))| {
+            let data = data_of(&sections[s]);
+            let (at, start) = (&local[s].0, starts[s] as u64);
+            let mut unique = at.iter();
+            for (p, span) in spans[s].iter().enumerate() {
+                let piece = (first[s] + p as u32) as usize;
+                if rep[piece] as usize == piece {
+                    let here = *unique.next().expect("one place per unique piece");
+                    offsets[p] = start + here;
+                    let (from, to) = (span.start as usize, span.end as usize);
+                    share[here as usize..here as usize + (to - from)]
+                        .copy_from_slice(&data[from..to]);
+                }
+            }
+        });
 
     // Every piece where its first occurrence went.
     let pieces: Vec<Vec<Piece>> = spans

@@ -150,6 +150,9 @@ pub struct ObjectFile {
     /// Made by rld's own LTO: its locals may carry the names partitions share
     /// (`summaries::partition::shared_name`).
     pub from_lto: bool,
+    /// Its `.eh_frame` sections (most objects have one or none), found once here rather
+    /// than by scanning every section of a large link again.
+    pub eh_frames: Vec<u32>,
 }
 
 /// One CIE or FDE of an `.eh_frame` section, with the relocations inside it.
@@ -431,10 +434,12 @@ impl ObjectFile {
             });
         }
 
-        for s in &sections {
+        let mut eh_frames = Vec::new();
+        for (i, s) in sections.iter().enumerate() {
             if s.kind == SectionKind::EhFrame {
                 check_eh_frame(s.data)
                     .map_err(|msg| bad(&name, format!("corrupt .eh_frame: {msg}")))?;
+                eh_frames.push(i as u32);
             }
         }
 
@@ -581,6 +586,7 @@ impl ObjectFile {
             x86_features,
             x86_isa_needed,
             from_lto: false,
+            eh_frames,
         })
     }
 

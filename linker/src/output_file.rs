@@ -8,13 +8,15 @@
 //! do, and removed if the link is interrupted (SIGINT, SIGTERM, SIGHUP). Anything else — a character device such as
 //! `/dev/null`, a FIFO, a socket, or a symlink to one — is opened and written into, as GNU ld
 //! and lld do: renaming over it would replace a device node with a regular file. `-o -` writes
-//! to standard output (lld's convention). In those cases the image is built in memory first
-//! and written in one go at commit, so a failed link writes nothing there either.
+//! to standard output (lld's convention). The image is built in memory (advised to use
+//! transparent huge pages) and written to the temporary file as its parts are finished, or
+//! in one go at commit; to a device or standard output only at commit, so a failed link
+//! writes nothing there.
 //!
 //! An executable's previous output is written over in place when that is safe (see
 //! [`PendingOutput::reusing_previous`]): the kernel then has its pages and disk blocks
 //! already, and writing into them is much cheaper than into a new file (mold does the
-//! same). Such a buffer is not zero-filled; the writer clears what it does not write.
+//! same).
 
 use crate::error::{LinkError, Result};
 use std::io::Write as _;
@@ -42,20 +44,37 @@ enum Destination {
     Stdout,
 }
 
-/// The output's bytes while they are being written: a mapping of the temporary file, or
-/// anonymous memory for a destination that is not a regular file.
+/// The output's bytes while they are being written (zero-filled anonymous memory), and the
+/// temporary file they go to.
 pub struct OutputBuffer {
     map: memmap2::MmapMut,
-    /// Every byte starts as zero (a new file or anonymous memory), rather than holding the
-    /// previous output's bytes.
-    zeroed: bool,
+    /// The temporary file the image is written to at commit (a regular-file destination).
+    file: Option<std::fs::File>,
 }
 
 impl OutputBuffer {
-    /// Whether every byte starts as zero; if not, the writer must write each one.
-    pub fn is_zeroed(&self) -> bool {
-        self.zeroed
+    /// The file the image goes to at commit, for a writer that writes finished parts of
+    /// it there at once (with [`OutputBuffer::written_through`] then); None when the image
+    /// is the file's own mapping or goes elsewhere.
+    pub fn file(&self) -> Option<std::fs::File> {
+        self.file.as_ref().and_then(|f| f.try_clone().ok())
     }
+
+    /// Says the writer put every byte of the image in [`OutputBuffer::file`] itself.
+    pub fn written_through(&mut self) {
+        self.file = None;
+    }
+}
+
+/// Writes `bytes` at `offset` of `file`, in pieces written at once by the pool's threads.
+pub fn write_in_parallel(file: &std::fs::File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+    use rayon::prelude::*;
+    use std::os::unix::fs::FileExt;
+    const PIECE: usize = 4 << 20;
+    bytes
+        .par_chunks(PIECE)
+        .enumerate()
+        .try_for_each(|(i, piece)| file.write_all_at(piece, offset + (i * PIECE) as u64))
 }
 
 impl std::ops::Deref for OutputBuffer {
@@ -90,6 +109,8 @@ impl PendingOutput {
                 _ => Destination::RegularFile(dest.to_path_buf()),
             }
         };
+        // Before any temporary file exists: a signal must never find one unguarded.
+        interrupt::install();
         Ok(PendingOutput {
             dest,
             mode: if executable { 0o777 } else { 0o666 },
@@ -113,44 +134,36 @@ impl PendingOutput {
 
     /// A zero-filled buffer of `size` bytes for the output image.
     pub fn buffer(&mut self, size: u64) -> Result<OutputBuffer> {
-        let too_big = |path: &Path| {
+        let display = match &self.dest {
+            Destination::RegularFile(path) | Destination::Special(path) => path.as_path(),
+            Destination::Stdout => Path::new("-"),
+        };
+        let len = usize::try_from(size).map_err(|_| {
             LinkError::io(
-                path,
+                display,
                 std::io::Error::other("output too large for this machine"),
             )
-        };
-        let mut zeroed = true;
-        let map = match &self.dest {
-            Destination::RegularFile(dest) => {
-                let previous = self.reuse.then(|| take_previous(dest, self.mode)).flatten();
-                let (file, tmp) = match previous {
-                    Some(taken) => {
-                        zeroed = false;
-                        taken
-                    }
-                    None => {
-                        release_in_background(dest);
-                        create_temporary(dest, self.mode)?
-                    }
-                };
-                interrupt::remove_on_signal(&tmp);
-                self.tmp = Some(tmp);
-                file.set_len(size).map_err(|e| LinkError::io(dest, e))?;
-                // SAFETY: the file is under a temporary name of this process's own (new, or
-                // the previous output moved there, with no other name), and nothing else
-                // maps or truncates it while the map lives.
-                unsafe { memmap2::MmapMut::map_mut(&file) }.map_err(|e| LinkError::io(dest, e))?
-            }
-            Destination::Special(path) => {
-                let len = usize::try_from(size).map_err(|_| too_big(path))?;
-                memmap2::MmapMut::map_anon(len).map_err(|e| LinkError::io(path, e))?
-            }
-            Destination::Stdout => {
-                let len = usize::try_from(size).map_err(|_| too_big(Path::new("-")))?;
-                memmap2::MmapMut::map_anon(len).map_err(|e| LinkError::io("-", e))?
-            }
-        };
-        Ok(OutputBuffer { map, zeroed })
+        })?;
+        // The image is built in anonymous memory, which can take transparent huge pages, and
+        // written to the file (as it is finished, or at commit): writing through a mapping
+        // of the file would cost a page fault, and the file system's work, per 4 KiB page.
+        let map = memmap2::MmapMut::map_anon(len).map_err(|e| LinkError::io(display, e))?;
+        let _ = map.advise(memmap2::Advice::HugePage);
+        let mut file = None;
+        if let Destination::RegularFile(dest) = &self.dest {
+            let previous = self.reuse.then(|| take_previous(dest, self.mode)).flatten();
+            let (f, tmp) = match previous {
+                Some(taken) => taken,
+                None => {
+                    release_in_background(dest);
+                    create_temporary(dest, self.mode)?
+                }
+            };
+            self.tmp = Some(tmp);
+            f.set_len(size).map_err(|e| LinkError::io(dest, e))?;
+            file = Some(f);
+        }
+        Ok(OutputBuffer { map, file })
     }
 
     /// Makes the finished image visible at the destination.
@@ -161,6 +174,9 @@ impl PendingOutput {
                     .tmp
                     .clone()
                     .expect("buffer() created the temporary file");
+                if let Some(file) = &image.file {
+                    write_in_parallel(file, &image.map, 0).map_err(|e| LinkError::io(dest, e))?;
+                }
                 // Unmapping hands the pages to the kernel; no msync, like other linkers.
                 drop(image);
                 std::fs::rename(&tmp, dest).map_err(|e| LinkError::io(dest, e))?;
@@ -217,12 +233,20 @@ fn take_previous(dest: &Path, mode: u32) -> Option<(std::fs::File, PathBuf)> {
     }
     // A new file gives the name (exclusive, unpredictable) and the mode the umask makes.
     let (fresh, tmp) = create_temporary(dest, mode).ok()?;
-    let new_mode = fresh.metadata().ok()?.permissions().mode() & 0o7777;
+    // Not taken after all: the temporary name is given up (and no longer guarded).
+    let give_up = |tmp: &Path| {
+        let _ = std::fs::remove_file(tmp);
+        interrupt::forget();
+        None
+    };
+    let Ok(meta) = fresh.metadata() else {
+        return give_up(&tmp);
+    };
+    let new_mode = meta.permissions().mode() & 0o7777;
     drop(fresh);
     // Over the new file, which only loses its name.
     if std::fs::rename(dest, &tmp).is_err() {
-        let _ = std::fs::remove_file(&tmp);
-        return None;
+        return give_up(&tmp);
     }
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -236,11 +260,17 @@ fn take_previous(dest: &Path, mode: u32) -> Option<(std::fs::File, PathBuf)> {
             f.set_permissions(std::fs::Permissions::from_mode(new_mode))
                 .is_ok()
         });
-    if file.is_none() && std::fs::rename(&tmp, dest).is_err() {
-        // `dest` was taken meanwhile; what was there would have been replaced anyway.
-        let _ = std::fs::remove_file(&tmp);
+    match file {
+        Some(file) => Some((file, tmp)),
+        None => {
+            if std::fs::rename(&tmp, dest).is_ok() {
+                interrupt::forget();
+                return None;
+            }
+            // `dest` was taken meanwhile; what was there would have been replaced anyway.
+            give_up(&tmp)
+        }
     }
-    Some((file?, tmp))
 }
 
 /// Whether opening a running program for writing fails with ETXTBSY on this kernel.
@@ -299,6 +329,8 @@ fn create_temporary(dest: &Path, mode: u32) -> Result<(std::fs::File, PathBuf)> 
         h.write_u32(std::process::id());
         h.write_u32(attempt);
         let tmp = dest.with_file_name(format!(".{name}.rld-{:016x}.tmp", h.finish()));
+        // Guarded from before it exists: a signal right after it is created removes it.
+        interrupt::remove_on_signal(&tmp);
         match std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -307,8 +339,13 @@ fn create_temporary(dest: &Path, mode: u32) -> Result<(std::fs::File, PathBuf)> 
             .open(&tmp)
         {
             Ok(file) => return Ok((file, tmp)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => return Err(LinkError::io(dest, e)),
+            Err(e) => {
+                interrupt::forget();
+                if e.kind() != std::io::ErrorKind::AlreadyExists {
+                    return Err(LinkError::io(dest, e));
+                }
+                last = Some(e);
+            }
         }
     }
     Err(LinkError::io(
@@ -343,8 +380,8 @@ mod interrupt {
         }
     }
 
-    /// From now on an interrupting signal removes `path` first.
-    pub(super) fn remove_on_signal(path: &Path) {
+    /// Installs the handlers (once), which remove the path given to `remove_on_signal`.
+    pub(super) fn install() {
         static INSTALL: Once = Once::new();
         INSTALL.call_once(|| {
             for sig in SIGNALS {
@@ -364,6 +401,11 @@ mod interrupt {
                 }
             }
         });
+    }
+
+    /// From now on an interrupting signal removes `path` first.
+    pub(super) fn remove_on_signal(path: &Path) {
+        install();
         let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
             return;
         };

@@ -148,7 +148,10 @@ pub fn write_output(
     let file_size = shoff + 64 * shnum as u64;
 
     let mut map = pending.buffer(file_size)?;
-    let zeroed = map.is_zeroed();
+    // Each finished part of the image goes to the file at once, by the thread that wrote
+    // it, while its bytes are in that core's cache (not where script fill patterns are
+    // added after).
+    let through = map.file().filter(|_| link.contents.fills.is_empty());
     let buf: &mut [u8] = &mut map;
 
     // Collect every independent piece with its file range, then write them in parallel.
@@ -175,10 +178,11 @@ pub fn write_output(
             jobs.push((o.offset, o.size, Job::Synthetic(which)));
             continue;
         }
-        for &(f, i) in &o.inputs {
+        // In parallel: a large output section has hundreds of thousands of inputs.
+        jobs.par_extend(o.inputs.par_iter().filter_map(|&(f, i)| {
             let s = &link.objects[f as usize].sections[i as usize];
             match s.kind {
-                SectionKind::Merge => {}
+                SectionKind::Merge => None,
                 SectionKind::EhFrame => {
                     let size = s
                         .pieces
@@ -191,14 +195,14 @@ pub fn write_output(
                         .max()
                         .unwrap_or(0);
                     let job = Job::EhFrame { file: f, sec: i };
-                    jobs.push((o.offset + s.offset, size, job));
+                    Some((o.offset + s.offset, size, job))
                 }
                 _ => {
                     let job = Job::Input { file: f, sec: i };
-                    jobs.push((o.offset + s.offset, s.size, job));
+                    Some((o.offset + s.offset, s.size, job))
                 }
             }
-        }
+        }));
         for t in &o.tails {
             if let TailKind::Merged(g) = t.kind {
                 jobs.push((o.offset + t.offset, t.size, Job::Merged { group: g }));
@@ -215,10 +219,7 @@ pub fn write_output(
     jobs.retain(|j| j.1 > 0);
     jobs.sort_by_key(|j| j.0);
     let first = jobs.first().map_or(buf.len(), |j| j.0 as usize);
-    let (before, rest) = buf.split_at_mut(first.min(buf.len()));
-    if !zeroed {
-        before.fill(0);
-    }
+    let (_, rest) = buf.split_at_mut(first.min(buf.len()));
     let mut consumed = first as u64;
     for (off, size, _) in &jobs {
         if *off < consumed {
@@ -238,16 +239,8 @@ pub fn write_output(
             0
         }
     };
-    // Each piece with the gap after it (alignment padding, up to the next piece), which
-    // the piece's job clears when the buffer holds a previous output's bytes: in parallel,
-    // as every page of code has some.
-    let work = |piece: &mut [u8], gap: &mut [u8], job: &Job| -> Vec<String> {
-        if !zeroed {
-            gap.fill(0);
-            if !job.writes_every_byte(link) {
-                piece.fill(0);
-            }
-        }
+    // Each piece into its place in the zero-filled buffer (padding stays zero).
+    let work = |piece: &mut [u8], job: &Job| -> Vec<String> {
         match job {
             Job::Input { file, sec } => {
                 let errors = relocate_section(link, plan, *file, *sec, piece, address(*file, *sec));
@@ -285,7 +278,9 @@ pub fn write_output(
             }
         }
     };
-    let errors = run_jobs(&jobs, file_size, rest, &work);
+    let through = through.filter(|_| !jobs.is_empty());
+    let to_file = through.as_ref().map(|f| (f, link.opts.output.as_path()));
+    let errors = run_jobs(&jobs, file_size, rest, &work, to_file);
     if !errors.is_empty() {
         return Err(LinkError::Many(errors));
     }
@@ -370,6 +365,22 @@ pub fn write_output(
         let id = compute_build_id(&link.opts.build_id, buf, len);
         buf[start..start + len].copy_from_slice(&id[..len]);
         timer.phase("  build ID");
+    }
+    if let Some(file) = &through {
+        // What was written after the parts: the headers, the section header table, the
+        // build ID.
+        let mut last = vec![(0, first), (shoff as usize, buf.len())];
+        if let Some(id_sec) = link.synthetic_section(Synthetic::BuildId) {
+            last.push((
+                id_sec.offset as usize,
+                (id_sec.offset + id_sec.size) as usize,
+            ));
+        }
+        for (from, to) in last {
+            crate::output_file::write_in_parallel(file, &buf[from..to], from as u64)
+                .map_err(|e| LinkError::io(&link.opts.output, e))?;
+        }
+        map.written_through();
     }
     Ok(map)
 }
@@ -547,23 +558,37 @@ pub(crate) fn split_places(
     (places, buf)
 }
 
-/// What is done for one job: given its piece of the output and the gap after it, it
-/// returns the errors it met.
-type JobWork<'a> = dyn Fn(&mut [u8], &mut [u8], &Job) -> Vec<String> + Sync + 'a;
+/// What is done for one job: given its piece of the output, it returns the errors it met.
+type JobWork<'a> = dyn Fn(&mut [u8], &Job) -> Vec<String> + Sync + 'a;
 
-/// Runs every job on its piece of `buf` and the gap after it, in parallel: `jobs` are
-/// sorted by file offset without overlaps, `buf` starts at the first job's offset, and the
-/// last job's gap runs to `end`. The buffer is split in halves recursively rather than into
-/// a list of pieces (a large link has hundreds of thousands); the errors come back in job
-/// order.
-fn run_jobs(jobs: &[(u64, u64, Job)], end: u64, buf: &mut [u8], work: &JobWork) -> Vec<String> {
+/// Runs every job on its piece of `buf`, in parallel: `jobs` are sorted by file offset
+/// without overlaps, `buf` starts at the first job's offset and runs to `end`. The buffer is
+/// split in halves recursively rather than into a list of pieces (a large link has hundreds
+/// of thousands); the errors come back in job order. With a file (`through`, and its name
+/// for errors), each part of a few megabytes is written there as soon as it is done.
+fn run_jobs(
+    jobs: &[(u64, u64, Job)],
+    end: u64,
+    buf: &mut [u8],
+    work: &JobWork,
+    through: Option<(&std::fs::File, &std::path::Path)>,
+) -> Vec<String> {
     const LEAF: usize = 16;
+    const PART: u64 = 4 << 20;
+    if let Some((file, path)) = through.filter(|_| end - jobs[0].0 <= PART || jobs.len() <= LEAF) {
+        let mut errors = run_jobs(jobs, end, buf, work, None);
+        use std::os::unix::fs::FileExt;
+        if let Err(e) = file.write_all_at(buf, jobs[0].0) {
+            errors.push(format!("cannot write {}: {e}", path.display()));
+        }
+        return errors;
+    }
     if jobs.len() > LEAF {
         let mid = jobs.len() / 2;
         let (left, right) = buf.split_at_mut((jobs[mid].0 - jobs[0].0) as usize);
         let (mut errors, more) = rayon::join(
-            || run_jobs(&jobs[..mid], jobs[mid].0, left, work),
-            || run_jobs(&jobs[mid..], end, right, work),
+            || run_jobs(&jobs[..mid], jobs[mid].0, left, work, through),
+            || run_jobs(&jobs[mid..], end, right, work, through),
         );
         errors.extend(more);
         return errors;
@@ -573,9 +598,8 @@ fn run_jobs(jobs: &[(u64, u64, Job)], end: u64, buf: &mut [u8], work: &JobWork) 
     for (k, (off, size, job)) in jobs.iter().enumerate() {
         let next = jobs.get(k + 1).map_or(end, |j| j.0);
         let (piece, tail) = std::mem::take(&mut rest).split_at_mut(*size as usize);
-        let (gap, tail) = tail.split_at_mut((next - off - size) as usize);
-        rest = tail;
-        errors.extend(work(piece, gap, job));
+        rest = &mut tail[(next - off - size) as usize..];
+        errors.extend(work(piece, job));
     }
     errors
 }
@@ -583,21 +607,6 @@ fn run_jobs(jobs: &[(u64, u64, Job)], end: u64, buf: &mut [u8], work: &JobWork) 
 /// Writes the scripts' fill patterns into the gaps between the contents of their output
 /// sections (`jobs`, sorted by offset), each gap starting with the pattern's first byte
 /// (lld).
-impl Job {
-    /// Whether the job writes each byte of its piece (else, over a previous output's bytes,
-    /// the piece is zeroed first: a `.bss` inside a data section, `.eh_frame` without its
-    /// dead FDEs, the linker's own sections).
-    fn writes_every_byte(&self, link: &Image) -> bool {
-        match *self {
-            Job::Input { file, sec } => {
-                link.objects[file as usize].sections[sec as usize].sh_type != SHT_NOBITS
-            }
-            Job::Merged { .. } | Job::Bytes(_) | Job::Compressed(_) | Job::ScriptData(_) => true,
-            Job::EhFrame { .. } | Job::Synthetic(_) => false,
-        }
-    }
-}
-
 fn fill_gaps(link: &Image, buf: &mut [u8], jobs: &[(u64, u64, Job)]) {
     for &(i, pattern) in &link.contents.fills {
         let o = &link.outputs[i as usize];
