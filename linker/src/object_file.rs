@@ -124,6 +124,9 @@ impl InputSection {
 /// A COMDAT group: only the first object to define a signature keeps its members.
 pub struct ComdatGroup {
     pub signature: &'static [u8],
+    /// `name_table::name_hash` of the signature, computed where the object is parsed (off
+    /// the resolving thread, which looks up every group of a C++ link).
+    pub hash: u64,
     /// The symbol naming the group (`sh_info` of its section), which `-r` output keeps.
     pub signature_symbol: u32,
     pub members: Vec<u32>,
@@ -521,6 +524,7 @@ impl ObjectFile {
                     }
                     comdat_groups.push(ComdatGroup {
                         signature,
+                        hash: crate::name_table::name_hash(signature),
                         signature_symbol: sig_index as u32,
                         members: member_ids,
                     });

@@ -295,7 +295,8 @@ pub struct Resolver {
     /// The linker plugins (`-plugin`), and the files they claimed.
     pub plugins: Option<crate::plugin_host::PluginHost>,
     pub plugin_files: Vec<PluginFile>,
-    comdats: FxHashMap<&'static [u8], FileId>,
+    /// The first file with each COMDAT group: (signature's hash, signature, file).
+    comdats: hashbrown::HashTable<(u64, &'static [u8], FileId)>,
     /// `name@VERSION` of every versioned shared-library definition, for references that
     /// name a version.
     dso_versioned: FxHashMap<Vec<u8>, (DsoId, u32)>,
@@ -365,7 +366,7 @@ impl Resolver {
             bitcode: Vec::new(),
             plugins: None,
             plugin_files: Vec::new(),
-            comdats: FxHashMap::default(),
+            comdats: hashbrown::HashTable::new(),
             dso_versioned: FxHashMap::default(),
             pending: VecDeque::new(),
             prefetch: Prefetch::default(),
@@ -1047,10 +1048,19 @@ impl Resolver {
             if self.adding_lto_object {
                 break;
             }
-            let sig = obj.comdat_groups[g].signature;
-            if self.comdats.entry(sig).or_insert(file) != &file {
-                for &m in &obj.comdat_groups[g].members.clone() {
-                    let s = &mut obj.sections[m as usize];
+            let (sig, hash) = (obj.comdat_groups[g].signature, obj.comdat_groups[g].hash);
+            let first = match self.comdats.entry(hash, |c| c.1 == sig, |c| c.0) {
+                hashbrown::hash_table::Entry::Occupied(o) => o.get().2,
+                hashbrown::hash_table::Entry::Vacant(v) => v.insert((hash, sig, file)).get().2,
+            };
+            if first != file {
+                let ObjectFile {
+                    comdat_groups,
+                    sections,
+                    ..
+                } = &mut obj;
+                for &m in &comdat_groups[g].members {
+                    let s = &mut sections[m as usize];
                     s.kind = SectionKind::Ignored;
                     s.live = false;
                 }
