@@ -10,7 +10,9 @@
 # in target/bench/link/<program>/<linker>.cmd; prints, per program, each linker's median
 # wall time and rld's ratio to mold and to lld-14 (the median of the per-round ratios).
 # Times come from bash's $EPOCHREALTIME around each run (no process is started to read
-# the clock).
+# the clock). Before each run, bench/quiesce.sh waits until the child processes rld and
+# mold leave freeing memory after they return are gone: they would slow down the next run,
+# another linker's.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,6 +35,8 @@ for prog in "$@"; do
         line=""
         for l in "${linkers[@]}"; do
             eval "args=(${cmd[$l]})"
+            # The previous linker's background teardown is not this one's time.
+            "$repo/bench/quiesce.sh"
             start=$EPOCHREALTIME
             "${args[@]}" >/dev/null 2>&1 || { echo "$prog: $l failed" >&2; exit 1; }
             end=$EPOCHREALTIME

@@ -31,6 +31,9 @@
 #      ratio to rld's), and "cp" copies rld's output (the floor: writing that
 #      many bytes, with the same number of runs). Each linker's command line
 #      is left in target/bench/link/<program>/<linker>.cmd, to rerun by hand.
+#      Before each timed run, bench/quiesce.sh waits for the child process
+#      that rld and mold leave freeing memory after they return, so that no
+#      run is slowed by the one before it.
 #
 # Environment:
 #   RLD        the linker under test; default: `cargo build --release -p rld`
@@ -295,7 +298,9 @@ time_link() {
     if [[ -n "$hyperfine_bin" ]]; then
         local cmdline json="$dir/$name.json"
         cmdline="$(printf '%q ' "$@")"
+        # Before each run, the previous run's background teardown is waited for.
         "$hyperfine_bin" -N --style none --warmup 1 --runs "$runs" \
+            --prepare "$repo/bench/quiesce.sh" \
             --command-name "$name" --export-json "$json" -- "$cmdline" >/dev/null 2>&1 \
             || { echo "- -"; return; }
         # The per-run wall times, one a line.
@@ -305,6 +310,7 @@ time_link() {
         "$@" >/dev/null 2>&1 || true # warm-up
         local i t0 t1
         for ((i = 0; i < runs; i++)); do
+            "$repo/bench/quiesce.sh"
             t0="$EPOCHREALTIME"
             "$@" >/dev/null 2>&1
             t1="$EPOCHREALTIME"

@@ -60,12 +60,13 @@ pub fn restart_tuned() {
         None => "-".to_string(),
     };
     let mut args = std::env::args_os();
-    let Some(argv0) = args.next() else {
+    let (Some(argv0), Ok(program)) = (args.next(), std::env::current_exe()) else {
         return;
     };
     use std::os::unix::process::CommandExt;
-    // The same program, whatever name it was started by (`ld`, say): argv[0] is kept.
-    let _failed = std::process::Command::new("/proc/self/exe")
+    // The same program file (by its path, so that `ps` still shows `rld`), whatever name it
+    // was started by (`ld`, say): argv[0] is kept.
+    let _failed = std::process::Command::new(program)
         .arg0(argv0)
         .args(args)
         .env("GLIBC_TUNABLES", tunables)
