@@ -22,18 +22,20 @@
 #      argv[0] with that linker: only the linker itself is timed, not the
 #      compiler driver;
 #   3. links once with each linker (a failing or missing linker is skipped
-#      with a note), then times N runs (hyperfine if installed, else a shell
-#      loop) and measures peak RSS with /usr/bin/time -f %M (mold's and
-#      rld's with --no-fork, since by default they link in a child process);
+#      with a note), then times N rounds in which every linker links once, in
+#      turn (so that a machine whose speed drifts over minutes slows them all
+#      alike, rather than one linker's block of runs), each run timed with
+#      bash's $EPOCHREALTIME after bench/quiesce.sh has waited for the child
+#      process rld and mold leave freeing memory after they return; then
+#      measures peak RSS with /usr/bin/time -f %M (mold's and rld's with
+#      --no-fork, since by default they link in a child process);
 #   4. prints a table: program, linker, median wall time, peak RSS, and the
 #      ratio to the fastest linker for that program (rld's is the one to
 #      watch). "rld-1t" is rld with --threads=1 (the parallel speed-up is its
 #      ratio to rld's), and "cp" copies rld's output (the floor: writing that
-#      many bytes, with the same number of runs). Each linker's command line
-#      is left in target/bench/link/<program>/<linker>.cmd, to rerun by hand.
-#      Before each timed run, bench/quiesce.sh waits for the child process
-#      that rld and mold leave freeing memory after they return, so that no
-#      run is slowed by the one before it.
+#      many bytes, in the same rounds). Each linker's command line is left in
+#      target/bench/link/<program>/<linker>.cmd, to rerun by hand (or with
+#      bench/interleaved.sh).
 #
 # Environment:
 #   RLD        the linker under test; default: `cargo build --release -p rld`
@@ -98,8 +100,6 @@ if [[ ! -x "$time_bin" ]]; then
         time_bin=""
     fi
 fi
-hyperfine_bin="$(command -v hyperfine || true)"
-[[ -n "$hyperfine_bin" ]] || note "hyperfine not installed: timing with a shell loop"
 
 # ---------------------------------------------------------------------------
 # The linkers
@@ -287,52 +287,46 @@ median_ms() {
         printf "%.2f", m * 1000 }'
 }
 
-# time_link NAME OUTDIR ARGS...: prints "median_ms peak_rss_kb".
-time_link() {
+# peak_rss NAME OUTDIR ARGS...: prints the largest peak RSS of three runs, in
+# KiB ("-" without GNU time). mold and rld by default fork and link in the
+# child, which GNU time does not see: they are measured with --no-fork.
+peak_rss() {
     local name="$1" dir="$2"
     shift 2
-    local times="$dir/$name.times"
-    : >"$times"
-    # The exact command, to rerun by hand (`bash <dir>/<linker>.cmd`).
-    printf '%q ' "$@" >"$dir/$name.cmd"
-    if [[ -n "$hyperfine_bin" ]]; then
-        local cmdline json="$dir/$name.json"
-        cmdline="$(printf '%q ' "$@")"
-        # Before each run, the previous run's background teardown is waited for.
-        "$hyperfine_bin" -N --style none --warmup 1 --runs "$runs" \
-            --prepare "$repo/bench/quiesce.sh" \
-            --command-name "$name" --export-json "$json" -- "$cmdline" >/dev/null 2>&1 \
-            || { echo "- -"; return; }
-        # The per-run wall times, one a line.
-        tr -d ' \n' <"$json" | grep -o '"times":\[[^]]*\]' | head -n1 \
-            | sed 's/.*\[//; s/\]//' | tr ',' '\n' | grep . >"$times" || true
-    else
-        "$@" >/dev/null 2>&1 || true # warm-up
-        local i t0 t1
-        for ((i = 0; i < runs; i++)); do
+    local rss_cmd=("$@") i r max=0
+    [[ -n "$time_bin" ]] || { echo "-"; return; }
+    [[ "$name" == mold || "$name" == rld* ]] && rss_cmd=("$1" --no-fork "${@:2}")
+    for i in 1 2 3; do
+        "$time_bin" -f '%M' -o "$dir/$name.rss" "${rss_cmd[@]}" >/dev/null 2>&1 || true
+        r="$(tail -n1 "$dir/$name.rss")"
+        [[ "$r" =~ ^[0-9]+$ ]] && ((r > max)) && max="$r"
+    done
+    if ((max > 0)); then echo "$max"; else echo "-"; fi
+}
+
+# time_in_turn OUTDIR NAME...: times $runs rounds of NAME's commands (each in
+# OUTDIR/NAME.cmd), one run of each per round, in turn; the wall times (in
+# seconds) go to OUTDIR/NAME.times.
+time_in_turn() {
+    local dir="$1" name i t0 t1
+    shift
+    declare -A cmd=()
+    for name in "$@"; do
+        cmd[$name]="$(cat "$dir/$name.cmd")"
+        : >"$dir/$name.times"
+        eval "args=(${cmd[$name]})"
+        "${args[@]}" >/dev/null 2>&1 || true # warm-up
+    done
+    for ((i = 0; i < runs; i++)); do
+        for name in "$@"; do
+            eval "args=(${cmd[$name]})"
             "$repo/bench/quiesce.sh"
             t0="$EPOCHREALTIME"
-            "$@" >/dev/null 2>&1
+            "${args[@]}" >/dev/null 2>&1
             t1="$EPOCHREALTIME"
-            awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$times"
+            awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$dir/$name.times"
         done
-    fi
-    local rss="-"
-    if [[ -n "$time_bin" ]]; then
-        # Peak RSS: the largest of three runs, in KiB. mold and rld by default
-        # fork and link in the child, which GNU time does not see: measure
-        # them with --no-fork.
-        local rss_cmd=("$@")
-        [[ "$name" == mold || "$name" == rld* ]] && rss_cmd=("$1" --no-fork "${@:2}")
-        local i r max=0
-        for i in 1 2 3; do
-            "$time_bin" -f '%M' -o "$dir/$name.rss" "${rss_cmd[@]}" >/dev/null 2>&1 || true
-            r="$(tail -n1 "$dir/$name.rss")"
-            [[ "$r" =~ ^[0-9]+$ ]] && ((r > max)) && max="$r"
-        done
-        ((max > 0)) && rss="$max"
-    fi
-    echo "$(median_ms "$times") $rss"
+    done
 }
 
 # ---------------------------------------------------------------------------
@@ -374,6 +368,7 @@ for prog in "${programs[@]}"; do
     eval "ld_args=($line)"
     [[ "${ld_args[*]}" == *"$placeholder"* ]] || die "cannot find the link line in $driver -### output: $line"
 
+    timed=()
     for l in "${available[@]}"; do
         out="$dir/$prog.$l"
         args=("${linker_path[$l]}")
@@ -386,14 +381,23 @@ for prog in "${programs[@]}"; do
             note "$prog: ${linker_tool[$l]} failed (see $dir/$l.log): skipped"
             continue
         fi
-        echo "timing $prog with ${linker_tool[$l]} ($runs runs)..." >&2
-        read -r ms rss < <(time_link "$l" "$dir" "${args[@]}")
-        results+=("$prog $l $ms $rss")
+        # The exact command, to rerun by hand (`bash <dir>/<linker>.cmd`).
+        printf '%q ' "${args[@]}" >"$dir/$l.cmd"
+        timed+=("$l")
         if [[ "$l" == rld ]]; then
-            echo "timing $prog: cp of rld's output ($runs runs)..." >&2
-            read -r ms _ < <(time_link cp "$dir" cp "$out" "$dir/copy.out")
-            results+=("$prog cp $ms -")
+            printf '%q ' cp "$out" "$dir/copy.out" >"$dir/cp.cmd"
+            timed+=(cp)
         fi
+    done
+    echo "timing $prog: $runs rounds of ${timed[*]}..." >&2
+    time_in_turn "$dir" "${timed[@]}"
+    for l in "${timed[@]}"; do
+        rss="-"
+        if [[ "$l" != cp ]]; then
+            eval "args=($(cat "$dir/$l.cmd"))"
+            rss="$(peak_rss "$l" "$dir" "${args[@]}")"
+        fi
+        results+=("$prog $l $(median_ms "$dir/$l.times") $rss")
     done
 done
 
