@@ -63,6 +63,14 @@ fn main() -> ExitCode {
         print!("{}", rld::args::help_text());
         return ExitCode::SUCCESS;
     }
+    // Still with one thread, and before anything is printed (the restarted process prints
+    // it): a large link starts again with glibc's allocator tuned.
+    if restarted.is_none()
+        && !opts.inputs.is_empty()
+        && rld::input::input_bytes(&opts) >= rld::malloc_tuning::LARGE_INPUTS
+    {
+        rld::malloc_tuning::restart_tuned();
+    }
     if opts.print_version {
         println!(
             "rld {} (compatible with GNU linkers)",
@@ -82,16 +90,8 @@ fn main() -> ExitCode {
         eprintln!("rld: error: no input files");
         return ExitCode::FAILURE;
     }
-    // Still with one thread: a large link starts again with glibc's allocator tuned.
-    match &restarted {
-        Some(tunables) if opts.print_timing => {
-            eprintln!("rld: restarted with GLIBC_TUNABLES={tunables}");
-        }
-        Some(_) => {}
-        None if rld::input::input_bytes(&opts) >= rld::malloc_tuning::LARGE_INPUTS => {
-            rld::malloc_tuning::restart_tuned();
-        }
-        None => {}
+    if let (Some(tunables), true) = (&restarted, opts.print_timing) {
+        eprintln!("rld: restarted with GLIBC_TUNABLES={tunables}");
     }
     // Before any thread starts: the process the caller waits for exits with the link's
     // outcome while the child frees its memory (mold's trick).

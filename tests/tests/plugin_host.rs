@@ -177,7 +177,8 @@ fn a_large_link_is_restarted_tuned_and_its_callers_environment_kept() {
             .arg(format!("-plugin-opt=obj={}", s.compiled.display()))
             .arg(format!("-plugin-opt=libdir={}", s.lib_dir.display()))
             .arg(format!("-plugin-opt=env={}", env_file.display()))
-            .args(["-e", "_start", "--time", "-o"])
+            // What is printed before the link starts is printed once, restarted or not.
+            .args(["-e", "_start", "--time", "-v", "--color-diagnostics", "-o"])
             .arg(t.path(name))
             .env_remove("GLIBC_TUNABLES");
         if let Some(value) = caller {
@@ -185,6 +186,17 @@ fn a_large_link_is_restarted_tuned_and_its_callers_environment_kept() {
         }
         let res = run_checked(&mut cmd);
         let stderr = String::from_utf8_lossy(&res.stderr).into_owned();
+        let stdout = String::from_utf8_lossy(&res.stdout);
+        assert_eq!(
+            stdout.matches("(compatible with GNU linkers)").count(),
+            1,
+            "{stdout}"
+        );
+        assert_eq!(
+            stderr.matches("--color-diagnostics is ignored").count(),
+            1,
+            "{stderr}"
+        );
         (stderr, read(&env_file))
     };
     let ours =
