@@ -55,7 +55,7 @@ pub struct OutputBuffer {
 impl OutputBuffer {
     /// The file the image goes to at commit, for a writer that writes finished parts of
     /// it there at once (with [`OutputBuffer::written_through`] then); None when the image
-    /// is the file's own mapping or goes elsewhere.
+    /// goes to a device or standard output.
     pub fn file(&self) -> Option<std::fs::File> {
         self.file.as_ref().and_then(|f| f.try_clone().ok())
     }
@@ -177,7 +177,8 @@ impl PendingOutput {
                 if let Some(file) = &image.file {
                     write_in_parallel(file, &image.map, 0).map_err(|e| LinkError::io(dest, e))?;
                 }
-                // Unmapping hands the pages to the kernel; no msync, like other linkers.
+                // The file's pages are the kernel's to write back: no fsync, like other
+                // linkers.
                 drop(image);
                 std::fs::rename(&tmp, dest).map_err(|e| LinkError::io(dest, e))?;
                 interrupt::forget();
