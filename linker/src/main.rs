@@ -67,7 +67,7 @@ fn main() -> ExitCode {
     // it): a large link starts again with glibc's allocator tuned.
     if restarted.is_none()
         && !opts.inputs.is_empty()
-        && rld::input::input_bytes(&opts) >= rld::malloc_tuning::LARGE_INPUTS
+        && rld::input::inputs_reach(&opts, rld::malloc_tuning::LARGE_INPUTS)
     {
         rld::malloc_tuning::restart_tuned();
     }

@@ -254,11 +254,12 @@ pub fn collect_inputs(opts: &Options) -> Result<Inputs> {
     })
 }
 
-/// How many bytes of objects and archives the command line names (shared libraries are
-/// mapped, not read through, and do not count): a quick measure of the link's size, from
-/// the files' sizes alone. Libraries are searched as collection will search them, but a
-/// linker script's inputs are not followed.
-pub fn input_bytes(opts: &Options) -> u64 {
+/// Whether the objects and archives the command line names hold `bytes` or more
+/// (shared libraries are mapped, not read through, and do not count): a quick measure of
+/// the link's size, from the files' sizes alone, which stops looking once it is reached.
+/// Libraries are searched as collection will search them, but a linker script's inputs are
+/// not followed.
+pub fn inputs_reach(opts: &Options, bytes: u64) -> bool {
     let size = |path: &Path| {
         let shared = path
             .file_name()
@@ -270,9 +271,9 @@ pub fn input_bytes(opts: &Options) -> u64 {
         }
     };
     let sysroot = opts.sysroot.as_deref();
-    opts.inputs
-        .iter()
-        .map(|input| match input {
+    let mut total = 0u64;
+    opts.inputs.iter().any(|input| {
+        total += match input {
             InputArg::File { path, .. } => size(path),
             InputArg::Library { name, state } => {
                 let static_only = state.static_only || opts.static_link;
@@ -280,8 +281,9 @@ pub fn input_bytes(opts: &Options) -> u64 {
                     .map_or(0, |found| size(&found))
             }
             _ => 0,
-        })
-        .sum()
+        };
+        total >= bytes
+    })
 }
 
 /// A library a linker plugin asked for (`add_input_library`), searched in `extra_dirs`
