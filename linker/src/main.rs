@@ -65,10 +65,7 @@ fn main() -> ExitCode {
     }
     // Still with one thread, and before anything is printed (the restarted process prints
     // it): a large link starts again with glibc's allocator tuned.
-    if restarted.is_none()
-        && !opts.inputs.is_empty()
-        && rld::input::inputs_reach(&opts, rld::malloc_tuning::LARGE_INPUTS)
-    {
+    if restarted.is_none() && rld::input::inputs_reach(&opts, rld::malloc_tuning::LARGE_INPUTS) {
         rld::malloc_tuning::restart_tuned();
     }
     if opts.print_version {

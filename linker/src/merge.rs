@@ -189,31 +189,33 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
     // (all its pieces share one alignment, which its start has): so each section is laid
     // out on its own, in parallel, one pass in order gives each its start, and the pieces'
     // offsets and bytes follow in parallel again.
-    let local: Vec<(Vec<u64>, usize)> = sections
-        .par_iter()
-        .enumerate()
-        .map(|(s, m)| {
-            let align = piece_align(&objects[m.file as usize].sections[m.sec as usize]);
-            let mut at = Vec::new();
-            let mut size = 0usize;
-            for (p, span) in spans[s].iter().enumerate() {
-                let piece = (first[s] + p as u32) as usize;
-                if rep[piece] as usize == piece {
-                    let here = size.next_multiple_of(align);
-                    at.push(here as u64);
-                    size = here + (span.end - span.start) as usize;
-                }
+    // Walks section `s`'s unique pieces with their offsets from the section's start, and
+    // returns the size they take (0: none of its pieces is the first of its bytes).
+    let walk = |s: usize, visit: &mut dyn FnMut(usize, usize, &Span)| -> usize {
+        let m = &sections[s];
+        let align = piece_align(&objects[m.file as usize].sections[m.sec as usize]);
+        let mut size = 0usize;
+        for (p, span) in spans[s].iter().enumerate() {
+            let piece = (first[s] + p as u32) as usize;
+            if rep[piece] as usize == piece {
+                let here = size.next_multiple_of(align);
+                visit(p, here, span);
+                size = here + (span.end - span.start) as usize;
             }
-            (at, size)
-        })
+        }
+        size
+    };
+    let local: Vec<usize> = (0..sections.len())
+        .into_par_iter()
+        .map(|s| walk(s, &mut |_, _, _| {}))
         .collect();
     let mut sizes = vec![0usize; groups.len()];
     let starts: Vec<usize> = sections
         .iter()
         .zip(&local)
-        .map(|(m, (at, size))| {
+        .map(|(m, &size)| {
             let group_size = &mut sizes[m.group as usize];
-            if at.is_empty() {
+            if size == 0 {
                 return *group_size;
             }
             let align = piece_align(&objects[m.file as usize].sections[m.sec as usize]);
@@ -229,11 +231,11 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
     let mut rest: Vec<&mut [u8]> = groups.iter_mut().map(|g| &mut g.data[..]).collect();
     let mut consumed = vec![0usize; rest.len()];
     let mut shares: Vec<&mut [u8]> = Vec::with_capacity(sections.len());
-    for ((m, (_, size)), &start) in sections.iter().zip(&local).zip(&starts) {
+    for ((m, &size), &start) in sections.iter().zip(&local).zip(&starts) {
         let g = m.group as usize;
         let tail = std::mem::take(&mut rest[g]);
         let (_, tail) = tail.split_at_mut(start - consumed[g]);
-        let (share, tail) = tail.split_at_mut(*size);
+        let (share, tail) = tail.split_at_mut(size);
         rest[g] = tail;
         consumed[g] = start + size;
         shares.push(share);
@@ -251,19 +253,12 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
         .zip(offsets)
         .enumerate()
         .for_each(|(s, (share, offsets))| {
-            let data = data_of(&sections[s]);
-            let (at, start) = (&local[s].0, starts[s] as u64);
-            let mut unique = at.iter();
-            for (p, span) in spans[s].iter().enumerate() {
-                let piece = (first[s] + p as u32) as usize;
-                if rep[piece] as usize == piece {
-                    let here = *unique.next().expect("one place per unique piece");
-                    offsets[p] = start + here;
-                    let (from, to) = (span.start as usize, span.end as usize);
-                    share[here as usize..here as usize + (to - from)]
-                        .copy_from_slice(&data[from..to]);
-                }
-            }
+            let (data, start) = (data_of(&sections[s]), starts[s] as u64);
+            walk(s, &mut |p, here, span| {
+                offsets[p] = start + here as u64;
+                let (from, to) = (span.start as usize, span.end as usize);
+                share[here..here + (to - from)].copy_from_slice(&data[from..to]);
+            });
         });
 
     // Every piece where its first occurrence went.
