@@ -122,12 +122,14 @@ pub struct Segment {
 }
 
 /// What address assignment decides besides the output sections' places: the program
-/// headers, the TLS template and the image's base address.
+/// headers, the TLS template, the image's base address, and what the scripted layout
+/// computed.
 #[derive(Debug, Clone, Default)]
 pub struct Segments {
     pub headers: Vec<Segment>,
     pub tls: TlsLayout,
     pub image_base: u64,
+    pub script: ScriptResults,
 }
 
 impl Segments {
@@ -171,12 +173,10 @@ pub struct Link<'o> {
     pub version_script: Option<crate::version_script::VersionScript>,
     /// Linker scripts' symbol assignments and `ASSERT`s (see `input::ScriptFacts`).
     pub scripts: crate::input::ScriptFacts,
-    /// What the scripted layout computed (see [`ScriptResults`]).
-    pub script: ScriptResults,
 }
 
 /// What a linker script's `SECTIONS` gives the layout and the writer, once laid out.
-#[derive(Default)]
+#[derive(Debug, Clone, Default)]
 pub struct ScriptResults {
     /// The value and section header index of each assignment inside `SECTIONS`.
     pub values: Vec<(u64, Option<u32>)>,
@@ -202,7 +202,6 @@ impl<'o> Link<'o> {
             dynamic_list: Default::default(),
             version_script: None,
             scripts: Default::default(),
-            script: ScriptResults::default(),
         }
     }
 

@@ -1347,13 +1347,14 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
     segments.extend(special_segments(link, &tls, &lead));
     segments.extend(loads);
     segments.extend(special_segments(link, &tls, &rest));
-    let segments = Segments {
+    let mut segments = Segments {
         headers: segments,
         tls,
         image_base,
+        script: Default::default(),
     };
     if link.scripts.insert.is_some() {
-        crate::script_layout::insert_values(link, &segments);
+        segments.script = crate::script_layout::insert_values(link, &segments);
     }
     segments
 }
@@ -1652,7 +1653,7 @@ fn linker_symbol_value(link: &Image, what: &LinkerSymbol) -> u64 {
         }
         // Evaluated after every other symbol (evaluate_script_symbols).
         LinkerSymbol::Expr(_) => 0,
-        LinkerSymbol::ScriptDot(k, _) => link.script.values.get(*k).map_or(0, |v| v.0),
+        LinkerSymbol::ScriptDot(k, _) => link.segments.script.values.get(*k).map_or(0, |v| v.0),
     }
 }
 

@@ -389,7 +389,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     crate::script_layout::check_supported(&link)?;
     layout::sort_output_sections(&mut link);
     let mut segments = layout::assign_addresses(&mut link);
-    crate::script_layout::check_addresses(&link)?;
+    crate::script_layout::check_addresses(&link, &segments)?;
     let relr = crate::relr::settle(&mut link, &tables, &placement, &mut segments);
     let sym_addr = layout::compute_all_symbol_addresses(&link, &tables, &placement, &segments)?;
     let mut contents = Contents {

@@ -25,7 +25,7 @@
 //! - **`-r`**: the script places input sections and orders the output sections (its
 //!   own first); COMDAT group members stay sections of their own; nothing gets an address.
 
-use crate::context::{Link, Segment, Segments};
+use crate::context::{Link, ScriptResults, Segment, Segments};
 use crate::dynamic_list::glob_match;
 use crate::error::{LinkError, Result};
 use crate::input::script::{Constraint, OutputDescription, OutputItem, SectionsCommand, Sort};
@@ -286,12 +286,12 @@ pub fn check_supported(link: &Link) -> Result<()> {
 
 /// After the layout: every allocated section must start at or after the end of the one
 /// before it (a script may move the counter back; lld refuses the overlap too).
-pub fn check_addresses(link: &Link) -> Result<()> {
+pub fn check_addresses(link: &Link, segments: &Segments) -> Result<()> {
     let Some((origin, _)) = &link.scripts.sections else {
         return Ok(());
     };
-    if !link.script.errors.is_empty() {
-        return Err(LinkError::Many(link.script.errors.clone()));
+    if !segments.script.errors.is_empty() {
+        return Err(LinkError::Many(segments.script.errors.clone()));
     }
     // PT_GNU_RELRO is one range: nothing else may sit between its sections (lld).
     let relro = |o: &crate::output_section::OutputSection| {
@@ -913,10 +913,10 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
             .phdrs
             .iter()
             .any(|p| p.p_type == PT_LOAD && (p.filehdr || p.phdrs));
-    let mut values;
+    let mut script;
     loop {
         let headers = 64 + 56 * program_header_count(link, headers_loaded) as u64;
-        values = walk(link, headers);
+        script = walk(link, headers);
         let min = link
             .outputs
             .iter()
@@ -930,7 +930,6 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
         }
         headers_loaded = false;
     }
-    link.script.values = values;
     let headers = 64 + 56 * program_header_count(link, headers_loaded) as u64;
     let min = link
         .outputs
@@ -1021,6 +1020,7 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
             headers: listed_segments(link, image_base, headers),
             tls,
             image_base,
+            script,
         };
     }
     let (lead, rest) = crate::layout::special_headers(link);
@@ -1044,12 +1044,14 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
         headers: segments,
         tls,
         image_base,
+        script,
     }
 }
 
 /// Walks the commands with the location counter, giving every allocated output section
-/// its address; returns the value (and section) of each assignment inside `SECTIONS`.
-fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
+/// its address; returns the value (and section) of each assignment inside `SECTIONS`,
+/// where the data commands go, and what was wrong.
+fn walk(link: &mut Link, headers: u64) -> ScriptResults {
     let mut dot = Value {
         section: None,
         value: 0,
@@ -1293,10 +1295,11 @@ fn walk(link: &mut Link, headers: u64) -> Vec<(u64, Option<u32>)> {
         link.objects[f as usize].sections[s as usize].offset = offset;
     }
     data_places.sort_unstable();
-    link.script.data_places = data_places;
-    // Only the last walk's complaints count (the first may be redone without headers).
-    link.script.errors = located(link, errors);
-    values
+    ScriptResults {
+        values,
+        errors: located(link, errors),
+        data_places,
+    }
 }
 
 /// The name of the script with `SECTIONS`, for errors.
@@ -1523,7 +1526,7 @@ pub fn data_bytes(
     symbols: &[u64],
 ) -> Result<Vec<(u32, u64, Vec<u8>)>> {
     let mut out = Vec::new();
-    for &(i, at, j) in &link.script.data_places {
+    for &(i, at, j) in &segments.script.data_places {
         let Some(d) = description(link, i) else {
             continue;
         };
@@ -1664,9 +1667,9 @@ pub fn insert_order(link: &Link, order: &mut Vec<usize>) {
 
 /// With `INSERT`: the values of the assignments among the inserted commands, once the
 /// usual layout has placed the sections (`.` follows them from the anchor).
-pub fn insert_values(link: &mut Link, segments: &Segments) {
+pub fn insert_values(link: &Link, segments: &Segments) -> ScriptResults {
     let Some((after, anchor)) = link.scripts.insert.clone() else {
-        return;
+        return ScriptResults::default();
     };
     let map = InputMap::new(commands(link));
     let anchor_at = link.outputs.iter().position(|o| o.name == anchor);
@@ -1724,8 +1727,11 @@ pub fn insert_values(link: &mut Link, segments: &Segments) {
             }
         }
     }
-    link.script.errors = located(link, errors);
-    link.script.values = values;
+    ScriptResults {
+        values,
+        errors: located(link, errors),
+        data_places: Vec::new(),
+    }
 }
 
 /// Keeps assignment `k`'s value: relative to the section it is relative to (the one

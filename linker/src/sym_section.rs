@@ -69,7 +69,7 @@ fn symbol_section_bounded(link: &Image, id: SymbolId, depth: u32) -> SymSection 
             Some(LinkerSymbol::Expr(e)) if crate::layout::expr_is_absolute(link, e) => {
                 SymSection::Absolute
             }
-            Some(LinkerSymbol::ScriptDot(k, _)) => match link.script.values.get(*k) {
+            Some(LinkerSymbol::ScriptDot(k, _)) => match link.segments.script.values.get(*k) {
                 Some((_, Some(index))) => SymSection::Output(*index),
                 _ => SymSection::Absolute,
             },
