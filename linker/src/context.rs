@@ -121,11 +121,64 @@ pub struct Segment {
     pub paddr: Option<u64>,
 }
 
-/// What address assignment decides besides the output sections' places: the program
-/// headers, the TLS template, the image's base address, and what the scripted layout
-/// computed.
+/// Where address assignment put one output section.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SectionPlace {
+    /// Its address (0 for a section that is not loaded).
+    pub addr: u64,
+    /// Where it starts in the file.
+    pub offset: u64,
+    /// The load address a linker script's `AT` gives it, if not its address.
+    pub lma: Option<u64>,
+}
+
+/// Where address assignment put each output section, by id ([`OutputId`]).
+#[derive(Debug, Clone, Default)]
+pub struct SectionPlaces(Vec<SectionPlace>);
+
+impl SectionPlaces {
+    /// Room for the output sections made so far, none placed yet.
+    pub fn for_outputs(outputs: &crate::output_section::OutputSections) -> SectionPlaces {
+        SectionPlaces(vec![SectionPlace::default(); outputs.id_count()])
+    }
+
+    /// Where output section `o` is.
+    pub fn of(&self, o: &OutputSection) -> SectionPlace {
+        self.of_id(o.id)
+    }
+
+    /// Where output section `id` is.
+    pub fn of_id(&self, id: OutputId) -> SectionPlace {
+        self.0[id.0 as usize]
+    }
+
+    pub fn set(&mut self, o: &OutputSection, place: SectionPlace) {
+        self.0[o.id.0 as usize] = place;
+    }
+
+    /// Output section `o`'s address.
+    pub fn addr(&self, o: &OutputSection) -> u64 {
+        self.of(o).addr
+    }
+
+    /// Where output section `o` starts in the file.
+    pub fn offset(&self, o: &OutputSection) -> u64 {
+        self.of(o).offset
+    }
+
+    /// Where output section `o` ends in memory.
+    pub fn end(&self, o: &OutputSection) -> u64 {
+        self.of(o).addr.wrapping_add(o.size)
+    }
+}
+
+/// What address assignment decides: each output section's place, the program headers, the
+/// TLS template, the image's base address, and what the scripted layout computed. The
+/// output sections themselves hold what is known before (names, flags, sizes, inputs), so
+/// nothing reads an address before there is one.
 #[derive(Debug, Clone, Default)]
 pub struct Segments {
+    pub sections: SectionPlaces,
     pub headers: Vec<Segment>,
     pub tls: TlsLayout,
     pub image_base: u64,
@@ -133,6 +186,26 @@ pub struct Segments {
 }
 
 impl Segments {
+    /// Where output section `o` is.
+    pub fn place(&self, o: &OutputSection) -> SectionPlace {
+        self.sections.of(o)
+    }
+
+    /// Where output section `id` is.
+    pub fn place_of(&self, id: OutputId) -> SectionPlace {
+        self.sections.of_id(id)
+    }
+
+    /// Output section `o`'s address.
+    pub fn addr(&self, o: &OutputSection) -> u64 {
+        self.sections.addr(o)
+    }
+
+    /// Where output section `o` starts in the file.
+    pub fn offset(&self, o: &OutputSection) -> u64 {
+        self.sections.offset(o)
+    }
+
     /// Bytes of the ELF header and the program headers (`SIZEOF_HEADERS`).
     pub fn headers_size(&self) -> u64 {
         64 + 56 * self.headers.len() as u64
@@ -166,7 +239,6 @@ pub struct Link<'o> {
     /// The output has .dynamic (any shared library, PIE or shared output).
     pub is_dynamic: bool,
     pub linker_symbols: FxHashMap<SymbolId, LinkerSymbol>,
-    pub synthetic: FxHashMap<Synthetic, OutputId>,
     /// `--dynamic-list` entries.
     pub dynamic_list: crate::dynamic_list::DynamicList,
     /// `--version-script`.
@@ -198,7 +270,6 @@ impl<'o> Link<'o> {
             folded_into: FxHashMap::default(),
             is_dynamic: false,
             linker_symbols: FxHashMap::default(),
-            synthetic: FxHashMap::default(),
             dynamic_list: Default::default(),
             version_script: None,
             scripts: Default::default(),
@@ -223,17 +294,13 @@ impl<'o> Link<'o> {
     }
 
     pub fn synthetic_section(&self, which: Synthetic) -> Option<&OutputSection> {
-        self.synthetic.get(&which).map(|&id| self.output(id))
+        self.outputs.synthetic(which)
     }
 
     /// The PLT is laid out for IBT (`.plt` stubs and `.plt.sec` entries, see layout): the
     /// layout made a `.plt.sec`.
     pub fn ibt_plt(&self) -> bool {
-        self.synthetic.contains_key(&Synthetic::PltSec)
-    }
-
-    pub fn synthetic_addr(&self, which: Synthetic) -> u64 {
-        self.synthetic_section(which).map_or(0, |s| s.addr)
+        self.outputs.has_synthetic(Synthetic::PltSec)
     }
 
     /// Resolves a relocation's symbol index in `file` to a target.
@@ -321,41 +388,5 @@ impl<'o> Link<'o> {
                 }
             }
         }
-    }
-
-    /// Address of an input section offset in the output, or None if that part was dropped.
-    pub fn section_address(&self, file: FileId, sec: u32, offset: u64) -> Option<u64> {
-        let s = self.objects[file as usize].sections.get(sec as usize)?;
-        if !s.is_kept() || s.output == crate::object_file::NO_OUTPUT {
-            // Folded into an identical section: the same bytes at its address.
-            let &(kf, ks) = self.folded_into.get(&(file, sec))?;
-            return self.section_address(kf, ks, offset);
-        }
-        let base = self.output(s.output).addr;
-        // Modulo 2^64: a corrupt symbol value may point anywhere.
-        if s.pieces.is_empty() {
-            Some(base.wrapping_add(s.offset).wrapping_add(offset))
-        } else {
-            Some(base.wrapping_add(s.piece_output_offset(offset)?))
-        }
-    }
-
-    /// Address of a symbol defined in an object, without PLT redirection.
-    pub fn definition_address_of_defined(&self, id: SymbolId) -> u64 {
-        match self.symtab.get(id).def {
-            SymbolDef::Defined {
-                file,
-                section,
-                value,
-            } => self.defined_address(file, section, value).unwrap_or(0),
-            _ => 0,
-        }
-    }
-
-    pub(crate) fn defined_address(&self, file: FileId, section: u32, value: u64) -> Option<u64> {
-        if section == shndx::ABS {
-            return Some(value);
-        }
-        self.section_address(file, section, value)
     }
 }

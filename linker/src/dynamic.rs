@@ -6,8 +6,8 @@
 
 use crate::context::Link;
 use crate::image::Image;
-use crate::output_section::Synthetic;
-use crate::symbols::{base_name, SymbolDef};
+use crate::output_section::{OutputId, Synthetic};
+use crate::symbols::{base_name, SymbolDef, SymbolId};
 use crate::tables::Tables;
 use object::elf::*;
 use rustc_hash::FxHashMap;
@@ -345,111 +345,146 @@ pub fn push_u32(v: &mut Vec<u8>, x: u32) {
     v.extend_from_slice(&x.to_le_bytes());
 }
 
-/// The .dynamic entries, in the order they are written. Needs final addresses.
+/// A `.dynamic` entry's value: a number known once the dynamic tables are, or one the
+/// layout decides.
+#[derive(Debug, Clone, Copy)]
+enum DynValue {
+    Number(u64),
+    /// An output section's address.
+    Address(OutputId),
+    /// The address of one of the linker's own sections.
+    Synthetic(Synthetic),
+    /// A symbol's address.
+    Symbol(SymbolId),
+    /// The size of `.relr.dyn`'s encoding.
+    RelrSize,
+}
+
+/// The .dynamic entries, in the order they are written, with final addresses.
 pub fn dynamic_entries(link: &Image, t: &DynamicTables) -> Vec<(i64, u64)> {
+    dynamic_tags(link, link.tables, t)
+        .into_iter()
+        .map(|(tag, value)| {
+            let value = match value {
+                DynValue::Number(n) => n,
+                DynValue::Address(id) => link.segments.place_of(id).addr,
+                DynValue::Synthetic(which) => link.synthetic_addr(which),
+                DynValue::Symbol(id) => link.sym_addr.get(id as usize).copied().unwrap_or(0),
+                DynValue::RelrSize => crate::relr::encoded_size(link),
+            };
+            (tag, value)
+        })
+        .collect()
+}
+
+/// Number of .dynamic entries, known before addresses are.
+pub fn dynamic_entry_count(link: &Link, tables: &Tables, t: &DynamicTables) -> usize {
+    dynamic_tags(link, tables, t).len()
+}
+
+/// The .dynamic entries, in the order they are written, each with what its value is.
+fn dynamic_tags(link: &Link, tables: &Tables, t: &DynamicTables) -> Vec<(i64, DynValue)> {
+    use DynValue::{Number, Symbol};
     let opts = link.opts;
-    let mut d: Vec<(i64, u64)> = Vec::new();
+    let mut d: Vec<(i64, DynValue)> = Vec::new();
     for &n in &t.needed {
-        d.push((i64::from(DT_NEEDED), u64::from(n)));
+        d.push((i64::from(DT_NEEDED), Number(u64::from(n))));
     }
     if let Some(s) = t.soname {
-        d.push((i64::from(DT_SONAME), u64::from(s)));
+        d.push((i64::from(DT_SONAME), Number(u64::from(s))));
     }
     for &(tag, name) in &t.filters {
-        d.push((i64::from(tag), u64::from(name)));
+        d.push((i64::from(tag), Number(u64::from(name))));
     }
     if let Some(r) = t.runpath {
         let tag = if opts.new_dtags { DT_RUNPATH } else { DT_RPATH };
-        d.push((i64::from(tag), u64::from(r)));
+        d.push((i64::from(tag), Number(u64::from(r))));
     }
     let section = |name: &str| link.outputs.iter().find(|o| o.name == name && o.size > 0);
     if let Some(s) = section(".preinit_array") {
-        d.push((i64::from(DT_PREINIT_ARRAY), s.addr));
-        d.push((i64::from(DT_PREINIT_ARRAYSZ), s.size));
+        d.push((i64::from(DT_PREINIT_ARRAY), DynValue::Address(s.id)));
+        d.push((i64::from(DT_PREINIT_ARRAYSZ), Number(s.size)));
     }
     if let Some(s) = section(".init_array") {
-        d.push((i64::from(DT_INIT_ARRAY), s.addr));
-        d.push((i64::from(DT_INIT_ARRAYSZ), s.size));
+        d.push((i64::from(DT_INIT_ARRAY), DynValue::Address(s.id)));
+        d.push((i64::from(DT_INIT_ARRAYSZ), Number(s.size)));
     }
     if let Some(s) = section(".fini_array") {
-        d.push((i64::from(DT_FINI_ARRAY), s.addr));
-        d.push((i64::from(DT_FINI_ARRAYSZ), s.size));
+        d.push((i64::from(DT_FINI_ARRAY), DynValue::Address(s.id)));
+        d.push((i64::from(DT_FINI_ARRAYSZ), Number(s.size)));
     }
     for (name, tag) in [(&opts.init, DT_INIT), (&opts.fini, DT_FINI)] {
         if let Some(id) = link.symtab.lookup(name.as_bytes()) {
             if matches!(link.symtab.get(id).def, SymbolDef::Defined { .. }) {
-                d.push((
-                    i64::from(tag),
-                    link.sym_addr.get(id as usize).copied().unwrap_or(0),
-                ));
+                d.push((i64::from(tag), Symbol(id)));
             }
         }
     }
-    if link.synthetic.contains_key(&Synthetic::SysvHash) {
-        d.push((i64::from(DT_HASH), link.synthetic_addr(Synthetic::SysvHash)));
+    if link.outputs.has_synthetic(Synthetic::SysvHash) {
+        d.push((i64::from(DT_HASH), DynValue::Synthetic(Synthetic::SysvHash)));
     }
-    if link.synthetic.contains_key(&Synthetic::GnuHash) {
+    if link.outputs.has_synthetic(Synthetic::GnuHash) {
         d.push((
             i64::from(DT_GNU_HASH),
-            link.synthetic_addr(Synthetic::GnuHash),
+            DynValue::Synthetic(Synthetic::GnuHash),
         ));
     }
-    d.push((i64::from(DT_STRTAB), link.synthetic_addr(Synthetic::DynStr)));
-    d.push((i64::from(DT_SYMTAB), link.synthetic_addr(Synthetic::DynSym)));
-    d.push((i64::from(DT_STRSZ), t.dynstr.len() as u64));
-    d.push((i64::from(DT_SYMENT), 24));
+    d.push((i64::from(DT_STRTAB), DynValue::Synthetic(Synthetic::DynStr)));
+    d.push((i64::from(DT_SYMTAB), DynValue::Synthetic(Synthetic::DynSym)));
+    d.push((i64::from(DT_STRSZ), Number(t.dynstr.len() as u64)));
+    d.push((i64::from(DT_SYMENT), Number(24)));
     if !opts.is_shared() && !opts.z_rodynamic {
-        d.push((i64::from(DT_DEBUG), 0));
+        d.push((i64::from(DT_DEBUG), Number(0)));
     }
-    if link.tables.rela_dyn_count() > 0 {
-        d.push((i64::from(DT_RELA), link.synthetic_addr(Synthetic::RelaDyn)));
+    if tables.rela_dyn_count() > 0 {
+        d.push((i64::from(DT_RELA), DynValue::Synthetic(Synthetic::RelaDyn)));
         d.push((
             i64::from(DT_RELASZ),
-            24 * link.tables.rela_dyn_count() as u64,
+            Number(24 * tables.rela_dyn_count() as u64),
         ));
-        d.push((i64::from(DT_RELAENT), 24));
-        let relative = link.tables.relative_count();
+        d.push((i64::from(DT_RELAENT), Number(24)));
+        let relative = tables.relative_count();
         if relative > 0 {
-            d.push((i64::from(DT_RELACOUNT), relative as u64));
+            d.push((i64::from(DT_RELACOUNT), Number(relative as u64)));
         }
     }
-    if !link.tables.relr.is_empty() {
+    if !tables.relr.is_empty() {
         use crate::relr::{DT_RELR, DT_RELRENT, DT_RELRSZ};
-        d.push((i64::from(DT_RELR), link.synthetic_addr(Synthetic::RelrDyn)));
-        d.push((i64::from(DT_RELRSZ), crate::relr::encoded_size(link)));
-        d.push((i64::from(DT_RELRENT), 8));
+        d.push((i64::from(DT_RELR), DynValue::Synthetic(Synthetic::RelrDyn)));
+        d.push((i64::from(DT_RELRSZ), DynValue::RelrSize));
+        d.push((i64::from(DT_RELRENT), Number(8)));
     }
-    let plt_relocs = link.tables.rela_plt.len() + link.tables.plt.iplt.len();
+    let plt_relocs = tables.rela_plt.len() + tables.plt.iplt.len();
     if plt_relocs > 0 {
         d.push((
             i64::from(DT_JMPREL),
-            link.synthetic_addr(Synthetic::RelaPlt),
+            DynValue::Synthetic(Synthetic::RelaPlt),
         ));
-        d.push((i64::from(DT_PLTRELSZ), 24 * plt_relocs as u64));
-        d.push((i64::from(DT_PLTREL), u64::from(DT_RELA)));
+        d.push((i64::from(DT_PLTRELSZ), Number(24 * plt_relocs as u64)));
+        d.push((i64::from(DT_PLTREL), Number(u64::from(DT_RELA))));
     }
-    if link.synthetic.contains_key(&Synthetic::GotPlt) {
-        d.push((i64::from(DT_PLTGOT), link.synthetic_addr(Synthetic::GotPlt)));
+    if link.outputs.has_synthetic(Synthetic::GotPlt) {
+        d.push((i64::from(DT_PLTGOT), DynValue::Synthetic(Synthetic::GotPlt)));
     }
     if !t.versym.is_empty() {
         d.push((
             i64::from(DT_VERSYM),
-            link.synthetic_addr(Synthetic::GnuVersion),
+            DynValue::Synthetic(Synthetic::GnuVersion),
         ));
     }
     if t.verdef_count > 0 {
         d.push((
             i64::from(DT_VERDEF),
-            link.synthetic_addr(Synthetic::GnuVersionD),
+            DynValue::Synthetic(Synthetic::GnuVersionD),
         ));
-        d.push((i64::from(DT_VERDEFNUM), u64::from(t.verdef_count)));
+        d.push((i64::from(DT_VERDEFNUM), Number(u64::from(t.verdef_count))));
     }
     if t.verneed_count > 0 {
         d.push((
             i64::from(DT_VERNEED),
-            link.synthetic_addr(Synthetic::GnuVersionR),
+            DynValue::Synthetic(Synthetic::GnuVersionR),
         ));
-        d.push((i64::from(DT_VERNEEDNUM), u64::from(t.verneed_count)));
+        d.push((i64::from(DT_VERNEEDNUM), Number(u64::from(t.verneed_count))));
     }
     let mut flags = 0u64;
     let mut flags_1 = 0u64;
@@ -457,11 +492,11 @@ pub fn dynamic_entries(link: &Image, t: &DynamicTables) -> Vec<(i64, u64)> {
         flags |= u64::from(DF_BIND_NOW);
         flags_1 |= u64::from(DF_1_NOW);
     }
-    if link.tables.needs_textrel {
+    if tables.needs_textrel {
         flags |= u64::from(DF_TEXTREL);
-        d.push((i64::from(DT_TEXTREL), 0));
+        d.push((i64::from(DT_TEXTREL), Number(0)));
     }
-    if opts.is_shared() && has_static_tls(link) {
+    if opts.is_shared() && has_static_tls(tables) {
         flags |= u64::from(DF_STATIC_TLS);
     }
     if opts.kind == crate::options::OutputKind::Pie {
@@ -479,25 +514,20 @@ pub fn dynamic_entries(link: &Image, t: &DynamicTables) -> Vec<(i64, u64)> {
     }
     flags_1 |= u64::from(opts.z_flags_1);
     if flags != 0 {
-        d.push((i64::from(DT_FLAGS), flags));
+        d.push((i64::from(DT_FLAGS), Number(flags)));
     }
     if flags_1 != 0 {
-        d.push((i64::from(DT_FLAGS_1), flags_1));
+        d.push((i64::from(DT_FLAGS_1), Number(flags_1)));
     }
-    d.push((i64::from(DT_NULL), 0));
+    d.push((i64::from(DT_NULL), Number(0)));
     d
 }
 
 /// A shared library using initial-exec TLS must say so (DF_STATIC_TLS).
-fn has_static_tls(link: &Image) -> bool {
-    link.tables
+fn has_static_tls(tables: &Tables) -> bool {
+    tables
         .got
         .entries
         .iter()
         .any(|(k, _, _)| *k == crate::context::GotKind::TlsIe)
-}
-
-/// Number of .dynamic entries, computed with placeholder addresses (sizes do not depend on them).
-pub fn dynamic_entry_count(link: &Image, t: &DynamicTables) -> usize {
-    dynamic_entries(link, t).len()
 }

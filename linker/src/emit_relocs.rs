@@ -100,7 +100,7 @@ fn output_symbol(
     }
     match output_of(link, def_file, def_section) {
         Some(out) => {
-            let base = link.outputs[out as usize].addr as i64;
+            let base = link.addr(&link.outputs[out as usize]) as i64;
             let value = link.address_with_addend(target, addend).wrapping_sub(base);
             (Some(index.sections[out as usize]), value)
         }

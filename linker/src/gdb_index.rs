@@ -39,7 +39,7 @@ pub fn build(link: &Image) -> Vec<u8> {
         .outputs
         .iter()
         .filter(|o| o.is_alloc() && o.size > 0)
-        .map(|o| (o.addr, o.addr + o.size))
+        .map(|o| (link.addr(o), link.addr(o) + o.size))
         .collect();
     let parts: Vec<Contribution> = (0..link.objects.len())
         .into_par_iter()

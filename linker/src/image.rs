@@ -52,7 +52,7 @@ pub struct SectionStarts {
 }
 
 impl SectionStarts {
-    pub fn new(link: &Link) -> SectionStarts {
+    pub fn new(link: &Link, segments: &Segments) -> SectionStarts {
         use rayon::prelude::*;
         let mut first = Vec::with_capacity(link.objects.len() + 1);
         let mut total = 0;
@@ -76,8 +76,8 @@ impl SectionStarts {
                 if s.is_kept() && s.output != NO_OUTPUT && s.pieces.is_empty() {
                     // Plus one; a start of 2^64 - 1 reads as not flat, which the
                     // section's record then answers the same.
-                    *slot = link
-                        .output(s.output)
+                    *slot = segments
+                        .place_of(s.output)
                         .addr
                         .wrapping_add(s.offset)
                         .wrapping_add(1);
@@ -235,15 +235,60 @@ impl<'a, 'o> Image<'a, 'o> {
         (s, s.wrapping_add(addend))
     }
 
-    /// [`Link::section_address`], from [`SectionStarts`] where it knows.
+    /// Address of an input section offset in the output, or None if that part was dropped:
+    /// from [`SectionStarts`] where it knows, else from the section's record.
     pub fn section_address(&self, file: FileId, sec: u32, offset: u64) -> Option<u64> {
         match self.starts.get(file, sec) {
             Some(start) => Some(start.wrapping_add(offset)),
-            None => self.link.section_address(file, sec, offset),
+            None => self.recorded_section_address(file, sec, offset),
         }
     }
 
-    /// [`Link::defined_address`], through [`Image::section_address`].
+    fn recorded_section_address(&self, file: FileId, sec: u32, offset: u64) -> Option<u64> {
+        let s = self.objects[file as usize].sections.get(sec as usize)?;
+        if !s.is_kept() || s.output == NO_OUTPUT {
+            // Folded into an identical section: the same bytes at its address.
+            let &(kf, ks) = self.folded_into.get(&(file, sec))?;
+            return self.section_address(kf, ks, offset);
+        }
+        let base = self.segments.place_of(s.output).addr;
+        // Modulo 2^64: a corrupt symbol value may point anywhere.
+        if s.pieces.is_empty() {
+            Some(base.wrapping_add(s.offset).wrapping_add(offset))
+        } else {
+            Some(base.wrapping_add(s.piece_output_offset(offset)?))
+        }
+    }
+
+    /// Address of a symbol defined in an object, without PLT redirection.
+    pub fn definition_address_of_defined(&self, id: crate::symbols::SymbolId) -> u64 {
+        match self.symtab.get(id).def {
+            SymbolDef::Defined {
+                file,
+                section,
+                value,
+            } => self.defined_address(file, section, value).unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    /// Output section `o`'s address.
+    pub fn addr(&self, o: &crate::output_section::OutputSection) -> u64 {
+        self.segments.addr(o)
+    }
+
+    /// Where output section `o` starts in the file.
+    pub fn offset(&self, o: &crate::output_section::OutputSection) -> u64 {
+        self.segments.offset(o)
+    }
+
+    /// Output section `which`'s address (0 if the link has none).
+    pub fn synthetic_addr(&self, which: Synthetic) -> u64 {
+        self.synthetic_section(which)
+            .map_or(0, |s| self.segments.addr(s))
+    }
+
+    /// Where a symbol defined in `section` of `file` at `value` is.
     pub fn defined_address(&self, file: FileId, section: u32, value: u64) -> Option<u64> {
         if section == crate::object_file::shndx::ABS {
             return Some(value);

@@ -7,7 +7,9 @@
 //! segment starts on a new page at an address congruent to its file offset, so the file
 //! itself needs no padding between segments.
 
-use crate::context::{Link, LinkerSymbol, Segment, Segments, TlsLayout};
+use crate::context::{
+    Link, LinkerSymbol, SectionPlace, SectionPlaces, Segment, Segments, TlsLayout,
+};
 use crate::dynamic::DynamicTables;
 use crate::gc::is_c_identifier;
 use crate::image::Image;
@@ -492,8 +494,7 @@ fn add_synthetic(
     o.align = align;
     o.entsize = entsize;
     o.synthetic = Some(which);
-    let id = link.outputs.add(o);
-    link.synthetic.insert(which, id);
+    link.outputs.add(o);
 }
 
 /// Creates the linker-made sections, now that the relocation scan has sized them.
@@ -736,11 +737,7 @@ pub fn create_synthetic_sections(
         );
     }
     if link.is_dynamic {
-        let count = crate::dynamic::dynamic_entry_count(
-            // The count does not depend on addresses, which do not exist yet.
-            &Image::before_symbol_addresses(link, tables, placement, &Segments::default()),
-            dynamic,
-        ) as u64;
+        let count = crate::dynamic::dynamic_entry_count(link, tables, dynamic) as u64;
         add_synthetic(
             link,
             Synthetic::Dynamic,
@@ -997,7 +994,7 @@ fn program_headers(link: &Link) -> Vec<u32> {
 /// The program headers other than `PT_PHDR` and the loads, in lld's order: those that go
 /// before the loads (`PT_INTERP`) and those after them.
 pub(crate) fn special_headers(link: &Link) -> (Vec<u32>, Vec<u32>) {
-    let lead = if link.synthetic.contains_key(&Synthetic::Interp) {
+    let lead = if link.outputs.has_synthetic(Synthetic::Interp) {
         vec![PT_INTERP]
     } else {
         Vec::new()
@@ -1006,18 +1003,18 @@ pub(crate) fn special_headers(link: &Link) -> (Vec<u32>, Vec<u32>) {
     if link.outputs.iter().any(|o| o.is_alloc() && o.is_tls()) {
         rest.push(PT_TLS);
     }
-    if link.synthetic.contains_key(&Synthetic::Dynamic) {
+    if link.outputs.has_synthetic(Synthetic::Dynamic) {
         rest.push(PT_DYNAMIC);
     }
     if relro_sections(link).next().is_some() {
         rest.push(PT_GNU_RELRO);
     }
-    if link.synthetic.contains_key(&Synthetic::EhFrameHdr) {
+    if link.outputs.has_synthetic(Synthetic::EhFrameHdr) {
         rest.push(PT_GNU_EH_FRAME);
     }
     rest.push(PT_GNU_STACK);
     rest.extend(std::iter::repeat_n(PT_NOTE, note_groups(link).len()));
-    if link.synthetic.contains_key(&Synthetic::GnuProperty) {
+    if link.outputs.has_synthetic(Synthetic::GnuProperty) {
         rest.push(PT_GNU_PROPERTY);
     }
     (lead, rest)
@@ -1052,7 +1049,7 @@ pub(crate) fn relro_sections<'a>(link: &'a Link) -> impl Iterator<Item = &'a Out
 
 /// The TLS template of the laid-out sections: from the first TLS section to the end of the
 /// last (`.tbss` included), as aligned as its most aligned member.
-pub(crate) fn tls_layout(link: &Link) -> TlsLayout {
+pub(crate) fn tls_layout(link: &Link, places: &SectionPlaces) -> TlsLayout {
     let tls: Vec<&OutputSection> = link
         .outputs
         .iter()
@@ -1061,31 +1058,39 @@ pub(crate) fn tls_layout(link: &Link) -> TlsLayout {
     let Some(first) = tls.first() else {
         return TlsLayout::default();
     };
-    let end = tls
-        .iter()
-        .map(|o| o.addr + o.size)
-        .max()
-        .unwrap_or(first.addr);
+    let start = places.addr(first);
+    let end = tls.iter().map(|o| places.end(o)).max().unwrap_or(start);
     TlsLayout {
-        start: first.addr,
-        memsz: end - first.addr,
+        start,
+        memsz: end - start,
         align: tls.iter().map(|o| o.align).max().unwrap_or(1),
     }
 }
 
 /// The segments of `types` (from [`special_headers`]) for the laid-out sections, whose TLS
 /// template is `tls`.
-pub(crate) fn special_segments(link: &Link, tls: &TlsLayout, types: &[u32]) -> Vec<Segment> {
+pub(crate) fn special_segments(
+    link: &Link,
+    places: &SectionPlaces,
+    tls: &TlsLayout,
+    types: &[u32],
+) -> Vec<Segment> {
     let page = link.opts.max_page_size.unwrap_or(PAGE);
     let mut notes = note_groups(link);
     let mut segments = Vec::new();
     for &ty in types {
         match ty {
-            PT_INTERP => {
-                segments.push(section_segment(link, Synthetic::Interp, PT_INTERP, PF_R, 1))
-            }
+            PT_INTERP => segments.push(section_segment(
+                link,
+                places,
+                Synthetic::Interp,
+                PT_INTERP,
+                PF_R,
+                1,
+            )),
             PT_DYNAMIC => segments.push(section_segment(
                 link,
+                places,
                 Synthetic::Dynamic,
                 PT_DYNAMIC,
                 if link.opts.z_rodynamic {
@@ -1097,6 +1102,7 @@ pub(crate) fn special_segments(link: &Link, tls: &TlsLayout, types: &[u32]) -> V
             )),
             PT_GNU_EH_FRAME => segments.push(section_segment(
                 link,
+                places,
                 Synthetic::EhFrameHdr,
                 PT_GNU_EH_FRAME,
                 PF_R,
@@ -1104,6 +1110,7 @@ pub(crate) fn special_segments(link: &Link, tls: &TlsLayout, types: &[u32]) -> V
             )),
             PT_GNU_PROPERTY => segments.push(section_segment(
                 link,
+                places,
                 Synthetic::GnuProperty,
                 PT_GNU_PROPERTY,
                 PF_R,
@@ -1121,13 +1128,13 @@ pub(crate) fn special_segments(link: &Link, tls: &TlsLayout, types: &[u32]) -> V
                     // A non-allocated section flagged TLS (only a corrupt input has one) has
                     // no address in the template.
                     .filter(|o| o.is_alloc() && o.is_tls() && !o.is_nobits())
-                    .map(|o| (o.addr + o.size).saturating_sub(tls.start))
+                    .map(|o| places.end(o).saturating_sub(tls.start))
                     .max()
                     .unwrap_or(0);
                 segments.push(Segment {
                     p_type: PT_TLS,
                     flags: PF_R,
-                    offset: first.offset,
+                    offset: places.offset(first),
                     vaddr: tls.start,
                     filesz,
                     memsz: tls.memsz,
@@ -1136,9 +1143,9 @@ pub(crate) fn special_segments(link: &Link, tls: &TlsLayout, types: &[u32]) -> V
                 });
             }
             PT_GNU_RELRO => {
-                let first = relro_sections(link).next().unwrap();
+                let first = places.of(relro_sections(link).next().unwrap());
                 let end = relro_sections(link)
-                    .map(|o| o.addr + o.size)
+                    .map(|o| places.end(o))
                     .max()
                     .unwrap_or(first.addr);
                 // Round up to the (common) page: the next segment starts on a new page
@@ -1147,7 +1154,7 @@ pub(crate) fn special_segments(link: &Link, tls: &TlsLayout, types: &[u32]) -> V
                 let memsz = end.next_multiple_of(common) - first.addr;
                 let filesz = relro_sections(link)
                     .filter(|o| !o.is_nobits())
-                    .map(|o| o.offset + o.size - first.offset)
+                    .map(|o| places.offset(o) + o.size - first.offset)
                     .max()
                     .unwrap_or(0);
                 segments.push(Segment {
@@ -1166,15 +1173,16 @@ pub(crate) fn special_segments(link: &Link, tls: &TlsLayout, types: &[u32]) -> V
             PT_NOTE if notes.is_empty() => {}
             PT_NOTE => {
                 let group = notes.remove(0);
-                let (start, end) = (group[0], group[group.len() - 1]);
+                let (first, last) = (group[0], group[group.len() - 1]);
+                let (start, end) = (places.of(first), places.of(last));
                 segments.push(Segment {
                     p_type: PT_NOTE,
                     flags: PF_R,
                     offset: start.offset,
                     vaddr: start.addr,
-                    filesz: end.offset + end.size - start.offset,
-                    memsz: end.addr + end.size - start.addr,
-                    align: start.align,
+                    filesz: end.offset + last.size - start.offset,
+                    memsz: end.addr + last.size - start.addr,
+                    align: first.align,
                     paddr: None,
                 });
             }
@@ -1184,10 +1192,12 @@ pub(crate) fn special_segments(link: &Link, tls: &TlsLayout, types: &[u32]) -> V
     segments
 }
 
-/// Assigns file offsets and addresses to all output sections and builds the segments.
-pub fn assign_addresses(link: &mut Link) -> Segments {
+/// Assigns file offsets and addresses to all output sections and builds the segments. A
+/// layout done again (sizes changed) passes the one before as `previous`: a linker
+/// script's reference to a section further on reads its address there.
+pub fn assign_addresses(link: &mut Link, previous: Option<&SectionPlaces>) -> Segments {
     if link.scripts.lays_out() {
-        return crate::script_layout::assign_addresses(link);
+        return crate::script_layout::assign_addresses(link, previous);
     }
     // `-z max-page-size`: the segments' alignment, so each starts on a page of its own in
     // memory (the file stays compact: a segment's address is congruent to its offset).
@@ -1215,6 +1225,7 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
         .map(|o| o.align)
         .max()
         .unwrap_or(1);
+    let mut places = SectionPlaces::for_outputs(&link.outputs);
     let mut load = Segment {
         p_type: PT_LOAD,
         flags: PF_R,
@@ -1283,7 +1294,7 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
             };
         }
         current = Some(class);
-        let o = &mut link.outputs[i];
+        let o = &link.outputs[i];
         // The TLS template starts at the alignment of its most aligned member, so that the
         // thread pointer offsets computed here are the ones the loader uses.
         let align = if o.is_tls() && !tls_seen {
@@ -1299,8 +1310,14 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
         };
         if o.is_tls() && o.is_nobits() {
             // .tbss takes no address space of its own: it exists only in the TLS template.
-            o.addr = aligned;
-            o.offset = offset;
+            places.set(
+                o,
+                SectionPlace {
+                    addr: aligned,
+                    offset,
+                    lma: None,
+                },
+            );
             tls_seen = true;
             continue;
         }
@@ -1310,8 +1327,14 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
             offset += aligned - vaddr;
         }
         vaddr = aligned;
-        o.addr = vaddr;
-        o.offset = offset;
+        places.set(
+            o,
+            SectionPlace {
+                addr: vaddr,
+                offset,
+                lma: None,
+            },
+        );
         tls_seen |= o.is_tls();
         vaddr += o.size;
         if !o.is_nobits() {
@@ -1321,15 +1344,9 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
         load.memsz = vaddr - load.vaddr;
     }
     loads.push(load);
-    // Non-allocated sections follow in the file.
-    for o in link.outputs.iter_mut().filter(|o| !o.is_alloc()) {
-        offset = offset.next_multiple_of(o.align.max(1));
-        o.offset = offset;
-        o.addr = 0;
-        offset += o.size;
-    }
+    place_non_alloc(link, &mut places, offset);
 
-    let tls = tls_layout(link);
+    let tls = tls_layout(link, &places);
     let (lead, rest) = special_headers(link);
     let mut segments = Vec::new();
     if !lead.is_empty() {
@@ -1344,10 +1361,11 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
             paddr: None,
         });
     }
-    segments.extend(special_segments(link, &tls, &lead));
+    segments.extend(special_segments(link, &places, &tls, &lead));
     segments.extend(loads);
-    segments.extend(special_segments(link, &tls, &rest));
+    segments.extend(special_segments(link, &places, &tls, &rest));
     let mut segments = Segments {
+        sections: places,
         headers: segments,
         tls,
         image_base,
@@ -1359,8 +1377,22 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
     segments
 }
 
-/// Whether an input object marks its code as needing an executable stack: a
-/// `.note.GNU-stack` section with SHF_EXECINSTR.
+/// Places the sections that are not loaded after the others in the file, from `offset`.
+pub(crate) fn place_non_alloc(link: &Link, places: &mut SectionPlaces, mut offset: u64) {
+    for o in link.outputs.iter().filter(|o| !o.is_alloc()) {
+        offset = offset.next_multiple_of(o.align.max(1));
+        places.set(
+            o,
+            SectionPlace {
+                addr: 0,
+                offset,
+                lma: None,
+            },
+        );
+        offset += o.size;
+    }
+}
+
 /// The class whose segment section `o` goes to: under `-N` one segment holds everything;
 /// under `-n` there is no RELRO, so relocated read-only data joins the data.
 pub(crate) fn segment_class(link: &Link, o: &OutputSection) -> Class {
@@ -1447,17 +1479,19 @@ pub fn asks_for_executable_stack(link: &Link) -> bool {
 
 pub(crate) fn section_segment(
     link: &Link,
+    places: &SectionPlaces,
     which: Synthetic,
     p_type: u32,
     flags: u32,
     align: u64,
 ) -> Segment {
     let o = link.synthetic_section(which).unwrap();
+    let place = places.of(o);
     Segment {
         p_type,
         flags,
-        offset: o.offset,
-        vaddr: o.addr,
+        offset: place.offset,
+        vaddr: place.addr,
         filesz: o.size,
         memsz: o.size,
         align,
@@ -1596,6 +1630,7 @@ pub fn define_linker_symbols(link: &mut Link) {
 }
 
 fn linker_symbol_value(link: &Image, what: &LinkerSymbol) -> u64 {
+    let places = &link.segments.sections;
     let writable_alloc = || {
         link.outputs
             .iter()
@@ -1605,35 +1640,35 @@ fn linker_symbol_value(link: &Image, what: &LinkerSymbol) -> u64 {
         LinkerSymbol::ImageBase => link.segments.image_base,
         LinkerSymbol::SectionBound { name, end } => {
             match link.outputs.iter().find(|o| &o.name == name) {
-                Some(o) => o.addr + if *end { o.size } else { 0 },
+                Some(o) => places.addr(o) + if *end { o.size } else { 0 },
                 None => link.segments.image_base,
             }
         }
         LinkerSymbol::Synthetic { which, end } => match link.synthetic_section(*which) {
-            Some(o) => o.addr + if *end { o.size } else { 0 },
+            Some(o) => places.addr(o) + if *end { o.size } else { 0 },
             None => link.segments.image_base,
         },
         LinkerSymbol::EndOfData => writable_alloc()
             .filter(|o| !o.is_nobits())
-            .map(|o| o.addr + o.size)
+            .map(|o| places.end(o))
             .max()
             .unwrap_or(link.segments.image_base),
         LinkerSymbol::End => link
             .outputs
             .iter()
             .filter(|o| o.is_alloc() && !(o.is_tls() && o.is_nobits()))
-            .map(|o| o.addr + o.size)
+            .map(|o| places.end(o))
             .max()
             .unwrap_or(link.segments.image_base),
         LinkerSymbol::BssStart => writable_alloc().find(|o| o.is_nobits()).map_or_else(
             || linker_symbol_value(link, &LinkerSymbol::EndOfData),
-            |o| o.addr,
+            |o| places.addr(o),
         ),
         LinkerSymbol::EndOfText => link
             .outputs
             .iter()
             .filter(|o| o.is_alloc() && o.is_exec())
-            .map(|o| o.addr + o.size)
+            .map(|o| places.end(o))
             .max()
             .unwrap_or(link.segments.image_base),
         // In an executable, DTPOFF relocations resolve to thread-pointer offsets (the
@@ -1664,7 +1699,7 @@ fn symbol_addresses(link: &Image) -> Vec<u64> {
         .outputs
         .iter()
         .find(|o| o.tail(TailKind::Commons).is_some())
-        .map(|o| o.addr);
+        .map(|o| link.segments.addr(o));
     for (id, sym) in link.symtab.symbols.iter().enumerate() {
         let id32 = id as u32;
         addrs[id] = if let Some(&slot) = link.tables.copies.slots.get(&id32) {
@@ -1718,7 +1753,7 @@ pub fn compute_all_symbol_addresses(
 }
 
 /// The address of the target of a `--defsym` alias (a symbol defined in an object).
-pub fn symbol_address_for_alias(link: &Link, id: u32) -> u64 {
+pub fn symbol_address_for_alias(link: &Image, id: u32) -> u64 {
     match link.symtab.get(id).def {
         SymbolDef::Defined { .. } => link.definition_address_of_defined(id),
         _ => 0,
@@ -1919,6 +1954,8 @@ pub(crate) struct LinkEnv<'a> {
     /// The size of the ELF and program headers (`SIZEOF_HEADERS`), once the program headers
     /// are known.
     pub headers: Option<u64>,
+    /// The output sections' places, once known (before, an address reads as 0).
+    pub places: Option<&'a SectionPlaces>,
 }
 
 thread_local! {
@@ -1946,10 +1983,11 @@ impl crate::script_expr::Env for LinkEnv<'_> {
             .iter()
             .enumerate()
             .find(|(_, o)| o.name == name)?;
+        let place = self.places.map(|p| p.of(o)).unwrap_or_default();
         Some(crate::script_expr::SectionInfo {
             index: index as u32,
-            addr: o.addr,
-            lma: o.lma.unwrap_or(o.addr),
+            addr: place.addr,
+            lma: place.lma.unwrap_or(place.addr),
             size: o.size,
             align: o.align,
         })
@@ -2004,6 +2042,7 @@ pub fn assignment_is_absolute(link: &Link, e: &crate::script_expr::Expr) -> bool
             value: 0,
         }),
         headers: None,
+        places: None,
     })
     .is_ok_and(|v| v.section.is_none())
 }
@@ -2016,6 +2055,7 @@ pub fn expr_is_absolute(link: &Link, e: &crate::script_expr::Expr) -> bool {
         symbols: &[],
         dot: None,
         headers: None,
+        places: None,
     })
     .map_or(true, |v| v.section.is_none())
 }
@@ -2045,6 +2085,7 @@ fn evaluate_script_symbols(
                 symbols: addresses,
                 dot: None,
                 headers: Some(segments.headers_size()),
+                places: Some(&segments.sections),
             }) {
                 Ok(v) => addresses[*id as usize] = v.value,
                 Err(err) if round == 1 => {
@@ -2061,6 +2102,7 @@ fn evaluate_script_symbols(
             symbols: addresses,
             dot: None,
             headers: Some(segments.headers_size()),
+            places: Some(&segments.sections),
         }) {
             Ok(v) if v.value != 0 => {}
             Ok(_) => errors.push(format!("{origin}:{line}: {message}")),

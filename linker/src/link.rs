@@ -388,7 +388,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     timer.phase("  dynamic tables");
     crate::script_layout::check_supported(&link)?;
     layout::sort_output_sections(&mut link);
-    let mut segments = layout::assign_addresses(&mut link);
+    let mut segments = layout::assign_addresses(&mut link, None);
     crate::script_layout::check_addresses(&link, &segments)?;
     let relr = crate::relr::settle(&mut link, &tables, &placement, &mut segments);
     let sym_addr = layout::compute_all_symbol_addresses(&link, &tables, &placement, &segments)?;
@@ -412,7 +412,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         timer.phase("compress debug sections");
     }
     warn_missing_entry(&link);
-    let starts = SectionStarts::new(&link);
+    let starts = SectionStarts::new(&link, &segments);
     timer.phase("  section starts");
     if opts.z_rewrite_endbr {
         let image = Image::new(

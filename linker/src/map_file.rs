@@ -34,7 +34,7 @@ pub fn render(link: &Image) -> String {
     let mut order: Vec<&crate::output_section::OutputSection> = link.outputs.iter().collect();
     order.sort_by_key(|o| o.index);
     for o in order {
-        let base = if o.is_alloc() { o.addr } else { 0 };
+        let base = if o.is_alloc() { link.addr(o) } else { 0 };
         line(base, o.size, o.align, 0, &o.name);
         if o.synthetic.is_some() {
             line(

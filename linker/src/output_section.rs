@@ -73,6 +73,8 @@ pub struct OutputSections {
     list: Vec<OutputSection>,
     /// Where each output section (by id) is in `list`; `u32::MAX` once dropped.
     positions: Vec<u32>,
+    /// The linker's own sections, by what they are.
+    synthetic: FxHashMap<Synthetic, OutputId>,
 }
 
 impl std::ops::Deref for OutputSections {
@@ -103,9 +105,17 @@ impl OutputSections {
     pub fn add(&mut self, mut o: OutputSection) -> OutputId {
         let id = OutputId(self.positions.len() as u32);
         o.id = id;
+        if let Some(which) = o.synthetic {
+            self.synthetic.insert(which, id);
+        }
         self.positions.push(self.list.len() as u32);
         self.list.push(o);
         id
+    }
+
+    /// How many identities were given (dropped sections' included).
+    pub fn id_count(&self) -> usize {
+        self.positions.len()
     }
 
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, OutputSection> {
@@ -118,6 +128,20 @@ impl OutputSections {
             Some(&p) if p != u32::MAX => Some(p as usize),
             _ => None,
         }
+    }
+
+    /// The linker's section `which`, if the link has one.
+    pub fn synthetic(&self, which: Synthetic) -> Option<&OutputSection> {
+        let id = self.synthetic_id(which)?;
+        Some(&self.list[self.position(id)?])
+    }
+
+    pub fn synthetic_id(&self, which: Synthetic) -> Option<OutputId> {
+        self.synthetic.get(&which).copied()
+    }
+
+    pub fn has_synthetic(&self, which: Synthetic) -> bool {
+        self.synthetic.contains_key(&which)
     }
 
     /// Output section `id`, which must not have been dropped.
@@ -156,15 +180,11 @@ pub struct OutputSection {
     pub align: u64,
     pub entsize: u64,
     pub size: u64,
-    pub addr: u64,
-    pub offset: u64,
-    /// Section header index in the output (set at layout).
+    /// Section header index in the output (set when the sections are put in order).
     pub index: u32,
     pub inputs: Vec<(FileId, u32)>,
     pub tails: Vec<Tail>,
     pub synthetic: Option<Synthetic>,
-    /// The load address a linker script's `AT` gives it, if not its address.
-    pub lma: Option<u64>,
 }
 
 impl OutputSection {
@@ -177,13 +197,10 @@ impl OutputSection {
             align: 1,
             entsize: 0,
             size: 0,
-            addr: 0,
-            offset: 0,
             index: 0,
             inputs: Vec::new(),
             tails: Vec::new(),
             synthetic: None,
-            lma: None,
         }
     }
 

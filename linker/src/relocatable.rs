@@ -100,13 +100,15 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
         if let Header::Output(k) = *h {
             let o = &mut link.outputs[k as usize];
             o.index = 1 + i as u32;
-            o.addr = 0;
         }
     }
 
     // A relocatable output has no GOT, PLT, dynamic relocations or segments.
     let no_tables = crate::tables::Tables::default();
-    let no_segments = crate::context::Segments::default();
+    let no_segments = crate::context::Segments {
+        sections: crate::context::SectionPlaces::for_outputs(&link.outputs),
+        ..Default::default()
+    };
     let image =
         crate::image::Image::before_symbol_addresses(link, &no_tables, &placement, &no_segments);
     let (symtab, index) = build_symtab(&image);

@@ -120,7 +120,7 @@ pub fn settle(
     placement: &Placement,
     segments: &mut Segments,
 ) -> Vec<u64> {
-    let Some(section) = link.synthetic.get(&Synthetic::RelrDyn).copied() else {
+    let Some(section) = link.outputs.synthetic_id(Synthetic::RelrDyn) else {
         return Vec::new();
     };
     let mut round = 0;
@@ -139,7 +139,7 @@ pub fn settle(
             return words;
         }
         link.outputs.section_mut(section).size = size;
-        *segments = layout::assign_addresses(link);
+        *segments = layout::assign_addresses(link, Some(&segments.sections));
         round += 1;
     }
 }

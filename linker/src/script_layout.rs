@@ -25,7 +25,7 @@
 //! - **`-r`**: the script places input sections and orders the output sections (its
 //!   own first); COMDAT group members stay sections of their own; nothing gets an address.
 
-use crate::context::{Link, ScriptResults, Segment, Segments};
+use crate::context::{Link, ScriptResults, SectionPlace, SectionPlaces, Segment, Segments};
 use crate::dynamic_list::glob_match;
 use crate::error::{LinkError, Result};
 use crate::input::script::{Constraint, OutputDescription, OutputItem, SectionsCommand, Sort};
@@ -321,16 +321,16 @@ pub fn check_addresses(link: &Link, segments: &Segments) -> Result<()> {
         .enumerate()
         .filter(|(i, o)| o.is_alloc() && !(o.is_tls() && o.is_nobits()) && !in_overlay(*i))
     {
+        let addr = segments.addr(o);
         if let Some(p) = previous {
-            let end = p.addr.checked_add(p.size);
-            if end.is_none_or(|end| o.addr < end) || o.addr.checked_add(o.size).is_none() {
+            let p_addr = segments.addr(p);
+            let end = p_addr.checked_add(p.size);
+            if end.is_none_or(|end| addr < end) || addr.checked_add(o.size).is_none() {
                 return Err(LinkError::Link(format!(
-                    "{origin}: section {} at {:#x} overlaps {} ({:#x} to {:#x})",
+                    "{origin}: section {} at {addr:#x} overlaps {} ({p_addr:#x} to {:#x})",
                     o.name,
-                    o.addr,
                     p.name,
-                    p.addr,
-                    p.addr.wrapping_add(p.size)
+                    p_addr.wrapping_add(p.size)
                 )));
             }
         }
@@ -821,7 +821,7 @@ fn phdr_sets(link: &Link) -> Vec<Vec<usize>> {
 }
 
 /// With `PHDRS`: the program headers exactly as listed, each spanning its sections.
-fn listed_segments(link: &Link, base: u64, headers: u64) -> Vec<Segment> {
+fn listed_segments(link: &Link, places: &SectionPlaces, base: u64, headers: u64) -> Vec<Segment> {
     let page = link.opts.max_page_size.unwrap_or(PAGE);
     let sets = phdr_sets(link);
     let env = LinkEnv {
@@ -829,6 +829,7 @@ fn listed_segments(link: &Link, base: u64, headers: u64) -> Vec<Segment> {
         symbols: &[],
         dot: None,
         headers: Some(headers),
+        places: Some(places),
     };
     link.scripts
         .phdrs
@@ -855,11 +856,9 @@ fn listed_segments(link: &Link, base: u64, headers: u64) -> Vec<Segment> {
                 flags = v.value as u32;
             }
             let with_headers = spec.filehdr || spec.phdrs;
-            let (mut offset, mut vaddr) = match members.first() {
-                Some(o) => (o.offset, o.addr),
-                None => (0, 0),
-            };
-            let paddr = members.first().and_then(|o| o.lma);
+            let first = members.first().map(|o| places.of(o));
+            let (mut offset, mut vaddr) = first.map_or((0, 0), |p| (p.offset, p.addr));
+            let paddr = first.and_then(|p| p.lma);
             if with_headers && spec.p_type == PT_LOAD {
                 (offset, vaddr) = (0, base);
             }
@@ -872,14 +871,10 @@ fn listed_segments(link: &Link, base: u64, headers: u64) -> Vec<Segment> {
                 let file_end = members
                     .iter()
                     .filter(|o| !o.is_nobits())
-                    .map(|o| o.offset + o.size)
+                    .map(|o| places.offset(o) + o.size)
                     .max()
                     .unwrap_or(offset);
-                let mem_end = members
-                    .iter()
-                    .map(|o| o.addr + o.size)
-                    .max()
-                    .unwrap_or(vaddr);
+                let mem_end = members.iter().map(|o| places.end(o)).max().unwrap_or(vaddr);
                 (file_end - offset, mem_end - vaddr)
             };
             let align = match spec.p_type {
@@ -902,8 +897,9 @@ fn listed_segments(link: &Link, base: u64, headers: u64) -> Vec<Segment> {
 }
 
 /// Addresses, file offsets and segments of a scripted layout; the values of the
-/// assignments inside `SECTIONS`.
-pub fn assign_addresses(link: &mut Link) -> Segments {
+/// assignments inside `SECTIONS`. Where an expression names a section placed further on
+/// (`ADDR`, `LOADADDR`), it reads its place in the `previous` layout (0 without one).
+pub fn assign_addresses(link: &mut Link, previous: Option<&SectionPlaces>) -> Segments {
     let page = link.opts.max_page_size.unwrap_or(PAGE);
     let listed = !link.scripts.phdrs.is_empty();
     // With PHDRS, the headers are loaded where FILEHDR or PHDRS asks.
@@ -913,31 +909,31 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
             .phdrs
             .iter()
             .any(|p| p.p_type == PT_LOAD && (p.filehdr || p.phdrs));
-    let mut script;
-    loop {
-        let headers = 64 + 56 * program_header_count(link, headers_loaded) as u64;
-        script = walk(link, headers);
-        let min = link
-            .outputs
+    let lowest = |link: &Link, places: &SectionPlaces| {
+        link.outputs
             .iter()
             .filter(|o| o.is_alloc())
-            .map(|o| o.addr)
+            .map(|o| places.addr(o))
             .min()
-            .unwrap_or(0);
-        let fits = headers <= min % page;
+            .unwrap_or(0)
+    };
+    let (mut places, mut script) = walk(
+        link,
+        64 + 56 * program_header_count(link, headers_loaded) as u64,
+        previous,
+    );
+    loop {
+        let headers = 64 + 56 * program_header_count(link, headers_loaded) as u64;
+        let fits = headers <= lowest(link, &places) % page;
         if fits || !headers_loaded || listed {
             break;
         }
         headers_loaded = false;
+        let headers = 64 + 56 * program_header_count(link, headers_loaded) as u64;
+        (places, script) = walk(link, headers, Some(&places));
     }
     let headers = 64 + 56 * program_header_count(link, headers_loaded) as u64;
-    let min = link
-        .outputs
-        .iter()
-        .filter(|o| o.is_alloc())
-        .map(|o| o.addr)
-        .min()
-        .unwrap_or(0);
+    let min = lowest(link, &places);
 
     // File offsets and loads.
     let mut loads: Vec<Segment> = Vec::new();
@@ -969,7 +965,8 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
         let flags = flags_of(link, i);
         let (addr, size, nobits, lma) = {
             let o = &link.outputs[i];
-            (o.addr, o.size, o.is_nobits(), o.lma)
+            let place = places.of(o);
+            (place.addr, o.size, o.is_nobits(), place.lma)
         };
         match loads.last_mut() {
             Some(load) if joins(link, &sets, i, first, load.flags) => {
@@ -996,7 +993,7 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
             }
         }
         let load = loads.last_mut().unwrap();
-        link.outputs[i].offset = offset;
+        places.set(&link.outputs[i], SectionPlace { addr, offset, lma });
         if !nobits {
             offset = offset.wrapping_add(size);
             load.filesz = offset.wrapping_sub(load.offset);
@@ -1007,17 +1004,13 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
                 .max(addr.wrapping_add(size).wrapping_sub(load.vaddr));
         }
     }
-    for o in link.outputs.iter_mut().filter(|o| !o.is_alloc()) {
-        offset = offset.next_multiple_of(o.align.max(1));
-        o.offset = offset;
-        o.addr = 0;
-        offset += o.size;
-    }
+    crate::layout::place_non_alloc(link, &mut places, offset);
 
-    let tls = crate::layout::tls_layout(link);
+    let tls = crate::layout::tls_layout(link, &places);
     if listed {
         return Segments {
-            headers: listed_segments(link, image_base, headers),
+            headers: listed_segments(link, &places, image_base, headers),
+            sections: places,
             tls,
             image_base,
             script,
@@ -1037,10 +1030,11 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
             paddr: None,
         });
     }
-    segments.extend(crate::layout::special_segments(link, &tls, &lead));
+    segments.extend(crate::layout::special_segments(link, &places, &tls, &lead));
     segments.extend(loads);
-    segments.extend(crate::layout::special_segments(link, &tls, &rest));
+    segments.extend(crate::layout::special_segments(link, &places, &tls, &rest));
     Segments {
+        sections: places,
         headers: segments,
         tls,
         image_base,
@@ -1049,9 +1043,14 @@ pub fn assign_addresses(link: &mut Link) -> Segments {
 }
 
 /// Walks the commands with the location counter, giving every allocated output section
-/// its address; returns the value (and section) of each assignment inside `SECTIONS`,
-/// where the data commands go, and what was wrong.
-fn walk(link: &mut Link, headers: u64) -> ScriptResults {
+/// its address (and load address); returns those, and the value (and section) of each
+/// assignment inside `SECTIONS`, where the data commands go, and what was wrong. Sections
+/// not placed yet are where the `previous` layout put them.
+fn walk(
+    link: &mut Link,
+    headers: u64,
+    previous: Option<&SectionPlaces>,
+) -> (SectionPlaces, ScriptResults) {
     let mut dot = Value {
         section: None,
         value: 0,
@@ -1068,7 +1067,14 @@ fn walk(link: &mut Link, headers: u64) -> ScriptResults {
         let steps = steps(env_link);
         let map = InputMap::new(commands(env_link));
         // Addresses are written back after the walk; expressions see the ones so far.
-        let mut placed: Vec<Option<(u64, u64)>> = vec![None; env_link.outputs.len()];
+        let mut placed: Vec<Option<(u64, u64)>> = env_link
+            .outputs
+            .iter()
+            .map(|o| {
+                let p = previous?.of(o);
+                Some((p.addr, p.lma.unwrap_or(p.addr)))
+            })
+            .collect();
         // MEMORY regions: name, start, end, and where the next section goes.
         let mut regions: Vec<(String, u64, u64, u64)> = Vec::new();
         {
@@ -1078,6 +1084,7 @@ fn walk(link: &mut Link, headers: u64) -> ScriptResults {
                     symbols: &[],
                     dot: None,
                     headers: Some(headers),
+                    places: None,
                 },
                 placed: &placed,
             };
@@ -1115,6 +1122,7 @@ fn walk(link: &mut Link, headers: u64) -> ScriptResults {
                     symbols: &[],
                     dot: Some(dot),
                     headers: Some(headers),
+                    places: None,
                 },
                 placed: &placed,
             };
@@ -1137,6 +1145,7 @@ fn walk(link: &mut Link, headers: u64) -> ScriptResults {
                                     ),
                                 }),
                                 headers: Some(headers),
+                                places: None,
                             },
                             placed: &placed,
                         },
@@ -1206,6 +1215,7 @@ fn walk(link: &mut Link, headers: u64) -> ScriptResults {
                                         value: dot,
                                     }),
                                     headers: Some(headers),
+                                    places: None,
                                 },
                                 placed: env.placed,
                             };
@@ -1284,9 +1294,16 @@ fn walk(link: &mut Link, headers: u64) -> ScriptResults {
             .map(|(&(i, j), &at)| (i, at, j))
             .collect();
     }
+    let mut places = SectionPlaces::for_outputs(&link.outputs);
     for (i, addr, lma) in addresses {
-        link.outputs[i].addr = addr;
-        link.outputs[i].lma = lma;
+        places.set(
+            &link.outputs[i],
+            SectionPlace {
+                addr,
+                offset: 0,
+                lma,
+            },
+        );
     }
     for (i, size) in sizes {
         link.outputs[i].size = size;
@@ -1295,11 +1312,12 @@ fn walk(link: &mut Link, headers: u64) -> ScriptResults {
         link.objects[f as usize].sections[s as usize].offset = offset;
     }
     data_places.sort_unstable();
-    ScriptResults {
+    let script = ScriptResults {
         values,
         errors: located(link, errors),
         data_places,
-    }
+    };
+    (places, script)
 }
 
 /// The name of the script with `SECTIONS`, for errors.
@@ -1430,7 +1448,7 @@ fn inside_dot(
     item: usize,
     placed: &[Option<(u64, u64)>],
 ) -> u64 {
-    let base = placed[i].map_or(link.outputs[i].addr, |p| p.0);
+    let base = placed[i].map_or(0, |p| p.0);
     base + inside_offset(link, map, i, item)
 }
 
@@ -1537,12 +1555,10 @@ pub fn data_bytes(
             section: Some(i as u32),
             value: at,
         };
-        let headers = Some(segments.headers_size());
-        let value = evaluate(link, symbols, headers, expr, d.line, Some(dot))?;
-        let o = &link.outputs[i];
+        let value = evaluate(link, symbols, Some(segments), expr, d.line, Some(dot))?;
         out.push((
             i as u32,
-            at - o.addr,
+            at - segments.addr(&link.outputs[i]),
             value.to_le_bytes()[..usize::from(*size)].to_vec(),
         ));
     }
@@ -1601,10 +1617,11 @@ fn alignment(link: &Link, expr: &crate::script_expr::Expr, line: usize) -> Resul
 
 /// The value of a script expression once symbols have values (`.` at `dot`), or an error
 /// naming the script and line.
+/// `expr`'s value: before the layout (no `segments`), or once laid out.
 fn evaluate(
     link: &Link,
     symbols: &[u64],
-    headers: Option<u64>,
+    segments: Option<&Segments>,
     expr: &crate::script_expr::Expr,
     line: usize,
     dot: Option<Value>,
@@ -1613,7 +1630,8 @@ fn evaluate(
         link,
         symbols,
         dot,
-        headers,
+        headers: segments.map(Segments::headers_size),
+        places: segments.map(|s| &s.sections),
     };
     expr.eval(&env)
         .map(|v| v.value)
@@ -1634,8 +1652,7 @@ pub fn fills(link: &Link, segments: &Segments, symbols: &[u64]) -> Result<Vec<(u
         if o.is_nobits() || o.synthetic.is_some() {
             continue;
         }
-        let headers = Some(segments.headers_size());
-        let value = evaluate(link, symbols, headers, expr, d.line, None)?;
+        let value = evaluate(link, symbols, Some(segments), expr, d.line, None)?;
         out.push((i as u32, (value as u32).to_be_bytes()));
     }
     Ok(out)
@@ -1678,9 +1695,9 @@ pub fn insert_values(link: &Link, segments: &Segments) -> ScriptResults {
         value: anchor_at.map_or(0, |i| {
             let o = &link.outputs[i];
             if after {
-                o.addr + o.size
+                segments.sections.end(o)
             } else {
-                o.addr
+                segments.addr(o)
             }
         }),
     };
@@ -1688,7 +1705,10 @@ pub fn insert_values(link: &Link, segments: &Segments) -> ScriptResults {
     let placed: Vec<Option<(u64, u64)>> = link
         .outputs
         .iter()
-        .map(|o| Some((o.addr, o.lma.unwrap_or(o.addr))))
+        .map(|o| {
+            let p = segments.place(o);
+            Some((p.addr, p.lma.unwrap_or(p.addr)))
+        })
         .collect();
     let mut values: Vec<(u64, Option<u32>)> = Vec::new();
     let mut errors = Vec::new();
@@ -1698,7 +1718,7 @@ pub fn insert_values(link: &Link, segments: &Segments) -> ScriptResults {
                 let o = &link.outputs[*i];
                 dot = Value {
                     section: Some(*i as u32),
-                    value: o.addr + o.size,
+                    value: segments.sections.end(o),
                 };
             }
             Step::Output(..) => {}
@@ -1715,6 +1735,7 @@ pub fn insert_values(link: &Link, segments: &Segments) -> ScriptResults {
                     symbols: &[],
                     dot: Some(here),
                     headers: Some(segments.headers_size()),
+                    places: Some(&segments.sections),
                 };
                 let v = a.expr.eval(&env).unwrap_or_else(|e| {
                     errors.push(format!("{}: {e}", a.line));

@@ -265,7 +265,7 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
                 info: (STB_LOCAL << 4) | STT_SECTION,
                 other: 0,
                 section: SymSection::Output(o.index),
-                value: o.addr,
+                value: link.addr(o),
                 size: 0,
             };
             part.push(sym, tls_start);

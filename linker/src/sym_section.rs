@@ -97,13 +97,13 @@ fn tail_section(link: &Image, kind: TailKind) -> SymSection {
 pub fn section_at(link: &Image, addr: u64) -> SymSection {
     link.outputs
         .iter()
-        .filter(|o| o.is_alloc() && o.addr <= addr)
-        .max_by_key(|o| (o.addr, o.size))
+        .filter(|o| o.is_alloc() && link.addr(o) <= addr)
+        .max_by_key(|o| (link.addr(o), o.size))
         .or_else(|| {
             link.outputs
                 .iter()
                 .filter(|o| o.is_alloc())
-                .min_by_key(|o| o.addr)
+                .min_by_key(|o| link.addr(o))
         })
         .map_or(SymSection::Absolute, |o| SymSection::Output(o.index))
 }

@@ -154,7 +154,7 @@ pub(crate) fn copy_address(link: &Image, slot: crate::context::CopySlot) -> u64 
     };
     link.outputs
         .iter()
-        .find_map(|o| o.tail(kind).map(|t| o.addr + t.offset))
+        .find_map(|o| o.tail(kind).map(|t| link.addr(o) + t.offset))
         .unwrap_or(0)
         + slot.offset
 }
@@ -367,12 +367,12 @@ fn write_eh_frame_hdr(link: &Image, hdr: &mut [u8], hdr_addr: u64) {
     let mut table: Vec<(u64, u64)> = eh.map_or_else(Vec::new, |eh| {
         eh.inputs
             .par_iter()
-            .flat_map_iter(|&(file, sec)| fde_starts(link, file, sec, eh.addr))
+            .flat_map_iter(|&(file, sec)| fde_starts(link, file, sec, link.addr(eh)))
             .collect()
     });
     // By address, then by FDE: the same table whatever the order threads finished in.
     table.par_sort_unstable();
-    let eh_addr = eh.map_or(0, |eh| eh.addr);
+    let eh_addr = eh.map_or(0, |eh| link.addr(eh));
     hdr[0] = 1;
     hdr[1] = 0x1b; // eh_frame_ptr: pcrel | sdata4
     hdr[2] = 0x03; // fde_count: udata4

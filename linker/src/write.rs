@@ -133,7 +133,7 @@ pub fn write_output(
         .outputs
         .iter()
         .filter(|o| !o.is_nobits())
-        .map(|o| o.offset + o.size)
+        .map(|o| link.offset(o) + o.size)
         .max()
         .unwrap_or(0)
         .max(link.segments.headers_size());
@@ -170,12 +170,13 @@ pub fn write_output(
         if o.is_nobits() {
             continue;
         }
+        let o_offset = link.offset(o);
         if link.contents.compressed.contains_key(&(index as u32)) {
-            jobs.push((o.offset, o.size, Job::Compressed(index as u32)));
+            jobs.push((o_offset, o.size, Job::Compressed(index as u32)));
             continue;
         }
         if let Some(which) = o.synthetic {
-            jobs.push((o.offset, o.size, Job::Synthetic(which)));
+            jobs.push((o_offset, o.size, Job::Synthetic(which)));
             continue;
         }
         // In parallel: a large output section has hundreds of thousands of inputs.
@@ -195,23 +196,23 @@ pub fn write_output(
                         .max()
                         .unwrap_or(0);
                     let job = Job::EhFrame { file: f, sec: i };
-                    Some((o.offset + s.offset, size, job))
+                    Some((o_offset + s.offset, size, job))
                 }
                 _ => {
                     let job = Job::Input { file: f, sec: i };
-                    Some((o.offset + s.offset, s.size, job))
+                    Some((o_offset + s.offset, s.size, job))
                 }
             }
         }));
         for t in &o.tails {
             if let TailKind::Merged(g) = t.kind {
-                jobs.push((o.offset + t.offset, t.size, Job::Merged { group: g }));
+                jobs.push((o_offset + t.offset, t.size, Job::Merged { group: g }));
             }
         }
     }
     for (k, (out, at, bytes)) in link.contents.script_data.iter().enumerate() {
         let o = &link.outputs[*out as usize];
-        jobs.push((o.offset + at, bytes.len() as u64, Job::ScriptData(k)));
+        jobs.push((link.offset(o) + at, bytes.len() as u64, Job::ScriptData(k)));
     }
     for (i, (t, off)) in trailing.iter().zip(&trailing_offsets).enumerate() {
         jobs.push((*off, t.bytes.len() as u64, Job::Bytes(i)));
@@ -234,7 +235,7 @@ pub fn write_output(
         let s = &link.objects[file as usize].sections[sec as usize];
         let o = link.output(s.output);
         if o.is_alloc() {
-            o.addr + s.offset
+            link.addr(o) + s.offset
         } else {
             0
         }
@@ -326,8 +327,8 @@ pub fn write_output(
             name: names[i],
             sh_type: o.sh_type,
             flags: o.flags,
-            addr: o.addr,
-            offset: o.offset,
+            addr: link.addr(o),
+            offset: link.offset(o),
             size: o.size,
             link: link_idx,
             info,
@@ -360,7 +361,7 @@ pub fn write_output(
 
     timer.phase("  headers");
     if let Some(id_sec) = link.synthetic_section(Synthetic::BuildId) {
-        let start = id_sec.offset as usize + 16;
+        let start = link.offset(id_sec) as usize + 16;
         let len = id_sec.size as usize - 16;
         let id = compute_build_id(&link.opts.build_id, buf, len);
         buf[start..start + len].copy_from_slice(&id[..len]);
@@ -371,10 +372,8 @@ pub fn write_output(
         // build ID.
         let mut last = vec![(0, first), (shoff as usize, buf.len())];
         if let Some(id_sec) = link.synthetic_section(Synthetic::BuildId) {
-            last.push((
-                id_sec.offset as usize,
-                (id_sec.offset + id_sec.size) as usize,
-            ));
+            let at = link.offset(id_sec) as usize;
+            last.push((at, at + id_sec.size as usize));
         }
         for (from, to) in last {
             crate::output_file::write_in_parallel(file, &buf[from..to], from as u64)
@@ -610,9 +609,10 @@ fn run_jobs(
 fn fill_gaps(link: &Image, buf: &mut [u8], jobs: &[(u64, u64, Job)]) {
     for &(i, pattern) in &link.contents.fills {
         let o = &link.outputs[i as usize];
-        let end = o.offset + o.size;
-        let first = jobs.partition_point(|j| j.0 < o.offset);
-        let mut at = o.offset;
+        let start = link.offset(o);
+        let end = start + o.size;
+        let first = jobs.partition_point(|j| j.0 < start);
+        let mut at = start;
         let mut fill = |from: u64, to: u64| {
             for (k, b) in buf[from as usize..to as usize].iter_mut().enumerate() {
                 *b = pattern[k % 4];
