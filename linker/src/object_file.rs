@@ -187,19 +187,30 @@ pub struct EhPlace {
     pub terminator: bool,
 }
 
-/// The records and terminators of `.eh_frame` data in order. A record that does not fit
-/// the data, or uses the 64-bit format x86-64 never emits, ends the walk with an error.
+/// The records and terminators of `.eh_frame` data in order, read with gimli's CFI reader:
+/// each CIE parsed whole (version, augmentation), each FDE's CIE pointer resolved. A record
+/// gimli cannot read, that does not fit the data, or that uses the 64-bit format x86-64
+/// never emits, ends the walk with an error. Zero terminators are walked over (gimli's own
+/// iterator would stop at the first), as `ld -r` can leave them between records.
 pub fn eh_frame_places(
     data: &[u8],
 ) -> impl Iterator<Item = std::result::Result<EhPlace, String>> + '_ {
+    use gimli::UnwindSection as _;
+    let section = gimli::EhFrame::new(data, gimli::LittleEndian);
+    // Pointers in CIE augmentations (the personality routine) are read relative to these;
+    // their values are never used (relocations give them), but a relative one needs a base.
+    let bases = gimli::BaseAddresses::default()
+        .set_eh_frame(0)
+        .set_text(0)
+        .set_got(0);
     let mut pos = 0usize;
     let mut failed = false;
     std::iter::from_fn(move || {
         if failed || pos + 4 > data.len() {
             return None;
         }
-        let len = u32::from_le_bytes(data[pos..pos + 4].try_into().ok()?);
         let at = pos;
+        let len = u32::from_le_bytes(data[at..at + 4].try_into().ok()?);
         if len == 0 {
             pos += 4;
             return Some(Ok(EhPlace {
@@ -209,22 +220,38 @@ pub fn eh_frame_places(
                 terminator: true,
             }));
         }
-        let end = pos + 4 + len as usize;
         let result = if len == u32::MAX {
             Err(format!("64-bit record at offset {at:#x}"))
-        } else if len < 4 || end > data.len() {
+        } else if len < 4 || at + 4 + len as usize > data.len() {
             Err(format!("record at offset {at:#x} extends past the section"))
         } else {
-            let id = u32::from_le_bytes(data[at + 4..at + 8].try_into().ok()?);
-            Ok(EhPlace {
-                start: at,
-                end,
-                id,
-                terminator: false,
-            })
+            let end = at + 4 + len as usize;
+            let offset = gimli::EhFrameOffset(at);
+            match section.partial_fde_from_offset(&bases, offset) {
+                Ok(fde) => Ok(EhPlace {
+                    start: at,
+                    end,
+                    // The pointer is the distance back from its own field to the CIE.
+                    id: (at + 4 - fde.cie_offset().0) as u32,
+                    terminator: false,
+                }),
+                Err(gimli::Error::NotCiePointer(_)) => section
+                    .cie_from_offset(&bases, offset)
+                    .map(|_| EhPlace {
+                        start: at,
+                        end,
+                        id: 0,
+                        terminator: false,
+                    })
+                    .map_err(|e| format!("CIE at offset {at:#x}: {e}")),
+                Err(gimli::Error::OffsetOutOfBounds(_)) => {
+                    Err(format!("FDE at offset {at:#x} points to no CIE before it"))
+                }
+                Err(e) => Err(format!("record at offset {at:#x}: {e}")),
+            }
         };
         failed = result.is_err();
-        pos = end;
+        pos = at + 4 + len as usize;
         Some(result)
     })
 }
@@ -807,10 +834,22 @@ mod tests {
         r
     }
 
+    /// A CIE as compilers write it (version 1, "zR", FDE addresses PC-relative), of version
+    /// `version`.
+    fn cie(version: u8) -> Vec<u8> {
+        let mut r = 16u32.to_le_bytes().to_vec();
+        r.extend_from_slice(&0u32.to_le_bytes());
+        // Version, augmentation, code and data alignment, return address register, the
+        // augmentation data (its length, then the FDE pointer encoding), DW_CFA_nop padding.
+        r.extend_from_slice(&[version, b'z', b'R', 0, 1, 0x78, 16, 1, 0x1b]);
+        r.resize(20, 0);
+        r
+    }
+
     #[test]
     fn eh_frame_walk_skips_terminators_and_stops_at_damage() {
         // CIE, terminator (as `ld -r` leaves them), FDE pointing back to the CIE.
-        let mut data = record(12, 0);
+        let mut data = cie(1);
         data.extend_from_slice(&[0, 0, 0, 0]);
         let fde_at = data.len();
         data.extend(record(16, (fde_at + 4) as u32));
@@ -821,21 +860,29 @@ mod tests {
         assert_eq!(
             places,
             [
-                (0, 16, 0, false),
-                (16, 20, 0, true),
+                (0, 20, 0, false),
+                (20, 24, 0, true),
                 (fde_at, fde_at + 20, fde_id, false)
             ]
         );
         assert_eq!(check_eh_frame(&data), Ok(()));
 
-        // An FDE whose CIE pointer leads nowhere.
-        let mut bad = record(12, 0);
-        bad.extend(record(16, 3));
-        assert!(check_eh_frame(&bad)
-            .unwrap_err()
-            .contains("points to no CIE"));
+        // An FDE whose CIE pointer leads into the CIE, or before the section.
+        for pointer in [3, 40] {
+            let mut bad = cie(1);
+            bad.extend(record(16, pointer));
+            assert!(
+                check_eh_frame(&bad)
+                    .unwrap_err()
+                    .contains("points to no CIE"),
+                "{pointer}"
+            );
+        }
+        // A CIE the reader does not know.
+        let unknown = check_eh_frame(&cie(99)).unwrap_err();
+        assert!(unknown.starts_with("CIE at offset 0x0: "), "{unknown}");
         // A record longer than the data ends the walk with an error, once.
-        let mut cut = record(12, 0);
+        let mut cut = cie(1);
         cut.extend_from_slice(&40u32.to_le_bytes());
         cut.extend_from_slice(&[0; 8]);
         let walk: Vec<_> = eh_frame_places(&cut).collect();

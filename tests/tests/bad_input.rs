@@ -296,6 +296,47 @@ fn rejects_unterminated_string_tables_and_names_outside_them() {
     assert_rejected(&t, &[&outside], &[], &["outside.o", "bad name offset"]);
 }
 
+/// `.eh_frame` is read with a CFI reader when the object is: a CIE it cannot read (an
+/// unknown version) or an FDE whose CIE pointer leads nowhere is named with its offset.
+#[test]
+fn rejects_unreadable_eh_frame_records() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "int twice(int x) { return 2 * x; }\nvoid _start(void) { for (;;) {} }\n",
+        &["-O1"],
+    );
+    let bytes = std::fs::read(&obj).unwrap();
+    let u64_at = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let eh = elf_offsets::section_header(&bytes, ".eh_frame");
+    let start = u64_at(&bytes, eh + 24) as usize;
+    // The first record is the CIE: length, CIE id 0, version.
+    assert_eq!(&bytes[start + 4..start + 9], &[0, 0, 0, 0, 1]);
+    let mut version = bytes.clone();
+    version[start + 8] = 99;
+    let version = t.write("version.o", version);
+    assert_rejected(
+        &t,
+        &[&version],
+        &[],
+        &["version.o", "corrupt .eh_frame", "CIE at offset 0x0"],
+    );
+
+    // The FDE after it: its CIE pointer made to point past the section's start.
+    let cie_len = u32::from_le_bytes(bytes[start..start + 4].try_into().unwrap()) as usize;
+    let fde = start + 4 + cie_len;
+    let mut pointer = bytes;
+    pointer[fde + 4..fde + 8].copy_from_slice(&0x1000u32.to_le_bytes());
+    let pointer = t.write("pointer.o", pointer);
+    let at = format!("FDE at offset {:#x} points to no CIE", fde - start);
+    assert_rejected(
+        &t,
+        &[&pointer],
+        &[],
+        &["pointer.o", "corrupt .eh_frame", &at],
+    );
+}
+
 /// A non-allocated section asking for 1 GiB of alignment (a fuzzed `.comment`) would only
 /// pad the file: the output stays small, and a build id does not hash a gigabyte of zeros.
 #[test]
