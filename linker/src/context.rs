@@ -259,20 +259,33 @@ pub struct ScriptResults {
     pub data_places: Vec<(usize, u64, usize)>,
 }
 
+/// What the link starts from: the command line's lists and scripts, read before the
+/// inputs were resolved.
+pub struct LinkInputs {
+    pub dynamic_list: crate::dynamic_list::DynamicList,
+    pub version_script: Option<crate::version_script::VersionScript>,
+    pub scripts: crate::input::ScriptFacts,
+}
+
 impl<'o> Link<'o> {
-    pub fn new(opts: &'o Options) -> Link<'o> {
+    /// The link of what resolution kept: no output sections yet.
+    pub fn new(
+        opts: &'o Options,
+        resolved: crate::symbols::Resolved,
+        inputs: LinkInputs,
+    ) -> Link<'o> {
         Link {
             opts,
-            objects: Vec::new(),
-            dsos: Vec::new(),
-            symtab: SymbolTable::default(),
+            is_dynamic: opts.is_dynamic_with(!resolved.dsos.is_empty()),
+            objects: resolved.objects,
+            dsos: resolved.dsos,
+            symtab: resolved.symtab,
             outputs: OutputSections::default(),
             folded_into: FxHashMap::default(),
-            is_dynamic: false,
             linker_symbols: FxHashMap::default(),
-            dynamic_list: Default::default(),
-            version_script: None,
-            scripts: Default::default(),
+            dynamic_list: inputs.dynamic_list,
+            version_script: inputs.version_script,
+            scripts: inputs.scripts,
         }
     }
 

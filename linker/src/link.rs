@@ -295,15 +295,15 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     if !plugin_libraries.is_empty() {
         resolver.add_inputs(plugin_libraries)?;
     }
-    let resolved = resolver.finish()?;
-    let mut link = Link::new(opts);
-    link.dynamic_list = dynamic_list;
-    link.version_script = version_script;
-    link.scripts = scripts;
-    link.objects = resolved.objects;
-    link.dsos = resolved.dsos;
-    link.symtab = resolved.symtab;
-    link.is_dynamic = !link.dsos.is_empty() || opts.is_pic();
+    let mut link = Link::new(
+        opts,
+        resolver.finish()?,
+        crate::context::LinkInputs {
+            dynamic_list,
+            version_script,
+            scripts,
+        },
+    );
     let missing: Vec<String> = opts
         .require_defined
         .iter()

@@ -6,7 +6,7 @@
 
 use crate::error::{LinkError, Result};
 use crate::options::Options;
-use crate::scan::compute_preemption_in;
+use crate::scan::BindingRules;
 use crate::symbols::{Resolver, SymbolDef, SymbolTable};
 use object::elf;
 use rld_lto_api::{BitcodeInput, Host, LinkFacts, SymbolFacts};
@@ -46,6 +46,8 @@ fn link_facts(opts: &Options) -> LinkFacts {
 /// The driver's view of the symbol table after resolution.
 struct LinkerHost<'a> {
     symtab: &'a SymbolTable,
+    /// How each symbol will bind in the output.
+    rules: BindingRules<'a>,
 }
 
 impl Host for LinkerHost<'_> {
@@ -55,13 +57,14 @@ impl Host for LinkerHost<'_> {
             SymbolDef::Bitcode { module, index } => Some(GlobalId { module, index }),
             _ => None,
         };
+        let binding = self.rules.binding(sym);
         Some(SymbolFacts {
             prevailing,
             native_ref: sym.native_ref,
-            in_dynsym: sym.in_dynsym,
-            exported: sym.exported,
+            in_dynsym: binding.in_dynsym,
+            exported: binding.exported,
             dso_ref: sym.dso_ref,
-            preemptible: sym.preemptible,
+            preemptible: binding.preemptible,
             default_visibility: sym.visibility == elf::STV_DEFAULT,
         })
     }
@@ -89,8 +92,7 @@ pub fn run_lto(
     r: &mut Resolver,
     dynamic_list: &crate::dynamic_list::DynamicList,
 ) -> Result<Vec<Vec<u8>>> {
-    let is_dynamic = !r.dsos.is_empty() || opts.is_pic();
-    compute_preemption_in(&mut r.symtab, opts, is_dynamic, dynamic_list);
+    let is_dynamic = opts.is_dynamic_with(!r.dsos.is_empty());
     // The driver takes the summaries; the resolver keeps only what it still asks (globals).
     let summaries = r
         .bitcode
@@ -114,7 +116,10 @@ pub fn run_lto(
             data: m.data,
         })
         .collect();
-    let host = LinkerHost { symtab: &r.symtab };
+    let host = LinkerHost {
+        symtab: &r.symtab,
+        rules: BindingRules::new(opts, is_dynamic, dynamic_list),
+    };
     let backend = crate::lto_backend::backend()?;
     Ok(backend.run(&inputs, summaries, &host, &link_facts(opts), &opts.lto_opts)?)
 }

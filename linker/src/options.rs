@@ -454,6 +454,12 @@ impl Options {
         matches!(self.kind, OutputKind::Pie | OutputKind::Shared)
     }
 
+    /// Whether the output has `.dynamic`: it is position independent, or links shared
+    /// libraries.
+    pub fn is_dynamic_with(&self, shared_libraries: bool) -> bool {
+        shared_libraries || self.is_pic()
+    }
+
     pub fn is_shared(&self) -> bool {
         self.kind == OutputKind::Shared
     }

@@ -44,8 +44,8 @@ pub fn run(
         ));
     }
     // Exported symbols are decided by the same rules the output will use.
-    let is_dynamic = !r.dsos.is_empty() || opts.is_pic();
-    crate::scan::compute_preemption_in(&mut r.symtab, opts, is_dynamic, dynamic_list);
+    let is_dynamic = opts.is_dynamic_with(!r.dsos.is_empty());
+    let rules = crate::scan::BindingRules::new(opts, is_dynamic, dynamic_list);
     let roots = crate::lto_driver::root_names(opts);
     let roots: HashSet<&[u8]> = roots.iter().map(|r| r.as_bytes()).collect();
     let resolutions = r
@@ -62,11 +62,13 @@ pub fn run(
                         .symtab
                         .lookup(s.name.as_bytes())
                         .map(|id| r.symtab.get(id));
+                    let exported = sym.is_some_and(|sym| rules.binding(sym).exported);
                     resolution(
                         s,
                         sym,
                         (f as u32, i as u32),
                         roots.contains(s.name.as_bytes()),
+                        exported,
                     )
                 })
                 .collect();
@@ -100,8 +102,15 @@ pub fn run(
     Ok(PluginResult { objects, libraries })
 }
 
-/// The resolution GNU ld reports for symbol `at` (file, index) of a claimed file.
-fn resolution(s: &PluginSymbol, sym: Option<&Symbol>, at: (u32, u32), root: bool) -> Resolution {
+/// The resolution GNU ld reports for symbol `at` (file, index) of a claimed file, which the
+/// output `exported` or not.
+fn resolution(
+    s: &PluginSymbol,
+    sym: Option<&Symbol>,
+    at: (u32, u32),
+    root: bool,
+    exported: bool,
+) -> Resolution {
     let Some(sym) = sym else {
         return Resolution::UNDEF;
     };
@@ -110,7 +119,7 @@ fn resolution(s: &PluginSymbol, sym: Option<&Symbol>, at: (u32, u32), root: bool
             SymbolDef::Plugin { file, index } if (file, index) == at => {
                 if root || sym.native_ref || sym.bitcode_ref || sym.dso_ref {
                     Resolution::PREVAILING_DEF
-                } else if sym.exported {
+                } else if exported {
                     Resolution::PREVAILING_DEF_IRONLY_EXP
                 } else {
                     Resolution::PREVAILING_DEF_IRONLY

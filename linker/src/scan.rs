@@ -20,58 +20,65 @@ use rustc_hash::FxHashMap;
 /// once the symbol table is final; the symbols the linker defines afterwards are decided
 /// as they are defined ([`decide_preemption`]).
 pub fn compute_preemption(link: &mut Link) {
-    compute_preemption_in(
-        &mut link.symtab,
-        link.opts,
-        link.is_dynamic,
-        &link.dynamic_list,
-    );
-}
-
-/// The same decisions on a bare symbol table: the LTO step forecasts them on the resolver's
-/// table before its objects exist, to know what it may internalize.
-pub fn compute_preemption_in(
-    symtab: &mut crate::symbols::SymbolTable,
-    opts: &crate::options::Options,
-    is_dynamic: bool,
-    dynamic_list: &crate::dynamic_list::DynamicList,
-) {
-    let rules = PreemptionRules {
-        opts,
-        is_dynamic,
-        dynamic_list,
-    };
-    for sym in symtab.symbols.iter_mut() {
-        rules.decide(sym);
+    let rules = BindingRules::new(link.opts, link.is_dynamic, &link.dynamic_list);
+    for sym in link.symtab.symbols.iter_mut() {
+        rules.binding(sym).set(sym);
     }
 }
 
-/// Decides symbol `id` again, which the linker has just defined (`__start_`, `--defsym`,
-/// a script's assignment).
+/// Decides symbol `id`, which the linker has just defined (`__start_`, `--defsym`, a
+/// script's assignment).
 pub fn decide_preemption(link: &mut Link, id: SymbolId) {
-    let rules = PreemptionRules {
-        opts: link.opts,
-        is_dynamic: link.is_dynamic,
-        dynamic_list: &link.dynamic_list,
-    };
-    rules.decide(link.symtab.get_mut(id));
+    let rules = BindingRules::new(link.opts, link.is_dynamic, &link.dynamic_list);
+    let sym = link.symtab.get_mut(id);
+    rules.binding(sym).set(sym);
 }
 
-/// What a symbol's export and preemption depend on besides the symbol itself.
-struct PreemptionRules<'a> {
+/// How a symbol binds in the output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Binding {
+    /// In the dynamic symbol table.
+    pub in_dynsym: bool,
+    /// A definition the output exports.
+    pub exported: bool,
+    /// May be bound to another module's definition at run time.
+    pub preemptible: bool,
+}
+
+impl Binding {
+    fn set(self, sym: &mut crate::symbols::Symbol) {
+        sym.in_dynsym = self.in_dynsym;
+        sym.exported = self.exported;
+        sym.preemptible = self.preemptible;
+    }
+}
+
+/// The rules that decide a symbol's [`Binding`] from the symbol and the link's options.
+/// The native link stores their answers in its symbol table once; LTO asks them about its
+/// modules' symbols before the objects they become exist (as lld's LTO step asks for each
+/// symbol's export and final definition).
+pub struct BindingRules<'a> {
     opts: &'a crate::options::Options,
     is_dynamic: bool,
     dynamic_list: &'a crate::dynamic_list::DynamicList,
 }
 
-impl PreemptionRules<'_> {
-    fn decide(&self, sym: &mut crate::symbols::Symbol) {
+impl<'a> BindingRules<'a> {
+    pub fn new(
+        opts: &'a crate::options::Options,
+        is_dynamic: bool,
+        dynamic_list: &'a crate::dynamic_list::DynamicList,
+    ) -> BindingRules<'a> {
+        BindingRules {
+            opts,
+            is_dynamic,
+            dynamic_list,
+        }
+    }
+
+    pub fn binding(&self, sym: &crate::symbols::Symbol) -> Binding {
         let (opts, is_dynamic, dynamic_list) = (self.opts, self.is_dynamic, self.dynamic_list);
         let shared = opts.is_shared();
-        // Decided afresh each time (the LTO step decides once before linker symbols exist).
-        sym.in_dynsym = false;
-        sym.exported = false;
-        sym.preemptible = false;
         // Only the output's own references import a symbol; one library's use of another's
         // symbol is theirs to resolve.
         let referenced = sym.ref_file.is_some();
@@ -86,17 +93,19 @@ impl PreemptionRules<'_> {
             | SymbolDef::Plugin { .. }
             | SymbolDef::Synthetic => {
                 let listed = !dynamic_list.is_empty() && dynamic_list.contains(sym.name);
-                sym.exported = is_dynamic
+                let exported = is_dynamic
                     && exportable
                     && (opts.export_dynamic || shared || sym.dso_ref || listed);
-                sym.in_dynsym = sym.exported;
                 let symbolic = opts.bsymbolic
                     || (opts.bsymbolic_functions
                         && matches!(sym.sym_type, STT_FUNC | STT_GNU_IFUNC));
                 // With a dynamic list, a shared library's other symbols bind locally (lld).
                 let interposable = dynamic_list.is_empty() || listed;
-                sym.preemptible =
-                    sym.in_dynsym && default_vis && shared && !symbolic && interposable;
+                Binding {
+                    in_dynsym: exported,
+                    exported,
+                    preemptible: exported && default_vis && shared && !symbolic && interposable,
+                }
             }
             SymbolDef::Shared { .. } | SymbolDef::Undefined | SymbolDef::Lazy { .. } => {
                 let undef_weak = sym.is_undef_weak();
@@ -105,8 +114,12 @@ impl PreemptionRules<'_> {
                 // and so does `-z nodynamic-undefined-weak` (GNU ld's).
                 let weak_resolved_here =
                     undef_weak && (opts.no_dynamic_linker || !opts.z_dynamic_undefined_weak);
-                sym.in_dynsym = is_dynamic && referenced && default_vis && !weak_resolved_here;
-                sym.preemptible = sym.in_dynsym;
+                let in_dynsym = is_dynamic && referenced && default_vis && !weak_resolved_here;
+                Binding {
+                    in_dynsym,
+                    exported: false,
+                    preemptible: in_dynsym,
+                }
             }
         }
     }
