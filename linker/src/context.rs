@@ -1,7 +1,11 @@
-//! The state of one link from resolution on: inputs, symbols, output sections and the
-//! placement of inputs in them. What later phases compute is theirs to return: the
-//! relocation scan's tables (`tables.rs`), the segments and symbol addresses of the layout,
-//! the writer's extra contents (`image.rs`, which joins them for the writer).
+//! The state of one link from resolution on: what resolution kept (objects, shared
+//! libraries, symbols with their binding), the output sections and the inputs assigned to
+//! them, what identical code folding folded, and the symbols the linker defines. Nothing
+//! here has a value that is wrong before some later pass: what later phases compute is
+//! theirs to return — the relocation scan's plan and tables (`tables.rs`), the placement of
+//! merged strings and commons, each output section's address and file offset with the
+//! segments ([`Segments`]), the symbol addresses, the writer's extra contents (`image.rs`,
+//! which joins them for the writer).
 
 use crate::object_file::{shndx, FileId, ObjectFile};
 use crate::options::Options;
@@ -234,10 +238,13 @@ pub struct Link<'o> {
     /// The output sections: in creation order until `layout::sort_output_sections` puts
     /// them in their final order (without the empty ones it drops).
     pub outputs: OutputSections,
-    /// Sections identical code folding removed, each with the section kept in its place.
+    /// Sections identical code folding removed, each with the section kept in its place
+    /// (none before it runs, or without `--icf`).
     pub folded_into: FxHashMap<(FileId, u32), (FileId, u32)>,
     /// The output has .dynamic (any shared library, PIE or shared output).
     pub is_dynamic: bool,
+    /// What each symbol the linker defines stands for (`SymbolDef::Synthetic` symbols: each
+    /// is given its entry as it is defined).
     pub linker_symbols: FxHashMap<SymbolId, LinkerSymbol>,
     /// `--dynamic-list` entries.
     pub dynamic_list: crate::dynamic_list::DynamicList,
