@@ -873,3 +873,105 @@ pub fn reloc_name(r_type: u32) -> String {
     };
     name.to_string()
 }
+
+#[cfg(test)]
+mod binding_tests {
+    use super::*;
+    use crate::dynamic_list::DynamicList;
+    use crate::options::{Options, OutputKind};
+    use crate::symbols::{Symbol, SymbolTable};
+
+    fn symbol(def: SymbolDef, visibility: u8, sym_type: u8) -> Symbol {
+        let mut table = SymbolTable::default();
+        let id = table.intern(b"f");
+        let sym = table.get_mut(id);
+        sym.def = def;
+        sym.visibility = visibility;
+        sym.sym_type = sym_type;
+        sym.ref_file = Some(0);
+        sym.clone()
+    }
+
+    fn binding(opts: &Options, is_dynamic: bool, sym: &Symbol) -> Binding {
+        BindingRules::new(opts, is_dynamic, &DynamicList::default()).binding(sym)
+    }
+
+    const NATIVE: SymbolDef = SymbolDef::Defined {
+        file: 0,
+        section: 1,
+        value: 0,
+    };
+    const BITCODE: SymbolDef = SymbolDef::Bitcode {
+        module: 0,
+        index: 0,
+    };
+
+    /// lld's rules: a shared library's default-visibility definitions are exported and
+    /// preemptible (not with -Bsymbolic, functions not with -Bsymbolic-functions); an
+    /// executable's are exported only when asked; a reference it leaves to a library is a
+    /// dynamic, preemptible symbol. A bitcode definition binds as the native definition LTO
+    /// turns it into, so what LTO asks before its objects exist is what the link stores.
+    #[test]
+    fn bindings_follow_lld_rules_whatever_makes_the_definition() {
+        let shared = Options {
+            kind: OutputKind::Shared,
+            ..Options::default()
+        };
+        let exported = |preemptible| Binding {
+            in_dynsym: true,
+            exported: true,
+            preemptible,
+        };
+        for def in [NATIVE, BITCODE] {
+            let func = symbol(def, STV_DEFAULT, STT_FUNC);
+            let data = symbol(def, STV_DEFAULT, STT_OBJECT);
+            assert_eq!(binding(&shared, true, &func), exported(true));
+            let protected = symbol(def, STV_PROTECTED, STT_FUNC);
+            assert_eq!(binding(&shared, true, &protected), exported(false));
+            let hidden = symbol(def, STV_HIDDEN, STT_FUNC);
+            assert_eq!(binding(&shared, true, &hidden), Binding::default());
+
+            let symbolic = Options {
+                bsymbolic: true,
+                ..shared.clone()
+            };
+            assert_eq!(binding(&symbolic, true, &data), exported(false));
+            let functions = Options {
+                bsymbolic_functions: true,
+                ..shared.clone()
+            };
+            assert_eq!(binding(&functions, true, &func), exported(false));
+            assert_eq!(binding(&functions, true, &data), exported(true));
+
+            let pie = Options {
+                kind: OutputKind::Pie,
+                ..Options::default()
+            };
+            assert_eq!(binding(&pie, true, &func), Binding::default());
+            let export_dynamic = Options {
+                export_dynamic: true,
+                ..pie.clone()
+            };
+            assert_eq!(binding(&export_dynamic, true, &func), exported(false));
+            let mut library_uses_it = func.clone();
+            library_uses_it.dso_ref = true;
+            assert_eq!(binding(&pie, true, &library_uses_it), exported(false));
+            assert_eq!(
+                binding(&Options::default(), false, &library_uses_it),
+                Binding::default()
+            );
+        }
+        let mut undefined = symbol(SymbolDef::Undefined, STV_DEFAULT, STT_NOTYPE);
+        undefined.has_strong_ref = true;
+        let imported = Binding {
+            in_dynsym: true,
+            exported: false,
+            preemptible: true,
+        };
+        assert_eq!(binding(&Options::default(), true, &undefined), imported);
+        assert_eq!(
+            binding(&Options::default(), false, &undefined),
+            Binding::default()
+        );
+    }
+}
