@@ -190,26 +190,6 @@ pub struct Segments {
 }
 
 impl Segments {
-    /// Where output section `o` is.
-    pub fn place(&self, o: &OutputSection) -> SectionPlace {
-        self.sections.of(o)
-    }
-
-    /// Where output section `id` is.
-    pub fn place_of(&self, id: OutputId) -> SectionPlace {
-        self.sections.of_id(id)
-    }
-
-    /// Output section `o`'s address.
-    pub fn addr(&self, o: &OutputSection) -> u64 {
-        self.sections.addr(o)
-    }
-
-    /// Where output section `o` starts in the file.
-    pub fn offset(&self, o: &OutputSection) -> u64 {
-        self.sections.offset(o)
-    }
-
     /// Bytes of the ELF header and the program headers (`SIZEOF_HEADERS`).
     pub fn headers_size(&self) -> u64 {
         64 + 56 * self.headers.len() as u64

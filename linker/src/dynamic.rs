@@ -367,7 +367,7 @@ pub fn dynamic_entries(link: &Image, t: &DynamicTables) -> Vec<(i64, u64)> {
         .map(|(tag, value)| {
             let value = match value {
                 DynValue::Number(n) => n,
-                DynValue::Address(id) => link.segments.place_of(id).addr,
+                DynValue::Address(id) => link.segments.sections.of_id(id).addr,
                 DynValue::Synthetic(which) => link.synthetic_addr(which),
                 DynValue::Symbol(id) => link.sym_addr.get(id as usize).copied().unwrap_or(0),
                 DynValue::RelrSize => crate::relr::encoded_size(link),

@@ -77,7 +77,8 @@ impl SectionStarts {
                     // Plus one; a start of 2^64 - 1 reads as not flat, which the
                     // section's record then answers the same.
                     *slot = segments
-                        .place_of(s.output)
+                        .sections
+                        .of_id(s.output)
                         .addr
                         .wrapping_add(s.offset)
                         .wrapping_add(1);
@@ -251,7 +252,7 @@ impl<'a, 'o> Image<'a, 'o> {
             let &(kf, ks) = self.folded_into.get(&(file, sec))?;
             return self.section_address(kf, ks, offset);
         }
-        let base = self.segments.place_of(s.output).addr;
+        let base = self.segments.sections.of_id(s.output).addr;
         // Modulo 2^64: a corrupt symbol value may point anywhere.
         if s.pieces.is_empty() {
             Some(base.wrapping_add(s.offset).wrapping_add(offset))
@@ -274,18 +275,18 @@ impl<'a, 'o> Image<'a, 'o> {
 
     /// Output section `o`'s address.
     pub fn addr(&self, o: &crate::output_section::OutputSection) -> u64 {
-        self.segments.addr(o)
+        self.segments.sections.addr(o)
     }
 
     /// Where output section `o` starts in the file.
     pub fn offset(&self, o: &crate::output_section::OutputSection) -> u64 {
-        self.segments.offset(o)
+        self.segments.sections.offset(o)
     }
 
     /// Output section `which`'s address (0 if the link has none).
     pub fn synthetic_addr(&self, which: Synthetic) -> u64 {
         self.synthetic_section(which)
-            .map_or(0, |s| self.segments.addr(s))
+            .map_or(0, |s| self.segments.sections.addr(s))
     }
 
     /// Where a symbol defined in `section` of `file` at `value` is.

@@ -1699,7 +1699,7 @@ fn symbol_addresses(link: &Image) -> Vec<u64> {
         .outputs
         .iter()
         .find(|o| o.tail(TailKind::Commons).is_some())
-        .map(|o| link.segments.addr(o));
+        .map(|o| link.segments.sections.addr(o));
     for (id, sym) in link.symtab.symbols.iter().enumerate() {
         let id32 = id as u32;
         addrs[id] = if let Some(&slot) = link.tables.copies.slots.get(&id32) {

@@ -321,9 +321,9 @@ pub fn check_addresses(link: &Link, segments: &Segments) -> Result<()> {
         .enumerate()
         .filter(|(i, o)| o.is_alloc() && !(o.is_tls() && o.is_nobits()) && !in_overlay(*i))
     {
-        let addr = segments.addr(o);
+        let addr = segments.sections.addr(o);
         if let Some(p) = previous {
-            let p_addr = segments.addr(p);
+            let p_addr = segments.sections.addr(p);
             let end = p_addr.checked_add(p.size);
             if end.is_none_or(|end| addr < end) || addr.checked_add(o.size).is_none() {
                 return Err(LinkError::Link(format!(
@@ -917,22 +917,15 @@ pub fn assign_addresses(link: &mut Link, previous: Option<&SectionPlaces>) -> Se
             .min()
             .unwrap_or(0)
     };
-    let (mut places, mut script) = walk(
-        link,
-        64 + 56 * program_header_count(link, headers_loaded) as u64,
-        previous,
-    );
-    loop {
-        let headers = 64 + 56 * program_header_count(link, headers_loaded) as u64;
-        let fits = headers <= lowest(link, &places) % page;
-        if fits || !headers_loaded || listed {
-            break;
-        }
+    let headers_size = |link: &Link, loaded| 64 + 56 * program_header_count(link, loaded) as u64;
+    let (mut places, mut script) = walk(link, headers_size(link, headers_loaded), previous);
+    // Without PHDRS, the headers are loaded only if they fit below the first section;
+    // else the walk is done again without them.
+    if headers_loaded && !listed && headers_size(link, true) > lowest(link, &places) % page {
         headers_loaded = false;
-        let headers = 64 + 56 * program_header_count(link, headers_loaded) as u64;
-        (places, script) = walk(link, headers, Some(&places));
+        (places, script) = walk(link, headers_size(link, false), Some(&places));
     }
-    let headers = 64 + 56 * program_header_count(link, headers_loaded) as u64;
+    let headers = headers_size(link, headers_loaded);
     let min = lowest(link, &places);
 
     // File offsets and loads.
@@ -1558,7 +1551,7 @@ pub fn data_bytes(
         let value = evaluate(link, symbols, Some(segments), expr, d.line, Some(dot))?;
         out.push((
             i as u32,
-            at - segments.addr(&link.outputs[i]),
+            at - segments.sections.addr(&link.outputs[i]),
             value.to_le_bytes()[..usize::from(*size)].to_vec(),
         ));
     }
@@ -1615,9 +1608,9 @@ fn alignment(link: &Link, expr: &crate::script_expr::Expr, line: usize) -> Resul
     Ok(v)
 }
 
-/// The value of a script expression once symbols have values (`.` at `dot`), or an error
-/// naming the script and line.
-/// `expr`'s value: before the layout (no `segments`), or once laid out.
+/// The value of a script expression (`.` at `dot`), before the layout (no `segments`) or
+/// once laid out, with the symbols' values known so far; or an error naming the script
+/// and line.
 fn evaluate(
     link: &Link,
     symbols: &[u64],
@@ -1697,7 +1690,7 @@ pub fn insert_values(link: &Link, segments: &Segments) -> ScriptResults {
             if after {
                 segments.sections.end(o)
             } else {
-                segments.addr(o)
+                segments.sections.addr(o)
             }
         }),
     };
@@ -1706,7 +1699,7 @@ pub fn insert_values(link: &Link, segments: &Segments) -> ScriptResults {
         .outputs
         .iter()
         .map(|o| {
-            let p = segments.place(o);
+            let p = segments.sections.of(o);
             Some((p.addr, p.lma.unwrap_or(p.addr)))
         })
         .collect();
