@@ -1427,6 +1427,12 @@ pub mod elf_offsets {
             .unwrap_or_else(|| panic!("no section {name}"))
     }
 
+    /// Where section `name`'s bytes are in the file: (offset, size).
+    pub fn section_bytes(elf: &[u8], name: &str) -> (usize, usize) {
+        let h = section_header(elf, name);
+        (u64_at(elf, h + 24), u64_at(elf, h + 32))
+    }
+
     /// The offset of symbol `name`'s entry in `.symtab`.
     pub fn symbol_entry(elf: &[u8], name: &str) -> usize {
         let symtab = headers(elf).find(|&h| u32_at(elf, h + 4) == 2).unwrap();

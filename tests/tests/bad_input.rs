@@ -281,11 +281,9 @@ fn rejects_unterminated_string_tables_and_names_outside_them() {
         &["-O1"],
     );
     let bytes = std::fs::read(&obj).unwrap();
-    let u64_at = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
-    let strtab = elf_offsets::section_header(&bytes, ".strtab");
-    let (start, size) = (u64_at(&bytes, strtab + 24), u64_at(&bytes, strtab + 32));
+    let (start, size) = elf_offsets::section_bytes(&bytes, ".strtab");
     let mut open_ended = bytes.clone();
-    open_ended[(start + size - 1) as usize] = b'x';
+    open_ended[start + size - 1] = b'x';
     let open_ended = t.write("open.o", open_ended);
     assert_rejected(&t, &[&open_ended], &[], &["open.o", "not null-terminated"]);
 
@@ -307,9 +305,7 @@ fn rejects_unreadable_eh_frame_records() {
         &["-O1"],
     );
     let bytes = std::fs::read(&obj).unwrap();
-    let u64_at = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
-    let eh = elf_offsets::section_header(&bytes, ".eh_frame");
-    let start = u64_at(&bytes, eh + 24) as usize;
+    let (start, _) = elf_offsets::section_bytes(&bytes, ".eh_frame");
     // The first record is the CIE: length, CIE id 0, version.
     assert_eq!(&bytes[start + 4..start + 9], &[0, 0, 0, 0, 1]);
     let mut version = bytes.clone();
