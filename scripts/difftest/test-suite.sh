@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Differential testing over the LLVM test-suite: builds and runs it with clang-14 -O2 -flto,
+# linked by lld-14 or by rld, so that the results of the configurations can be compared
+# (scripts/difftest/compare.sh).
+#
+# Usage: scripts/difftest/test-suite.sh SRC BUILD_ROOT CONFIG [SUBDIRS]
+#   SRC         a checkout of https://github.com/llvm/llvm-test-suite
+#   BUILD_ROOT  builds go to BUILD_ROOT/CONFIG (reused: only the links are redone)
+#   CONFIG      lld       clang-14 -fuse-ld=lld (lld-14 and its own LTO)
+#               rld       --ld-path=$RLD (default: this repo's target/release/rld)
+#               rld-p1    rld -Wl,--lto-partitions=1
+#               rld-p16   rld -Wl,--lto-partitions=16
+#               rld-noaa  rld -Wl,--no-wpa-aa
+#               rld-nocvp rld -Wl,--no-cvp
+#               rld-t1    rld -Wl,--threads=1
+#   SUBDIRS     the test-suite's TEST_SUITE_SUBDIRS (default CTMark; e.g. "MultiSource;SingleSource")
+#
+# Needs cmake, ninja and lit (pip install lit). The build keeps going past failures
+# (ninja -k 0); a program that fails to compile or link counts as a failed test. Then
+# `lit -v -j2 -o results.json .` runs in BUILD_ROOT/CONFIG. Writes the test names (e.g.
+# CTMark/7zip/7zip-benchmark) to BUILD_ROOT/CONFIG/passed.txt and failed.txt, the build's
+# log to ninja.log and lit's to lit.log, prints every failing test and ends with the line
+# "test-suite CONFIG: N passed, N failed". Exits 1 if a test failed.
+set -euo pipefail
+export LC_ALL=C # one sort order for sort and comm
+
+if [ $# -lt 3 ] || [ $# -gt 4 ]; then
+  sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0" >&2
+  exit 2
+fi
+src=$(realpath "$1")
+config=$3
+subdirs=${4:-CTMark}
+build=$(realpath -m "$2/$config")
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+rld=$(realpath -m "${RLD:-$repo/target/release/rld}")
+
+case $config in
+  lld) ldflags="-fuse-ld=lld" ;;
+  rld) ldflags="--ld-path=$rld" ;;
+  rld-p1) ldflags="--ld-path=$rld -Wl,--lto-partitions=1" ;;
+  rld-p16) ldflags="--ld-path=$rld -Wl,--lto-partitions=16" ;;
+  rld-noaa) ldflags="--ld-path=$rld -Wl,--no-wpa-aa" ;;
+  rld-nocvp) ldflags="--ld-path=$rld -Wl,--no-cvp" ;;
+  rld-t1) ldflags="--ld-path=$rld -Wl,--threads=1" ;;
+  *) echo "unknown CONFIG '$config'" >&2; exit 2 ;;
+esac
+if [ "$config" != lld ] && [ ! -x "$rld" ]; then
+  echo "no rld at $rld (build it, or set RLD)" >&2
+  exit 2
+fi
+
+mkdir -p "$build"
+cd "$build"
+# -O2 from CMAKE_<LANG>_FLAGS; the Release flags are reduced to -DNDEBUG (the test-suite
+# needs it) so that the build type's -O3 does not override -O2.
+cmake -G Ninja "$src" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DCMAKE_C_FLAGS="-O2 -flto" -DCMAKE_CXX_FLAGS="-O2 -flto" \
+  -DCMAKE_C_FLAGS_RELEASE=-DNDEBUG -DCMAKE_CXX_FLAGS_RELEASE=-DNDEBUG \
+  -DCMAKE_EXE_LINKER_FLAGS="-flto $ldflags" \
+  -DTEST_SUITE_SUBDIRS="$subdirs" -DTEST_SUITE_BENCHMARKING_ONLY=OFF >cmake.log 2>&1 ||
+  { tail -30 cmake.log >&2; echo "cmake failed: see $build/cmake.log" >&2; exit 2; }
+
+# A rerun (another rld, say) must link every program again: ninja does not know that the
+# linker changed. Delete every executable; the objects stay.
+ninja -t rules | { grep '_EXECUTABLE_LINKER_' || true; } | xargs -r ninja -t clean -r >/dev/null
+rm -f results.json
+ninja -v -k 0 >ninja.log 2>&1 || true
+lit -v -j2 -o results.json . >lit.log 2>&1 || true
+[ -f results.json ] || { tail -30 lit.log >&2; echo "lit wrote no results.json" >&2; exit 2; }
+
+# Tests by lit's verdict, named without "test-suite :: " and ".test".
+python3 - <<'EOF'
+import json
+tests = json.load(open("results.json"))["tests"]
+verdict = {"PASS": "passed", "XFAIL": "passed", "UNSUPPORTED": None}
+out = {"passed": [], "failed": []}
+for t in tests:
+    kind = verdict.get(t["code"], "failed")
+    if kind:
+        name = t["name"].split(" :: ", 1)[-1]
+        out[kind].append(name[:-5] if name.endswith(".test") else name)
+for kind, names in out.items():
+    open(f"lit-{kind}.txt", "w").write("".join(n + "\n" for n in sorted(names)))
+EOF
+# Targets ninja could not build, as the test names of their programs:
+# DIR/PROG, or DIR/CMakeFiles/PROG.dir/FILE.o for a compile failure.
+awk '/^FAILED: / { for (i = 2; i <= NF; i++) if ($i !~ /^\[code=/) print $i }' ninja.log |
+  sed 's|^\(.*/\)\{0,1\}CMakeFiles/\([^/]*\)\.dir/.*|\1\2|' | sort -u >build-failed.txt
+sort -u lit-failed.txt build-failed.txt >failed.txt
+comm -23 lit-passed.txt failed.txt >passed.txt
+
+if [ -s build-failed.txt ]; then
+  echo "could not build (see $build/ninja.log):"
+  sed 's/^/  /' build-failed.txt
+fi
+sed 's/^/FAIL: /' failed.txt
+npass=$(wc -l <passed.txt)
+nfail=$(wc -l <failed.txt)
+echo "test-suite $config: $npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]
