@@ -9,7 +9,9 @@
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMLinkage, LLVMOpcode, LLVMUnnamedAddr, LLVMVisibility};
-use rld_summaries::{DebugLoc, GlobalKind, Linkage, Visibility};
+use rld_summaries::{
+    DebugLoc, DeclaredEffects, GlobalKind, Linkage, MemoryEffects, ParamEffects, Visibility,
+};
 
 /// An LLVM value owned by a live module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -684,6 +686,70 @@ impl Value {
         // SAFETY: `self` is an alloca (callers check the opcode).
         let ty = unsafe { LLVMGetAllocatedType(self.0) };
         dl.size_of(ty).checked_mul(count)
+    }
+
+    /// What LLVM's attributes on this function declaration (global number `index`) say it
+    /// may do to memory, or None where they say nothing. LLVM 14's spelling: `readnone`,
+    /// `readonly`, `writeonly` narrow what it does, `argmemonly`, `inaccessiblememonly`
+    /// and `inaccessiblemem_or_argmemonly` where.
+    pub fn declared_effects(self, index: u32) -> Option<DeclaredEffects> {
+        use inkwell::llvm_sys::LLVMAttributeFunctionIndex as FUNCTION;
+        use MemoryEffects as M;
+        let has = |at: u32, name: &str| {
+            // SAFETY: attribute queries on a live function; the kind name is a valid
+            // pointer and length.
+            unsafe {
+                let kind = LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
+                kind != 0 && !LLVMGetEnumAttributeAtIndex(self.0, at, kind).is_null()
+            }
+        };
+        let places = if has(FUNCTION, "argmemonly") {
+            M::ARG_READ | M::ARG_WRITE
+        } else if has(FUNCTION, "inaccessiblememonly") {
+            M::INACCESSIBLE_READ | M::INACCESSIBLE_WRITE
+        } else if has(FUNCTION, "inaccessiblemem_or_argmemonly") {
+            M::ARG_READ | M::ARG_WRITE | M::INACCESSIBLE_READ | M::INACCESSIBLE_WRITE
+        } else {
+            M::ANY.0
+        };
+        const READS: u8 = M::ARG_READ | M::INACCESSIBLE_READ | M::OTHER_READ;
+        const WRITES: u8 = M::ARG_WRITE | M::INACCESSIBLE_WRITE | M::OTHER_WRITE;
+        let how = if has(FUNCTION, "readnone") {
+            0
+        } else if has(FUNCTION, "readonly") {
+            READS
+        } else if has(FUNCTION, "writeonly") {
+            WRITES
+        } else {
+            READS | WRITES
+        };
+        // SAFETY: counting a live function's parameters.
+        let count = unsafe { LLVMCountParams(self.0) };
+        let params: Vec<ParamEffects> = (1..=count)
+            .map(|at| {
+                let mut p = 0;
+                for (name, bit) in [
+                    ("nocapture", ParamEffects::NOCAPTURE),
+                    ("readonly", ParamEffects::READONLY),
+                    ("writeonly", ParamEffects::WRITEONLY),
+                    ("readnone", ParamEffects::READNONE),
+                    ("returned", ParamEffects::RETURNED),
+                ] {
+                    if has(at, name) {
+                        p |= bit;
+                    }
+                }
+                ParamEffects(p)
+            })
+            .collect();
+        let d = DeclaredEffects {
+            function: index,
+            memory: MemoryEffects(places & how),
+            nofree: has(FUNCTION, "nofree"),
+            params,
+        };
+        let says_something = d.memory != M::ANY || d.nofree || d.params.iter().any(|p| p.0 != 0);
+        says_something.then_some(d)
     }
 
     /// Whether a function returns fresh memory as far as LLVM's attributes say: a `noalias`

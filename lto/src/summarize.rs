@@ -108,8 +108,13 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
         ..Default::default()
     };
     let mut facts = FactBuilder::new(&index, DataLayout::of_module(module));
-    for &g in &globals {
+    for (i, &g) in globals.iter().enumerate() {
         summary.globals.push(describe(g));
+        if g.global_kind() == Some(GlobalKind::Function) && g.is_declaration() {
+            if let Some(d) = g.declared_effects(i as u32) {
+                summary.declared.push(d);
+            }
+        }
     }
     let mut address_taken = vec![false; globals.len()];
     let mut seen = HashSet::new();

@@ -72,6 +72,9 @@ fn write_dump(s: &ModuleSummary, out: &mut String) -> std::fmt::Result {
         if let Some(l) = &g.debug_loc {
             writeln!(out, "  at {}:{}:{}", l.file, l.line, l.column)?;
         }
+        for d in s.declared.iter().filter(|d| d.function as usize == i) {
+            writeln!(out, "  declared: {}", declared_effects(d))?;
+        }
     }
 
     for (title, list) in [("constructors", &s.ctors), ("destructors", &s.dtors)] {
@@ -143,6 +146,64 @@ fn write_dump(s: &ModuleSummary, out: &mut String) -> std::fmt::Result {
         write!(out, " ({})", by_kind.join(", "))?;
     }
     writeln!(out, " in {} functions", s.shapes.len())
+}
+
+/// `memory(argmem: readwrite, ...) nofree params(nocapture readonly, -)`.
+fn declared_effects(d: &DeclaredEffects) -> String {
+    const PLACES: [(&str, u8, u8); 3] = [
+        ("argmem", MemoryEffects::ARG_READ, MemoryEffects::ARG_WRITE),
+        (
+            "inaccessiblemem",
+            MemoryEffects::INACCESSIBLE_READ,
+            MemoryEffects::INACCESSIBLE_WRITE,
+        ),
+        (
+            "other",
+            MemoryEffects::OTHER_READ,
+            MemoryEffects::OTHER_WRITE,
+        ),
+    ];
+    let places: Vec<String> = PLACES
+        .iter()
+        .filter_map(|&(place, r, w)| {
+            let how = match (d.memory.has(r), d.memory.has(w)) {
+                (true, true) => "readwrite",
+                (true, false) => "read",
+                (false, true) => "write",
+                (false, false) => return None,
+            };
+            Some(format!("{place}: {how}"))
+        })
+        .collect();
+    const PARAMS: [(u8, &str); 5] = [
+        (ParamEffects::NOCAPTURE, "nocapture"),
+        (ParamEffects::READONLY, "readonly"),
+        (ParamEffects::WRITEONLY, "writeonly"),
+        (ParamEffects::READNONE, "readnone"),
+        (ParamEffects::RETURNED, "returned"),
+    ];
+    let params: Vec<String> = d
+        .params
+        .iter()
+        .map(|p| {
+            let names: Vec<&str> = PARAMS
+                .iter()
+                .filter(|(bit, _)| p.has(*bit))
+                .map(|(_, n)| *n)
+                .collect();
+            if names.is_empty() {
+                "-".to_string()
+            } else {
+                names.join(" ")
+            }
+        })
+        .collect();
+    format!(
+        "memory({}){} params({})",
+        places.join(", "),
+        if d.nofree { " nofree" } else { "" },
+        params.join(", ")
+    )
 }
 
 #[cfg(test)]

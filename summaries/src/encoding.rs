@@ -11,7 +11,7 @@ use crate::model::*;
 
 /// Version of the on-disk summary format this crate reads and writes. Readers accept exactly
 /// this version: any change to the layout or to the meaning of a field bumps it.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 
 /// The first eight bytes of every encoded summary.
 pub const MAGIC: &[u8; 8] = b"RLDSUMRY";
@@ -43,6 +43,12 @@ pub enum SummaryError {
     },
     #[error("unknown flag bits {bits:#x} at offset {offset}")]
     UnknownFlags { bits: u32, offset: usize },
+    #[error("unknown {what} bits {bits:#x} at offset {offset}")]
+    UnknownBits {
+        what: &'static str,
+        bits: u8,
+        offset: usize,
+    },
     #[error("{what} count {count} at offset {offset} exceeds the {remaining} bytes left")]
     CountTooLarge {
         what: &'static str,
@@ -235,6 +241,14 @@ pub fn encode(s: &ModuleSummary) -> Vec<u8> {
         w.0.extend_from_slice(&sh.opcode_hash.to_le_bytes());
     }
     w.indices(&s.opaque_functions);
+    w.uleb(s.declared.len() as u64);
+    for d in &s.declared {
+        w.uleb(d.function.into());
+        w.0.push(d.memory.0);
+        w.0.push(u8::from(d.nofree));
+        w.uleb(d.params.len() as u64);
+        w.0.extend(d.params.iter().map(|p| p.0));
+    }
     w.0
 }
 
@@ -348,6 +362,7 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
     const MIN_FACT: usize = 2;
     const MIN_ACCESS: usize = 6;
     const MIN_SHAPE: usize = 10;
+    const MIN_DECLARED: usize = 4;
 
     let n = r.count("global", MIN_GLOBAL)?;
     s.globals.reserve_exact(n);
@@ -569,6 +584,24 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
         });
     }
     s.opaque_functions = r.indices("opaque function")?;
+    let n = r.count("declared function", MIN_DECLARED)?;
+    s.declared.reserve_exact(n);
+    for _ in 0..n {
+        let function = r.u32("declared function")?;
+        let memory = r.bits("memory effect", MemoryEffects::ANY.0)?;
+        let nofree = r.bits("nofree", 1)? == 1;
+        let count = r.count("declared parameter", 1)?;
+        let mut params = Vec::with_capacity(count);
+        for _ in 0..count {
+            params.push(ParamEffects(r.bits("parameter effect", 31)?));
+        }
+        s.declared.push(DeclaredEffects {
+            function,
+            memory: MemoryEffects(memory),
+            nofree,
+            params,
+        });
+    }
 
     if r.pos != data.len() {
         return Err(SummaryError::TrailingBytes {
@@ -605,6 +638,16 @@ impl<'a> Reader<'a> {
 
     fn u8(&mut self) -> Result<u8, SummaryError> {
         Ok(self.bytes(1)?[0])
+    }
+
+    /// A byte of flag bits, none of them outside `known`.
+    fn bits(&mut self, what: &'static str, known: u8) -> Result<u8, SummaryError> {
+        let offset = self.pos;
+        let bits = self.u8()?;
+        if bits & !known != 0 {
+            return Err(SummaryError::UnknownBits { what, bits, offset });
+        }
+        Ok(bits)
     }
 
     fn u32le(&mut self) -> Result<u32, SummaryError> {
@@ -871,6 +914,9 @@ impl ModuleSummary {
         for &f in &self.opaque_functions {
             global(f, &|| "the opaque functions".to_string())?;
         }
+        for d in &self.declared {
+            global(d.function, &|| "the declared functions".to_string())?;
+        }
         Ok(())
     }
 }
@@ -886,7 +932,7 @@ mod tests {
         s.validate().unwrap();
         let bytes = encode(&s);
         assert_eq!(&bytes[..8], b"RLDSUMRY");
-        assert_eq!(bytes[8..12], 5u32.to_le_bytes());
+        assert_eq!(bytes[8..12], 6u32.to_le_bytes());
         assert_eq!(decode(&bytes).unwrap(), s);
     }
 
@@ -897,8 +943,8 @@ mod tests {
             source_file: "a.c".to_string(),
             ..Default::default()
         };
-        let mut expected = b"RLDSUMRY\x05\x00\x00\x00\x03a.o\x03a.c".to_vec();
-        expected.extend_from_slice(&[0; 10]);
+        let mut expected = b"RLDSUMRY\x06\x00\x00\x00\x03a.o\x03a.c".to_vec();
+        expected.extend_from_slice(&[0; 11]);
         assert_eq!(encode(&s), expected);
     }
 
@@ -1000,7 +1046,7 @@ mod tests {
         bytes[8..12].copy_from_slice(&7u32.to_le_bytes());
         assert_eq!(
             decode(&bytes).unwrap_err().to_string(),
-            "unsupported summary version 7 (this rld reads 5)"
+            "unsupported summary version 7 (this rld reads 6)"
         );
     }
 

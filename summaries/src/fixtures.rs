@@ -198,6 +198,15 @@ pub(crate) fn full_summary() -> ModuleSummary {
             opcode_hash: u64::MAX - 5,
         }],
         opaque_functions: vec![1],
+        declared: vec![DeclaredEffects {
+            function: 1,
+            memory: MemoryEffects(MemoryEffects::ARG_READ),
+            nofree: true,
+            params: vec![
+                ParamEffects(ParamEffects::NOCAPTURE | ParamEffects::READONLY),
+                ParamEffects::default(),
+            ],
+        }],
     }
 }
 
@@ -259,6 +268,47 @@ impl TestProgram {
         let mut g = global(name, kind, Linkage::External);
         g.flags.insert(GlobalFlags::DECLARATION);
         self.add(m, g)
+    }
+
+    /// A C library function declared as clang-14 -O2 declares it (the attributes LLVM's
+    /// library-call inference gives it; see tests/tests/alias.rs for real programs).
+    pub(crate) fn libc(&mut self, m: u32, name: &str) -> u32 {
+        use MemoryEffects as M;
+        const NC: u8 = ParamEffects::NOCAPTURE;
+        const RO: u8 = ParamEffects::READONLY;
+        const WO: u8 = ParamEffects::WRITEONLY;
+        let argmem = M::ARG_READ | M::ARG_WRITE;
+        let inaccessible = M::INACCESSIBLE_READ | M::INACCESSIBLE_WRITE;
+        let (memory, nofree, params, noalias): (u8, bool, &[u8], bool) = match name {
+            "free" => (argmem | inaccessible, false, &[NC], false),
+            "strlen" | "strcmp" | "memcmp" => (M::ARG_READ, true, &[NC, NC], false),
+            "strchr" | "memchr" => (M::ARG_READ, true, &[0], false),
+            "strcpy" => (argmem, true, &[ParamEffects::RETURNED | WO, NC | RO], false),
+            "printf" | "puts" => (M::ANY.0, true, &[NC | RO], false),
+            "fread" => (M::ANY.0, true, &[NC, 0, 0, NC], false),
+            "getenv" => (
+                M::ARG_READ | M::INACCESSIBLE_READ | M::OTHER_READ,
+                true,
+                &[NC],
+                false,
+            ),
+            "strdup" => (M::ARG_READ | inaccessible, true, &[NC | RO], true),
+            "fopen" => (M::ANY.0, true, &[NC | RO, NC | RO], true),
+            _ => panic!("no declaration of {name} in the fixtures"),
+        };
+        let f = self.decl(m, name, GlobalKind::Function);
+        if noalias {
+            self.m(m).globals[f as usize]
+                .flags
+                .insert(GlobalFlags::RETURNS_NOALIAS);
+        }
+        self.m(m).declared.push(DeclaredEffects {
+            function: f,
+            memory: MemoryEffects(memory),
+            nofree,
+            params: params.iter().map(|&p| ParamEffects(p)).collect(),
+        });
+        f
     }
 
     pub(crate) fn var(&mut self, m: u32, name: &str, linkage: Linkage, constant: bool) -> u32 {

@@ -7,6 +7,8 @@
 //! - [`index`]: all modules joined by symbol name, with the linker's resolutions.
 //! - [`dead`]: which definitions the program can reach, and which may become internal.
 //! - [`program`]: what references denote after symbol resolution, and what outside code sees.
+//! - [`library`]: what functions outside the unit may do, from LLVM's attributes on their
+//!   declarations, the intrinsics' definitions and a few justified entries.
 //! - [`sparse`]: a generic sparse propagation solver (keys, a lattice, rules, a worklist).
 //! - [`cvp`]: called-value propagation, the possible callees of every indirect call site.
 //! - [`pointsto`]: whole-program points-to analysis (stack, heap, globals, fields, calls).
@@ -22,6 +24,7 @@ pub mod dead;
 pub mod dump;
 pub mod encoding;
 pub mod index;
+pub mod library;
 pub mod model;
 pub mod modref;
 pub mod partition;

@@ -432,6 +432,92 @@ impl FunctionShape {
     }
 }
 
+/// Where a function may read or write memory, as LLVM's attributes on its declaration say
+/// (`memory(...)` since LLVM 16; in LLVM 14 `readnone`, `readonly`, `writeonly`,
+/// `argmemonly`, `inaccessiblememonly`, `inaccessiblemem_or_argmemonly`): a bit set of the
+/// constants below. Effects of whatever the function calls back are included, as LLVM
+/// defines them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MemoryEffects(pub u8);
+
+impl MemoryEffects {
+    /// Memory its pointer arguments point into.
+    pub const ARG_READ: u8 = 1;
+    pub const ARG_WRITE: u8 = 2;
+    /// Memory the program cannot name (the library's own state).
+    pub const INACCESSIBLE_READ: u8 = 4;
+    pub const INACCESSIBLE_WRITE: u8 = 8;
+    /// Any other memory: globals, escaped objects.
+    pub const OTHER_READ: u8 = 16;
+    pub const OTHER_WRITE: u8 = 32;
+    /// No attribute: anything.
+    pub const ANY: MemoryEffects = MemoryEffects(63);
+
+    pub fn has(self, bits: u8) -> bool {
+        self.0 & bits != 0
+    }
+
+    pub fn reads_args(self) -> bool {
+        self.has(Self::ARG_READ)
+    }
+
+    pub fn writes_args(self) -> bool {
+        self.has(Self::ARG_WRITE)
+    }
+
+    /// It may store where a later call, or the program, can read it back.
+    pub fn writes_beyond_args(self) -> bool {
+        self.has(Self::INACCESSIBLE_WRITE | Self::OTHER_WRITE)
+    }
+
+    pub fn reads_other(self) -> bool {
+        self.has(Self::OTHER_READ)
+    }
+
+    pub fn writes_other(self) -> bool {
+        self.has(Self::OTHER_WRITE)
+    }
+
+    pub fn writes(self) -> bool {
+        self.has(Self::ARG_WRITE | Self::INACCESSIBLE_WRITE | Self::OTHER_WRITE)
+    }
+}
+
+/// What LLVM's attributes say of one parameter of a declared function: a bit set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct ParamEffects(pub u8);
+
+impl ParamEffects {
+    /// `nocapture` (`captures(none)`): no copy of the pointer outlives the call.
+    pub const NOCAPTURE: u8 = 1;
+    /// The function only reads through it.
+    pub const READONLY: u8 = 2;
+    /// The function only writes through it.
+    pub const WRITEONLY: u8 = 4;
+    /// The function does not access memory through it.
+    pub const READNONE: u8 = 8;
+    /// `returned`: the function returns this argument.
+    pub const RETURNED: u8 = 16;
+
+    pub fn has(self, bits: u8) -> bool {
+        self.0 & bits == bits
+    }
+}
+
+/// What the declaration of a function outside the module says it may do: the attributes
+/// clang and LLVM's library-call inference put on it. The whole-program analyses read the
+/// C library's behaviour from these (see `crate::library`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DeclaredEffects {
+    /// The declared function, by index into `globals`.
+    pub function: u32,
+    pub memory: MemoryEffects,
+    /// `nofree`: it frees no memory.
+    pub nofree: bool,
+    /// Its declared parameters in order (variadic arguments have none).
+    pub params: Vec<ParamEffects>,
+}
+
 /// Everything rld knows about one bitcode module.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ModuleSummary {
@@ -453,6 +539,9 @@ pub struct ModuleSummary {
     /// Functions that touch memory in ways the summary does not describe (inline asm,
     /// `va_arg`, fences): the whole-program mod/ref treats them as touching anything.
     pub opaque_functions: Vec<u32>,
+    /// Declared functions whose declarations carry memory or parameter attributes; a
+    /// declaration missing here may do anything.
+    pub declared: Vec<DeclaredEffects>,
 }
 
 impl ModuleSummary {

@@ -8,12 +8,12 @@
 //! function their callee value may point to. Outside code is one more node, **external**: it
 //! touches every escaped object, may free, and runs every function outside code can call
 //! (escaped bodies) and every callback the program registers with the C library to run
-//! later or in another thread (`atexit`, `signal`, `pthread_create`). Calls to unknown
-//! functions, and to the C library's synchronization and non-local control flow
-//! (`pthread_*`, `exit`, `longjmp`), call it: a mutex operation must be seen to touch what
-//! another thread may write. Other C library functions touch what their arguments point to
-//! and escaped memory (their state: `errno`, `FILE`s); the string and memory functions only
-//! their arguments. A function whose body touches memory the summary does not describe
+//! later or in another thread (`atexit`, `signal`, `pthread_create`). Calls to functions
+//! outside the unit touch what LLVM's attributes on their declarations allow (see
+//! [`crate::library`]): `argmemonly` ones what their arguments point to, others escaped
+//! memory too; one that may write escaped memory, or has no attribute at all (a mutex
+//! operation, `exit`, `longjmp`), also calls outside code: a lock must be seen to touch
+//! what another thread may write. A function whose body touches memory the summary does not describe
 //! (inline asm, `va_arg`, fences) may touch anything.
 //!
 //! Effects are summed bottom-up over the call graph's strongly connected components. A
@@ -22,8 +22,8 @@
 
 use crate::dead::Liveness;
 use crate::index::{CombinedIndex, GlobalId, Resolutions};
-use crate::model::{Callee, GlobalKind, ValueFact};
-use crate::pointsto::library::{self, Model};
+use crate::library::{self, Model};
+use crate::model::{Callee, GlobalKind, MemoryEffects, ValueFact};
 use crate::pointsto::{Object, PointsTo};
 use crate::program::{ProgramView, Target};
 use std::borrow::Cow;
@@ -497,12 +497,12 @@ impl<'a> Builder<'a> {
             // A body the program has but never runs (dead): nothing.
             return Vec::new();
         }
-        let name = self.view.index.global(f).name.clone();
-        self.library_effect(m, &name, actuals)
+        self.library_effect(m, f, actuals)
     }
 
-    /// A call to function `name` outside the unit with these actuals.
-    fn library_effect(&mut self, m: u32, name: &str, actuals: &[u32]) -> Vec<CallTarget> {
+    /// A call to function `f` outside the unit with these actuals.
+    fn library_effect(&mut self, m: u32, f: GlobalId, actuals: &[u32]) -> Vec<CallTarget> {
+        let name = self.view.index.global(f).name.clone();
         let outside = vec![CallTarget::Function(self.outside())];
         let mut args = Touched::default();
         for &a in actuals.iter().filter(|&&a| a != u32::MAX) {
@@ -543,11 +543,12 @@ impl<'a> Builder<'a> {
                 side_effects,
             })];
         }
-        match library::model(name) {
-            Model::Unknown => return outside,
-            Model::Calls { function, .. } => {
+        match library::model(self.view.index, f) {
+            Model::Calls {
+                function, elements, ..
+            } => {
                 // A callback the library runs later or in another thread runs as outside
-                // code; qsort's and bsearch's comparators run during the call.
+                // code; qsort's and bsearch's comparators (`elements`) run during the call.
                 let Some(&fp) = actuals.get(function as usize).filter(|&&v| v != u32::MAX) else {
                     return outside;
                 };
@@ -561,14 +562,23 @@ impl<'a> Builder<'a> {
                         f => f,
                     })
                     .collect();
-                if !matches!(name, "qsort" | "bsearch") {
+                if !elements {
                     let out = self.outside();
                     for c in callbacks {
                         if let CallTarget::Function(n) = c {
                             self.callees[out].push(n);
                         }
                     }
-                    return outside;
+                    // It also fills in what its arguments point to (pthread_create's
+                    // thread id).
+                    let mut targets = outside;
+                    targets.push(CallTarget::Library(Effect {
+                        reads: args.clone(),
+                        writes: args,
+                        frees: false,
+                        side_effects: true,
+                    }));
+                    return targets;
                 }
                 // The comparator runs during the call: an edge to it, and the array.
                 let mut out = callbacks;
@@ -578,30 +588,56 @@ impl<'a> Builder<'a> {
                     frees: false,
                     side_effects: false,
                 }));
-                return out;
+                out
             }
-            _ if runs_other_code(name) => return outside,
-            _ => {}
-        }
-        let (reads_only, args_only) = string_function(name);
-        if args_only {
-            return vec![CallTarget::Library(Effect {
+            // The allocator's state is not the program's memory; a resize reads the old
+            // block and frees it.
+            Model::Allocates { resizes } => vec![CallTarget::Library(Effect {
                 reads: args.clone(),
-                writes: if reads_only { Touched::default() } else { args },
-                frees: false,
-                side_effects: false,
-            })];
+                writes: args,
+                frees: resizes.is_some(),
+                side_effects: true,
+            })],
+            Model::Declared(d) => {
+                let mut reads = Touched::default();
+                let mut writes = Touched::default();
+                for (i, &a) in actuals.iter().enumerate() {
+                    if a == u32::MAX {
+                        continue;
+                    }
+                    let pts = self.pts;
+                    let t = self.pointees(m, a).without(|o| pts.object_is_function(o));
+                    if d.reads_through(i) {
+                        reads.add(&t);
+                    }
+                    if d.writes_through(i) {
+                        writes.add(&t);
+                    }
+                }
+                reads.external |= d.memory.reads_other();
+                writes.external |= d.memory.writes_other();
+                let effect = CallTarget::Library(Effect {
+                    reads,
+                    writes,
+                    frees: !d.nofree,
+                    side_effects: d.memory.0
+                        & !(MemoryEffects::ARG_READ | MemoryEffects::ARG_WRITE)
+                        != 0,
+                });
+                // It may write what outside code can see: it may run outside code too
+                // (registered callbacks, other threads at a lock).
+                if d.memory.writes_other() {
+                    vec![effect, CallTarget::Function(self.outside())]
+                } else {
+                    vec![effect]
+                }
+            }
+            // Intrinsics are handled above.
+            Model::Unknown
+            | Model::NoCapture { .. }
+            | Model::Copies { .. }
+            | Model::VaStart { .. } => outside,
         }
-        // Its arguments' objects, and the library's own state (errno, FILEs, the heap)
-        // where the program may see it: escaped memory.
-        let mut touched = args;
-        touched.external = true;
-        vec![CallTarget::Library(Effect {
-            reads: touched.clone(),
-            writes: touched,
-            frees: frees(name),
-            side_effects: true,
-        })]
     }
 
     fn solve(self) -> ModRef {
@@ -659,58 +695,6 @@ impl<'a> Builder<'a> {
             sites: self.sites,
         }
     }
-}
-
-/// C library functions that run code the program registered, synchronize with other
-/// threads, or leave the function non-locally: calls to them are calls to outside code.
-fn runs_other_code(name: &str) -> bool {
-    const PREFIXES: &[&str] = &["pthread_", "sem_", "mtx_", "cnd_", "thrd_", "__cxa_guard_"];
-    const NAMES: &[&str] = &[
-        "exit",
-        "_exit",
-        "_Exit",
-        "quick_exit",
-        "abort",
-        "raise",
-        "kill",
-        "longjmp",
-        "_longjmp",
-        "siglongjmp",
-        "setjmp",
-        "_setjmp",
-        "sigsetjmp",
-        "__sigsetjmp",
-        "vfork",
-        "fork",
-        "__cxa_throw",
-        "__cxa_rethrow",
-        "_Unwind_Resume",
-    ];
-    PREFIXES.iter().any(|p| name.starts_with(p)) || NAMES.contains(&name)
-}
-
-/// Whether a C library function touches only what its arguments point to (no `errno`, no
-/// other state), and whether it only reads.
-fn string_function(name: &str) -> (bool, bool) {
-    match name {
-        "strlen" | "strnlen" | "strcmp" | "strncmp" | "memcmp" | "bcmp" | "strspn" | "strcspn"
-        | "strchr" | "strrchr" | "strstr" | "memchr" | "memrchr" | "strpbrk" | "rawmemchr"
-        | "strchrnul" => (true, true),
-        "memcpy" | "memmove" | "memset" | "strcpy" | "strncpy" | "strcat" | "strncat"
-        | "stpcpy" | "__memcpy_chk" | "__memmove_chk" | "__memset_chk" | "__strcpy_chk" => {
-            (false, true)
-        }
-        _ => (false, false),
-    }
-}
-
-/// C library functions that may free memory.
-fn frees(name: &str) -> bool {
-    matches!(
-        name,
-        "free" | "cfree" | "realloc" | "reallocf" | "reallocarray" | "fclose" | "freopen"
-    ) || name.starts_with("_Zdl")
-        || name.starts_with("_Zda")
 }
 
 #[cfg(test)]

@@ -26,22 +26,20 @@ pub(super) enum Target {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum ExternalEffect {
     /// Copies the object argument 1 points into the one argument 0 points to.
-    MemoryCopy { returns_destination: bool },
+    MemoryCopy,
     /// Neither captures nor writes pointers.
     NoCapture { returns_first: bool },
     /// Anything: pointer arguments escape.
     Captures,
 }
 
-/// The effect of an external function, from the library models the points-to analysis
-/// uses: this analysis knows copies and functions that capture nothing; anything else a
-/// model describes (allocation, interior pointers, callbacks) captures, conservatively.
-pub(super) fn external_effect(name: &str) -> ExternalEffect {
-    use crate::pointsto::library::{model, Model};
-    match model(name) {
-        Model::Copies { returns_dst, .. } => ExternalEffect::MemoryCopy {
-            returns_destination: returns_dst,
-        },
+/// The effect of an external function `f`, from [`crate::library`]: this analysis knows the
+/// intrinsics that copy memory or capture nothing; any other function may keep, call back
+/// or store over what its arguments reach, so they escape.
+pub(super) fn external_effect(index: &CombinedIndex, f: GlobalId) -> ExternalEffect {
+    use crate::library::{model, Model};
+    match model(index, f) {
+        Model::Copies { .. } => ExternalEffect::MemoryCopy,
         Model::NoCapture { returns } => ExternalEffect::NoCapture {
             returns_first: returns == Some(0),
         },
@@ -504,7 +502,7 @@ impl<'a> Builder<'a> {
             }
             return;
         }
-        let effect = external_effect(&self.index.global(f).name);
+        let effect = external_effect(self.index, f);
         let buffer = self.solver.key(CvpKey::CopyBuffer {
             module: m,
             site: position,
@@ -513,9 +511,7 @@ impl<'a> Builder<'a> {
         for &dst in results {
             let returns_first = matches!(
                 effect,
-                ExternalEffect::MemoryCopy {
-                    returns_destination: true
-                } | ExternalEffect::NoCapture {
+                ExternalEffect::NoCapture {
                     returns_first: true
                 }
             );
@@ -547,20 +543,18 @@ impl<'a> Builder<'a> {
         }
         for &(i, value) in arguments {
             let rule = match (effect, buffer, i) {
-                (ExternalEffect::MemoryCopy { .. }, Some(buffer), 0) => Rule::Store {
+                (ExternalEffect::MemoryCopy, Some(buffer), 0) => Rule::Store {
                     ptr: value,
                     value: buffer,
                     whole_object: true,
                 },
-                (ExternalEffect::MemoryCopy { .. }, Some(buffer), 1) => Rule::Load {
+                (ExternalEffect::MemoryCopy, Some(buffer), 1) => Rule::Load {
                     dst: buffer,
                     ptr: value,
                     whole_object: true,
                 },
                 // The length of a copy, the value of a memset, a size for objectsize.
-                (ExternalEffect::MemoryCopy { .. } | ExternalEffect::NoCapture { .. }, _, _) => {
-                    continue
-                }
+                (ExternalEffect::MemoryCopy | ExternalEffect::NoCapture { .. }, _, _) => continue,
                 (ExternalEffect::Captures, _, _) => Rule::Escape { value },
             };
             self.push(rule);

@@ -600,6 +600,8 @@ fn visible_variables() {
 fn memcpy_copies_contents() {
     // static const cb src[] = {f, g};  static cb dst[2];
     // llvm.memcpy(dst, src, 16); memcpy(dst2, src, 16)[1]();  dst[0]();
+    // The intrinsic copies as the LangRef defines it; a `memcpy` declared without
+    // attributes is any function: what it returns and writes is unknown.
     let mut p = TestProgram::new();
     let m = p.module("a.o");
     let main = p.ext_func(m, "main");
@@ -626,7 +628,7 @@ fn memcpy_copies_contents() {
     let (site, _) = p.icall(m, main, fp, &[]);
     let a = analyze(&p);
     assert_eq!(a.names(m, site), names(&["f", "g"]));
-    assert_eq!(a.names(m, site2), names(&["f", "g"]));
+    assert_eq!(a.names(m, site2), names(OVER));
 }
 
 #[test]

@@ -233,11 +233,11 @@ fn mutexes_see_what_threads_write() {
 }
 
 #[test]
-fn string_functions_touch_only_their_arguments() {
+fn library_functions_touch_what_their_attributes_allow() {
     let (mut p, m, main) = program();
-    let strlen = p.decl(m, "strlen", GlobalKind::Function);
-    let memcpy = p.decl(m, "memcpy", GlobalKind::Function);
-    let puts = p.decl(m, "puts", GlobalKind::Function);
+    let strlen = p.libc(m, "strlen");
+    let memcpy = p.decl(m, "llvm.memcpy.p0i8.p0i8.i64", GlobalKind::Function);
+    let puts = p.libc(m, "puts");
     let a = p.var(m, "a", Linkage::Internal, false);
     let b = p.var(m, "b", Linkage::Internal, false);
     // len() { return strlen(a); }: reads a, writes nothing, no side effects.
@@ -261,14 +261,11 @@ fn string_functions_touch_only_their_arguments() {
     assert!(at.no_writes && !at.no_reads && at.no_free);
     assert_eq!(s.writes(m, copy), ["a", "b"]);
     assert!(!s.effect(m, copy).side_effects);
-    assert_eq!(s.writes(m, say), ["a", "external"]);
-    assert_eq!(
-        s.attributes(m, say),
-        MemoryAttributes {
-            no_free: true,
-            ..Default::default()
-        }
-    );
+    // puts reads its `readonly` argument and writes the library's state, where it may
+    // also run outside code (nothing in LLVM 14 says it calls nothing back).
+    assert_eq!(s.reads(m, say), ["a", "external"]);
+    assert_eq!(s.writes(m, say), ["external"]);
+    assert_eq!(s.attributes(m, say), MemoryAttributes::default());
 }
 
 #[test]

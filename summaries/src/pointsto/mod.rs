@@ -23,10 +23,10 @@
 //! Calls: a direct call to a body in the unit passes its actuals to the formals and the
 //! return to the result; an indirect call does the same for every function its callee
 //! value may point to, as the solution grows (the call graph is built on the fly). Calls
-//! to functions outside the unit follow [`library`]'s models by name; any other external
-//! call makes its pointer arguments escape and returns external memory.
+//! to functions outside the unit follow [`library`]: what LLVM's attributes on their
+//! declarations allow, the intrinsics' definitions, and a few justified models; any other
+//! external call makes its pointer arguments escape and returns external memory.
 
-pub mod library;
 pub mod solver;
 #[cfg(test)]
 mod tests;
@@ -34,10 +34,10 @@ pub mod wrappers;
 
 use crate::dead::Liveness;
 use crate::index::{CombinedIndex, GlobalId, Resolutions};
-use crate::model::{Callee, GlobalFlags, GlobalKind, ValueFact, ValueId};
+use crate::library::{self, Declared, Model};
+use crate::model::{Callee, GlobalKind, ValueFact, ValueId};
 use crate::program::{ProgramView, Target};
 use crate::sparse::FxBuildHasher;
-use library::Model;
 use solver::{Client, Element, Node, Solver, SolverStats};
 use std::collections::{BTreeMap, HashMap};
 
@@ -273,6 +273,9 @@ enum Constraint {
     Call { site: u32 },
     /// `node` is a library function's callback argument (qsort's comparator, ...).
     Callback { args: [Option<Node>; 2] },
+    /// `node` holds what a call to a function outside the unit is given or can read: a
+    /// function among it may be called back with anything the call can reach (`passed`).
+    MayCallBack { passed: Node },
     /// On the external object's node: its elements have escaped.
     Escaped,
     /// Every location of every object `node` points into flows into `dst` (a byte copy's
@@ -334,7 +337,8 @@ struct ProgramModel {
     tracked: FxMap<GlobalId, bool>,
     sites: Vec<Site>,
     /// Name and allocator flag of functions outside the unit, for the library models.
-    external_names: FxMap<GlobalId, (String, bool)>,
+    /// What calls to each function outside the unit do (see [`library`]).
+    external_models: FxMap<GlobalId, Model>,
     external: u32,
     external_node: Node,
     /// Allocation wrappers: each call site gets its own heap object.
@@ -371,7 +375,7 @@ impl ProgramModel {
             escaped_bodies: Default::default(),
             tracked: Default::default(),
             sites: Vec::new(),
-            external_names: Default::default(),
+            external_models: Default::default(),
             external: 0,
             external_node: 0,
             wrappers: HashMap::new(),
@@ -889,8 +893,8 @@ impl ProgramModel {
             let tracked = view.tracked_definition(f) && g.kind == GlobalKind::Function;
             slot.insert(tracked);
             if !tracked {
-                let allocator = g.flags.contains(GlobalFlags::RETURNS_NOALIAS);
-                self.external_names.insert(f, (g.name.clone(), allocator));
+                self.external_models
+                    .insert(f, library::model(view.index, f));
             }
         }
         self.object(Object::Global(f), Some(f))
@@ -920,34 +924,16 @@ impl ProgramModel {
         let result = self.sites[site as usize].result;
         match model {
             Model::Unknown => self.unknown_call(solver, site),
+            Model::Declared(d) => self.declared_call(solver, site, &d),
             Model::NoCapture { returns } => {
                 if let (Some(r), Some(a)) = (result, returns.and_then(|i| self.arg(site, i))) {
                     solver.add_edge(a, r);
                 }
             }
-            Model::ReturnsExternal => {
+            Model::Allocates { resizes } => {
+                let fresh = self.heap_object(solver, site);
                 if let Some(r) = result {
-                    solver.add_edge(self.external_node, r);
-                }
-            }
-            Model::Allocates { resizes, out } => {
-                let (module, call) = (
-                    self.sites[site as usize].module,
-                    self.sites[site as usize].call,
-                );
-                let o = self.object(Object::Heap { module, call }, None);
-                let fresh = self.location(solver, o, 0);
-                match out.and_then(|i| self.arg(site, i)) {
-                    Some(p) => {
-                        let holder = solver.new_node();
-                        solver.add_element(holder, fresh);
-                        solver.add_constraint(p, Constraint::Store { src: holder });
-                    }
-                    None => {
-                        if let Some(r) = result {
-                            solver.add_element(r, fresh);
-                        }
-                    }
+                    solver.add_element(r, fresh);
                 }
                 if let Some(old) = resizes.and_then(|i| self.arg(site, i)) {
                     // The result may be the old block itself, and the new block holds what
@@ -960,25 +946,9 @@ impl ProgramModel {
                     self.copy_contents(solver, new_ptr, old);
                 }
             }
-            Model::Copies {
-                dst,
-                src,
-                returns_dst,
-            } => {
+            Model::Copies { dst, src } => {
                 if let (Some(d), Some(s)) = (self.arg(site, dst), self.arg(site, src)) {
                     self.copy_contents(solver, d, s);
-                    if let (true, Some(r)) = (returns_dst, result) {
-                        solver.add_edge(d, r);
-                    }
-                }
-            }
-            Model::FillsBytes { buffer, returns } => {
-                if let Some(b) = self.arg(site, buffer) {
-                    let outside = self.external_node;
-                    solver.add_constraint(b, Constraint::Store { src: outside });
-                }
-                if let (Some(r), Some(a)) = (result, returns.and_then(|i| self.arg(site, i))) {
-                    solver.add_edge(a, r);
                 }
             }
             Model::VaStart { list } => {
@@ -990,22 +960,18 @@ impl ProgramModel {
                     solver.add_constraint(p, Constraint::WriteAll { src: holder });
                 }
             }
-            Model::Interior { arg } => {
-                if let (Some(r), Some(a)) = (result, self.arg(site, arg)) {
-                    solver.add_constraint(
-                        a,
-                        Constraint::Field {
-                            dst: r,
-                            offset: None,
-                        },
-                    );
-                }
-            }
             Model::Calls {
                 function,
                 args,
                 elements,
+                returns_into,
             } => {
+                if let Some(r) = result {
+                    solver.add_edge(self.external_node, r);
+                    if let Some(a) = returns_into.and_then(|i| self.arg(site, i)) {
+                        self.interior(solver, a, r);
+                    }
+                }
                 let Some(f) = self.arg(site, function) else {
                     return;
                 };
@@ -1016,11 +982,7 @@ impl ProgramModel {
                     };
                     passed[k] = Some(if elements {
                         let inside = solver.new_node();
-                        let field = Constraint::Field {
-                            dst: inside,
-                            offset: None,
-                        };
-                        solver.add_constraint(p, field);
+                        self.interior(solver, p, inside);
                         inside
                     } else {
                         p
@@ -1028,6 +990,81 @@ impl ProgramModel {
                 }
                 solver.add_constraint(f, Constraint::Callback { args: passed });
             }
+        }
+    }
+
+    /// A new heap object for the allocation at call site `site`: its first location.
+    fn heap_object(&mut self, solver: &mut Solver<Constraint>, site: u32) -> Element {
+        let (module, call) = (
+            self.sites[site as usize].module,
+            self.sites[site as usize].call,
+        );
+        let o = self.object(Object::Heap { module, call }, None);
+        self.location(solver, o, 0)
+    }
+
+    /// `dst` points somewhere into the objects `src` points into.
+    fn interior(&mut self, solver: &mut Solver<Constraint>, src: Node, dst: Node) {
+        solver.add_constraint(src, Constraint::Field { dst, offset: None });
+    }
+
+    /// A call to a function outside the unit that does what its declarations' attributes
+    /// allow, and no more (see [`library`]):
+    /// - what it may keep (arguments it captures, pointers it reads through its
+    ///   arguments) escapes if it may write memory beyond its arguments, else may be
+    ///   stored through the arguments it writes or returned;
+    /// - what it writes through an argument may be anything it keeps or anything escaped;
+    /// - a function among what it is given may be called back with all of it;
+    /// - the result is the `returned` argument, fresh memory (`noalias`) holding anything
+    ///   it may store, or anything it keeps or that escaped.
+    fn declared_call(&mut self, solver: &mut Solver<Constraint>, site: u32, d: &Declared) {
+        let args: Vec<(usize, Node)> = self.sites[site as usize]
+            .args
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| a.map(|a| (i, a)))
+            .collect();
+        let result = self.sites[site as usize].result;
+        let kept = solver.new_node();
+        let reached = solver.new_node();
+        for &(i, a) in &args {
+            solver.add_edge(a, reached);
+            if d.captures(i) {
+                solver.add_edge(a, kept);
+            }
+            if d.reads_through(i) {
+                solver.add_constraint(a, Constraint::ReadAll { dst: kept });
+            }
+        }
+        solver.add_edge(kept, reached);
+        solver.add_constraint(reached, Constraint::MayCallBack { passed: reached });
+        if d.memory.writes_beyond_args() {
+            solver.add_edge(kept, self.external_node);
+        }
+        // What it may store: anything it keeps, or anything escaped (its own memory).
+        let stored = solver.new_node();
+        solver.add_edge(kept, stored);
+        solver.add_edge(self.external_node, stored);
+        for &(i, a) in &args {
+            if d.writes_through(i) {
+                solver.add_constraint(a, Constraint::WriteAll { src: stored });
+            }
+        }
+        let Some(r) = result else {
+            return;
+        };
+        if let Some(a) = d.returned().and_then(|i| self.arg(site, i)) {
+            solver.add_edge(a, r);
+        } else if d.returns_noalias {
+            let fresh = self.heap_object(solver, site);
+            solver.add_element(r, fresh);
+            let holder = solver.new_node();
+            solver.add_element(holder, fresh);
+            solver.add_constraint(holder, Constraint::WriteAll { src: stored });
+        } else {
+            // A pointer into anything it keeps (`strchr`), or anything escaped.
+            self.interior(solver, kept, r);
+            solver.add_edge(self.external_node, r);
         }
     }
 
@@ -1212,6 +1249,19 @@ impl Client for ProgramModel {
                         solver.add_edge(*a, formal);
                     }
                 }
+                // What it returns goes back to the library (pthread_join hands it out).
+                if let Some(&r) = self.returns.get(&f) {
+                    solver.add_edge(r, self.external_node);
+                }
+            }
+            Constraint::MayCallBack { passed } => {
+                let object = self.location_info(solver, e).object;
+                if self.objects[object as usize].function.is_none() {
+                    return;
+                }
+                // Outside code may call it, with anything the call could reach.
+                solver.add_edge(passed, self.external_node);
+                self.escape_object(solver, object);
             }
             Constraint::Escaped => {
                 let object = self.location_info(solver, e).object;
@@ -1346,16 +1396,11 @@ impl ProgramModel {
                 }
             }
             Some(false) => {
-                let model = match self.external_names.get(&f) {
-                    Some((name, allocator)) => match library::model(name) {
-                        Model::Unknown if *allocator => Model::Allocates {
-                            resizes: None,
-                            out: None,
-                        },
-                        m => m,
-                    },
-                    None => Model::Unknown,
-                };
+                let model = self
+                    .external_models
+                    .get(&f)
+                    .cloned()
+                    .unwrap_or(Model::Unknown);
                 self.library_call(solver, site, model);
             }
             // A function the builder never classified (unreachable in a valid index).

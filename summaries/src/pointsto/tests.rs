@@ -133,8 +133,8 @@ fn byte_copies_touch_nothing_before_the_pointer() {
     let (mut p, m, main) = program();
     let g = p.var(m, "g", Linkage::Internal, false);
     let f = p.var(m, "f", Linkage::Internal, false);
-    let memcpy = p.decl(m, "memcpy", GlobalKind::Function);
-    let fread = p.decl(m, "fread", GlobalKind::Function);
+    let memcpy = p.decl(m, "llvm.memcpy.p0i8.p0i8.i64", GlobalKind::Function);
+    let fread = p.libc(m, "fread");
     let obj = p.stack(m, main, 64);
     let ga = p.addr(m, main, g);
     p.store(m, obj, ga);
@@ -200,7 +200,7 @@ fn unknown_external_function_captures_its_arguments() {
     let local = p.stack(m, main, 8);
     let back = p.call(m, main, ext, &[local]);
     let freed = p.stack(m, main, 8);
-    let free = p.decl(m, "free", GlobalKind::Function);
+    let free = p.libc(m, "free");
     p.call(m, main, free, &[freed]);
     let s = Solved::of(&p);
     assert!(s.result.escaped(Object::Stack {
@@ -404,4 +404,55 @@ fn huge_sets_widen_to_external() {
     // Unrelated pointers keep their exact sets.
     assert_eq!(s.pts(m, loaded), ["g"]);
     assert!(s.result.stats().solver.widened >= 1);
+}
+
+/// Functions outside the unit do what their declarations' attributes allow: `strchr`
+/// (readonly, its string not `nocapture`) returns a pointer into its argument without
+/// making it escape; `fread` (no memory attribute) may store anything through its buffer;
+/// `fopen`'s `noalias` result is fresh memory holding anything the library may store.
+#[test]
+fn declared_library_functions_follow_their_attributes() {
+    let (mut p, m, main) = program();
+    let strchr = p.libc(m, "strchr");
+    let fread = p.libc(m, "fread");
+    let fopen = p.libc(m, "fopen");
+    let buf = p.stack(m, main, 16);
+    let found = p.call(m, main, strchr, &[buf]);
+    let holder = p.stack(m, main, 8);
+    p.call(m, main, fread, &[holder]);
+    let read_back = p.load(m, holder);
+    let file = p.call(m, main, fopen, &[buf, buf]);
+    let inside = p.load(m, file);
+    let s = Solved::of(&p);
+    assert_eq!(s.pts(m, found), ["external", &format!("stack#{buf}+?")]);
+    assert!(!s.result.escaped(Object::Stack {
+        module: m,
+        value: buf
+    }));
+    assert_eq!(s.pts(m, read_back), ["external"]);
+    assert_eq!(s.pts(m, inside), ["external"]);
+    assert!(
+        s.pts(m, file)[0].starts_with("heap#"),
+        "{:?}",
+        s.pts(m, file)
+    );
+}
+
+/// A function given to a library function may be called back by it (LLVM 14 has no
+/// attribute saying otherwise), with anything the call reaches.
+#[test]
+fn functions_given_to_the_library_may_be_called_back() {
+    let (mut p, m, main) = program();
+    let strlen = p.libc(m, "strlen");
+    let cb = p.func(m, "cb");
+    let arg = p.param(m, cb, 0);
+    let fa = p.addr(m, main, cb);
+    let data = p.stack(m, main, 8);
+    p.call(m, main, strlen, &[fa, data]);
+    let s = Solved::of(&p);
+    assert_eq!(s.pts(m, arg), ["external"]);
+    assert!(s.result.escaped(Object::Stack {
+        module: m,
+        value: data
+    }));
 }

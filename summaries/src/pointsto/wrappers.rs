@@ -8,13 +8,13 @@
 //! A function is a wrapper when every value it returns is derived (by casts, phis and
 //! constant offsets) from results of allocator or wrapper calls, and those values are used
 //! only to derive others, to be returned, as the address of a store, or as an argument of a
-//! library function that captures nothing (`memset`, `free`). Whatever else happens to them
+//! library function that touches nothing through it (`llvm.memset`). Whatever else happens to them
 //! (stored somewhere, loaded from, passed to other code) could keep a second copy or read
 //! the block in the wrapper's own context, so the function is not a wrapper.
 
-use super::library::{self, Model};
 use crate::index::GlobalId;
-use crate::model::{Callee, GlobalFlags, GlobalKind, ValueFact, ValueId};
+use crate::library::{self, Model};
+use crate::model::{Callee, GlobalKind, ValueFact, ValueId};
 use crate::program::{ProgramView, Target};
 use std::collections::HashMap;
 
@@ -232,17 +232,8 @@ fn fresh_call(
             if g.kind != GlobalKind::Function || view.tracked_definition(f) {
                 return None;
             }
-            let model = match library::model(&g.name) {
-                Model::Unknown if g.flags.contains(GlobalFlags::RETURNS_NOALIAS) => {
-                    Model::Allocates {
-                        resizes: None,
-                        out: None,
-                    }
-                }
-                m => m,
-            };
-            match model {
-                Model::Allocates { resizes, out: None } => Fresh {
+            match library::model(view.index, f) {
+                Model::Allocates { resizes } => Fresh {
                     returns_at: 0,
                     resizes: resizes.map(u32::from),
                     stores: Vec::new(),
@@ -316,8 +307,8 @@ fn check(
                 ValueFact::Return { .. } => None,
                 // Only marks the arrays of the block's type (nothing uses the result).
                 ValueFact::ArrayElement { dst, .. } if !facts.uses.contains_key(&dst) => None,
-                ValueFact::CallArgument { call, .. } => {
-                    captures_nothing(view, m, call)?;
+                ValueFact::CallArgument { call, index, .. } => {
+                    touches_nothing_through(view, m, call, index)?;
                     None
                 }
                 _ => return None,
@@ -373,9 +364,9 @@ fn call_of(facts: &ModuleFacts, v: ValueId) -> Option<u32> {
         })
 }
 
-/// Some(()) when call `call` goes to a library function that neither keeps nor returns
-/// any of its arguments.
-fn captures_nothing(view: &ProgramView, m: u32, call: u32) -> Option<()> {
+/// Some(()) when call `call` goes to a library function that neither keeps, returns,
+/// reads nor stores pointers through its argument `index`.
+fn touches_nothing_through(view: &ProgramView, m: u32, call: u32, index: u32) -> Option<()> {
     let cs = view.index.modules[m as usize]
         .call_sites
         .get(call as usize)?;
@@ -388,8 +379,12 @@ fn captures_nothing(view: &ProgramView, m: u32, call: u32) -> Option<()> {
     if view.tracked_definition(f) {
         return None;
     }
-    match library::model(&view.index.global(f).name) {
+    let i = index as usize;
+    match library::model(view.index, f) {
         Model::NoCapture { returns: None } => Some(()),
+        Model::Declared(d) if !d.captures(i) && !d.reads_through(i) && !d.writes_through(i) => {
+            Some(())
+        }
         _ => None,
     }
 }
