@@ -1,6 +1,13 @@
 //! SHF_MERGE deduplication: the pieces (strings, constants) of every live merge section
-//! with the same output section, flags and entry size form a group of unique pieces, each
-//! placed where it first occurs in input order, so the result does not depend on threads.
+//! with the same output section, flags and entry size (and, for strings, alignment) form a
+//! group of unique pieces, each placed where it first occurs in input order, so the result
+//! does not depend on threads.
+//!
+//! Every piece keeps its section's alignment, as lld's merge sections do: a piece may start
+//! anywhere in its input section, but code relies on the section's alignment for all of
+//! them (clang loads `.rodata.str1.16` strings with `movaps`). Strings of different
+//! alignments are kept apart, so that 1-byte-aligned ones are not padded; constants of
+//! different alignments share a group, whose pieces all take the largest (lld's rule).
 //!
 //! The work is parallel where it pays: each section is split and its pieces hashed on its
 //! own; pieces are then deduplicated in shards by hash, each shard on its own thread; each
@@ -15,9 +22,11 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// One deduplicated group: its unique pieces, in the order they first occur.
+/// One deduplicated group: its unique pieces, in the order they first occur, each at a
+/// multiple of `align` (the largest of its sections' alignments).
 pub struct MergeGroup {
     pub output: OutputId,
+    pub align: u64,
     pub data: Vec<u8>,
 }
 
@@ -36,8 +45,21 @@ struct Member {
     group: u32,
 }
 
-/// What puts merge sections in one group: output section, flags, entry size.
-type GroupKey = (OutputId, u64, u64);
+/// What puts merge sections in one group: output section, flags, entry size, and the
+/// alignment of strings (0 for constants, which share a group whatever their alignment).
+type GroupKey = (OutputId, u64, u64, u64);
+
+/// The alignment of a merge section, which each of its pieces keeps.
+fn section_align(sec: &crate::object_file::InputSection) -> u64 {
+    u64::from(sec.align.max(1))
+}
+
+/// The group key of merge section `sec` (see [`GroupKey`]).
+fn group_key(sec: &crate::object_file::InputSection) -> GroupKey {
+    let strings = sec.flags & u64::from(elf::SHF_STRINGS) != 0;
+    let align = if strings { section_align(sec) } else { 0 };
+    (sec.output, sec.flags, u64::from(sec.entsize.max(1)), align)
+}
 
 /// A piece of a section: its byte range and the hash of its bytes.
 #[derive(Clone, Copy)]
@@ -52,15 +74,6 @@ struct Span {
 /// would share their tags.
 fn share_of(hash: u64, threads: usize) -> usize {
     (hash >> 32) as usize % threads
-}
-
-/// The alignment each unique piece of `sec` keeps: constants stay aligned, strings need none.
-fn piece_align(sec: &crate::object_file::InputSection) -> usize {
-    if sec.flags & u64::from(elf::SHF_STRINGS) != 0 {
-        1
-    } else {
-        sec.align.max(1) as usize
-    }
 }
 
 /// A piece to deduplicate: its bytes, group and number, and its hash salted with the group.
@@ -90,7 +103,7 @@ impl Merged {
 pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
     // The sections and their groups, in input order (the search in parallel: objects
     // have thousands of sections, few of them mergeable).
-    let found: Vec<Vec<(u32, GroupKey)>> = objects
+    let found: Vec<Vec<(u32, GroupKey, u64)>> = objects
         .par_iter()
         .map(|obj| {
             obj.sections
@@ -101,12 +114,7 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
                         && sec.live
                         && sec.output != crate::object_file::NO_OUTPUT
                 })
-                .map(|(i, sec)| {
-                    (
-                        i as u32,
-                        (sec.output, sec.flags, u64::from(sec.entsize.max(1))),
-                    )
-                })
+                .map(|(i, sec)| (i as u32, group_key(sec), section_align(sec)))
                 .collect()
         })
         .collect();
@@ -114,14 +122,17 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
     let mut group_of: FxHashMap<GroupKey, u32> = FxHashMap::default();
     let mut sections = Vec::new();
     for (file, found) in found.into_iter().enumerate() {
-        for (sec, key) in found {
+        for (sec, key, align) in found {
             let group = *group_of.entry(key).or_insert_with(|| {
                 groups.push(MergeGroup {
                     output: key.0,
+                    align: 1,
                     data: Vec::new(),
                 });
                 (groups.len() - 1) as u32
             });
+            let g = &mut groups[group as usize];
+            g.align = g.align.max(align);
             sections.push(Member {
                 file: file as FileId,
                 sec,
@@ -184,16 +195,16 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
     });
     let rep: Vec<u32> = rep.into_iter().map(AtomicU32::into_inner).collect();
 
-    // The unique pieces laid out in input order, each with its section's alignment. A
-    // section's unique pieces, laid out from 0, occupy the same bytes wherever it starts
-    // (all its pieces share one alignment, which its start has): so each section is laid
-    // out on its own, in parallel, one pass in order gives each its start, and the pieces'
-    // offsets and bytes follow in parallel again.
+    // The unique pieces laid out in input order, each at a multiple of its group's
+    // alignment (so of its section's). A section's unique pieces, laid out from 0, occupy
+    // the same bytes wherever it starts (all its pieces share one alignment, which its
+    // start has): so each section is laid out on its own, in parallel, one pass in order
+    // gives each its start, and the pieces' offsets and bytes follow in parallel again.
     // Walks section `s`'s unique pieces with their offsets from the section's start, and
     // returns the size they take (0: none of its pieces is the first of its bytes).
+    let aligns: Vec<usize> = groups.iter().map(|g| g.align as usize).collect();
     let walk = |s: usize, visit: &mut dyn FnMut(usize, usize, &Span)| -> usize {
-        let m = &sections[s];
-        let align = piece_align(&objects[m.file as usize].sections[m.sec as usize]);
+        let align = aligns[sections[s].group as usize];
         let mut size = 0usize;
         for (p, span) in spans[s].iter().enumerate() {
             let piece = (first[s] + p as u32) as usize;
@@ -218,7 +229,7 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
             if size == 0 {
                 return *group_size;
             }
-            let align = piece_align(&objects[m.file as usize].sections[m.sec as usize]);
+            let align = aligns[m.group as usize];
             let start = group_size.next_multiple_of(align);
             *group_size = start + size;
             start

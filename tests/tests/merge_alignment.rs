@@ -1,0 +1,219 @@
+//! Merged sections keep their alignment, piece by piece (lld's rule): every string of a
+//! `.rodata.str1.16` section stays 16-byte aligned however many 1-aligned strings come
+//! before it (clang loads such strings with `movaps`, which faults on a misaligned
+//! address), a string in both a 1-aligned and a 16-aligned section is not folded into the
+//! 1-aligned copy, and constants of one entry size but different alignments all take the
+//! largest. Checked by running the programs against lld's links, by the symbols' addresses,
+//! in a relocatable output, and for the same bytes whatever the thread count.
+
+use rld_tests::Compiler::Clang;
+use rld_tests::*;
+use std::path::{Path, PathBuf};
+
+/// Strings and constants, each reached through `get(i)`, which first loads every 16-aligned
+/// one with `movaps`. The 1-aligned strings come first and take 46 bytes (not a multiple of
+/// 16); `both16` has the bytes of `both1`; `k16` has the bytes of `k8`, which is at offset 8
+/// of its section.
+const STRINGS_ASM: &str = r#"
+	.text
+	.globl	get
+	.type	get,@function
+get:
+	movaps	a16(%rip), %xmm0
+	movaps	b16(%rip), %xmm0
+	movaps	both16(%rip), %xmm0
+	movaps	k16(%rip), %xmm0
+	leaq	table(%rip), %rax
+	movq	(%rax,%rdi,8), %rax
+	retq
+	.size	get, .-get
+
+	.section	.data.rel.ro,"aw",@progbits
+	.p2align	3
+table:
+	.quad	odd, both1, a16, b16, both16, k8, k16
+
+	.section	.rodata.str1.1,"aMS",@progbits,1
+odd:
+	.asciz	"odd"
+both1:
+	.asciz	"in both sections: 1-aligned and 16-aligned"
+
+	.section	.rodata.str1.16,"aMS",@progbits,1
+	.p2align	4
+a16:
+	.asciz	"agctuAGCTUnNbdhkmnrsvwyx-O"
+	.p2align	4
+b16:
+	.asciz	"ARNDCQEGHILKMFPSTWYVBZX.-U"
+	.p2align	4
+both16:
+	.asciz	"in both sections: 1-aligned and 16-aligned"
+
+	.section	.rodata.cst8,"aM",@progbits,8,unique,1
+	.p2align	3
+	.quad	0x1111111111111111
+k8:
+	.quad	0x2222222222222222
+
+	.section	.rodata.cst8,"aM",@progbits,8,unique,2
+	.p2align	4
+k16:
+	.quad	0x2222222222222222
+	.section	.note.GNU-stack,"",@progbits
+"#;
+
+/// Prints what `get` returns, marking a misaligned 16-aligned one.
+const STRINGS_MAIN: &str = r#"
+#include <stdint.h>
+#include <stdio.h>
+const void *get(long i);
+int main(void) {
+  for (long i = 0; i < 5; i++) {
+    const char *s = get(i);
+    printf("%s%s\n", s, i >= 2 && (uintptr_t)s % 16 ? " (misaligned)" : "");
+  }
+  for (long i = 5; i < 7; i++) {
+    const uint64_t *k = get(i);
+    printf("%llx%s\n", (unsigned long long)*k, i == 6 && (uintptr_t)k % 16 ? " (misaligned)" : "");
+  }
+  return 0;
+}
+"#;
+
+const STRINGS_OUT: &str = "odd\n\
+                           in both sections: 1-aligned and 16-aligned\n\
+                           agctuAGCTUnNbdhkmnrsvwyx-O\n\
+                           ARNDCQEGHILKMFPSTWYVBZX.-U\n\
+                           in both sections: 1-aligned and 16-aligned\n\
+                           2222222222222222\n\
+                           2222222222222222\n";
+
+/// The `.symtab` value of the local symbol `name` (there must be one).
+fn address(exe: &Path, name: &str) -> u64 {
+    let syms = find_symbols(&symbols(exe), ".symtab", name);
+    assert_eq!(syms.len(), 1, "{name} in {}: {syms:?}", exe.display());
+    syms[0].value
+}
+
+/// The symbols that must be 16-byte aligned in `exe` (relative to their section in a
+/// relocatable output: its sections are 16-aligned too), and `both16` kept apart from
+/// `both1`, as lld keeps it.
+fn assert_aligned(exe: &Path) {
+    for name in ["a16", "b16", "both16", "k8", "k16"] {
+        let at = address(exe, name);
+        assert_eq!(at % 16, 0, "{name} at {at:#x} in {}", exe.display());
+    }
+    assert_ne!(
+        address(exe, "both1"),
+        address(exe, "both16"),
+        "the 16-aligned string folded into the 1-aligned one in {}",
+        exe.display()
+    );
+}
+
+fn strings_objects(t: &Test) -> [PathBuf; 2] {
+    let s = t.write("strings.s", STRINGS_ASM);
+    [
+        t.compile(Clang, STRINGS_MAIN, &[]),
+        t.compile(Clang, s.to_str().unwrap(), &[]),
+    ]
+}
+
+#[test]
+fn aligned_strings_after_unaligned_ones_keep_their_alignment() {
+    let t = Test::new();
+    let objs = strings_objects(&t);
+    let lld = t.link(Driver::ClangLld, &paths(&objs), &[], "lld.out");
+    assert_aligned(&lld);
+    for exe in t.check_program(&paths(&objs), &[], Some(STRINGS_OUT)) {
+        assert_aligned(&exe);
+        let secs = sections(&exe);
+        let rodata = find_section(&secs, ".rodata").expect("a .rodata");
+        assert!(rodata.align >= 16, "{rodata:?}");
+    }
+}
+
+#[test]
+fn relocatable_output_keeps_merged_pieces_aligned() {
+    let t = Test::new();
+    let [main, strings] = strings_objects(&t);
+    let partial = t.link(Driver::Rld, &[&strings], &["-r"], "partial.o");
+    for name in [".rodata.str1.16", ".rodata.cst8"] {
+        let secs = sections(&partial);
+        let s = find_section(&secs, name).unwrap_or_else(|| panic!("no {name}: {secs:?}"));
+        assert_eq!(s.align, 16, "{s:?}");
+    }
+    assert_aligned(&partial);
+    for exe in t.check_program(&[&main, &partial], &[], Some(STRINGS_OUT)) {
+        assert_aligned(&exe);
+    }
+}
+
+#[test]
+fn merged_layout_does_not_depend_on_threads() {
+    let t = Test::new();
+    let objs = strings_objects(&t);
+    let outs: Vec<Vec<u8>> = [1, 2, 8]
+        .iter()
+        .map(|n| {
+            let flag = format!("-Wl,--threads={n}");
+            let exe = t.link(Driver::ClangRld, &paths(&objs), &[&flag], &format!("t{n}"));
+            std::fs::read(exe).unwrap()
+        })
+        .collect();
+    assert!(
+        outs.iter().all(|o| o == &outs[0]),
+        "outputs differ by thread count"
+    );
+}
+
+/// clang copies a local `char[]` initialized from a string from a 16-aligned unnamed
+/// constant in `.rodata.str1.16`, with `movaps`; the same bytes as a 1-aligned literal
+/// come first, from another object.
+#[test]
+fn local_char_arrays_of_c_copy_from_aligned_strings() {
+    let t = Test::new();
+    let first = t.compile(
+        Clang,
+        r#"
+#include <stdio.h>
+void first(void) { puts("1"); puts("agctuAGCTUnNbdhkmnrsvwyx-O"); puts("ARNDCQEGHILKMFPSTWYVBZX.-U"); }
+"#,
+        &["-O2"],
+    );
+    let second = t.compile(
+        Clang,
+        r#"
+#include <stdio.h>
+#include <string.h>
+void first(void);
+__attribute__((noinline)) int nuc(const char *s) {
+  char tbl[] = "agctuAGCTUnNbdhkmnrsvwyx-O";
+  const char *p = strchr(tbl, s[0]);
+  return p ? (int)(p - tbl) : -1;
+}
+__attribute__((noinline)) int amino(const char *s) {
+  char tbl[] = "ARNDCQEGHILKMFPSTWYVBZX.-U";
+  const char *p = strchr(tbl, s[0]);
+  return p ? (int)(p - tbl) : -1;
+}
+int main(void) {
+  first();
+  printf("%d %d\n", nuc("n"), amino("Z"));
+  return 0;
+}
+"#,
+        &["-O2"],
+    );
+    let asm = tool_stdout("objdump", &["-dr"], &second);
+    assert!(
+        asm.contains("movaps"),
+        "no movaps from the constants:\n{asm}"
+    );
+    let rodata = sections(&second);
+    let s = find_section(&rodata, ".rodata.str1.16").expect("clang's 16-aligned strings");
+    assert_eq!(s.align, 16, "{s:?}");
+    let want = "1\nagctuAGCTUnNbdhkmnrsvwyx-O\nARNDCQEGHILKMFPSTWYVBZX.-U\n10 21\n";
+    t.check_program(&[&first, &second], &[], Some(want));
+}
