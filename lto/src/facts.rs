@@ -198,21 +198,21 @@ impl<'a> FactBuilder<'a> {
     /// leave the value flow the facts follow: they escape.
     fn escape_hidden_globals(&mut self, c: Value) {
         self.seen.clear();
-        self.escape_globals_in(c, 0);
-    }
-
-    fn escape_globals_in(&mut self, c: Value, depth: u32) {
-        if depth > 64 || !self.seen.insert(c) {
-            return;
-        }
-        for o in c.operands() {
-            let stripped = o.strip_casts();
-            if self.index.contains_key(&stripped) {
-                if let Some(v) = self.operand(stripped) {
-                    self.facts.push(ValueFact::Escape { value: v });
+        // A work list: a constant may nest as deep as its source's expressions.
+        let mut work = vec![c];
+        while let Some(c) = work.pop() {
+            if !self.seen.insert(c) {
+                continue;
+            }
+            for o in c.operands() {
+                let stripped = o.strip_casts();
+                if self.index.contains_key(&stripped) {
+                    if let Some(v) = self.operand(stripped) {
+                        self.facts.push(ValueFact::Escape { value: v });
+                    }
+                } else if o.is_constant() && !o.is_global_value() {
+                    work.push(o);
                 }
-            } else if o.is_constant() && !o.is_global_value() {
-                self.escape_globals_in(o, depth + 1);
             }
         }
     }
@@ -518,7 +518,12 @@ impl<'a> FactBuilder<'a> {
         depth: u32,
         budget: &mut u32,
     ) {
-        if depth > 32 || *budget == 0 {
+        if depth > 32 {
+            // Nested deeper than any real aggregate type: not followed, so the whole
+            // initializer is treated as too large (every global it names escapes).
+            *budget = 0;
+        }
+        if *budget == 0 {
             return;
         }
         *budget -= 1;

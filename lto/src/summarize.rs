@@ -45,24 +45,25 @@ pub fn summarize_bitcode(name: &str, data: &[u8]) -> Result<ModuleSummary, LtoEr
 
 /// Whether a constant holds the address of a basic block (`blockaddress`), through
 /// constant expressions and aggregates. Constants are uniqued, so a constant is a DAG whose
-/// shared parts a plain walk would visit exponentially often: each is visited once.
-fn holds_block_address(v: Value, seen: &mut HashSet<Value>, depth: u32) -> bool {
-    if v.is_block_address() {
-        return true;
+/// shared parts a plain walk would visit exponentially often: each is visited once. A work
+/// list, not recursion: a constant may nest as deep as its source's expressions.
+fn holds_block_address(v: Value, seen: &mut HashSet<Value>) -> bool {
+    seen.clear();
+    let mut work = vec![v];
+    while let Some(v) = work.pop() {
+        if v.is_block_address() {
+            return true;
+        }
+        if v.is_global_value() || !v.is_constant() || v.is_constant_data() || !seen.insert(v) {
+            continue;
+        }
+        work.extend(v.operands());
     }
-    if depth > 64 || v.is_global_value() || !v.is_constant() || v.is_constant_data() {
-        return false;
-    }
-    if !seen.insert(v) {
-        return false;
-    }
-    v.operands()
-        .into_iter()
-        .any(|op| holds_block_address(op, seen, depth + 1))
+    false
 }
 
 /// Globals a constant (an initializer, an operand) refers to, through constant expressions
-/// and aggregates; `seen` is scratch space (each shared part is visited once).
+/// and aggregates, each shared part visited once (`seen` is scratch space), at any depth.
 fn constant_refs(
     index: &HashMap<Value, u32>,
     v: Value,
@@ -70,28 +71,17 @@ fn constant_refs(
     seen: &mut HashSet<Value>,
 ) {
     seen.clear();
-    refs_in(index, v, out, seen, 0);
-}
-
-fn refs_in(
-    index: &HashMap<Value, u32>,
-    v: Value,
-    out: &mut Vec<u32>,
-    seen: &mut HashSet<Value>,
-    depth: u32,
-) {
-    if depth > 64 {
-        return;
-    }
-    if let Some(&i) = index.get(&v) {
-        out.push(i);
-        return;
-    }
-    if v.is_global_value() || !v.is_constant() || !seen.insert(v) {
-        return;
-    }
-    for op in v.operands() {
-        refs_in(index, op, out, seen, depth + 1);
+    let mut work = vec![v];
+    while let Some(v) = work.pop() {
+        if let Some(&i) = index.get(&v) {
+            out.push(i);
+            continue;
+        }
+        if v.is_global_value() || !v.is_constant() || !seen.insert(v) {
+            continue;
+        }
+        // Operands in reverse, so they are visited in order.
+        work.extend(v.operands().into_iter().rev());
     }
 }
 
@@ -169,8 +159,7 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
             Some(GlobalKind::Variable) => {
                 if let Some(init) = g.initializer() {
                     constant_refs(&index, init, &mut refs, &mut seen);
-                    seen.clear();
-                    if holds_block_address(init, &mut seen, 0) {
+                    if holds_block_address(init, &mut seen) {
                         summary.globals[gi].flags.insert(GlobalFlags::BLOCK_ADDRESS);
                     }
                     for &r in &refs {

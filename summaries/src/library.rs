@@ -9,8 +9,9 @@
 //!   whether it frees, whether its result is fresh memory (`noalias`). Every declaration of
 //!   the name must say it; one that says less wins.
 //! - **Intrinsics** (`llvm.*`), whose behaviour the LLVM Language Reference defines.
-//! - **Allocation functions**, as LLVM's own table knows them (`AllocationFnData` in
-//!   llvm/lib/Analysis/MemoryBuiltins.cpp): their new memory holds no pointer yet.
+//! - **Allocation and deallocation functions**, as LLVM's own tables know them
+//!   (`AllocationFnData` and `isLibFreeFunction` in llvm/lib/Analysis/MemoryBuiltins.cpp):
+//!   new memory holds no pointer yet; freeing reads nothing from the object.
 //!
 //! A few behaviours no attribute can express are written here by hand, each with the
 //! sentence of the standard it rests on and a test program that exercises it under the
@@ -30,6 +31,9 @@ pub enum Model {
     /// object per call site). `resizes`: the argument whose object's contents move to the
     /// new memory, which the result may also still be (`realloc`).
     Allocates { resizes: Option<u8> },
+    /// A deallocation function: ends the life of the object argument 0 points into,
+    /// reading nothing from it and keeping nothing.
+    Frees,
     /// An intrinsic that reads or writes bytes only: stores no pointer anywhere, captures
     /// none. The result is one of its arguments, or (None) not a pointer.
     NoCapture { returns: Option<u8> },
@@ -123,6 +127,22 @@ impl Declared {
         }
     }
 }
+
+/// Deallocation functions (LLVM's `isLibFreeFunction` names).
+const DEALLOCATORS: &[&str] = &[
+    "free",
+    "cfree",
+    "_ZdlPv",
+    "_ZdaPv",
+    "_ZdlPvm",
+    "_ZdaPvm",
+    "_ZdlPvSt11align_val_t",
+    "_ZdaPvSt11align_val_t",
+    "_ZdlPvmSt11align_val_t",
+    "_ZdaPvmSt11align_val_t",
+    "_ZdlPvRKSt9nothrow_t",
+    "_ZdaPvRKSt9nothrow_t",
+];
 
 /// Allocation functions whose new memory holds no pointer (C11 7.22.3: "the value of the
 /// object is indeterminate" (`malloc`, `aligned_alloc`), "all bits zero" (`calloc`);
@@ -331,6 +351,11 @@ fn by_name(name: &str) -> Option<Model> {
         // old object prior to deallocation, up to the lesser of the new and old sizes."
         "realloc" | "reallocf" | "reallocarray" => Model::Allocates { resizes: Some(0) },
         _ if ALLOCATORS.contains(&name) => Model::Allocates { resizes: None },
+        // C11 7.22.3.3: "The free function causes the space pointed to by ptr to be
+        // deallocated, that is, made available for further allocation"; C++
+        // [basic.stc.dynamic.deallocation] likewise for operator delete. LLVM's table of
+        // deallocation functions lists the same names.
+        _ if DEALLOCATORS.contains(&name) => Model::Frees,
         // C11 7.22.5.2: "The contents of the array are sorted ... according to a
         // comparison function pointed to by compar, which is called with two arguments
         // that point to the objects being compared."
@@ -449,6 +474,7 @@ mod tests {
     #[test]
     fn only_behaviour_without_an_attribute_is_written_by_hand() {
         assert_eq!(by_name("malloc"), Some(Model::Allocates { resizes: None }));
+        assert_eq!(by_name("_ZdlPv"), Some(Model::Frees));
         assert_eq!(
             by_name("realloc"),
             Some(Model::Allocates { resizes: Some(0) })
@@ -470,7 +496,6 @@ mod tests {
             "getenv",
             "strdup",
             "posix_memalign",
-            "free",
             "memcpy",
         ] {
             assert_eq!(by_name(name), None, "{name}");

@@ -590,6 +590,13 @@ impl<'a> Builder<'a> {
                 }));
                 out
             }
+            // Freeing writes the object (it is gone) and nothing else the program sees.
+            Model::Frees => vec![CallTarget::Library(Effect {
+                reads: Touched::default(),
+                writes: args,
+                frees: true,
+                side_effects: true,
+            })],
             // The allocator's state is not the program's memory; a resize reads the old
             // block and frees it.
             Model::Allocates { resizes } => vec![CallTarget::Library(Effect {

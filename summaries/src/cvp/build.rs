@@ -43,6 +43,9 @@ pub(super) fn external_effect(index: &CombinedIndex, f: GlobalId) -> ExternalEff
         Model::NoCapture { returns } => ExternalEffect::NoCapture {
             returns_first: returns == Some(0),
         },
+        Model::Frees => ExternalEffect::NoCapture {
+            returns_first: false,
+        },
         _ => ExternalEffect::Captures,
     }
 }

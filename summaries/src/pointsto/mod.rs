@@ -925,6 +925,7 @@ impl ProgramModel {
         match model {
             Model::Unknown => self.unknown_call(solver, site),
             Model::Declared(d) => self.declared_call(solver, site, &d),
+            Model::Frees => {}
             Model::NoCapture { returns } => {
                 if let (Some(r), Some(a)) = (result, returns.and_then(|i| self.arg(site, i))) {
                     solver.add_edge(a, r);

@@ -381,7 +381,7 @@ fn touches_nothing_through(view: &ProgramView, m: u32, call: u32, index: u32) ->
     }
     let i = index as usize;
     match library::model(view.index, f) {
-        Model::NoCapture { returns: None } => Some(()),
+        Model::NoCapture { returns: None } | Model::Frees => Some(()),
         Model::Declared(d) if !d.captures(i) && !d.reads_through(i) && !d.writes_through(i) => {
             Some(())
         }
