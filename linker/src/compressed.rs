@@ -135,7 +135,7 @@ pub fn compress_outputs(
         o.align = 1;
         contents.compressed.insert(i, bytes);
     }
-    *segments = crate::layout::assign_addresses(link, Some(&segments.sections));
+    *segments = crate::layout::assign_addresses(link, Some(&segments.sections))?;
     Ok(())
 }
 

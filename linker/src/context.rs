@@ -170,9 +170,11 @@ impl SectionPlaces {
         self.of(o).offset
     }
 
-    /// Where output section `o` ends in memory.
+    /// Where output section `o` ends in memory. (Saturated: a section that would end past
+    /// 2^64 is refused once laid out, by `layout::assign_addresses`, and until then nothing
+    /// computed from its end may wrap below its start.)
     pub fn end(&self, o: &OutputSection) -> u64 {
-        self.of(o).addr.wrapping_add(o.size)
+        self.of(o).addr.saturating_add(o.size)
     }
 }
 

@@ -11,6 +11,7 @@ use crate::context::{
     Link, LinkerSymbol, SectionPlace, SectionPlaces, Segment, Segments, TlsLayout,
 };
 use crate::dynamic::DynamicTables;
+use crate::error::{LinkError, Result};
 use crate::gc::is_c_identifier;
 use crate::image::Image;
 use crate::object_file::SectionKind;
@@ -334,8 +335,112 @@ pub fn estimated_image_size(link: &Link) -> u64 {
     sections.saturating_add(commons)
 }
 
+/// The error for a section that does not fit below 2^64 (lld: "section .bss at 0x... of
+/// size 0x... exceeds available address space"): `what` names it (`file:(section)`), `at`
+/// says where it would start (an address, or an offset in its output section).
+pub(crate) fn overflow_error(what: &str, size: u64, at: &str) -> LinkError {
+    LinkError::Link(format!(
+        "{what}: section size {size:#x} at {at} exceeds available address space"
+    ))
+}
+
+/// Output section `o`, placed at `addr`, does not fit below 2^64: the error names the first
+/// of its inputs (or of its tails) whose end does not.
+fn address_space_error(link: &Link, o: &OutputSection, addr: u64) -> LinkError {
+    let fits = |offset: u64, size: u64| {
+        addr.checked_add(offset)
+            .and_then(|a| a.checked_add(size))
+            .is_some()
+    };
+    let at = |offset: u64| format!("{:#x}", addr.wrapping_add(offset));
+    for &(f, i) in &o.inputs {
+        let obj = &link.objects[f as usize];
+        let s = &obj.sections[i as usize];
+        if s.kind != SectionKind::Merge && !fits(s.offset, s.size) {
+            let what = format!("{}:({})", obj.name, s.name);
+            return overflow_error(&what, s.size, &at(s.offset));
+        }
+    }
+    let internal = format!("<internal>:({})", o.name);
+    match o.tails.iter().find(|t| !fits(t.offset, t.size)) {
+        // Common symbols: named after the largest, which is what takes the space.
+        Some(t) if t.kind == TailKind::Commons => {
+            let largest = link
+                .symtab
+                .symbols
+                .iter()
+                .filter_map(|s| match s.def {
+                    SymbolDef::Common { file, size, .. } => Some((size, file, s)),
+                    _ => None,
+                })
+                .max_by_key(|&(size, ..)| size);
+            match largest {
+                Some((size, file, s)) => LinkError::Link(format!(
+                    "{}: common symbol '{}' of size {size:#x} in {} at {} exceeds available \
+                     address space",
+                    link.objects[file as usize].name,
+                    s.display_name(),
+                    o.name,
+                    at(t.offset)
+                )),
+                None => overflow_error(&internal, t.size, &at(t.offset)),
+            }
+        }
+        Some(t) => overflow_error(&internal, t.size, &at(t.offset)),
+        None => overflow_error(&internal, o.size, &at(0)),
+    }
+}
+
+/// After either layout: every allocated section (`.tbss` too: the TLS template) ends below
+/// 2^64, the TLS block's size can be rounded to its alignment (the thread pointer's offsets
+/// are computed from it), and so does every segment.
+fn check_address_space(link: &Link, segments: &Segments) -> Result<()> {
+    let places = &segments.sections;
+    for o in link.outputs.iter().filter(|o| o.is_alloc()) {
+        let addr = places.addr(o);
+        if addr.checked_add(o.size).is_none() {
+            return Err(address_space_error(link, o, addr));
+        }
+    }
+    let tls = &segments.tls;
+    let block = tls.memsz.checked_next_multiple_of(tls.align.max(1));
+    if block.is_none() {
+        // Named after the input that ends the template.
+        let last = link
+            .outputs
+            .iter()
+            .filter(|o| o.is_alloc() && o.is_tls())
+            .max_by_key(|o| places.end(o));
+        let what = last
+            .and_then(|o| o.inputs.last())
+            .map(|&(f, i)| {
+                let obj = &link.objects[f as usize];
+                format!("{}:({})", obj.name, obj.sections[i as usize].name)
+            })
+            .unwrap_or_else(|| "<internal>:(TLS)".into());
+        return Err(LinkError::Link(format!(
+            "{what}: TLS block size {:#x} aligned to {:#x} exceeds available address space",
+            tls.memsz, tls.align
+        )));
+    }
+    for seg in &segments.headers {
+        if seg.vaddr.checked_add(seg.memsz).is_none()
+            || seg.offset.checked_add(seg.filesz).is_none()
+        {
+            return Err(LinkError::Link(format!(
+                "segment {:#x} at {:#x} of size {:#x} exceeds available address space",
+                seg.p_type, seg.vaddr, seg.memsz
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Offsets of inputs inside their output sections, merged-string tails, commons, copies.
-pub fn place_inputs(link: &mut Link) -> Placement {
+/// Sizes are added with checks: a `NOBITS` input (`.bss`, `.tbss`) can claim any size, and
+/// an output section that would not fit in the 64-bit address space is an error naming
+/// the input that overflows it (before any address, so for `-r` too).
+pub fn place_inputs(link: &mut Link) -> Result<Placement> {
     let mut placement = Placement::default();
     let merged = crate::merge::merge_sections(&mut link.objects);
     let groups = &merged.groups;
@@ -369,8 +474,9 @@ pub fn place_inputs(link: &mut Link) -> Placement {
                         .remove(&(f, i))
                         .unwrap_or_else(|| split_eh_frame(&link.objects[f as usize], i as usize));
                     // CIEs and FDEs follow each other with no padding: a zero word between
-                    // them would read as the end of the table.
-                    size = size.next_multiple_of(4);
+                    // them would read as the end of the table. (Bytes of the file: these
+                    // sums cannot overflow before the NOBITS ones below do.)
+                    size = size.checked_next_multiple_of(4).unwrap_or(u64::MAX);
                     if !link.opts.relocatable {
                         let aliases = &mut placement.cie_aliases;
                         kept -= cies.merge(link, aliases, f, i, &mut pieces, size);
@@ -383,15 +489,22 @@ pub fn place_inputs(link: &mut Link) -> Placement {
                     }
                     sec.pieces = pieces.into();
                     sec.offset = size;
-                    size += kept;
+                    size = size.saturating_add(kept);
                     align = align.max(u64::from(sec.align));
                     placement.eh_frame_fdes += fdes;
                 }
                 _ => {
-                    let sec = &mut link.objects[f as usize].sections[i as usize];
-                    size = size.next_multiple_of(u64::from(sec.align));
-                    sec.offset = size;
-                    size += sec.size;
+                    let obj = &mut link.objects[f as usize];
+                    let sec = &mut obj.sections[i as usize];
+                    let offset = size.checked_next_multiple_of(u64::from(sec.align));
+                    let Some(end) = offset.and_then(|at| at.checked_add(sec.size)) else {
+                        let what = format!("{}:({})", obj.name, sec.name);
+                        let (at, out) = (offset.unwrap_or(size), &link.outputs[o].name);
+                        let at = format!("offset {at:#x} of output section {out}");
+                        return Err(overflow_error(&what, sec.size, &at));
+                    };
+                    sec.offset = end - sec.size;
+                    size = end;
                     align = align.max(u64::from(sec.align));
                 }
             }
@@ -402,7 +515,11 @@ pub fn place_inputs(link: &mut Link) -> Placement {
         out.align = out.align.max(align);
         if out.name == ".eh_frame" && !link.opts.relocatable {
             // Unwinders without .eh_frame_hdr (static links by gcc) walk to this zero.
-            out.add_tail(TailKind::Zero, 4, 4);
+            if out.add_tail(TailKind::Zero, 4, 4).is_none() {
+                let what = format!("<internal>:({})", out.name);
+                let at = format!("offset {size:#x} of output section {}", out.name);
+                return Err(overflow_error(&what, 4, &at));
+            }
         }
     }
     let mut group_offsets = Vec::with_capacity(groups.len());
@@ -414,19 +531,22 @@ pub fn place_inputs(link: &mut Link) -> Placement {
             .map(|&(f, i)| link.objects[f as usize].sections[i as usize].align)
             .max()
             .unwrap_or(1);
-        group_offsets.push(link.outputs.section_mut(group.output).add_tail(
-            TailKind::Merged(g as u32),
-            group.data.len() as u64,
-            u64::from(align),
-        ));
+        let out = link.outputs.section_mut(group.output);
+        let (at, len) = (out.size, group.data.len() as u64);
+        let Some(offset) = out.add_tail(TailKind::Merged(g as u32), len, u64::from(align)) else {
+            let what = format!("<internal>:({})", out.name);
+            let at = format!("offset {at:#x} of output section {}", out.name);
+            return Err(overflow_error(&what, len, &at));
+        };
+        group_offsets.push(offset);
     }
     merged.place(&mut link.objects, &group_offsets);
     placement.merge_groups = merged.groups;
     // A relocatable output leaves common symbols for the final link to allocate.
     if !link.opts.relocatable {
-        placement.common_offsets = place_commons(link);
+        placement.common_offsets = place_commons(link)?;
     }
-    placement
+    Ok(placement)
 }
 
 /// The output section `name` (not TLS) that space without contents goes to: `.bss`, or
@@ -442,8 +562,9 @@ fn nobits_section(link: &mut Link, name: &str) -> OutputId {
     ))
 }
 
-/// Where each common symbol goes in `.bss`.
-fn place_commons(link: &mut Link) -> FxHashMap<crate::symbols::SymbolId, u64> {
+/// Where each common symbol goes in `.bss`; an error naming the symbol whose size takes
+/// `.bss` past the end of the address space.
+fn place_commons(link: &mut Link) -> Result<FxHashMap<crate::symbols::SymbolId, u64>> {
     let mut offsets = FxHashMap::default();
     let commons: Vec<(u32, u64, u64)> = link
         .symtab
@@ -456,26 +577,47 @@ fn place_commons(link: &mut Link) -> FxHashMap<crate::symbols::SymbolId, u64> {
         })
         .collect();
     if commons.is_empty() {
-        return offsets;
+        return Ok(offsets);
     }
+    let too_large = |link: &Link, id: u32, size: u64| {
+        let sym = link.symtab.get(id);
+        let file = match sym.def {
+            SymbolDef::Common { file, .. } => link.objects[file as usize].name.as_str(),
+            _ => "<internal>",
+        };
+        LinkError::Link(format!(
+            "{file}: common symbol '{}' of size {size:#x} exceeds available address space",
+            sym.display_name()
+        ))
+    };
     let mut size = 0u64;
     let mut max_align = 1u64;
     for &(id, sz, al) in &commons {
         let al = al.max(1);
-        size = size.next_multiple_of(al);
-        offsets.insert(id, size);
-        size += sz;
+        let Some(end) = size
+            .checked_next_multiple_of(al)
+            .and_then(|at| at.checked_add(sz))
+        else {
+            return Err(too_large(link, id, sz));
+        };
+        offsets.insert(id, end - sz);
+        size = end;
         max_align = max_align.max(al);
     }
     let bss = nobits_section(link, ".bss");
-    let base = link
+    let Some(base) = link
         .outputs
         .section_mut(bss)
-        .add_tail(TailKind::Commons, size, max_align);
+        .add_tail(TailKind::Commons, size, max_align)
+    else {
+        // They fit by themselves, not after the inputs' .bss: named after the largest.
+        let &(id, sz, _) = commons.iter().max_by_key(|c| c.1).unwrap();
+        return Err(too_large(link, id, sz));
+    };
     for off in offsets.values_mut() {
         *off += base;
     }
-    offsets
+    Ok(offsets)
 }
 
 #[allow(clippy::too_many_arguments)] // one argument per section header field it sets
@@ -503,7 +645,7 @@ pub fn create_synthetic_sections(
     tables: &Tables,
     placement: &Placement,
     dynamic: &DynamicTables,
-) {
+) -> Result<()> {
     let opts = link.opts;
     let a = SHF_ALLOC;
     let aw = SHF_ALLOC | SHF_WRITE;
@@ -769,10 +911,16 @@ pub fn create_synthetic_sections(
         let out = nobits_section(link, if read_only { ".bss.rel.ro" } else { ".bss" });
         let (size, align) = (tables.copies.size[area], tables.copies.align[area]);
         // Found again through `tail(TailKind::CopyRel { .. })` when addresses are known.
-        link.outputs
-            .section_mut(out)
-            .add_tail(TailKind::CopyRel { read_only }, size, align);
+        let o = link.outputs.section_mut(out);
+        let at = o.size;
+        let kind = TailKind::CopyRel { read_only };
+        if o.add_tail(kind, size, align).is_none() {
+            let what = format!("<internal>:({}): copy relocations", o.name);
+            let at = format!("offset {at:#x} of output section {}", o.name);
+            return Err(overflow_error(&what, size, &at));
+        }
     }
+    Ok(())
 }
 
 pub fn build_id_len(b: &crate::options::BuildId) -> Option<u64> {
@@ -1149,9 +1297,10 @@ pub(crate) fn special_segments(
                     .max()
                     .unwrap_or(first.addr);
                 // Round up to the (common) page: the next segment starts on a new page
-                // anyway, and the dynamic loader only protects whole pages.
+                // anyway, and the dynamic loader only protects whole pages. (In the last
+                // page of the address space there is no next page: up to the end.)
                 let common = link.opts.common_page_size.unwrap_or(PAGE).min(page);
-                let memsz = end.next_multiple_of(common) - first.addr;
+                let memsz = end.checked_next_multiple_of(common).unwrap_or(end) - first.addr;
                 let filesz = relro_sections(link)
                     .filter(|o| !o.is_nobits())
                     .map(|o| places.offset(o) + o.size - first.offset)
@@ -1194,11 +1343,29 @@ pub(crate) fn special_segments(
 
 /// Assigns file offsets and addresses to all output sections and builds the segments. A
 /// layout done again (sizes changed) passes the one before as `previous`: a linker
-/// script's reference to a section further on reads its address there.
-pub fn assign_addresses(link: &mut Link, previous: Option<&SectionPlaces>) -> Segments {
-    if link.scripts.lays_out() {
-        return crate::script_layout::assign_addresses(link, previous);
-    }
+/// script's reference to a section further on reads its address there. A section, TLS
+/// block or segment that does not fit in the 64-bit address space is an error naming the
+/// input at fault, as lld refuses it.
+pub fn assign_addresses(link: &mut Link, previous: Option<&SectionPlaces>) -> Result<Segments> {
+    let segments = if link.scripts.lays_out() {
+        let segments = crate::script_layout::assign_addresses(link, previous);
+        // A script's own errors (a bad expression makes its addresses meaningless) are
+        // reported first, by `script_layout::check_addresses`.
+        if !segments.script.errors.is_empty() {
+            return Ok(segments);
+        }
+        segments
+    } else {
+        default_addresses(link)?
+    };
+    check_address_space(link, &segments)?;
+    Ok(segments)
+}
+
+/// The default layout (no `SECTIONS`): the segments one after the other from the image
+/// base, each section aligned after the one before. Addresses are added with checks: the
+/// first section that would pass 2^64 is an error.
+fn default_addresses(link: &mut Link) -> Result<Segments> {
     // `-z max-page-size`: the segments' alignment, so each starts on a page of its own in
     // memory (the file stays compact: a segment's address is congruent to its offset).
     let page = link.opts.max_page_size.unwrap_or(PAGE);
@@ -1213,7 +1380,11 @@ pub fn assign_addresses(link: &mut Link, previous: Option<&SectionPlaces>) -> Se
     let phdr_types = program_headers(link);
     let headers_size = 64 + 56 * phdr_types.len() as u64;
     let mut offset = headers_size;
-    let mut vaddr = image_base + headers_size;
+    let mut vaddr = image_base.checked_add(headers_size).ok_or_else(|| {
+        LinkError::Link(format!(
+            "the headers at image base {image_base:#x} exceed available address space"
+        ))
+    })?;
     let mut loads: Vec<Segment> = Vec::new();
     let mut current: Option<Class> = None;
     // The first TLS section starts the template (aligned for all of it).
@@ -1268,10 +1439,17 @@ pub fn assign_addresses(link: &mut Link, previous: Option<&SectionPlaces>) -> Se
             } else {
                 offset.next_multiple_of(link.outputs[i].align.clamp(1, page))
             };
-            vaddr = match magic_align {
-                Some(a) => vaddr.next_multiple_of(a),
-                None => vaddr.next_multiple_of(page) + offset % page,
+            let start = match (fixed, magic_align) {
+                (Some(a), _) => Some(a),
+                (None, Some(a)) => vaddr.checked_next_multiple_of(a),
+                (None, None) => vaddr
+                    .checked_next_multiple_of(page)
+                    .and_then(|v| v.checked_add(offset % page)),
             };
+            let Some(start) = start else {
+                return Err(address_space_error(link, &link.outputs[i], vaddr));
+            };
+            vaddr = start;
             if let Some(a) = fixed {
                 // The file offset congruent to the address, modulo the page.
                 offset += (a % page + page - offset % page) % page;
@@ -1304,10 +1482,15 @@ pub fn assign_addresses(link: &mut Link, previous: Option<&SectionPlaces>) -> Se
         };
         // At a fixed address, exactly there.
         let aligned = if fixed.is_some() {
-            vaddr
+            Some(vaddr)
         } else {
-            vaddr.next_multiple_of(align)
+            vaddr.checked_next_multiple_of(align)
         };
+        // Where the section ends (for `.tbss`, the TLS template), below 2^64.
+        let Some(end) = aligned.and_then(|a| a.checked_add(o.size)) else {
+            return Err(address_space_error(link, o, aligned.unwrap_or(vaddr)));
+        };
+        let aligned = end - o.size;
         if o.is_tls() && o.is_nobits() {
             // .tbss takes no address space of its own: it exists only in the TLS template.
             places.set(
@@ -1336,7 +1519,7 @@ pub fn assign_addresses(link: &mut Link, previous: Option<&SectionPlaces>) -> Se
             },
         );
         tls_seen |= o.is_tls();
-        vaddr += o.size;
+        vaddr = end;
         if !o.is_nobits() {
             offset += o.size;
             load.filesz = offset - load.offset;
@@ -1374,7 +1557,7 @@ pub fn assign_addresses(link: &mut Link, previous: Option<&SectionPlaces>) -> Se
     if link.scripts.insert.is_some() {
         segments.script = crate::script_layout::insert_values(link, &segments);
     }
-    segments
+    Ok(segments)
 }
 
 /// Places the sections that are not loaded after the others in the file, from `offset`.
@@ -1389,7 +1572,10 @@ pub(crate) fn place_non_alloc(link: &Link, places: &mut SectionPlaces, mut offse
                 lma: None,
             },
         );
-        offset += o.size;
+        // A NOBITS section has no bytes in the file, whatever size it claims.
+        if !o.is_nobits() {
+            offset += o.size;
+        }
     }
 }
 

@@ -381,16 +381,16 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     // Place input sections inside their outputs (merging strings, splitting .eh_frame),
     // build the dynamic tables, create the synthetic sections, and assign addresses.
     crate::relr::pack(&link, &mut tables);
-    let placement = layout::place_inputs(&mut link);
+    let placement = layout::place_inputs(&mut link)?;
     timer.phase("  inputs placed");
     let dynamic = dynamic::build_dynamic_tables(&link, &tables);
-    layout::create_synthetic_sections(&mut link, &tables, &placement, &dynamic);
+    layout::create_synthetic_sections(&mut link, &tables, &placement, &dynamic)?;
     timer.phase("  dynamic tables");
     crate::script_layout::check_supported(&link)?;
     layout::sort_output_sections(&mut link);
-    let mut segments = layout::assign_addresses(&mut link, None);
+    let mut segments = layout::assign_addresses(&mut link, None)?;
     crate::script_layout::check_addresses(&link, &segments)?;
-    let relr = crate::relr::settle(&mut link, &tables, &placement, &mut segments);
+    let relr = crate::relr::settle(&mut link, &tables, &placement, &mut segments)?;
     let sym_addr = layout::compute_all_symbol_addresses(&link, &tables, &placement, &segments)?;
     let mut contents = Contents {
         relr,

@@ -224,10 +224,11 @@ impl OutputSection {
         self.flags & u64::from(elf::SHF_EXECINSTR) != 0
     }
 
-    /// Reserves a tail region and returns its offset.
-    pub fn add_tail(&mut self, kind: TailKind, size: u64, align: u64) -> u64 {
-        let offset = self.size.next_multiple_of(align.max(1));
-        self.size = offset + size;
+    /// Reserves a tail region and returns its offset; `None` (and nothing reserved) if the
+    /// section would no longer fit in the 64-bit address space.
+    pub fn add_tail(&mut self, kind: TailKind, size: u64, align: u64) -> Option<u64> {
+        let offset = self.size.checked_next_multiple_of(align.max(1))?;
+        self.size = offset.checked_add(size)?;
         self.align = self.align.max(align);
         self.tails.push(Tail {
             kind,
@@ -235,7 +236,7 @@ impl OutputSection {
             size,
             align,
         });
-        offset
+        Some(offset)
     }
 
     pub fn tail(&self, kind: TailKind) -> Option<&Tail> {

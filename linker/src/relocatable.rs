@@ -51,7 +51,7 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
     layout::assign_input_sections(link);
     crate::script_layout::apply_subalign(link)?;
     crate::script_layout::relocatable_order(link)?;
-    let placement = layout::place_inputs(link);
+    let placement = layout::place_inputs(link)?;
     timer.phase("output sections");
 
     let groups = kept_groups(link);

@@ -4,6 +4,7 @@
 //! table of pointers costs a bit per entry instead of a 24-byte `.rela.dyn` record.
 
 use crate::context::{Link, Place, Segments};
+use crate::error::Result;
 use crate::image::Image;
 use crate::layout;
 use crate::object_file::FileId;
@@ -119,9 +120,9 @@ pub fn settle(
     tables: &Tables,
     placement: &Placement,
     segments: &mut Segments,
-) -> Vec<u64> {
+) -> Result<Vec<u64>> {
     let Some(section) = link.outputs.synthetic_id(Synthetic::RelrDyn) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let mut round = 0;
     loop {
@@ -136,10 +137,10 @@ pub fn settle(
             needed.max(current)
         };
         if size == current {
-            return words;
+            return Ok(words);
         }
         link.outputs.section_mut(section).size = size;
-        *segments = layout::assign_addresses(link, Some(&segments.sections));
+        *segments = layout::assign_addresses(link, Some(&segments.sections))?;
         round += 1;
     }
 }

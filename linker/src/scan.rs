@@ -712,8 +712,12 @@ fn add_copy_reloc(link: &mut Link, tables: &mut Tables, id: u32) {
     let area = usize::from(read_only);
     // Keep the library's alignment of the variable, as far as its address shows it.
     let align = (1u64 << value.trailing_zeros().min(6)).max(8);
-    let off = copies.size[area].next_multiple_of(align);
-    copies.size[area] = off + size;
+    // A library's symbol can claim any size: saturated here, refused when the area is
+    // placed (`layout::create_synthetic_sections`) as not fitting in the address space.
+    let off = copies.size[area]
+        .checked_next_multiple_of(align)
+        .unwrap_or(u64::MAX);
+    copies.size[area] = off.saturating_add(size);
     copies.align[area] = copies.align[area].max(align);
     let slot = CopySlot {
         read_only,

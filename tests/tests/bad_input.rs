@@ -269,6 +269,131 @@ fn rejects_a_huge_section_alignment_and_takes_a_huge_bss_in_stride() {
     assert!(std::fs::metadata(&out).unwrap().len() < 1 << 20);
 }
 
+/// A `.tbss` or `.bss` of 2^64-1 bytes (a corrupt `sh_size`) cannot end below 2^64 wherever
+/// it starts: for every kind of output, an error naming the input and its section, and no
+/// output (rld used to write a `PT_TLS` of memsz 0xfffffffffffffff0, which glibc's loader
+/// refuses). The same holds for the sum of sizes in one output section (a second object's
+/// `.tbss` before it), and for common symbols.
+///
+/// lld-14 refuses the lone objects in executables and shared objects the same way, naming
+/// only the output section ("section .tbss at 0x201220 of size 0xFFFFFFFFFFFFFFFF exceeds
+/// available address space"), and a common symbol of 2^64-1 bytes as a `.bss` of that
+/// size. With `-r` it keeps a lone 2^64-1-byte `.tbss` (nothing is added to it; rld keeps
+/// it too, and the final link refuses it). But after another object's `.tbss` (or `.bss`)
+/// it wraps the output section's size (to 0xf, 0x1f) without a word, for every kind of
+/// output, `-r` included, where rld refuses. A `.bss` that is huge but still ends below
+/// 2^64 (0xfffffffffff00000 bytes at a low address in a shared object) is linked by both:
+/// only an end past 2^64 is an overflow.
+#[test]
+fn rejects_sections_that_overflow_the_address_space() {
+    let t = Test::new();
+    let src = "__thread int tv[4];\nint zeros[64];\n\
+               int get(void) { return tv[1] + zeros[3]; }\nvoid _start(void) { for (;;) {} }\n";
+    let obj = t.compile(Clang, src, &["-O1", "-fPIC"]);
+    let other = t.compile(
+        Clang,
+        "__thread int tw[2];\nint zz[8];\nint get_other(void) { return tw[1] + zz[3]; }\n",
+        &["-O1", "-fPIC"],
+    );
+    let bytes = std::fs::read(&obj).unwrap();
+    let with_size = |section: &str, size: u64, name: &str| {
+        let mut b = bytes.clone();
+        let h = elf_offsets::section_header(&b, section);
+        b[h + 32..h + 40].copy_from_slice(&size.to_le_bytes());
+        t.write(name, b)
+    };
+    let tbss = with_size(".tbss", u64::MAX, "tbss.o");
+    let bss = with_size(".bss", u64::MAX, "bss.o");
+    let commons = {
+        let common = t.compile(
+            Clang,
+            "int shared_zeros[64];\nint get(void) { return shared_zeros[3]; }\n\
+             void _start(void) { for (;;) {} }\n",
+            &["-O1", "-fPIC", "-fcommon"],
+        );
+        let mut b = std::fs::read(&common).unwrap();
+        let e = elf_offsets::symbol_entry(&b, "shared_zeros");
+        b[e + 16..e + 24].copy_from_slice(&u64::MAX.to_le_bytes());
+        t.write("commons.o", b)
+    };
+    let outputs: [&[&str]; 5] = [&[], &["-pie"], &["-no-pie"], &["-static"], &["-shared"]];
+    for flags in outputs {
+        // Unpatched, the object links: the refusals below are the sizes'.
+        let out = t.link(Driver::Rld, &[&obj], flags, "unpatched.out");
+        std::fs::remove_file(out).unwrap();
+        for (input, section) in [(&tbss, ".tbss"), (&bss, ".bss")] {
+            let culprit = format!("{}:({section})", file_name(input));
+            let mentions = [
+                culprit.as_str(),
+                "section size 0xffffffffffffffff",
+                "exceeds available address space",
+            ];
+            assert_rejected(&t, &[input], flags, &mentions);
+            // After another object's: the sum in the output section overflows.
+            assert_rejected(&t, &[&other, input], flags, &mentions);
+        }
+        assert_rejected(
+            &t,
+            &[&commons],
+            flags,
+            &[
+                "commons.o",
+                "common symbol 'shared_zeros'",
+                "exceeds available address space",
+            ],
+        );
+    }
+
+    // A linker script's layout is checked the same way once laid out.
+    let script = t.write(
+        "layout.ld",
+        "SECTIONS { . = 0x10000; .text : { *(.text*) } .tdata : { *(.tdata*) }\n\
+         .tbss : { *(.tbss*) } .data : { *(.data*) } .bss : { *(.bss*) } }\n",
+    );
+    let script = script.to_str().unwrap();
+    assert_rejected(
+        &t,
+        &[&tbss],
+        &["-T", script],
+        &["tbss.o:(.tbss)", "section size"],
+    );
+    assert_rejected(
+        &t,
+        &[&bss],
+        &["-T", script],
+        &["bss.o:(.bss)", "section size"],
+    );
+
+    // -r: nothing has an address; only adding sizes can overflow.
+    for (input, section) in [(&tbss, ".tbss"), (&bss, ".bss")] {
+        let culprit = format!("{}:({section})", file_name(input));
+        assert_rejected(
+            &t,
+            &[&other, input],
+            &["-r"],
+            &[&culprit, "section size 0xffffffffffffffff"],
+        );
+    }
+    let lone = t.link(Driver::Rld, &[&tbss], &["-r"], "lone.o");
+    let kept = find_section(&sections(&lone), ".tbss").unwrap();
+    assert_eq!(kept.size, u64::MAX);
+    assert_rejected(&t, &[&lone], &[], &["lone.o:(.tbss)", "section size"]);
+
+    // Huge, but ending below 2^64 in a shared object (its .bss is at a few KiB); refused
+    // where executables start, at 0x200000.
+    let huge = with_size(".bss", 0xffff_ffff_fff0_0000, "huge.o");
+    let out = t.link(Driver::Rld, &[&huge], &["-shared"], "huge.so");
+    let kept = find_section(&sections(&out), ".bss").unwrap();
+    assert_eq!(kept.size, 0xffff_ffff_fff0_0000);
+    assert!(kept.addr.checked_add(kept.size).is_some());
+    assert_rejected(
+        &t,
+        &[&huge],
+        &["-no-pie"],
+        &["huge.o:(.bss)", "section size"],
+    );
+}
+
 /// Symbol names are checked once for the whole string table: it must end with a NUL (as
 /// lld requires), and each name must start inside it.
 #[test]
