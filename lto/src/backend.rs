@@ -327,7 +327,7 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
     let mut merged: Option<Module> = None;
     // Linkage changes wait until every module is linked: an internal definition would no
     // longer satisfy the other modules' external declarations of the same name.
-    let mut after_link: HashMap<String, Change> = HashMap::new();
+    let mut after_link = AfterLink::default();
     let mut outcome = CallOutcome::default();
     for &m in job.partitions.modules(p) {
         let input = &job.inputs[m as usize];
@@ -341,7 +341,8 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
         let globals = module_globals(&module);
         let actions = job.actions.get(m as usize).map_or(&[][..], Vec::as_slice);
         outcome.bodies += function_bodies(&globals);
-        place_globals(job, p, m, &globals, actions, &mut after_link);
+        let layout = crate::ir::DataLayout::of_module(&module);
+        place_globals(job, p, m, &globals, actions, layout, &mut after_link);
         // What is left is what materializing reads.
         outcome.bodies_read += function_bodies(&globals);
         let home = job.partitions.is_home(p, m);
@@ -370,9 +371,14 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
     let Some(module) = merged else {
         return Err(LtoError::Llvm("no bitcode modules to compile".into()));
     };
+    // Never a program without a definition the partition owns: whatever the module linker
+    // left out (a COMDAT it took from an earlier module, say) is an error here.
     for g in module_globals(&module) {
         let name = g.name();
-        if let Some(&change) = after_link.get(&name) {
+        if after_link.defined.remove(&name) && g.is_declaration() {
+            return Err(dropped_definition(&name));
+        }
+        if let Some(&change) = after_link.changes.get(&name) {
             change.apply(g);
         }
         // What another partition defines: its callers here still know what it touches.
@@ -381,6 +387,9 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
                 crate::alias_scopes::add_attributes(&ctx, g, attributes);
             }
         }
+    }
+    if let Some(name) = after_link.defined.iter().min() {
+        return Err(dropped_definition(name));
     }
     // Before the pipeline, so the inliner sees the promoted direct calls.
     for (key, call) in promote::tagged_sites(&ctx, &module) {
@@ -399,6 +408,10 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
             }
         }
     }
+    // Before the verifier, so that a partition it rejects can be looked at.
+    save_temp(cfg, &format!("{p}.0.preopt.bc"), |path| {
+        module.write_bitcode_to_path(path)
+    })?;
     if let Err(e) = module.verify() {
         return Err(LtoError::Llvm(format!(
             "internal error: invalid IR after call promotion: {}",
@@ -432,9 +445,6 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
         None => None,
     };
 
-    save_temp(cfg, &format!("{p}.0.preopt.bc"), |path| {
-        module.write_bitcode_to_path(path)
-    })?;
     let pipeline = if cfg.opt_level == 0 {
         "default<O0>".to_string()
     } else {
@@ -624,6 +634,23 @@ fn save_temp_named(
     }
 }
 
+/// What is done by name once the partition's modules are linked (only non-local names are,
+/// and those are unique).
+#[derive(Default)]
+struct AfterLink {
+    /// Linkage changes.
+    changes: HashMap<String, Change>,
+    /// The non-local definitions the partition keeps (owns, or copies), which must still be
+    /// definitions in the merged module.
+    defined: std::collections::HashSet<String>,
+}
+
+fn dropped_definition(name: &str) -> LtoError {
+    LtoError::Llvm(format!(
+        "internal error: the module linker left out the definition of {name}"
+    ))
+}
+
 /// A linkage change made once the partition's modules are linked (by name: only non-local
 /// names are changed after linking, and those are unique).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -671,8 +698,10 @@ fn place_globals(
     m: u32,
     globals: &[crate::ir::Value],
     actions: &[Action],
-    after_link: &mut HashMap<String, Change>,
+    layout: crate::ir::DataLayout,
+    after_link: &mut AfterLink,
 ) {
+    let mut for_aliases = aliased_elsewhere(job, p, m, globals, layout);
     // Local targets of promoted calls need names other modules can use (the same scheme).
     let renamed: std::collections::HashSet<u32> = job
         .plans
@@ -707,20 +736,25 @@ fn place_globals(
             }
         }
         match placement {
-            Placement::Own => match action {
-                // Before linking: the module linker takes a linkonce definition only
-                // where something linked refers to it, and what needs these (another
-                // partition, code outside the LTO unit) is not in this module.
-                Action::Internalize if shared => {
-                    keep_weak(g);
-                    g.set_hidden_visibility();
+            Placement::Own => {
+                // The module linker takes a linkonce definition only where something
+                // linked from the same module refers to it. What refers to the prevailing
+                // copy may be anywhere: in a module linked later (its own copy dropped to
+                // a declaration), in another partition, outside the LTO unit. So every
+                // owned linkonce definition is weak until the modules are linked (as
+                // LLVM's own LTO makes prevailing linkonce definitions weak).
+                keep_weak(g);
+                match action {
+                    Action::Internalize if shared => g.set_hidden_visibility(),
+                    Action::Internalize => {
+                        after_link.changes.insert(g.name(), Change::Internalize);
+                    }
+                    Action::KeepWeak | Action::Keep | Action::Drop => {}
                 }
-                Action::Internalize => {
-                    after_link.insert(g.name(), Change::Internalize);
+                if !g.linkage().is_local() {
+                    after_link.defined.insert(g.name());
                 }
-                Action::KeepWeak => keep_weak(g),
-                Action::Keep | Action::Drop => {}
-            },
+            }
             Placement::Copy => {
                 g.clear_comdat();
                 if local && !shared {
@@ -732,16 +766,187 @@ fn place_globals(
                     // modules linked later: the copy is an ordinary definition until every
                     // module is in.
                     g.set_linkage(Linkage::External);
-                    after_link.insert(g.name(), Change::Copy);
+                    after_link.changes.insert(g.name(), Change::Copy);
+                    after_link.defined.insert(g.name());
                 }
             }
             Placement::Elsewhere => {
-                to_declaration(g);
+                match for_aliases.remove(&i) {
+                    Some(aliases) if keep_for_aliases(g, m, &aliases) => {}
+                    _ => to_declaration(g),
+                }
                 if shared {
-                    after_link.insert(g.name(), Change::ShareDeclaration);
+                    after_link
+                        .changes
+                        .insert(g.name(), Change::ShareDeclaration);
                 }
             }
         }
+    }
+}
+
+/// The definitions of module `m` that partition `p` does not keep (a copy that does not
+/// prevail, or one another partition owns) but that an alias it owns stands for: by index,
+/// those aliases and the byte offset each points at.
+fn aliased_elsewhere(
+    job: &Job,
+    p: u32,
+    m: u32,
+    globals: &[crate::ir::Value],
+    layout: crate::ir::DataLayout,
+) -> HashMap<usize, Vec<(crate::ir::Value, i64)>> {
+    let placement = |i: usize| {
+        job.partitions.placement(
+            p,
+            rld_summaries::GlobalId {
+                module: m,
+                index: i as u32,
+            },
+        )
+    };
+    let mut out: HashMap<usize, Vec<(crate::ir::Value, i64)>> = HashMap::new();
+    let mut index: Option<HashMap<crate::ir::Value, usize>> = None;
+    for (i, &a) in globals.iter().enumerate() {
+        if a.global_kind() != Some(GlobalKind::Alias) || placement(i) != Placement::Own {
+            continue;
+        }
+        let Some((object, offset)) = aliasee_object(a, layout) else {
+            continue;
+        };
+        let index =
+            index.get_or_insert_with(|| globals.iter().enumerate().map(|(i, &g)| (g, i)).collect());
+        if let Some(&j) = index.get(&object) {
+            if placement(j) == Placement::Elsewhere && !object.is_declaration() {
+                out.entry(j).or_default().push((a, offset));
+            }
+        }
+    }
+    out
+}
+
+/// The function or variable an alias stands for (through casts, constant offsets and other
+/// aliases), and the offset into it.
+fn aliasee_object(
+    alias: crate::ir::Value,
+    layout: crate::ir::DataLayout,
+) -> Option<(crate::ir::Value, i64)> {
+    use inkwell::llvm_sys::LLVMOpcode;
+    let mut v = alias.aliasee()?;
+    let mut offset = 0i64;
+    for _ in 0..32 {
+        v = v.strip_casts();
+        match v.global_kind() {
+            Some(GlobalKind::Function | GlobalKind::Variable) => return Some((v, offset)),
+            Some(GlobalKind::Alias) => v = v.aliasee()?,
+            Some(GlobalKind::IFunc) => return None,
+            None if v.is_constant_expr() && v.opcode() == Some(LLVMOpcode::LLVMGetElementPtr) => {
+                offset = offset.checked_add(v.gep_offset(layout)?)?;
+                v = *v.operands().first()?;
+            }
+            None => return None,
+        }
+    }
+    None
+}
+
+/// A definition partition `p` does not keep (a copy that does not prevail, say), which an
+/// alias it owns stands for (a C++ complete-object destructor `D1` aliasing the base-object
+/// `D2` of the same group, where another module's `D2` prevails). The alias must stay a
+/// definition at this body's address, as the linker would have left it; LLVM's module linker
+/// copies an aliasee that does not prevail for its aliases, but only with its body. So the
+/// body stays, as a local of a name no other module uses (not in its COMDAT, which may be
+/// one the merged module already has), the aliases point at it, and everything else in the
+/// module refers to a new declaration of the symbol, as `to_declaration` leaves it. False
+/// (nothing changed) where that cannot be done.
+fn keep_for_aliases(g: crate::ir::Value, m: u32, aliases: &[(crate::ir::Value, i64)]) -> bool {
+    use inkwell::llvm_sys::core::*;
+    use inkwell::llvm_sys::{LLVMAttributeFunctionIndex, LLVMAttributeReturnIndex};
+    let kind = g.global_kind();
+    if !matches!(kind, Some(GlobalKind::Function | GlobalKind::Variable)) || g.is_declaration() {
+        return false;
+    }
+    let name = g.name();
+    let Ok(c_name) = std::ffi::CString::new(name.as_str()) else {
+        return false;
+    };
+    let raw = g.raw();
+    // SAFETY: `g` is a function or variable definition of a live module, and the aliases
+    // are aliases of the same module; every value made here belongs to that module and
+    // has `g`'s type, so `g`'s uses may refer to it instead.
+    unsafe {
+        let module = LLVMGetGlobalParent(raw);
+        let value_type = LLVMGlobalGetValueType(raw);
+        g.set_name(&partition::shared_name(&name, m, false));
+        let decl = if kind == Some(GlobalKind::Function) {
+            let f = LLVMAddFunction(module, c_name.as_ptr(), value_type);
+            LLVMSetFunctionCallConv(f, LLVMGetFunctionCallConv(raw));
+            let params = LLVMCountParams(raw);
+            let places = [LLVMAttributeFunctionIndex, LLVMAttributeReturnIndex];
+            for place in places.into_iter().chain(1..=params) {
+                let n = LLVMGetAttributeCountAtIndex(raw, place) as usize;
+                let mut attributes = vec![std::ptr::null_mut(); n];
+                if n > 0 {
+                    LLVMGetAttributesAtIndex(raw, place, attributes.as_mut_ptr());
+                }
+                for a in attributes {
+                    LLVMAddAttributeAtIndex(f, place, a);
+                }
+            }
+            f
+        } else {
+            let space = LLVMGetPointerAddressSpace(LLVMTypeOf(raw));
+            let v = LLVMAddGlobalInAddressSpace(module, value_type, c_name.as_ptr(), space);
+            LLVMSetThreadLocalMode(v, LLVMGetThreadLocalMode(raw));
+            LLVMSetGlobalConstant(v, LLVMIsGlobalConstant(raw));
+            LLVMSetExternallyInitialized(v, LLVMIsExternallyInitialized(raw));
+            v
+        };
+        let decl_value = crate::ir::Value::from_raw(decl);
+        if decl_value.name() != name {
+            // The name is taken after all: undo.
+            erase_new_global(decl, kind);
+            g.set_name(&name);
+            return false;
+        }
+        LLVMSetVisibility(decl, LLVMGetVisibility(raw));
+        LLVMSetUnnamedAddress(decl, LLVMGetUnnamedAddress(raw));
+        LLVMSetAlignment(decl, LLVMGetAlignment(raw));
+        LLVMReplaceAllUsesWith(raw, decl);
+        g.set_linkage(Linkage::Internal);
+        g.set_default_visibility();
+        g.clear_comdat();
+        let context = LLVMGetModuleContext(module);
+        for &(alias, offset) in aliases {
+            let ty = LLVMTypeOf(alias.raw());
+            let target = if offset == 0 {
+                LLVMConstPointerCast(raw, ty)
+            } else {
+                let byte = LLVMInt8TypeInContext(context);
+                let space = LLVMGetPointerAddressSpace(LLVMTypeOf(raw));
+                let base = LLVMConstPointerCast(raw, LLVMPointerType(byte, space));
+                let mut at = [LLVMConstInt(
+                    LLVMInt64TypeInContext(context),
+                    offset as u64,
+                    1,
+                )];
+                let moved = LLVMConstInBoundsGEP2(byte, base, at.as_mut_ptr(), 1);
+                LLVMConstPointerCast(moved, ty)
+            };
+            LLVMAliasSetAliasee(alias.raw(), target);
+        }
+    }
+    true
+}
+
+/// Erases a global this module just made and nothing uses.
+///
+/// # Safety
+/// `v` is a function (`kind` says so) or global variable without uses.
+unsafe fn erase_new_global(v: inkwell::llvm_sys::prelude::LLVMValueRef, kind: Option<GlobalKind>) {
+    if kind == Some(GlobalKind::Function) {
+        inkwell::llvm_sys::core::LLVMDeleteFunction(v)
+    } else {
+        inkwell::llvm_sys::core::LLVMDeleteGlobal(v)
     }
 }
 

@@ -27,7 +27,7 @@
 //!   so the partitions' objects link to each other and to nothing else.
 
 use crate::index::{CombinedIndex, GlobalId, Resolutions};
-use crate::model::{GlobalFlags, GlobalKind, Linkage};
+use crate::model::{GlobalFlags, GlobalKind, GlobalSummary, Linkage};
 use std::collections::{HashMap, HashSet};
 
 /// Instructions per partition when the count is chosen from the program's size.
@@ -552,17 +552,48 @@ fn resolve(input: &PartitionInput, defs: &Defs, m: u32, i: u32) -> Option<usize>
         .find_map(|t| defs.number.get(&t).copied())
 }
 
+/// The summaries whose references and calls are definition `id`'s: its own, and for an
+/// alias whose module's own aliasee is not compiled (another module's copy of that name
+/// prevails), that aliasee's too. The alias still stands for its module's body (the dead
+/// symbol analysis keeps that body live, and the backend keeps it for the alias under a
+/// local name), so what the body refers to must be where the alias is, or shared with it.
+fn made_of<'a>(input: &'a PartitionInput, defs: &Defs, id: GlobalId) -> Vec<&'a GlobalSummary> {
+    let mut out = vec![input.index.global(id)];
+    if out[0].kind != GlobalKind::Alias {
+        return out;
+    }
+    let mut g = out[0];
+    while let Some(a) = g.aliasee {
+        let own = GlobalId {
+            module: id.module,
+            index: a,
+        };
+        if defs.number.contains_key(&own) || out.len() > 16 {
+            break;
+        }
+        match input.index.get(own) {
+            Some(body) if body.is_definition() => {
+                out.push(body);
+                g = body;
+            }
+            _ => break,
+        }
+    }
+    out
+}
+
 /// Per definition: the definitions it refers to, each with whether it is a direct call.
 fn reference_graph(input: &PartitionInput, defs: &Defs) -> Vec<Vec<(usize, bool)>> {
     let mut edges: Vec<Vec<(usize, bool)>> = vec![Vec::new(); defs.ids.len()];
     for (d, &id) in defs.ids.iter().enumerate() {
-        let g = input.index.global(id);
-        let calls = g.calls.iter().map(|&c| (c, true));
-        let refs = g.refs.iter().chain(g.aliasee.iter()).map(|&r| (r, false));
-        for (target, call) in calls.chain(refs) {
-            if let Some(t) = resolve(input, defs, id.module, target) {
-                if t != d {
-                    edges[d].push((t, call));
+        for g in made_of(input, defs, id) {
+            let calls = g.calls.iter().map(|&c| (c, true));
+            let refs = g.refs.iter().chain(g.aliasee.iter()).map(|&r| (r, false));
+            for (target, call) in calls.chain(refs) {
+                if let Some(t) = resolve(input, defs, id.module, target) {
+                    if t != d {
+                        edges[d].push((t, call));
+                    }
                 }
             }
         }
@@ -722,11 +753,12 @@ fn follow_single_callers(
     }
     // A reference that is also a call (in the same user) left only the call in `edges`.
     for (d, &id) in defs.ids.iter().enumerate() {
-        let g = input.index.global(id);
-        for &r in g.refs.iter().chain(g.aliasee.iter()) {
-            if let Some(t) = resolve(input, defs, id.module, r) {
-                if t != d {
-                    caller[t] = None;
+        for g in made_of(input, defs, id) {
+            for &r in g.refs.iter().chain(g.aliasee.iter()) {
+                if let Some(t) = resolve(input, defs, id.module, r) {
+                    if t != d {
+                        caller[t] = None;
+                    }
                 }
             }
         }

@@ -451,3 +451,101 @@ fn constants_the_compiler_made_are_shared_without_names() {
     assert_eq!(weights.len(), 1, "{names:?}");
     assert_eq!(weights[0].bind, "LOCAL");
 }
+
+fn cxx_bitcode(t: &Test, srcs: &[&str]) -> Vec<PathBuf> {
+    srcs.iter()
+        .map(|s| t.compile_cxx(Clang, &format!("partitions/{s}"), &["-flto", "-O2"]))
+        .collect()
+}
+
+/// Links `objs`, in this order, through lld and through rld with one, two and three
+/// partitions (with the C++ drivers if `cxx`): every program prints `expected`.
+fn check_partitions(t: &Test, objs: &[PathBuf], cxx: bool, expected: &str) {
+    let objs = paths(objs);
+    let link = |driver: Driver, flags: &[&str], out: &str| {
+        if cxx {
+            t.link_cxx(driver, &objs, flags, out, true)
+        } else {
+            t.link(driver, &objs, flags, out)
+        }
+    };
+    let lld = link(Driver::ClangLld, &["-flto", "-O2"], "lld/prog");
+    for n in 1..=3 {
+        let partitions = format!("-Wl,--lto-partitions={n}");
+        let exe = link(
+            Driver::ClangRld,
+            &["-flto", "-O2", &partitions, "-Wl,--save-temps"],
+            &format!("rld{n}/prog"),
+        );
+        assert_eq!(partition_objects(&exe).len(), n);
+        assert_same_output(&exe, &lld, &[], &[], Some(expected));
+    }
+}
+
+#[test]
+fn the_prevailing_copy_of_an_inline_definition_is_kept_though_its_module_does_not_use_it() {
+    let t = Test::new();
+    // linkonce_keeper.cpp has the first copies of a typeinfo, a vtable, an inline virtual
+    // destructor and `__clang_call_terminate`, which prevail; only dead code of its own
+    // uses them, while linkonce_main.cpp, linked after it, uses its own copies, which do
+    // not prevail. The module linker takes a linkonce definition only where something
+    // linked refers to it: the prevailing copies must reach the merged module all the same
+    // (and linkonce_first.cpp, which uses none of them, is the module the others are
+    // linked into).
+    let objs = cxx_bitcode(
+        &t,
+        &[
+            "linkonce_first.cpp",
+            "linkonce_keeper.cpp",
+            "linkonce_main.cpp",
+        ],
+    );
+    check_partitions(&t, &objs, true, "caught -1\narea 9\nchecked 3 total 3\n");
+}
+
+#[test]
+fn an_alias_keeps_its_own_body_when_another_copy_of_its_aliasee_prevails() {
+    let t = Test::new();
+    // holder_explicit.cpp's `D1` is an alias of its weak_odr `D2`; holder_implicit.cpp,
+    // linked first, has the prevailing linkonce_odr `D2`. `D1` prevails (nothing else
+    // defines it) and stays an alias of its own module's body (which names that module's
+    // string), while everything else calls the prevailing `D2`.
+    let objs = cxx_bitcode(
+        &t,
+        &[
+            "holder_implicit.cpp",
+            "holder_explicit.cpp",
+            "holder_main.cpp",
+        ],
+    );
+    check_partitions(
+        &t,
+        &objs,
+        true,
+        "~Holder 3\n~Sub\n~Holder 4\n~Holder 5\nsum 12\n",
+    );
+}
+
+#[test]
+fn an_alias_of_a_weak_definition_keeps_it_when_a_strong_one_prevails() {
+    let t = Test::new();
+    // weak_alias.ll's `second` (into its weak table `t`) and `g` (of its weak `f`) are the
+    // only definitions of their names; weak_alias_main.c, linked after it, defines `t` and
+    // `f` strongly, and those prevail. The aliases still stand for the weak module's own
+    // storage and code, while everything else, that module's `third` too, uses the strong
+    // ones: `second` is 2 (not `t[1]`), `g` returns 7, and writing `second` leaves `t`.
+    let weak = t.path("weak_alias.o");
+    run_checked(
+        std::process::Command::new("llvm-as-14")
+            .arg(cases_dir().join("partitions/weak_alias.ll"))
+            .arg("-o")
+            .arg(&weak),
+    );
+    let main = t.compile(Clang, "partitions/weak_alias_main.c", &["-flto", "-O2"]);
+    check_partitions(
+        &t,
+        &[weak, main],
+        false,
+        "t[1]=20 second=2 f=8 g=7 third=38\nt[1]=20 second=99\n",
+    );
+}

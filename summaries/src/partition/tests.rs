@@ -9,6 +9,9 @@ use crate::model::{FunctionShape, GlobalSummary, ModuleSummary};
 struct Builder {
     modules: Vec<ModuleSummary>,
     preemptible: Vec<String>,
+    /// Definitions that do not prevail (another module's copy of the name does), so they
+    /// are not compiled.
+    losing: Vec<GlobalId>,
 }
 
 impl Builder {
@@ -21,6 +24,7 @@ impl Builder {
                 })
                 .collect(),
             preemptible: Vec::new(),
+            losing: Vec::new(),
         }
     }
 
@@ -72,12 +76,22 @@ impl Builder {
         let compiled: Vec<Vec<bool>> = index
             .modules
             .iter()
-            .map(|m| m.globals.iter().map(|g| g.is_definition()).collect())
+            .enumerate()
+            .map(|(m, module)| {
+                (0..module.globals.len())
+                    .map(|i| {
+                        let id = id(m as u32, i as u32);
+                        index.global(id).is_definition() && !self.losing.contains(&id)
+                    })
+                    .collect()
+            })
             .collect();
         let mut internalized = HashSet::new();
         for id in index.ids() {
             let g = index.global(id);
-            if self.preemptible.contains(&g.name) {
+            if self.losing.contains(&id) {
+                res.get_mut(id).prevailing = false;
+            } else if self.preemptible.contains(&g.name) {
                 res.get_mut(id).preemptible = true;
             } else if g.is_definition() && !g.linkage.is_local() && g.name != "main" {
                 internalized.insert(id);
@@ -230,6 +244,52 @@ fn comdat_members_and_aliases_stay_together() {
     assert_eq!(plan.owner(id(1, inline_fn)), plan.owner(id(1, guard)));
     assert_eq!(plan.owner(id(1, alias)), plan.owner(id(1, aliased)));
     let _ = main;
+}
+
+/// m0: main, which calls `D1`; m1: the prevailing `D2`; m2: `D1`, an alias of m2's own
+/// copy of `D2`, which loses to m1's and is not compiled, though its body refers to m2's
+/// `.str`; and `user` of `.str`, when given. (A C++ complete-object destructor aliasing the
+/// base-object one of its module.)
+fn alias_of_a_losing_copy(user: Option<u32>) -> (PartitionPlan, [u32; 3]) {
+    let mut b = Builder::new(3);
+    let main = b.func(0, "main", Linkage::External, 10);
+    let d1_decl = b.declare(0, "D1");
+    b.calls(0, main, d1_decl);
+    b.func(1, "D2", Linkage::LinkOnceODR, 50);
+    let filler = b.func(2, "filler", Linkage::External, 6000);
+    let text = b.var(2, ".str", Linkage::Private);
+    if let Some(size) = user {
+        let user = b.func(2, "user", Linkage::External, size);
+        b.refs(2, user, text);
+    }
+    let d2_copy = b.func(2, "D2", Linkage::WeakODR, 50);
+    let d1 = b.add(2, global("D1", GlobalKind::Alias, Linkage::WeakODR), None);
+    b.g(2, d1).aliasee = Some(d2_copy);
+    b.refs(2, d2_copy, text);
+    b.losing.push(id(2, d2_copy));
+    let (_, plan) = b.plan(Some(2));
+    assert_eq!(plan.count(), 2);
+    assert_eq!(plan.owner(id(2, d2_copy)), None);
+    (plan, [filler, text, d1])
+}
+
+#[test]
+fn an_alias_takes_along_what_its_own_losing_aliasee_refers_to() {
+    // The alias stands for its module's body all the same (the backend keeps that body for
+    // it), so what the body refers to goes where the alias goes, not where its index falls
+    // (after the big `filler`, in the other partition).
+    let (plan, [filler, text, d1]) = alias_of_a_losing_copy(None);
+    let alias = plan.owner(id(2, d1)).unwrap();
+    assert_ne!(Some(alias), plan.owner(id(2, filler)));
+    // With the prevailing D2, as an alias is with its aliasee.
+    assert_eq!(Some(alias), plan.owner(id(1, 0)));
+    assert_eq!(plan.owner(id(2, text)), Some(alias), "{plan:?}");
+    assert!(!plan.is_shared(id(2, text)));
+    // Used by a big function of the other partition too: one definition, a shared symbol.
+    let (plan, [_, text, d1]) = alias_of_a_losing_copy(Some(6000));
+    let user = plan.owner(id(2, 2)).unwrap();
+    assert_ne!(Some(user), plan.owner(id(2, d1)));
+    assert!(plan.is_shared(id(2, text)), "{plan:?}");
 }
 
 #[test]
