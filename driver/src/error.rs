@@ -14,6 +14,9 @@ pub enum DriverError {
     /// `-mllvm`/`-plugin-opt=-...`: LLVM rejected one of its options.
     #[error("LLVM option: {0}")]
     LlvmOptions(String),
+    /// The partitions rld cut break one of the invariants LTO relies on (a bug in rld).
+    #[error("internal error: the LTO partitions are inconsistent: {0}")]
+    PartitionCut(String),
     /// LLVM could not read, optimize or compile the bitcode.
     #[error(transparent)]
     Backend(#[from] rld_lto::LtoError),

@@ -76,7 +76,7 @@ pub fn run(
     crate::memory::give_back_free_memory();
 
     // The partitions: what each compiles, what it copies for inlining, what it shares.
-    let partitions = partition(&index, &res, &actions, &internal, &extra_refs, link, opts);
+    let partitions = partition(&index, &res, &actions, &internal, &extra_refs, link, opts)?;
     let threads = opts
         .jobs
         .or(link.threads)
@@ -270,7 +270,7 @@ fn partition(
     extra_refs: &[(GlobalId, GlobalId)],
     link: &LinkFacts,
     opts: &LtoOptions,
-) -> PartitionPlan {
+) -> Result<PartitionPlan, DriverError> {
     let compiled: Vec<Vec<bool>> = index
         .modules
         .iter()
@@ -285,16 +285,21 @@ fn partition(
         })
         .collect();
     if link.relocatable {
-        return PartitionPlan::single(index, &compiled);
+        return Ok(PartitionPlan::single(index, &compiled));
     }
-    rld_summaries::partition::partition(&PartitionInput {
+    let input = PartitionInput {
         index,
         res,
         compiled: &compiled,
         internalized: internal,
         extra_refs,
         requested: opts.partitions.map(|n| n.min(u32::MAX as usize) as u32),
-    })
+    };
+    let plan = rld_summaries::partition::partition(&input);
+    // Checked against the summaries, not the partitioner's own graph: a cut that would
+    // leave a reference unresolved or duplicate state stops the link.
+    rld_summaries::partition::check(&plan, &input).map_err(DriverError::PartitionCut)?;
+    Ok(plan)
 }
 
 /// The memory attributes of every function that has some, by the name it has in every

@@ -218,6 +218,11 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
             "internal error: a partition was not compiled".into(),
         ));
     }
+    crate::cut_check::check_objects(&compiled.objects).map_err(|e| {
+        LtoError::Llvm(format!(
+            "internal error: the partitions' objects do not fit together: {e}"
+        ))
+    })?;
     compiled.outcome.finish();
     if let Some((path, _)) = &job.cfg.pipeline_remarks {
         compiled.remark_files = (0..count).map(|p| remark_file(path, count, p)).collect();
@@ -414,7 +419,7 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
     })?;
     if let Err(e) = module.verify() {
         return Err(LtoError::Llvm(format!(
-            "internal error: invalid IR after call promotion: {}",
+            "internal error: partition {p} is invalid IR before optimization: {}",
             e.to_string().trim()
         )));
     }

@@ -4,6 +4,7 @@
 
 pub mod alias_scopes;
 pub mod backend;
+mod cut_check;
 pub mod error;
 pub mod facts;
 pub mod fatal;

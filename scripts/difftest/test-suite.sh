@@ -5,7 +5,8 @@
 #
 # Usage: scripts/difftest/test-suite.sh SRC BUILD_ROOT CONFIG [SUBDIRS]
 #   SRC         a checkout of https://github.com/llvm/llvm-test-suite
-#   BUILD_ROOT  builds go to BUILD_ROOT/CONFIG (reused: only the links are redone)
+#   BUILD_ROOT  the objects are compiled once, in BUILD_ROOT/objects; each CONFIG then is
+#               BUILD_ROOT/CONFIG, a fresh copy of it configured with the CONFIG's link flags
 #   CONFIG      lld       clang-14 -fuse-ld=lld (lld-14 and its own LTO)
 #               rld       --ld-path=$RLD (default: this repo's target/release/rld)
 #               rld-p1    rld -Wl,--lto-partitions=1
@@ -15,12 +16,18 @@
 #               rld-t1    rld -Wl,--threads=1
 #   SUBDIRS     the test-suite's TEST_SUITE_SUBDIRS (default CTMark; e.g. "MultiSource;SingleSource")
 #
-# Needs cmake, ninja and lit (pip install lit). The build keeps going past failures
-# (ninja -k 0); a program that fails to compile or link counts as a failed test. Then
-# `lit -v -j2 -o results.json .` runs in BUILD_ROOT/CONFIG. Writes the test names (e.g.
-# CTMark/7zip/7zip-benchmark) to BUILD_ROOT/CONFIG/passed.txt and failed.txt, the build's
-# log to ninja.log and lit's to lit.log, prints every failing test and ends with the line
-# "test-suite CONFIG: N passed, N failed". Exits 1 if a test failed.
+# Needs cmake, ninja and lit (pip install lit). Every configuration compiles with the same
+# flags and only its link flags differ, so BUILD_ROOT/objects (configured as lld) builds
+# just the object files, and the copy keeps ninja's log of them: in BUILD_ROOT/CONFIG ninja
+# only links (it recompiles only a command that does differ, e.g. one naming the build
+# directory). Compile times are not collected: the timeit wrapper would put the build
+# directory into every compile command. Run the configurations one after the other.
+# The build keeps going past failures (ninja -k 0); a program that fails to compile or link
+# counts as a failed test. Then `lit -v -j2 -o results.json .` runs in BUILD_ROOT/CONFIG.
+# Writes the test names (e.g. CTMark/7zip/7zip-benchmark) to BUILD_ROOT/CONFIG/passed.txt
+# and failed.txt, the build's log to ninja.log and lit's to lit.log, prints every failing
+# test and ends with the line "test-suite CONFIG: N passed, N failed". Exits 1 if a test
+# failed.
 set -euo pipefail
 export LC_ALL=C # one sort order for sort and comm
 
@@ -50,22 +57,31 @@ if [ "$config" != lld ] && [ ! -x "$rld" ]; then
   exit 2
 fi
 
-mkdir -p "$build"
-cd "$build"
 # -O2 from CMAKE_<LANG>_FLAGS; the Release flags are reduced to -DNDEBUG (the test-suite
 # needs it) so that the build type's -O3 does not override -O2.
-cmake -G Ninja "$src" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
-  -DCMAKE_C_FLAGS="-O2 -flto" -DCMAKE_CXX_FLAGS="-O2 -flto" \
-  -DCMAKE_C_FLAGS_RELEASE=-DNDEBUG -DCMAKE_CXX_FLAGS_RELEASE=-DNDEBUG \
-  -DCMAKE_EXE_LINKER_FLAGS="-flto $ldflags" \
-  -DTEST_SUITE_SUBDIRS="$subdirs" -DTEST_SUITE_BENCHMARKING_ONLY=OFF >cmake.log 2>&1 ||
-  { tail -30 cmake.log >&2; echo "cmake failed: see $build/cmake.log" >&2; exit 2; }
+configure() { # DIR LDFLAGS
+  cmake -G Ninja -S "$src" -B "$1" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DCMAKE_C_FLAGS="-O2 -flto" -DCMAKE_CXX_FLAGS="-O2 -flto" \
+    -DCMAKE_C_FLAGS_RELEASE=-DNDEBUG -DCMAKE_CXX_FLAGS_RELEASE=-DNDEBUG \
+    -DCMAKE_EXE_LINKER_FLAGS="-flto $2" -DTEST_SUITE_COLLECT_COMPILE_TIME=OFF \
+    -DTEST_SUITE_SUBDIRS="$subdirs" -DTEST_SUITE_BENCHMARKING_ONLY=OFF >"$1/cmake.log" 2>&1 ||
+    { tail -30 "$1/cmake.log" >&2; echo "cmake failed: see $1/cmake.log" >&2; exit 2; }
+}
 
-# A rerun (another rld, say) must link every program again: ninja does not know that the
-# linker changed. Delete every executable; the objects stay.
-ninja -t rules | { grep '_EXECUTABLE_LINKER_' || true; } | xargs -r ninja -t clean -r >/dev/null
-rm -f results.json
+# Compile: build the targets of the compile rules (C_COMPILER__..., CXX_COMPILER__...).
+objects=$(realpath -m "$2/objects")
+mkdir -p "$objects"
+configure "$objects" -fuse-ld=lld
+(cd "$objects" && ninja -t targets all | awk -F': ' '$2 ~ /_COMPILER__/ { print $1 }' |
+  xargs -r ninja -k 0 >ninja.log 2>&1) || true
+
+# Link and run, in a fresh copy of the objects.
+rm -rf "$build"
+cp -a "$objects" "$build"
+rm -rf "$build/CMakeCache.txt" "$build/CMakeFiles"
+configure "$build" "$ldflags"
+cd "$build"
 ninja -v -k 0 >ninja.log 2>&1 || true
 lit -v -j2 -o results.json . >lit.log 2>&1 || true
 [ -f results.json ] || { tail -30 lit.log >&2; echo "lit wrote no results.json" >&2; exit 2; }

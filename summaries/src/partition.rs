@@ -852,5 +852,8 @@ fn copyable(input: &PartitionInput, id: GlobalId) -> bool {
         && !g.flags.contains(GlobalFlags::COMPILER_USED)
 }
 
+mod check;
+pub use check::check;
+
 #[cfg(test)]
 mod tests;

@@ -71,6 +71,19 @@ impl Builder {
     /// Partitions with every definition compiled; non-local functions other than `main`
     /// internalized, as an executable's LTO does.
     fn plan(&self, requested: Option<u32>) -> (CombinedIndex, PartitionPlan) {
+        let (index, plan, checked) = self.plan_then(requested, |_| {});
+        if let Err(e) = checked {
+            panic!("the cut breaks an invariant: {e}");
+        }
+        (index, plan)
+    }
+
+    /// The plan, changed by `mutate`, and what [`check`] says of it.
+    fn plan_then(
+        &self,
+        requested: Option<u32>,
+        mutate: impl FnOnce(&mut PartitionPlan),
+    ) -> (CombinedIndex, PartitionPlan, Result<(), String>) {
         let index = CombinedIndex::new(self.modules.clone());
         let mut res = resolutions(&index);
         let compiled: Vec<Vec<bool>> = index
@@ -97,15 +110,18 @@ impl Builder {
                 internalized.insert(id);
             }
         }
-        let plan = partition(&PartitionInput {
+        let input = PartitionInput {
             index: &index,
             res: &res,
             compiled: &compiled,
             internalized: &internalized,
             extra_refs: &[],
             requested,
-        });
-        (index, plan)
+        };
+        let mut plan = partition(&input);
+        mutate(&mut plan);
+        let checked = check(&plan, &input);
+        (index, plan, checked)
     }
 }
 
@@ -200,6 +216,26 @@ fn a_small_callee_is_copied_and_what_both_halves_use_becomes_a_symbol() {
     assert!(plan.is_home(0, 0) && !plan.is_home(1, 0));
     assert_eq!(plan.size(0), (5011, 20));
     assert_eq!(plan.size(1), (5020, 0));
+}
+
+/// The invariants are checked against the summaries: a cut that would leave a local
+/// unreachable from a partition naming it, or copy a variable, is refused.
+#[test]
+fn a_cut_that_breaks_an_invariant_is_refused() {
+    let (b, [_, _, _, helper, counter]) = two_halves();
+    let (_, _, checked) = b.plan_then(Some(2), |plan| {
+        plan.shared.remove(&id(0, counter));
+    });
+    let e = checked.unwrap_err();
+    assert!(e.contains("'counter'") && e.contains("not shared"), "{e}");
+    let (_, _, checked) = b.plan_then(Some(2), |plan| {
+        plan.copies[1].insert(id(0, counter));
+    });
+    assert!(checked.unwrap_err().contains("not a function"));
+    let (_, _, checked) = b.plan_then(Some(2), |plan| {
+        plan.owner[0][helper as usize] = None;
+    });
+    assert!(checked.unwrap_err().contains("no partition owns it"));
 }
 
 #[test]
