@@ -752,6 +752,22 @@ impl Value {
         says_something.then_some(d)
     }
 
+    /// The positions of a call's arguments passed by value in memory (`byval`).
+    pub fn byval_arguments(self) -> Vec<u32> {
+        let name = "byval";
+        // SAFETY: attribute queries on a live call instruction; the kind name is a valid
+        // pointer and length.
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
+            let args = LLVMGetNumArgOperands(self.0);
+            (0..args)
+                .filter(|&i| {
+                    kind != 0 && !LLVMGetCallSiteEnumAttribute(self.0, i + 1, kind).is_null()
+                })
+                .collect()
+        }
+    }
+
     /// Whether a function returns fresh memory as far as LLVM's attributes say: a `noalias`
     /// return, or `allocsize` (allocators and the wrappers clang recognized).
     pub fn returns_noalias(self) -> bool {

@@ -137,6 +137,7 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
                                 instruction: position as u32,
                                 callee,
                                 debug_loc: inst.debug_loc(),
+                                byval: inst.byval_arguments(),
                             });
                         }
                     }

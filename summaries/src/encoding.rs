@@ -11,7 +11,7 @@ use crate::model::*;
 
 /// Version of the on-disk summary format this crate reads and writes. Readers accept exactly
 /// this version: any change to the layout or to the meaning of a field bumps it.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 
 /// The first eight bytes of every encoded summary.
 pub const MAGIC: &[u8; 8] = b"RLDSUMRY";
@@ -157,6 +157,7 @@ pub fn encode(s: &ModuleSummary) -> Vec<u8> {
             }
         }
         w.opt_loc(cs.debug_loc.as_ref());
+        w.indices(&cs.byval);
     }
 
     w.uleb(s.initializers.len() as u64);
@@ -357,7 +358,7 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
     // Minimum encoded sizes of table entries, to cap counts before allocating.
     const MIN_GLOBAL: usize = 11;
     const MIN_STRUCTOR: usize = 2;
-    const MIN_CALL_SITE: usize = 5;
+    const MIN_CALL_SITE: usize = 6;
     const MIN_INITIALIZER: usize = 3;
     const MIN_FACT: usize = 2;
     const MIN_ACCESS: usize = 6;
@@ -442,6 +443,7 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
             }
         };
         let debug_loc = r.opt_loc()?;
+        let byval = r.indices("byval argument")?;
         s.call_sites.push(CallSite {
             // Ids are positions. `count` bounds n by the input length, so an id can only pass
             // u32::MAX for an input over 16 GiB; saturating then makes validation refuse it.
@@ -450,6 +452,7 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
             instruction,
             callee,
             debug_loc,
+            byval,
         });
     }
 
@@ -932,7 +935,7 @@ mod tests {
         s.validate().unwrap();
         let bytes = encode(&s);
         assert_eq!(&bytes[..8], b"RLDSUMRY");
-        assert_eq!(bytes[8..12], 6u32.to_le_bytes());
+        assert_eq!(bytes[8..12], 7u32.to_le_bytes());
         assert_eq!(decode(&bytes).unwrap(), s);
     }
 
@@ -943,7 +946,7 @@ mod tests {
             source_file: "a.c".to_string(),
             ..Default::default()
         };
-        let mut expected = b"RLDSUMRY\x06\x00\x00\x00\x03a.o\x03a.c".to_vec();
+        let mut expected = b"RLDSUMRY\x07\x00\x00\x00\x03a.o\x03a.c".to_vec();
         expected.extend_from_slice(&[0; 11]);
         assert_eq!(encode(&s), expected);
     }
@@ -1043,10 +1046,10 @@ mod tests {
     #[test]
     fn version_mismatch_names_both_versions() {
         let mut bytes = encode(&full_summary());
-        bytes[8..12].copy_from_slice(&7u32.to_le_bytes());
+        bytes[8..12].copy_from_slice(&9u32.to_le_bytes());
         assert_eq!(
             decode(&bytes).unwrap_err().to_string(),
-            "unsupported summary version 7 (this rld reads 6)"
+            "unsupported summary version 9 (this rld reads 7)"
         );
     }
 

@@ -94,6 +94,7 @@ pub(crate) fn full_summary() -> ModuleSummary {
                 instruction: 2,
                 callee: Callee::Direct(1),
                 debug_loc: Some(loc("dir/tu1.c", 4, 12)),
+                byval: vec![1, 3],
             },
             CallSite {
                 id: 1,
@@ -101,6 +102,7 @@ pub(crate) fn full_summary() -> ModuleSummary {
                 instruction: 5,
                 callee: Callee::Indirect(7),
                 debug_loc: None,
+                byval: Vec::new(),
             },
         ],
         initializers: vec![
@@ -425,6 +427,7 @@ impl TestProgram {
             instruction: id,
             callee,
             debug_loc: None,
+            byval: Vec::new(),
         });
         for (index, &value) in args.iter().enumerate() {
             self.fact(

@@ -241,6 +241,10 @@ pub struct CallSite {
     pub instruction: u32,
     pub callee: Callee,
     pub debug_loc: Option<DebugLoc>,
+    /// Arguments passed by value in memory (`byval`), by position: the call itself reads
+    /// what they point to, and a variadic callee finds those bytes, not the pointer, in
+    /// its argument area.
+    pub byval: Vec<u32>,
 }
 
 /// A pointer to `target` stored at byte `offset` of `global`'s constant initializer (dispatch

@@ -437,7 +437,20 @@ impl<'a> Builder<'a> {
                     continue;
                 };
                 let actuals = args.remove(&cs.id).unwrap_or_default();
-                let targets = self.call_targets(m, &cs.callee, &actuals);
+                let mut targets = self.call_targets(m, &cs.callee, &actuals);
+                // The call itself copies what its `byval` arguments point to.
+                let mut copied = Touched::default();
+                for &i in &cs.byval {
+                    if let Some(&a) = actuals.get(i as usize).filter(|&&a| a != u32::MAX) {
+                        copied.add(&self.pointees(m, a));
+                    }
+                }
+                if !copied.is_empty() {
+                    targets.push(CallTarget::Library(Effect {
+                        reads: copied,
+                        ..Effect::default()
+                    }));
+                }
                 for t in &targets {
                     match t {
                         CallTarget::Function(callee) => self.callees[n].push(*callee),

@@ -841,6 +841,7 @@ fn random_programs_terminate_with_a_reason_for_every_overdefined_site() {
                     instruction: pick(50),
                     callee,
                     debug_loc: None,
+                    byval: Vec::new(),
                 });
             }
             for _ in 0..20 {
@@ -991,6 +992,7 @@ fn indices_out_of_range_do_not_panic() {
         instruction: 0,
         callee: Callee::Direct(99),
         debug_loc: None,
+        byval: Vec::new(),
     });
     let (site, _) = p.icall(m, main, 5000, &[v]);
     let a = analyze(&p);

@@ -317,6 +317,8 @@ struct Site {
     caller: GlobalId,
     args: Vec<Option<Node>>,
     result: Option<Node>,
+    /// Positions of the arguments passed by value in memory.
+    byval: Vec<u32>,
 }
 
 struct ProgramModel {
@@ -858,6 +860,7 @@ impl ProgramModel {
                     caller,
                     args: std::mem::take(&mut args[c]),
                     result: results[c],
+                    byval: cs.byval.clone(),
                 });
                 match cs.callee {
                     Callee::Direct(g) => match view.resolve(m, g) {
@@ -1379,14 +1382,19 @@ impl ProgramModel {
                     .filter_map(|(i, a)| a.map(|a| (i as u32, a)))
                     .collect();
                 let result = s.result;
+                let byval = s.byval.clone();
                 for (i, a) in args {
                     match self.formals.get(&(f, i)) {
                         Some(&formal) => solver.add_edge(a, formal),
                         // Past the pointer parameters: a variadic argument (or one a
-                        // prototype mismatch passes), what `va_arg` may read.
+                        // prototype mismatch passes), what `va_arg` may read; passed by
+                        // value, its bytes are in the argument area too.
                         None => {
                             let (va, _) = self.varargs(solver, f);
                             solver.add_edge(a, va);
+                            if byval.contains(&i) {
+                                solver.add_constraint(a, Constraint::ReadAll { dst: va });
+                            }
                         }
                     }
                 }
