@@ -432,9 +432,15 @@ impl ProgramModel {
             return solver.find_element(e);
         }
         if self.objects[o as usize].fields.len() >= MAX_FIELDS {
+            // Collapsing makes the location at offset 0, which the call below finds.
             self.collapse(solver, o);
             return self.location(solver, o, 0);
         }
+        self.new_location(solver, o, offset)
+    }
+
+    /// A new location of object `o` at `offset` (none is there yet).
+    fn new_location(&mut self, solver: &mut Solver<Constraint>, o: u32, offset: i64) -> Element {
         let e = solver.new_element();
         debug_assert_eq!(e as usize, self.locations.len());
         let content = solver.new_node();
@@ -532,13 +538,9 @@ impl ProgramModel {
         let fields: Vec<Element> = self.objects[o as usize].fields.values().copied().collect();
         let base = match self.objects[o as usize].fields.get(&0) {
             Some(&b) => b,
-            None => {
-                // Offset 0 may not exist yet; make it the collapsed location.
-                self.objects[o as usize].collapsed = false;
-                let b = self.location(solver, o, 0);
-                self.objects[o as usize].collapsed = true;
-                b
-            }
+            // Offset 0 may not exist yet; make it the collapsed location (directly: an
+            // object with too many fields would be collapsed again, forever).
+            None => self.new_location(solver, o, 0),
         };
         for f in fields {
             self.merge_locations(solver, base, f);

@@ -456,3 +456,23 @@ fn functions_given_to_the_library_may_be_called_back() {
         value: data
     }));
 }
+
+/// An object whose fields outnumber [`MAX_FIELDS`], none of them at offset 0, collapses
+/// once (it used to collapse again while making its offset-0 location, until the stack
+/// overflowed: make_dparser of the LLVM test-suite).
+#[test]
+fn an_object_with_too_many_fields_and_none_at_its_start_collapses_once() {
+    let (mut p, m, main) = program();
+    let g = p.var(m, "g", Linkage::Internal, false);
+    let obj = p.stack(m, main, 8 * (MAX_FIELDS as u64 + 8));
+    let ga = p.addr(m, main, g);
+    let mut last = obj;
+    for k in 1..=(MAX_FIELDS as i64 + 4) {
+        let f = p.field(m, obj, Some(8 * k));
+        p.store(m, f, ga);
+        last = f;
+    }
+    let read = p.load(m, last);
+    let s = Solved::of(&p);
+    assert_eq!(s.pts(m, read), ["g"]);
+}
