@@ -270,7 +270,7 @@ fn function_scopes(
     let mut ranked: Vec<(usize, u32)> = count.into_iter().map(|(o, c)| (c, o)).collect();
     ranked.sort_unstable_by(|a, b| b.cmp(a));
     // Scope 0: escaped memory no access names; then one per object; the last is "other"
-    // when they do not all fit.
+    // when they do not all fit; after them, one for what only calls touch (below).
     let own = MAX_SCOPES - 1;
     let fits = ranked.len() < own;
     let mut scope_of: HashMap<u32, u32> = HashMap::new();
@@ -296,6 +296,21 @@ fn function_scopes(
         instructions.push((*inst, mask));
     }
     let noalias_pairs = disjoint_pairs(&instructions);
+    // Objects a call touches that no access of the function names (memory a callee
+    // allocates and another reads, a local only callees fill and read): the function's
+    // own accesses never touch them, but two calls may both, and the inliner copies a
+    // call's lists onto the accesses it inlines. They share one scope of their own (the
+    // "other" scope when every scope is taken).
+    let hidden_needed = calls.iter().any(|(_, t)| {
+        t.objects
+            .iter()
+            .any(|o| !scope_of.contains_key(o) && !pts.object_escaped(*o))
+    });
+    let (scopes, hidden) = match hidden_needed {
+        false => (scopes, own as u32),
+        true if scopes < MAX_SCOPES as u32 => (scopes + 1, scopes),
+        true => (scopes, own as u32),
+    };
     let mut call_masks = Vec::with_capacity(calls.len());
     // Calls of one callee share its set: one mask per set.
     let mut masks: HashMap<*const Touched, u64> = HashMap::new();
@@ -308,7 +323,7 @@ fn function_scopes(
                 match scope_of.get(o) {
                     Some(&s) => mask |= 1u64 << s,
                     None if pts.object_escaped(*o) => mask |= 1,
-                    None => {}
+                    None => mask |= 1u64 << hidden,
                 }
             }
             mask

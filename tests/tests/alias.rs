@@ -385,3 +385,31 @@ fn llvm_dis(bitcode: &Path) -> String {
     let out = run_checked(Command::new("llvm-dis-14").arg(bitcode).arg("-o").arg("-"));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// Memory only the callees touch (a block one allocates and another reads, a local one
+/// fills and another reads) is named by no access of the caller: the calls must still
+/// share a scope, or LLVM drops the first call's stores (ALAC, McCat 08-main).
+#[test]
+fn calls_touching_what_the_caller_never_names_may_alias() {
+    let t = Test::new();
+    for (name, expected) in [("callee_local", "11 9\n"), ("callee_heap", "3 2\n")] {
+        let objs = [
+            t.compile(Clang, &format!("alias/{name}.c"), &["-flto", "-O2"]),
+            t.compile(Clang, &format!("alias/{name}_lib.c"), &["-flto", "-O2"]),
+        ];
+        let objs: Vec<&Path> = objs.iter().map(PathBuf::as_path).collect();
+        let lld = t.link(
+            Driver::ClangLld,
+            &objs,
+            &strs(&lto_flags(None, &[])),
+            &format!("lld/{name}"),
+        );
+        let rld = t.link(
+            Driver::ClangRld,
+            &objs,
+            &strs(&lto_flags(None, &[])),
+            &format!("rld/{name}"),
+        );
+        assert_same_output(&rld, &lld, &[], &[], Some(expected));
+    }
+}
