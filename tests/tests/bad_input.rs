@@ -510,3 +510,134 @@ fn common_symbol_alignments() {
         ],
     );
 }
+
+/// Expressions nested far beyond real scripts' (GNU ld's default scripts nest a few levels):
+/// 200,000 parentheses, function calls or prefix `-`, a chain `1 + 1 + ...` of 200,000
+/// operators (its tree is as deep), a million-term chain, in assignments, `ASSERT`,
+/// `MEMORY` and `--defsym`. rld bounds the depth it reads (1000 levels), so each is an
+/// error naming the script and line instead of a stack overflow; so are an `INCLUDE` of the
+/// script itself and assignments that grow too deep or too large once the values assigned
+/// before them are substituted (`x = x + x;` 64 times). Depth 999 still links, even 40
+/// symbols deep (each one's value read through the one before).
+#[test]
+fn rejects_expressions_nested_too_deeply() {
+    let t = Test::new();
+    let start = t.compile(Clang, START, &[]);
+    const N: usize = 200_000;
+    let too_deep = "expression nested too deeply (more than 1000 levels)";
+    let nested = |open: &str, close: &str| format!("{}1{}", open.repeat(N), close.repeat(N));
+    let in_sections = |expr: &str| {
+        format!(
+            "SECTIONS {{ . = 0x400000 + SIZEOF_HEADERS; x = {expr}; .text : {{ *(.text) }} }}\n"
+        )
+    };
+    let text = "SECTIONS { .text : { *(.text) } }\n";
+    let cases = [
+        ("parens.lds", in_sections(&nested("(", ")")), 1),
+        (
+            "chain.lds",
+            in_sections(&format!("1{}", " + 1".repeat(N))),
+            1,
+        ),
+        ("unary.lds", in_sections(&format!("{}1", "- ".repeat(N))), 1),
+        ("calls.lds", in_sections(&nested("ABSOLUTE(", ")")), 1),
+        (
+            "conditional.lds",
+            in_sections(&format!("{}0", "1 ? 2 : ".repeat(N))),
+            1,
+        ),
+        (
+            "million.lds",
+            format!("a = 1;\nb = 2;\nx = a{};\n{text}", " + b".repeat(999_999)),
+            3,
+        ),
+        (
+            "assert.lds",
+            format!("{text}ASSERT({}, \"deep\")\n", nested("(", ")")),
+            2,
+        ),
+        (
+            "memory.lds",
+            format!(
+                "MEMORY {{\n  ram (rwx) : ORIGIN = {}, LENGTH = 1M\n}}\n{text}",
+                nested("(", ")")
+            ),
+            2,
+        ),
+    ];
+    for (name, script, line) in &cases {
+        let script = t.write(name, script);
+        let stderr = assert_rejected(&t, &[&start], &["-T", script.to_str().unwrap()], &[name]);
+        if !is_standin() {
+            let place = format!("{name}:{line}: {too_deep}");
+            assert!(stderr.contains(&place), "expected {place:?}:\n{stderr}");
+        }
+    }
+
+    // `--defsym` (a command-line argument holds at most 128 KiB).
+    for expr in [
+        format!("{}1{}", "(".repeat(20_000), ")".repeat(20_000)),
+        format!("1{}", " + 1".repeat(20_000)),
+        format!("{}1", "- ".repeat(20_000)),
+    ] {
+        let defsym = format!("--defsym=deep_sym={expr}");
+        let stderr = assert_rejected(&t, &[&start], &[&defsym], &["deep_sym"]);
+        if !is_standin() {
+            assert!(stderr.contains(too_deep), "{stderr}");
+        }
+    }
+
+    // A script that includes itself.
+    let itself = t.path("itself.lds");
+    let itself = t.write("itself.lds", format!("INCLUDE {}\n", itself.display()));
+    assert_rejected(
+        &t,
+        &[&start],
+        &["-T", itself.to_str().unwrap()],
+        &["itself.lds", "nest too deeply"],
+    );
+
+    // Assignments outside SECTIONS read the values assigned before them as expressions
+    // (substituted): `x0` nests 1000 levels deep, `x1` would nest 1001, and `x` would
+    // double 64 times.
+    let chained = t.write(
+        "chained.lds",
+        format!("x0 = 1{};\nx1 = x0 + 1;\n{text}", " + 1".repeat(999)),
+    );
+    let stderr = assert_rejected(&t, &[&start], &["-T", chained.to_str().unwrap()], &[]);
+    if !is_standin() {
+        assert!(stderr.contains(too_deep), "{stderr}");
+    }
+    let doubled = t.write(
+        "doubled.lds",
+        format!("x = 1;\n{}{text}", "x = x + x;\n".repeat(64)),
+    );
+    let stderr = assert_rejected(&t, &[&start], &["-T", doubled.to_str().unwrap()], &[]);
+    if !is_standin() {
+        assert!(stderr.contains("expression too large"), "{stderr}");
+    }
+
+    // Deep but within bounds: linked. Inside SECTIONS each symbol is evaluated on its own
+    // (not substituted), reading the one before.
+    let mut deep = String::from("SECTIONS {\n  . = 0x400000 + SIZEOF_HEADERS;\n");
+    deep += &format!("  p = {}1{};\n", "(".repeat(999), ")".repeat(999));
+    deep += &format!("  u = {}1;\n", "- ".repeat(999));
+    deep += "  .text : { *(.text) }\n  y0 = .;\n";
+    for k in 1..=40 {
+        deep += &format!("  y{k} = y{}{};\n", k - 1, " + 1".repeat(998));
+    }
+    deep += "}\n";
+    let deep = t.write("deep_ok.lds", deep);
+    let (res, cmd) = t.try_link(
+        Driver::Rld,
+        &[&start],
+        &["-T", deep.to_str().unwrap()],
+        "deep_ok.out",
+    );
+    assert!(
+        res.status.success(),
+        "{cmd}\n{}\n{}",
+        describe_status(&res),
+        String::from_utf8_lossy(&res.stderr)
+    );
+}

@@ -982,11 +982,25 @@ impl<'a> Parser<'a> {
                     }
                 }
                 let trailer = self.output_trailer()?;
-                let largest = sections
+                // MAX over the sizes in a balanced tree: it nests log2(n) deep.
+                let mut sizes: Vec<Expr> = sections
                     .iter()
                     .map(|d| Expr::Section(SectionFn::Sizeof, d.name.clone()))
-                    .reduce(|a, b| Expr::Max(Box::new(a), Box::new(b)))
-                    .unwrap_or(Expr::Number(0));
+                    .collect();
+                while sizes.len() > 1 {
+                    let mut pairs = Vec::with_capacity(sizes.len().div_ceil(2));
+                    let mut rest = sizes.into_iter();
+                    while let Some(a) = rest.next() {
+                        pairs.push(match rest.next() {
+                            Some(b) => Expr::Max(Box::new(a), Box::new(b)),
+                            None => a,
+                        });
+                    }
+                    sizes = pairs;
+                }
+                let largest = sizes.pop().unwrap_or(Expr::Number(0));
+                let end = Expr::binary(BinOp::Add, address, largest)
+                    .map_err(|e| ScriptError::Expression { line, message: e.0 })?;
                 let mut commands: Vec<SectionsCommand> = sections
                     .into_iter()
                     .map(|mut d| {
@@ -1002,7 +1016,7 @@ impl<'a> Parser<'a> {
                     .collect();
                 commands.push(SectionsCommand::Assign(Assignment {
                     name: ".".into(),
-                    expr: Expr::Binary(BinOp::Add, Box::new(address), Box::new(largest)),
+                    expr: end,
                     provide: false,
                     hidden: false,
                     line,
@@ -1359,7 +1373,8 @@ impl<'a> Parser<'a> {
             } else {
                 Expr::Symbol(name.clone())
             };
-            expr = Expr::Binary(op, Box::new(target), Box::new(expr));
+            expr = Expr::binary(op, target, expr)
+                .map_err(|e| ScriptError::Expression { line, message: e.0 })?;
         }
         if name == "." && !self.in_sections {
             // The location counter only means something inside SECTIONS.
