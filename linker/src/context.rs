@@ -228,6 +228,10 @@ pub struct Link<'o> {
     /// What each symbol the linker defines stands for (`SymbolDef::Synthetic` symbols: each
     /// is given its entry as it is defined).
     pub linker_symbols: FxHashMap<SymbolId, LinkerSymbol>,
+    /// Whether each symbol assigned inside `SECTIONS` is absolute, once decided: deciding
+    /// evaluates its expression, which reads the symbols it names, so an assignment chain
+    /// (`y1 = y0 + y0; y2 = y1 + y1; ...`) would be evaluated again on every read.
+    pub script_absolute: std::sync::Mutex<FxHashMap<SymbolId, bool>>,
     /// `--dynamic-list` entries.
     pub dynamic_list: crate::dynamic_list::DynamicList,
     /// `--version-script`.
@@ -272,6 +276,7 @@ impl<'o> Link<'o> {
             outputs: OutputSections::default(),
             folded_into: FxHashMap::default(),
             linker_symbols: FxHashMap::default(),
+            script_absolute: Default::default(),
             dynamic_list: inputs.dynamic_list,
             version_script: inputs.version_script,
             scripts: inputs.scripts,
@@ -353,7 +358,18 @@ impl<'o> Link<'o> {
                 // Decided by the expression's shape, as `.` there is an address: the
                 // relocation scan needs it before the layout gives the symbol its value.
                 Some(LinkerSymbol::ScriptDot(_, e)) => {
-                    crate::layout::assignment_is_absolute(self, e)
+                    let known = self
+                        .script_absolute
+                        .lock()
+                        .ok()
+                        .and_then(|m| m.get(&id).copied());
+                    known.unwrap_or_else(|| {
+                        let absolute = crate::layout::assignment_is_absolute(self, e);
+                        if let Ok(mut m) = self.script_absolute.lock() {
+                            m.insert(id, absolute);
+                        }
+                        absolute
+                    })
                 }
                 _ => false,
             },

@@ -2058,6 +2058,11 @@ pub fn define_defsyms(link: &mut Link) -> crate::error::Result<()> {
         crate::scan::decide_preemption(link, id);
     }
     link.scripts.assignments = all;
+    // Decided while the symbols were being defined, some before those they read: again,
+    // now that all are.
+    if let Ok(m) = link.script_absolute.get_mut() {
+        m.clear();
+    }
     if errors.is_empty() {
         Ok(())
     } else {

@@ -25,7 +25,9 @@
 //! - **`-r`**: the script places input sections and orders the output sections (its
 //!   own first); COMDAT group members stay sections of their own; nothing gets an address.
 
-use crate::context::{Link, ScriptResults, SectionPlace, SectionPlaces, Segment, Segments};
+use crate::context::{
+    Link, LinkerSymbol, ScriptResults, SectionPlace, SectionPlaces, Segment, Segments,
+};
 use crate::dynamic_list::glob_match;
 use crate::error::{LinkError, Result};
 use crate::input::script::{Constraint, OutputDescription, OutputItem, SectionsCommand, Sort};
@@ -1068,6 +1070,7 @@ fn walk(
                 Some((p.addr, p.lma.unwrap_or(p.addr)))
             })
             .collect();
+        let mut assigned: FxHashMap<String, Value> = FxHashMap::default();
         // MEMORY regions: name, start, end, and where the next section goes.
         let mut regions: Vec<(String, u64, u64, u64)> = Vec::new();
         {
@@ -1080,6 +1083,7 @@ fn walk(
                     places: None,
                 },
                 placed: &placed,
+                assigned: &assigned,
             };
             for r in &env_link.scripts.memory {
                 let mut value = |e: &crate::script_expr::Expr| match e.eval(&env) {
@@ -1118,6 +1122,7 @@ fn walk(
                     places: None,
                 },
                 placed: &placed,
+                assigned: &assigned,
             };
             match step {
                 // Moving `.` inside an output section is the section's own layout
@@ -1141,6 +1146,7 @@ fn walk(
                                 places: None,
                             },
                             placed: &placed,
+                            assigned: &assigned,
                         },
                         None => env,
                     };
@@ -1155,6 +1161,7 @@ fn walk(
                         dot.value = v.value;
                     } else {
                         record(env_link, &mut values, *k, v);
+                        remember(env_link, &mut assigned, a, *k, v);
                     }
                 }
                 Step::Output(i, desc) => {
@@ -1211,6 +1218,7 @@ fn walk(
                                     places: None,
                                 },
                                 placed: env.placed,
+                                assigned: env.assigned,
                             };
                             match replace_inputs(env_link, &map, *i, d, addr, &mut at) {
                                 Ok((size, moved, dots)) => {
@@ -1496,10 +1504,17 @@ struct ScriptEnv<'a> {
     inner: LinkEnv<'a>,
     /// Per output: the address and load address it was given so far in the walk.
     placed: &'a [Option<(u64, u64)>],
+    /// The values the script's assignments gave their symbols so far in this pass (lld's
+    /// rule: a later assignment reads the value an earlier one gave, section-relative or
+    /// absolute as it was), each computed once.
+    assigned: &'a FxHashMap<String, Value>,
 }
 
 impl Env for ScriptEnv<'_> {
     fn symbol(&self, name: &str) -> Option<Value> {
+        if let Some(v) = self.assigned.get(name) {
+            return Some(*v);
+        }
         self.inner.symbol(name)
     }
 
@@ -1704,6 +1719,7 @@ pub fn insert_values(link: &Link, segments: &Segments) -> ScriptResults {
         })
         .collect();
     let mut values: Vec<(u64, Option<u32>)> = Vec::new();
+    let mut assigned: FxHashMap<String, Value> = FxHashMap::default();
     let mut errors = Vec::new();
     for step in &steps {
         match step {
@@ -1723,12 +1739,16 @@ pub fn insert_values(link: &Link, segments: &Segments) -> ScriptResults {
                     },
                     None => dot,
                 };
-                let env = LinkEnv {
-                    link,
-                    symbols: &[],
-                    dot: Some(here),
-                    headers: Some(segments.headers_size()),
-                    places: Some(&segments.sections),
+                let env = ScriptEnv {
+                    inner: LinkEnv {
+                        link,
+                        symbols: &[],
+                        dot: Some(here),
+                        headers: Some(segments.headers_size()),
+                        places: Some(&segments.sections),
+                    },
+                    placed: &placed,
+                    assigned: &assigned,
                 };
                 let v = a.expr.eval(&env).unwrap_or_else(|e| {
                     errors.push(format!("{}: {e}", a.line));
@@ -1738,6 +1758,7 @@ pub fn insert_values(link: &Link, segments: &Segments) -> ScriptResults {
                     }
                 });
                 record(link, &mut values, *k, v);
+                remember(link, &mut assigned, a, *k, v);
             }
         }
     }
@@ -1745,6 +1766,28 @@ pub fn insert_values(link: &Link, segments: &Segments) -> ScriptResults {
         values,
         errors: located(link, errors),
         data_places: Vec::new(),
+    }
+}
+
+/// Keeps the value assignment `k` gave its symbol, for the assignments after it to read,
+/// if the script defines the symbol (a `PROVIDE` nothing wants does not).
+fn remember(
+    link: &Link,
+    assigned: &mut FxHashMap<String, Value>,
+    a: &crate::input::script::Assignment,
+    k: usize,
+    v: Value,
+) {
+    let defined = link
+        .symtab
+        .lookup(a.name.as_bytes())
+        .and_then(|id| link.linker_symbols.get(&id))
+        .is_some_and(|w| match w {
+            LinkerSymbol::ScriptDot(j, _) => !a.provide || *j == k,
+            _ => false,
+        });
+    if defined {
+        assigned.insert(a.name.clone(), v);
     }
 }
 

@@ -1346,3 +1346,70 @@ fn orphans_in_dynamic_links_as_lld() {
         }
     }
 }
+
+const READS_EARLIER: &str = r#"#include <stdio.h>
+extern char x0[], x1[], x2[], x3[];
+int main(void) { printf("%d\n", (int)(x1 - x0)); return 0; }
+"#;
+
+/// Per symbol: `described`, and its value less `base`'s (the addresses of the two links
+/// may differ, not the distances).
+fn described_from(path: &Path, base: &str, names: &[&str]) -> Vec<String> {
+    let syms = symbols(path);
+    let value = |name: &str| {
+        find_symbols(&syms, ".symtab", name)
+            .first()
+            .map_or(0, |s| s.value)
+    };
+    let origin = value(base);
+    described(path, names)
+        .into_iter()
+        .zip(names)
+        .map(|(d, name)| format!("{d} {:#x}", value(name).wrapping_sub(origin)))
+        .collect()
+}
+
+/// An assignment reads the value an earlier one gave inside an output section (lld's
+/// rules): `x0 + 1` is in `.text` one past `x0`, the distance `x2 - x0` is absolute; for a
+/// PIE too. A chain of assignments each reading the one before twice links at once.
+#[test]
+fn assignments_read_earlier_ones_as_lld() {
+    let t = Test::new();
+    let script = t.write(
+        "sym.lds",
+        "SECTIONS {\n  . = 0x400000 + SIZEOF_HEADERS;\n  \
+         .text : { x0 = .; *(.text) x2 = .; }\n  x1 = x0 + 1;\n  x3 = x2 - x0;\n  \
+         .data : { *(.data) }\n}\n",
+    );
+    let script = script.to_str().unwrap();
+    let names = ["x0", "x1", "x2", "x3"];
+    for (pic, link) in [("-fno-pie", "-no-pie"), ("-fPIE", "-pie")] {
+        let obj = t.compile(Clang, READS_EARLIER, &["-O2", pic]);
+        let flags = [link, "-Wl,-T", script];
+        let lld = t.link(Driver::ClangLld, &[&obj], &flags, &format!("lld/{link}"));
+        let rld = t.link(Driver::ClangRld, &[&obj], &flags, &format!("rld/{link}"));
+        let ours = described_from(&rld, "x0", &names);
+        assert_eq!(ours, described_from(&lld, "x0", &names), "{link}");
+        assert!(ours[1].contains(".text 0x1"), "{ours:?}");
+        assert!(
+            ours[3].starts_with("x3: GLOBAL DEFAULT NOTYPE ABS"),
+            "{ours:?}"
+        );
+    }
+
+    let mut chain = String::from("SECTIONS {\n  . = 0x400000 + SIZEOF_HEADERS;\n  y0 = 1;\n");
+    for i in 1..=40 {
+        chain += &format!("  y{i} = y{} + y{};\n", i - 1, i - 1);
+    }
+    chain += "  .text : { x0 = .; *(.text) x2 = . + y3; }\n  x1 = x0 + y1;\n  x3 = y40;\n  \
+              .data : { *(.data) }\n}\n";
+    let script = t.write("chain.lds", &chain);
+    let obj = t.compile(Clang, READS_EARLIER, &["-O2", "-fno-pie"]);
+    let flags = ["-no-pie", "-Wl,-T", script.to_str().unwrap()];
+    let lld = t.link(Driver::ClangLld, &[&obj], &flags, "lld/chain");
+    let rld = t.link(Driver::ClangRld, &[&obj], &flags, "rld/chain");
+    let names = ["x0", "x1", "x2", "x3", "y3", "y40"];
+    let ours = described_from(&rld, "x0", &names);
+    assert_eq!(ours, described_from(&lld, "x0", &names));
+    assert!(ours[3].contains("ABS 0x10000000000"), "{ours:?}");
+}
