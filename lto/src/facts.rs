@@ -572,14 +572,18 @@ fn touches_memory_opaquely(inst: Value, call_ids: &HashMap<Value, u32>) -> bool 
     }
 }
 
-/// Whether a function of this name copies memory (memcpy, memmove, and their intrinsics in
-/// every form: `llvm.memcpy.p0i8.p0i8.i64`, `.inline`, `.element.unordered.atomic`) or sets
-/// it (memset): (copies, sets). All take (destination, source or byte, length, ...).
+/// Whether a function of this name is an intrinsic that copies memory (`llvm.memcpy`,
+/// `llvm.memmove` in every form: `.p0i8.p0i8.i64`, `.inline`, `.element.unordered.atomic`)
+/// or sets it (`llvm.memset`): (copies, sets). All take (destination, source or byte,
+/// length, ...). Only the intrinsics: a call to a function named `memcpy` is a call like
+/// any other, for with `-fno-builtin` (freestanding code, a C library built with LTO) it
+/// may be the program's own `memcpy`, which may do more than copy (clang itself turns
+/// calls to the library's `memcpy` into the intrinsic).
 fn memory_intrinsic(name: &str) -> (bool, bool) {
-    let base = name
-        .strip_prefix("llvm.")
-        .map_or(name, |n| n.split('.').next().unwrap_or(n));
-    match base {
+    let Some(intrinsic) = name.strip_prefix("llvm.") else {
+        return (false, false);
+    };
+    match intrinsic.split('.').next().unwrap_or(intrinsic) {
         "memcpy" | "memmove" => (true, false),
         "memset" => (false, true),
         _ => (false, false),
