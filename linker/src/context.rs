@@ -137,7 +137,7 @@ pub struct SectionPlace {
 }
 
 /// Where address assignment put each output section, by id ([`OutputId`]).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SectionPlaces(Vec<SectionPlace>);
 
 impl SectionPlaces {

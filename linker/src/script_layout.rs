@@ -920,12 +920,12 @@ pub fn assign_addresses(link: &mut Link, previous: Option<&SectionPlaces>) -> Se
             .unwrap_or(0)
     };
     let headers_size = |link: &Link, loaded| 64 + 56 * program_header_count(link, loaded) as u64;
-    let (mut places, mut script) = walk(link, headers_size(link, headers_loaded), previous);
+    let (mut places, mut script) = walk_settled(link, headers_size(link, headers_loaded), previous);
     // Without PHDRS, the headers are loaded only if they fit below the first section;
     // else the walk is done again without them.
     if headers_loaded && !listed && headers_size(link, true) > lowest(link, &places) % page {
         headers_loaded = false;
-        (places, script) = walk(link, headers_size(link, false), Some(&places));
+        (places, script) = walk_settled(link, headers_size(link, false), Some(&places));
     }
     let headers = headers_size(link, headers_loaded);
     let min = lowest(link, &places);
@@ -1045,7 +1045,8 @@ fn walk(
     link: &mut Link,
     headers: u64,
     previous: Option<&SectionPlaces>,
-) -> (SectionPlaces, ScriptResults) {
+    before: FxHashMap<String, Value>,
+) -> (SectionPlaces, ScriptResults, Assigned) {
     let mut dot = Value {
         section: None,
         value: 0,
@@ -1057,6 +1058,7 @@ fn walk(
     let all_moves: Vec<(u32, u32, u64)>;
     let mut data_places: Vec<(usize, u64, usize)>;
     let mut errors = Vec::new();
+    let mut assigned = Assigned::after(before);
     {
         let env_link: &Link = link;
         let steps = steps(env_link);
@@ -1070,7 +1072,6 @@ fn walk(
                 Some((p.addr, p.lma.unwrap_or(p.addr)))
             })
             .collect();
-        let mut assigned: FxHashMap<String, Value> = FxHashMap::default();
         // MEMORY regions: name, start, end, and where the next section goes.
         let mut regions: Vec<(String, u64, u64, u64)> = Vec::new();
         {
@@ -1318,6 +1319,30 @@ fn walk(
         errors: located(link, errors),
         data_places,
     };
+    (places, script, assigned)
+}
+
+/// Walks the script until what it assigns and where it places sections settle: again
+/// while an expression read a symbol assigned or a section placed further on and the pass
+/// changed something, at most [`MAX_PASSES`] times.
+fn walk_settled(
+    link: &mut Link,
+    headers: u64,
+    previous: Option<&SectionPlaces>,
+) -> (SectionPlaces, ScriptResults) {
+    let (mut places, mut script, mut assigned) =
+        walk(link, headers, previous, FxHashMap::default());
+    for _ in 1..MAX_PASSES {
+        if !assigned.forward.get() {
+            break;
+        }
+        let (p, sc, a) = walk(link, headers, Some(&places), assigned.now.clone());
+        let settled = p == places && a.now == assigned.now;
+        (places, script, assigned) = (p, sc, a);
+        if settled {
+            break;
+        }
+    }
     (places, script)
 }
 
@@ -1504,25 +1529,60 @@ struct ScriptEnv<'a> {
     inner: LinkEnv<'a>,
     /// Per output: the address and load address it was given so far in the walk.
     placed: &'a [Option<(u64, u64)>],
-    /// The values the script's assignments gave their symbols so far in this pass (lld's
-    /// rule: a later assignment reads the value an earlier one gave, section-relative or
-    /// absolute as it was), each computed once.
-    assigned: &'a FxHashMap<String, Value>,
+    /// The values the script's assignments gave their symbols.
+    assigned: &'a Assigned,
 }
+
+/// The values a layout pass's assignments gave the symbols the script defines (lld's rule:
+/// a later assignment reads the value an earlier one gave, section-relative or absolute as
+/// it was), each computed once; what the pass before gave them, for the assignments that
+/// read a symbol assigned further on; and whether one did (or read the place of a section
+/// placed further on), which takes another pass, as lld's layout repeats until addresses
+/// settle.
+#[derive(Default)]
+struct Assigned {
+    now: FxHashMap<String, Value>,
+    before: FxHashMap<String, Value>,
+    forward: std::cell::Cell<bool>,
+}
+
+impl Assigned {
+    /// A pass that reads `before`, the values of the pass before it.
+    fn after(before: FxHashMap<String, Value>) -> Assigned {
+        Assigned {
+            before,
+            ..Assigned::default()
+        }
+    }
+}
+
+/// How many times the layout walks the script at most, for forward references to settle
+/// (each pass reads the values of the one before).
+const MAX_PASSES: usize = 10;
 
 impl Env for ScriptEnv<'_> {
     fn symbol(&self, name: &str) -> Option<Value> {
-        if let Some(v) = self.assigned.get(name) {
+        if let Some(v) = self.assigned.now.get(name) {
             return Some(*v);
+        }
+        if defined_by_script(self.inner.link, name) {
+            // Assigned further on: its value in the pass before, if there was one.
+            self.assigned.forward.set(true);
+            if let Some(v) = self.assigned.before.get(name) {
+                return Some(*v);
+            }
         }
         self.inner.symbol(name)
     }
 
     fn section(&self, name: &str) -> Option<crate::script_expr::SectionInfo> {
         let mut s = self.inner.section(name)?;
-        if let Some((addr, lma)) = self.placed.get(s.index as usize).copied().flatten() {
-            s.addr = addr;
-            s.lma = lma;
+        match self.placed.get(s.index as usize).copied().flatten() {
+            Some((addr, lma)) => {
+                s.addr = addr;
+                s.lma = lma;
+            }
+            None => self.assigned.forward.set(true),
         }
         Some(s)
     }
@@ -1719,7 +1779,7 @@ pub fn insert_values(link: &Link, segments: &Segments) -> ScriptResults {
         })
         .collect();
     let mut values: Vec<(u64, Option<u32>)> = Vec::new();
-    let mut assigned: FxHashMap<String, Value> = FxHashMap::default();
+    let mut assigned = Assigned::default();
     let mut errors = Vec::new();
     for step in &steps {
         match step {
@@ -1773,7 +1833,7 @@ pub fn insert_values(link: &Link, segments: &Segments) -> ScriptResults {
 /// if the script defines the symbol (a `PROVIDE` nothing wants does not).
 fn remember(
     link: &Link,
-    assigned: &mut FxHashMap<String, Value>,
+    assigned: &mut Assigned,
     a: &crate::input::script::Assignment,
     k: usize,
     v: Value,
@@ -1787,8 +1847,16 @@ fn remember(
             _ => false,
         });
     if defined {
-        assigned.insert(a.name.clone(), v);
+        assigned.now.insert(a.name.clone(), v);
     }
+}
+
+/// Whether symbol `name` is defined by an assignment of the script.
+fn defined_by_script(link: &Link, name: &str) -> bool {
+    link.symtab
+        .lookup(name.as_bytes())
+        .and_then(|id| link.linker_symbols.get(&id))
+        .is_some_and(|w| matches!(w, LinkerSymbol::ScriptDot(..)))
 }
 
 /// Keeps assignment `k`'s value: relative to the section it is relative to (the one

@@ -1413,3 +1413,28 @@ fn assignments_read_earlier_ones_as_lld() {
     assert_eq!(ours, described_from(&lld, "x0", &names));
     assert!(ours[3].contains("ABS 0x10000000000"), "{ours:?}");
 }
+
+/// An assignment may read a symbol assigned, or a section placed, further on in the script:
+/// as lld, the layout is walked again with the values of the walk before until they settle
+/// (`x1 = x3 + 1` reads `x3 = x2 + 2` which reads `.` after `.data`; `x0` reads the address
+/// of `.bss2`, placed last). Each is where lld puts it, in the same section.
+#[test]
+fn assignments_read_later_ones_as_lld() {
+    let t = Test::new();
+    let script = t.write(
+        "fwd.lds",
+        "SECTIONS {\n  . = 0x400000 + SIZEOF_HEADERS;\n  x0 = ADDR(.bss2);\n  \
+         x1 = x3 + 1;\n  .text : { *(.text) }\n  .data : { *(.data) }\n  x2 = .;\n  \
+         x3 = x2 + 2;\n  .bss2 : { . += 0x40; }\n}\n",
+    );
+    let obj = t.compile(Clang, READS_EARLIER, &["-O2", "-fno-pie"]);
+    let flags = ["-no-pie", "-Wl,-T", script.to_str().unwrap()];
+    let lld = t.link(Driver::ClangLld, &[&obj], &flags, "lld/fwd");
+    let rld = t.link(Driver::ClangRld, &[&obj], &flags, "rld/fwd");
+    let names = ["x0", "x1", "x2", "x3"];
+    let ours = described_from(&rld, "x2", &names);
+    assert_eq!(ours, described_from(&lld, "x2", &names));
+    assert!(ours[1].ends_with(" 0x3"), "{ours:?}");
+    assert!(ours[0].contains(".bss2"), "{ours:?}");
+    assert_eq!(run(&rld, &[], &[]).stdout, run(&lld, &[], &[]).stdout);
+}
