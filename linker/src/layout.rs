@@ -1958,8 +1958,14 @@ pub fn define_defsyms(link: &mut Link) -> crate::error::Result<()> {
         std::mem::take(&mut link.scripts.assignments);
     define_sections_symbols(link);
     for (name, text) in &link.opts.defsym {
-        let expr = crate::script_expr::parse(text)
-            .map_err(|e| LinkError::Link(format!("--defsym {name}={text}: {e}")))?;
+        let expr = crate::script_expr::parse(text).map_err(|e| {
+            // A long expression is shown by its start: the message is about its shape.
+            let shown = match text.char_indices().nth(60) {
+                Some((at, _)) => format!("{}...", &text[..at]),
+                None => text.clone(),
+            };
+            LinkError::Link(format!("--defsym {name}={shown}: {e}"))
+        })?;
         all.push((
             "--defsym".into(),
             crate::input::script::Assignment {

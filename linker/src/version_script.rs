@@ -134,29 +134,50 @@ impl VersionScript {
             i += 1;
             let node = self.nodes.len();
             let mut local = false;
+            // Inside the node, the one block there may be: `extern "C++" { ... }` (its names
+            // are demangled C++ names, which rld matches as written and cannot check for
+            // definitions) or `extern "C" { ... }`. Blocks do not nest (as in GNU ld and lld).
             let mut depth = 1;
-            // Depth of an `extern "C++" { ... }` block being read: its names are demangled
-            // C++ names, which rld matches as written and cannot check for definitions.
-            let mut cxx_depth = None;
+            let mut cxx = false;
             while depth > 0 {
                 let Some(t) = toks.get(i) else {
                     return Err(bad("unterminated version node".into()));
                 };
                 i += 1;
-                let in_cxx = cxx_depth.is_some();
+                let in_cxx = cxx;
                 let add = |this: &mut Self, pattern: &str, local: bool| {
                     this.add_pattern(pattern, local, node, in_cxx)
                 };
                 match t.as_str() {
-                    "{" => depth += 1,
-                    "}" => {
-                        if cxx_depth == Some(depth) {
-                            cxx_depth = None;
+                    "extern" => {
+                        let lang = toks.get(i).map_or("", String::as_str);
+                        if depth > 1 {
+                            return Err(bad("'extern' inside an 'extern' block".into()));
                         }
+                        if lang != "\"C++\"" && lang != "\"C\"" {
+                            return Err(bad(format!(
+                                "expected \"C\" or \"C++\" after 'extern', found '{lang}'"
+                            )));
+                        }
+                        if toks.get(i + 1).map(String::as_str) != Some("{") {
+                            return Err(bad(format!("expected '{{' after 'extern {lang}'")));
+                        }
+                        cxx = lang == "\"C++\"";
+                        depth += 1;
+                        i += 2;
+                    }
+                    "{" => {
+                        return Err(bad(
+                            "unexpected '{' (inside a version node only 'extern \"C++\" {' \
+                             opens a block)"
+                                .into(),
+                        ))
+                    }
+                    "}" => {
+                        cxx = false;
                         depth -= 1;
                     }
-                    "\"C++\"" => cxx_depth = Some(depth + 1),
-                    ";" | "extern" | "\"C\"" => {}
+                    ";" => {}
                     "global" | "local" if toks.get(i).map(String::as_str) == Some(":") => {
                         local = t == "local";
                         i += 1;

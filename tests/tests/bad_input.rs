@@ -584,7 +584,24 @@ fn rejects_expressions_nested_too_deeply() {
         let stderr = assert_rejected(&t, &[&start], &[&defsym], &["deep_sym"]);
         if !is_standin() {
             assert!(stderr.contains(too_deep), "{stderr}");
+            // The expression is shown by its start, not repeated whole.
+            assert!(stderr.len() < 400, "{} bytes:\n{stderr:.400}", stderr.len());
         }
+    }
+
+    // A version script's node holds one level of `extern "C++" { ... }`, no other block
+    // (GNU ld and lld refuse it): braces nested 5000 deep are an error, not ignored.
+    let nested = format!(
+        "V1 {{ global: {}foo;{} }};\n",
+        "{".repeat(5000),
+        "}".repeat(5000)
+    );
+    let map = t.write("nested.map", nested);
+    let lib = t.compile(Clang, "int foo(void) { return 1; }\n", &["-fPIC"]);
+    let version_script = format!("--version-script={}", map.display());
+    let stderr = assert_rejected(&t, &[&lib], &["-shared", &version_script], &["nested.map"]);
+    if !is_standin() {
+        assert!(stderr.contains("unexpected '{'"), "{stderr:.400}");
     }
 
     // A script that includes itself.
