@@ -124,6 +124,8 @@ enum Linker {
     RldPartitions(u32),
     /// rld with `--threads=N` and `--build-id`.
     RldThreads(u32),
+    /// rld with one LTO option more (`--no-wpa-aa`, `--no-cvp`).
+    RldOption(&'static str),
     /// GNU ld (gcc's own linker): the reference for gcc -flto.
     GnuLd,
     /// Another linker running rld's LTO plugin (clang -flto objects).
@@ -148,6 +150,7 @@ impl Linker {
             Linker::Plugin(host) => format!("plugin-{host:?}"),
             Linker::RldPartitions(n) => format!("rld-partitions{n}"),
             Linker::RldThreads(n) => format!("rld-threads{n}"),
+            Linker::RldOption(o) => format!("rld{}", o.trim_start_matches('-')),
         }
     }
 
@@ -157,6 +160,7 @@ impl Linker {
             Linker::Rld | Linker::Lld | Linker::GnuLd | Linker::Plugin(_) => vec![],
             Linker::RldPartitions(n) => vec![format!("-Wl,--lto-partitions={n}")],
             Linker::RldThreads(n) => vec![format!("-Wl,--threads={n}"), "-Wl,--build-id".into()],
+            Linker::RldOption(o) => vec![format!("-Wl,{o}")],
         }
     }
 }
@@ -386,6 +390,40 @@ fn sqlite_queries_clang_lto_2_partitions() {
 #[test]
 fn sqlite_queries_clang_lto_4_partitions() {
     scripts_with(Program::Sqlite, Cc::ClangLto, Linker::RldPartitions(4));
+}
+
+/// rld's other LTO configurations (as the differential runs of scripts/difftest use them):
+/// 16 partitions, the alias metadata or called-value propagation off, one thread. Each
+/// program behaves the same.
+macro_rules! lto_configurations {
+    ($($name:ident: $linker:expr,)*) => {
+        mod configurations {
+            use super::*;
+            $(
+                mod $name {
+                    use super::*;
+                    #[test]
+                    fn bzip2_roundtrip() {
+                        bzip2_roundtrip_with(Cc::ClangLto, $linker);
+                    }
+                    #[test]
+                    fn lua_scripts() {
+                        scripts_with(Program::Lua, Cc::ClangLto, $linker);
+                    }
+                    #[test]
+                    fn sqlite_queries() {
+                        scripts_with(Program::Sqlite, Cc::ClangLto, $linker);
+                    }
+                }
+            )*
+        }
+    };
+}
+lto_configurations! {
+    partitions16: Linker::RldPartitions(16),
+    no_wpa_aa: Linker::RldOption("--no-wpa-aa"),
+    no_cvp: Linker::RldOption("--no-cvp"),
+    threads1: Linker::RldThreads(1),
 }
 
 /// The output does not depend on how many threads link it (or compile its LTO partitions):
