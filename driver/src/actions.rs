@@ -29,7 +29,7 @@ pub(crate) fn global_actions(
             let action =
                 if g.flags.contains(GlobalFlags::DECLARATION) || g.name.starts_with("llvm.") {
                     Action::Keep
-                } else if !res.get(id).prevailing {
+                } else if !res.get(id).prevailing || res.get(id).discarded {
                     Action::Drop
                 } else if !live.is_live(id) {
                     let what = if g.kind == GlobalKind::Function {

@@ -42,5 +42,6 @@ pub(crate) fn resolutions(host: &dyn Host, link: &LinkFacts, index: &CombinedInd
             slot.final_definition_in_linkage_unit = !link.shared || !sym.default_visibility;
         }
     }
+    res.discard_losing_groups(index);
     res
 }

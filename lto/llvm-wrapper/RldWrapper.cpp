@@ -146,6 +146,20 @@ extern "C" bool rld_remarks_end(RldRemarks *Remarks, char **ErrorMessage) {
 // Turns a function definition into a declaration the way LLVM itself does
 // (Function::deleteBody): blocks, personality, prefix/prologue data and attached metadata
 // all go, which LLVM-C has no single call for.
+// The name of the COMDAT group a global object is in (the C API has no getter), or null;
+// the bytes live as long as the module.
+extern "C" const char *rld_comdat_name(LLVMValueRef G, size_t *Len) {
+  auto *GO = dyn_cast<GlobalObject>(unwrap<GlobalValue>(G));
+  const Comdat *C = GO ? GO->getComdat() : nullptr;
+  if (!C) {
+    *Len = 0;
+    return nullptr;
+  }
+  StringRef Name = C->getName();
+  *Len = Name.size();
+  return Name.data();
+}
+
 extern "C" void rld_delete_function_body(LLVMValueRef Fn) {
   unwrap<Function>(Fn)->deleteBody();
 }

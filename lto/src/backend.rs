@@ -366,6 +366,7 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
         )?;
         tag_sites(&ctx, &globals, m, job, &mut outcome);
         annotate_aliases(&ctx, &module, m, p, job, &mut outcome);
+        rewrite_structor_lists(&module, &globals, actions, &mut after_link);
         match &merged {
             None => merged = Some(module),
             Some(dest) => dest.link_in_module(module).map_err(|e| {
@@ -952,6 +953,35 @@ unsafe fn erase_new_global(v: inkwell::llvm_sys::prelude::LLVMValueRef, kind: Op
         inkwell::llvm_sys::core::LLVMDeleteFunction(v)
     } else {
         inkwell::llvm_sys::core::LLVMDeleteGlobal(v)
+    }
+}
+
+/// Takes the constructors and destructors of the functions the link drops out of the
+/// module's `llvm.global_ctors`/`llvm.global_dtors` (the initializer of a COMDAT group
+/// another module's copy of prevails: a native link discards it with the group), and the
+/// keys out of the rest, so that the module linker keeps every one (see
+/// [`crate::ir::Value::rewrite_structors`]).
+fn rewrite_structor_lists(
+    module: &Module,
+    globals: &[crate::ir::Value],
+    actions: &[Action],
+    after_link: &mut AfterLink,
+) {
+    // Only dropped globals are looked at: the `llvm.*` lists another partition emits are
+    // gone from this module already (their actions are Keep).
+    let dropped: std::collections::HashSet<crate::ir::Value> = globals
+        .iter()
+        .zip(actions)
+        .filter(|&(g, &a)| a == Action::Drop && g.global_kind() == Some(GlobalKind::Function))
+        .map(|(&g, _)| g)
+        .collect();
+    for name in ["llvm.global_ctors", "llvm.global_dtors"] {
+        if let Some(list) = crate::ir::named_global(module, name) {
+            if !list.rewrite_structors(|f| !dropped.contains(&f)) {
+                // Nothing left to run: the list is gone, as it may be in every module.
+                after_link.defined.remove(name);
+            }
+        }
     }
 }
 

@@ -31,6 +31,14 @@ type libc_char = std::ffi::c_char;
 
 /// Globals of a module in a fixed order (functions, variables, aliases, ifuncs): summaries
 /// and the backend index globals the same way because both use this.
+/// The module's global variable of this name, if it has one.
+pub fn named_global(module: &inkwell::module::Module, name: &str) -> Option<Value> {
+    let name = std::ffi::CString::new(name).ok()?;
+    // SAFETY: a name lookup in a live module; the name is a valid C string.
+    let g = unsafe { LLVMGetNamedGlobal(module.as_mut_ptr(), name.as_ptr()) };
+    (!g.is_null()).then_some(Value(g))
+}
+
 pub fn module_globals(module: &inkwell::module::Module) -> Vec<Value> {
     let module = module.as_mut_ptr();
     let mut out = Vec::new();
@@ -225,11 +233,6 @@ impl Value {
         unsafe { LLVMSetSection(self.0, c.as_ptr()) }
     }
 
-    pub fn has_comdat(self) -> bool {
-        // SAFETY: `self` is a global object or alias.
-        unsafe { !inkwell::llvm_sys::comdat::LLVMGetComdat(self.0).is_null() }
-    }
-
     pub fn has_unnamed_addr(self) -> bool {
         // SAFETY: `self` is a global value.
         unsafe { LLVMGetUnnamedAddress(self.0) != LLVMUnnamedAddr::LLVMNoUnnamedAddr }
@@ -386,6 +389,69 @@ impl Value {
         // erase the `llvm.*` variables, which no instruction refers to); it is not used
         // afterwards.
         unsafe { inkwell::llvm_sys::core::LLVMDeleteGlobal(self.0) }
+    }
+
+    /// Rewrites a structor list (`llvm.global_ctors`/`llvm.global_dtors`, an appending
+    /// array of `{ priority, function, key }`): keeps the entries whose function `keep`
+    /// accepts, each without its key, and erases the list when none is left (then returns
+    /// false).
+    ///
+    /// The key ties an entry to its variable's COMDAT group, so that a native link drops
+    /// the entry with a discarded group. Here the groups are decided already (the entries
+    /// of discarded ones are not kept), and LLVM's module linker drops an entry whose key
+    /// is a declaration in its module, which is also what a variable another partition
+    /// owns is: without the key, a constructor runs whichever partition holds its list.
+    pub fn rewrite_structors(self, keep: impl Fn(Value) -> bool) -> bool {
+        let Some(init) = self.initializer() else {
+            return true;
+        };
+        let entries = init.operands();
+        // SAFETY: type queries, constant construction and global creation on the live
+        // module that holds `self`; the old list is an `llvm.*` variable no instruction
+        // uses, erased after its replacement took its name.
+        unsafe {
+            let array_ty = LLVMTypeOf(init.0);
+            let entry_ty = LLVMGetElementType(array_ty);
+            if LLVMCountStructElementTypes(entry_ty) != 3 {
+                return true;
+            }
+            let key_ty = LLVMStructGetTypeAtIndex(entry_ty, 2);
+            let mut kept: Vec<LLVMValueRef> = Vec::new();
+            for e in &entries {
+                let fields = e.operands();
+                let (Some(&priority), Some(&function)) = (fields.first(), fields.get(1)) else {
+                    continue;
+                };
+                if !keep(function.strip_casts()) {
+                    continue;
+                }
+                let mut values = [priority.0, function.0, LLVMConstNull(key_ty)];
+                kept.push(LLVMConstNamedStruct(entry_ty, values.as_mut_ptr(), 3));
+            }
+            let unchanged = kept.len() == entries.len()
+                && entries
+                    .iter()
+                    .all(|e| e.operands().get(2).is_some_and(|k| LLVMIsNull(k.0) != 0));
+            if unchanged {
+                return true;
+            }
+            let name = self.name();
+            if kept.is_empty() {
+                LLVMDeleteGlobal(self.0);
+                return false;
+            }
+            let module = LLVMGetGlobalParent(self.0);
+            let new_ty = LLVMArrayType(entry_ty, kept.len() as u32);
+            let list = LLVMAddGlobal(module, new_ty, c"rld.structors".as_ptr());
+            LLVMSetLinkage(list, LLVMLinkage::LLVMAppendingLinkage);
+            LLVMSetInitializer(
+                list,
+                LLVMConstArray(entry_ty, kept.as_mut_ptr(), kept.len() as u32),
+            );
+            LLVMDeleteGlobal(self.0);
+            Value(list).set_name(&name);
+            true
+        }
     }
 
     /// Turns a global variable definition into a declaration.

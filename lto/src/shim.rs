@@ -46,6 +46,10 @@ extern "C" {
     ) -> LLVMModuleRef;
     fn rld_materialize_all(module: LLVMModuleRef, error: *mut *mut c_char) -> bool;
     fn rld_trim_debug_info(module: LLVMModuleRef, home: bool);
+    fn rld_comdat_name(
+        global: inkwell::llvm_sys::prelude::LLVMValueRef,
+        len: *mut usize,
+    ) -> *const c_char;
     fn rld_parse_llvm_options(
         argc: std::ffi::c_int,
         argv: *const *const c_char,
@@ -264,6 +268,21 @@ pub fn trim_debug_info(module: &inkwell::module::Module, home: bool) {
     // SAFETY: a live module whose globals are placed; the shim only edits its compile
     // units' lists.
     unsafe { rld_trim_debug_info(module.as_mut_ptr(), home) }
+}
+
+/// The name of the COMDAT group global object `g` is in, if any.
+pub(crate) fn comdat_name(g: crate::ir::Value) -> Option<String> {
+    let mut len = 0usize;
+    // SAFETY: `g` is a global of a live module; the name's bytes are the module's and are
+    // copied before it changes.
+    unsafe {
+        let ptr = rld_comdat_name(g.raw(), &mut len);
+        if ptr.is_null() {
+            return None;
+        }
+        let bytes = std::slice::from_raw_parts(ptr.cast::<u8>(), len);
+        Some(String::from_utf8_lossy(bytes).into_owned())
+    }
 }
 
 /// Replaces an alias (or ifunc) by a declaration of the same name (aliases cannot be declarations).

@@ -218,7 +218,12 @@ fn describe(g: Value) -> GlobalSummary {
     if section.is_some() {
         flags.insert(GlobalFlags::EXPLICIT_SECTION);
     }
-    if kind != GlobalKind::Alias && kind != GlobalKind::IFunc && g.has_comdat() {
+    let comdat = if kind != GlobalKind::Alias && kind != GlobalKind::IFunc {
+        crate::shim::comdat_name(g)
+    } else {
+        None
+    };
+    if comdat.is_some() {
         flags.insert(GlobalFlags::IN_COMDAT);
     }
     if g.has_unnamed_addr() {
@@ -239,7 +244,7 @@ fn describe(g: Value) -> GlobalSummary {
         visibility: g.visibility(),
         flags,
         section,
-        comdat: None,
+        comdat,
         refs: Vec::new(),
         calls: Vec::new(),
         aliasee: None,

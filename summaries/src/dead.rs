@@ -116,7 +116,7 @@ pub fn compute_dead_symbols(
             LiveReason::VisibleToRegularObject
         } else if r.prevailing && r.export_dynamic {
             LiveReason::ExportedDynamic
-        } else if used && (r.prevailing || local) {
+        } else if used && (r.prevailing || local) && !r.discarded {
             LiveReason::Used
         } else if !local && r.prevailing && root_names.contains(g.name.as_str()) {
             LiveReason::RootName
@@ -182,7 +182,8 @@ impl DeadSymbolWorklist<'_> {
             g.linkage,
             Linkage::LinkOnceODR | Linkage::WeakODR | Linkage::AvailableExternally
         );
-        if !g.linkage.is_local() && !self.res.get(id).prevailing && !keeps_losing_copy {
+        let r = self.res.get(id);
+        if r.discarded || (!g.linkage.is_local() && !r.prevailing && !keeps_losing_copy) {
             return;
         }
         self.mark(id, reason);
@@ -632,6 +633,37 @@ mod tests {
         let res = all_prevailing(&index);
         let live = compute_dead_symbols(&index, &res, &[]);
         assert_eq!(live.reason(id(1, 0)), Some(LiveReason::Constructor));
+    }
+
+    #[test]
+    fn a_losing_comdat_group_is_discarded_with_its_locals() {
+        // Two modules with an inline variable's group: the variable and its initializer
+        // (internal, run as a constructor). a.o's copy prevails; b.o's group goes whole.
+        let mut p = Program::new();
+        for m in ["a.o", "b.o"] {
+            p.module(m)
+                .def("var", Linkage::LinkOnceODR)
+                .def("init", Linkage::Internal)
+                .refs("init", "var");
+            let module = p.modules.last_mut().unwrap();
+            for g in &mut module.globals {
+                g.comdat = Some("var".to_string());
+            }
+            module.ctors.push(Structor {
+                priority: 65535,
+                function: 1,
+            });
+        }
+        let index = p.index();
+        let mut res = all_prevailing(&index);
+        set(&mut res, id(1, 0), |r| r.prevailing = false);
+        res.discard_losing_groups(&index);
+        assert!(!res.get(id(0, 1)).discarded);
+        assert!(res.get(id(1, 1)).discarded);
+        let live = compute_dead_symbols(&index, &res, &[]);
+        assert_eq!(live.reason(id(0, 1)), Some(LiveReason::Constructor));
+        assert!(live.is_live(id(0, 0)));
+        assert!(!live.is_live(id(1, 1)), "the losing group's initializer");
     }
 
     fn internalize_fixture() -> (CombinedIndex, Resolutions) {

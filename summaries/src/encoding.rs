@@ -11,7 +11,7 @@ use crate::model::*;
 
 /// Version of the on-disk summary format this crate reads and writes. Readers accept exactly
 /// this version: any change to the layout or to the meaning of a field bumps it.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 
 /// The first eight bytes of every encoded summary.
 pub const MAGIC: &[u8; 8] = b"RLDSUMRY";
@@ -935,7 +935,7 @@ mod tests {
         s.validate().unwrap();
         let bytes = encode(&s);
         assert_eq!(&bytes[..8], b"RLDSUMRY");
-        assert_eq!(bytes[8..12], 7u32.to_le_bytes());
+        assert_eq!(bytes[8..12], 8u32.to_le_bytes());
         assert_eq!(decode(&bytes).unwrap(), s);
     }
 
@@ -946,7 +946,7 @@ mod tests {
             source_file: "a.c".to_string(),
             ..Default::default()
         };
-        let mut expected = b"RLDSUMRY\x07\x00\x00\x00\x03a.o\x03a.c".to_vec();
+        let mut expected = b"RLDSUMRY\x08\x00\x00\x00\x03a.o\x03a.c".to_vec();
         expected.extend_from_slice(&[0; 11]);
         assert_eq!(encode(&s), expected);
     }
@@ -1049,7 +1049,7 @@ mod tests {
         bytes[8..12].copy_from_slice(&9u32.to_le_bytes());
         assert_eq!(
             decode(&bytes).unwrap_err().to_string(),
-            "unsupported summary version 9 (this rld reads 7)"
+            "unsupported summary version 9 (this rld reads 8)"
         );
     }
 

@@ -8,7 +8,7 @@
 //! the linker's symbol resolution decided about each bitcode definition.
 
 use crate::model::{GlobalSummary, ModuleSummary};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A global of the combined index: module position and index in that module's `globals`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -33,6 +33,9 @@ pub struct Resolution {
     pub preemptible: bool,
     /// Target of `--wrap` or `--defsym`.
     pub linker_redefined: bool,
+    /// A local member of a COMDAT group whose copy in this module loses: discarded with
+    /// the group (see [`Resolutions::discard_losing_groups`]).
+    pub discarded: bool,
 }
 
 /// All module summaries of an LTO link, with a name table over their non-local globals.
@@ -140,6 +143,36 @@ impl Resolutions {
                 .iter()
                 .map(|m| vec![Resolution::default(); m.globals.len()])
                 .collect(),
+        }
+    }
+
+    /// A COMDAT group is kept or discarded whole (the ELF rule, and LLVM's LTO drops the
+    /// members of a group that does not prevail): where a module's copy of a group loses
+    /// (another copy of one of its non-local members prevails, in a module or a native
+    /// object), its local members go too: the initializer clang puts in an
+    /// inline variable's group, say, which would otherwise run once per module.
+    /// They are marked `discarded`.
+    pub fn discard_losing_groups(&mut self, index: &CombinedIndex) {
+        for (m, module) in index.modules.iter().enumerate() {
+            let mut losing: HashSet<&str> = HashSet::new();
+            for (i, g) in module.globals.iter().enumerate() {
+                if let Some(c) = &g.comdat {
+                    if g.is_definition()
+                        && !g.linkage.is_local()
+                        && !self.per_module[m][i].prevailing
+                    {
+                        losing.insert(c.as_str());
+                    }
+                }
+            }
+            if losing.is_empty() {
+                continue;
+            }
+            for (i, g) in module.globals.iter().enumerate() {
+                if g.linkage.is_local() && g.comdat.as_deref().is_some_and(|c| losing.contains(c)) {
+                    self.per_module[m][i].discarded = true;
+                }
+            }
         }
     }
 

@@ -549,3 +549,59 @@ fn an_alias_of_a_weak_definition_keeps_it_when_a_strong_one_prevails() {
         "t[1]=20 second=2 f=8 g=7 third=38\nt[1]=20 second=99\n",
     );
 }
+
+#[test]
+fn an_inline_variable_is_initialized_once_whatever_the_cut() {
+    let t = Test::new();
+    // Every module has a COMDAT group per inline variable (the variable, its guard, its
+    // initializer) and a constructor entry keyed to the variable. The groups of the modules
+    // whose copies do not prevail are discarded whole, their constructor entries with them;
+    // the prevailing one's constructor runs wherever the cut puts its list. (Before: an
+    // entry whose key another partition owned was dropped when its module was linked into
+    // another one, so the variable was never initialized, and a discarded group's
+    // initializer was kept as a partition's own definition, which the module linker then
+    // left out.)
+    let objs: Vec<PathBuf> = [
+        "inline_main.cpp",
+        "inline_use1.cpp",
+        "inline_use2.cpp",
+        "inline_use3.cpp",
+        "inline_use4.cpp",
+        "inline_use5.cpp",
+        "inline_ids.cpp",
+    ]
+    .iter()
+    .map(|s| {
+        t.compile_cxx(
+            Clang,
+            &format!("partitions/{s}"),
+            &["-flto", "-O2", "-std=c++17"],
+        )
+    })
+    .collect();
+    let expected = "7 initializers ran; shared_id 10, Tag<0> 20, sum 1200\n";
+    for (order, objs) in [
+        ("forward", objs.clone()),
+        ("reversed", objs.iter().rev().cloned().collect::<Vec<_>>()),
+    ] {
+        let objs = paths(&objs);
+        let lld = t.link_cxx(
+            Driver::ClangLld,
+            &objs,
+            &["-flto", "-O2"],
+            &format!("lld-{order}/prog"),
+            true,
+        );
+        for n in [1, 2, 3, 6, 7, 16] {
+            let partitions = format!("-Wl,--lto-partitions={n}");
+            let exe = t.link_cxx(
+                Driver::ClangRld,
+                &objs,
+                &["-flto", "-O2", &partitions],
+                &format!("rld-{order}-{n}/prog"),
+                true,
+            );
+            assert_same_output(&exe, &lld, &[], &[], Some(expected));
+        }
+    }
+}

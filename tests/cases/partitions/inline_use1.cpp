@@ -1,0 +1,7 @@
+#include "inline_vars.h"
+int get_1(int x) {
+  int s = shared_id + Tag<0>::id + Tag<1>::id;
+  for (int i = 0; i < x; i++)
+    s = s * 3 + i;
+  return s;
+}
