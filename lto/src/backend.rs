@@ -366,7 +366,8 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
         )?;
         tag_sites(&ctx, &globals, m, job, &mut outcome);
         annotate_aliases(&ctx, &module, m, p, job, &mut outcome);
-        rewrite_structor_lists(&module, &globals, actions, &mut after_link);
+        let keep_keys = job.partitions.count() == 1;
+        rewrite_structor_lists(&module, &globals, actions, keep_keys, &mut after_link);
         match &merged {
             None => merged = Some(module),
             Some(dest) => dest.link_in_module(module).map_err(|e| {
@@ -958,13 +959,14 @@ unsafe fn erase_new_global(v: inkwell::llvm_sys::prelude::LLVMValueRef, kind: Op
 
 /// Takes the constructors and destructors of the functions the link drops out of the
 /// module's `llvm.global_ctors`/`llvm.global_dtors` (the initializer of a COMDAT group
-/// another module's copy of prevails: a native link discards it with the group), and the
-/// keys out of the rest, so that the module linker keeps every one (see
-/// [`crate::ir::Value::rewrite_structors`]).
+/// another module's copy of prevails: a native link discards it with the group), and,
+/// between partitions, the keys out of the rest, so that the module linker keeps every one
+/// (see [`crate::ir::Value::rewrite_structors`]).
 fn rewrite_structor_lists(
     module: &Module,
     globals: &[crate::ir::Value],
     actions: &[Action],
+    keep_keys: bool,
     after_link: &mut AfterLink,
 ) {
     // Only dropped globals are looked at: the `llvm.*` lists another partition emits are
@@ -977,7 +979,7 @@ fn rewrite_structor_lists(
         .collect();
     for name in ["llvm.global_ctors", "llvm.global_dtors"] {
         if let Some(list) = crate::ir::named_global(module, name) {
-            if !list.rewrite_structors(|f| !dropped.contains(&f)) {
+            if !list.rewrite_structors(|f| !dropped.contains(&f), keep_keys) {
                 // Nothing left to run: the list is gone, as it may be in every module.
                 after_link.defined.remove(name);
             }

@@ -393,15 +393,17 @@ impl Value {
 
     /// Rewrites a structor list (`llvm.global_ctors`/`llvm.global_dtors`, an appending
     /// array of `{ priority, function, key }`): keeps the entries whose function `keep`
-    /// accepts, each without its key, and erases the list when none is left (then returns
-    /// false).
+    /// accepts, without their keys unless `keep_keys`, and erases the list when none is left
+    /// (then returns false).
     ///
     /// The key ties an entry to its variable's COMDAT group, so that a native link drops
-    /// the entry with a discarded group. Here the groups are decided already (the entries
-    /// of discarded ones are not kept), and LLVM's module linker drops an entry whose key
-    /// is a declaration in its module, which is also what a variable another partition
-    /// owns is: without the key, a constructor runs whichever partition holds its list.
-    pub fn rewrite_structors(self, keep: impl Fn(Value) -> bool) -> bool {
+    /// the entry with a discarded group. Between partitions the groups are decided already
+    /// (the entries of discarded ones are not kept), and LLVM's module linker drops an entry
+    /// whose key is a declaration in its module, which is also what a variable another
+    /// partition owns is: without the key, a constructor runs whichever partition holds its
+    /// list. One partition (a `-r` output, which later links may combine with other copies
+    /// of the groups) keeps them.
+    pub fn rewrite_structors(self, keep: impl Fn(Value) -> bool, keep_keys: bool) -> bool {
         let Some(init) = self.initializer() else {
             return true;
         };
@@ -425,13 +427,16 @@ impl Value {
                 if !keep(function.strip_casts()) {
                     continue;
                 }
-                let mut values = [priority.0, function.0, LLVMConstNull(key_ty)];
+                let key = match fields.get(2) {
+                    Some(k) if keep_keys => k.0,
+                    _ => LLVMConstNull(key_ty),
+                };
+                let mut values = [priority.0, function.0, key];
                 kept.push(LLVMConstNamedStruct(entry_ty, values.as_mut_ptr(), 3));
             }
-            let unchanged = kept.len() == entries.len()
-                && entries
-                    .iter()
-                    .all(|e| e.operands().get(2).is_some_and(|k| LLVMIsNull(k.0) != 0));
+            let keyless = |e: &Value| e.operands().get(2).is_some_and(|k| LLVMIsNull(k.0) != 0);
+            let unchanged =
+                kept.len() == entries.len() && (keep_keys || entries.iter().all(keyless));
             if unchanged {
                 return true;
             }
