@@ -206,16 +206,15 @@ fn csmith_programs_behave_as_their_lld_builds() {
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     std::thread::scope(|scope| {
         for _ in 0..workers.min(SEEDS.len()) {
-            scope.spawn(|| loop {
-                let Some(&seed) = SEEDS.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                    break;
-                };
-                let dir = base.join(format!("seed-{seed}"));
-                let outcome = check_seed(seed, &dir, &include, &main_o, &rld);
-                if matches!(outcome, Outcome::Same) {
-                    let _ = std::fs::remove_dir_all(&dir);
+            scope.spawn(|| {
+                while let Some(&seed) = SEEDS.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let dir = base.join(format!("seed-{seed}"));
+                    let outcome = check_seed(seed, &dir, &include, &main_o, &rld);
+                    if matches!(outcome, Outcome::Same) {
+                        let _ = std::fs::remove_dir_all(&dir);
+                    }
+                    outcomes.lock().unwrap().push((seed, outcome));
                 }
-                outcomes.lock().unwrap().push((seed, outcome));
             });
         }
     });
