@@ -839,7 +839,10 @@ fn import(
 }
 
 /// Whether a function may be copied into another partition: its body must be the one the
-/// program runs (not interposable, not preemptible) and carry no placement of its own.
+/// program runs (not interposable, not preemptible) and carry no placement of its own, and
+/// none of its labels may have its address taken (`blockaddress`): a label's address is
+/// one place in the one body emitted, which a copy's code would not reach (gcc-torture's
+/// 920302-1 jumped into nowhere with two partitions).
 fn copyable(input: &PartitionInput, id: GlobalId) -> bool {
     let g = input.index.global(id);
     let r = input.res.get(id);
@@ -850,6 +853,7 @@ fn copyable(input: &PartitionInput, id: GlobalId) -> bool {
         && !g.flags.contains(GlobalFlags::EXPLICIT_SECTION)
         && !g.flags.contains(GlobalFlags::USED)
         && !g.flags.contains(GlobalFlags::COMPILER_USED)
+        && !g.flags.contains(GlobalFlags::BLOCK_ADDRESS)
 }
 
 mod check;

@@ -605,3 +605,32 @@ fn an_inline_variable_is_initialized_once_whatever_the_cut() {
         }
     }
 }
+
+#[test]
+fn label_addresses_stay_with_the_body_they_point_into() {
+    let t = Test::new();
+    // main holds differences of execute's label addresses (`blockaddress` constants clang
+    // propagated into it); with two or more partitions main ran with a copy's labels and
+    // jumped into nowhere. lld-14 cannot link it ("Never resolved function from
+    // blockaddress"): the expected output is the C program's.
+    let obj = t.compile(Clang, "partitions/label_table.c", &["-flto", "-O2"]);
+    for n in [1, 2, 3, 16] {
+        let partitions = format!("-Wl,--lto-partitions={n}");
+        let exe = t.link(
+            Driver::ClangRld,
+            &[&obj],
+            &["-flto", "-O2", &partitions],
+            &format!("rld{n}/prog"),
+        );
+        let out = run(&exe, &[], &[]);
+        assert_eq!(
+            (
+                String::from_utf8_lossy(&out.stdout).as_ref(),
+                out.status.code()
+            ),
+            ("xyxyz\n", Some(0)),
+            "{n} partitions: {}",
+            describe_status(&out)
+        );
+    }
+}
