@@ -1565,7 +1565,7 @@ impl Env for ScriptEnv<'_> {
         if let Some(v) = self.assigned.now.get(name) {
             return Some(*v);
         }
-        if defined_by_script(self.inner.link, name) {
+        if script_assignment(self.inner.link, name).is_some() {
             // Assigned further on: its value in the pass before, if there was one.
             self.assigned.forward.set(true);
             if let Some(v) = self.assigned.before.get(name) {
@@ -1838,25 +1838,18 @@ fn remember(
     k: usize,
     v: Value,
 ) {
-    let defined = link
-        .symtab
-        .lookup(a.name.as_bytes())
-        .and_then(|id| link.linker_symbols.get(&id))
-        .is_some_and(|w| match w {
-            LinkerSymbol::ScriptDot(j, _) => !a.provide || *j == k,
-            _ => false,
-        });
-    if defined {
+    if script_assignment(link, &a.name).is_some_and(|j| !a.provide || j == k) {
         assigned.now.insert(a.name.clone(), v);
     }
 }
 
-/// Whether symbol `name` is defined by an assignment of the script.
-fn defined_by_script(link: &Link, name: &str) -> bool {
-    link.symtab
-        .lookup(name.as_bytes())
-        .and_then(|id| link.linker_symbols.get(&id))
-        .is_some_and(|w| matches!(w, LinkerSymbol::ScriptDot(..)))
+/// The assignment of the script that defines symbol `name`, if one does.
+fn script_assignment(link: &Link, name: &str) -> Option<usize> {
+    let id = link.symtab.lookup(name.as_bytes())?;
+    match link.linker_symbols.get(&id)? {
+        LinkerSymbol::ScriptDot(j, _) => Some(*j),
+        _ => None,
+    }
 }
 
 /// Keeps assignment `k`'s value: relative to the section it is relative to (the one

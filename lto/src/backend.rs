@@ -969,16 +969,21 @@ fn rewrite_structor_lists(
     keep_keys: bool,
     after_link: &mut AfterLink,
 ) {
-    // Only dropped globals are looked at: the `llvm.*` lists another partition emits are
-    // gone from this module already (their actions are Keep).
-    let dropped: std::collections::HashSet<crate::ir::Value> = globals
-        .iter()
-        .zip(actions)
-        .filter(|&(g, &a)| a == Action::Drop && g.global_kind() == Some(GlobalKind::Function))
-        .map(|(&g, _)| g)
-        .collect();
+    let mut dropped: Option<std::collections::HashSet<crate::ir::Value>> = None;
     for name in ["llvm.global_ctors", "llvm.global_dtors"] {
         if let Some(list) = crate::ir::named_global(module, name) {
+            // Only dropped globals are looked at: the `llvm.*` lists another partition
+            // emits are gone from this module already (their actions are Keep).
+            let dropped = dropped.get_or_insert_with(|| {
+                globals
+                    .iter()
+                    .zip(actions)
+                    .filter(|&(g, &a)| {
+                        a == Action::Drop && g.global_kind() == Some(GlobalKind::Function)
+                    })
+                    .map(|(&g, _)| g)
+                    .collect()
+            });
             if !list.rewrite_structors(|f| !dropped.contains(&f), keep_keys) {
                 // Nothing left to run: the list is gone, as it may be in every module.
                 after_link.defined.remove(name);

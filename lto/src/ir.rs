@@ -29,8 +29,6 @@ fn cstr_to_string(ptr: *const libc_char, len: usize) -> String {
 #[allow(non_camel_case_types)]
 type libc_char = std::ffi::c_char;
 
-/// Globals of a module in a fixed order (functions, variables, aliases, ifuncs): summaries
-/// and the backend index globals the same way because both use this.
 /// The module's global variable of this name, if it has one.
 pub fn named_global(module: &inkwell::module::Module, name: &str) -> Option<Value> {
     let name = std::ffi::CString::new(name).ok()?;
@@ -39,6 +37,8 @@ pub fn named_global(module: &inkwell::module::Module, name: &str) -> Option<Valu
     (!g.is_null()).then_some(Value(g))
 }
 
+/// Globals of a module in a fixed order (functions, variables, aliases, ifuncs): summaries
+/// and the backend index globals the same way because both use this.
 pub fn module_globals(module: &inkwell::module::Module) -> Vec<Value> {
     let module = module.as_mut_ptr();
     let mut out = Vec::new();

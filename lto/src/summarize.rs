@@ -147,11 +147,11 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
                         }
                         // A label's address, also inside a constant expression (a
                         // difference of two labels, propagated into a caller).
-                        let nested = op.is_constant()
+                        if op.is_constant()
                             && !op.is_global_value()
                             && !op.is_constant_data()
-                            && holds_block_address(op, &mut seen);
-                        if op.is_block_address() || nested {
+                            && holds_block_address(op, &mut seen)
+                        {
                             summary.globals[gi].flags.insert(GlobalFlags::BLOCK_ADDRESS);
                         }
                         let before = refs.len();
