@@ -1,19 +1,19 @@
-//! Compiles the C++ shim in `llvm-wrapper/` (see `src/shim.rs`) against LLVM 14's headers,
+//! Compiles the C++ shim in `llvm-wrapper/` (see `src/shim.rs`) against LLVM 22's headers,
 //! with the compiler flags LLVM was built with (`llvm-config --cxxflags`), as rustc builds its
 //! own `rustc_llvm` wrapper. Its LLVM symbols come from the libLLVM that `llvm-sys` links.
 //!
-//! llvm-config is found as llvm-sys finds it: in `$LLVM_SYS_140_PREFIX/bin` if that is set,
-//! else on `PATH`, the first of the usual names that reports version 14.
+//! llvm-config is found as llvm-sys finds it: in `$LLVM_SYS_221_PREFIX/bin` if that is set,
+//! else on `PATH`, the first of the usual names that reports version 22.
 
 use std::path::PathBuf;
 use std::process::Command;
 
-const PREFIX_VAR: &str = "LLVM_SYS_140_PREFIX";
+const PREFIX_VAR: &str = "LLVM_SYS_221_PREFIX";
 const NAMES: [&str; 4] = [
+    "llvm-config-22",
     "llvm-config",
-    "llvm-config-14",
-    "llvm-config14",
-    "llvm14-config",
+    "llvm-config22",
+    "llvm22-config",
 ];
 const SOURCES: [&str; 1] = ["llvm-wrapper/RldWrapper.cpp"];
 
@@ -62,12 +62,12 @@ fn find_llvm_config() -> PathBuf {
         let Ok(out) = Command::new(&candidate).arg("--version").output() else {
             continue;
         };
-        if out.status.success() && String::from_utf8_lossy(&out.stdout).starts_with("14.") {
+        if out.status.success() && String::from_utf8_lossy(&out.stdout).starts_with("22.") {
             return candidate;
         }
     }
     panic!(
-        "rld-lto: no llvm-config for LLVM 14 found (tried {} in {}); install llvm-14-dev or \
+        "rld-lto: no llvm-config for LLVM 22 found (tried {} in {}); install llvm-22-dev or \
          set {PREFIX_VAR}",
         NAMES.join(", "),
         dir.map_or("PATH".to_string(), |d| d.display().to_string()),

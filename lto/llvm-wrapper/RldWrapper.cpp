@@ -1,4 +1,4 @@
-// What rld's LTO backend needs from LLVM 14 beyond the LLVM-C API (lto/src/shim.rs is the
+// What rld's LTO backend needs from LLVM 22 beyond the LLVM-C API (lto/src/shim.rs is the
 // Rust side): a TargetMachine configured the way lld's LTO configures it, and LLVM's own
 // optimization remarks streamed to a YAML file.
 
@@ -37,35 +37,34 @@ using namespace llvm;
 static void registerCodeGenFlags() { static codegen::RegisterCodeGenFlags Flags; }
 
 // lld/ELF/LTO.cpp createConfig() and llvm/lib/LTO/LTOBackend.cpp createTargetMachine()
-// (LLVM 14). lld starts from the codegen command-line options (`-mllvm`), whose defaults
+// (LLVM 22). lld starts from the codegen command-line options (`-mllvm`), whose defaults
 // differ from a default-constructed TargetOptions (what LLVMCreateTargetMachine uses) in
 // UseInitArray (-use-ctors is off: constructors go to .init_array, not .ctors), then turns
-// on relaxable GOT relocations, address-significance tables and a section per function
-// and datum. Returns null if the triple names no registered target.
+// on address-significance tables and a section per function and datum (relaxable GOT
+// relocations are always on since LLVM 19). Code generation runs at -O2, or -O3 for
+// --lto-O3, whatever the optimization level (lld's getCGOptLevel). Returns null if the
+// triple names no registered target.
 extern "C" LLVMTargetMachineRef
 rld_create_lto_target_machine(const char *TripleName, const char *CPU,
                               const char *Features, unsigned OptLevel,
                               bool PIC) {
   std::string Error;
-  const Target *TheTarget = TargetRegistry::lookupTarget(TripleName, Error);
+  Triple TheTriple(TripleName);
+  const Target *TheTarget = TargetRegistry::lookupTarget(TheTriple, Error);
   if (!TheTarget)
     return nullptr;
 
   registerCodeGenFlags();
-  TargetOptions Options = codegen::InitTargetOptionsFromCodeGenFlags(Triple(TripleName));
-  Options.RelaxELFRelocations = true;
+  TargetOptions Options = codegen::InitTargetOptionsFromCodeGenFlags(TheTriple);
   Options.EmitAddrsig = true;
   Options.FunctionSections = true;
   Options.DataSections = true;
-  Options.UniqueSectionNames = true;
 
-  CodeGenOpt::Level Level = OptLevel == 0   ? CodeGenOpt::None
-                            : OptLevel == 1 ? CodeGenOpt::Less
-                            : OptLevel == 2 ? CodeGenOpt::Default
-                                            : CodeGenOpt::Aggressive;
+  CodeGenOptLevel Level =
+      OptLevel >= 3 ? CodeGenOptLevel::Aggressive : CodeGenOptLevel::Default;
   Reloc::Model RM = PIC ? Reloc::PIC_ : Reloc::Static;
   TargetMachine *TM = TheTarget->createTargetMachine(
-      TripleName, CPU, Features, Options, RM, /*CM=*/None, Level);
+      TheTriple, CPU, Features, Options, RM, codegen::getExplicitCodeModel(), Level);
   // The LLVM-C handle is the TargetMachine itself (TargetMachineC.cpp's wrap()), and
   // LLVMDisposeTargetMachine deletes it.
   return reinterpret_cast<LLVMTargetMachineRef>(TM);
@@ -74,7 +73,7 @@ rld_create_lto_target_machine(const char *TripleName, const char *CPU,
 // A YAML remarks file attached to a context: LLVM's remark streamers write into File.
 struct RldRemarks {
   LLVMContext *Ctx;
-  std::unique_ptr<ToolOutputFile> File;
+  LLVMRemarkFileHandle File;
 };
 
 static void detachRemarks(LLVMContext &Ctx) {
@@ -104,7 +103,7 @@ extern "C" RldRemarks *rld_remarks_begin(LLVMContextRef C, const char *Path,
     setError(ErrorMessage, "empty optimization remarks file name");
     return nullptr;
   }
-  // Checked first: on a bad pattern LLVM 14's setupLLVMOptimizationRemarks returns with
+  // Checked first: on a bad pattern LLVM's setupLLVMOptimizationRemarks returns with
   // the streamers still installed, writing to the file it has just closed.
   StringRef Pattern = Passes ? Passes : "";
   std::string RegexError;
@@ -113,7 +112,7 @@ extern "C" RldRemarks *rld_remarks_begin(LLVMContextRef C, const char *Path,
                                "': " + RegexError);
     return nullptr;
   }
-  Expected<std::unique_ptr<ToolOutputFile>> File = setupLLVMOptimizationRemarks(
+  Expected<LLVMRemarkFileHandle> File = setupLLVMOptimizationRemarks(
       Ctx, Path, Pattern, "yaml", WithHotness);
   if (!File) {
     detachRemarks(Ctx);
@@ -129,9 +128,11 @@ extern "C" bool rld_remarks_end(RldRemarks *Remarks, char **ErrorMessage) {
   *ErrorMessage = nullptr;
   if (!Remarks)
     return true;
+  // Finalizing writes what the streamer still holds and detaches it from the context.
+  std::unique_ptr<ToolOutputFile> File = Remarks->File.releaseFile();
   detachRemarks(*Remarks->Ctx);
-  Remarks->File->keep();
-  raw_fd_ostream &OS = Remarks->File->os();
+  File->keep();
+  raw_fd_ostream &OS = File->os();
   OS.close();
   bool Ok = !OS.has_error();
   if (!Ok) {
@@ -183,6 +184,29 @@ extern "C" void rld_alias_to_declaration(LLVMValueRef Alias) {
   GA->eraseFromParent();
 }
 
+// Module flags that say how a compiler prepared a module for LTO (regular or thin, split
+// or not into a regular and a thin part). Full and thin modules differ in them with the
+// "error on a difference" behaviour, and rld links both kinds into one module per
+// partition, which the flags no longer describe: they are dropped.
+static void dropLTOUnitFlags(Module &M) {
+  NamedMDNode *Flags = M.getModuleFlagsMetadata();
+  if (!Flags)
+    return;
+  SmallVector<MDNode *, 16> Keep;
+  for (MDNode *Flag : Flags->operands()) {
+    auto *Key = Flag->getNumOperands() == 3 ? dyn_cast<MDString>(Flag->getOperand(1)) : nullptr;
+    if (Key && (Key->getString() == "EnableSplitLTOUnit" || Key->getString() == "ThinLTO" ||
+                Key->getString() == "UnifiedLTO"))
+      continue;
+    Keep.push_back(Flag);
+  }
+  if (Keep.size() == Flags->getNumOperands())
+    return;
+  Flags->clearOperands();
+  for (MDNode *Flag : Keep)
+    Flags->addOperand(Flag);
+}
+
 // Reads a module lazily from bitcode that stays alive (and unchanged) as long as the module:
 // no copy of the bytes, and a function body is read only when materialized, so bodies that
 // are deleted first are never read. On failure returns null and sets *ErrorMessage.
@@ -190,14 +214,43 @@ extern "C" LLVMModuleRef rld_parse_lazy(LLVMContextRef C, const char *Data, size
                                         const char *Name, char **ErrorMessage) {
   *ErrorMessage = nullptr;
   MemoryBufferRef Buffer(StringRef(Data, Size), Name);
+  // A file holding several modules (a split LTO unit, -fsplit-lto-unit with CFI or
+  // whole-program devirtualization) would lose all but the first.
+  Expected<std::vector<BitcodeModule>> Modules = getBitcodeModuleList(Buffer);
+  if (!Modules) {
+    setError(ErrorMessage, toString(Modules.takeError()));
+    return nullptr;
+  }
+  if (Modules->size() != 1) {
+    setError(ErrorMessage,
+             "holds " + std::to_string(Modules->size()) +
+                 " modules (a split LTO unit, -fsplit-lto-unit); rld reads one module "
+                 "per bitcode file: compile without -fsplit-lto-unit");
+    return nullptr;
+  }
   Expected<std::unique_ptr<Module>> M =
-      getLazyBitcodeModule(Buffer, *unwrap(C), /*ShouldLazyLoadMetadata=*/false,
-                           /*IsImporting=*/false);
+      (*Modules)[0].getLazyModule(*unwrap(C), /*ShouldLazyLoadMetadata=*/false,
+                                  /*IsImporting=*/false);
   if (!M) {
     setError(ErrorMessage, toString(M.takeError()));
     return nullptr;
   }
+  dropLTOUnitFlags(**M);
   return wrap(M->release());
+}
+
+// The producer string a bitcode file names (`LLVM22.1.8`, `LLVM22.1.2-rust-1.95.0-stable`),
+// written to *Producer (free it with LLVMDisposeMessage); false if the file has none.
+extern "C" bool rld_bitcode_producer(const char *Data, size_t Size, char **Producer) {
+  *Producer = nullptr;
+  Expected<std::string> P =
+      getBitcodeProducerString(MemoryBufferRef(StringRef(Data, Size), ""));
+  if (!P) {
+    consumeError(P.takeError());
+    return false;
+  }
+  *Producer = LLVMCreateMessage(P->c_str());
+  return true;
 }
 
 // Reads every function body of a lazily read module that is still to be read. Returns false

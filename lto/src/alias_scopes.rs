@@ -13,6 +13,7 @@
 //! was summarized, a different instruction numbering) is left unannotated.
 
 use crate::ir::{md_kind, md_node, md_string, module_globals, Value};
+use crate::llvm_memory;
 use inkwell::context::Context;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
@@ -152,64 +153,44 @@ fn write_scopes(
     out
 }
 
-/// Adds what `proven` says and `f` does not yet; returns the attributes added, by name.
+/// Adds what `proven` says and `f` does not yet; returns the attributes added, in LLVM's
+/// spelling (`"memory(read) nofree"`). The function's `memory(...)` loses the accesses the
+/// whole program rules out, in every location it allows.
 pub(crate) fn add_attributes(ctx: &Context, f: Value, proven: MemoryAttributes) -> String {
-    let has = |name: &str| attribute(ctx, f, name, None);
-    let no_reads = proven.no_reads || has("readnone") || has("writeonly");
-    let no_writes = proven.no_writes || has("readnone") || has("readonly");
     let mut added = Vec::new();
-    let mut add = |name: &'static str| {
-        if !has(name) {
-            attribute(ctx, f, name, Some(true));
-            added.push(name);
-        }
-    };
-    if no_reads && no_writes {
-        add("readnone");
-    } else if no_writes {
-        add("readonly");
-    } else if no_reads {
-        add("writeonly");
+    let before = attribute(ctx, f, "memory", None).unwrap_or(llvm_memory::UNKNOWN);
+    let after = llvm_memory::restrict(before, proven.no_reads, proven.no_writes);
+    if after != before {
+        attribute(ctx, f, "memory", Some(after));
+        let no_reads = llvm_memory::restrict(after, true, false) == after;
+        let no_writes = llvm_memory::restrict(after, false, true) == after;
+        added.push(llvm_memory::spelling(no_reads, no_writes));
     }
-    if proven.no_free {
-        add("nofree");
-    }
-    if added.contains(&"readnone") {
-        // LLVM's verifier rejects readnone with any other memory attribute.
-        for other in [
-            "readonly",
-            "writeonly",
-            "argmemonly",
-            "inaccessiblememonly",
-            "inaccessiblemem_or_argmemonly",
-        ] {
-            attribute(ctx, f, other, Some(false));
-        }
-    } else if added.contains(&"readonly") || added.contains(&"writeonly") {
-        attribute(ctx, f, "inaccessiblememonly", Some(false));
+    if proven.no_free && attribute(ctx, f, "nofree", None).is_none() {
+        attribute(ctx, f, "nofree", Some(0));
+        added.push("nofree");
     }
     added.join(" ")
 }
 
-/// Whether function `f` has enum attribute `name`; with `set`, adds or removes it first.
-fn attribute(ctx: &Context, f: Value, name: &str, set: Option<bool>) -> bool {
+/// The value of function `f`'s enum attribute `name` (0 for one without a value), if it
+/// has it; with `set`, gives it that value first.
+fn attribute(ctx: &Context, f: Value, name: &str, set: Option<u32>) -> Option<u32> {
     let index = inkwell::llvm_sys::LLVMAttributeFunctionIndex;
     // SAFETY: looking up an attribute kind by name and reading or changing the function
     // attributes of a function in this context.
     unsafe {
         let kind = LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
         if kind == 0 {
-            return false;
+            return None;
         }
-        match set {
-            Some(true) => {
-                let attr = LLVMCreateEnumAttribute(ctx.raw(), kind, 0);
-                LLVMAddAttributeAtIndex(f.raw(), index, attr);
-            }
-            Some(false) => LLVMRemoveEnumAttributeAtIndex(f.raw(), index, kind),
-            None => {}
+        if let Some(value) = set {
+            LLVMRemoveEnumAttributeAtIndex(f.raw(), index, kind);
+            let attr = LLVMCreateEnumAttribute(ctx.raw(), kind, u64::from(value));
+            LLVMAddAttributeAtIndex(f.raw(), index, attr);
         }
-        !LLVMGetEnumAttributeAtIndex(f.raw(), index, kind).is_null()
+        let attr = LLVMGetEnumAttributeAtIndex(f.raw(), index, kind);
+        (!attr.is_null()).then(|| LLVMGetEnumAttributeValue(attr) as u32)
     }
 }
 

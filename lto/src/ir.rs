@@ -446,12 +446,12 @@ impl Value {
                 return false;
             }
             let module = LLVMGetGlobalParent(self.0);
-            let new_ty = LLVMArrayType(entry_ty, kept.len() as u32);
+            let new_ty = LLVMArrayType2(entry_ty, kept.len() as u64);
             let list = LLVMAddGlobal(module, new_ty, c"rld.structors".as_ptr());
             LLVMSetLinkage(list, LLVMLinkage::LLVMAppendingLinkage);
             LLVMSetInitializer(
                 list,
-                LLVMConstArray(entry_ty, kept.as_mut_ptr(), kept.len() as u32),
+                LLVMConstArray2(entry_ty, kept.as_mut_ptr(), kept.len() as u64),
             );
             LLVMDeleteGlobal(self.0);
             Value(list).set_name(&name);
@@ -638,7 +638,7 @@ impl Value {
                     && matches!(kind, LLVMArrayTypeKind | LLVMVectorTypeKind)
                 {
                     let count = match kind {
-                        LLVMArrayTypeKind => u64::from(LLVMGetArrayLength(ty)),
+                        LLVMArrayTypeKind => LLVMGetArrayLength2(ty),
                         _ => u64::from(LLVMGetVectorSize(ty)),
                     };
                     let len = count.checked_mul(dl.size_of(LLVMGetElementType(ty)))?;
@@ -685,18 +685,46 @@ impl Value {
     /// For a pointer to a struct: the arrays in the struct (byte offset, bytes), those of
     /// nested structs included; at most 16. The points-to analysis makes each one location
     /// of the object the pointer points to before any element is used.
+    ///
+    /// Pointers carry no pointee type (LLVM 15 on, and older bitcode is upgraded on
+    /// read): the struct is an alloca's allocated type, else the one source element type
+    /// of the GEPs that index into the pointer, when they agree on one struct.
     pub fn pointee_arrays(self, dl: DataLayout) -> Vec<(i64, u64)> {
-        use inkwell::llvm_sys::LLVMTypeKind::*;
         let mut out = Vec::new();
-        // SAFETY: type queries on a live value's type; only sized, non-opaque structs are
-        // laid out.
-        unsafe {
-            let ty = LLVMTypeOf(self.0);
-            if LLVMGetTypeKind(ty) == LLVMPointerTypeKind {
-                struct_arrays(dl, LLVMGetElementType(ty), 0, &mut out, 0);
-            }
+        if let Some(ty) = self.pointee_struct() {
+            // SAFETY: `ty` is a live struct type of this value's module.
+            unsafe { struct_arrays(dl, ty, 0, &mut out, 0) };
         }
         out
+    }
+
+    /// See [`Value::pointee_arrays`].
+    fn pointee_struct(self) -> Option<LLVMTypeRef> {
+        use inkwell::llvm_sys::LLVMTypeKind::LLVMStructTypeKind;
+        // SAFETY: class checks and type queries on live values.
+        unsafe {
+            if !LLVMIsAAllocaInst(self.0).is_null() {
+                let ty = LLVMGetAllocatedType(self.0);
+                return (LLVMGetTypeKind(ty) == LLVMStructTypeKind).then_some(ty);
+            }
+            let mut found: Option<LLVMTypeRef> = None;
+            for user in self.users() {
+                if LLVMIsAGetElementPtrInst(user.0).is_null() || LLVMGetOperand(user.0, 0) != self.0
+                {
+                    continue;
+                }
+                let ty = inkwell::llvm_sys::core::LLVMGetGEPSourceElementType(user.0);
+                if LLVMGetTypeKind(ty) != LLVMStructTypeKind {
+                    continue;
+                }
+                match found {
+                    None => found = Some(ty),
+                    Some(other) if other == ty => {}
+                    Some(_) => return None,
+                }
+            }
+            found
+        }
     }
 }
 
@@ -720,8 +748,7 @@ unsafe fn struct_arrays(
         let at = base + dl.field_offset(ty, i) as i64;
         match LLVMGetTypeKind(field) {
             LLVMArrayTypeKind => {
-                let len =
-                    u64::from(LLVMGetArrayLength(field)) * dl.size_of(LLVMGetElementType(field));
+                let len = LLVMGetArrayLength2(field) * dl.size_of(LLVMGetElementType(field));
                 if len > 0 {
                     out.push((at, len));
                 }
@@ -760,47 +787,39 @@ impl Value {
     }
 
     /// What LLVM's attributes on this function declaration (global number `index`) say it
-    /// may do to memory, or None where they say nothing. LLVM 14's spelling: `readnone`,
-    /// `readonly`, `writeonly` narrow what it does, `argmemonly`, `inaccessiblememonly`
-    /// and `inaccessiblemem_or_argmemonly` where.
+    /// may do to memory, or None where they say nothing: `memory(...)` on the function
+    /// (bitcode of LLVM 15 and older is upgraded on read from `readnone`, `argmemonly`,
+    /// ...), `captures(...)`, `readonly`, `writeonly`, `readnone` and `returned` on its
+    /// parameters.
     pub fn declared_effects(self, index: u32) -> Option<DeclaredEffects> {
         use inkwell::llvm_sys::LLVMAttributeFunctionIndex as FUNCTION;
         use MemoryEffects as M;
-        let has = |at: u32, name: &str| {
+        let int_attribute = |at: u32, name: &str| {
             // SAFETY: attribute queries on a live function; the kind name is a valid
             // pointer and length.
             unsafe {
                 let kind = LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
-                kind != 0 && !LLVMGetEnumAttributeAtIndex(self.0, at, kind).is_null()
+                if kind == 0 {
+                    return None;
+                }
+                let attr = LLVMGetEnumAttributeAtIndex(self.0, at, kind);
+                (!attr.is_null()).then(|| LLVMGetEnumAttributeValue(attr))
             }
         };
-        let places = if has(FUNCTION, "argmemonly") {
-            M::ARG_READ | M::ARG_WRITE
-        } else if has(FUNCTION, "inaccessiblememonly") {
-            M::INACCESSIBLE_READ | M::INACCESSIBLE_WRITE
-        } else if has(FUNCTION, "inaccessiblemem_or_argmemonly") {
-            M::ARG_READ | M::ARG_WRITE | M::INACCESSIBLE_READ | M::INACCESSIBLE_WRITE
-        } else {
-            M::ANY.0
-        };
-        const READS: u8 = M::ARG_READ | M::INACCESSIBLE_READ | M::OTHER_READ;
-        const WRITES: u8 = M::ARG_WRITE | M::INACCESSIBLE_WRITE | M::OTHER_WRITE;
-        let how = if has(FUNCTION, "readnone") {
-            0
-        } else if has(FUNCTION, "readonly") {
-            READS
-        } else if has(FUNCTION, "writeonly") {
-            WRITES
-        } else {
-            READS | WRITES
-        };
+        let has = |at: u32, name: &str| int_attribute(at, name).is_some();
+        let memory = int_attribute(FUNCTION, "memory")
+            .map_or(M::ANY, |bits| crate::llvm_memory::effects(bits as u32));
         // SAFETY: counting a live function's parameters.
         let count = unsafe { LLVMCountParams(self.0) };
         let params: Vec<ParamEffects> = (1..=count)
             .map(|at| {
                 let mut p = 0;
+                if int_attribute(at, "captures")
+                    .is_some_and(|bits| !crate::llvm_memory::captures_provenance(bits as u32))
+                {
+                    p |= ParamEffects::NOCAPTURE;
+                }
                 for (name, bit) in [
-                    ("nocapture", ParamEffects::NOCAPTURE),
                     ("readonly", ParamEffects::READONLY),
                     ("writeonly", ParamEffects::WRITEONLY),
                     ("readnone", ParamEffects::READNONE),
@@ -815,7 +834,7 @@ impl Value {
             .collect();
         let d = DeclaredEffects {
             function: index,
-            memory: MemoryEffects(places & how),
+            memory,
             nofree: has(FUNCTION, "nofree"),
             params,
         };

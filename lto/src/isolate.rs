@@ -179,7 +179,8 @@ fn parse_frames(mut bytes: &[u8]) -> Vec<Frame> {
     while bytes.len() >= 9 {
         let tag = bytes[0];
         let len = u64::from_le_bytes(bytes[1..9].try_into().unwrap());
-        let Some(body) = usize::try_from(len).ok().and_then(|l| bytes.get(9..9 + l)) else {
+        let end = usize::try_from(len).ok().and_then(|l| l.checked_add(9));
+        let Some(body) = end.and_then(|end| bytes.get(9..end)) else {
             break;
         };
         frames.push(match tag {

@@ -10,6 +10,7 @@ pub mod facts;
 pub mod fatal;
 pub mod ir;
 pub mod isolate;
+pub mod llvm_memory;
 pub mod object_cache;
 pub mod promote;
 pub mod shim;

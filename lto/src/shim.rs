@@ -44,6 +44,7 @@ extern "C" {
         name: *const c_char,
         error: *mut *mut c_char,
     ) -> LLVMModuleRef;
+    fn rld_bitcode_producer(data: *const c_char, size: usize, producer: *mut *mut c_char) -> bool;
     fn rld_materialize_all(module: LLVMModuleRef, error: *mut *mut c_char) -> bool;
     fn rld_trim_debug_info(module: LLVMModuleRef, home: bool);
     fn rld_comdat_name(
@@ -231,6 +232,9 @@ pub fn parse_lazy<'ctx, 'a: 'ctx>(
     data: &'a [u8],
 ) -> Result<inkwell::module::Module<'ctx>, String> {
     let c_name = CString::new(name).map_err(|_| "file name contains a NUL byte".to_string())?;
+    if let Some(producer) = producer(data) {
+        check_producer(&producer, env!("RLD_LLVM_VERSION"))?;
+    }
     let mut error: *mut c_char = ptr::null_mut();
     // SAFETY: `data` outlives the module (`'a: 'ctx`, and the module cannot outlive its
     // context); the name is copied by LLVM; `error` is a valid out-pointer.
@@ -248,6 +252,32 @@ pub fn parse_lazy<'ctx, 'a: 'ctx>(
     }
     // SAFETY: a new module of `ctx` that nothing else owns.
     Ok(unsafe { inkwell::module::Module::new(raw) })
+}
+
+/// The producer string of a bitcode file (`LLVM22.1.8`), if it has one.
+fn producer(data: &[u8]) -> Option<String> {
+    let mut out: *mut c_char = ptr::null_mut();
+    // SAFETY: `data` is live for the call; `out` is a valid out-pointer.
+    let found = unsafe { rld_bitcode_producer(data.as_ptr().cast(), data.len(), &mut out) };
+    found.then(|| take_message(out))
+}
+
+/// Refuses bitcode an LLVM newer than rld's wrote: its reader may not know what the
+/// bitcode says, and what it does not know it may not reject. `ours` is `22.1.8`.
+pub(crate) fn check_producer(producer: &str, ours: &str) -> Result<(), String> {
+    let major = |v: &str| -> Option<u32> {
+        let digits: String = v.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    };
+    let theirs = producer.strip_prefix("LLVM").and_then(major);
+    match (theirs, major(ours)) {
+        (Some(theirs), Some(mine)) if theirs > mine => Err(format!(
+            "bitcode written by a newer LLVM (producer '{producer}') than rld's LTO reads \
+             (LLVM {ours}); compile it with clang {mine} or older, or use an rld built on \
+             LLVM {theirs}"
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Reads the bodies of a lazily read module that are still unread.
@@ -290,4 +320,31 @@ pub(crate) fn alias_to_declaration(alias: crate::ir::Value) {
     // SAFETY: `alias` is a GlobalAlias of a live module (callers check the kind); LLVM
     // replaces its uses and erases it, and the caller does not use the value afterwards.
     unsafe { rld_alias_to_declaration(alias.raw()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_producer;
+
+    #[test]
+    fn a_newer_producer_is_refused_and_named() {
+        let e = check_producer("LLVM23.0.0git", "22.1.8").unwrap_err();
+        assert!(
+            e.contains("'LLVM23.0.0git'") && e.contains("LLVM 22.1.8"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn older_and_same_producers_and_other_spellings_are_read() {
+        for producer in [
+            "LLVM14.0.6",
+            "LLVM22.1.8",
+            "LLVM22.1.2-rust-1.95.0-stable",
+            "APPLE_1_1500.3.9.4_0",
+            "",
+        ] {
+            assert_eq!(check_producer(producer, "22.1.8"), Ok(()), "{producer}");
+        }
+    }
 }

@@ -1,0 +1,130 @@
+//! LLVM's integer encodings of the `memory(...)` and `captures(...)` attributes
+//! (llvm/Support/ModRef.h, LLVM 22), read into rld's summary model and written back.
+//!
+//! `memory`: two bits per location (1 = reads, 2 = writes), locations in the order
+//! argmem, inaccessiblemem, errnomem, other, target_mem0, target_mem1. `captures`: the
+//! components captured other than through the return value in bits 4..8, through the
+//! return value in bits 0..4.
+
+use rld_summaries::MemoryEffects;
+
+/// The locations LLVM 22 knows, in encoding order, and what each is in rld's model.
+/// errno is memory the program can name (`*__errno_location()`): other memory; the
+/// targets' own state is no memory the program can name.
+const LOCATIONS: [(u8, u8); 6] = [
+    (MemoryEffects::ARG_READ, MemoryEffects::ARG_WRITE),
+    (
+        MemoryEffects::INACCESSIBLE_READ,
+        MemoryEffects::INACCESSIBLE_WRITE,
+    ),
+    (MemoryEffects::OTHER_READ, MemoryEffects::OTHER_WRITE),
+    (MemoryEffects::OTHER_READ, MemoryEffects::OTHER_WRITE),
+    (
+        MemoryEffects::INACCESSIBLE_READ,
+        MemoryEffects::INACCESSIBLE_WRITE,
+    ),
+    (
+        MemoryEffects::INACCESSIBLE_READ,
+        MemoryEffects::INACCESSIBLE_WRITE,
+    ),
+];
+
+const READ: u32 = 1;
+const WRITE: u32 = 2;
+
+/// `memory(readwrite)`: what a function without the attribute may do.
+pub const UNKNOWN: u32 = (1 << (2 * LOCATIONS.len())) - 1;
+
+/// What an encoded `memory(...)` allows, in rld's model. Bits of locations this LLVM does
+/// not know (a newer encoding) count as any access.
+pub fn effects(bits: u32) -> MemoryEffects {
+    if bits & !UNKNOWN != 0 {
+        return MemoryEffects::ANY;
+    }
+    let mut out = 0;
+    for (i, (read, write)) in LOCATIONS.into_iter().enumerate() {
+        let access = (bits >> (2 * i)) & 3;
+        if access & READ != 0 {
+            out |= read;
+        }
+        if access & WRITE != 0 {
+            out |= write;
+        }
+    }
+    MemoryEffects(out)
+}
+
+/// `bits` with reads (`no_reads`) or writes (`no_writes`) taken away from every location.
+pub fn restrict(bits: u32, no_reads: bool, no_writes: bool) -> u32 {
+    let mut mask = 0;
+    for i in 0..LOCATIONS.len() {
+        let mut keep = READ | WRITE;
+        if no_reads {
+            keep &= !READ;
+        }
+        if no_writes {
+            keep &= !WRITE;
+        }
+        mask |= keep << (2 * i);
+    }
+    bits & mask
+}
+
+/// Whether an encoded `captures(...)` lets the pointer's provenance out (through memory,
+/// or through the return value): a capture of the address alone (comparisons, hashing)
+/// cannot be used to reach the object.
+pub fn captures_provenance(bits: u32) -> bool {
+    const PROVENANCE: u32 = 0b1100;
+    (bits | (bits >> 4)) & PROVENANCE != 0
+}
+
+/// LLVM's spelling of an access kind on every location, for reports.
+pub fn spelling(no_reads: bool, no_writes: bool) -> &'static str {
+    match (no_reads, no_writes) {
+        (true, true) => "memory(none)",
+        (false, true) => "memory(read)",
+        (true, false) => "memory(write)",
+        (false, false) => "memory(readwrite)",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use MemoryEffects as M;
+
+    #[test]
+    fn memory_encodings_read_as_llvm_prints_them() {
+        // memory(none), memory(read), memory(argmem: readwrite),
+        // memory(inaccessiblemem: write), memory(errnomem: write) as LLVM 22 encodes them.
+        assert_eq!(effects(0), M(0));
+        assert_eq!(
+            effects(0b01_0101_0101_01),
+            M(M::ARG_READ | M::INACCESSIBLE_READ | M::OTHER_READ)
+        );
+        assert_eq!(effects(0b11), M(M::ARG_READ | M::ARG_WRITE));
+        assert_eq!(effects(0b10 << 2), M(M::INACCESSIBLE_WRITE));
+        assert_eq!(effects(0b10 << 4), M(M::OTHER_WRITE));
+        assert_eq!(effects(UNKNOWN), M::ANY);
+        assert_eq!(effects(1 << 12), M::ANY, "an unknown location is anything");
+    }
+
+    #[test]
+    fn restricting_takes_the_access_from_every_location() {
+        assert_eq!(restrict(UNKNOWN, true, true), 0);
+        assert_eq!(
+            effects(restrict(UNKNOWN, false, true)),
+            effects(0b01_0101_0101_01)
+        );
+        assert_eq!(restrict(0b11, true, false), 0b10);
+    }
+
+    #[test]
+    fn only_provenance_is_a_capture_of_the_object() {
+        assert!(!captures_provenance(0)); // captures(none)
+        assert!(!captures_provenance(0b0011 << 4)); // captures(address)
+        assert!(captures_provenance(0b1111 << 4)); // captures(address, provenance)
+        assert!(captures_provenance(0b0100)); // captures(ret: read_provenance)
+        assert!(captures_provenance(0b1100)); // captures(ret: provenance)
+    }
+}
