@@ -91,7 +91,7 @@ pub struct Scratch {
 
 impl Scratch {
     /// A fresh directory under `parent`, with the link target's fixed objects built in it
-    /// (by `clang-14`, once per process).
+    /// (by `clang-22`, once per process).
     pub fn new(parent: &Path) -> std::io::Result<Scratch> {
         let dir = parent.join(format!("rld-fuzz-{}", std::process::id()));
         std::fs::create_dir_all(&dir)?;

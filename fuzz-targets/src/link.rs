@@ -26,21 +26,21 @@ pub struct Fixtures {
 }
 
 impl Fixtures {
-    /// Compiles the fixed objects into `dir` with clang-14.
+    /// Compiles the fixed objects into `dir` with clang-22.
     pub fn build(dir: &Path) -> std::io::Result<Fixtures> {
         let mut objects = Vec::new();
         for (name, source) in [("main", MAIN_C), ("other", OTHER_C)] {
             let c = dir.join(format!("{name}.c"));
             let o = dir.join(format!("{name}.o"));
             std::fs::write(&c, source)?;
-            let status = Command::new("clang-14")
+            let status = Command::new("clang-22")
                 .args(["-c", "-O1", "-fPIC", "-g", "-o"])
                 .arg(&o)
                 .arg(&c)
                 .status()?;
             if !status.success() {
                 return Err(std::io::Error::other(
-                    "clang-14 could not build the fixtures",
+                    "clang-22 could not build the fixtures",
                 ));
             }
             objects.push(o);

@@ -63,9 +63,9 @@ fn build_seeds(work: &Path) -> Corpus {
     for (i, (source, flags)) in objects.iter().enumerate() {
         let out = work.join(format!("seed{i}.o"));
         let compiler = if source.ends_with(".cpp") {
-            "clang++-14"
+            "clang++-22"
         } else {
-            "clang-14"
+            "clang-22"
         };
         let mut args = vec!["-c", "-o"];
         let out_s = out.display().to_string();
@@ -75,7 +75,7 @@ fn build_seeds(work: &Path) -> Corpus {
         args.push(&src_s);
         tool(compiler, &args, work);
         let bytes = read(&out);
-        if flags.contains(&"-fPIC") && compiler == "clang-14" {
+        if flags.contains(&"-fPIC") && compiler == "clang-22" {
             // The link target also makes a shared library, and has no C++ runtime.
             add(Target::Link, &format!("seed{i}.o"), bytes.clone());
         }
@@ -89,7 +89,7 @@ fn build_seeds(work: &Path) -> Corpus {
     )
     .unwrap();
     tool(
-        "clang-14",
+        "clang-22",
         &["-c", "-O1", "-fPIC", "-o", "fg.o", "fg.c"],
         work,
     );
@@ -116,7 +116,7 @@ fn build_seeds(work: &Path) -> Corpus {
     )
     .unwrap();
     tool(
-        "clang-14",
+        "clang-22",
         &[
             "-shared",
             "-nostdlib",
@@ -154,13 +154,13 @@ fn build_seeds(work: &Path) -> Corpus {
 
     // Bitcode, its summary in the cache's encoding, and the remarks of an LTO link of it.
     tool(
-        "clang-14",
+        "clang-22",
         &["-c", "-flto", "-O1", "-o", "fg.bc", "fg.c"],
         work,
     );
     std::fs::copy(cases.join("basic/basic_util.c"), work.join("util.c")).unwrap();
     tool(
-        "clang-14",
+        "clang-22",
         &["-c", "-flto", "-O1", "-fPIC", "-o", "util.bc", "util.c"],
         work,
     );

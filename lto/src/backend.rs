@@ -364,6 +364,9 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
                 msg,
             },
         )?;
+        // Reading the bodies may have replaced intrinsic declarations: the old values are
+        // gone, and the list is now the summary's (up to the intrinsics).
+        let globals = module_globals(&module);
         tag_sites(&ctx, &globals, m, job, &mut outcome);
         annotate_aliases(&ctx, &module, m, p, job, &mut outcome);
         let keep_keys = job.partitions.count() == 1;
@@ -719,6 +722,11 @@ fn place_globals(
         .map(|&(index, _)| index)
         .collect();
     for (i, &g) in globals.iter().enumerate() {
+        if g.is_intrinsic() {
+            // The rest are intrinsics, which are declarations as they are, and whose
+            // numbering differs from the summary's (see `module_globals`).
+            break;
+        }
         let id = rld_summaries::GlobalId {
             module: m,
             index: i as u32,
@@ -979,7 +987,9 @@ fn rewrite_structor_lists(
                     .iter()
                     .zip(actions)
                     .filter(|&(g, &a)| {
-                        a == Action::Drop && g.global_kind() == Some(GlobalKind::Function)
+                        a == Action::Drop
+                            && g.global_kind() == Some(GlobalKind::Function)
+                            && !g.is_intrinsic()
                     })
                     .map(|(&g, _)| g)
                     .collect()

@@ -37,17 +37,22 @@ pub fn named_global(module: &inkwell::module::Module, name: &str) -> Option<Valu
     (!g.is_null()).then_some(Value(g))
 }
 
-/// Globals of a module in a fixed order (functions, variables, aliases, ifuncs): summaries
-/// and the backend index globals the same way because both use this.
+/// Globals of a module in a fixed order (functions, variables, aliases, ifuncs, then
+/// intrinsics): summaries and the backend index globals the same way because both use this.
 pub fn module_globals(module: &inkwell::module::Module) -> Vec<Value> {
     let module = module.as_mut_ptr();
     let mut out = Vec::new();
+    let mut intrinsics = Vec::new();
     // SAFETY: iterating the global lists of a live module; each call returns the next
     // element or null.
     unsafe {
         let mut f = LLVMGetFirstFunction(module);
         while !f.is_null() {
-            out.push(Value(f));
+            if Value(f).is_intrinsic() {
+                intrinsics.push(Value(f));
+            } else {
+                out.push(Value(f));
+            }
             f = LLVMGetNextFunction(f);
         }
         let mut g = LLVMGetFirstGlobal(module);
@@ -66,6 +71,11 @@ pub fn module_globals(module: &inkwell::module::Module) -> Vec<Value> {
             i = LLVMGetNextGlobalIFunc(i);
         }
     }
+    // Intrinsics last: reading function bodies of older bitcode replaces intrinsic
+    // declarations (`llvm.memcpy.p0i8.p0i8.i64` by `llvm.memcpy.p0.p0.i64`, debug
+    // intrinsics by records) and may add some, so only the entries before them are the
+    // same in a lazily read module and a fully read one (its summary).
+    out.extend(intrinsics);
     out
 }
 
@@ -773,6 +783,21 @@ pub enum GepPlace {
 }
 
 impl Value {
+    /// Whether this is an intrinsic function (`llvm.*`), which is only ever declared.
+    pub fn is_intrinsic(self) -> bool {
+        let mut len = 0usize;
+        // SAFETY: `self` is a live value; LLVM returns its name and length, valid while
+        // the name is unchanged.
+        let name = unsafe {
+            let ptr = LLVMGetValueName2(self.0, &mut len);
+            if ptr.is_null() {
+                return false;
+            }
+            std::slice::from_raw_parts(ptr.cast::<u8>(), len)
+        };
+        self.is_function() && name.starts_with(b"llvm.")
+    }
+
     /// LLVM's opcode number of an instruction (for [`rld_summaries::FunctionShape`]).
     pub fn opcode_number(self) -> u32 {
         self.opcode().map_or(0, |op| op as u32)

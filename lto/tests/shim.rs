@@ -1,5 +1,5 @@
 //! The C++ shim (`rld_lto::shim`): lld's LTO target machine, and LLVM's pipeline and codegen
-//! remarks in a YAML file. Needs clang-14 to make bitcode; skipped without it.
+//! remarks in a YAML file. Needs clang-22 to make bitcode; skipped without it.
 
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
@@ -26,9 +26,9 @@ __attribute__((constructor)) static void init(void) { hook(); }
 "#;
 
 fn have_clang() -> bool {
-    let found = Command::new("clang-14").arg("--version").output().is_ok();
+    let found = Command::new("clang-22").arg("--version").output().is_ok();
     if !found {
-        eprintln!("skipping: clang-14 not found");
+        eprintln!("skipping: clang-22 not found");
     }
     found
 }
@@ -47,7 +47,7 @@ fn bitcode(dir: &Path) -> PathBuf {
     let c = dir.join("t.c");
     let bc = dir.join("t.o");
     std::fs::write(&c, SOURCE).unwrap();
-    let status = Command::new("clang-14")
+    let status = Command::new("clang-22")
         .args([
             "-flto",
             "-O2",
@@ -61,7 +61,7 @@ fn bitcode(dir: &Path) -> PathBuf {
         .arg(&bc)
         .status()
         .unwrap();
-    assert!(status.success(), "clang-14 failed");
+    assert!(status.success(), "clang-22 failed");
     bc
 }
 

@@ -11,7 +11,7 @@ use crate::model::*;
 
 /// Version of the on-disk summary format this crate reads and writes. Readers accept exactly
 /// this version: any change to the layout or to the meaning of a field bumps it.
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 
 /// The first eight bytes of every encoded summary.
 pub const MAGIC: &[u8; 8] = b"RLDSUMRY";
@@ -1046,10 +1046,10 @@ mod tests {
     #[test]
     fn version_mismatch_names_both_versions() {
         let mut bytes = encode(&full_summary());
-        bytes[8..12].copy_from_slice(&9u32.to_le_bytes());
+        bytes[8..12].copy_from_slice(&10u32.to_le_bytes());
         assert_eq!(
             decode(&bytes).unwrap_err().to_string(),
-            "unsupported summary version 9 (this rld reads 8)"
+            "unsupported summary version 10 (this rld reads 9)"
         );
     }
 

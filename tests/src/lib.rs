@@ -4,7 +4,7 @@
 //! sources from `tests/cases/` (or inline snippets) with [`Test::compile`],
 //! links them with one of the [`Driver`]s and runs the result. Most feature
 //! tests call [`Test::check_program`], which links the same objects with rld
-//! through both `clang-14 --ld-path=<rld>` and `gcc -B<dir>` and with lld as the
+//! through both `clang-22 --ld-path=<rld>` and `gcc -B<dir>` and with lld as the
 //! reference, runs all of them and requires identical stdout, stderr and exit
 //! status.
 //!
@@ -33,14 +33,14 @@ use std::time::{Duration, Instant};
 /// The compiler for [`Test::compile`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compiler {
-    /// `clang-14`
+    /// `clang-22`
     Clang,
     /// `gcc` (gcc-12)
     Gcc,
 }
 
-/// The source language, which picks the compiler driver: C (`clang-14`,
-/// `gcc`) or C++ (`clang++-14`, `g++`, which also link libstdc++).
+/// The source language, which picks the compiler driver: C (`clang-22`,
+/// `gcc`) or C++ (`clang++-22`, `g++`, which also link libstdc++).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Lang {
     C,
@@ -50,9 +50,9 @@ enum Lang {
 impl Lang {
     fn compiler(self, cc: Compiler) -> &'static str {
         match (self, cc) {
-            (Lang::C, Compiler::Clang) => "clang-14",
+            (Lang::C, Compiler::Clang) => "clang-22",
             (Lang::C, Compiler::Gcc) => "gcc",
-            (Lang::Cxx, Compiler::Clang) => "clang++-14",
+            (Lang::Cxx, Compiler::Clang) => "clang++-22",
             (Lang::Cxx, Compiler::Gcc) => "g++",
         }
     }
@@ -68,18 +68,18 @@ impl Lang {
 /// How [`Test::link`] invokes a linker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Driver {
-    /// `clang-14 --ld-path=<rld>`
+    /// `clang-22 --ld-path=<rld>`
     ClangRld,
     /// `gcc -B<dir>` where `<dir>/ld` is a symlink to rld.
     GccRld,
-    /// `clang-14 -fuse-ld=lld`: the reference linker.
+    /// `clang-22 -fuse-ld=lld`: the reference linker.
     ClangLld,
-    /// `gcc` with its own GNU ld: the reference where lld-14 lacks a behaviour
+    /// `gcc` with its own GNU ld: the reference where lld-22 lacks a behaviour
     /// (e.g. folding `.ctors` into `.init_array`).
     GccLd,
     /// rld called directly; the flags are its whole command line (plus `-o`).
     Rld,
-    /// `clang-14 --ld-path=<scripts/rld-plugin-ld as HOST>`: the host linker with rld's LTO
+    /// `clang-22 --ld-path=<scripts/rld-plugin-ld as HOST>`: the host linker with rld's LTO
     /// plugin in place of LLVMgold.so.
     Plugin(PluginHost),
 }
@@ -620,7 +620,7 @@ impl Test {
         self.compile_lang(cc, Lang::C, src, flags)
     }
 
-    /// Like [`Test::compile`] for C++: compiles with `clang++-14` or `g++`;
+    /// Like [`Test::compile`] for C++: compiles with `clang++-22` or `g++`;
     /// inline source is written to a `.cpp` file.
     pub fn compile_cxx(&self, cc: Compiler, src: &str, flags: &[&str]) -> PathBuf {
         self.compile_lang(cc, Lang::Cxx, src, flags)
@@ -726,7 +726,7 @@ impl Test {
         self.link_lang(driver, Lang::C, objs, flags, out, true)
     }
 
-    /// Like [`Test::link`] through the C++ drivers (`clang++-14`, `g++`), so
+    /// Like [`Test::link`] through the C++ drivers (`clang++-22`, `g++`), so
     /// that libstdc++ is linked. With `objdump: false` rld's output is only
     /// checked with `readelf -a` (for very large outputs).
     pub fn link_cxx(
@@ -793,7 +793,7 @@ impl Test {
     }
 
     /// The feature-test workhorse: links `objs` with `flags` through
-    /// `clang-14 --ld-path=<rld>` (`clang-rld.out`), `gcc -B<dir>`
+    /// `clang-22 --ld-path=<rld>` (`clang-rld.out`), `gcc -B<dir>`
     /// (`gcc-rld.out`) and the lld reference (`clang-lld.out`), runs all three
     /// with no arguments, and asserts the rld-linked programs behave exactly
     /// like the lld-linked one (and print `expected`, if given). Returns the
@@ -807,8 +807,8 @@ impl Test {
         self.check_program_lang(Lang::C, objs, flags, expected)
     }
 
-    /// [`Test::check_program`] through the C++ drivers (`clang++-14
-    /// --ld-path=<rld>`, `g++ -B<dir>`, `clang++-14 -fuse-ld=lld`).
+    /// [`Test::check_program`] through the C++ drivers (`clang++-22
+    /// --ld-path=<rld>`, `g++ -B<dir>`, `clang++-22 -fuse-ld=lld`).
     pub fn check_cxx_program(
         &self,
         objs: &[&Path],
@@ -838,7 +838,7 @@ impl Test {
     }
 
     /// [`Test::check_cxx_program`] with a host linker running rld's plugin, compared with
-    /// lld-14's link (`clang-lld.out`).
+    /// lld-22's link (`clang-lld.out`).
     pub fn check_plugin_program(
         &self,
         lang_cxx: bool,
@@ -1362,7 +1362,7 @@ pub fn count_occurrences(haystack: &[u8], needle: &[u8]) -> usize {
 }
 
 /// The compiler-driver flags of an LTO link (`-flto -O2`), writing its optimization remarks
-/// to `remarks` if given (the two-argument spelling, which lld-14 accepts too), then `extra`.
+/// to `remarks` if given (the two-argument spelling, which lld-22 accepts too), then `extra`.
 pub fn lto_flags(remarks: Option<&Path>, extra: &[&str]) -> Vec<String> {
     let mut flags = vec!["-flto".to_string(), "-O2".to_string()];
     if let Some(file) = remarks {

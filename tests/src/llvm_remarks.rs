@@ -1,5 +1,5 @@
 //! Optimization remarks read back through LLVM's own YAML remark parser
-//! (`cases/lto/remarks_dump.c`, built against libLLVM-14 once per test process), so
+//! (`cases/lto/remarks_dump.c`, built against libLLVM-22 once per test process), so
 //! tests check what LLVM itself understands of rld's remark files, field by field.
 
 use crate::{cases_dir, run_checked};
@@ -35,7 +35,7 @@ fn remarks_dump() -> PathBuf {
     static TOOL: OnceLock<PathBuf> = OnceLock::new();
     TOOL.get_or_init(|| {
         let config = |flag: &str| {
-            let out = run_checked(Command::new("llvm-config-14").arg(flag));
+            let out = run_checked(Command::new("llvm-config-22").arg(flag));
             String::from_utf8_lossy(&out.stdout).trim().to_string()
         };
         let (include, lib) = (config("--includedir"), config("--libdir"));
@@ -43,12 +43,12 @@ fn remarks_dump() -> PathBuf {
         std::fs::create_dir_all(&dir).unwrap();
         let tmp = dir.join(format!("remarks_dump.tmp{}", std::process::id()));
         run_checked(
-            Command::new("clang-14")
+            Command::new("clang-22")
                 .args(["-O1", "-Wall", "-Werror", "-fuse-ld=lld"])
                 .arg(format!("-I{include}"))
                 .arg(cases_dir().join("lto/remarks_dump.c"))
                 .arg(format!("-L{lib}"))
-                .arg("-lLLVM-14")
+                .arg("-lLLVM-22")
                 .arg(format!("-Wl,-rpath,{lib}"))
                 .arg("-o")
                 .arg(&tmp),

@@ -1,5 +1,5 @@
 //! The whole-program alias analysis as LLVM sees it: C programs compiled by
-//! `clang-14 -flto -O2 -g` (sources in `cases/alias/`), linked by rld with
+//! `clang-22 -flto -O2 -g` (sources in `cases/alias/`), linked by rld with
 //! `--save-temps`, and LLVM 14's own evaluator (`opt-14 -passes=aa-eval
 //! -evaluate-aa-metadata -print-all-alias-modref-info`) run on the bitcode rld
 //! hands to LLVM's pipeline (`*.0.0.preopt.bc`).
@@ -10,7 +10,7 @@
 //! The evaluator runs with `-aa-pipeline=scoped-noalias-aa` alone, so every NoAlias
 //! it reports comes from rld's `!alias.scope`/`!noalias` metadata; the same link
 //! with `--no-wpa-aa-metadata` must answer MayAlias for every pair, and the program
-//! must print what the lld-14 build prints.
+//! must print what the lld-22 build prints.
 
 use rld_tests::llvm_remarks::remarks;
 use rld_tests::Compiler::Clang;
@@ -25,7 +25,7 @@ const EXPECTED: &str = "3 3 21 4 5 8 8\n";
 /// (NoAlias pairs, other pairs).
 fn aa_eval(bitcode: &Path) -> BTreeMap<String, (usize, usize)> {
     let out = run_checked(
-        Command::new("opt-14")
+        Command::new("opt-22")
             .args([
                 "-passes=aa-eval",
                 "-aa-pipeline=scoped-noalias-aa",
@@ -237,7 +237,7 @@ fn a_summary_that_does_not_match_its_module_is_not_used() {
 
 /// What LLVM does with it (`bench/programs/mix_*.c`): `mix` adds ten arrays into an eleventh; without knowing that
 /// the output overlaps none of the inputs, the loop vectorizer needs more run-time
-/// checks than it allows and leaves the loop scalar (as in the lld-14 build).
+/// checks than it allows and leaves the loop scalar (as in the lld-22 build).
 #[test]
 fn the_loop_vectorizer_uses_it() {
     if is_standin() {
@@ -382,7 +382,7 @@ fn calls_get_scopes_and_functions_attributes() {
 }
 
 fn llvm_dis(bitcode: &Path) -> String {
-    let out = run_checked(Command::new("llvm-dis-14").arg(bitcode).arg("-o").arg("-"));
+    let out = run_checked(Command::new("llvm-dis-22").arg(bitcode).arg("-o").arg("-"));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 

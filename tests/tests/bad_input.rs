@@ -275,7 +275,7 @@ fn rejects_a_huge_section_alignment_and_takes_a_huge_bss_in_stride() {
 /// refuses). The same holds for the sum of sizes in one output section (a second object's
 /// `.tbss` before it), and for common symbols.
 ///
-/// lld-14 refuses the lone objects in executables and shared objects the same way, naming
+/// lld-22 refuses the lone objects in executables and shared objects the same way, naming
 /// only the output section ("section .tbss at 0x201220 of size 0xFFFFFFFFFFFFFFFF exceeds
 /// available address space"), and a common symbol of 2^64-1 bytes as a `.bss` of that
 /// size. With `-r` it keeps a lone 2^64-1-byte `.tbss` (nothing is added to it; rld keeps

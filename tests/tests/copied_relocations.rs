@@ -1,4 +1,4 @@
-//! Relocations copied into the output: `--emit-relocs` (`-q`), compared with lld-14 and
+//! Relocations copied into the output: `--emit-relocs` (`-q`), compared with lld-22 and
 //! checked against the bytes the link wrote.
 
 use rld_tests::Compiler::Clang;
@@ -178,7 +178,7 @@ fn emit_relocs_as_lld() {
     for want in [".rela.text", ".rela.debug_info", ".rela.data.rel.ro"] {
         assert!(names.contains(&want), "{names:?}");
     }
-    // lld-14 writes every `.eh_frame` relocation at the section's first record, and none
+    // lld-22 writes every `.eh_frame` relocation at the section's first record, and none
     // at all after garbage collection; rld writes each at its record (checked below).
     let without_eh_frame = |v: Vec<(String, Vec<u32>)>| -> Vec<(String, Vec<u32>)> {
         v.into_iter()
@@ -340,7 +340,7 @@ fn relocatable_output_links_like_its_inputs() {
     let ours = combine(&t, &objs, &[], "combined.o");
     let lld_r = t.path("combined-lld.o");
     run_checked(
-        std::process::Command::new("ld.lld-14")
+        std::process::Command::new("ld.lld-22")
             .arg("-r")
             .args(objs)
             .arg("-o")

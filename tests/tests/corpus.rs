@@ -1,11 +1,11 @@
 //! Real-program tests: bzip2 1.0.8, Lua 5.4 and SQLite, built from the C
-//! sources that crates.io packages ship, linked by rld and by lld-14 (the
+//! sources that crates.io packages ship, linked by rld and by lld-22 (the
 //! reference), and run.
 //!
-//! For each program and each compiler (clang-14 -O2, gcc -O2, and clang-14
+//! For each program and each compiler (clang-22 -O2, gcc -O2, and clang-22
 //! -flto -O2, whose objects are LLVM bitcode) the objects are compiled once and
-//! linked with rld through the compiler driver (`clang-14 --ld-path=<rld>`,
-//! `gcc -B<dir with ld -> rld>`) and with lld-14 through the same driver; the
+//! linked with rld through the compiler driver (`clang-22 --ld-path=<rld>`,
+//! `gcc -B<dir with ld -> rld>`) and with lld-22 through the same driver; the
 //! `*_clang_lto` tests run the same checks on the LTO builds, and the `*_gcc_lto`
 //! ones on gcc -flto builds (GCC's IR, compiled by gcc's linker plugin that rld
 //! hosts), compared with GNU ld's build; `plugin::{bfd,gold,mold}::*` link the clang
@@ -92,25 +92,42 @@ impl Program {
 enum Cc {
     Clang,
     Gcc,
-    /// clang-14 -flto: the objects are LLVM bitcode, the link does LTO.
+    /// clang-22 -flto: the objects are LLVM bitcode, the link does LTO.
     ClangLto,
+    /// clang-14 -flto: bitcode of LLVM 14 (typed pointers, old attributes), which rld's
+    /// LLVM upgrades on read; linked through clang-22, so the reference is lld-22.
+    ClangLto14,
     /// gcc -flto: the objects hold GCC's IR, which gcc's linker plugin compiles at link
     /// time (rld hosts it); the reference is GNU ld, as lld cannot host it.
     GccLto,
 }
 
 impl Cc {
+    /// The compiler.
     fn command(self) -> &'static str {
         match self {
-            Cc::Clang | Cc::ClangLto => "clang-14",
+            Cc::Clang | Cc::ClangLto => "clang-22",
+            Cc::ClangLto14 => "clang-14",
             Cc::Gcc | Cc::GccLto => "gcc",
         }
+    }
+
+    /// The driver that links.
+    fn link_command(self) -> &'static str {
+        match self {
+            Cc::ClangLto14 => "clang-22",
+            cc => cc.command(),
+        }
+    }
+
+    fn is_clang(self) -> bool {
+        matches!(self, Cc::Clang | Cc::ClangLto | Cc::ClangLto14)
     }
 
     /// Flags for both compiling and linking (besides -O2).
     fn mode_flags(self) -> &'static [&'static str] {
         match self {
-            Cc::ClangLto | Cc::GccLto => &["-flto"],
+            Cc::ClangLto | Cc::ClangLto14 | Cc::GccLto => &["-flto"],
             Cc::Clang | Cc::Gcc => &[],
         }
     }
@@ -288,6 +305,28 @@ fn sqlite_size_clang_lto() {
     lto_size(Program::Sqlite);
 }
 
+// Bitcode of LLVM 14, upgraded on read by rld's LLVM.
+
+#[test]
+fn bzip2_roundtrip_clang14_lto() {
+    bzip2_roundtrip(Cc::ClangLto14);
+}
+
+#[test]
+fn lua_scripts_clang14_lto() {
+    scripts(Program::Lua, Cc::ClangLto14);
+}
+
+#[test]
+fn lua_scripts_clang14_lto_partitions4() {
+    scripts_with(Program::Lua, Cc::ClangLto14, Linker::RldPartitions(4));
+}
+
+#[test]
+fn sqlite_queries_clang14_lto() {
+    scripts(Program::Sqlite, Cc::ClangLto14);
+}
+
 // LTO split into a given number of partitions (the default above is chosen from the
 // program's size): the same behaviour from every split.
 
@@ -444,7 +483,7 @@ fn lua_output_does_not_depend_on_threads() {
     }
 }
 
-/// Bit flips in real bitcode (Lua's lstrlib.c, clang-14 -flto): LLVM's reader crashes on
+/// Bit flips in real bitcode (Lua's lstrlib.c, clang-22 -flto): LLVM's reader crashes on
 /// some of them (a segfault, "out of memory"), which rld, reading new bitcode in child
 /// processes, turns into an error naming the file. Never a signal, never a panic.
 #[test]
@@ -575,7 +614,7 @@ fn lto_size(program: Program) {
     };
     let (rld_size, lld_size) = (size(&rld), size(&lld));
     eprintln!(
-        "{} (clang-14 -flto {OPT}): rld {rld_size} bytes, lld {lld_size} bytes ({:.3}x)",
+        "{} (clang-22 -flto {OPT}): rld {rld_size} bytes, lld {lld_size} bytes ({:.3}x)",
         program.name(),
         rld_size as f64 / lld_size as f64
     );
@@ -1158,21 +1197,19 @@ fn try_link(program: Program, cc: Cc, linker: Linker) -> Result<PathBuf, String>
     let exe = dir.join(program.name());
     let _ = fs::remove_file(&exe);
 
-    let mut cmd = Command::new(cc.command());
+    let mut cmd = Command::new(cc.link_command());
     match (cc, linker) {
-        (Cc::Clang | Cc::ClangLto, Linker::Lld) => {
-            cmd.arg(format!("--ld-path={}", lld_path().display()))
-        }
-        (Cc::Clang | Cc::ClangLto, _) => cmd.arg(format!("--ld-path={}", rld_path().display())),
+        (_, Linker::Lld) if cc.is_clang() => cmd.arg(format!("--ld-path={}", lld_path().display())),
         (_, Linker::GnuLd) => cmd.arg("-fuse-ld=bfd"),
         (_, Linker::Plugin(host)) => cmd
             .arg(format!("--ld-path={}", host.wrapper().display()))
             .env("RLD_PLUGIN", rld_plugin_path()),
         (Cc::Gcc | Cc::GccLto, Linker::Lld) => cmd.arg(format!("-B{}/", lld_b_dir().display())),
         (Cc::Gcc | Cc::GccLto, _) => cmd.arg(format!("-B{}/", gcc_b_dir().display())),
+        (_, _) => cmd.arg(format!("--ld-path={}", rld_path().display())),
     };
     cmd.args(linker.flags());
-    if matches!(cc, Cc::ClangLto | Cc::GccLto) {
+    if matches!(cc, Cc::ClangLto | Cc::ClangLto14 | Cc::GccLto) {
         // With -O2 on the link line clang passes -plugin-opt=O2 (LTO's default
         // level anyway).
         cmd.args(cc.mode_flags()).arg(OPT);
@@ -1206,12 +1243,12 @@ fn try_link(program: Program, cc: Cc, linker: Linker) -> Result<PathBuf, String>
     Ok(exe)
 }
 
-/// lld-14, the reference linker.
+/// lld-22, the reference linker.
 fn lld_path() -> PathBuf {
-    find_in_path("ld.lld-14").expect("ld.lld-14 is not installed (apt-get install lld-14)")
+    find_in_path("ld.lld-22").expect("ld.lld-22 is not installed (apt-get install lld-22)")
 }
 
-/// A directory holding only `ld`, a symlink to lld-14, for `gcc -B<dir>`.
+/// A directory holding only `ld`, a symlink to lld-22, for `gcc -B<dir>`.
 fn lld_b_dir() -> PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {

@@ -1,9 +1,9 @@
-//! Random programs from csmith, built with LTO: each linked by rld behaves as the lld-14 build
+//! Random programs from csmith, built with LTO: each linked by rld behaves as the lld-22 build
 //! does. A fixed set of seeds (each program ends within a second, printing a checksum of its
 //! globals) runs through the comparison of `scripts/difftest/csmith.sh`, which runs many more
 //! seeds and all of rld's LTO configurations: csmith's program is compiled with
-//! `clang-14 -O2 -flto` (its `main` renamed), beside a second module whose `main` calls it,
-//! and linked by lld-14 and by rld with its defaults and with `--lto-partitions=16`; the
+//! `clang-22 -O2 -flto` (its `main` renamed), beside a second module whose `main` calls it,
+//! and linked by lld-22 and by rld with its defaults and with `--lto-partitions=16`; the
 //! programs' stdout and exit status must be equal, and rld must link without a message.
 //!
 //! Skipped, with a message, where csmith or its headers (`csmith`, `libcsmith-dev`) are not
@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 /// The seeds (250 of the first 288): csmith 2.3.0's programs for them end within a second
-/// when built with -O2 and linked by lld-14, and their `-O0 -fsanitize=undefined,address`
+/// when built with -O2 and linked by lld-22, and their `-O0 -fsanitize=undefined,address`
 /// builds run clean (seeds 47, 49, 56, 57, 164 and 245 access misaligned packed fields, 148
 /// runs past a minute at -O0: their behaviour may rightly differ between builds).
 const SEEDS: &[u32] = &[
@@ -122,7 +122,7 @@ fn check_seed(seed: u32, dir: &Path, include: &Path, main_o: &Path, rld: &Path) 
     std::fs::write(&src, &generated.stdout).unwrap();
     let obj = dir.join("prog.o");
     check_quiet(
-        Command::new("clang-14")
+        Command::new("clang-22")
             .args(["-O2", "-flto", "-w", "-Dmain=csmith_main", "-c"])
             .arg(format!("-I{}", include.display()))
             .arg(&src)
@@ -131,7 +131,7 @@ fn check_seed(seed: u32, dir: &Path, include: &Path, main_o: &Path, rld: &Path) 
     );
     let link = |out: &str, linker: &str, flags: &[&str]| {
         let exe = dir.join(out);
-        let mut cmd = Command::new("clang-14");
+        let mut cmd = Command::new("clang-22");
         cmd.args(["-flto", "-O2", linker])
             .args(flags)
             .arg(&obj)

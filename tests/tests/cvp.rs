@@ -1,12 +1,12 @@
 //! Whole-program called-value propagation (CVP): C programs compiled by
-//! `clang-14 -flto -O2 -g` (sources in `cases/cvp/`), linked by rld with
+//! `clang-22 -flto -O2 -g` (sources in `cases/cvp/`), linked by rld with
 //! `--opt-remarks-filename`, run and compared with the same bitcode linked by
-//! lld-14 (`-fuse-ld=lld -flto`).
+//! lld-22 (`-fuse-ld=lld -flto`).
 //!
 //! In every program the function pointer is produced in one translation unit
 //! and called in another, so only the linker's whole-program view can resolve
 //! the call; each test first checks that the call really is still indirect in
-//! the bitcode (`llvm-dis-14`), so it cannot pass vacuously.
+//! the bitcode (`llvm-dis-22`), so it cannot pass vacuously.
 //!
 //! The call sites are marked in the sources with a `/* site:NAME */` comment on
 //! their line; rld's remarks are read with LLVM's own YAML remark parser
@@ -41,7 +41,7 @@ use std::process::Command;
 // Building and linking
 
 /// Compiles `srcs` (under `cases/cvp/`, or absolute) to bitcode with
-/// `clang-14 -flto -O2 -g` plus `extra`.
+/// `clang-22 -flto -O2 -g` plus `extra`.
 fn bitcode(t: &Test, srcs: &[&str], extra: &[&str]) -> Vec<PathBuf> {
     let flags = [&["-flto", "-O2", "-g"], extra].concat();
     srcs.iter()
@@ -140,7 +140,7 @@ fn rld_link(
 
 /// The lines of `function`'s definition in `obj`'s disassembly.
 fn function_body(obj: &Path, function: &str) -> Vec<String> {
-    let out = run_checked(Command::new("llvm-dis-14").arg(obj).arg("-o").arg("-"));
+    let out = run_checked(Command::new("llvm-dis-22").arg(obj).arg("-o").arg("-"));
     let text = String::from_utf8_lossy(&out.stdout);
     let head = format!("@{function}(");
     let mut lines = text
@@ -1009,7 +1009,7 @@ fn vm_benchmark_step_is_promoted() {
 
 /// Whether `obj` defines `function`.
 fn function_body_exists(obj: &Path, function: &str) -> bool {
-    let out = run_checked(Command::new("llvm-dis-14").arg(obj).arg("-o").arg("-"));
+    let out = run_checked(Command::new("llvm-dis-22").arg(obj).arg("-o").arg("-"));
     let head = format!("@{function}(");
     String::from_utf8_lossy(&out.stdout)
         .lines()

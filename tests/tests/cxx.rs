@@ -1,17 +1,17 @@
 //! C++ programs (sources in `tests/cases/cxx/`): COMDAT templates, exceptions
 //! (across objects and across a shared library), RTTI, virtual dispatch,
 //! static initialization order, `thread_local` destructors, iostream and
-//! std::thread, each built with clang++-14, clang++-14 -flto, g++-12 and g++-12
+//! std::thread, each built with clang++-22, clang++-22 -flto, g++-12 and g++-12
 //! -flto (GCC's IR, compiled by gcc's LTO plugin that rld hosts; compared with GNU
 //! ld's build), linked with libstdc++ shared, `-static-libstdc++` and `-static`; and
-//! clang++-14 -flto linked by GNU ld, gold and mold running rld's LTO plugin. Every
-//! rld-linked program (through `clang++-14 --ld-path` and `g++ -B`) must behave
+//! clang++-22 -flto linked by GNU ld, gold and mold running rld's LTO plugin. Every
+//! rld-linked program (through `clang++-22 --ld-path` and `g++ -B`) must behave
 //! exactly like the lld-linked one. Tests are named `<feature>::<build>`
 //! (`clang`, `clang_lto`, `gcc`, `gcc_lto`, `plugin_bfd`, `plugin_gold`, `plugin_mold`)
 //! with `_static_libstdcxx` or `_static` for the runtime variants.
 //!
 //! Also a large C++ link: a program using LLVM's C API, linked statically
-//! against llvm-14-dev's archives.
+//! against llvm-22-dev's archives.
 
 use rld_tests::Compiler::{Clang, Gcc};
 use rld_tests::*;
@@ -68,7 +68,7 @@ impl Build {
             f.extend(["-flto", "-O2"]);
         }
         match self {
-            // lld-14 takes the option too (it splits code generation only).
+            // lld-22 takes the option too (it splits code generation only).
             Build::ClangLtoPartitions(2) => f.push("-Wl,--lto-partitions=2"),
             Build::ClangLtoPartitions(4) => f.push("-Wl,--lto-partitions=4"),
             Build::ClangLtoPartitions(n) => panic!("no flag for {n} partitions"),
@@ -538,10 +538,10 @@ fn std_thread(b: Build, r: Runtime) {
 matrix!(std_thread);
 
 // ---------------------------------------------------------------------------
-// A large link: LLVM's C API against llvm-14-dev's static archives
+// A large link: LLVM's C API against llvm-22-dev's static archives
 
 fn llvm_config(args: &[&str]) -> Vec<String> {
-    let out = run_checked(Command::new("llvm-config-14").args(args));
+    let out = run_checked(Command::new("llvm-config-22").args(args));
     String::from_utf8_lossy(&out.stdout)
         .split_whitespace()
         .map(str::to_string)

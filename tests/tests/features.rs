@@ -1,5 +1,5 @@
 //! Feature tests: each links C programs from `tests/cases/` with rld through
-//! both `clang-14 --ld-path=<rld>` and `gcc -B<dir>`, runs them, and compares
+//! both `clang-22 --ld-path=<rld>` and `gcc -B<dir>`, runs them, and compares
 //! them with the same objects linked by lld (see `Test::check_program`).
 
 use rld_tests::Compiler::{Clang, Gcc};
@@ -827,7 +827,7 @@ fn compressed_input_debug_sections() {
     let exes = t.check_program(&paths(&objs), &[], Some(BASIC_OUT));
     let lld = t.link(Driver::ClangLld, &paths(&objs), &[], "lld-gz.out");
     let lines = |exe: &Path| {
-        tool_stdout("llvm-dwarfdump-14", &["--debug-line"], exe)
+        tool_stdout("llvm-dwarfdump-22", &["--debug-line"], exe)
             .lines()
             .filter(|l| l.starts_with("0x"))
             .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
@@ -874,7 +874,7 @@ fn compress_debug_sections_zlib() {
             .collect()
     };
     let dump = |p: &Path, name: &str| tool_stdout("readelf", &["-z", "-x", name], p);
-    let lines = |p: &Path| tool_stdout("llvm-dwarfdump-14", &["--debug-line"], p);
+    let lines = |p: &Path| tool_stdout("llvm-dwarfdump-22", &["--debug-line"], p);
     assert!(debug(&none).iter().all(|s| !s.flags.contains('C')));
     assert_eq!(packed.len(), Driver::RLD_DRIVERS.len());
     for (exe, driver) in packed.iter().zip(Driver::RLD_DRIVERS) {
@@ -904,7 +904,7 @@ fn compress_debug_sections_zlib() {
 
 /// `--version-script`: `global:` symbols are exported under their version node (with the
 /// node's parent recorded), `local: *` hides the rest, and an executable linked against the
-/// library records the versions it needs. Compared with lld-14's library.
+/// library records the versions it needs. Compared with lld-22's library.
 #[test]
 fn version_script_defines_versions_and_hides_locals() {
     let t = Test::new();
@@ -1127,7 +1127,7 @@ fn defsym_absolute_and_alias() {
 /// The x86-64 psABI's large code model calls `__tls_get_addr` through
 /// `movabsq $__tls_get_addr@pltoff, %rax; addq %rbx, %rax; call *%rax` (gcc
 /// `-mcmodel=large`): in an executable, general and local dynamic accesses are relaxed to
-/// local exec (or initial exec for a library's variable) as GNU ld rewrites them (lld-14
+/// local exec (or initial exec for a library's variable) as GNU ld rewrites them (lld-22
 /// refuses these objects), and the programs run; a shared library keeps the calls.
 #[test]
 fn tls_large_code_model_relaxed_as_gnu_ld() {

@@ -1,5 +1,5 @@
 //! `rld` typed by a person: `rld a.o b.o -o main` and `rld -flto a.o b.o -o main` link a
-//! program that runs like `clang-14 [-flto] a.o b.o -o main` (crt files, libc, libgcc, the
+//! program that runs like `clang-22 [-flto] a.o b.o -o main` (crt files, libc, libgcc, the
 //! dynamic linker, PIE, and libstdc++ with libm for C++), while under the GNU ld names and
 //! behind a compiler driver nothing is added (GNU ld's behaviour).
 
@@ -59,10 +59,10 @@ fn rld_alone_links_programs_like_clang() {
                 if cxx { "cxx" } else { "c" },
                 if lto { "-lto" } else { "" }
             );
-            // The reference: clang-14 with lld, objects only (clang, not clang++: the C++
+            // The reference: clang-22 with lld, objects only (clang, not clang++: the C++
             // runtime must be found from the objects, as rld does).
             let reference = t.path(&format!("clang-{tag}"));
-            let mut clang = Command::new(if cxx { "clang++-14" } else { "clang-14" });
+            let mut clang = Command::new(if cxx { "clang++-22" } else { "clang-22" });
             clang
                 .arg("-fuse-ld=lld")
                 .args(flags)

@@ -1,4 +1,4 @@
-//! `--gdb-index`: the `.gdb_index` rld writes, compared with lld-14's entry by entry (units,
+//! `--gdb-index`: the `.gdb_index` rld writes, compared with lld-22's entry by entry (units,
 //! the unit of each function's address, names with their units and kinds), and read by gdb.
 
 use rld_tests::Compiler::Clang;

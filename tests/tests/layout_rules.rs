@@ -82,7 +82,7 @@ ENTRY(".dtors", c_member_dtors)
 int c_member_anchor = 1;
 "#;
 
-/// lld-14 leaves `.ctors` out of `.init_array` (nothing runs it), so GNU ld is the
+/// lld-22 leaves `.ctors` out of `.init_array` (nothing runs it), so GNU ld is the
 /// reference: every constructor and destructor runs, in GNU ld's order.
 #[test]
 fn constructor_tables_run_in_gnu_ld_order() {
@@ -188,7 +188,7 @@ fn more_than_65279_sections_use_extended_numbering() {
 }
 
 /// `main` reaches `after_big` through a REX_GOTPCRELX load; a 3 GiB .bss lies between
-/// them, so `lea after_big(%rip)` cannot reach it and the GOT load must stay. lld-14 and
+/// them, so `lea after_big(%rip)` cannot reach it and the GOT load must stay. lld-22 and
 /// GNU ld both reject this link unless given --no-relax; rld keeps the GOT entry by itself.
 #[test]
 fn gotpcrelx_relaxed_only_within_reach() {
@@ -206,7 +206,7 @@ fn gotpcrelx_relaxed_only_within_reach() {
         let (res, cmd) = t.try_link(Driver::ClangLld, &objs, &[kind], "lld-relaxed.out");
         assert!(
             !res.status.success(),
-            "lld-14 is expected to reject this link: {cmd}"
+            "lld-22 is expected to reject this link: {cmd}"
         );
         let lld = t.link(
             Driver::ClangLld,
@@ -345,7 +345,7 @@ fn assembled(t: &Test, piece: impl Fn(usize) -> String) -> PathBuf {
     let s = t.write("many.s", asm);
     let many = t.path("many.o");
     run_checked(
-        Command::new("clang-14")
+        Command::new("clang-22")
             .arg("-c")
             .arg(&s)
             .arg("-o")

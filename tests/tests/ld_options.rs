@@ -1,5 +1,5 @@
 //! GNU ld options whose whole effect is in the output's headers or on the console, each
-//! checked against lld-14 given the same option: `-z origin|nodelete|nodlopen` (dynamic
+//! checked against lld-22 given the same option: `-z origin|nodelete|nodlopen` (dynamic
 //! flags), `-z shstk` (the x86 feature property), `-z max-page-size`/`-z common-page-size`
 //! (segment alignment), `-z stack-size`, `-x` (no local symbols), `--print-gc-sections`, and
 //! the policy for undefined symbols (`--unresolved-symbols`, `--warn-unresolved-symbols`,
@@ -211,7 +211,7 @@ fn discard_locals_drops_temporary_labels() {
     );
     let obj = t.path("labels.o");
     run_checked(
-        std::process::Command::new("llvm-mc-14")
+        std::process::Command::new("llvm-mc-22")
             .args(["-filetype=obj", "-triple=x86_64", "-save-temp-labels"])
             .arg(&asm)
             .arg("-o")
@@ -233,7 +233,7 @@ fn discard_locals_drops_temporary_labels() {
         };
         let mut names = vec![labels(&rld)];
         // GNU ld and lld agree here.
-        for reference in ["ld", "ld.lld-14"] {
+        for reference in ["ld", "ld.lld-22"] {
             let exe = t.path(&format!("{reference}{tag}"));
             run_checked(
                 std::process::Command::new(reference)
@@ -1136,7 +1136,7 @@ fn print_archive_stats_matches_lld() {
     );
 }
 
-/// `--audit LIB`, `--depaudit LIB`/`-P LIB` and `-z globalaudit` (GNU ld's; lld-14 has
+/// `--audit LIB`, `--depaudit LIB`/`-P LIB` and `-z globalaudit` (GNU ld's; lld-22 has
 /// none of them): each kind's libraries joined with `:` into one DT_AUDIT or DT_DEPAUDIT
 /// entry, and DF_1_GLOBAUDIT, as GNU ld writes them.
 #[test]
@@ -1319,7 +1319,7 @@ fn symbol_shape(path: &Path, name: &str) -> Vec<(String, String, String, String,
 /// `__start_SEC`/`__stop_SEC` are protected by default and exported from a shared library;
 /// `-z start-stop-visibility=V` sets their visibility (hidden and internal ones are local);
 /// `--defsym` names are exported like definitions, an alias of a function typed as one. All
-/// as lld-14 writes them.
+/// as lld-22 writes them.
 #[test]
 fn start_stop_visibility_and_defsym_exports_as_lld() {
     let t = Test::new();
@@ -1465,7 +1465,7 @@ fn nodynamic_undefined_weak_as_gnu_ld() {
     }
 }
 
-/// `--default-symver` (GNU ld's; lld-14 lacks it): a shared library's exported symbols get
+/// `--default-symver` (GNU ld's; lld-22 lacks it): a shared library's exported symbols get
 /// its soname as their version, with the version definitions GNU ld writes.
 #[test]
 fn default_symver_as_gnu_ld() {
@@ -1613,7 +1613,7 @@ fn map_file_in_lld_format_matches_the_output() {
     assert!(checked_symbols >= 3);
 }
 
-/// `-z x86-64-baseline|v2|v3|v4` (GNU ld's; lld-14 lacks them): the ISA level needed, in
+/// `-z x86-64-baseline|v2|v3|v4` (GNU ld's; lld-22 lacks them): the ISA level needed, in
 /// `.note.gnu.property` beside the x86 features, as GNU ld writes it.
 #[test]
 fn isa_level_property_as_gnu_ld() {
@@ -1795,7 +1795,7 @@ fn icf_groups(report: &str) -> std::collections::BTreeSet<(String, Vec<String>)>
         .collect()
 }
 
-/// `--icf=all` and `--icf=safe` fold the sections lld-14 folds (twins, identical recursion,
+/// `--icf=all` and `--icf=safe` fold the sections lld-22 folds (twins, identical recursion,
 /// identical template instantiations and virtual functions, code naming equal merged
 /// strings; under `safe` nothing whose address `.llvm_addrsig` lists), keep the same one of
 /// each group, and the programs behave alike; a folded function's symbol (global or local)
@@ -2075,7 +2075,7 @@ fn omagic_and_nmagic_as_lld() {
 
 /// A definition whose `.symver` gives its default version (`foo@@VER_2`) stays exported
 /// under it although the version script says `local: *`: the explicit version wins, as in
-/// lld-14 (a non-default `foo@VER_1` is made local, as lld-14 does).
+/// lld-22 (a non-default `foo@VER_1` is made local, as lld-22 does).
 #[test]
 fn symver_default_version_beats_local_star() {
     let t = Test::new();
@@ -2190,9 +2190,9 @@ fn print_dependencies_as_mold() {
         "__thread int tv = 4;\nint helper(int x) { return x * 3; }\n",
         &["-O1", "-fPIC"],
     );
-    // Linked through clang++-14 with `linker_flag` choosing the linker.
+    // Linked through clang++-22 with `linker_flag` choosing the linker.
     let report = |linker_flag: &str, out: &str| -> Vec<String> {
-        let mut cmd = std::process::Command::new("clang++-14");
+        let mut cmd = std::process::Command::new("clang++-22");
         cmd.arg(linker_flag)
             .args([&main, &helper])
             .arg("-Wl,--print-dependencies")
@@ -2223,7 +2223,7 @@ fn print_dependencies_as_mold() {
 }
 
 /// `--no-undefined-version`: a name a version script lists but nothing defines is an error,
-/// in lld's words; by default (`--undefined-version`, as GNU ld and lld-14) it is not.
+/// in lld's words; by default (`--undefined-version`, as GNU ld and lld-22) it is not.
 #[test]
 fn no_undefined_version_as_lld() {
     let t = Test::new();

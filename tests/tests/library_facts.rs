@@ -3,7 +3,7 @@
 //! Each program in `cases/library/` calls C library functions whose effects a wrong model
 //! would hide from the alias analysis (a pointer stored through an argument, a callback's
 //! result handed back, a pointer into an argument returned); linked by rld with its alias
-//! metadata and called-value propagation, each must print what the lld-14 build prints.
+//! metadata and called-value propagation, each must print what the lld-22 build prints.
 //! (`byval_varargs` checks the same for a call's `byval` arguments, which the call itself
 //! reads; `own_memcpy`, built with `-fno-builtin`, that a call to a function named `memcpy`
 //! is not taken for the library's.)

@@ -1,6 +1,6 @@
 //! Linker scripts given with `-T`: symbol assignments (expressions, compound forms,
 //! `PROVIDE`, `HIDDEN`, `PROVIDE_HIDDEN`), `ENTRY`, `INCLUDE`, `VERSION`, `ASSERT` and
-//! `--defsym` expressions, each compared with lld-14; errors name the script and line.
+//! `--defsym` expressions, each compared with lld-22; errors name the script and line.
 
 use rld_tests::Compiler::Clang;
 use rld_tests::*;
@@ -284,7 +284,7 @@ fn lld_link(t: &Test, objs: &[&Path], flags: &[&str], out: &str) -> std::path::P
     let path = t.path(out);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     run_checked(
-        std::process::Command::new("ld.lld-14")
+        std::process::Command::new("ld.lld-22")
             .args(flags)
             .args(objs)
             .arg("-o")
@@ -821,7 +821,7 @@ fn noload_and_orphans_beside_bss_as_lld() {
 }
 
 /// `EXCLUDE_FILE`: inside the section list (`*(EXCLUDE_FILE(*b.o) .rodata*)`) as lld does
-/// it; before the file pattern (`EXCLUDE_FILE(*b.o) *(.text*)`) as GNU ld does (lld-14
+/// it; before the file pattern (`EXCLUDE_FILE(*b.o) *(.text*)`) as GNU ld does (lld-22
 /// ignores that form): the excluded file's sections go to the next matching description.
 #[test]
 fn exclude_file_as_gnu_ld_and_lld() {
@@ -1061,8 +1061,8 @@ int main() {
 /// `DATA_SEGMENT_*`, `ONLY_IF_RO`/`ONLY_IF_RW`, `SORT(CONSTRUCTORS)`, `. = ALIGN(...)` after
 /// commons, PROVIDE_HIDDEN in the linker's own sections): a shared library (with TLS and a
 /// constructor), a non-PIE program using it (copy relocation, commons, TLS), a PIE and a
-/// non-PIE C++ program (exceptions, `thread_local`) run as their lld-14 links do, with
-/// lld-14's segments and sections per segment; static links run as GNU ld's, with
+/// non-PIE C++ program (exceptions, `thread_local`) run as their lld-22 links do, with
+/// lld-22's segments and sections per segment; static links run as GNU ld's, with
 /// `__rela_iplt_start`/`__rela_iplt_end` around the IRELATIVE relocations.
 #[test]
 fn gnu_default_scripts_as_lld() {
@@ -1185,7 +1185,7 @@ int main(void) {
 /// as Linux links its modules: the script's sections first in its order, the others after,
 /// contents and relocations as GNU ld's; the objects link into the same program. A COMDAT
 /// group's member a pattern matches stays a section of its own, in its group, as GNU ld
-/// keeps it (lld-14 would put the whole `.text` in the group).
+/// keeps it (lld-22 would put the whole `.text` in the group).
 #[test]
 fn sections_in_relocatable_output_as_gnu_ld() {
     let t = Test::new();
@@ -1276,7 +1276,7 @@ fn sections_in_relocatable_output_as_gnu_ld() {
 /// Scripts that name a few sections and leave the rest to orphan placement, in PIE,
 /// non-PIE and `-shared` links of C and C++: every orphan (the linker's own `.dynsym`,
 /// `.rela.dyn`, `.got`, `.dynamic`, ..., and input sections such as `.rodata.str1.1`, which
-/// keep their names under `SECTIONS`) lands where lld-14 puts it (its ranks and placement
+/// keep their names under `SECTIONS`) lands where lld-22 puts it (its ranks and placement
 /// rule), in the same segments, and the layouts use the same program headers.
 #[test]
 fn orphans_in_dynamic_links_as_lld() {

@@ -1,11 +1,11 @@
-//! LTO tests: C compiled by `clang-14 -flto` into LLVM bitcode, linked by rld
-//! through `clang-14 -flto --ld-path=<rld>` and by lld-14 (`-fuse-ld=lld`), run
+//! LTO tests: C compiled by `clang-22 -flto` into LLVM bitcode, linked by rld
+//! through `clang-22 -flto --ld-path=<rld>` and by lld-22 (`-fuse-ld=lld`), run
 //! and compared. The liveness tests check one root each: the symbol survives
 //! and no remark says it was dropped, while an unreferenced hidden function in
 //! the same file is dropped (so a linker that kept everything would fail).
 //!
 //! Remarks files are read with LLVM's own YAML remark parser
-//! (`cases/lto/remarks_dump.c`, built against libLLVM-14 through
+//! (`cases/lto/remarks_dump.c`, built against libLLVM-22 through
 //! `llvm-c/Remarks.h`), so a file rld writes must be one LLVM accepts.
 //! Assertions about rld's own behaviour that lld does not share (the exact
 //! remark text, `internalized` and `deadglobal` remarks, `--dump-summary`, the
@@ -18,7 +18,7 @@ use rld_tests::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Compiles `srcs` (under `cases/lto/`) to bitcode with `clang-14 -flto -O2`.
+/// Compiles `srcs` (under `cases/lto/`) to bitcode with `clang-22 -flto -O2`.
 fn bitcode(t: &Test, srcs: &[&str], extra: &[&str]) -> Vec<PathBuf> {
     let flags = [&["-flto", "-O2"], extra].concat();
     srcs.iter()
@@ -113,7 +113,7 @@ fn assert_dropped(link: &LtoLink, name: &str, remark_name: &str) {
 }
 
 /// Whether `text` (a remark's String argument) is LLVM's message for a dropped global, with
-/// the space on each side that lld-14 writes (and rld too).
+/// the space on each side that lld-22 writes (and rld too).
 fn is_not_added_message(text: &str) -> bool {
     text == " not added to the combined module "
 }
@@ -123,7 +123,7 @@ fn is_not_added_message(text: &str) -> bool {
 
 const CLASSIC_OUT: &str = "probably_inlined(3) = 50\n";
 
-/// With `-g`, rld's `deadfunction` remarks are lld-14's, field by field (locations on the
+/// With `-g`, rld's `deadfunction` remarks are lld-22's, field by field (locations on the
 /// remark and on its `Function` argument included), as LLVM's parser reads both files.
 #[test]
 fn dead_function_remarks_are_the_ones_lld_writes() {
@@ -230,7 +230,7 @@ fn gcc_driver_links_bitcode() {
 fn classic_example_remarks_accepted_by_llvm_opt_report() {
     let t = Test::new();
     // Remarks name source files relative to the compilation directory (as LLVM's do), and
-    // clang-14 picks that directory from the common prefix of the source path and the
+    // clang-22 picks that directory from the common prefix of the source path and the
     // working directory: compile copies inside the test directory so both are known.
     let objs: Vec<PathBuf> = ["tu1.c", "tu2.c"]
         .iter()
@@ -242,7 +242,7 @@ fn classic_example_remarks_accepted_by_llvm_opt_report() {
         .collect();
     let link = link_and_compare(&t, &paths(&objs), &[], &[], CLASSIC_OUT);
     assert!(!link.remarks.is_empty());
-    let mut cmd = Command::new("llvm-opt-report-14");
+    let mut cmd = Command::new("llvm-opt-report-22");
     cmd.arg(t.path("rld.yaml"))
         .arg("-r")
         .arg(t.dir())
@@ -251,7 +251,7 @@ fn classic_example_remarks_accepted_by_llvm_opt_report() {
     let out = run_checked(&mut cmd);
     assert!(
         out.stderr.is_empty(),
-        "llvm-opt-report-14 complains: {}",
+        "llvm-opt-report-22 complains: {}",
         String::from_utf8_lossy(&out.stderr)
     );
 }
@@ -429,7 +429,7 @@ fn remarks_passes_filter() {
     let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
     for (filter, want_lto) in [("lto", true), ("inline", false)] {
         let yaml = t.path(&format!("{filter}.yaml"));
-        // rld also takes lld's `--opt=value` spelling, which lld-14 refuses here.
+        // rld also takes lld's `--opt=value` spelling, which lld-22 refuses here.
         let filter_flag = if is_standin() {
             format!("-Wl,--opt-remarks-passes,{filter}")
         } else {
@@ -498,7 +498,7 @@ fn save_temps_writes_intermediates() {
         let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("no {bc}: {e}"));
         assert!(bytes.starts_with(b"BC\xC0\xDE"), "{bc} is not bitcode");
         run_checked(
-            Command::new("llvm-dis-14")
+            Command::new("llvm-dis-22")
                 .arg(&path)
                 .arg("-o")
                 .arg("/dev/null"),
@@ -670,7 +670,7 @@ fn assert_rejected(t: &Test, driver: Driver, inputs: &[&Path], flags: &[&str], m
 #[test]
 fn rejects_corrupt_bitcode() {
     // The bitcode magic, then pseudo-random bytes. Some of these make LLVM's
-    // bitcode reader call report_fatal_error (lld-14 aborts on them), so
+    // bitcode reader call report_fatal_error (lld-22 aborts on them), so
     // several are tried.
     let t = Test::new();
     for seed in 1..=12u64 {
@@ -714,7 +714,7 @@ fn an_llvm_fatal_error_while_compiling_fails_the_link_cleanly() {
     let t = Test::new();
     let bitcode = t.path("isel_failure.o");
     run_checked(
-        Command::new("llvm-as-14")
+        Command::new("llvm-as-22")
             .arg(cases_dir().join("lto/isel_failure.ll"))
             .arg("-o")
             .arg(&bitcode),
@@ -889,7 +889,7 @@ fn remarks_with_hotness_from_a_profile() {
     assert!(out.status.success());
     let profile = t.path("hot.profdata");
     run_checked(
-        Command::new("llvm-profdata-14")
+        Command::new("llvm-profdata-22")
             .args(["merge", "-o"])
             .arg(&profile)
             .arg(&raw),

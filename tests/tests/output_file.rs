@@ -184,7 +184,7 @@ fn the_output_mode_follows_the_umask_like_lld() {
             let out = t.path(&format!("{name}-{umask}.out"));
             with_umask(
                 umask,
-                "clang-14",
+                "clang-22",
                 &[ld.as_ref(), obj.as_os_str(), "-o".as_ref(), out.as_os_str()],
             );
             modes.push(std::fs::metadata(&out).unwrap().permissions().mode() & 0o7777);

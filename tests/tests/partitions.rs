@@ -165,7 +165,7 @@ fn copies_reach_callers_in_modules_linked_after_them() {
     let defined: usize = (0..3)
         .map(|p| {
             let ir = run_checked(
-                std::process::Command::new("llvm-dis-14")
+                std::process::Command::new("llvm-dis-22")
                     .arg(t.path(&format!("timed/prog.{p}.0.preopt.bc")))
                     .args(["-o", "-"]),
             );
@@ -401,7 +401,7 @@ fn callers_in_other_partitions_see_what_a_function_touches() {
     let bc = PathBuf::from(format!("{}.{caller}.0.preopt.bc", exe.display()));
     let ir = String::from_utf8_lossy(
         &run_checked(
-            std::process::Command::new("llvm-dis-14")
+            std::process::Command::new("llvm-dis-22")
                 .arg(&bc)
                 .arg("-o")
                 .arg("-"),
@@ -536,7 +536,7 @@ fn an_alias_of_a_weak_definition_keeps_it_when_a_strong_one_prevails() {
     // ones: `second` is 2 (not `t[1]`), `g` returns 7, and writing `second` leaves `t`.
     let weak = t.path("weak_alias.o");
     run_checked(
-        std::process::Command::new("llvm-as-14")
+        std::process::Command::new("llvm-as-22")
             .arg(cases_dir().join("partitions/weak_alias.ll"))
             .arg("-o")
             .arg(&weak),
@@ -611,7 +611,7 @@ fn label_addresses_stay_with_the_body_they_point_into() {
     let t = Test::new();
     // main holds differences of execute's label addresses (`blockaddress` constants clang
     // propagated into it); with two or more partitions main ran with a copy's labels and
-    // jumped into nowhere. lld-14 cannot link it ("Never resolved function from
+    // jumped into nowhere. lld-22 cannot link it ("Never resolved function from
     // blockaddress"): the expected output is the C program's.
     let obj = t.compile(Clang, "partitions/label_table.c", &["-flto", "-O2"]);
     for n in [1, 2, 3, 16] {

@@ -1,5 +1,5 @@
 //! rld's LTO as a plugin (`librld_plugin.so`) in GNU ld, gold and mold, through
-//! `clang-14 -flto --ld-path=<scripts/rld-plugin-ld as the host>`: the host's resolution
+//! `clang-22 -flto --ld-path=<scripts/rld-plugin-ld as the host>`: the host's resolution
 //! decides what survives LTO, the remark file holds rld's own remarks, `save-temps` keeps
 //! the intermediate files, bad input is the host's error and never a crash, and files that
 //! are not bitcode are left to the host. The corpus (`corpus.rs`, `plugin::*`) and the C++

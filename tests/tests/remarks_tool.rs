@@ -1,5 +1,5 @@
 //! `rld remarks`: the remark tools run as users run them, on remark files made for real
-//! (rld's own LTO remarks, clang-14's `-fsave-optimization-record` files), with counts
+//! (rld's own LTO remarks, clang-22's `-fsave-optimization-record` files), with counts
 //! checked against LLVM's own remark parser (`cases/lto/remarks_dump.c`).
 
 use rld_tests::llvm_remarks::{remarks, Loc, Remark};
@@ -244,7 +244,7 @@ fn summary_counts_what_llvm_reads_in_a_build_directory() {
         );
         records.push(record);
     }
-    // And lld-14's remark file of the same program.
+    // And lld-22's remark file of the same program.
     let objs: Vec<PathBuf> = ["remarks/engine.c", "remarks/scale.c"]
         .iter()
         .map(|s| t.compile(Clang, s, &["-flto", "-O2", "-g"]))
@@ -313,7 +313,7 @@ fn filter_writes_what_llvm_reads() {
         );
         assert_eq!(remarks(&out), expected, "{format}");
         if format == "yaml" {
-            // llvm-opt-report-14 annotates engine.c with the inlinings (an `I` line under
+            // llvm-opt-report-22 annotates engine.c with the inlinings (an `I` line under
             // line 31, one per column inlined at).
             let report = t.path("inline.lst");
             // clang writes a source path relative to the directory it shares with the
@@ -330,14 +330,14 @@ fn filter_writes_what_llvm_reads() {
                 .find(|d| d.join(&file).exists())
                 .unwrap_or_else(|| panic!("{file} is found from no parent of the test directory"))
                 .to_path_buf();
-            let ran = Command::new("llvm-opt-report-14")
+            let ran = Command::new("llvm-opt-report-22")
                 .arg("-r")
                 .arg(&root)
                 .arg(&out)
                 .arg("-o")
                 .arg(&report)
                 .output()
-                .expect("llvm-opt-report-14 (package llvm-14)");
+                .expect("llvm-opt-report-22 (package llvm-22)");
             assert!(
                 ran.status.success(),
                 "{}",

@@ -2,7 +2,7 @@
 //! a shared library's, a library's undefined reference pulls an archive member into the
 //! executable, a hidden reference is never satisfied by a library, a real definition in an
 //! archive replaces a common symbol, and a protected library symbol cannot be copied into an
-//! executable. Every rld build runs like the lld-14 build (or fails where lld-14 fails).
+//! executable. Every rld build runs like the lld-22 build (or fails where lld-22 fails).
 
 use rld_tests::Compiler::{Clang, Gcc};
 use rld_tests::*;

@@ -1,5 +1,5 @@
-//! Sanitizer runtimes (clang-14's compiler-rt, Debian's libclang-rt-14-dev)
-//! linked by rld through `clang-14 --ld-path`: each program has one planted
+//! Sanitizer runtimes (clang-22's compiler-rt, Debian's libclang-rt-14-dev)
+//! linked by rld through `clang-22 --ld-path`: each program has one planted
 //! bug (sources in `tests/cases/sanitizers/`); the rld-linked build must
 //! report it like the lld-linked one: same kind of report, same function in
 //! the first stack frame, same stdout and exit status.
@@ -39,7 +39,7 @@ fn symbolizer_env() -> Vec<(&'static str, &'static str)> {
         ("ASAN_OPTIONS", "detect_leaks=0"),
         ("UBSAN_OPTIONS", "print_stacktrace=1"),
     ];
-    let symbolizer = "/usr/bin/llvm-symbolizer-14";
+    let symbolizer = "/usr/bin/llvm-symbolizer-22";
     if Path::new(symbolizer).exists() {
         env.extend([
             ("ASAN_SYMBOLIZER_PATH", symbolizer),

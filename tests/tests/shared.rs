@@ -3,7 +3,7 @@
 //! (with and without LTO), protected and hidden visibility, --no-undefined /
 //! -z defs, DT_SONAME and DT_RUNPATH, dlopen + dlsym, and a non-PIE
 //! executable using a library's function and data addresses. Everything is
-//! compared with the same build linked by lld-14.
+//! compared with the same build linked by lld-22.
 
 use rld_tests::Compiler::Clang;
 use rld_tests::*;
