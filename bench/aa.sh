@@ -2,14 +2,14 @@
 # Whole-program alias analysis side by side with LLVM's own evaluator (run by hand).
 #
 # Each corpus program is linked by rld -flto with --save-temps twice: as usual, and with
-# --no-wpa-aa-metadata (same analyses, same IR, no alias metadata written). LLVM 14's
+# --no-wpa-aa-metadata (same analyses, same IR, no alias metadata written). LLVM 22's
 # `aa-eval -evaluate-aa-metadata` with the default AA pipeline (basic-aa, TBAA,
 # scoped-noalias) then counts NoAlias answers on each `*.0.0.preopt.bc` (one LTO
 # partition, so that one module holds the whole program), and rld's `--time`
 # gives the cost of the analysis. Then what LLVM's passes did with it: their remarks
 # (licm, gvn, the vectorizers, dse) counted with and without the metadata. Last, a
 # program whose hot loop only rld's alias information lets LLVM vectorize, timed linked
-# by rld and by lld-14.
+# by rld and by lld-22.
 #
 #   bench/aa.sh              # bzip2, lua (-Wl,-E, as its Makefile links), sqlite
 #   PROGRAMS="bzip2" bench/aa.sh
@@ -26,7 +26,7 @@ passes='licm|gvn|loop-vectorize|slp-vectorizer|dse'
 # no_alias_rate BITCODE: "<queries> <no-alias> <percent> <modref queries> <no-modref>
 # <percent>" from aa-eval (ModRef: a call against a memory access or another call).
 no_alias_rate() {
-    opt-14 -passes=aa-eval -evaluate-aa-metadata -aa-pipeline=default -disable-output "$1" 2>&1 |
+    opt-22 -passes=aa-eval -evaluate-aa-metadata -aa-pipeline=default -disable-output "$1" 2>&1 |
         awk '/Total Alias Queries Performed/ { q = $1 }
              /no alias responses/ { n = $1 }
              /Total ModRef Queries Performed/ { mq = $1 }
@@ -39,7 +39,7 @@ no_alias_rate() {
 # (no -evaluate-aa-metadata): queries about bare pointers, which carry no metadata, so no
 # alias metadata can change their answers.
 pointer_pairs() {
-    opt-14 -passes=aa-eval -aa-pipeline=default -disable-output "$1" 2>&1 |
+    opt-22 -passes=aa-eval -aa-pipeline=default -disable-output "$1" 2>&1 |
         awk '/Total Alias Queries Performed/ { q = $1 } /no alias responses/ { n = $1 }
              END { printf "%d %d\n", q, n }'
 }
@@ -65,7 +65,7 @@ for prog in $programs; do
         mkdir -p "$(dirname "$out")"
         extra=()
         [[ $mode == off ]] && extra=(-Wl,--no-wpa-aa-metadata)
-        clang-14 -O2 -flto --ld-path="$RLD" $ldflags "${objs[@]}" -o "$out" $libs \
+        "$cc" -O2 -flto --ld-path="$RLD" $ldflags "${objs[@]}" -o "$out" $libs \
             -Wl,--save-temps -Wl,--lto-partitions=1 -Wl,--time "${extra[@]}" \
             -Wl,--opt-remarks-filename="$out.remarks.yaml" -Wl,--opt-remarks-passes="$passes" \
             2>"$out.time"
@@ -101,14 +101,14 @@ done
 
 # A program whose hot loop LLVM vectorizes only with rld's alias information
 # (bench/programs/mix_*.c: ten inputs, more run-time overlap checks than the vectorizer
-# allows), timed linked by rld -flto and by lld-14 -flto from the same objects.
+# allows), timed linked by rld -flto and by lld-22 -flto from the same objects.
 runs="${RUNS:-5}"
 mkdir -p "$work/mix"
 for f in mix_main mix_kernel; do
-    clang-14 -O2 -flto -c "$repo/bench/programs/$f.c" -o "$work/mix/$f.o"
+    "$cc" -O2 -flto -c "$repo/bench/programs/$f.c" -o "$work/mix/$f.o"
 done
-clang-14 -O2 -flto -fuse-ld=lld "$work/mix/mix_main.o" "$work/mix/mix_kernel.o" -o "$work/mix/lld"
-clang-14 -O2 -flto --ld-path="$RLD" "$work/mix/mix_main.o" "$work/mix/mix_kernel.o" -o "$work/mix/rld"
+"$cc" -O2 -flto --ld-path="$lld" "$work/mix/mix_main.o" "$work/mix/mix_kernel.o" -o "$work/mix/lld"
+"$cc" -O2 -flto --ld-path="$RLD" "$work/mix/mix_main.o" "$work/mix/mix_kernel.o" -o "$work/mix/rld"
 echo
 echo "mix benchmark (bench/programs/mix_*.c, 4096 floats x 20000 runs), $runs runs each:"
 declare -A med

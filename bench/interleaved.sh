@@ -8,7 +8,7 @@
 # another's (as hyperfine does) mixes the drift into the ratios; here every round runs each
 # linker once, in turn, so drift hits them alike. Reads the command lines bench/run.sh left
 # in target/bench/link/<program>/<linker>.cmd; prints, per program, each linker's median
-# wall time and rld's ratio to mold and to lld-14 (the median of the per-round ratios).
+# wall time and rld's ratio to mold and to lld-22 (the median of the per-round ratios).
 # Times come from bash's $EPOCHREALTIME around each run (no process is started to read
 # the clock). Before each run, bench/quiesce.sh waits until the child processes rld and
 # mold leave freeing memory after they return are gone: they would slow down the next run,
@@ -51,7 +51,7 @@ for prog in "$@"; do
         }
         { rld[NR] = $1; mold[NR] = $2; lld[NR] = $3; rm[NR] = $1 / $2; rl[NR] = $1 / $3 }
         END {
-            printf "%-10s rld %.1f ms, mold %.1f ms, lld-14 %.1f ms (medians of %d rounds); rld / mold = %.2fx, rld / lld-14 = %.2fx\n",
+            printf "%-10s rld %.1f ms, mold %.1f ms, lld-22 %.1f ms (medians of %d rounds); rld / mold = %.2fx, rld / lld-22 = %.2fx\n",
                 prog, median(rld, NR), median(mold, NR), median(lld, NR), n, median(rm, NR), median(rl, NR)
         }' "$times"
     rm -f "$times"

@@ -8,6 +8,11 @@ corpus="$repo/tests/corpus"
 conf="$corpus/programs.conf"
 mkdir -p "$work"
 
+# The compiler of the bitcode: clang-22, or BENCH_CC=clang-14 for LLVM 14's bitcode (which
+# rld's LLVM upgrades on read). The reference linker is lld-22 either way.
+cc="${BENCH_CC:-clang-22}"
+lld="$(command -v ld.lld-22)" || { echo "ld.lld-22 is not installed (lld-22)" >&2; exit 1; }
+
 if [[ -z "${RLD:-}" ]]; then
     cargo build --release -p rld -p rld-plugin --manifest-path "$repo/Cargo.toml" >&2
     RLD="${CARGO_TARGET_DIR:-$repo/target}/release/rld"
@@ -23,7 +28,7 @@ source_dir() {
 }
 
 # corpus_bitcode PROG OUTDIR LTOFLAG [FLAG...]: compiles PROG (tests/corpus/programs.conf)
-# with clang-14 -O2 LTOFLAG FLAG... into OUTDIR (objects reused while present), prints the
+# with clang-22 -O2 LTOFLAG FLAG... into OUTDIR (objects reused while present), prints the
 # objects.
 corpus_bitcode() {
     local prog="$1" obj="$2" flag="$3" dir src ex o
@@ -38,20 +43,20 @@ corpus_bitcode() {
     for src in $(conf_get "$prog" driver); do srcs+=("$corpus/$src"); done
     for src in "${srcs[@]}"; do
         o="$obj/$(basename "${src%.c}").o"
-        [[ -f "$o" ]] || clang-14 -O2 "$flag" "${extra[@]}" $(conf_get "$prog" cflags) -I"$dir" -w -c "$src" -o "$o"
+        [[ -f "$o" ]] || "$cc" -O2 "$flag" "${extra[@]}" $(conf_get "$prog" cflags) -I"$dir" -w -c "$src" -o "$o"
         echo "$o"
     done
 }
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-# time_link ARGS...: runs `clang-14 -O2 -flto ARGS...` $runs times; sets link_time (the
+# time_link ARGS...: runs `clang-22 -O2 -flto ARGS...` $runs times; sets link_time (the
 # median wall time, s) and rss (the peak, KB).
 time_link() {
     local times=() t m i
     rss=0
     for ((i = 0; i < runs; i++)); do
-        /usr/bin/time -f '%e %M' -o "$work/time.txt" clang-14 -O2 -flto "$@"
+        /usr/bin/time -f '%e %M' -o "$work/time.txt" "$cc" -O2 -flto "$@"
         read -r t m <"$work/time.txt"
         times+=("$t")
         ((m > rss)) && rss=$m

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# LTO benchmark (run by hand, not in CI): rld -flto against lld-14 -flto and lld-14
+# LTO benchmark (run by hand, not in CI): rld -flto against lld-22 -flto and lld-22
 # -flto=thin on the corpus programs (bzip2, Lua, SQLite; tests/corpus/).
 #
 #   bench/lto.sh                 # all programs, 3 link runs and 5 program runs each
 #   RUNS=5 bench/lto.sh sqlite
 #
-# Objects are compiled once per mode with clang-14 -O2 (-flto for rld and lld full LTO,
+# Objects are compiled once per mode with clang-22 -O2 (-flto for rld and lld full LTO,
 # -flto=thin for lld ThinLTO); every link goes through the clang driver, since what is
 # measured is the whole LTO link. For each linker: the median wall time of the link, its
 # peak RSS, the output size, and the run time of the output on a workload (bzip2
@@ -17,7 +17,7 @@
 #
 # Then an incremental relink: a cold rld link of Lua with an empty --lto-cache-dir, one
 # file edited (lstrlib.c: a constant changed) and recompiled, and the relink with the
-# cache; the same with lld-14 -flto=thin and --thinlto-cache-dir.
+# cache; the same with lld-22 -flto=thin and --thinlto-cache-dir.
 set -euo pipefail
 
 work="${BENCH_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/bench-lto}"
@@ -46,8 +46,8 @@ for prog in "${programs[@]}"; do
         case $cfg in
             rld) objs=("${full[@]}"); ld=(--ld-path="$RLD" -Wl,--no-fork) ;;
             rld-1-partition) objs=("${full[@]}"); ld=(--ld-path="$RLD" -Wl,--no-fork -Wl,--lto-partitions=1) ;;
-            lld) objs=("${full[@]}"); ld=(-fuse-ld=lld) ;;
-            lld-thin) objs=("${thin[@]}"); ld=(-fuse-ld=lld) ;;
+            lld) objs=("${full[@]}"); ld=(--ld-path="$lld") ;;
+            lld-thin) objs=("${thin[@]}"); ld=(--ld-path="$lld") ;;
         esac
         out="$work/$prog.$cfg"
         time_link "${ld[@]}" $ldflags "${objs[@]}" -o "$out" $libs
@@ -84,15 +84,15 @@ for cfg in rld lld-thin; do
     cache="$dir/cache"
     case $cfg in
         rld) ld=(--ld-path="$RLD" -Wl,--lto-cache-dir="$cache") ;;
-        lld-thin) ld=(-fuse-ld=lld -Wl,--thinlto-cache-dir="$cache") ;;
+        lld-thin) ld=(--ld-path="$lld" -Wl,--thinlto-cache-dir="$cache") ;;
     esac
     /usr/bin/time -f '%e' -o "$work/time.txt" \
-        clang-14 -O2 -flto "${ld[@]}" $ldflags "${local_objs[@]}" -o "$dir/lua" $libs
+        "$cc" -O2 -flto "${ld[@]}" $ldflags "${local_objs[@]}" -o "$dir/lua" $libs
     cold=$(cat "$work/time.txt")
-    clang-14 -O2 "$([[ $mode == thin ]] && echo -flto=thin || echo -flto)" $(conf_get lua cflags) \
+    "$cc" -O2 "$([[ $mode == thin ]] && echo -flto=thin || echo -flto)" $(conf_get lua cflags) \
         -I"$lua_dir" -w -c "$edit_dir/lstrlib.c" -o "$dir/lstrlib.o"
     /usr/bin/time -f '%e' -o "$work/time.txt" \
-        clang-14 -O2 -flto "${ld[@]}" $ldflags "${local_objs[@]}" -o "$dir/lua" $libs
+        "$cc" -O2 -flto "${ld[@]}" $ldflags "${local_objs[@]}" -o "$dir/lua" $libs
     warm=$(cat "$work/time.txt")
     "$dir/lua" "$bench_dir/programs/lto-workload.lua" >/dev/null
     printf '%-20s %10s %10s %9s\n' "$cfg" "$cold" "$warm" "$(ratio "$warm" "$cold")"

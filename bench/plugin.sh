@@ -2,12 +2,12 @@
 # The LTO plugin benchmark (run by hand, not in CI): each plugin host (GNU ld, gold, mold)
 # running rld's plugin (librld_plugin.so, through scripts/rld-plugin-ld) against the same
 # host running LLVM's LLVMgold.so, on the corpus programs (bzip2, Lua, SQLite) built with
-# clang-14 -O2 -flto, with `rld -flto` as a third column of reference.
+# clang-22 -O2 -flto, with `rld -flto` as a third column of reference.
 #
 #   bench/plugin.sh                # all programs, 3 link runs and 5 program runs each
 #   RUNS=5 bench/plugin.sh sqlite
 #
-# Every link goes through the clang driver (clang-14 -O2 -flto). For each configuration:
+# Every link goes through the clang driver (clang-22 -O2 -flto). For each configuration:
 # the median wall time of the link, its peak RSS, the output size, and the run time of the
 # output on the LTO benchmark's workloads (the best of PROGRAM_RUNS, user + system time);
 # "vs LLVMgold" is the ratio to the same host with LLVMgold.so (link time / run time).

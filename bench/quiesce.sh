@@ -7,7 +7,7 @@
 # its parent is gone, and init reaps at its own pace) does no work and is not waited for.
 running() {
     local name
-    for name in rld mold ld.lld-14 ld.bfd ld.gold; do
+    for name in rld mold ld.lld-22 ld.bfd ld.gold; do
         pgrep -r R,S,D -x "$name" >/dev/null && return 0
     done
     return 1

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Remark tools benchmark (run by hand, not in CI), on SQLite's complete -flto remark set:
-# SQLite (tests/corpus) compiled with clang-14 -O2 -flto -g and linked by rld and by lld-14
+# SQLite (tests/corpus) compiled with clang-22 -O2 -flto -g and linked by rld and by lld-22
 # with every pass's remarks written (--opt-remarks-filename, no pass filter).
 #
 #   bench/remarks.sh
 #   RUNS=5 LINK_RUNS=3 bench/remarks.sh
 #
 # Reports:
-# - the links: wall time and peak RSS of rld and lld-14 with and without remarks, and the
+# - the links: wall time and peak RSS of rld and lld-22 with and without remarks, and the
 #   remark files' sizes (YAML, and rld's bitstream);
 # - reading them: `rld remarks summary` and `rld remarks diff` (rld's set against lld's)
-#   against what LLVM 14's opt-viewer needs to only parse the file (optrecord.get_remarks,
+#   against what LLVM 22's opt-viewer needs to only parse the file (optrecord.get_remarks,
 #   PyYAML with its C loader), wall time and peak RSS, best of RUNS.
 set -euo pipefail
 
@@ -21,8 +21,8 @@ link_runs="${LINK_RUNS:-1}"
 # shellcheck source=bench/lto-common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lto-common.sh"
 command -v /usr/bin/time >/dev/null || { echo "install GNU time (apt-get install time)" >&2; exit 1; }
-optrecord_dir=/usr/lib/llvm-14/share/opt-viewer
-[[ -f $optrecord_dir/optrecord.py ]] || { echo "needs llvm-14-tools (opt-viewer)" >&2; exit 1; }
+optrecord_dir=/usr/lib/llvm-22/share/opt-viewer
+[[ -f $optrecord_dir/optrecord.py ]] || { echo "needs llvm-22-tools (opt-viewer)" >&2; exit 1; }
 
 mapfile -t objs < <(corpus_bitcode sqlite "$work/sqlite-g" -flto -g)
 libs=(-lm -lpthread -ldl)
@@ -42,13 +42,13 @@ measure() { # label command... -> "label  seconds  MB" (best wall time of n runs
 
 echo "== links (SQLite, -O2 -flto -g)"
 n=$link_runs
-measure "rld, no remarks" clang-14 -fuse-ld="$RLD" -Wl,--no-fork -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.rld"
-measure "rld, every remark (YAML)" clang-14 -fuse-ld="$RLD" -Wl,--no-fork -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.rld" \
+measure "rld, no remarks" "$cc" -fuse-ld="$RLD" -Wl,--no-fork -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.rld"
+measure "rld, every remark (YAML)" "$cc" -fuse-ld="$RLD" -Wl,--no-fork -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.rld" \
     -Wl,--opt-remarks-filename,"$work/rld.yaml"
-measure "rld, every remark (bitstream)" clang-14 -fuse-ld="$RLD" -Wl,--no-fork -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.rld" \
+measure "rld, every remark (bitstream)" "$cc" -fuse-ld="$RLD" -Wl,--no-fork -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.rld" \
     -Wl,--opt-remarks-filename,"$work/rld.bitstream" -Wl,--opt-remarks-format,bitstream
-measure "lld-14, no remarks" clang-14 -fuse-ld=lld -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.lld"
-measure "lld-14, every remark (YAML)" clang-14 -fuse-ld=lld -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.lld" \
+measure "lld-22, no remarks" "$cc" --ld-path="$lld" -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.lld"
+measure "lld-22, every remark (YAML)" "$cc" --ld-path="$lld" -O2 -flto "${objs[@]}" "${libs[@]}" -o "$work/s.lld" \
     -Wl,--opt-remarks-filename,"$work/lld.yaml"
 for f in rld.yaml rld.bitstream lld.yaml; do
     printf '%-44s %8.1f MB\n' "size of $f" "$(awk -v b="$(stat -c %s "$work/$f")" 'BEGIN { print b / 1048576 }')"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Link-time benchmark: rld against ld.bfd, ld.gold, ld.lld-14 and mold on the
+# Link-time benchmark: rld against ld.bfd, ld.gold, ld.lld-22 and mold on the
 # real-program corpus (bzip2, Lua 5.4, SQLite; see tests/corpus/) and on a
 # large C++ link, "llvm-api", the same program with every LLVM library
 # linked whole ("llvm-whole"), and SQLite with debug info ("sqlite-g"); see
@@ -14,9 +14,9 @@
 #
 # What it does:
 #   1. fetches the sources (tests/corpus/fetch.sh) and compiles each program
-#      with clang-14 -O2 and the flags in tests/corpus/programs.conf (objects
+#      with clang-22 -O2 and the flags in tests/corpus/programs.conf (objects
 #      are reused while sources and flags are unchanged);
-#   2. asks `clang-14 -###` (`clang++-14 -###` for llvm-api) once per
+#   2. asks `clang-22 -###` (`clang++-22 -###` for llvm-api) once per
 #      program for the linker command line
 #      (crt files, -L paths, libraries, ...), then for each linker replaces
 #      argv[0] with that linker: only the linker itself is timed, not the
@@ -44,13 +44,13 @@
 #   BENCH_DIR  scratch directory (default: <repo>/target/bench)
 #
 # The large link, "llvm-api": tests/cases/cxx/llvm_api.cpp (a small program
-# using LLVM's C API) compiled with clang++-14 and `llvm-config-14
+# using LLVM's C API) compiled with clang++-22 and `llvm-config-22
 # --cxxflags`, linked statically against llvm-14-dev's archives
-# (`llvm-config-14 --link-static --libs core target x86 bitwriter bitreader
+# (`llvm-config-22 --link-static --libs core target x86 bitwriter bitreader
 # passes ipo`: 45 archives, 120 MB, 1200 members) into a ~45 MB program,
 # where symbol resolution, parallelism and memory use dominate. It is
 # defined in this script rather than in programs.conf: its flags come from
-# llvm-config-14 and tests/tests/corpus.rs does not build it
+# llvm-config-22 and tests/tests/corpus.rs does not build it
 # (tests/tests/cxx.rs does).
 set -euo pipefail
 
@@ -86,7 +86,7 @@ fi
 note() { echo "note: $*" >&2; }
 die() { echo "error: $*" >&2; exit 1; }
 
-command -v clang-14 >/dev/null || die "clang-14 is not installed"
+command -v clang-22 >/dev/null || die "clang-22 is not installed"
 
 # /usr/bin/time (not the shell keyword) for peak RSS.
 time_bin=/usr/bin/time
@@ -122,10 +122,10 @@ declare -A linker_path=(
     [rld1t]="$rld"
     [bfd]="$(command -v ld.bfd || true)"
     [gold]="$(command -v ld.gold || true)"
-    [lld]="$(command -v ld.lld-14 || true)"
+    [lld]="$(command -v ld.lld-22 || true)"
     [mold]="$(command -v mold || true)"
 )
-declare -A linker_tool=([cp]=cp [rld]=rld [rld1t]=rld-1t [bfd]=ld.bfd [gold]=ld.gold [lld]=ld.lld-14 [mold]=mold)
+declare -A linker_tool=([cp]=cp [rld]=rld [rld1t]=rld-1t [bfd]=ld.bfd [gold]=ld.gold [lld]=ld.lld-22 [mold]=mold)
 available=()
 for l in "${linkers[@]}"; do
     p="${linker_path[$l]}"
@@ -194,11 +194,11 @@ build_objects() {
         [[ -f "$o" && "$o" -nt "$f" ]] || todo+=("$(stat -c '%s' "$f") $f")
     done
     if [[ ${#todo[@]} -gt 0 ]]; then
-        echo "compiling $prog (${#todo[@]} files, clang-14 -O2)..." >&2
+        echo "compiling $prog (${#todo[@]} files, clang-22 -O2)..." >&2
         # shellcheck disable=SC2016 # $1 etc. are for the inner sh
         printf '%s\n' "${todo[@]}" | sort -rn | cut -d' ' -f2- \
             | CFLAGS="$cflags" OBJ="$obj" xargs -d '\n' -P "$jobs" -I{} \
-                sh -c 'f="$1"; b="${f##*/}"; exec clang-14 $CFLAGS -w -c "$f" -o "$OBJ/${b%.c}.o"' sh {} \
+                sh -c 'f="$1"; b="${f##*/}"; exec clang-22 $CFLAGS -w -c "$f" -o "$OBJ/${b%.c}.o"' sh {} \
             || die "compiling $prog failed"
     fi
     for f in "${sources[@]}"; do
@@ -212,19 +212,19 @@ llvm_api_components=(core target x86 bitwriter bitreader passes ipo)
 
 # build_llvm_api: compiles llvm_api.cpp into $work/obj/llvm-api, prints the object.
 build_llvm_api() {
-    command -v clang++-14 >/dev/null || die "clang++-14 is not installed"
-    command -v llvm-config-14 >/dev/null || die "llvm-config-14 is not installed (llvm-14-dev)"
+    command -v clang++-22 >/dev/null || die "clang++-22 is not installed"
+    command -v llvm-config-22 >/dev/null || die "llvm-config-22 is not installed (llvm-14-dev)"
     local obj="$work/obj/llvm-api" cxxflags
     mkdir -p "$obj"
-    cxxflags="-O2 $(llvm-config-14 --cxxflags)"
+    cxxflags="-O2 $(llvm-config-22 --cxxflags)"
     if [[ "$(cat "$obj/flags" 2>/dev/null)" != "$cxxflags" ]]; then
         rm -f "$obj"/*.o
         printf '%s' "$cxxflags" >"$obj/flags"
     fi
     if [[ ! "$obj/llvm_api.o" -nt "$llvm_api_src" ]]; then
-        echo "compiling llvm-api (clang++-14 -O2)..." >&2
+        echo "compiling llvm-api (clang++-22 -O2)..." >&2
         # shellcheck disable=SC2086 # word splitting of the flags is intended
-        clang++-14 $cxxflags -w -c "$llvm_api_src" -o "$obj/llvm_api.o" || die "compiling llvm-api failed"
+        clang++-22 $cxxflags -w -c "$llvm_api_src" -o "$obj/llvm_api.o" || die "compiling llvm-api failed"
     fi
     printf '%s\n' "$obj/llvm_api.o"
 }
@@ -234,7 +234,7 @@ build_llvm_api() {
 build_polly_stub() {
     local obj="$work/obj/llvm-api/polly_stub.o"
     if [[ ! -f "$obj" ]]; then
-        echo 'void _Z18getPollyPluginInfov(void) {}' | clang-14 -O2 -x c -c - -o "$obj" \
+        echo 'void _Z18getPollyPluginInfov(void) {}' | clang-22 -O2 -x c -c - -o "$obj" \
             || die "compiling the Polly stub failed"
     fi
     printf '%s\n' "$obj"
@@ -246,10 +246,10 @@ build_polly_stub() {
 # and Extensions (Polly's registration).
 llvm_whole_libs() {
     echo -Wl,--whole-archive
-    llvm-config-14 --link-static --ldflags
-    llvm-config-14 --link-static --libs all | tr ' ' '\n' | grep -v -i -E 'polly|LineEditor|Extensions'
+    llvm-config-22 --link-static --ldflags
+    llvm-config-22 --link-static --libs all | tr ' ' '\n' | grep -v -i -E 'polly|LineEditor|Extensions'
     echo -Wl,--no-whole-archive
-    llvm-config-14 --link-static --system-libs
+    llvm-config-22 --link-static --system-libs
     echo /usr/lib/x86_64-linux-gnu/libffi.so.8
 }
 
@@ -262,9 +262,9 @@ build_sqlite_g() {
     for f in "$dir/sqlite3.c" "$corpus/$(conf sqlite driver)"; do
         o="$obj/$(basename "${f%.c}").o"
         if [[ ! "$o" -nt "$f" ]]; then
-            echo "compiling $(basename "$f") for sqlite-g (clang-14 -O2 -g)..." >&2
+            echo "compiling $(basename "$f") for sqlite-g (clang-22 -O2 -g)..." >&2
             # shellcheck disable=SC2046 # the flags are words
-            clang-14 -O2 -g $(conf sqlite cflags) -I"$dir" -w -c "$f" -o "$o" || die "compiling sqlite-g failed"
+            clang-22 -O2 -g $(conf sqlite cflags) -I"$dir" -w -c "$f" -o "$o" || die "compiling sqlite-g failed"
         fi
         printf '%s\n' "$o"
     done
@@ -272,7 +272,7 @@ build_sqlite_g() {
 
 # llvm_api_libs: the libraries of the static LLVM link, one word each.
 llvm_api_libs() {
-    llvm-config-14 --link-static --ldflags --libs "${llvm_api_components[@]}"
+    llvm-config-22 --link-static --ldflags --libs "${llvm_api_components[@]}"
     echo -lrt -ldl -lm -lz -ltinfo -lpthread
 }
 
@@ -338,23 +338,23 @@ for prog in "${programs[@]}"; do
     mkdir -p "$dir"
     if [[ "$prog" == llvm-api ]]; then
         build_llvm_api >"$dir/objects" || exit 1
-        driver=clang++-14
+        driver=clang++-22
         ldflags=()
         read -r -a libs <<<"$(llvm_api_libs | tr '\n' ' ')"
     elif [[ "$prog" == llvm-whole ]]; then
         { build_llvm_api && build_polly_stub; } >"$dir/objects" || exit 1
-        driver=clang++-14
+        driver=clang++-22
         ldflags=()
         read -r -a libs <<<"$(llvm_whole_libs | tr '\n' ' ')"
     elif [[ "$prog" == sqlite-g ]]; then
         build_sqlite_g >"$dir/objects" || exit 1
-        driver=clang-14
+        driver=clang-22
         read -r -a ldflags <<<"$(conf sqlite ldflags)"
         read -r -a libs <<<"$(conf sqlite libs)"
     else
         grep -q "^$prog\.sources=" "$conf" || die "unknown program $prog (see $conf, or llvm-api)"
         build_objects "$prog" >"$dir/objects" || exit 1
-        driver=clang-14
+        driver=clang-22
         read -r -a ldflags <<<"$(conf "$prog" ldflags)"
         read -r -a libs <<<"$(conf "$prog" libs)"
     fi

@@ -111,8 +111,18 @@ pub fn run(
     } else {
         Default::default()
     };
+    let label_addresses: Vec<bool> = index
+        .modules
+        .iter()
+        .map(|m| {
+            m.globals
+                .iter()
+                .any(|g| g.flags.contains(rld_summaries::GlobalFlags::BLOCK_ADDRESS))
+        })
+        .collect();
     let job = rld_lto::Job {
         inputs,
+        label_addresses: &label_addresses,
         actions: &actions,
         plans: &plans,
         aliases: &aliases,

@@ -446,6 +446,10 @@ const SPECS: &[Spec] = &[
     flag(&["--warn-common"], "Warn when a common symbol meets another or a definition",
         |p| p.o.warn_common = true),
     flag(&["--no-warn-common"], "Do not warn about common symbols (default)", |p| p.o.warn_common = false),
+    flag(&["--fortran-common"], "Let an archive member defining a common symbol replace it (lld-14's default, GNU ld's)",
+        |p| p.o.fortran_common = true),
+    flag(&["--no-fortran-common"], "Leave a common symbol to its commons whatever archives define (the default, as lld-15 and later)",
+        |p| p.o.fortran_common = false),
     // rld only reads x86-64 ELF, so there is no mismatch to tolerate.
     flag(&["--no-warn-mismatch"], "Nothing to tolerate: rld reads only x86-64 ELF", |_| {}),
     // Not folding identical code is always correct, only larger.

@@ -1298,9 +1298,15 @@ pub(crate) fn special_segments(
                     .unwrap_or(first.addr);
                 // Round up to the (common) page: the next segment starts on a new page
                 // anyway, and the dynamic loader only protects whole pages. (In the last
-                // page of the address space there is no next page: up to the end.)
+                // page of the address space there is no next page: up to the end.) Not
+                // under a script's SECTIONS, which may start the data in the same page:
+                // rounding would make it read-only (lld-22 rounds only its own layout).
                 let common = link.opts.common_page_size.unwrap_or(PAGE).min(page);
-                let memsz = end.checked_next_multiple_of(common).unwrap_or(end) - first.addr;
+                let memsz = if link.scripts.lays_out() {
+                    end
+                } else {
+                    end.checked_next_multiple_of(common).unwrap_or(end)
+                } - first.addr;
                 let filesz = relro_sections(link)
                     .filter(|o| !o.is_nobits())
                     .map(|o| places.offset(o) + o.size - first.offset)

@@ -87,10 +87,12 @@ fn check_shlib_undefined(link: &Link) -> Result<()> {
                 .lookup(s.name)
                 .is_none_or(|id| link.symtab.get(id).is_undefined());
             if undefined {
+                // lld-22's words.
                 let msg = format!(
-                    "{}: undefined reference to {} [--no-allow-shlib-undefined]",
-                    dso.name,
-                    crate::demangle::display(s.name)
+                    "undefined reference: {}\n>>> referenced by {} (disallowed by \
+                     --no-allow-shlib-undefined)",
+                    crate::demangle::display(s.name),
+                    dso.name
                 );
                 if warn_only {
                     eprintln!("rld: warning: {msg}");
@@ -218,6 +220,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     resolver.wrap(&opts.wrap);
     resolver.trace_files = opts.trace;
     resolver.warn_common = opts.warn_common;
+    resolver.fortran_common = opts.fortran_common;
     if opts.why_extract.is_some() {
         resolver.why_extract = Some(Vec::new());
     }
@@ -279,12 +282,12 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
             let object = objects.into_iter().next().unwrap_or_default();
             return pending.write_all(&object);
         }
-        // Named as lld names them (`out.lto.o`, `out1.lto.o`, ...) in messages.
+        // Named as lld names them (`out.lto.o`, `out.lto.1.o`, ...) in messages.
         lto_objects.extend(objects.into_iter().enumerate().map(|(p, object)| {
             let name = if p == 0 {
                 format!("{}.lto.o", opts.output.display())
             } else {
-                format!("{}{p}.lto.o", opts.output.display())
+                format!("{}.lto.{p}.o", opts.output.display())
             };
             (name, &*Box::leak(object.into_boxed_slice()))
         }));

@@ -290,6 +290,10 @@ pub struct Options {
     pub retain_symbols_file: Option<PathBuf>,
     /// `--warn-common`: warn when a common symbol meets another or a definition.
     pub warn_common: bool,
+    /// `--fortran-common`: an archive member defining a symbol that is so far only common
+    /// is loaded, and its definition wins (GNU ld, lld up to 14); off by default, as in
+    /// lld since 15.
+    pub fortran_common: bool,
     /// `--verbose`: name each file as it is opened.
     pub verbose: bool,
     /// `--dependency-file=FILE`: a Makefile rule listing every file the link read.
@@ -441,6 +445,7 @@ impl Default for Options {
             dependency_file: None,
             verbose: false,
             warn_common: false,
+            fortran_common: false,
             retain_symbols_file: None,
             reproduce: None,
             command_line: Vec::new(),

@@ -325,6 +325,8 @@ pub struct Resolver {
     current_file: String,
     /// `--warn-common`.
     pub warn_common: bool,
+    /// See `Options::fortran_common`.
+    pub fortran_common: bool,
 }
 
 /// Why an archive member was loaded (`--why-extract`).
@@ -381,6 +383,7 @@ impl Resolver {
             why_extract: None,
             current_file: String::new(),
             warn_common: false,
+            fortran_common: false,
         };
         for root in roots {
             let name: &'static [u8] = Box::leak(root.clone().into_bytes().into_boxed_slice());
@@ -890,6 +893,9 @@ impl Resolver {
         for (k, id) in ids.into_iter().enumerate() {
             let (name, member) = self.archives[a as usize].symbols[k];
             if self.is_common(id) {
+                if !self.fortran_common {
+                    continue;
+                }
                 // A real definition of a symbol that is so far only common is pulled in.
                 let m = &self.archives[a as usize].members[member as usize];
                 let (member_name, data) = (m.name.clone(), m.data);

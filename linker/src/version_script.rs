@@ -84,6 +84,19 @@ impl VersionScript {
             crate::read_log::note(path);
             script.parse(path, &text)?;
         }
+        // lld-22's warning: one of the two is ignored (the precedence says which).
+        let catch_all = |local: bool| {
+            script
+                .globs
+                .iter()
+                .any(|g| g.is_catch_all() && !g.cxx && (g.assignment == Assignment::Local) == local)
+        };
+        if catch_all(true) && catch_all(false) {
+            eprintln!(
+                "rld: warning: wildcard pattern '*' is used for both 'local' and 'global' \
+                 scopes in version script"
+            );
+        }
         Ok(Some(script))
     }
 

@@ -89,6 +89,10 @@ pub struct CallOutcome {
 /// Everything the partitions of one LTO link share.
 pub struct Job<'a> {
     pub inputs: &'a [BitcodeInput<'a>],
+    /// Per module: whether it takes label addresses (`blockaddress`). The bitcode writer
+    /// may keep such constants at module level, where the reader resolves them against the
+    /// bodies it reads: every body of the module is read before any is dropped.
+    pub label_addresses: &'a [bool],
     /// `actions[m]` is parallel to the globals of module `m` (in `ir::module_globals` order,
     /// as in its summary).
     pub actions: &'a [Vec<Action>],
@@ -343,13 +347,34 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
             file: input.name.to_string(),
             msg,
         })?;
+        let read = |module: &Module| {
+            crate::fatal::reading(input.name, || crate::shim::materialize_all(module)).map_err(
+                |msg| LtoError::BadBitcode {
+                    file: input.name.to_string(),
+                    msg,
+                },
+            )
+        };
+        let read_first = job
+            .label_addresses
+            .get(m as usize)
+            .copied()
+            .unwrap_or(false);
+        if read_first {
+            read(&module)?;
+        }
         let globals = module_globals(&module);
         let actions = job.actions.get(m as usize).map_or(&[][..], Vec::as_slice);
-        outcome.bodies += function_bodies(&globals);
+        let bodies = function_bodies(&globals);
+        outcome.bodies += bodies;
         let layout = crate::ir::DataLayout::of_module(&module);
         place_globals(job, p, m, &globals, actions, layout, &mut after_link);
         // What is left is what materializing reads.
-        outcome.bodies_read += function_bodies(&globals);
+        outcome.bodies_read += if read_first {
+            bodies
+        } else {
+            function_bodies(&globals)
+        };
         let home = job.partitions.is_home(p, m);
         if !home {
             // Module-level inline asm may define symbols: one partition emits it.
@@ -358,12 +383,7 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
         if job.partitions.count() > 1 {
             crate::shim::trim_debug_info(&module, home);
         }
-        crate::fatal::reading(input.name, || crate::shim::materialize_all(&module)).map_err(
-            |msg| LtoError::BadBitcode {
-                file: input.name.to_string(),
-                msg,
-            },
-        )?;
+        read(&module)?;
         // Reading the bodies may have replaced intrinsic declarations: the old values are
         // gone, and the list is now the summary's (up to the intrinsics).
         let globals = module_globals(&module);
@@ -437,7 +457,7 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
         }
     };
     let cpu = cfg.cpu.as_deref().unwrap_or("x86-64");
-    // The target machine lld-14's LTO uses (function and data sections, init_array, ...),
+    // The target machine lld-22's LTO uses (function and data sections, init_array, ...),
     // which LLVM-C cannot configure: made by the C++ shim.
     let tm = crate::shim::create_lto_target_machine(&triple, cpu, "", cfg.opt_level, cfg.pic)
         .ok_or_else(|| LtoError::Llvm(format!("cannot create a target machine for {cpu}")))?;
@@ -460,8 +480,12 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
     } else {
         format!("lto<O{}>", cfg.opt_level.min(3))
     };
+    // As lld's LTO configures the pipeline: the vectorizers run from -O2 on.
+    let options = PassBuilderOptions::create();
+    options.set_loop_vectorization(cfg.opt_level > 1);
+    options.set_loop_slp_vectorization(cfg.opt_level > 1);
     module
-        .run_passes(&pipeline, &tm, PassBuilderOptions::create())
+        .run_passes(&pipeline, &tm, options)
         .map_err(|e| LtoError::Llvm(format!("optimization failed: {}", e.to_string().trim())))?;
     save_temp(cfg, &format!("{p}.4.opt.bc"), |path| {
         module.write_bitcode_to_path(path)
@@ -474,13 +498,13 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
         r.finish()
             .map_err(|e| LtoError::Llvm(format!("optimization remarks: {e}")))?;
     }
-    // lld's names: `out.lto.o`, then `out1.lto.o`, `out2.lto.o`, ...
+    // lld's names: `out.lto.o`, then `out.lto.1.o`, `out.lto.2.o`, ...
     let object_name = if p == 0 {
         "lto.o".to_string()
     } else {
-        format!("{p}.lto.o")
+        format!("lto.{p}.o")
     };
-    save_temp_named(cfg, &object_name, p != 0, |path| {
+    save_temp(cfg, &object_name, |path| {
         std::fs::write(path, &bytes).is_ok()
     })?;
     Ok((bytes, outcome))
@@ -609,29 +633,17 @@ fn annotate_aliases(
     }
 }
 
+/// Writes a `--save-temps` file: `out.SUFFIX`.
 fn save_temp(
     cfg: &LtoConfig,
     suffix: &str,
-    write: impl FnOnce(&std::path::Path) -> bool,
-) -> Result<(), LtoError> {
-    save_temp_named(cfg, suffix, false, write)
-}
-
-/// Writes a `--save-temps` file: `out.SUFFIX`, or `outSUFFIX` when `glued` (lld names the
-/// objects of later partitions `out1.lto.o`, ...).
-fn save_temp_named(
-    cfg: &LtoConfig,
-    suffix: &str,
-    glued: bool,
     write: impl FnOnce(&std::path::Path) -> bool,
 ) -> Result<(), LtoError> {
     let Some(out) = &cfg.save_temps else {
         return Ok(());
     };
     let mut name = out.as_os_str().to_owned();
-    if !glued {
-        name.push(".");
-    }
+    name.push(".");
     name.push(suffix);
     let path = PathBuf::from(name);
     if write(&path) {

@@ -13,6 +13,7 @@
 //! [`Checker::with_violation_limit`]); the rest are counted.
 
 use crate::model::{DebugLoc, Remark, RemarkKind};
+use crate::names::display_name;
 use crate::policy::{Policy, PolicyError, Rule, RuleKind};
 use crate::select::Selector;
 use std::collections::HashMap;
@@ -32,6 +33,7 @@ pub struct RemarkSummary {
     pub kind: RemarkKind,
     pub pass: String,
     pub name: String,
+    /// The function's symbol; reports show it with [`display_name`].
     pub function: String,
     pub debug_loc: Option<DebugLoc>,
     /// [`remark_text`].
@@ -51,13 +53,14 @@ impl RemarkSummary {
     }
 }
 
-/// The remark's message on one line: its arguments' values concatenated, as LLVM prints it,
-/// with line breaks and tabs made spaces, trimmed, and cut at 400 characters.
+/// The remark's message on one line: its arguments' values concatenated, as LLVM prints it
+/// but with Rust symbols demangled ([`display_name`]), with line breaks and tabs made spaces,
+/// trimmed, and cut at 400 characters.
 pub fn remark_text(r: &Remark) -> String {
     let mut text = String::new();
     for a in &r.args {
         text.extend(
-            a.value
+            display_name(&a.value)
                 .chars()
                 .map(|c| if c.is_control() { ' ' } else { c }),
         );
@@ -549,7 +552,7 @@ impl CheckReport {
                     out,
                     "{}: {}: {}",
                     location_text(r.debug_loc.as_ref()),
-                    r.function,
+                    display_name(&r.function),
                     self.describe(v)
                 )?,
                 None => writeln!(out, "<policy>: {}", self.describe(v))?,
@@ -607,7 +610,7 @@ impl CheckReport {
                             }
                         }
                     }
-                    format!("{}: {}", r.function, self.describe(v))
+                    format!("{}: {}", display_name(&r.function), self.describe(v))
                 }
                 None => self.describe(v),
             };
@@ -691,6 +694,22 @@ mod tests {
             arg("String", "' because too costly to inline\n"),
         ];
         r
+    }
+
+    #[test]
+    fn messages_show_rust_symbols_as_paths() {
+        let r = missed_inline(
+            "_ZN10remarks_rs3run17h05813c08e676a53cE",
+            "_RNvNtCsgEmfK2I1SDS_4core9panicking18panic_nounwind_fmt",
+            1,
+        );
+        assert_eq!(
+            remark_text(&r),
+            "'core::panicking::panic_nounwind_fmt' not inlined into 'remarks_rs::run' because \
+             too costly to inline"
+        );
+        // What a violation keeps is the symbol; reports show the path.
+        assert_eq!(RemarkSummary::of(&r).function, r.function);
     }
 
     #[test]

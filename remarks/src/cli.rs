@@ -107,7 +107,7 @@ enum RemarkFormat {
     Yaml,
     /// One JSON object per line.
     Jsonl,
-    /// LLVM's bitstream remark format (a standalone file).
+    /// LLVM's bitstream remark format (as LLVM 22 writes it: container version 1).
     Bitstream,
 }
 
@@ -167,6 +167,12 @@ struct ViewArgs {
 
 /// Runs `rld remarks` with `args` (without the program name and `remarks`); the exit status.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
+    run_to(args, &mut std::io::stdout().lock())
+}
+
+/// [`run`] with what it would print on standard output (reports, `filter` without `-o`)
+/// written to `out`, as the tests read it. Errors and `--help` still go to the terminal.
+pub fn run_to(args: impl IntoIterator<Item = OsString>, out: &mut dyn Write) -> i32 {
     let argv = std::iter::once(OsString::from("rld remarks")).chain(args);
     let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
@@ -175,7 +181,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             return e.exit_code();
         }
     };
-    match execute(cli.command) {
+    match execute(cli.command, out) {
         Ok(status) => status,
         Err(e) => {
             eprintln!("rld remarks: error: {e}");
@@ -186,12 +192,12 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
 
 type Result<T> = std::result::Result<T, String>;
 
-fn execute(command: Command) -> Result<i32> {
+fn execute(command: Command, out: &mut dyn Write) -> Result<i32> {
     match command {
-        Command::Summary(a) => summary(a),
-        Command::Filter(a) => filter(a),
-        Command::Diff(a) => diff(a),
-        Command::Check(a) => check(a),
+        Command::Summary(a) => summary(a, out),
+        Command::Filter(a) => filter(a, out),
+        Command::Diff(a) => diff(a, out),
+        Command::Check(a) => check(a, out),
         Command::View(a) => view(a),
     }
 }
@@ -202,7 +208,7 @@ fn read_all(inputs: &[PathBuf], f: impl FnMut(&Path, crate::Remark)) -> Result<u
     Ok(files.len())
 }
 
-fn summary(a: SummaryArgs) -> Result<i32> {
+fn summary(a: SummaryArgs, out: &mut dyn Write) -> Result<i32> {
     let select = a.select.selector()?;
     let mut s = crate::summary::Summary::default();
     s.files = read_all(&a.inputs, |_, r| {
@@ -210,7 +216,6 @@ fn summary(a: SummaryArgs) -> Result<i32> {
             s.add(&r)
         }
     })? as u64;
-    let out = &mut std::io::stdout().lock();
     match a.format {
         ReportFormat::Text => s.write_text(out, a.top),
         ReportFormat::Markdown => s.write_markdown(out, a.top),
@@ -221,13 +226,14 @@ fn summary(a: SummaryArgs) -> Result<i32> {
 }
 
 /// Writes to `path` through a temporary file renamed at the end (no half-written output), or
-/// to standard output.
+/// to `stdout`.
 fn write_output(
     path: Option<&Path>,
+    stdout: &mut dyn Write,
     write: impl FnOnce(&mut dyn Write) -> Result<()>,
 ) -> Result<()> {
     let Some(path) = path else {
-        let out = &mut std::io::BufWriter::new(std::io::stdout().lock());
+        let out = &mut std::io::BufWriter::new(stdout);
         write(out)?;
         return out.flush().map_err(|e| format!("standard output: {e}"));
     };
@@ -245,10 +251,10 @@ fn write_output(
     done
 }
 
-fn filter(a: FilterArgs) -> Result<i32> {
+fn filter(a: FilterArgs, stdout: &mut dyn Write) -> Result<i32> {
     let select = a.select.selector()?;
     let inputs = a.inputs.clone();
-    write_output(a.output.as_deref(), |out| {
+    write_output(a.output.as_deref(), stdout, |out| {
         let mut error = None;
         let mut sink = crate::sink::RemarkSink::new(
             match a.format {
@@ -275,12 +281,11 @@ fn filter(a: FilterArgs) -> Result<i32> {
     Ok(0)
 }
 
-fn diff(a: DiffArgs) -> Result<i32> {
+fn diff(a: DiffArgs, out: &mut dyn Write) -> Result<i32> {
     let mut d = crate::diff::Diff::default();
     read_all(std::slice::from_ref(&a.old), |_, r| d.add(false, &r))?;
     read_all(std::slice::from_ref(&a.new), |_, r| d.add(true, &r))?;
     let report = d.finish();
-    let out = &mut std::io::stdout().lock();
     match a.format {
         ReportFormat::Text => report.write_text(out),
         ReportFormat::Markdown => report.write_markdown(out),
@@ -290,7 +295,7 @@ fn diff(a: DiffArgs) -> Result<i32> {
     Ok(i32::from(a.fail_on_regression && report.regressions() > 0))
 }
 
-fn check(a: CheckArgs) -> Result<i32> {
+fn check(a: CheckArgs, out: &mut dyn Write) -> Result<i32> {
     let text =
         std::fs::read_to_string(&a.policy).map_err(|e| format!("{}: {e}", a.policy.display()))?;
     let policy =
@@ -304,7 +309,6 @@ fn check(a: CheckArgs) -> Result<i32> {
     }
     read_all(&a.inputs, |_, r| checker.add(&r))?;
     let report = checker.finish();
-    let out = &mut std::io::stdout().lock();
     report
         .write_text(out)
         .map_err(|e| format!("writing the report: {e}"))?;
@@ -314,7 +318,7 @@ fn check(a: CheckArgs) -> Result<i32> {
             .map_err(|e| format!("writing the report: {e}"))?;
     }
     if let Some(path) = &a.sarif {
-        write_output(Some(path), |w| {
+        write_output(Some(path), out, |w| {
             writeln!(w, "{:#}", report.to_sarif()).map_err(|e| e.to_string())
         })?;
     }
@@ -324,7 +328,7 @@ fn check(a: CheckArgs) -> Result<i32> {
 fn view(a: ViewArgs) -> Result<i32> {
     let mut html = crate::view::HtmlReport::new(a.source_root.clone());
     read_all(&a.inputs, |_, r| html.add(&r))?;
-    write_output(Some(&a.output), |out| {
+    write_output(Some(&a.output), &mut std::io::sink(), |out| {
         html.write(out).map_err(|e| e.to_string())
     })?;
     Ok(0)

@@ -10,10 +10,14 @@
 //! disappeared. Line numbers, columns, hotness and other arguments (costs, thresholds) are
 //! not compared.
 //!
+//! Functions are grouped by their symbols (two instances of a Rust generic differ only in
+//! the hash that the demangled name leaves out) and shown demangled ([`display_name`]).
+//!
 //! A change is a regression when an optimization is lost: `Passed` became something else, a
 //! `Passed` remark disappeared, or a `Missed`/`Failure` remark appeared.
 
 use crate::model::{Remark, RemarkKind};
+use crate::names::display_name;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
@@ -60,8 +64,9 @@ pub fn source_name(name: &str) -> &str {
     }
 }
 
-/// The arguments that say what a remark is about. `cvp` lists its results as `Callee`.
-fn subject(r: &Remark) -> String {
+/// The arguments that say what a remark is about, `Callee=f Caller=g`, with the symbols as
+/// they are or, `shown`, as people read them. `cvp` lists its results as `Callee`.
+fn subject(r: &Remark, shown: bool) -> String {
     if r.pass == "cvp" {
         return String::new();
     }
@@ -73,7 +78,12 @@ fn subject(r: &Remark) -> String {
             }
             s.push_str(&a.key);
             s.push('=');
-            s.push_str(source_name(&a.value));
+            let name = source_name(&a.value);
+            if shown {
+                s.push_str(&display_name(name));
+            } else {
+                s.push_str(name);
+            }
         }
     }
     s
@@ -84,6 +94,8 @@ pub struct Diff {
     strings: Strings,
     /// (pass, function) → remarks of the old and the new build.
     groups: HashMap<(u32, u32), [Vec<Entry>; 2]>,
+    /// Subject → the subject as people read it (itself unless it names Rust symbols).
+    shown_subjects: HashMap<u32, u32>,
     pub counts: [u64; 2],
 }
 
@@ -94,6 +106,7 @@ impl Default for Diff {
         Diff {
             strings,
             groups: HashMap::new(),
+            shown_subjects: HashMap::new(),
             counts: [0; 2],
         }
     }
@@ -111,6 +124,7 @@ pub enum Direction {
 pub struct ChangeGroup {
     pub direction: Direction,
     pub pass: String,
+    /// The function's symbol (without rld's partition suffix).
     pub function: String,
     /// (kind, name) before; `None`: the remarks appeared.
     pub from: Option<(RemarkKind, String)>,
@@ -118,6 +132,8 @@ pub struct ChangeGroup {
     pub to: Option<(RemarkKind, String)>,
     /// The subjects (callees) or, without one, the new (else old) locations `file:line`.
     pub items: Vec<String>,
+    /// `items` as people read them: their symbols demangled ([`display_name`]).
+    pub shown_items: Vec<String>,
 }
 
 impl ChangeGroup {
@@ -130,7 +146,7 @@ impl ChangeGroup {
             None => "nothing".into(),
         };
         let passed = |x: &Option<(RemarkKind, String)>| matches!(x, Some((RemarkKind::Passed, _)));
-        let f = &self.function;
+        let f = display_name(&self.function);
         let head = match (self.pass.as_str(), passed(&self.from), passed(&self.to)) {
             ("inline" | "always-inline", true, false) => {
                 format!("{n} call{s} no longer inlined into `{f}`")
@@ -148,7 +164,7 @@ impl ChangeGroup {
             "{head} ({} → {}): {}",
             state(&self.from),
             state(&self.to),
-            self.items.join(", ")
+            self.shown_items.join(", ")
         )
     }
 }
@@ -225,18 +241,17 @@ impl DiffReport {
         Ok(())
     }
 
+    /// The report as JSON: `function` and `items` with the symbols as the remarks name them
+    /// (and, for a Rust symbol, the function's path as `demangled`), `summary` as
+    /// [`ChangeGroup::describe`] says it to people.
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::json;
         let state = |x: &Option<(RemarkKind, String)>| {
             x.as_ref()
                 .map(|(k, n)| json!({"kind": &k.tag()[1..], "name": n}))
         };
-        json!({
-            "old_total": self.old_total,
-            "new_total": self.new_total,
-            "unchanged": self.unchanged,
-            "regressions": self.regressions(),
-            "changes": self.groups.iter().map(|g| json!({
+        let change = |g: &ChangeGroup| {
+            let mut c = json!({
                 "direction": format!("{:?}", g.direction).to_lowercase(),
                 "pass": g.pass,
                 "function": g.function,
@@ -244,7 +259,18 @@ impl DiffReport {
                 "to": state(&g.to),
                 "items": g.items,
                 "summary": g.describe(),
-            })).collect::<Vec<_>>(),
+            });
+            if let std::borrow::Cow::Owned(shown) = display_name(&g.function) {
+                c["demangled"] = json!(shown);
+            }
+            c
+        };
+        json!({
+            "old_total": self.old_total,
+            "new_total": self.new_total,
+            "unchanged": self.unchanged,
+            "regressions": self.regressions(),
+            "changes": self.groups.iter().map(change).collect::<Vec<_>>(),
         })
     }
 }
@@ -271,11 +297,15 @@ impl Diff {
             self.strings.id(&r.pass),
             self.strings.id(source_name(&r.function)),
         );
-        let subject = subject(r);
+        let raw = self.strings.id(&subject(r, false));
+        if raw != 0 && !self.shown_subjects.contains_key(&raw) {
+            let shown = self.strings.id(&subject(r, true));
+            self.shown_subjects.insert(raw, shown);
+        }
         let entry = Entry {
             kind: r.kind,
             name: self.strings.id(&r.name),
-            subject: self.strings.id(&subject),
+            subject: raw,
             file: r.debug_loc.as_ref().map_or(0, |l| self.strings.id(&l.file)),
             line: r.debug_loc.as_ref().map_or(0, |l| l.line),
         };
@@ -296,16 +326,27 @@ impl Diff {
             Option<(u8, String)>,
             Option<(u8, String)>,
         );
-        type Items = (Option<RemarkKind>, Option<RemarkKind>, Vec<String>);
+        /// Each item as the remarks name it and as people read it.
+        type Items = (
+            Option<RemarkKind>,
+            Option<RemarkKind>,
+            Vec<(String, String)>,
+        );
         let mut grouped: BTreeMap<Key, Items> = BTreeMap::new();
         let s = &self.strings;
         let item = |e: &Entry| {
             if e.subject != 0 {
-                s.get(e.subject).to_string()
+                let shown = self.shown_subjects.get(&e.subject).copied();
+                (
+                    s.get(e.subject).to_string(),
+                    s.get(shown.unwrap_or(e.subject)).to_string(),
+                )
             } else if e.file != 0 {
-                format!("{}:{}", s.get(e.file), e.line)
+                let at = format!("{}:{}", s.get(e.file), e.line);
+                (at.clone(), at)
             } else {
-                "<unknown location>".to_string()
+                let unknown = "<unknown location>".to_string();
+                (unknown.clone(), unknown)
             }
         };
         let state = |e: &Entry| (e.kind as u8, s.get(e.name).to_string());
@@ -338,6 +379,7 @@ impl Diff {
         }
         for ((direction, pass, function, from, to), (fk, tk, mut items)) in grouped {
             items.sort();
+            let (items, shown_items) = items.into_iter().unzip();
             report.groups.push(ChangeGroup {
                 direction,
                 pass,
@@ -345,6 +387,7 @@ impl Diff {
                 from: from.map(|(_, n)| (fk.expect("kind kept"), n)),
                 to: to.map(|(_, n)| (tk.expect("kind kept"), n)),
                 items,
+                shown_items,
             });
         }
         report
@@ -583,6 +626,37 @@ mod tests {
         assert_eq!(diff(&old, &new).unchanged, 1);
         assert_eq!(source_name("a.rld.x"), "a.rld.x");
         assert_eq!(source_name("a.rld."), "a.rld.");
+    }
+
+    #[test]
+    fn rust_symbols_are_described_as_paths_and_kept_in_items() {
+        let run = "_ZN10remarks_rs3run17h05813c08e676a53cE";
+        let compute = "_ZN10remarks_rs7compute17h66b77482d666be50E";
+        let args = [("Callee", compute), ("Caller", run)];
+        let old = [remark(Passed, "inline", "Inlined", run, 16, &args)];
+        let new = [remark(Missed, "inline", "NeverInline", run, 16, &args)];
+        let r = diff(&old, &new);
+        let g = &r.groups[0];
+        assert_eq!(g.function, run);
+        assert_eq!(g.items, [format!("Callee={compute} Caller={run}")]);
+        assert_eq!(
+            g.describe(),
+            "1 call no longer inlined into `remarks_rs::run` (Passed Inlined → Missed \
+             NeverInline): Callee=remarks_rs::compute Caller=remarks_rs::run"
+        );
+        let json = r.to_json();
+        assert_eq!(json["changes"][0]["function"], run);
+        assert_eq!(json["changes"][0]["demangled"], "remarks_rs::run");
+        // An LTO partition's copy (`.rld.N`) is the same function.
+        let renamed = [remark(
+            Passed,
+            "inline",
+            "Inlined",
+            &format!("{run}.rld.2"),
+            3,
+            &[("Callee", &format!("{compute}.rld.2")), ("Caller", run)],
+        )];
+        assert_eq!(diff(&old, &renamed).unchanged, 1);
     }
 
     #[test]

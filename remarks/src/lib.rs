@@ -1,6 +1,8 @@
-//! Optimization remarks: LLVM's remark model, its YAML and bitstream formats (read and
-//! written exactly as LLVM 14 does), and the `rld remarks` tools that CI pipelines call
-//! (summary, filter, diff, policy check, HTML view).
+//! Optimization remarks: LLVM's remark model, its YAML and bitstream formats (YAML written
+//! exactly as LLVM 14 does, bitstream as LLVM 22 does; both read as LLVM 14 to 22 write
+//! them), and the `rld remarks` tools that CI
+//! pipelines call (summary, filter, diff, policy check, HTML view), which show Rust symbols
+//! demangled ([`names`]).
 
 pub mod bitstream;
 pub mod check;
@@ -8,6 +10,7 @@ pub mod cli;
 pub mod diff;
 pub mod error;
 pub mod model;
+pub mod names;
 pub mod pass_filter;
 pub mod policy;
 pub mod sarif;
@@ -25,6 +28,7 @@ pub use bitstream::{is_bitstream, read_bitstream, BitstreamRemarks, BitstreamWri
 pub use check::{CheckReport, Checker, Finding, RemarkSummary, RuleReport, Violation};
 pub use error::{Position, RemarkParseError};
 pub use model::{dead_function_remark, DebugLoc, Remark, RemarkArg, RemarkKind};
+pub use names::display_name;
 pub use pass_filter::RemarkFilter;
 pub use policy::{Policy, PolicyError, Rule, RuleKind};
 pub use view::HtmlReport;

@@ -96,7 +96,8 @@ pub fn dead_function_remark(function: &str, debug_loc: Option<DebugLoc>) -> Rema
 }
 
 impl Remark {
-    /// The remark as one JSON object: `kind` without the YAML tag's `!`, absent fields left out.
+    /// The remark as one JSON object: `kind` without the YAML tag's `!`, absent fields left out,
+    /// and for a Rust symbol its path as `demangled` (`function` keeps the symbol).
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::{json, Map, Value};
         let loc = |l: &DebugLoc| json!({"file": l.file, "line": l.line, "column": l.column});
@@ -108,6 +109,9 @@ impl Remark {
             o.insert("debug_loc".into(), loc(l));
         }
         o.insert("function".into(), json!(self.function));
+        if let std::borrow::Cow::Owned(shown) = crate::names::display_name(&self.function) {
+            o.insert("demangled".into(), json!(shown));
+        }
         if let Some(h) = self.hotness {
             o.insert("hotness".into(), json!(h));
         }

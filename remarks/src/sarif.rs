@@ -4,9 +4,12 @@
 //! One run; the driver `rld remarks` lists the policy's rules (`deny-1`, ...; the message as
 //! short description); each violation is a result of level `error` located at its remark's
 //! `DebugLoc` (none for `require`). SARIF regions start at line and column 1, so LLVM's 0
-//! ("unknown") leaves the region, or its column, out.
+//! ("unknown") leaves the region, or its column, out. A result's logical location is the
+//! remark's function: its symbol as `name` and, for a Rust symbol, the demangled path as
+//! `fullyQualifiedName`; messages name it demangled.
 
 use crate::check::{CheckReport, Finding};
+use crate::names::display_name;
 use crate::policy::RuleKind;
 use serde_json::{json, Map, Value};
 
@@ -46,7 +49,7 @@ impl CheckReport {
                 result.insert("ruleIndex".into(), json!(v.rule));
                 result.insert("level".into(), json!("error"));
                 let text = match v.finding.remark() {
-                    Some(r) => format!("{}: {}", r.function, self.describe(v)),
+                    Some(r) => format!("{}: {}", display_name(&r.function), self.describe(v)),
                     None => self.describe(v),
                 };
                 result.insert("message".into(), json!({ "text": text }));
@@ -68,10 +71,11 @@ impl CheckReport {
                         }
                         location.insert("physicalLocation".into(), Value::Object(physical));
                     }
-                    location.insert(
-                        "logicalLocations".into(),
-                        json!([{ "name": r.function, "kind": "function" }]),
-                    );
+                    let mut function = json!({ "name": r.function, "kind": "function" });
+                    if let std::borrow::Cow::Owned(shown) = display_name(&r.function) {
+                        function["fullyQualifiedName"] = json!(shown);
+                    }
+                    location.insert("logicalLocations".into(), json!([function]));
                     result.insert("locations".into(), json!([location]));
                     let mut props = json!({
                         "remarkKind": &r.kind.tag()[1..],

@@ -2,6 +2,8 @@
 //! function, source file, argument values and hotness, each field a glob or a regex.
 
 use crate::model::{Remark, RemarkKind};
+use crate::names::display_name;
+use std::borrow::Cow;
 
 /// A text pattern: a glob (`*` any run of characters, `/` included; `?` one character;
 /// `[abc]` a class), or a regular expression when written `re:...`. Both match the whole
@@ -27,6 +29,13 @@ impl Pattern {
 
     pub fn matches(&self, text: &str) -> bool {
         self.regex.is_match(text)
+    }
+
+    /// Whether the pattern matches a symbol name as written or as people read it
+    /// ([`display_name`]: `remarks_rs::*` matches `_ZN10remarks_rs7compute17h...E`).
+    pub fn matches_name(&self, name: &str) -> bool {
+        self.matches(name)
+            || matches!(display_name(name), Cow::Owned(shown) if self.matches(&shown))
     }
 
     pub fn as_str(&self) -> &str {
@@ -95,10 +104,12 @@ pub struct Selector {
     pub kinds: Vec<RemarkKind>,
     pub pass: Option<Pattern>,
     pub name: Option<Pattern>,
+    /// The function's symbol or, for a Rust symbol, its demangled path.
     pub function: Option<Pattern>,
     /// The remark's source file (its `DebugLoc`); a remark without one never matches.
     pub file: Option<Pattern>,
-    /// Each `(key, value)`: some argument with that key has a matching value.
+    /// Each `(key, value)`: some argument with that key has a matching value (a `Callee`
+    /// symbol, say, as written or demangled).
     pub args: Vec<(String, Pattern)>,
     pub min_hotness: Option<u64>,
 }
@@ -111,7 +122,7 @@ impl Selector {
             && self
                 .function
                 .as_ref()
-                .is_none_or(|p| p.matches(&r.function))
+                .is_none_or(|p| p.matches_name(&r.function))
             && self
                 .file
                 .as_ref()
@@ -119,7 +130,7 @@ impl Selector {
             && self.args.iter().all(|(key, value)| {
                 r.args
                     .iter()
-                    .any(|a| a.key == *key && value.matches(&a.value))
+                    .any(|a| a.key == *key && value.matches_name(&a.value))
             })
             && self
                 .min_hotness
@@ -225,5 +236,45 @@ mod tests {
         s.kinds = vec![RemarkKind::Passed];
         assert!(!s.matches(&r));
         assert!(parse_kind("!Analysis").is_ok() && parse_kind("bogus").is_err());
+    }
+
+    #[test]
+    fn functions_and_arguments_match_as_symbols_or_paths() {
+        // As rustc 1.95 names `remarks_rs::run` and `remarks_rs::compute`.
+        let run = "_ZN10remarks_rs3run17h05813c08e676a53cE";
+        let compute = "_ZN10remarks_rs7compute17h66b77482d666be50E";
+        let r = Remark {
+            kind: RemarkKind::Passed,
+            pass: "inline".into(),
+            name: "Inlined".into(),
+            debug_loc: None,
+            function: run.into(),
+            hotness: None,
+            args: vec![RemarkArg {
+                key: "Callee".into(),
+                value: compute.into(),
+                debug_loc: None,
+            }],
+        };
+        let by = |function: &str, callee: &str| Selector {
+            function: Some(Pattern::new(function).unwrap()),
+            args: vec![Selector::parse_arg(&format!("Callee={callee}")).unwrap()],
+            ..Default::default()
+        };
+        for (function, callee) in [
+            ("remarks_rs::run", "remarks_rs::compute"),
+            ("re:remarks_rs::(run|main)", "*::compute"),
+            (run, compute),
+            ("_ZN10remarks_rs3run*", "_ZN*compute*"),
+        ] {
+            assert!(by(function, callee).matches(&r), "{function} {callee}");
+        }
+        assert!(!by("remarks_rs::compute", "*").matches(&r));
+        // The hash is not part of the path.
+        assert!(!by("remarks_rs::run::h05813c08e676a53c", "*").matches(&r));
+        // A C name is only itself.
+        let mut c = r.clone();
+        c.function = "run".into();
+        assert!(by("run", "*").matches(&c) && !by("remarks_rs::run", "*").matches(&c));
     }
 }

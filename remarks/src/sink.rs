@@ -1,6 +1,6 @@
 //! Where remarks go: a file in LLVM's YAML or bitstream format, or JSON lines, written one
-//! remark at a time (the bitstream writer keeps its compact encoding until the end, since
-//! LLVM's standalone format puts the string table first).
+//! remark at a time (the bitstream writer keeps only its string table, written at the end
+//! as LLVM 22 does).
 
 use crate::bitstream::BitstreamWriter;
 use crate::model::Remark;
@@ -47,7 +47,7 @@ impl<W: Write> RemarkSink<W> {
         }
     }
 
-    /// Ends the output (the bitstream format writes everything here); the writer back.
+    /// Ends the output (the bitstream format writes its string table here); the writer back.
     pub fn finish(self) -> io::Result<W> {
         match self {
             RemarkSink::Yaml(out) | RemarkSink::JsonLines(out) => Ok(out),

@@ -2,6 +2,7 @@
 //! file and function, and the most frequent reasons for missed optimizations.
 
 use crate::model::{Remark, RemarkKind};
+use crate::names::display_name;
 use std::collections::HashMap;
 use std::io::{self, Write};
 
@@ -151,7 +152,7 @@ impl Summary {
         }
         writeln!(out, "\ntop {n} functions (remarks, missed):")?;
         for (f, (c, m)) in self.functions_top(n) {
-            writeln!(out, "  {c:>10} {m:>8}  {f}")?;
+            writeln!(out, "  {c:>10} {m:>8}  {}", display_name(&f))?;
         }
         Ok(())
     }
@@ -180,7 +181,7 @@ impl Summary {
         }
         writeln!(out, "\n| function | remarks | missed |\n|---|---:|---:|")?;
         for (f, (c, m)) in self.functions_top(n) {
-            writeln!(out, "| `{}` | {c} | {m} |", cell(&f))?;
+            writeln!(out, "| `{}` | {c} | {m} |", cell(&display_name(&f)))?;
         }
         writeln!(out, "\n| source file | remarks |\n|---|---:|")?;
         for (f, c) in self.files_top(n) {
@@ -189,8 +190,17 @@ impl Summary {
         Ok(())
     }
 
+    /// The counts as JSON. A function is its symbol, as the remarks name it, with the Rust
+    /// path as `demangled` when it is a Rust symbol.
     pub fn to_json(&self, n: usize) -> serde_json::Value {
         use serde_json::json;
+        let function = |f: String, c: u64, m: u64| {
+            let mut row = json!({"function": f, "count": c, "missed": m});
+            if let std::borrow::Cow::Owned(shown) = display_name(&f) {
+                row["demangled"] = json!(shown);
+            }
+            row
+        };
         json!({
             "total": self.total,
             "files": self.files,
@@ -199,7 +209,7 @@ impl Summary {
             "names": self.names(n).into_iter().map(|((p, name, k), c)| json!({"pass": p, "name": name, "kind": k, "count": c})).collect::<Vec<_>>(),
             "missed": self.missed(n).into_iter().map(|((p, name), c)| json!({"pass": p, "name": name, "count": c})).collect::<Vec<_>>(),
             "source_files": self.files_top(n).into_iter().map(|(f, c)| json!({"file": f, "count": c})).collect::<Vec<_>>(),
-            "functions": self.functions_top(n).into_iter().map(|(f, (c, m))| json!({"function": f, "count": c, "missed": m})).collect::<Vec<_>>(),
+            "functions": self.functions_top(n).into_iter().map(|(f, (c, m))| function(f, c, m)).collect::<Vec<_>>(),
         })
     }
 }
@@ -242,5 +252,37 @@ mod tests {
         assert!(String::from_utf8(text)
             .unwrap()
             .starts_with(&format!("{} remarks", s.total)));
+    }
+
+    #[test]
+    fn rust_functions_are_shown_as_paths() {
+        let run = "_ZN10remarks_rs3run17h05813c08e676a53cE";
+        let mut s = Summary::default();
+        for function in [run, run, "c_entry"] {
+            s.add(&crate::dead_function_remark(function, None));
+        }
+        let mut text = Vec::new();
+        s.write_text(&mut text, 5).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(
+            text.contains("         2        0  remarks_rs::run\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  c_entry\n") && !text.contains("_ZN"),
+            "{text}"
+        );
+        let mut markdown = Vec::new();
+        s.write_markdown(&mut markdown, 5).unwrap();
+        let markdown = String::from_utf8(markdown).unwrap();
+        assert!(
+            markdown.contains("| `remarks_rs::run` | 2 | 0 |"),
+            "{markdown}"
+        );
+        let json = s.to_json(5);
+        assert_eq!(json["functions"][0]["function"], run);
+        assert_eq!(json["functions"][0]["demangled"], "remarks_rs::run");
+        assert_eq!(json["functions"][1]["function"], "c_entry");
+        assert!(json["functions"][1].get("demangled").is_none());
     }
 }

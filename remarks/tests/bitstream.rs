@@ -1,26 +1,30 @@
-//! rld's bitstream remarks checked against LLVM 14 itself:
+//! rld's bitstream remarks checked against LLVM 22 itself, whose parser reads only its own
+//! container version (1), and against LLVM 14's files (version 0), which rld still reads:
 //!
 //! - the remarks of LLVM's own YAML files (tests/data) survive a trip through the bitstream
 //!   writer and reader, and take much less room;
-//! - LLVM's remark parser (llvm-c/Remarks.h, `LLVMRemarkParserCreateBitstream`), through a
-//!   tiny C program compiled at test time against `llvm-config-14` (support/dump_remarks.c),
-//!   reads what `BitstreamWriter` writes and finds the same remarks, field by field;
-//! - LLVM's own serializer (C++, `createRemarkSerializer` in standalone mode, given the
-//!   string table in the same order) writes the very same bytes;
+//! - LLVM 22's remark parser (llvm-c/Remarks.h, `LLVMRemarkParserCreateBitstream`), through a
+//!   tiny C program compiled at test time against `llvm-config-22` (support/dump_remarks.c),
+//!   reads what `BitstreamWriter`, `RemarkSink` and `rld remarks filter --format bitstream`
+//!   write and finds the same remarks as the YAML they came from, field by field;
+//! - LLVM 22's own serializer, given the same remarks (support/write_remarks.cpp), writes the
+//!   very same bytes, and so does clang-22: rld rewrites its remark file byte for byte;
+//! - LLVM 14's standalone files (container version 0, which LLVM 22 refuses) are still read,
+//!   both as LLVM 14 writes them at test time and as kept in tests/data;
 //! - the separate remarks file clang-14 writes is refused with a clear message;
 //! - mangled files give errors, never panics.
 //!
-//! Each LLVM test prints why and passes when the tool it needs is not installed.
+//! (llvm_tools.rs reads clang-22's bitstream files too.) A test whose LLVM tool is not
+//! installed fails, naming the Debian package.
 
 mod support;
 
+use rld_remarks::sink::{RemarkSink, SinkFormat};
 use rld_remarks::{is_bitstream, parse_yaml, read_bitstream, BitstreamWriter, Remark, RemarkKind};
-use std::path::PathBuf;
 use std::process::Command;
-use std::sync::OnceLock;
 use support::{
-    arg, build_against_llvm, data, expected_dump, installed, llvm_reads, loc, remark_dumper, run,
-    work_dir, DATA_FILES,
+    arg, clang_remarks, data, expected_dump, llvm_reads, llvm_writes, loc, remark_dumper,
+    remark_writer, remarks_cli, require, run, work_dir, DATA_FILES,
 };
 
 fn write(remarks: &[Remark]) -> Vec<u8> {
@@ -121,133 +125,210 @@ fn awkward_remarks() -> Vec<Remark> {
         .collect()
 }
 
-/// Reads a bitstream file with LLVM's parser, then writes its remarks again with LLVM's
-/// standalone serializer, the string table filled in the order `emitRemarkBlock` (and
-/// rld) add strings.
-const LLVM_RESERIALIZER: &str = r#"
-#include <llvm/Remarks/Remark.h>
-#include <llvm/Remarks/RemarkParser.h>
-#include <llvm/Remarks/RemarkSerializer.h>
-#include <llvm/Remarks/RemarkStringTable.h>
-#include <llvm/Support/Error.h>
-#include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/raw_ostream.h>
-#include <memory>
-#include <vector>
-
-using namespace llvm;
-
-int main(int argc, char **argv) {
-  auto Buf = MemoryBuffer::getFile(argv[1]);
-  if (!Buf) return 2;
-  auto Parser = remarks::createRemarkParser(remarks::Format::Bitstream, (*Buf)->getBuffer());
-  if (!Parser) {
-    errs() << toString(Parser.takeError()) << "\n";
-    return 1;
-  }
-  std::vector<std::unique_ptr<remarks::Remark>> All;
-  while (true) {
-    auto R = (*Parser)->next();
-    if (!R) {
-      Error E = R.takeError();
-      if (E.isA<remarks::EndOfFileError>()) {
-        consumeError(std::move(E));
-        break;
-      }
-      errs() << toString(std::move(E)) << "\n";
-      return 1;
-    }
-    All.push_back(std::move(*R));
-  }
-  remarks::StringTable StrTab;
-  for (auto &R : All) {
-    StrTab.add(R->RemarkName);
-    StrTab.add(R->PassName);
-    StrTab.add(R->FunctionName);
-    if (R->Loc) StrTab.add(R->Loc->SourceFilePath);
-    for (auto &A : R->Args) {
-      StrTab.add(A.Key);
-      StrTab.add(A.Val);
-      if (A.Loc) StrTab.add(A.Loc->SourceFilePath);
-    }
-  }
-  std::error_code EC;
-  raw_fd_ostream OS(argv[2], EC);
-  if (EC) return 2;
-  auto S = remarks::createRemarkSerializer(remarks::Format::Bitstream,
-                                           remarks::SerializerMode::Standalone, OS,
-                                           std::move(StrTab));
-  if (!S) {
-    errs() << toString(S.takeError()) << "\n";
-    return 1;
-  }
-  for (auto &R : All) (*S)->emit(*R);
-  return 0;
-}
-"#;
-
-fn llvm_reserializer() -> Option<PathBuf> {
-    static CELL: OnceLock<Option<PathBuf>> = OnceLock::new();
-    build_against_llvm(
-        &CELL,
-        "bitstream-reserializer",
-        "c++",
-        "--cxxflags",
-        LLVM_RESERIALIZER,
-    )
-}
-
 fn remark_sets() -> Vec<(&'static str, Vec<Remark>)> {
-    let mut sets = vec![("awkward", awkward_remarks())];
+    let mut sets = vec![("awkward", awkward_remarks()), ("none", vec![])];
     for name in DATA_FILES {
         sets.push((name, parse_yaml(&data(name)).unwrap()));
     }
     sets
 }
 
-#[test]
-fn llvm_parser_reads_rld_bitstream_as_written() {
-    let Some(dumper) = remark_dumper() else {
-        return;
-    };
-    for (name, remarks) in remark_sets() {
-        assert_eq!(
-            llvm_reads(&dumper, &format!("{name}.bitstream"), write(&remarks)),
-            expected_dump(&remarks, str::to_string),
-            "LLVM read {name} differently"
-        );
+/// What LLVM 22's parser reads from `bytes`, written as `name`; no remarks for an empty file
+/// (which has no magic to choose the bitstream parser by, so it is named).
+fn llvm_22_reads(name: &str, bytes: Vec<u8>) -> String {
+    let dumper = remark_dumper(22);
+    if bytes.is_empty() {
+        let path = dumper.with_file_name(name);
+        std::fs::write(&path, bytes).unwrap();
+        return run(Command::new(&dumper).arg(&path).arg("bitstream"));
     }
-    // No remarks: rld, like LLVM, writes nothing, which LLVM's bitstream parser (named, as
-    // an empty file has no magic to choose it by) reads as no remarks.
-    let path = dumper.with_file_name("empty.bitstream");
-    std::fs::write(&path, write(&[])).unwrap();
-    assert_eq!(run(Command::new(&dumper).arg(&path).arg("bitstream")), "");
+    llvm_reads(&dumper, name, bytes)
 }
 
 #[test]
-fn llvm_serializer_writes_the_same_bytes() {
-    let Some(reserializer) = llvm_reserializer() else {
-        return;
-    };
+fn llvm_22_parser_reads_rld_bitstream_as_written() {
+    for (name, remarks) in remark_sets() {
+        let bytes = write(&remarks);
+        // The container LLVM 22 requires: version 1, a remarks file.
+        if !remarks.is_empty() {
+            let dump = run(Command::new("llvm-bcanalyzer-22")
+                .arg("-dump")
+                .arg(write_file(&format!("{name}.bcanalyzer.bitstream"), &bytes)));
+            assert!(
+                dump.contains("<Container info abbrevid=4 op0=1 op1=1/>"),
+                "{name}:\n{dump}"
+            );
+        }
+        assert_eq!(
+            llvm_22_reads(&format!("{name}.bitstream"), bytes),
+            expected_dump(&remarks, str::to_string),
+            "LLVM 22 read {name} differently"
+        );
+    }
+}
+
+/// `bytes` as a file in the test binary's scratch directory.
+fn write_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn llvm_22_serializer_writes_the_same_bytes() {
+    let writer = remark_writer(22);
     for (name, remarks) in remark_sets() {
         let ours = write(&remarks);
-        let path = reserializer.with_file_name(format!("{name}.bitstream"));
-        let theirs = reserializer.with_file_name(format!("{name}.llvm.bitstream"));
-        std::fs::write(&path, &ours).unwrap();
-        run(Command::new(&reserializer).arg(&path).arg(&theirs));
-        let theirs = std::fs::read(&theirs).unwrap();
+        let theirs = llvm_writes(&writer, &format!("{name}.llvm22.bitstream"), &remarks);
         if let Some(i) = ours.iter().zip(&theirs).position(|(a, b)| a != b) {
-            panic!("{name}: rld's bytes differ from LLVM's at byte {i}");
+            panic!("{name}: rld's bytes differ from LLVM 22's at byte {i}");
         }
         assert_eq!(ours.len(), theirs.len(), "{name}");
     }
 }
 
+/// clang-22's own remark file, read and written again by rld, is the same file: the same
+/// container, blocks, abbreviations and string table order.
+#[test]
+fn clang_22_bitstream_is_rewritten_byte_for_byte() {
+    let dir = work_dir("clang-22-rewrite");
+    let path = clang_remarks("clang-22", &dir, "clang-22", "bitstream");
+    let theirs = std::fs::read(&path).unwrap();
+    let remarks = read(&theirs);
+    assert!(remarks.len() > 5, "{remarks:?}");
+    let ours = write(&remarks);
+    if let Some(i) = ours.iter().zip(&theirs).position(|(a, b)| a != b) {
+        panic!("rld's bytes differ from clang-22's at byte {i}");
+    }
+    assert_eq!(ours.len(), theirs.len());
+}
+
+/// The two ways rld writes bitstream besides `BitstreamWriter` itself: `rld remarks filter
+/// --format bitstream`, and `RemarkSink`, which the linker's `--opt-remarks-format=bitstream`
+/// writes through. LLVM 22 reads both as the YAML they came from.
+#[test]
+fn filter_and_sink_bitstream_is_read_by_llvm_22() {
+    let dir = work_dir("filter-bitstream");
+    for name in DATA_FILES {
+        let input = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+        let remarks = parse_yaml(&data(name)).unwrap();
+        let out = dir.join(format!("{name}.bitstream"));
+        let out_arg = out.to_str().unwrap();
+        let (status, _) = remarks_cli(["filter", "--format", "bitstream", &input, "-o", out_arg]);
+        assert_eq!(status, 0, "{name}");
+        let filtered = std::fs::read(&out).unwrap();
+        assert_eq!(filtered, write(&remarks), "{name}");
+        assert_eq!(
+            llvm_22_reads(&format!("{name}.filtered.bitstream"), filtered),
+            expected_dump(&remarks, str::to_string),
+            "{name}"
+        );
+
+        // Only the passed remarks, through the sink.
+        let passed: Vec<Remark> = remarks
+            .into_iter()
+            .filter(|r| r.kind == RemarkKind::Passed)
+            .collect();
+        let mut sink = RemarkSink::new(SinkFormat::Bitstream, Vec::new());
+        for r in &passed {
+            sink.add(r).unwrap();
+        }
+        let sunk = sink.finish().unwrap();
+        assert_eq!(sunk, write(&passed), "{name}");
+        assert_eq!(
+            llvm_22_reads(&format!("{name}.sink.bitstream"), sunk),
+            expected_dump(&passed, str::to_string),
+            "{name}"
+        );
+    }
+    // A filter nothing passes writes an empty file, as LLVM would: no remarks to LLVM 22.
+    let input = format!(
+        "{}/tests/data/{}",
+        env!("CARGO_MANIFEST_DIR"),
+        DATA_FILES[0]
+    );
+    let out = dir.join("nothing.bitstream");
+    let out_arg = out.to_str().unwrap();
+    let (status, _) = remarks_cli([
+        "filter",
+        "--format",
+        "bitstream",
+        "--pass",
+        "no-such-pass",
+        &input,
+        "-o",
+        out_arg,
+    ]);
+    assert_eq!(status, 0);
+    let empty = std::fs::read(&out).unwrap();
+    assert_eq!(empty, b"");
+    assert_eq!(llvm_22_reads("nothing.bitstream", empty), "");
+}
+
+/// LLVM 14's standalone container (version 0, the string table before the remarks), which
+/// LLVM 22 refuses, is still read by rld: as LLVM 14's serializer writes it for each set of
+/// remarks, and as tests/data keeps one (clang-O2-pgo.opt.yaml's remarks, so written).
+#[test]
+fn llvm_14_standalone_files_are_read() {
+    let writer = remark_writer(14);
+    for (name, remarks) in remark_sets() {
+        let v0 = llvm_writes(&writer, &format!("{name}.llvm14.bitstream"), &remarks);
+        assert_eq!(read(&v0), remarks, "{name}");
+        if remarks.is_empty() {
+            assert_eq!(v0, b"");
+            continue;
+        }
+        let dump = run(Command::new("llvm-bcanalyzer-22")
+            .arg("-dump")
+            .arg(writer.with_file_name(format!("{name}.llvm14.bitstream"))));
+        assert!(
+            dump.contains("<Container info abbrevid=4 op0=0 op1=2/>"),
+            "{name}:\n{dump}"
+        );
+        // Why rld no longer writes it.
+        let out = Command::new(remark_dumper(22))
+            .arg(writer.with_file_name(format!("{name}.llvm14.bitstream")))
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("Unsupported remark container version (expected: 1, read: 0)"),
+            "{name}: {err}"
+        );
+    }
+    let kept = std::fs::read(format!(
+        "{}/tests/data/clang-O2-pgo.opt.v0.bitstream",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let remarks = parse_yaml(&data("clang-O2-pgo.opt.yaml")).unwrap();
+    assert_eq!(
+        kept,
+        llvm_writes(&writer, "kept.llvm14.bitstream", &remarks)
+    );
+}
+
+/// The kept LLVM 14 file reads as the YAML it was written from, with no LLVM installed.
+#[test]
+fn kept_llvm_14_standalone_file_is_read() {
+    let kept = std::fs::read(format!(
+        "{}/tests/data/clang-O2-pgo.opt.v0.bitstream",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let remarks = parse_yaml(&data("clang-O2-pgo.opt.yaml")).unwrap();
+    assert!(remarks.iter().all(|r| r.hotness.is_some()));
+    assert_eq!(read(&kept), remarks);
+    // Rewritten, it is LLVM 22's container, the same remarks.
+    let rewritten = write(&read(&kept));
+    assert_ne!(rewritten, kept);
+    assert_eq!(read(&rewritten), remarks);
+}
+
 #[test]
 fn clang_separate_remarks_file_is_refused_for_its_missing_string_table() {
-    if !installed("clang-14") {
-        return;
-    }
+    require("clang-14");
     let dir = work_dir("clang-separate-bitstream");
     std::fs::write(
         dir.join("t.c"),

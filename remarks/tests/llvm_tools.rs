@@ -1,28 +1,32 @@
-//! rld's remark YAML checked against LLVM 14 itself:
+//! rld's remark files checked against LLVM itself, LLVM 22 and, for old files, LLVM 14:
 //!
-//! - LLVM's own remark parser (llvm-c/Remarks.h, `LLVMRemarkParserCreateYAML`), through a tiny
-//!   C program compiled at test time against `llvm-config-14` (support/dump_remarks.c),
-//!   reads what `format_yaml` writes and finds the same remarks, field by field; on LLVM's
-//!   own files it agrees with `parse_yaml`. LLVM 14's parser does not unquote: it returns a
-//!   scalar's raw text with one leading and one trailing `'` dropped
+//! - LLVM 22's remark parser (llvm-c/Remarks.h, `LLVMRemarkParserCreateYAML`), through a tiny
+//!   C program compiled at test time against `llvm-config-22` (support/dump_remarks.c),
+//!   reads what `format_yaml` writes and finds the same remarks, field by field; on LLVM 14's
+//!   files (tests/data) it agrees with `parse_yaml`. LLVM's parser (14 as 22) does not
+//!   unquote: it returns a scalar's raw text with one leading and one trailing `'` dropped
 //!   (YAMLRemarkParser::parseStr), so `it''s` stays doubled and a double-quoted string keeps
 //!   its quotes and escapes. The comparison applies the same rule to what rld wrote
 //!   ([`llvm_view`]).
-//! - clang-14 writes remarks for source files with awkward names (quotes, `#`, `:`, spaces,
-//!   UTF-8, invisible characters, a line break); rld rewrites them byte for byte.
-//! - `llvm-opt-report-14` renders rld's remarks onto the source.
+//! - clang-14 and clang-22 write remarks for source files with awkward names (quotes, `#`,
+//!   `:`, spaces, UTF-8, invisible characters, a line break); rld reads both, and rewrites
+//!   clang-14's byte for byte (it writes LLVM 14's YAML).
+//! - The remark files of clang-14 and clang-22, YAML and bitstream, are read as LLVM reads
+//!   them (clang-14's separate bitstream file is refused: its strings are in the object).
+//! - `llvm-opt-report-22` renders rld's remarks onto the source.
 //!
-//! Each test prints why and passes when the LLVM tool it needs is not installed.
+//! A test whose LLVM tool is not installed fails, naming the Debian package.
 
 mod support;
 
 use rld_remarks::{format_yaml, parse_yaml, Remark, RemarkKind};
 use std::process::Command;
 use support::{
-    arg, data, expected_dump, installed, llvm_reads, loc, remark_dumper, run, work_dir, DATA_FILES,
+    arg, clang_remarks, data, expected_dump, llvm_reads, loc, remark_dumper, require, run,
+    work_dir, DATA_FILES,
 };
 
-/// What LLVM 14's remark parser returns for a string rld wrote: the raw scalar, as
+/// What LLVM's remark parser returns for a string rld wrote: the raw scalar, as
 /// `quote` wrote it, with one leading and one trailing single quote dropped.
 fn llvm_view(s: &str) -> String {
     let raw = rld_remarks::yaml::quote(s);
@@ -99,9 +103,7 @@ fn awkward_remarks() -> Vec<Remark> {
 
 #[test]
 fn llvm_parser_reads_rld_remarks_as_written() {
-    let Some(dumper) = remark_dumper() else {
-        return;
-    };
+    let dumper = remark_dumper(22);
     let remarks = awkward_remarks();
     let yaml = format_yaml(&remarks);
     assert_eq!(
@@ -122,9 +124,7 @@ fn llvm_parser_reads_rld_remarks_as_written() {
 
 #[test]
 fn llvm_parser_and_parse_yaml_agree_on_llvm_files() {
-    let Some(dumper) = remark_dumper() else {
-        return;
-    };
+    let dumper = remark_dumper(22);
     for name in DATA_FILES {
         let text = data(name);
         let ours = parse_yaml(&text).unwrap();
@@ -138,9 +138,8 @@ fn llvm_parser_and_parse_yaml_agree_on_llvm_files() {
 
 #[test]
 fn clang_remarks_for_awkward_file_names_round_trip() {
-    if !installed("clang-14") {
-        return;
-    }
+    let compilers = ["clang-14", "clang-22"];
+    compilers.iter().for_each(|c| require(c));
     let dir = work_dir("awkward-names");
     let names = [
         "it's.c",
@@ -161,7 +160,8 @@ fn clang_remarks_for_awkward_file_names_round_trip() {
         "emoji\u{1f600}.c",
         "[brackets]{braces}.c",
         "%percent@at.c",
-        // Where LLVM 14's printable-character table decides between raw and escaped.
+        // Where LLVM's printable-character table decides between raw and escaped (LLVM 22's
+        // writes U+034F raw, where LLVM 14's escapes it).
         "shy\u{ad}.c",
         "cgj\u{34f}.c",
         "mvs\u{180e}.c",
@@ -181,30 +181,84 @@ fn clang_remarks_for_awkward_file_names_round_trip() {
                   int f(int *p, int n) { int s = 0; for (int i = 0; i < n; i++) s += sq(p[i]) + ext(i); return s; }\n";
     for name in names {
         std::fs::write(dir.join(name), source).unwrap();
-        let yaml = dir.join("out.opt.yaml");
-        run(Command::new("clang-14")
-            .current_dir(&dir)
-            .args(["-x", "c", "-O2", "-g", "-c", "-o", "out.o"])
-            .arg("-fsave-optimization-record")
-            .arg(format!("-foptimization-record-file={}", yaml.display()))
-            .arg(name));
+        for clang in compilers {
+            let yaml = dir.join("out.opt.yaml");
+            run(Command::new(clang)
+                .current_dir(&dir)
+                .args(["-x", "c", "-O2", "-g", "-c", "-o", "out.o"])
+                .arg("-fsave-optimization-record")
+                .arg(format!("-foptimization-record-file={}", yaml.display()))
+                .arg(name));
+            let text = std::fs::read_to_string(&yaml).unwrap();
+            let remarks =
+                parse_yaml(&text).unwrap_or_else(|e| panic!("{clang} {name:?}: {e}\n{text}"));
+            assert!(
+                remarks
+                    .iter()
+                    .any(|r| r.debug_loc.as_ref().is_some_and(|l| l.file == name)),
+                "{clang} {name:?}: no remark names the file\n{text}"
+            );
+            let rewritten = format_yaml(&remarks);
+            if clang == "clang-14" {
+                assert_eq!(rewritten, text, "{name:?}");
+            } else {
+                assert_eq!(parse_yaml(&rewritten).unwrap(), remarks, "{clang} {name:?}");
+            }
+        }
+    }
+}
+
+/// The remark files clang-14 and clang-22 write for the same C file, YAML and bitstream, read
+/// by rld as LLVM 22's own parser reads them: clang-14's YAML, clang-22's YAML and clang-22's
+/// bitstream (container version 1, its string table after the remarks), which holds the same
+/// remarks as its YAML. clang-14's bitstream file is the separate kind whose strings are in
+/// the object, which rld refuses, saying so (as LLVM 22 refuses its container version).
+#[test]
+fn clang_14_and_clang_22_remark_files_are_read() {
+    let dir = work_dir("clang-versions");
+    let dumper = remark_dumper(22);
+    for (clang, llvm) in [("clang-14", 14), ("clang-22", 22)] {
+        let yaml = clang_remarks(clang, &dir, clang, "yaml");
         let text = std::fs::read_to_string(&yaml).unwrap();
-        let remarks = parse_yaml(&text).unwrap_or_else(|e| panic!("{name:?}: {e}\n{text}"));
+        let from_yaml = parse_yaml(&text).unwrap_or_else(|e| panic!("{clang}: {e}"));
         assert!(
-            remarks
-                .iter()
-                .any(|r| r.debug_loc.as_ref().is_some_and(|l| l.file == name)),
-            "{name:?}: no remark names the file\n{text}"
+            from_yaml.iter().any(|r| r.pass == "inline"
+                && r.function == "sum_squares"
+                && r.args.iter().any(|a| a.value == "square")),
+            "{clang}: no inlining of square\n{text}"
         );
-        assert_eq!(format_yaml(&remarks), text, "{name:?}");
+        assert_eq!(
+            run(Command::new(&dumper).arg(&yaml)),
+            expected_dump(&from_yaml, llvm_view),
+            "{clang}: LLVM reads its YAML differently"
+        );
+        let path = clang_remarks(clang, &dir, clang, "bitstream");
+        let bitstream = std::fs::read(&path).unwrap();
+        assert!(rld_remarks::is_bitstream(&bitstream), "{clang}");
+        match (llvm, rld_remarks::read_bitstream(&bitstream)) {
+            (14, Err(e)) => assert!(e.message.contains("string table is missing"), "{e}"),
+            (14, Ok(_)) => panic!("clang-14's separate bitstream file was read"),
+            (_, read) => {
+                let from_bitstream: Vec<Remark> = read
+                    .and_then(|remarks| remarks.collect())
+                    .unwrap_or_else(|e| panic!("{clang}'s bitstream: {e}"));
+                assert_eq!(
+                    from_bitstream, from_yaml,
+                    "{clang}: bitstream and YAML differ"
+                );
+                assert_eq!(
+                    run(Command::new(&dumper).arg(&path)),
+                    expected_dump(&from_bitstream, str::to_string),
+                    "{clang}: LLVM reads its bitstream differently"
+                );
+            }
+        }
     }
 }
 
 #[test]
 fn llvm_opt_report_renders_rld_remarks() {
-    if !installed("llvm-opt-report-14") {
-        return;
-    }
+    require("llvm-opt-report-22");
     let dir = work_dir("opt-report");
     std::fs::write(
         dir.join("tu.c"),
@@ -232,7 +286,7 @@ fn llvm_opt_report_renders_rld_remarks() {
     ];
     let yaml = dir.join("rld.opt.yaml");
     std::fs::write(&yaml, format_yaml(&remarks)).unwrap();
-    let report = run(Command::new("llvm-opt-report-14")
+    let report = run(Command::new("llvm-opt-report-22")
         .arg("-r")
         .arg(&dir)
         .arg(&yaml));

@@ -6,7 +6,10 @@
 //! records any script error, rejected promise or `console.error` on `<html data-errors>`, and
 //! the main script marks `<html data-ready>` when it has rendered; chromium's log must also
 //! hold no console message. `a_broken_script_is_caught` shows that a broken page does fail;
-//! `the_controls_work` clicks and types through the page's controls.
+//! `the_controls_work` clicks and types through the page's controls;
+//! `rust_functions_show_their_paths` renders the remarks of a Rust crate (rustc + opt-22).
+
+mod support;
 
 use rld_remarks::{parse_yaml, DebugLoc, HtmlReport, Remark, RemarkArg, RemarkKind};
 use std::path::{Path, PathBuf};
@@ -316,6 +319,90 @@ fn clang_remarks_render_in_chromium() {
     assert!(rows
         .iter()
         .any(|(_, line, text)| *line == 9 && text.contains("return s;")));
+}
+
+/// The text a page shows, without its tags (and so without attributes and link targets).
+fn visible_text(page: &Page) -> String {
+    let body = &page.dom[page.dom.find("<body").unwrap_or(0)..];
+    regex::Regex::new(r"<[^>]*>")
+        .unwrap()
+        .replace_all(body, "\n")
+        .into_owned()
+}
+
+#[test]
+fn rust_functions_show_their_paths() {
+    let dir = TempDir::new("rust");
+    let rust = support::rust_remarks(&dir.0, "rust", &[], "yaml");
+    let mut remarks = parse_yaml(&std::fs::read_to_string(rust).unwrap()).unwrap();
+    let c = support::clang_remarks("clang-22", &dir.0, "c", "yaml");
+    remarks.extend(parse_yaml(&std::fs::read_to_string(c).unwrap()).unwrap());
+    let html = write_report(&dir.0, Some(dir.0.clone()), &remarks);
+    let symbol = |prefix: &str| {
+        remarks
+            .iter()
+            .map(|r| r.function.clone())
+            .find(|f| f.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no function {prefix}..."))
+    };
+    let run_symbol = symbol("_ZN10remarks_rs3run17h");
+
+    // The functions table: paths, with the symbol in the link's tooltip; C names as they are.
+    let page = open(&html, "tab=functions");
+    page.assert_rendered();
+    assert!(
+        page.dom.contains(&format!(
+            "title=\"Remarks in this function ({run_symbol})\">remarks_rs::run</a>"
+        )),
+        "{}",
+        page.dom
+    );
+    assert!(page.dom.contains(">remarks_rs::compute</a>"));
+    assert!(page
+        .dom
+        .contains("title=\"Remarks in this function\">sum_squares</a>"));
+    assert!(page.dom.contains(">c_entry</a>"));
+    let text = visible_text(&page);
+    assert!(
+        !text.contains("_ZN") && !text.contains("_RNv"),
+        "a symbol is shown mangled:\n{text}"
+    );
+
+    // Filtering by function takes the path or the symbol (exact with `=`, else a part).
+    let in_run = remarks.iter().filter(|r| r.function == run_symbol).count();
+    assert!(in_run > 0);
+    for func in [
+        "%3Dremarks_rs::run".to_string(),
+        format!("%3D{run_symbol}"),
+        "_ZN10remarks_rs3run".to_string(),
+    ] {
+        let page = open(&html, &format!("tab=remarks&func={func}"));
+        page.assert_rendered();
+        assert!(
+            page.dom
+                .contains(&format!("{in_run} of {} remarks match", remarks.len())),
+            "{func}"
+        );
+    }
+
+    // A remark's message and details: the callee and caller demangled, the symbol shown too.
+    let inlined = remarks
+        .iter()
+        .position(|r| r.function == run_symbol && r.name == "Inlined")
+        .expect("compute inlined into run");
+    let page = open(
+        &html,
+        &format!("tab=remarks&func=remarks_rs&remark={inlined}"),
+    );
+    page.assert_rendered();
+    let text = visible_text(&page);
+    assert!(
+        text.contains("'remarks_rs::compute' inlined into 'remarks_rs::run'"),
+        "{text}"
+    );
+    assert!(page.dom.contains(&format!(
+        "<dt>Symbol</dt><dd class=\"symbol\">{run_symbol}</dd>"
+    )));
 }
 
 /// Remark strings that would be markup or script if the report mixed them into its HTML.

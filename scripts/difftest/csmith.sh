@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Differential testing of rld's LTO against lld-14 with random C programs from csmith.
+# Differential testing of rld's LTO against lld-22 with random C programs from csmith.
 #
 # Usage: scripts/difftest/csmith.sh [--seeds FIRST..LAST | --hours H] [--variant default|nobitfields]
 #                                   [--out DIR] [--timeout S] [-j N]
@@ -12,10 +12,10 @@
 #   --timeout S          time limit of a program's run, in seconds (default 10)
 #   -j N                 seeds at a time (default: the number of cores)
 #
-# Each seed: `csmith --seed S` writes prog.c; clang-14 -O2 -flto compiles it with its main
+# Each seed: `csmith --seed S` writes prog.c; clang-22 -O2 -flto compiles it with its main
 # renamed csmith_main, and main.c, whose main calls csmith_main, so that the LTO link has two
-# modules. The two are linked by lld-14 (clang-14 -flto -O2 -fuse-ld=lld), the reference, and
-# through clang-14 --ld-path=$RLD (default: this repo's target/release/rld) in six
+# modules. The two are linked by lld-22 (clang-22 -flto -O2 -fuse-ld=lld), the reference, and
+# through clang-22 --ld-path=$RLD (default: this repo's target/release/rld) in six
 # configurations:
 #   rld        rld's defaults             rld-noaa   -Wl,--no-wpa-aa
 #   rld-p1     -Wl,--lto-partitions=1     rld-nocvp  -Wl,--no-cvp
@@ -26,7 +26,7 @@
 # or a loop without end), one that does not compile and one that lld fails to link. An rld
 # build is a difference when rld fails to link it or prints anything while linking, when it
 # does not end within 3x the limit, or when its stdout or exit status are not the lld build's.
-# For a seed with a difference, prog.c is also built with clang-14 -O0
+# For a seed with a difference, prog.c is also built with clang-22 -O0
 # -fsanitize=undefined,address and run (for 20x the limit): only if that build runs clean and
 # prints what the lld build printed is the program's behaviour known, and the difference
 # rld's. Each such difference prints one line,
@@ -107,7 +107,7 @@ cat >"$work/main.c" <<'EOF'
 int csmith_main(int argc, char *argv[]);
 int main(int argc, char *argv[]) { return csmith_main(argc, argv); }
 EOF
-clang-14 -O2 -flto -c "$work/main.c" -o "$work/main.o"
+clang-22 -O2 -flto -c "$work/main.c" -o "$work/main.o"
 
 # What a program did, for a message: the first line of its stdout, or "no output".
 said() {
@@ -146,7 +146,7 @@ status_text() {
 
 # The sanitizer build of prog.c in the current directory: "clean" or what went wrong.
 sanitizers() {
-  if ! timeout 300 clang-14 -O0 -fsanitize=undefined,address -fno-sanitize-recover=all -w \
+  if ! timeout 300 clang-22 -O0 -fsanitize=undefined,address -fno-sanitize-recover=all -w \
     -I"$include" prog.c -o ubsan.out 2>ubsan.build; then
     echo "does not build"; return
   fi
@@ -175,11 +175,11 @@ run_seed() {
     result skip "csmith failed"; return
   fi
   cp "$work/main.c" "$work/main.o" .
-  if ! timeout 300 clang-14 -O2 -flto -w -I"$include" -Dmain=csmith_main -c prog.c -o prog.o \
+  if ! timeout 300 clang-22 -O2 -flto -w -I"$include" -Dmain=csmith_main -c prog.c -o prog.o \
     2>compile.err; then
     result skip "does not compile"; return
   fi
-  if ! timeout 300 clang-14 -flto -O2 -fuse-ld=lld prog.o main.o -o lld.out 2>lld.link; then
+  if ! timeout 300 clang-22 -flto -O2 -fuse-ld=lld prog.o main.o -o lld.out 2>lld.link; then
     result skip "lld fails to link it"; return
   fi
   lrc=0
@@ -196,7 +196,7 @@ run_seed() {
   fi
   for cfg in "${configs[@]}"; do
     # shellcheck disable=SC2086 # the flags are words
-    if ! timeout 300 clang-14 -flto -O2 --ld-path="$rld" ${config_flags[$cfg]} prog.o main.o \
+    if ! timeout 300 clang-22 -flto -O2 --ld-path="$rld" ${config_flags[$cfg]} prog.o main.o \
       -o "$cfg.out" 2>"$cfg.link"; then
       diffs+=("$cfg: link failed: $(head -n1 "$cfg.link" | cut -c1-120)")
       continue
@@ -236,19 +236,19 @@ run_seed() {
   cat >repro.sh <<EOF
 #!/bin/sh
 # csmith seed $s (variant $variant$([ ${#csmith_flags[@]} = 0 ] || echo ": csmith ${csmith_flags[*]}")):
-# builds prog.c + main.c with clang-14 -O2 -flto, links them with lld-14 and with rld in
+# builds prog.c + main.c with clang-22 -O2 -flto, links them with lld-22 and with rld in
 # each configuration that differed, and runs each program.
 # Usage: RLD=/path/to/rld ./repro.sh   (default RLD: $rld)
 cd "\$(dirname "\$0")"
 rld=\${RLD:-$rld}
-clang-14 -O2 -flto -w -I$include -Dmain=csmith_main -c prog.c -o prog.o
-clang-14 -O2 -flto -c main.c -o main.o
-clang-14 -flto -O2 -fuse-ld=lld prog.o main.o -o lld.out
+clang-22 -O2 -flto -w -I$include -Dmain=csmith_main -c prog.c -o prog.o
+clang-22 -O2 -flto -c main.c -o main.o
+clang-22 -flto -O2 -fuse-ld=lld prog.o main.o -o lld.out
 echo "lld:"; timeout $timeout_s ./lld.out; echo "  (\$?)"
 EOF
   for line in "${diffs[@]}"; do
     cfg=${line%%:*}
-    printf '%s\n' "clang-14 -flto -O2 --ld-path=\"\$rld\" ${config_flags[$cfg]} prog.o main.o -o $cfg.out" \
+    printf '%s\n' "clang-22 -flto -O2 --ld-path=\"\$rld\" ${config_flags[$cfg]} prog.o main.o -o $cfg.out" \
       "echo \"$cfg:\"; timeout $((timeout_s * 3)) ./$cfg.out; echo \"  (\$?)\"" >>repro.sh
   done
   chmod +x repro.sh

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Differential testing over the LLVM test-suite: builds and runs it with clang-14 -O2 -flto,
-# linked by lld-14 or by rld, so that the results of the configurations can be compared
+# Differential testing over the LLVM test-suite: builds and runs it with clang-22 -O2 -flto
+# (CC=clang-14 for LLVM 14's bitcode), linked by lld-22 or by rld, so that the results of the configurations can be compared
 # (scripts/difftest/compare.sh).
 #
 # Usage: scripts/difftest/test-suite.sh SRC BUILD_ROOT CONFIG [SUBDIRS]
 #   SRC         a checkout of https://github.com/llvm/llvm-test-suite
 #   BUILD_ROOT  the objects are compiled once, in BUILD_ROOT/objects; each CONFIG then is
 #               BUILD_ROOT/CONFIG, a fresh copy of it configured with the CONFIG's link flags
-#   CONFIG      lld       clang-14 -fuse-ld=lld (lld-14 and its own LTO)
+#   CONFIG      lld       --ld-path=ld.lld-22 (lld-22 and its own LTO)
 #               rld       --ld-path=$RLD (default: this repo's target/release/rld)
 #               rld-p1    rld -Wl,--lto-partitions=1
 #               rld-p16   rld -Wl,--lto-partitions=16
@@ -41,9 +41,11 @@ subdirs=${4:-CTMark}
 build=$(realpath -m "$2/$config")
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 rld=$(realpath -m "${RLD:-$repo/target/release/rld}")
+cc=${CC:-clang-22}
+cxx=${CXX:-${cc/clang/clang++}}
 
 case $config in
-  lld) ldflags="-fuse-ld=lld" ;;
+  lld) ldflags="--ld-path=$(command -v ld.lld-22)" ;;
   rld) ldflags="--ld-path=$rld" ;;
   rld-p1) ldflags="--ld-path=$rld -Wl,--lto-partitions=1" ;;
   rld-p16) ldflags="--ld-path=$rld -Wl,--lto-partitions=16" ;;
@@ -61,7 +63,7 @@ fi
 # needs it) so that the build type's -O3 does not override -O2.
 configure() { # DIR LDFLAGS
   cmake -G Ninja -S "$src" -B "$1" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
     -DCMAKE_C_FLAGS="-O2 -flto" -DCMAKE_CXX_FLAGS="-O2 -flto" \
     -DCMAKE_C_FLAGS_RELEASE=-DNDEBUG -DCMAKE_CXX_FLAGS_RELEASE=-DNDEBUG \
     -DCMAKE_EXE_LINKER_FLAGS="-flto $2" -DTEST_SUITE_COLLECT_COMPILE_TIME=OFF \
@@ -72,7 +74,7 @@ configure() { # DIR LDFLAGS
 # Compile: build the targets of the compile rules (C_COMPILER__..., CXX_COMPILER__...).
 objects=$(realpath -m "$2/objects")
 mkdir -p "$objects"
-configure "$objects" -fuse-ld=lld
+configure "$objects" "--ld-path=$(command -v ld.lld-22)"
 (cd "$objects" && ninja -t targets all | awk -F': ' '$2 ~ /_COMPILER__/ { print $1 }' |
   xargs -r ninja -k 0 >ninja.log 2>&1) || true
 

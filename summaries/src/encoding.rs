@@ -935,7 +935,7 @@ mod tests {
         s.validate().unwrap();
         let bytes = encode(&s);
         assert_eq!(&bytes[..8], b"RLDSUMRY");
-        assert_eq!(bytes[8..12], 8u32.to_le_bytes());
+        assert_eq!(bytes[8..12], FORMAT_VERSION.to_le_bytes());
         assert_eq!(decode(&bytes).unwrap(), s);
     }
 
@@ -946,7 +946,7 @@ mod tests {
             source_file: "a.c".to_string(),
             ..Default::default()
         };
-        let mut expected = b"RLDSUMRY\x08\x00\x00\x00\x03a.o\x03a.c".to_vec();
+        let mut expected = b"RLDSUMRY\x09\x00\x00\x00\x03a.o\x03a.c".to_vec();
         expected.extend_from_slice(&[0; 11]);
         assert_eq!(encode(&s), expected);
     }

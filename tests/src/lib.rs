@@ -35,6 +35,9 @@ use std::time::{Duration, Instant};
 pub enum Compiler {
     /// `clang-22`
     Clang,
+    /// `clang-14`: with `-flto`, LLVM 14's bitcode (typed pointers, the old attributes),
+    /// which rld's LLVM upgrades on read.
+    Clang14,
     /// `gcc` (gcc-12)
     Gcc,
 }
@@ -51,8 +54,10 @@ impl Lang {
     fn compiler(self, cc: Compiler) -> &'static str {
         match (self, cc) {
             (Lang::C, Compiler::Clang) => "clang-22",
+            (Lang::C, Compiler::Clang14) => "clang-14",
             (Lang::C, Compiler::Gcc) => "gcc",
             (Lang::Cxx, Compiler::Clang) => "clang++-22",
+            (Lang::Cxx, Compiler::Clang14) => "clang++-14",
             (Lang::Cxx, Compiler::Gcc) => "g++",
         }
     }

@@ -793,11 +793,11 @@ fn check_copied_pointers(
 #[test]
 fn pointers_copied_as_vector() {
     // Two field copies merged by the SLP vectorizer into one load and store of
-    // <2 x i32 (i32)*>: dst_pair becomes {w1, w3}.
+    // <2 x ptr>: dst_pair becomes {w1, w3}.
     check_copied_pointers(
         ["copy_pair_main.c", "copy_def.c", "copy_fns.c"],
         "copy_pair",
-        &["load <2 x i32 (i32)*>"],
+        &["load <2 x ptr>"],
         "first(10) = 11, second(10) = 13\n",
         &[("pair_first", &["w1"]), ("pair_second", &["w3"])],
     );

@@ -465,14 +465,14 @@ fn remarks_passes_filter() {
 
 #[test]
 fn save_optimization_record_through_plugin_opt() {
-    // clang -fsave-optimization-record passes
-    // --plugin-opt=opt-remarks-filename=<out>.opt.ld.yaml and
-    // --plugin-opt=opt-remarks-format=yaml.
+    // clang-22 -fsave-optimization-record passes
+    // -plugin-opt=opt-remarks-filename=<out>-opt.ld.yaml and
+    // -plugin-opt=opt-remarks-format=yaml.
     let t = Test::new();
     let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
     let flags = lto_flags(None, &["-fsave-optimization-record"]);
     t.link(Driver::ClangRld, &paths(&objs), &strs(&flags), "prog");
-    let all = remarks(&t.path("prog.opt.ld.yaml"));
+    let all = remarks(&t.path("prog-opt.ld.yaml"));
     let dead = dropped_remarks(&all, "unused");
     assert_eq!(dead.len(), 1, "{all:#?}");
 }

@@ -17,11 +17,12 @@ fn bitcode(t: &Test, srcs: &[&str]) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The partition objects `--save-temps` left beside `exe`: `exe.lto.o`, `exe1.lto.o`, ...
+/// The partition objects `--save-temps` left beside `exe`: `exe.lto.o`, `exe.lto.1.o`, ...
+/// (lld-22's names)
 fn partition_objects(exe: &Path) -> Vec<PathBuf> {
     let mut out = vec![PathBuf::from(format!("{}.lto.o", exe.display()))];
     for p in 1.. {
-        let next = PathBuf::from(format!("{}{p}.lto.o", exe.display()));
+        let next = PathBuf::from(format!("{}.lto.{p}.o", exe.display()));
         if !next.exists() {
             break;
         }
@@ -397,7 +398,7 @@ fn callers_in_other_partitions_see_what_a_function_touches() {
     let objects = partition_objects(&exe);
     let caller = defining_partition(&objects, "main");
     assert_ne!(caller, defining_partition(&objects, "peek"));
-    // main's partition declares peek: readonly, from the whole-program mod/ref.
+    // main's partition declares peek: memory(read), from the whole-program mod/ref.
     let bc = PathBuf::from(format!("{}.{caller}.0.preopt.bc", exe.display()));
     let ir = String::from_utf8_lossy(
         &run_checked(
@@ -410,11 +411,11 @@ fn callers_in_other_partitions_see_what_a_function_touches() {
     )
     .into_owned();
     let peek = declaration_attributes(&ir, "peek").unwrap_or_else(|| panic!("{ir}"));
-    assert!(peek.contains("readonly"), "{peek}");
+    assert!(peek.contains("memory(read)"), "{peek}");
     // bump writes: nothing of the kind.
     let bump = declaration_attributes(&ir, "bump").unwrap_or_default();
     assert!(
-        !bump.contains("readonly") && !bump.contains("readnone"),
+        !bump.contains("memory(read)") && !bump.contains("memory(none)"),
         "{bump}"
     );
 }

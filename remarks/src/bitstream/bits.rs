@@ -132,8 +132,10 @@ impl BitWriter {
         self.bits
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        self.bits == 0
+    /// Empties the buffer, keeping its allocation.
+    pub(crate) fn clear(&mut self) {
+        self.bytes.clear();
+        self.bits = 0;
     }
 
     /// The bytes written so far; a partly filled last byte is padded with zeros.

@@ -1,6 +1,7 @@
-//! The remark container's vocabulary (llvm/Remarks/BitstreamRemarkContainer.h, LLVM 14):
-//! block ids, record codes, container types, and the abbreviations LLVM's serializer
-//! declares in BLOCKINFO, with the names it gives them.
+//! The remark container's vocabulary (llvm/Remarks/BitstreamRemarkContainer.h, LLVM 14 and
+//! 22): block ids, record codes, container versions and types, and the abbreviations LLVM's
+//! serializer declares in BLOCKINFO, with the names it gives them. The declarations are the
+//! same for LLVM 14's standalone container and LLVM 22's remarks file.
 
 use super::abbrev::Op;
 use crate::RemarkKind;
@@ -13,8 +14,13 @@ pub(crate) const TOP_LEVEL_ABBREV_WIDTH: u32 = 2;
 pub(crate) const META_BLOCK_ID: u64 = 8;
 pub(crate) const REMARK_BLOCK_ID: u64 = 9;
 
-/// The only versions LLVM 14 writes (`CurrentContainerVersion`, `CurrentRemarkVersion`).
-pub(crate) const CONTAINER_VERSION: u64 = 0;
+/// `CurrentContainerVersion` of LLVM 14 to 21, whose standalone container has its string
+/// table in the META block, before the remarks.
+pub(crate) const CONTAINER_VERSION_EARLY_STRTAB: u64 = 0;
+/// `CurrentContainerVersion` of LLVM 22 (what rld writes), whose remarks file holds its own
+/// string table in a second, late META block after the remarks.
+pub(crate) const CONTAINER_VERSION_LATE_STRTAB: u64 = 1;
+/// `CurrentRemarkVersion`, the same in LLVM 14 to 22.
 pub(crate) const REMARK_VERSION: u64 = 0;
 
 pub(crate) const RECORD_META_CONTAINER_INFO: u64 = 1;
@@ -27,10 +33,15 @@ pub(crate) const RECORD_REMARK_HOTNESS: u64 = 7;
 pub(crate) const RECORD_REMARK_ARG_WITH_DEBUGLOC: u64 = 8;
 pub(crate) const RECORD_REMARK_ARG_WITHOUT_DEBUGLOC: u64 = 9;
 
-/// `BitstreamRemarkContainerType`.
+/// `BitstreamRemarkContainerType`, container version 0.
 pub(crate) const CONTAINER_SEPARATE_REMARKS_META: u64 = 0;
 pub(crate) const CONTAINER_SEPARATE_REMARKS_FILE: u64 = 1;
 pub(crate) const CONTAINER_STANDALONE: u64 = 2;
+/// `BitstreamRemarkContainerType`, container version 1: a link to a remarks file (an object
+/// file's remarks section), and the remarks file itself (META, REMARKs, late META with the
+/// string table).
+pub(crate) const CONTAINER_V1_REMARKS_FILE_EXTERNAL: u64 = 0;
+pub(crate) const CONTAINER_V1_REMARKS_FILE: u64 = 1;
 
 /// A record kind LLVM declares in BLOCKINFO: its name and abbreviation.
 pub(crate) struct RecordLayout {
@@ -59,9 +70,10 @@ impl BlockLayout {
     }
 }
 
-/// The META block of a standalone container, as `setupMetaBlockInfo`,
-/// `setupMetaRemarkVersion` and `setupMetaStrTab` declare it.
-pub(crate) const STANDALONE_META: BlockLayout = BlockLayout {
+/// The META block of a file holding remarks and their string table (LLVM 14's standalone
+/// container, LLVM 22's remarks file), as `setupMetaBlockInfo`, `setupMetaRemarkVersion` and
+/// `setupMetaStrTab` declare it.
+pub(crate) const META: BlockLayout = BlockLayout {
     id: META_BLOCK_ID,
     name: "Meta",
     abbrev_width: 3,
@@ -168,7 +180,7 @@ mod tests {
 
     #[test]
     fn layouts_are_well_formed() {
-        for block in [&STANDALONE_META, &REMARK] {
+        for block in [&META, &REMARK] {
             for (i, r) in block.records.iter().enumerate() {
                 assert_eq!(check(r.ops), Ok(()));
                 assert_eq!(r.ops[0], Op::Literal(r.code));

@@ -1,8 +1,18 @@
 //! Reading bitstream remark files: the magic, BLOCKINFO and META up front (the string table
 //! is needed before any remark can be resolved), then one REMARK block per iteration.
 //!
-//! The container logic follows LLVM 14's `BitstreamRemarkParser`, but the bitstream itself
-//! is read generally (see [`super::cursor`]): blocks and records this format does not define
+//! Two container versions are read:
+//!
+//! - 0 (LLVM 14 to 21): a standalone file has the string table in its
+//!   META block, before the remarks. (The separate remarks file these versions write beside
+//!   an object keeps its strings in the object and cannot be read alone.)
+//! - 1 (LLVM 22's `-fsave-optimization-record=bitstream`, `opt -pass-remarks-format=bitstream`,
+//!   lld's `--opt-remarks-format=bitstream`, and what rld writes): the remarks file is META, the REMARK blocks,
+//!   then a late META block with the string table. Before the first remark the reader skips
+//!   over the REMARK blocks (each says its length) to that table, then comes back.
+//!
+//! The container logic follows LLVM's `BitstreamRemarkParser`, but the bitstream itself is
+//! read generally (see [`super::cursor`]): blocks and records this format does not define
 //! are skipped rather than rejected, so a file that only adds to the format still reads.
 
 use super::bits::BitReader;
@@ -22,6 +32,8 @@ pub struct BitstreamRemarks<'a> {
     cursor: Cursor<'a>,
     top: Scope,
     strings: StringTable<'a>,
+    /// Byte of the late META block (container version 1), which ends the remarks.
+    late_meta: Option<u64>,
     done: bool,
 }
 
@@ -34,6 +46,7 @@ pub fn read_bitstream(bytes: &[u8]) -> Result<BitstreamRemarks<'_>, RemarkParseE
         cursor: Cursor::new(BitReader::new(bytes)),
         top: Scope::top_level(TOP_LEVEL_ABBREV_WIDTH),
         strings: StringTable::parse(&[], 0)?,
+        late_meta: None,
         done: bytes.is_empty(),
     };
     if bytes.is_empty() {
@@ -47,7 +60,10 @@ pub fn read_bitstream(bytes: &[u8]) -> Result<BitstreamRemarks<'_>, RemarkParseE
     }
     remarks.cursor.bits.jump_to(8 * MAGIC.len() as u64)?;
     let meta = remarks.read_until_meta()?;
-    remarks.strings = meta.string_table()?;
+    remarks.strings = match meta.string_table()? {
+        Strings::Here(table) => table,
+        Strings::Late => remarks.read_late_string_table(&meta)?,
+    };
     Ok(remarks)
 }
 
@@ -111,9 +127,59 @@ impl<'a> BitstreamRemarks<'a> {
             Entry::SubBlock {
                 id: META_BLOCK_ID,
                 at,
-            } => Err(RemarkParseError::at_byte(at, "a second META block")),
+            } => Err(RemarkParseError::at_byte(
+                at,
+                if self.late_meta.is_some() {
+                    "a META block after the late META block"
+                } else {
+                    "a second META block"
+                },
+            )),
             Entry::SubBlock { id, at } => self.cursor.skip_block(id, at),
             Entry::Record(_) | Entry::DefineAbbrev(_) | Entry::EndBlock => Ok(()),
+        }
+    }
+
+    /// The string table of a container version 1 remarks file, from the META block after
+    /// its remarks; the cursor is left where it was, at the first remark. Blocks are skipped
+    /// by their lengths, so this costs little next to reading the remarks.
+    fn read_late_string_table(
+        &mut self,
+        meta: &Meta<'a>,
+    ) -> Result<StringTable<'a>, RemarkParseError> {
+        let first_remark = self.cursor.bits.bit_pos();
+        // A scope of its own, so that nothing read ahead is defined twice.
+        let mut top = Scope::top_level(TOP_LEVEL_ABBREV_WIDTH);
+        loop {
+            if self.cursor.bits.at_end() {
+                return Err(RemarkParseError::at_byte(
+                    meta.at,
+                    "the string table is missing: the file ends without the META block \
+                     that should follow its remarks",
+                ));
+            }
+            match self.cursor.next(&mut top)? {
+                Entry::SubBlock {
+                    id: META_BLOCK_ID,
+                    at,
+                } => {
+                    let mut scope = self.cursor.enter_block(META_BLOCK_ID, at)?;
+                    let late = Meta::read(&mut self.cursor, &mut scope)?;
+                    let Some(strtab) = late.strtab else {
+                        return Err(RemarkParseError::at_byte(
+                            at,
+                            "the string table is missing: the late META block has no STRTAB \
+                             record",
+                        ));
+                    };
+                    self.late_meta = Some(at);
+                    let table = StringTable::parse(strtab.bytes, strtab.at)?;
+                    self.cursor.bits.jump_to(first_remark)?;
+                    return Ok(table);
+                }
+                Entry::SubBlock { id, at } => self.cursor.skip_block(id, at)?,
+                Entry::Record(_) | Entry::DefineAbbrev(_) | Entry::EndBlock => {}
+            }
         }
     }
 
@@ -123,6 +189,12 @@ impl<'a> BitstreamRemarks<'a> {
                 return Ok(None);
             }
             match self.cursor.next(&mut self.top)? {
+                // The late META block was read up front; the remarks end there, and what
+                // follows (padding, another file's blocks) is not read.
+                Entry::SubBlock {
+                    id: META_BLOCK_ID,
+                    at,
+                } if self.late_meta == Some(at) => return Ok(None),
                 Entry::SubBlock {
                     id: REMARK_BLOCK_ID,
                     at,
@@ -259,6 +331,14 @@ fn remark_kind(code: u64, at: u64) -> Result<RemarkKind, RemarkParseError> {
     })
 }
 
+/// Where a file's string table is.
+enum Strings<'a> {
+    /// In the META block just read (container version 0, standalone).
+    Here(StringTable<'a>),
+    /// In a late META block after the remarks (container version 1).
+    Late,
+}
+
 /// What the META block says.
 struct Meta<'a> {
     at: u64,
@@ -305,17 +385,40 @@ impl<'a> Meta<'a> {
         }
     }
 
-    /// The string table of a standalone container; every other container kind is an error
-    /// that says why its remarks cannot be read from this file alone.
-    fn string_table(&self) -> Result<StringTable<'a>, RemarkParseError> {
+    /// The string table of a standalone container (version 0), or where to find it in a
+    /// remarks file of version 1; every other container kind is an error that says why its
+    /// remarks cannot be read from this file alone.
+    fn string_table(&self) -> Result<Strings<'a>, RemarkParseError> {
         let error = |message: String| Err(RemarkParseError::at_byte(self.at, message));
         let Some((version, kind)) = self.container else {
             return error("the META block has no container info record".into());
         };
-        if version != CONTAINER_VERSION {
-            return error(format!(
-                "unsupported container version {version} (LLVM 14 writes {CONTAINER_VERSION})"
-            ));
+        match version {
+            CONTAINER_VERSION_EARLY_STRTAB => {}
+            CONTAINER_VERSION_LATE_STRTAB => {
+                match kind {
+                    CONTAINER_V1_REMARKS_FILE => {}
+                    CONTAINER_V1_REMARKS_FILE_EXTERNAL => {
+                        let file = self.external_file.map_or_else(
+                            || "an external file".to_string(),
+                            |f| format!("{:?}", String::from_utf8_lossy(f.bytes)),
+                        );
+                        return error(format!(
+                            "this is a link to a remarks file only (as an object file's \
+                             remarks section holds it): the remarks are in {file}"
+                        ));
+                    }
+                    other => return error(format!("invalid container type {other}")),
+                }
+                self.check_remark_version()?;
+                return Ok(Strings::Late);
+            }
+            _ => {
+                return error(format!(
+                    "unsupported container version {version} (LLVM 14 to 21 write \
+                     {CONTAINER_VERSION_EARLY_STRTAB}, LLVM 22 {CONTAINER_VERSION_LATE_STRTAB})"
+                ))
+            }
         }
         match kind {
             CONTAINER_STANDALONE => {}
@@ -340,21 +443,28 @@ impl<'a> Meta<'a> {
             }
             other => return error(format!("invalid container type {other}")),
         }
-        match self.remark_version {
-            None => return error("the META block has no remark version record".into()),
-            Some(REMARK_VERSION) => {}
-            Some(v) => {
-                return error(format!(
-                    "unsupported remark version {v} (LLVM 14 writes {REMARK_VERSION})"
-                ))
-            }
-        }
+        self.check_remark_version()?;
         let Some(strtab) = self.strtab else {
             return error(
                 "the string table is missing: the META block has no STRTAB record".into(),
             );
         };
-        StringTable::parse(strtab.bytes, strtab.at)
+        StringTable::parse(strtab.bytes, strtab.at).map(Strings::Here)
+    }
+
+    /// The remarks' own version: 0 in every LLVM from 14 to 22.
+    fn check_remark_version(&self) -> Result<(), RemarkParseError> {
+        match self.remark_version {
+            None => Err(RemarkParseError::at_byte(
+                self.at,
+                "the META block has no remark version record",
+            )),
+            Some(REMARK_VERSION) => Ok(()),
+            Some(v) => Err(RemarkParseError::at_byte(
+                self.at,
+                format!("unsupported remark version {v} (LLVM 14 to 22 write {REMARK_VERSION})"),
+            )),
+        }
     }
 }
 

@@ -378,31 +378,53 @@ fn huge_lengths_are_errors_without_huge_allocations() {
 }
 
 #[test]
-fn every_truncation_is_an_error_or_ends_between_remarks() {
+fn every_truncation_is_an_error() {
+    // The string table comes last (container version 1), so no cut file reads, however much
+    // of it is there; an empty input is no remarks.
     let remarks = sample_remarks();
     let bytes = write(&remarks);
-    for len in 0..bytes.len() {
-        match read_bitstream(&bytes[..len]) {
-            Err(_) => {}
-            Ok(iter) => {
-                let read: Vec<_> = iter.collect();
-                let good = read.iter().take_while(|r| r.is_ok()).count();
-                assert!(good <= remarks.len());
-                // Only a cut between two remark blocks reads cleanly.
-                if read.iter().all(Result::is_ok) && len > 0 {
-                    assert_eq!(len % 4, 0);
-                }
-            }
+    assert_eq!(read_all(&bytes).unwrap(), remarks);
+    for len in 1..bytes.len() {
+        assert!(read_all(&bytes[..len]).is_err(), "cut at {len}");
+    }
+}
+
+/// A standalone container of container version 0, as LLVM 14 wrote it for the remarks of
+/// tests/data/clang-O2-pgo.opt.yaml (see tests/data/README.md).
+const LLVM_14_STANDALONE: &[u8] = include_bytes!("../../tests/data/clang-O2-pgo.opt.v0.bitstream");
+
+#[test]
+fn llvm_14_truncations_are_errors_or_end_between_remarks() {
+    // The string table comes first (container version 0): a file cut between two REMARK
+    // blocks reads as the remarks before the cut.
+    let all = read_all(LLVM_14_STANDALONE).unwrap();
+    assert!(all.len() > 10);
+    let mut clean_cuts = 0;
+    for len in 0..LLVM_14_STANDALONE.len() {
+        let Ok(iter) = read_bitstream(&LLVM_14_STANDALONE[..len]) else {
+            continue;
+        };
+        let read: Vec<_> = iter.collect();
+        let good: Vec<Remark> = read
+            .iter()
+            .map_while(|r| r.as_ref().ok().cloned())
+            .collect();
+        assert_eq!(good, all[..good.len()], "cut at {len}");
+        if read.iter().all(Result::is_ok) && len > 0 {
+            assert_eq!(len % 4, 0);
+            clean_cuts += 1;
         }
     }
+    assert!(clean_cuts >= all.len(), "{clean_cuts}");
 }
 
 #[test]
 fn mangled_files_never_panic() {
-    let bytes = write(&sample_remarks());
+    // rld's (LLVM 22's) container and LLVM 14's.
+    let files = [write(&sample_remarks()), LLVM_14_STANDALONE.to_vec()];
     let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
-    for _ in 0..5000 {
-        let mut m = bytes.clone();
+    for round in 0..10000 {
+        let mut m = files[round % 2].clone();
         for _ in 0..1 + rng.next() % 4 {
             let i = (rng.next() % m.len() as u64) as usize;
             m[i] ^= 1 << (rng.next() % 8);
@@ -416,4 +438,95 @@ fn mangled_files_never_panic() {
             }
         }
     }
+}
+
+/// A container version 1 remarks file, as LLVM 22 writes one: META (container info, remark
+/// version), the REMARK blocks, then a late META block with only the string table.
+fn late_strtab_file(strtab: &[u8], headers: &[[u64; 4]], late_meta: bool) -> Vec<u8> {
+    let mut b = Builder::new();
+    b.enter(META_BLOCK_ID, 3)
+        .unabbrev(
+            RECORD_META_CONTAINER_INFO,
+            &[CONTAINER_VERSION_LATE_STRTAB, CONTAINER_V1_REMARKS_FILE],
+        )
+        .unabbrev(RECORD_META_REMARK_VERSION, &[0])
+        .exit();
+    for &header in headers {
+        b.enter(REMARK_BLOCK_ID, 4)
+            .unabbrev(RECORD_REMARK_HEADER, &header)
+            .unabbrev(RECORD_REMARK_ARG_WITHOUT_DEBUGLOC, &[3, 1])
+            .exit();
+    }
+    if late_meta {
+        let table = [Op::Literal(RECORD_META_STRTAB), Op::Blob];
+        b.enter(META_BLOCK_ID, 3)
+            .define(&table)
+            .record(4, &table, &[RECORD_META_STRTAB], Some(strtab))
+            .exit();
+    }
+    b.bytes()
+}
+
+#[test]
+fn llvm_22_remarks_files_have_their_string_table_at_the_end() {
+    let strtab = b"inline\0f\0Inlined\0Callee\0NoDefinition\0";
+    // Passed Inlined in f, then Missed NoDefinition in f; each with `Callee: f`.
+    let bytes = late_strtab_file(strtab, &[[1, 2, 0, 1], [2, 4, 0, 1]], true);
+    let remarks = read_all(&bytes).unwrap();
+    let arg = || {
+        vec![RemarkArg {
+            key: "Callee".into(),
+            value: "f".into(),
+            debug_loc: None,
+        }]
+    };
+    let expected = [(Passed, "Inlined"), (Missed, "NoDefinition")].map(|(kind, name)| Remark {
+        kind,
+        pass: "inline".into(),
+        name: name.into(),
+        debug_loc: None,
+        function: "f".into(),
+        hotness: None,
+        args: arg(),
+    });
+    assert_eq!(remarks, expected);
+    // No remarks at all: META and the late META only.
+    assert_eq!(read_all(&late_strtab_file(strtab, &[], true)).unwrap(), []);
+}
+
+#[test]
+fn llvm_22_files_without_their_late_string_table_say_so() {
+    let e = message(read_all(&late_strtab_file(b"", &[[1, 0, 0, 0]], false)));
+    assert!(e.message.contains("string table is missing"), "{e}");
+    assert_eq!(e.position, Position::Byte(4));
+
+    // The link an object file's remarks section holds.
+    let mut b = Builder::new();
+    let file = [Op::Literal(RECORD_META_EXTERNAL_FILE), Op::Blob];
+    b.enter(META_BLOCK_ID, 3)
+        .unabbrev(
+            RECORD_META_CONTAINER_INFO,
+            &[
+                CONTAINER_VERSION_LATE_STRTAB,
+                CONTAINER_V1_REMARKS_FILE_EXTERNAL,
+            ],
+        )
+        .define(&file)
+        .record(
+            4,
+            &file,
+            &[RECORD_META_EXTERNAL_FILE],
+            Some(b"t.opt.bitstream"),
+        )
+        .exit();
+    let e = message(read_all(&b.bytes()));
+    assert!(e.message.contains("\"t.opt.bitstream\""), "{e}");
+
+    // Versions past LLVM 22's are not guessed at.
+    let mut b = Builder::new();
+    b.enter(META_BLOCK_ID, 3)
+        .unabbrev(RECORD_META_CONTAINER_INFO, &[2, 1])
+        .exit();
+    let e = message(read_all(&b.bytes()));
+    assert!(e.message.contains("unsupported container version 2"), "{e}");
 }

@@ -12,12 +12,17 @@
 //!   on screen: tables a page at a time, the selected file's source as a virtual list.
 //! - Remark strings and source text only ever reach the page as JSON string literals
 //!   ([`json::write_str`]) and leave it through `textContent`, never as HTML.
+//! - Functions and argument values that are Rust symbols are shown demangled
+//!   ([`display_name`]): the page gets both strings, shows the path, keeps the symbol in a
+//!   tooltip and as the function's identity (two instances of a generic differ only in the
+//!   hash the path leaves out), and its filters match either.
 
 mod json;
 mod source;
 
 use crate::model::{DebugLoc, Remark, RemarkKind};
-use std::borrow::Borrow;
+use crate::names::display_name;
+use std::borrow::{Borrow, Cow};
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::io::{self, Write};
@@ -105,6 +110,8 @@ pub struct HtmlReport {
     /// `(remark index, hotness)` for the remarks that have one (with a profile, most do;
     /// without, none).
     hotness: Vec<(u32, u64)>,
+    /// Rust symbols among the strings → their demangled paths (both string indices).
+    shown: HashMap<u32, u32>,
 }
 
 impl HtmlReport {
@@ -119,11 +126,25 @@ impl HtmlReport {
             remarks: Vec::new(),
             remark_args: Vec::new(),
             hotness: Vec::new(),
+            shown: HashMap::new(),
         }
     }
 
     fn string(&mut self, s: &str) -> u32 {
         self.strings.intern(s, |s| s.into())
+    }
+
+    /// A string that may name a symbol: interned, and its demangled form too when it is a
+    /// Rust symbol (once per distinct symbol).
+    fn symbol(&mut self, s: &str) -> u32 {
+        let id = self.string(s);
+        if !self.shown.contains_key(&id) {
+            if let Cow::Owned(shown) = display_name(s) {
+                let shown = self.string(&shown);
+                self.shown.insert(id, shown);
+            }
+        }
+        id
     }
 
     /// Number of remarks added so far.
@@ -143,14 +164,15 @@ impl HtmlReport {
             .unwrap_or(0) as u8;
         let pass = self.string(&remark.pass);
         let name = self.string(&remark.name);
-        let function = self.string(&remark.function);
+        let function = self.symbol(&remark.function);
         let (file, line, column) = match &remark.debug_loc {
             Some(loc) => (self.string(&loc.file), loc.line, loc.column),
             None => (NONE, 0, 0),
         };
         for arg in &remark.args {
             let key = self.string(&arg.key);
-            let value = self.string(&arg.value);
+            // Callees, callers, and the call sites inlining remarks spell out.
+            let value = self.symbol(&arg.value);
             let loc = match &arg.debug_loc {
                 Some(DebugLoc { file, line, column }) => {
                     let file = self.string(file);
@@ -204,6 +226,7 @@ impl HtmlReport {
             remarks,
             remark_args,
             hotness,
+            shown,
         } = self;
         let locs = locs.into_table();
         let args = args.into_table();
@@ -244,6 +267,10 @@ impl HtmlReport {
         n.write_array(out, "args", args.iter().flatten().copied())?;
         out.write_all(b",")?;
         n.write_array(out, "remarkArgs", remark_args.into_iter())?;
+        out.write_all(b",")?;
+        let mut shown: Vec<[u32; 2]> = shown.into_iter().map(|(s, d)| [s, d]).collect();
+        shown.sort_unstable();
+        n.write_array(out, "shown", shown.iter().flatten().copied())?;
         out.write_all(b",\"remarks\":{")?;
         type Field = fn(&PackedRemark) -> u32;
         let fields: [(&str, Field); 8] = [
@@ -347,5 +374,21 @@ mod tests {
         assert_eq!(report.args.len(), 2);
         assert_eq!(report.locs.len(), 1);
         assert_eq!(report.remark_args.len(), 2000);
+    }
+
+    #[test]
+    fn rust_symbols_get_their_paths_once() {
+        let run = "_ZN10remarks_rs3run17h05813c08e676a53cE";
+        let mut report = HtmlReport::new(None);
+        for _ in 0..3 {
+            report.add(&crate::dead_function_remark(run, None));
+            report.add(&crate::dead_function_remark("c_entry", None));
+        }
+        // The symbol (function and `Function` argument) has one path; C names have none.
+        assert_eq!(report.shown.len(), 1);
+        let strings = std::mem::replace(&mut report.strings, Interner::new()).into_table();
+        let (&symbol, &path) = report.shown.iter().next().unwrap();
+        assert_eq!(&*strings[symbol as usize], run);
+        assert_eq!(&*strings[path as usize], "remarks_rs::run");
     }
 }

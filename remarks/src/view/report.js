@@ -6,6 +6,8 @@
 //   locs        argument locations, flat [file, line, column] triples
 //   args        distinct arguments, flat [key, value, loc] triples (loc -1: none)
 //   remarkArgs  indices into args: each remark's `nargs` arguments in turn
+//   shown       flat [symbol, demangled] pairs: the Rust symbols among the strings (functions,
+//               argument values) and the paths people read (`remarks_rs::compute`)
 //   remarks     one array per field: kind, pass, name, function, file (-1: no DebugLoc),
 //               line, column, nargs
 //   hotness     flat [remark, hotness] pairs (hotness a string above 2^53)
@@ -65,6 +67,12 @@
     argKey.push(data.args[j]); argVal.push(data.args[j + 1]); argLoc.push(data.args[j + 2]);
   }
   const locs = data.locs;
+  /** A string as people read it: a Rust symbol's demangled path, anything else as it is. */
+  const shownOf = new Map();
+  for (let j = 0; j + 1 < data.shown.length; j += 2) shownOf.set(data.shown[j], data.shown[j + 1]);
+  const label = (id) => { const d = shownOf.get(id); return S[d === undefined ? id : d]; };
+  /** A tooltip naming the symbol behind a demangled string. */
+  const symbolTitle = (id, what) => (shownOf.has(id) ? `${what ? what + ' ' : ''}(${S[id]})` : what || null);
   const hot = new Float64Array(N).fill(NaN);
   const hotText = new Map();
   for (let j = 0; j + 1 < data.hotness.length; j += 2) {
@@ -85,7 +93,7 @@
 
   function message(i) {
     let s = '';
-    for (let j = argStart[i]; j < argStart[i + 1]; j++) s += S[argVal[remarkArgs[j]]];
+    for (let j = argStart[i]; j < argStart[i + 1]; j++) s += label(argVal[remarkArgs[j]]);
     return s;
   }
   const hotness = (i) => (hotText.has(i) ? hotText.get(i) : Number.isNaN(hot[i]) ? '' : fmt(hot[i]));
@@ -102,7 +110,7 @@
         if (id >= 0 && !seen[id]) { seen[id] = 1; ids.push(id); }
       }
     }
-    ids.sort((a, b) => (S[a] < S[b] ? -1 : S[a] > S[b] ? 1 : 0));
+    ids.sort((a, b) => { const x = label(a), y = label(b); return x < y ? -1 : x > y ? 1 : 0; });
     rankCache = new Int32Array(S.length);
     ids.forEach((id, r) => { rankCache[id] = r; });
     return rankCache;
@@ -165,18 +173,23 @@
 
   // ---- Filtering ----
 
-  /** Matches string indices against a filter: a case-insensitive substring, or `=exact`. */
+  /**
+   * Matches string indices against a filter: a case-insensitive substring, or `=exact`; a Rust
+   * symbol matches as written or demangled.
+   */
   function stringMatcher(query, allowExact) {
     if (!query) return null;
     if (allowExact && query.startsWith('=')) {
       const want = query.slice(1);
-      return (id) => id >= 0 && S[id] === want;
+      return (id) => id >= 0 && (S[id] === want || label(id) === want);
     }
     const needle = query.toLowerCase();
     const memo = new Int8Array(S.length);
     return (id) => {
       if (id < 0) return false;
-      if (memo[id] === 0) memo[id] = S[id].toLowerCase().includes(needle) ? 1 : -1;
+      if (memo[id] === 0) {
+        memo[id] = S[id].toLowerCase().includes(needle) || label(id).toLowerCase().includes(needle) ? 1 : -1;
+      }
       return memo[id] > 0;
     };
   }
@@ -246,7 +259,7 @@
     if (file < 0) return h('span', { class: 'empty' }, 'no location');
     return h('a', { href: hashFor({ tab: 'source', src: S[file], line }) }, S[file] + ':' + line + ':' + column);
   }
-  const functionLink = (id) => h('a', { href: hashFor({ tab: 'remarks', func: '=' + S[id] }), title: 'Remarks in this function' }, S[id]);
+  const functionLink = (id) => h('a', { href: hashFor({ tab: 'remarks', func: '=' + S[id] }), title: symbolTitle(id, 'Remarks in this function') }, label(id));
   const clip = (s, n) => (s.length > n ? s.slice(0, n) + '\u2026' : s);
 
   /** Count columns for a grouped table: total, then one per kind that occurs. */
@@ -582,7 +595,7 @@
     }
     const msg = message(i);
     const text = h('span', { class: 'text' }, kindBadge(rKind[i]), ' ', S[rPass[i]] + '/' + S[rName[i]] + ': ', clip(msg, 1000),
-      h('span', { class: 'where' }, ` \u2014 in ${S[rFunc[i]]}` + (Number.isNaN(hot[i]) ? '' : `, hotness ${hotness(i)}`)));
+      h('span', { class: 'where' }, ` \u2014 in ${label(rFunc[i])}` + (Number.isNaN(hot[i]) ? '' : `, hotness ${hotness(i)}`)));
     text.style.paddingLeft = `calc(8px + ${Math.min(Math.max(0, rCol[i] - 1), 80)}ch)`;
     const row = h('div', { class: 'row remark', 'data-line': line, 'data-remark': i, title: msg }, h('span', { class: 'ln' }), text);
     row.addEventListener('click', () => setState({ remark: i }, true));
@@ -667,7 +680,7 @@
     const args = [];
     for (let j = argStart[i]; j < argStart[i + 1]; j++) {
       const a = remarkArgs[j], loc = argLoc[a];
-      args.push(h('tr', null, h('td', null, S[argKey[a]]), h('td', { class: 'msg' }, S[argVal[a]]),
+      args.push(h('tr', null, h('td', null, S[argKey[a]]), h('td', { class: 'msg', title: symbolTitle(argVal[a]) }, label(argVal[a])),
         h('td', { class: 'loc' }, loc >= 0 ? locationLink(locs[3 * loc], locs[3 * loc + 1], locs[3 * loc + 2]) : '')));
     }
     panel.replaceChildren(close,
@@ -675,6 +688,7 @@
       h('p', { class: 'message' }, message(i)),
       h('dl', null,
         h('dt', null, 'Function'), h('dd', null, functionLink(rFunc[i])),
+        shownOf.has(rFunc[i]) ? [h('dt', null, 'Symbol'), h('dd', { class: 'symbol' }, S[rFunc[i]])] : null,
         h('dt', null, 'Location'), h('dd', null, locationLink(rFile[i], rLine[i], rCol[i])),
         hasHotness ? [h('dt', null, 'Hotness'), h('dd', null, hotness(i) || 'none')] : null),
       args.length ? h('table', { class: 'grid' }, h('thead', null, h('tr', null, h('th', null, 'Argument'), h('th', null, 'Value'), h('th', null, 'Location'))),
