@@ -359,9 +359,9 @@ const SPECS: &[Spec] = &[
     flag(&["--relax"], "Turn GOT loads of symbols defined in the output into direct references (default)",
         |p| p.o.relax = true),
     flag(&["--no-relax"], "Keep every GOT load as compiled", |p| p.o.relax = false),
-    flag(&["--undefined-version"], "Allow version scripts to name undefined symbols (default)",
+    flag(&["--undefined-version"], "Allow version scripts to name undefined symbols",
         |p| p.o.undefined_version = true),
-    flag(&["--no-undefined-version"], "Report symbols a version script names but nothing defines",
+    flag(&["--no-undefined-version"], "Report symbols a version script names but nothing defines (default, as lld-16 and later)",
         |p| p.o.undefined_version = false),
     arg(&["--dynamic-list"], "FILE", "Read a list of symbols to export",
         Set(|p, v| p.o.dynamic_lists.push(v.into()))),
@@ -1378,7 +1378,7 @@ mod tests {
 
     #[test]
     fn undefined_version() {
-        assert!(parse("a.o").undefined_version);
+        assert!(!parse("a.o").undefined_version);
         assert!(!parse("--no-undefined-version a.o").undefined_version);
         assert!(parse("--no-undefined-version -undefined-version a.o").undefined_version);
     }

@@ -179,8 +179,8 @@ pub struct Options {
     /// `--warn-unresolved-symbols` (`--error-unresolved-symbols`, the default, undoes it):
     /// reported undefined symbols are warnings, not errors.
     pub warn_unresolved: bool,
-    /// `--undefined-version` (default) / `--no-undefined-version`: whether a version script
-    /// may name symbols that nothing defines.
+    /// `--undefined-version` / `--no-undefined-version` (default, as lld since 16): whether
+    /// a version script may name symbols that nothing defines.
     pub undefined_version: bool,
     /// `--relax` (default) / `--no-relax`: GOT loads of local symbols become direct.
     pub relax: bool,
@@ -390,7 +390,7 @@ impl Default for Options {
             z_copyreloc: true,
             z_stack_size: None,
             warn_unresolved: false,
-            undefined_version: true,
+            undefined_version: false,
             relax: true,
             fatal_warnings: false,
             bsymbolic: false,

@@ -49,13 +49,14 @@ impl Glob {
     }
 
     /// Lower sorts first: other globs by node, last node first, `global:` before `local:`;
-    /// then `*` by node, first node first.
-    fn precedence(&self) -> (bool, isize, bool) {
+    /// then `*`: a `global: *` of any node before `local: *` (lld-22), each kind by node,
+    /// first node first.
+    fn precedence(&self) -> (bool, bool, isize, bool) {
         let local = self.assignment == Assignment::Local;
         if self.is_catch_all() {
-            (true, self.node as isize, local)
+            (true, local, self.node as isize, false)
         } else {
-            (false, -(self.node as isize), local)
+            (false, false, -(self.node as isize), local)
         }
     }
 }

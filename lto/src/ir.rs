@@ -147,6 +147,17 @@ impl Value {
         unsafe { !LLVMIsABlockAddress(self.0).is_null() }
     }
 
+    /// For a `blockaddress`: the function whose block it is (not one of its operands since
+    /// LLVM 17, which keeps only the block).
+    pub fn block_address_function(self) -> Option<Value> {
+        if !self.is_block_address() {
+            return None;
+        }
+        // SAFETY: `self` is a BlockAddress constant of a live module.
+        let f = unsafe { LLVMGetBlockAddressFunction(self.0) };
+        (!f.is_null()).then_some(Value(f))
+    }
+
     pub fn is_constant_expr(self) -> bool {
         // SAFETY: class check on a live value.
         unsafe { !LLVMIsAConstantExpr(self.0).is_null() }

@@ -77,6 +77,11 @@ fn constant_refs(
             out.push(i);
             continue;
         }
+        // A label's address refers to its function (which partitions keep with it).
+        if let Some(&i) = v.block_address_function().and_then(|f| index.get(&f)) {
+            out.push(i);
+            continue;
+        }
         if v.is_global_value() || !v.is_constant() || !seen.insert(v) {
             continue;
         }

@@ -675,7 +675,9 @@ fn version_script_precedence_matches_lld() {
     for (i, (obj, script)) in cases.iter().enumerate() {
         let map = t.write(&format!("v{i}.map"), script);
         let flag = format!("-Wl,--version-script={}", map.display());
-        let [lld, rld] = run_both(&t, &[obj], &["-shared", &flag], &format!("lib{i}.so"));
+        // The precedence alone: a quoted C++ name that matches nothing is allowed.
+        let flags = ["-shared", &flag, "-Wl,--undefined-version"];
+        let [lld, rld] = run_both(&t, &[obj], &flags, &format!("lib{i}.so"));
         assert!(
             lld.ok && rld.ok,
             "{}\n{}\n{}",
@@ -2246,8 +2248,9 @@ fn print_dependencies_as_mold() {
     assert_eq!(ours, mold);
 }
 
-/// `--no-undefined-version`: a name a version script lists but nothing defines is an error,
-/// in lld's words; by default (`--undefined-version`, as GNU ld and lld-22) it is not.
+/// `--no-undefined-version` (the default, as lld-22's): a name a version script lists but
+/// nothing defines is an error, in lld's words; with `--undefined-version` (GNU ld's default)
+/// it is not.
 #[test]
 fn no_undefined_version_as_lld() {
     let t = Test::new();
@@ -2258,11 +2261,17 @@ fn no_undefined_version_as_lld() {
     );
     let map = t.write("v.map", "{ global: lib_value; missing_fn; local: *; };\n");
     let script = format!("-Wl,--version-script={}", map.display());
-    for driver in [Driver::ClangRld, Driver::ClangLld] {
+    let drivers = [Driver::ClangRld, Driver::ClangLld];
+    for (driver, extra) in drivers.into_iter().flat_map(|d| {
+        // By default, and asked for.
+        [(d, None), (d, Some("-Wl,--no-undefined-version"))]
+    }) {
+        let mut flags = vec!["-shared", script.as_str()];
+        flags.extend(extra);
         let (res, cmd) = t.try_link(
             driver,
             &[&lib],
-            &["-shared", &script, "-Wl,--no-undefined-version"],
+            &flags,
             &format!("strict-{}.so", driver.name()),
         );
         let err = String::from_utf8_lossy(&res.stderr);
@@ -2274,10 +2283,12 @@ fn no_undefined_version_as_lld() {
             "{cmd}\n{err}"
         );
     }
-    t.link(
-        Driver::ClangRld,
-        &[&lib],
-        &["-shared", &script],
-        "lenient.so",
-    );
+    for driver in [Driver::ClangRld, Driver::ClangLld] {
+        t.link(
+            driver,
+            &[&lib],
+            &["-shared", &script, "-Wl,--undefined-version"],
+            &format!("lenient-{}.so", driver.name()),
+        );
+    }
 }
