@@ -28,12 +28,14 @@ source_dir() {
 }
 
 # corpus_bitcode PROG OUTDIR LTOFLAG [FLAG...]: compiles PROG (tests/corpus/programs.conf)
-# with clang-22 -O2 LTOFLAG FLAG... into OUTDIR (objects reused while present), prints the
+# with $cc -O2 LTOFLAG FLAG... into OUTDIR/$cc (objects reused while present), prints the
 # objects.
 corpus_bitcode() {
     local prog="$1" obj="$2" flag="$3" dir src ex o
     local extra=("${@:4}")
     dir="$(source_dir "$(conf_get "$prog" dir)")"
+    # Objects of each compiler apart: the one that wrote them is in the directory's name.
+    obj="$obj/$cc"
     mkdir -p "$obj"
     local srcs=()
     for src in $(cd "$dir" && eval echo "$(conf_get "$prog" sources)"); do

@@ -99,7 +99,7 @@ mod tests {
         // memory(inaccessiblemem: write), memory(errnomem: write) as LLVM 22 encodes them.
         assert_eq!(effects(0), M(0));
         assert_eq!(
-            effects(0b01_0101_0101_01),
+            effects(0b01_01_01_01_01_01),
             M(M::ARG_READ | M::INACCESSIBLE_READ | M::OTHER_READ)
         );
         assert_eq!(effects(0b11), M(M::ARG_READ | M::ARG_WRITE));
@@ -114,7 +114,7 @@ mod tests {
         assert_eq!(restrict(UNKNOWN, true, true), 0);
         assert_eq!(
             effects(restrict(UNKNOWN, false, true)),
-            effects(0b01_0101_0101_01)
+            effects(0b01_01_01_01_01_01)
         );
         assert_eq!(restrict(0b11, true, false), 0b10);
     }

@@ -123,10 +123,26 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
                     let callee = inst.called_value();
                     if let Some(c) = callee {
                         let target = c.strip_casts();
+                        // A call of an alias (a C1 constructor standing for its C2) calls
+                        // the aliasee, and keeps the alias alive.
+                        let aliased = target
+                            .aliasee()
+                            .map(Value::strip_casts)
+                            .filter(|a| a.is_function())
+                            .and_then(|a| index.get(&a).copied());
                         let site = match index.get(&target) {
                             Some(&t) if target.is_function() => {
                                 calls.push(t);
                                 Some(Callee::Direct(t))
+                            }
+                            Some(&alias) => {
+                                refs.push(alias);
+                                // An ifunc or an alias of something else: a call nothing
+                                // here can describe, which the facts take as opaque.
+                                aliased.map(|t| {
+                                    calls.push(t);
+                                    Callee::Direct(t)
+                                })
                             }
                             _ if c.is_inline_asm() => None,
                             _ => Some(Callee::Indirect(

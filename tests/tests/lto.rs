@@ -971,3 +971,38 @@ fn llvm_is_loaded_only_for_bitcode() {
 fn run_checked_status(cmd: &mut Command) -> std::process::Output {
     cmd.output().expect("the command runs")
 }
+
+/// An explicitly instantiated class's complete-object constructor (`C1`) is a `weak_odr`
+/// alias of its base-object one (`C2`), and a static initializer calls it through the
+/// alias: the call keeps the alias and its constructor alive (once both were dropped as
+/// dead, and the link failed). After LLVM's test-suite (tramp3d-v4), with clang-22.
+#[test]
+fn a_constructor_called_through_its_alias_is_kept() {
+    let t = Test::new();
+    let src = "#include <cstdio>\n\
+               template <int N> struct Counter { int n; Counter(); };\n\
+               template <int N> Counter<N>::Counter() : n(N * 10) { std::printf(\"ctor %d\\n\", N); }\n\
+               template struct Counter<1>;\n\
+               Counter<1> g;\n\
+               int main() { std::printf(\"%d\\n\", g.n); }\n";
+    let obj = t.compile_cxx(Clang, src, &["-O2", "-flto"]);
+    let ir = String::from_utf8_lossy(
+        &run_checked(Command::new("llvm-dis-22").arg(&obj).arg("-o").arg("-")).stdout,
+    )
+    .into_owned();
+    assert!(
+        ir.contains("@_ZN7CounterILi1EEC1Ev = weak_odr") && ir.contains(" alias "),
+        "the constructor is no longer an alias: the test no longer tests that\n{ir}"
+    );
+    for partitions in ["1", "2"] {
+        t.check_cxx_program(
+            &[&obj],
+            &[
+                "-flto",
+                "-O2",
+                &format!("-Wl,--lto-partitions={partitions}"),
+            ],
+            Some("ctor 1\n10\n"),
+        );
+    }
+}
