@@ -127,6 +127,19 @@ fn rust_and_c_built_by_cargo_are_optimized_as_one_program() {
         "{from_c:#?}"
     );
     assert_eq!(from_c.name, "promoted", "{from_c:#?}");
+
+    // `rld remarks` names the Rust caller by its path, the C one as it is.
+    let summary = run_checked(
+        Command::new(rld_path())
+            .args(["remarks", "summary", "--top", "50"])
+            .arg(&yaml),
+    );
+    let summary = String::from_utf8_lossy(&summary.stdout);
+    assert!(
+        summary.contains("rust_c::run_ops") && !summary.contains("_ZN6rust_c7run_ops"),
+        "{summary}"
+    );
+    assert!(summary.contains("c_apply_callback"), "{summary}");
 }
 
 #[test]
