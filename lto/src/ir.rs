@@ -830,18 +830,7 @@ impl Value {
     pub fn declared_effects(self, index: u32) -> Option<DeclaredEffects> {
         use inkwell::llvm_sys::LLVMAttributeFunctionIndex as FUNCTION;
         use MemoryEffects as M;
-        let int_attribute = |at: u32, name: &str| {
-            // SAFETY: attribute queries on a live function; the kind name is a valid
-            // pointer and length.
-            unsafe {
-                let kind = LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
-                if kind == 0 {
-                    return None;
-                }
-                let attr = LLVMGetEnumAttributeAtIndex(self.0, at, kind);
-                (!attr.is_null()).then(|| LLVMGetEnumAttributeValue(attr))
-            }
-        };
+        let int_attribute = |at: u32, name: &str| self.enum_attribute(at, name);
         let has = |at: u32, name: &str| int_attribute(at, name).is_some();
         let memory = int_attribute(FUNCTION, "memory")
             .map_or(M::ANY, |bits| crate::llvm_memory::effects(bits as u32));
@@ -878,6 +867,21 @@ impl Value {
         says_something.then_some(d)
     }
 
+    /// The value of this function's enum attribute `name` at attribute index `at` (0 for
+    /// one without a value), if it has it.
+    fn enum_attribute(self, at: u32, name: &str) -> Option<u64> {
+        // SAFETY: attribute queries on a live function; the kind name is a valid pointer
+        // and length.
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
+            if kind == 0 {
+                return None;
+            }
+            let attr = LLVMGetEnumAttributeAtIndex(self.0, at, kind);
+            (!attr.is_null()).then(|| LLVMGetEnumAttributeValue(attr))
+        }
+    }
+
     /// The positions of a call's arguments passed by value in memory (`byval`).
     pub fn byval_arguments(self) -> Vec<u32> {
         let name = "byval";
@@ -897,14 +901,7 @@ impl Value {
     /// Whether a function returns fresh memory as far as LLVM's attributes say: a `noalias`
     /// return, or `allocsize` (allocators and the wrappers clang recognized).
     pub fn returns_noalias(self) -> bool {
-        let has = |index: u32, name: &str| {
-            // SAFETY: attribute queries on a live function; the kind name is a valid
-            // pointer and length.
-            unsafe {
-                let kind = LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
-                kind != 0 && !LLVMGetEnumAttributeAtIndex(self.0, index, kind).is_null()
-            }
-        };
+        let has = |index: u32, name: &str| self.enum_attribute(index, name).is_some();
         has(inkwell::llvm_sys::LLVMAttributeReturnIndex, "noalias")
             || has(inkwell::llvm_sys::LLVMAttributeFunctionIndex, "allocsize")
     }
