@@ -55,15 +55,21 @@ median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 # time_link ARGS...: runs `clang-22 -O2 -flto ARGS...` $runs times; sets link_time (the
 # median wall time, s) and rss (the peak, KB).
 time_link() {
-    local times=() t m i
+    local times=() i
     rss=0
     for ((i = 0; i < runs; i++)); do
-        /usr/bin/time -f '%e %M' -o "$work/time.txt" "$cc" -O2 -flto "$@"
-        read -r t m <"$work/time.txt"
-        times+=("$t")
-        ((m > rss)) && rss=$m
+        time_once "$@"
+        times+=("$once_time")
+        ((once_rss > rss)) && rss=$once_rss
     done
     link_time=$(printf '%s\n' "${times[@]}" | median)
+}
+
+# time_once ARGS...: one `clang-22 -O2 -flto ARGS...`; sets once_time (wall, s) and
+# once_rss (peak, KB).
+time_once() {
+    /usr/bin/time -f '%e %M' -o "$work/time.txt" "$cc" -O2 -flto "$@"
+    read -r once_time once_rss <"$work/time.txt"
 }
 
 # The bzip2 workload's input: 4 MB of generated text and numbers (deterministic).

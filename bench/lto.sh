@@ -10,7 +10,8 @@
 # measured is the whole LTO link. For each linker: the median wall time of the link, its
 # peak RSS, the output size, and the run time of the output on a workload (bzip2
 # compressing and decompressing 4 MB, bench/programs/lto-workload.lua and .sql; the best of
-# PROGRAM_RUNS, user + system time), each with its ratio to rld's. rld runs twice: with
+# PROGRAM_RUNS, user + system time), each with its ratio to rld's. The links run round-robin
+# (each round links once with every configuration). rld runs twice: with
 # its default partitions (from the program's size) and with --lto-partitions=1 (one
 # module, like lld's full LTO). rld links with --no-fork here, so that GNU time sees the
 # process that links (by default it links in a child process the driver does not wait for).
@@ -41,23 +42,38 @@ for prog in "${programs[@]}"; do
     mapfile -t thin < <(compile "$prog" thin)
     ldflags="$(conf_get "$prog" ldflags)"
     libs="$(conf_get "$prog" libs)"
-    declare -A link_of=() run_of=()
-    for cfg in rld rld-1-partition lld lld-thin; do
+    declare -A link_of=() run_of=() rss_of=() times_of=() cmd_of=()
+    configs=(rld rld-1-partition lld lld-thin)
+    for cfg in "${configs[@]}"; do
         case $cfg in
-            rld) objs=("${full[@]}"); ld=(--ld-path="$RLD" -Wl,--no-fork) ;;
-            rld-1-partition) objs=("${full[@]}"); ld=(--ld-path="$RLD" -Wl,--no-fork -Wl,--lto-partitions=1) ;;
-            lld) objs=("${full[@]}"); ld=(--ld-path="$lld") ;;
-            lld-thin) objs=("${thin[@]}"); ld=(--ld-path="$lld") ;;
+            rld) cmd_of[$cfg]="--ld-path=$RLD -Wl,--no-fork ${full[*]}" ;;
+            rld-1-partition) cmd_of[$cfg]="--ld-path=$RLD -Wl,--no-fork -Wl,--lto-partitions=1 ${full[*]}" ;;
+            lld) cmd_of[$cfg]="--ld-path=$lld ${full[*]}" ;;
+            lld-thin) cmd_of[$cfg]="--ld-path=$lld ${thin[*]}" ;;
         esac
+        rss_of[$cfg]=0
+    done
+    # Round-robin: each round links once with every configuration, so that a machine whose
+    # speed drifts over minutes slows them alike (one configuration's runs after another's
+    # would put the drift into the ratios).
+    for ((i = 0; i < runs; i++)); do
+        for cfg in "${configs[@]}"; do
+            # shellcheck disable=SC2086 # the command line is words
+            time_once ${cmd_of[$cfg]} $ldflags -o "$work/$prog.$cfg" $libs
+            times_of[$cfg]+="$once_time "
+            ((once_rss > rss_of[$cfg])) && rss_of[$cfg]=$once_rss
+        done
+    done
+    for cfg in "${configs[@]}"; do
         out="$work/$prog.$cfg"
-        time_link "${ld[@]}" $ldflags "${objs[@]}" -o "$out" $libs
-        link_of[$cfg]=$link_time
+        # shellcheck disable=SC2086 # a list of numbers
+        link_of[$cfg]=$(printf '%s\n' ${times_of[$cfg]} | median)
         run_of[$cfg]=$(best_run "$prog" "$out")
         printf '%-7s %-18s %10s %9d %11d %9s %9s\n' "$prog" "$cfg" "${link_of[$cfg]}" \
-            $((rss / 1024)) "$(stat -c %s "$out")" "${run_of[$cfg]}" \
+            $((rss_of[$cfg] / 1024)) "$(stat -c %s "$out")" "${run_of[$cfg]}" \
             "$(ratio "${link_of[$cfg]}" "${link_of[rld]}")/$(ratio "${run_of[$cfg]}" "${run_of[rld]}")"
     done
-    unset link_of run_of
+    unset link_of run_of rss_of times_of cmd_of
 done
 echo "(vs rld: link time ratio / run time ratio, the row's over rld's)"
 
