@@ -65,4 +65,8 @@ impl LtoBackend for InProcess {
     ) -> Result<Vec<Vec<u8>>, LtoFailure> {
         guarded(|| crate::run(inputs, summaries, host, link, opts).map_err(failure))
     }
+
+    fn backend_job(&self, args: &[String]) -> Result<(), LtoFailure> {
+        guarded(|| rld_lto::backend_job::run(args).map_err(failure))
+    }
 }

@@ -105,6 +105,8 @@ pub fn run(
             .map(|p| (llvm_remarks_path(p), opts.remarks_passes.clone())),
         remarks_with_hotness: opts.remarks_with_hotness,
         cache_dir: opts.cache_dir.clone(),
+        llvm_args: opts.llvm_args.clone(),
+        distribution: distribution(&opts.distribution, link, host),
     };
     let declared_attributes = if partitions.count() > 1 {
         declared_attributes(&index, &aliases)
@@ -335,4 +337,53 @@ fn declared_attributes(
         }
     }
     out
+}
+
+/// `--thinlto-distributor=`: how the partitions are distributed, if they are. The remote
+/// compiler is an rld (`rld --lto-backend` compiles a partition): this one's path unless
+/// `--thinlto-remote-compiler` names another. clang's driver passes its own path there
+/// (`-fthinlto-distributor=`), and clang cannot compile rld's jobs: such a name is set
+/// aside with a warning (and the prepend arguments clang gives with it).
+fn distribution(
+    d: &rld_lto_api::DistributionOptions,
+    link: &LinkFacts,
+    host: &dyn Host,
+) -> Option<rld_lto::distribute::Distribution> {
+    if d.distributor.is_empty() {
+        return None;
+    }
+    let own = || {
+        std::env::current_exe()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| "rld".to_string())
+    };
+    let is_clang = |c: &str| {
+        std::path::Path::new(c)
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("clang"))
+    };
+    let (remote_compiler, prepend) = match d.remote_compiler.as_deref() {
+        Some(c) if !c.is_empty() && !is_clang(c) => {
+            (c.to_string(), d.remote_compiler_prepend_args.clone())
+        }
+        Some(c) if !c.is_empty() => {
+            host.warning(&format!(
+                "--thinlto-remote-compiler={c} is not used: rld's LTO jobs are compiled by \
+                 rld (`rld --lto-backend`), here {}; name the rld of the build hosts with \
+                 --thinlto-remote-compiler=",
+                own()
+            ));
+            (own(), Vec::new())
+        }
+        _ => (own(), d.remote_compiler_prepend_args.clone()),
+    };
+    Some(rld_lto::distribute::Distribution {
+        distributor: d.distributor.clone().into(),
+        distributor_args: d.distributor_args.clone(),
+        remote_compiler,
+        remote_compiler_prepend_args: prepend,
+        remote_compiler_args: d.remote_compiler_args.clone(),
+        linker_output: link.output.clone(),
+        timeout: d.timeout_seconds.map(std::time::Duration::from_secs),
+    })
 }

@@ -512,6 +512,26 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.lto_opts.remarks_format = Some(v.into()))),
     flag(&["--opt-remarks-with-hotness"], "Include profile hotness in remarks",
         |p| p.o.lto_opts.remarks_with_hotness = true),
+    // Distributed LTO, with lld's options for it.
+    arg(&["--thinlto-distributor"], "PATH",
+        "Compile the LTO partitions as jobs of the distributor PATH (lld's DTLTO interface)",
+        Set(|p, v| p.o.lto_opts.distribution.distributor = v.into())),
+    arg(&["--thinlto-distributor-arg"], "ARG", "Pass ARG to the distributor",
+        Set(|p, v| p.o.lto_opts.distribution.distributor_args.push(v.into()))),
+    arg(&["--thinlto-remote-compiler"], "PATH",
+        "The rld the distributed jobs run (default: this one; a clang is not used)",
+        Set(|p, v| p.o.lto_opts.distribution.remote_compiler = Some(v.into()))),
+    arg(&["--thinlto-remote-compiler-arg"], "ARG", "Pass ARG to each distributed job's rld",
+        Set(|p, v| p.o.lto_opts.distribution.remote_compiler_args.push(v.into()))),
+    arg(&["--thinlto-remote-compiler-prepend-arg"], "ARG",
+        "Put ARG right after the remote compiler in each job's command",
+        Set(|p, v| p.o.lto_opts.distribution.remote_compiler_prepend_args.push(v.into()))),
+    arg(&["--thinlto-distributor-timeout"], "SECONDS",
+        "Stop the distributor and fail the link after SECONDS (default: wait)",
+        Value(|p, v| {
+            p.o.lto_opts.distribution.timeout_seconds = Some(count(&p.opt, v)? as u64);
+            Ok(())
+        })),
 ];
 
 /// Options of gcc's liblto_plugin (gcc passes them as `-plugin-opt=-OPT`), which must not be

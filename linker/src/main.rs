@@ -15,6 +15,20 @@ fn main() -> ExitCode {
         let status = rld_remarks::cli::run(raw.skip(1));
         return ExitCode::from(status.clamp(0, 255) as u8);
     }
+    // `rld --lto-backend ...`: one job of a distributed LTO link.
+    if raw.peek().is_some_and(|a| a == "--lto-backend") {
+        let args: Vec<String> = std::env::args().skip(2).collect();
+        let done = rld::lto_backend::backend()
+            .map_err(|e| e.to_string())
+            .and_then(|b| b.backend_job(&args).map_err(|e| e.to_string()));
+        return match done {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("rld: error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let program = std::env::args().next().unwrap_or_default();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut opts = match rld::args::parse_args(args.clone()) {

@@ -60,4 +60,7 @@ pub trait LtoBackend: Sync {
         link: &LinkFacts,
         opts: &LtoOptions,
     ) -> Result<Vec<Vec<u8>>, LtoFailure>;
+    /// `rld --lto-backend ARGS...`: one job of a distributed link (its arguments after
+    /// `--lto-backend`).
+    fn backend_job(&self, args: &[String]) -> Result<(), LtoFailure>;
 }

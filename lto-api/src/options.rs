@@ -40,6 +40,26 @@ pub struct LtoOptions {
     pub cvp_max_targets: usize,
     /// `--icp-max-targets`: indirect calls with at most this many targets become direct.
     pub icp_max_targets: usize,
+    /// `--thinlto-distributor=` and its companions: the partitions as jobs of a distributor.
+    pub distribution: DistributionOptions,
+}
+
+/// lld-22's options for distributed ThinLTO ("DTLTO"), which rld's partitions use.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DistributionOptions {
+    /// `--thinlto-distributor=PATH` (the last one; empty: none).
+    pub distributor: String,
+    /// `--thinlto-distributor-arg=ARG`, in order.
+    pub distributor_args: Vec<String>,
+    /// `--thinlto-remote-compiler=PATH` (the last one).
+    pub remote_compiler: Option<String>,
+    /// `--thinlto-remote-compiler-prepend-arg=ARG`, in order.
+    pub remote_compiler_prepend_args: Vec<String>,
+    /// `--thinlto-remote-compiler-arg=ARG`, in order.
+    pub remote_compiler_args: Vec<String>,
+    /// `--thinlto-distributor-timeout=SECONDS` (rld's): the distributor is stopped and the
+    /// link fails after this long.
+    pub timeout_seconds: Option<u64>,
 }
 
 impl Default for LtoOptions {
@@ -62,6 +82,7 @@ impl Default for LtoOptions {
             wpa_aa_metadata: true,
             cvp_max_targets: rld_summaries::cvp::DEFAULT_MAX_TARGETS,
             icp_max_targets: 2,
+            distribution: DistributionOptions::default(),
         }
     }
 }

@@ -4,6 +4,7 @@
 
 #include "llvm-c/Core.h"
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/CodeGen/CommandFlags.h"
 #include "llvm-c/TargetMachine.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -23,6 +24,8 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 
@@ -237,6 +240,28 @@ extern "C" LLVMModuleRef rld_parse_lazy(LLVMContextRef C, const char *Data, size
   }
   dropLTOUnitFlags(**M);
   return wrap(M->release());
+}
+
+// Writes a module's bitcode to Path with the order of every value's uses (LLVM-C's writer
+// drops it): a pass that walks uses sees them as the writer's process saw them, so the
+// module read back compiles to the same bytes (distributed LTO jobs). Returns false and
+// sets *ErrorMessage if the file cannot be written.
+extern "C" bool rld_write_bitcode(LLVMModuleRef M, const char *Path, char **ErrorMessage) {
+  *ErrorMessage = nullptr;
+  std::error_code EC;
+  raw_fd_ostream OS(Path, EC, sys::fs::OF_None);
+  if (EC) {
+    setError(ErrorMessage, EC.message());
+    return false;
+  }
+  WriteBitcodeToFile(*unwrap(M), OS, /*ShouldPreserveUseListOrder=*/true);
+  OS.close();
+  if (OS.has_error()) {
+    setError(ErrorMessage, OS.error().message());
+    OS.clear_error();
+    return false;
+  }
+  return true;
 }
 
 // The producer string a bitcode file names (`LLVM22.1.8`, `LLVM22.1.2-rust-1.95.0-stable`),

@@ -4,14 +4,14 @@
 //! index's decision applied, copy for inlining, or declaration), links them into one module,
 //! runs LLVM's LTO pipeline and emits an ELF relocatable object in memory.
 
+use crate::codegen::{CodegenSettings, RemarkSettings};
 use crate::error::LtoError;
 use crate::ir::module_globals;
 use crate::promote::{self, SitePlan};
 use crate::BitcodeInput;
 use inkwell::context::Context;
 use inkwell::module::Module;
-use inkwell::passes::PassBuilderOptions;
-use inkwell::targets::{FileType, InitializationConfig, Target, TargetTriple};
+use inkwell::targets::{InitializationConfig, Target};
 use rld_summaries::modref::MemoryAttributes;
 use rld_summaries::partition::{self, PartitionPlan, Placement};
 use rld_summaries::{GlobalKind, Linkage};
@@ -53,6 +53,12 @@ pub struct LtoConfig {
     /// `--lto-cache-dir`: partitions whose inputs and decisions did not change reuse their
     /// objects (not with `--save-temps` or LLVM's remarks, which need the compilation).
     pub cache_dir: Option<PathBuf>,
+    /// `-mllvm` options: set in this process already; a distributed job's process sets
+    /// them too, and they are part of a cached object's key.
+    pub llvm_args: Vec<String>,
+    /// `--thinlto-distributor=`: the partitions are compiled as jobs of an external
+    /// distributor instead of in this process.
+    pub distribution: Option<crate::distribute::Distribution>,
 }
 
 /// Called-value propagation's results to apply: per module, local functions to give unique
@@ -174,7 +180,22 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
         }
     };
     let threads = threads.clamp(1, queue.len().max(1));
-    if threads == 1 {
+    if let Some(distribution) = &job.cfg.distribution {
+        let start = std::time::Instant::now();
+        let outputs = crate::distribute::compile(job, distribution, &queue, threads)?;
+        let mut results = results.lock().unwrap_or_else(|e| e.into_inner());
+        for (p, object, outcome) in outputs {
+            if let Some((dir, keys)) = &cache {
+                crate::object_cache::store(dir, keys[p as usize], &object, &outcome);
+            }
+            results[p as usize] = Some(Ok(PartitionOutput {
+                object,
+                outcome,
+                time: start.elapsed(),
+                cached: false,
+            }));
+        }
+    } else if threads == 1 {
         worker();
     } else {
         std::thread::scope(|s| {
@@ -333,6 +354,56 @@ fn compile_isolated(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErro
 fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoError> {
     let cfg = job.cfg;
     let ctx = Context::create();
+    let (module, outcome) = prepare_partition(&ctx, job, p)?;
+    let settings = codegen_settings(cfg, job.partitions.count(), p);
+    let bytes = crate::codegen::optimize_and_emit(&ctx, &module, &settings, |module| {
+        save_temp(cfg, &format!("{p}.4.opt.bc"), |path| {
+            module.write_bitcode_to_path(path)
+        })
+    })?;
+    save_object_temp(cfg, p, &bytes)?;
+    Ok((bytes, outcome))
+}
+
+/// How partition `p` of `count` is optimized and compiled.
+pub(crate) fn codegen_settings(cfg: &LtoConfig, count: u32, p: u32) -> CodegenSettings {
+    CodegenSettings {
+        opt_level: cfg.opt_level,
+        cpu: cfg.cpu.clone().unwrap_or_else(|| "x86-64".to_string()),
+        pic: cfg.pic,
+        remarks: cfg
+            .pipeline_remarks
+            .as_ref()
+            .map(|(path, passes)| RemarkSettings {
+                path: remark_file(path, count, p),
+                passes: passes.clone(),
+                with_hotness: cfg.remarks_with_hotness,
+            }),
+    }
+}
+
+/// `--save-temps`: partition `p`'s object under lld's names: `out.lto.o`, then
+/// `out.lto.1.o`, `out.lto.2.o`, ...
+pub(crate) fn save_object_temp(cfg: &LtoConfig, p: u32, bytes: &[u8]) -> Result<(), LtoError> {
+    let object_name = if p == 0 {
+        "lto.o".to_string()
+    } else {
+        format!("lto.{p}.o")
+    };
+    save_temp(cfg, &object_name, |path| {
+        std::fs::write(path, bytes).is_ok()
+    })
+}
+
+/// Builds partition `p`'s module in `ctx`: its modules read, each global given its form
+/// there, linked into one, the whole-program decisions applied (internalization, call
+/// plans, alias scopes, attributes), and verified: what LLVM's pipeline starts from.
+pub(crate) fn prepare_partition<'ctx, 'a: 'ctx>(
+    ctx: &'ctx Context,
+    job: &Job<'a>,
+    p: u32,
+) -> Result<(Module<'ctx>, CallOutcome), LtoError> {
+    let cfg = job.cfg;
     let mut merged: Option<Module> = None;
     // Linkage changes wait until every module is linked: an internal definition would no
     // longer satisfy the other modules' external declarations of the same name.
@@ -341,7 +412,7 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
     for &m in job.partitions.modules(p) {
         let input = &job.inputs[m as usize];
         let module = crate::fatal::reading(input.name, || {
-            crate::shim::parse_lazy(&ctx, input.name, input.data)
+            crate::shim::parse_lazy(ctx, input.name, input.data)
         })
         .map_err(|msg| LtoError::BadBitcode {
             file: input.name.to_string(),
@@ -387,8 +458,8 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
         // Reading the bodies may have replaced intrinsic declarations: the old values are
         // gone, and the list is now the summary's (up to the intrinsics).
         let globals = module_globals(&module);
-        tag_sites(&ctx, &globals, m, job, &mut outcome);
-        annotate_aliases(&ctx, &module, m, p, job, &mut outcome);
+        tag_sites(ctx, &globals, m, job, &mut outcome);
+        annotate_aliases(ctx, &module, m, p, job, &mut outcome);
         let keep_keys = job.partitions.count() == 1;
         rewrite_structor_lists(&module, &globals, actions, keep_keys, &mut after_link);
         match &merged {
@@ -414,7 +485,7 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
         // What another partition defines: its callers here still know what it touches.
         if g.global_kind() == Some(GlobalKind::Function) && g.is_declaration() {
             if let Some(&attributes) = job.declared_attributes.get(&name) {
-                crate::alias_scopes::add_attributes(&ctx, g, attributes);
+                crate::alias_scopes::add_attributes(ctx, g, attributes);
             }
         }
     }
@@ -422,14 +493,14 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
         return Err(dropped_definition(name));
     }
     // Before the pipeline, so the inliner sees the promoted direct calls.
-    for (key, call) in promote::tagged_sites(&ctx, &module) {
+    for (key, call) in promote::tagged_sites(ctx, &module) {
         let Some(site) = parse_site_key(&key) else {
             continue;
         };
         let Some(plan) = job.plans.sites.get(&site) else {
             continue;
         };
-        match promote::apply_plan(&ctx, &module, call, plan) {
+        match promote::apply_plan(ctx, &module, call, plan) {
             promote::Applied::Nothing => {}
             promote::Applied::Annotated => outcome.annotated.push(site),
             promote::Applied::Promoted => {
@@ -448,66 +519,7 @@ fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoErr
             e.to_string().trim()
         )));
     }
-    let triple = {
-        let t = module.get_triple();
-        if t.as_str().to_bytes().is_empty() {
-            TargetTriple::create("x86_64-pc-linux-gnu")
-        } else {
-            t
-        }
-    };
-    let cpu = cfg.cpu.as_deref().unwrap_or("x86-64");
-    // The target machine lld-22's LTO uses (function and data sections, init_array, ...),
-    // which LLVM-C cannot configure: made by the C++ shim.
-    let tm = crate::shim::create_lto_target_machine(&triple, cpu, "", cfg.opt_level, cfg.pic)
-        .ok_or_else(|| LtoError::Llvm(format!("cannot create a target machine for {cpu}")))?;
-    let count = job.partitions.count();
-    let remarks = match &cfg.pipeline_remarks {
-        Some((path, passes)) => Some(
-            crate::shim::PipelineRemarks::begin(
-                &ctx,
-                &remark_file(path, count, p),
-                passes.as_deref(),
-                cfg.remarks_with_hotness,
-            )
-            .map_err(|e| LtoError::Llvm(format!("optimization remarks: {e}")))?,
-        ),
-        None => None,
-    };
-
-    let pipeline = if cfg.opt_level == 0 {
-        "default<O0>".to_string()
-    } else {
-        format!("lto<O{}>", cfg.opt_level.min(3))
-    };
-    // As lld's LTO configures the pipeline: the vectorizers run from -O2 on.
-    let options = PassBuilderOptions::create();
-    options.set_loop_vectorization(cfg.opt_level > 1);
-    options.set_loop_slp_vectorization(cfg.opt_level > 1);
-    module
-        .run_passes(&pipeline, &tm, options)
-        .map_err(|e| LtoError::Llvm(format!("optimization failed: {}", e.to_string().trim())))?;
-    save_temp(cfg, &format!("{p}.4.opt.bc"), |path| {
-        module.write_bitcode_to_path(path)
-    })?;
-    let object = tm
-        .write_to_memory_buffer(&module, FileType::Object)
-        .map_err(|e| LtoError::Llvm(format!("code generation failed: {}", e.to_string().trim())))?;
-    let bytes = object.as_slice().to_vec();
-    if let Some(r) = remarks {
-        r.finish()
-            .map_err(|e| LtoError::Llvm(format!("optimization remarks: {e}")))?;
-    }
-    // lld's names: `out.lto.o`, then `out.lto.1.o`, `out.lto.2.o`, ...
-    let object_name = if p == 0 {
-        "lto.o".to_string()
-    } else {
-        format!("lto.{p}.o")
-    };
-    save_temp(cfg, &object_name, |path| {
-        std::fs::write(path, &bytes).is_ok()
-    })?;
-    Ok((bytes, outcome))
+    Ok((module, outcome))
 }
 
 fn parse_site_key(key: &str) -> Option<(u32, u32)> {

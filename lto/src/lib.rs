@@ -4,12 +4,16 @@
 
 pub mod alias_scopes;
 pub mod backend;
+pub mod backend_job;
+pub mod codegen;
 mod cut_check;
+pub mod distribute;
 pub mod error;
 pub mod facts;
 pub mod fatal;
 pub mod ir;
 pub mod isolate;
+pub mod job_options;
 pub mod llvm_memory;
 pub mod object_cache;
 pub mod promote;

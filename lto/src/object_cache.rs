@@ -33,6 +33,8 @@ pub fn key(job: &Job, p: u32, module_hashes: &[u128]) -> u128 {
     put(&rld_summaries::FORMAT_VERSION.to_le_bytes());
     let cfg = job.cfg;
     put(format!("O{} pic={} cpu={:?}", cfg.opt_level, cfg.pic, cfg.cpu).as_bytes());
+    // LLVM's own options change what it makes.
+    put(format!("{:?}", cfg.llvm_args).as_bytes());
     put(format!("{:?}", job.declared_attributes).as_bytes());
     let plan = job.partitions;
     for &m in plan.modules(p) {

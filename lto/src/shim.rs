@@ -46,6 +46,11 @@ extern "C" {
     ) -> LLVMModuleRef;
     fn rld_bitcode_producer(data: *const c_char, size: usize, producer: *mut *mut c_char) -> bool;
     fn rld_materialize_all(module: LLVMModuleRef, error: *mut *mut c_char) -> bool;
+    fn rld_write_bitcode(
+        module: LLVMModuleRef,
+        path: *const c_char,
+        error: *mut *mut c_char,
+    ) -> bool;
     fn rld_trim_debug_info(module: LLVMModuleRef, home: bool);
     fn rld_comdat_name(
         global: inkwell::llvm_sys::prelude::LLVMValueRef,
@@ -285,6 +290,24 @@ pub fn materialize_all(module: &inkwell::module::Module) -> Result<(), String> {
     let mut error: *mut c_char = ptr::null_mut();
     // SAFETY: a live module; `error` is a valid out-pointer.
     if unsafe { rld_materialize_all(module.as_mut_ptr(), &mut error) } {
+        Ok(())
+    } else {
+        Err(take_message(error))
+    }
+}
+
+/// Writes `module`'s bitcode to `path`, keeping the order of each value's uses, so that
+/// the module read back optimizes and compiles to the same bytes as this one.
+pub fn write_bitcode(
+    module: &inkwell::module::Module,
+    path: &std::path::Path,
+) -> Result<(), String> {
+    use std::os::unix::ffi::OsStrExt;
+    let c_path = CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| "file name contains a NUL byte".to_string())?;
+    let mut error: *mut c_char = ptr::null_mut();
+    // SAFETY: a live module; the path is NUL-terminated; `error` is a valid out-pointer.
+    if unsafe { rld_write_bitcode(module.as_mut_ptr(), c_path.as_ptr(), &mut error) } {
         Ok(())
     } else {
         Err(take_message(error))

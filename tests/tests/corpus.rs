@@ -139,6 +139,9 @@ enum Linker {
     Lld,
     /// rld with `--lto-partitions=N`.
     RldPartitions(u32),
+    /// rld with `--lto-partitions=N`, the partitions compiled as distributed jobs
+    /// (`--thinlto-distributor=scripts/dtlto-local`).
+    RldDistributed(u32),
     /// rld with `--threads=N` and `--build-id`.
     RldThreads(u32),
     /// rld with one LTO option more (`--no-wpa-aa`, `--no-cvp`).
@@ -166,6 +169,7 @@ impl Linker {
             Linker::GnuLd => "gnu-ld".into(),
             Linker::Plugin(host) => format!("plugin-{host:?}"),
             Linker::RldPartitions(n) => format!("rld-partitions{n}"),
+            Linker::RldDistributed(n) => format!("rld-distributed{n}"),
             Linker::RldThreads(n) => format!("rld-threads{n}"),
             Linker::RldOption(o) => format!("rld{}", o.trim_start_matches('-')),
         }
@@ -176,6 +180,15 @@ impl Linker {
         match self {
             Linker::Rld | Linker::Lld | Linker::GnuLd | Linker::Plugin(_) => vec![],
             Linker::RldPartitions(n) => vec![format!("-Wl,--lto-partitions={n}")],
+            Linker::RldDistributed(n) => vec![
+                format!("-Wl,--lto-partitions={n}"),
+                format!(
+                    "-Wl,--thinlto-distributor={}",
+                    rld_tests::workspace_dir()
+                        .join("scripts/dtlto-local")
+                        .display()
+                ),
+            ],
             Linker::RldThreads(n) => vec![format!("-Wl,--threads={n}"), "-Wl,--build-id".into()],
             Linker::RldOption(o) => vec![format!("-Wl,{o}")],
         }
@@ -429,6 +442,36 @@ fn sqlite_queries_clang_lto_2_partitions() {
 #[test]
 fn sqlite_queries_clang_lto_4_partitions() {
     scripts_with(Program::Sqlite, Cc::ClangLto, Linker::RldPartitions(4));
+}
+
+/// Distributed LTO (`--thinlto-distributor=`): the program is byte for byte the in-process
+/// link's, and runs as lld's build.
+fn distributed_with(program: Program, n: u32) {
+    let local = link(program, Cc::ClangLto, Linker::RldPartitions(n));
+    let dist = link(program, Cc::ClangLto, Linker::RldDistributed(n));
+    assert!(
+        fs::read(&local).unwrap() == fs::read(&dist).unwrap(),
+        "{} with {n} partitions: the distributed link {} differs from the in-process {}",
+        program.name(),
+        dist.display(),
+        local.display()
+    );
+    scripts_with(program, Cc::ClangLto, Linker::RldDistributed(n));
+}
+
+#[test]
+fn lua_scripts_clang_lto_distributed_1_partition() {
+    distributed_with(Program::Lua, 1);
+}
+
+#[test]
+fn lua_scripts_clang_lto_distributed_4_partitions() {
+    distributed_with(Program::Lua, 4);
+}
+
+#[test]
+fn sqlite_queries_clang_lto_distributed_4_partitions() {
+    distributed_with(Program::Sqlite, 4);
 }
 
 /// rld's other LTO configurations (as the differential runs of scripts/difftest use them):

@@ -1,0 +1,83 @@
+//! The last step of a partition: LLVM's LTO pipeline and the code generator, from a module
+//! with every whole-program decision applied to an ELF relocatable object. The in-process
+//! backend runs it on the module it has just built; a distributed job (`rld --lto-backend`)
+//! runs it on the same module read back from bitcode, with the same settings, so both give
+//! the same bytes.
+
+use crate::error::LtoError;
+use inkwell::context::Context;
+use inkwell::module::Module;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{FileType, TargetTriple};
+use std::path::PathBuf;
+
+/// Everything besides the module that the object depends on (and LLVM's own `-mllvm`
+/// options, which are process-wide).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodegenSettings {
+    /// 0..=3.
+    pub opt_level: u8,
+    pub cpu: String,
+    pub pic: bool,
+    /// LLVM's own remarks for this partition, if asked for.
+    pub remarks: Option<RemarkSettings>,
+}
+
+/// Where LLVM's remarks of one partition go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemarkSettings {
+    pub path: PathBuf,
+    /// `--opt-remarks-passes`.
+    pub passes: Option<String>,
+    pub with_hotness: bool,
+}
+
+/// Optimizes `module` with LLVM's LTO pipeline at `s.opt_level` and compiles it; `after_opt`
+/// sees the optimized module (`--save-temps`).
+pub fn optimize_and_emit(
+    ctx: &Context,
+    module: &Module,
+    s: &CodegenSettings,
+    after_opt: impl FnOnce(&Module) -> Result<(), LtoError>,
+) -> Result<Vec<u8>, LtoError> {
+    let triple = {
+        let t = module.get_triple();
+        if t.as_str().to_bytes().is_empty() {
+            TargetTriple::create("x86_64-pc-linux-gnu")
+        } else {
+            t
+        }
+    };
+    // The target machine lld-22's LTO uses (function and data sections, init_array, ...),
+    // which LLVM-C cannot configure: made by the C++ shim.
+    let tm = crate::shim::create_lto_target_machine(&triple, &s.cpu, "", s.opt_level, s.pic)
+        .ok_or_else(|| LtoError::Llvm(format!("cannot create a target machine for {}", s.cpu)))?;
+    let remarks = match &s.remarks {
+        Some(r) => Some(
+            crate::shim::PipelineRemarks::begin(ctx, &r.path, r.passes.as_deref(), r.with_hotness)
+                .map_err(|e| LtoError::Llvm(format!("optimization remarks: {e}")))?,
+        ),
+        None => None,
+    };
+    let pipeline = if s.opt_level == 0 {
+        "default<O0>".to_string()
+    } else {
+        format!("lto<O{}>", s.opt_level.min(3))
+    };
+    // As lld's LTO configures the pipeline: the vectorizers run from -O2 on.
+    let options = PassBuilderOptions::create();
+    options.set_loop_vectorization(s.opt_level > 1);
+    options.set_loop_slp_vectorization(s.opt_level > 1);
+    module
+        .run_passes(&pipeline, &tm, options)
+        .map_err(|e| LtoError::Llvm(format!("optimization failed: {}", e.to_string().trim())))?;
+    after_opt(module)?;
+    let object = tm
+        .write_to_memory_buffer(module, FileType::Object)
+        .map_err(|e| LtoError::Llvm(format!("code generation failed: {}", e.to_string().trim())))?;
+    if let Some(r) = remarks {
+        r.finish()
+            .map_err(|e| LtoError::Llvm(format!("optimization remarks: {e}")))?;
+    }
+    Ok(object.as_slice().to_vec())
+}

@@ -1,0 +1,437 @@
+//! Distributed LTO: the partitions compiled as jobs of an external distributor, through
+//! the interface lld-22 gives ThinLTO ("integrated distributed ThinLTO", DTLTO), so that
+//! any distributor written for lld drives rld unchanged.
+//!
+//! The linker writes a JSON file in lld's schema (`common` with the linker output, the
+//! remote compiler's arguments and the inputs every job needs; `jobs`, each with its
+//! arguments, inputs and outputs), runs the distributor with it, waits, and links the
+//! objects the jobs made. What differs from lld is what a job is: not a ThinLTO module that
+//! the remote compiler imports into and optimizes on its own guesses, but one of rld's
+//! partitions with every whole-program decision already applied (internalization, call
+//! promotions, alias scopes, attributes), written as one self-contained bitcode file. The
+//! remote compiler is rld itself (`rld --lto-backend`), which runs the last step of the
+//! in-process backend ([`crate::codegen`]) on it, with the settings in the job's options
+//! file ([`crate::job_options`]): the program is byte for byte the in-process link's.
+
+use crate::backend::{codegen_settings, prepare_partition, save_object_temp, CallOutcome, Job};
+use crate::error::LtoError;
+use crate::job_options::JobOptions;
+use std::path::{Path, PathBuf};
+
+/// How the jobs are distributed (`--thinlto-distributor=` and its companions).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Distribution {
+    /// Run as given: no `$PATH` search, as lld runs it.
+    pub distributor: PathBuf,
+    pub distributor_args: Vec<String>,
+    /// The program a job runs, an rld.
+    pub remote_compiler: String,
+    pub remote_compiler_prepend_args: Vec<String>,
+    pub remote_compiler_args: Vec<String>,
+    /// The link's output as given (`-o`): the JSON's `linker_output`; every job file is
+    /// written beside it.
+    pub linker_output: PathBuf,
+    /// `--thinlto-distributor-timeout=`: how long the distributor may run.
+    pub timeout: Option<std::time::Duration>,
+}
+
+/// The option a job's arguments name its options file with.
+pub const OPTIONS_FLAG: &str = "--lto-backend-options=";
+
+/// The files of one job, beside the output: `OUT.lto.P.PID.bc` (input), `.rldjob`
+/// (options), `.native.o` (output), as lld names its job files after the process.
+struct JobFiles {
+    partition: u32,
+    bitcode: PathBuf,
+    options: PathBuf,
+    object: PathBuf,
+    remarks: Option<PathBuf>,
+}
+
+/// Files removed when the link is over, kept with `--save-temps`.
+struct Temporaries {
+    files: Vec<PathBuf>,
+    keep: bool,
+}
+
+impl Drop for Temporaries {
+    fn drop(&mut self) {
+        if !self.keep {
+            for f in &self.files {
+                let _ = std::fs::remove_file(f);
+            }
+        }
+    }
+}
+
+/// Compiles the partitions in `queue` (largest first) as distributed jobs; returns each
+/// one's object and what its preparation did.
+pub(crate) fn compile(
+    job: &Job,
+    d: &Distribution,
+    queue: &[u32],
+    threads: usize,
+) -> Result<Vec<(u32, Vec<u8>, CallOutcome)>, LtoError> {
+    if queue.is_empty() {
+        return Ok(Vec::new());
+    }
+    let pid = std::process::id();
+    let dir = d.linker_output.parent().unwrap_or(Path::new(""));
+    let stem = d
+        .linker_output
+        .file_stem()
+        .map_or_else(|| "a".into(), |s| s.to_string_lossy().into_owned());
+    let in_dir = |name: String| dir.join(name);
+    let count = job.partitions.count();
+    let files: Vec<JobFiles> = queue
+        .iter()
+        .map(|&p| {
+            let base = format!("{stem}.lto.{p}.{pid}");
+            JobFiles {
+                partition: p,
+                bitcode: in_dir(format!("{base}.bc")),
+                options: in_dir(format!("{base}.rldjob")),
+                object: in_dir(format!("{base}.native.o")),
+                remarks: codegen_settings(job.cfg, count, p).remarks.map(|r| r.path),
+            }
+        })
+        .collect();
+    let json = in_dir(format!("{stem}.{pid}.dist-file.json"));
+    let mut temporaries = Temporaries {
+        files: vec![json.clone()],
+        keep: job.cfg.save_temps.is_some(),
+    };
+    for f in &files {
+        temporaries
+            .files
+            .extend([f.bitcode.clone(), f.options.clone(), f.object.clone()]);
+    }
+
+    let outcomes = prepare_all(job, &files, threads)?;
+    for f in &files {
+        let options = JobOptions::new(
+            f.partition,
+            codegen_settings(job.cfg, count, f.partition),
+            job.cfg.llvm_args.clone(),
+        );
+        write_file(&f.options, &options.encode())?;
+    }
+    write_file(&json, distributor_json(d, &files).as_bytes())?;
+    run_distributor(d, &json)?;
+
+    let mut out = Vec::with_capacity(files.len());
+    for (f, outcome) in files.iter().zip(outcomes) {
+        let object = read_object(f)?;
+        save_object_temp(job.cfg, f.partition, &object)?;
+        out.push((f.partition, object, outcome));
+    }
+    drop(temporaries);
+    Ok(out)
+}
+
+/// Builds every job's bitcode, `threads` partitions at a time, each in a child process
+/// where this process works in children (as the in-process backend compiles them).
+fn prepare_all(
+    job: &Job,
+    files: &[JobFiles],
+    threads: usize,
+) -> Result<Vec<CallOutcome>, LtoError> {
+    let results: std::sync::Mutex<Vec<Option<Result<CallOutcome, LtoError>>>> =
+        std::sync::Mutex::new(files.iter().map(|_| None).collect());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let worker = || loop {
+        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(f) = files.get(i) else {
+            break;
+        };
+        let result = prepare_isolated(job, f);
+        let failed = result.is_err();
+        results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
+        if failed {
+            next.store(files.len(), std::sync::atomic::Ordering::Relaxed);
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 0..threads.clamp(1, files.len()) {
+            std::thread::Builder::new()
+                .stack_size(64 << 20)
+                .spawn_scoped(s, worker)
+                .expect("cannot start an LTO thread");
+        }
+    });
+    let mut outcomes = Vec::with_capacity(files.len());
+    for result in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        match result {
+            Some(r) => outcomes.push(r?),
+            None => continue,
+        }
+    }
+    if outcomes.len() != files.len() {
+        return Err(LtoError::Llvm(
+            "internal error: a job was not prepared".into(),
+        ));
+    }
+    Ok(outcomes)
+}
+
+/// Writes one job's bitcode: in a child process (see `backend::compile_isolated`) when
+/// this process works in children.
+fn prepare_isolated(job: &Job, f: &JobFiles) -> Result<CallOutcome, LtoError> {
+    let prepare = || -> Result<CallOutcome, LtoError> {
+        let ctx = inkwell::context::Context::create();
+        let (module, outcome) = prepare_partition(&ctx, job, f.partition)?;
+        crate::shim::write_bitcode(&module, &f.bitcode).map_err(|e| LtoError::Io {
+            path: f.bitcode.display().to_string(),
+            source: std::io::Error::other(e),
+        })?;
+        Ok(outcome)
+    };
+    if !crate::in_children() {
+        return prepare();
+    }
+    let what = format!("preparing the job of partition {}", f.partition);
+    let isolated = crate::isolate::in_child(&what, || {
+        let outcome = prepare()?;
+        let mut bytes = (outcome.alias_time.as_nanos() as u64)
+            .to_le_bytes()
+            .to_vec();
+        bytes.extend(crate::object_cache::encode(&[], &outcome));
+        Ok(bytes)
+    });
+    let Some(bytes) = isolated else {
+        return prepare();
+    };
+    let bytes = bytes?;
+    let garbage = || LtoError::Llvm(format!("{what}: the process sent garbage"));
+    let (nanos, entry) = bytes.split_first_chunk::<8>().ok_or_else(garbage)?;
+    let (_, mut outcome) = crate::object_cache::decode(entry).ok_or_else(garbage)?;
+    outcome.alias_time = std::time::Duration::from_nanos(u64::from_le_bytes(*nanos));
+    Ok(outcome)
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), LtoError> {
+    std::fs::write(path, bytes).map_err(|source| LtoError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// The JSON file lld-22 writes for its distributor, with rld's jobs: `common.args` is the
+/// remote compiler, its prepend arguments, `--lto-backend` and its other arguments; a job's
+/// `args` are its bitcode, its options file and `-o` its object (the compile command is
+/// `common.args` followed by the job's); `inputs` the bitcode and the options file,
+/// `outputs` the object (and LLVM's remarks, when asked for). Jobs come largest first, so
+/// that a distributor that starts them in order does not start a big one last.
+fn distributor_json(d: &Distribution, files: &[JobFiles]) -> String {
+    let list = |items: &[String]| {
+        let quoted: Vec<String> = items.iter().map(|s| json_string(s)).collect();
+        format!("[{}]", quoted.join(","))
+    };
+    let path = |p: &Path| p.to_string_lossy().into_owned();
+    let mut common = vec![d.remote_compiler.clone()];
+    common.extend(d.remote_compiler_prepend_args.iter().cloned());
+    common.push("--lto-backend".into());
+    common.extend(d.remote_compiler_args.iter().cloned());
+    let jobs: Vec<String> = files
+        .iter()
+        .map(|f| {
+            let args = [
+                path(&f.bitcode),
+                format!("{OPTIONS_FLAG}{}", path(&f.options)),
+                "-o".into(),
+                path(&f.object),
+            ];
+            let inputs = [path(&f.bitcode), path(&f.options)];
+            let mut outputs = vec![path(&f.object)];
+            outputs.extend(f.remarks.as_deref().map(path));
+            format!(
+                "{{\"args\":{},\"inputs\":{},\"outputs\":{}}}",
+                list(&args),
+                list(&inputs),
+                list(&outputs)
+            )
+        })
+        .collect();
+    format!(
+        "{{\"common\":{{\"linker_output\":{},\"args\":{},\"inputs\":[]}},\"jobs\":[{}]}}",
+        json_string(&path(&d.linker_output)),
+        list(&common),
+        jobs.join(",")
+    )
+}
+
+/// A JSON string as LLVM's writer quotes it: `"` and `\` escaped, tab, newline and carriage
+/// return by letter, other control characters as `\u00xx`, everything else as it is.
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Runs the distributor on the JSON file, as lld does: its path as given (a bare name is in
+/// the current directory), its arguments, then the JSON file's path; the linker's
+/// environment, directory and standard streams; the link waits for it (at most `timeout`).
+fn run_distributor(d: &Distribution, json: &Path) -> Result<(), LtoError> {
+    let failed = |detail: String| {
+        LtoError::Llvm(format!(
+            "DTLTO backend compilation: distributor execution failed: {detail}"
+        ))
+    };
+    let program = if d.distributor.components().count() > 1 {
+        d.distributor.clone()
+    } else {
+        Path::new(".").join(&d.distributor)
+    };
+    let shown = d.distributor.display();
+    let mut command = std::process::Command::new(&program);
+    command.args(&d.distributor_args).arg(json);
+    if d.timeout.is_some() {
+        // A group of its own, so that a timeout stops whatever it started too (its jobs
+        // would otherwise go on, holding the linker's standard streams open).
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|e| failed(format!("{shown}: {e}")))?;
+    let status = match d.timeout {
+        None => child.wait(),
+        Some(limit) => {
+            let start = std::time::Instant::now();
+            loop {
+                match child.try_wait() {
+                    Ok(Some(status)) => break Ok(status),
+                    Ok(None) if start.elapsed() >= limit => {
+                        // SAFETY: kill(2) on the child's process group, which it leads.
+                        unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
+                        let _ = child.wait();
+                        return Err(failed(format!(
+                            "{shown} did not finish within {} s (--thinlto-distributor-timeout)",
+                            limit.as_secs_f64()
+                        )));
+                    }
+                    Ok(None) => std::thread::sleep(std::time::Duration::from_millis(10)),
+                    Err(e) => break Err(e),
+                }
+            }
+        }
+    }
+    .map_err(|e| failed(format!("{shown}: {e}")))?;
+    if status.success() {
+        return Ok(());
+    }
+    use std::os::unix::process::ExitStatusExt;
+    Err(failed(match (status.code(), status.signal()) {
+        (Some(code), _) => format!("{shown} exited with status {code}"),
+        (None, Some(signal)) => format!("{shown} was killed by signal {signal}"),
+        _ => format!("{shown} failed"),
+    }))
+}
+
+/// A job's object, checked to be what a job makes: an x86-64 ELF relocatable object.
+fn read_object(f: &JobFiles) -> Result<Vec<u8>, LtoError> {
+    let shown = f.object.display();
+    let p = f.partition;
+    let bytes = std::fs::read(&f.object).map_err(|e| {
+        LtoError::Llvm(format!(
+            "DTLTO backend compilation: cannot open native object file: {shown}: {e} (the job \
+             of partition {p})"
+        ))
+    })?;
+    check_object(&bytes).map_err(|why| {
+        LtoError::Llvm(format!(
+            "DTLTO backend compilation: {shown} (the job of partition {p}) is not an object \
+             a job makes: {why}"
+        ))
+    })?;
+    Ok(bytes)
+}
+
+fn check_object(bytes: &[u8]) -> Result<(), String> {
+    use object::read::elf::{ElfFile64, FileHeader};
+    if bytes.is_empty() {
+        return Err("the file is empty".into());
+    }
+    let file = ElfFile64::<object::Endianness>::parse(bytes).map_err(|e| e.to_string())?;
+    let header = file.elf_header();
+    let e = file.endian();
+    if header.e_machine(e) != object::elf::EM_X86_64 || header.e_type(e) != object::elf::ET_REL {
+        return Err("not an x86-64 ELF relocatable object".into());
+    }
+    // Every section's contents must be in the file: a truncated object fails here.
+    for section in object::Object::sections(&file) {
+        object::ObjectSection::data(&section).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_are_quoted_as_llvm_quotes_them() {
+        assert_eq!(json_string("a.o"), "\"a.o\"");
+        assert_eq!(
+            json_string("q\"ü\\x\tt\u{8}\u{1b}\n\r.o"),
+            "\"q\\\"ü\\\\x\\tt\\u0008\\u001b\\n\\r.o\""
+        );
+    }
+
+    #[test]
+    fn the_json_has_lld_s_schema_with_rld_s_jobs() {
+        let d = Distribution {
+            distributor: "/x/dist.py".into(),
+            distributor_args: vec!["--verbose".into()],
+            remote_compiler: "/opt/rld/bin/rld".into(),
+            remote_compiler_prepend_args: vec!["pre".into()],
+            remote_compiler_args: vec!["--threads=1".into()],
+            linker_output: "out/prog".into(),
+            timeout: None,
+        };
+        let files = [JobFiles {
+            partition: 2,
+            bitcode: "out/prog.lto.2.77.bc".into(),
+            options: "out/prog.lto.2.77.rldjob".into(),
+            object: "out/prog.lto.2.77.native.o".into(),
+            remarks: Some("r.yaml.part2".into()),
+        }];
+        assert_eq!(
+            distributor_json(&d, &files),
+            "{\"common\":{\"linker_output\":\"out/prog\",\"args\":[\"/opt/rld/bin/rld\",\"pre\",\
+             \"--lto-backend\",\"--threads=1\"],\"inputs\":[]},\"jobs\":[{\"args\":[\
+             \"out/prog.lto.2.77.bc\",\"--lto-backend-options=out/prog.lto.2.77.rldjob\",\"-o\",\
+             \"out/prog.lto.2.77.native.o\"],\"inputs\":[\"out/prog.lto.2.77.bc\",\
+             \"out/prog.lto.2.77.rldjob\"],\"outputs\":[\"out/prog.lto.2.77.native.o\",\
+             \"r.yaml.part2\"]}]}"
+        );
+    }
+
+    #[test]
+    fn only_whole_x86_64_relocatable_objects_are_taken() {
+        assert!(check_object(b"").unwrap_err().contains("empty"));
+        assert!(check_object(b"\x7fELF garbage").is_err());
+        let mut obj = object::write::Object::new(
+            object::BinaryFormat::Elf,
+            object::Architecture::X86_64,
+            object::Endianness::Little,
+        );
+        let text = obj.section_id(object::write::StandardSection::Text);
+        obj.append_section_data(text, &[0x90; 64], 16);
+        let bytes = obj.write().unwrap();
+        assert!(check_object(&bytes).is_ok());
+        assert!(check_object(&bytes[..bytes.len() - 80]).is_err());
+    }
+}
