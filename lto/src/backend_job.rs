@@ -5,7 +5,7 @@
 //! object is written whole or not at all.
 
 use crate::codegen::optimize_and_emit;
-use crate::distribute::OPTIONS_FLAG;
+use crate::distribute::{OPTIONS_FLAG, REMARKS_FLAG};
 use crate::error::LtoError;
 use crate::job_options::JobOptions;
 use inkwell::context::Context;
@@ -18,14 +18,18 @@ struct JobArgs {
     bitcode: PathBuf,
     options: PathBuf,
     object: PathBuf,
+    /// LLVM's remarks go here (when the options ask for them).
+    remarks: Option<PathBuf>,
 }
 
 fn parse_args(args: &[String]) -> Result<JobArgs, String> {
-    let (mut bitcode, mut options, mut object) = (None, None, None);
+    let (mut bitcode, mut options, mut object, mut remarks) = (None, None, None, None);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         if let Some(v) = a.strip_prefix(OPTIONS_FLAG) {
             options = Some(PathBuf::from(v));
+        } else if let Some(v) = a.strip_prefix(REMARKS_FLAG) {
+            remarks = Some(PathBuf::from(v));
         } else if a == "-o" {
             object = Some(PathBuf::from(
                 it.next().ok_or("-o needs the object file's name")?,
@@ -42,6 +46,7 @@ fn parse_args(args: &[String]) -> Result<JobArgs, String> {
         bitcode: bitcode.ok_or("no bitcode file")?,
         options: options.ok_or_else(|| format!("no {OPTIONS_FLAG}FILE"))?,
         object: object.ok_or("no -o OBJECT")?,
+        remarks,
     })
 }
 
@@ -53,9 +58,23 @@ pub fn run(args: &[String]) -> Result<(), LtoError> {
         move |source| LtoError::Io { path, source }
     };
     let bytes = std::fs::read(&job.options).map_err(io(&job.options))?;
-    let options = JobOptions::decode(&bytes)
+    let mut options = JobOptions::decode(&bytes)
         .and_then(|o| o.check_same_build().map(|()| o))
         .map_err(|e| LtoError::Llvm(format!("{}: {e}", job.options.display())))?;
+    match (&mut options.codegen.remarks, &job.remarks) {
+        (Some(r), Some(path)) => r.path = path.clone(),
+        (None, None) => {}
+        (Some(_), None) => {
+            return Err(LtoError::Llvm(format!(
+                "--lto-backend: the job asks for LLVM's remarks: no {REMARKS_FLAG}FILE"
+            )))
+        }
+        (None, Some(_)) => {
+            return Err(LtoError::Llvm(format!(
+                "--lto-backend: {REMARKS_FLAG} given, but the job asks for no remarks"
+            )))
+        }
+    }
     crate::shim::parse_llvm_options(&options.llvm_args)
         .map_err(|e| LtoError::Llvm(format!("{}: {e}", job.options.display())))?;
     Target::initialize_x86(&InitializationConfig::default());
@@ -115,6 +134,7 @@ mod tests {
             bitcode: "p.bc".into(),
             options: "p.rldjob".into(),
             object: "p.o".into(),
+            remarks: None,
         };
         assert_eq!(
             parse_args(&strings("p.bc --lto-backend-options=p.rldjob -o p.o")).unwrap(),

@@ -37,6 +37,8 @@ pub struct Distribution {
 
 /// The option a job's arguments name its options file with.
 pub const OPTIONS_FLAG: &str = "--lto-backend-options=";
+/// The option a job's arguments name the file for LLVM's remarks with.
+pub const REMARKS_FLAG: &str = "--lto-backend-remarks=";
 
 /// The files of one job, beside the output: `OUT.lto.P.PID.bc` (input), `.rldjob`
 /// (options), `.native.o` (output), as lld names its job files after the process.
@@ -218,9 +220,11 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), LtoError> {
 
 /// The JSON file lld-22 writes for its distributor, with rld's jobs: `common.args` is the
 /// remote compiler, its prepend arguments, `--lto-backend` and its other arguments; a job's
-/// `args` are its bitcode, its options file and `-o` its object (the compile command is
-/// `common.args` followed by the job's); `inputs` the bitcode and the options file,
-/// `outputs` the object (and LLVM's remarks, when asked for). Jobs come largest first, so
+/// `args` are its bitcode, its options file, `-o` its object and, when LLVM's remarks are
+/// asked for, their file (the compile command is `common.args` followed by the job's);
+/// `inputs` the bitcode and the options file, `outputs` the object (and the remarks). Every
+/// path a job reads or writes is an argument of its own, so that a distributor that moves
+/// files between hosts can rewrite it. Jobs come largest first, so
 /// that a distributor that starts them in order does not start a big one last.
 fn distributor_json(d: &Distribution, files: &[JobFiles]) -> String {
     let list = |items: &[String]| {
@@ -235,12 +239,17 @@ fn distributor_json(d: &Distribution, files: &[JobFiles]) -> String {
     let jobs: Vec<String> = files
         .iter()
         .map(|f| {
-            let args = [
+            let mut args = vec![
                 path(&f.bitcode),
                 format!("{OPTIONS_FLAG}{}", path(&f.options)),
                 "-o".into(),
                 path(&f.object),
             ];
+            args.extend(
+                f.remarks
+                    .as_deref()
+                    .map(|r| format!("{REMARKS_FLAG}{}", path(r))),
+            );
             let inputs = [path(&f.bitcode), path(&f.options)];
             let mut outputs = vec![path(&f.object)];
             outputs.extend(f.remarks.as_deref().map(path));
@@ -413,7 +422,7 @@ mod tests {
             "{\"common\":{\"linker_output\":\"out/prog\",\"args\":[\"/opt/rld/bin/rld\",\"pre\",\
              \"--lto-backend\",\"--threads=1\"],\"inputs\":[]},\"jobs\":[{\"args\":[\
              \"out/prog.lto.2.77.bc\",\"--lto-backend-options=out/prog.lto.2.77.rldjob\",\"-o\",\
-             \"out/prog.lto.2.77.native.o\"],\"inputs\":[\"out/prog.lto.2.77.bc\",\
+             \"out/prog.lto.2.77.native.o\",\"--lto-backend-remarks=r.yaml.part2\"],\"inputs\":[\"out/prog.lto.2.77.bc\",\
              \"out/prog.lto.2.77.rldjob\"],\"outputs\":[\"out/prog.lto.2.77.native.o\",\
              \"r.yaml.part2\"]}]}"
         );

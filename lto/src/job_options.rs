@@ -4,8 +4,6 @@
 //! path or option), values as raw bytes, the first record naming the format.
 
 use crate::codegen::{CodegenSettings, RemarkSettings};
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 const FORMAT: &str = "rld-lto-job 1";
@@ -19,6 +17,7 @@ pub struct JobOptions {
     pub llvm_version: String,
     /// The partition, for messages.
     pub partition: u32,
+    /// With LLVM's remarks, their path is the command line's, not the file's: empty here.
     pub codegen: CodegenSettings,
     /// `-mllvm` options, in order.
     pub llvm_args: Vec<String>,
@@ -52,8 +51,10 @@ impl JobOptions {
         put("opt-level", c.opt_level.to_string().as_bytes());
         put("cpu", c.cpu.as_bytes());
         put("pic", if c.pic { b"1" } else { b"0" });
+        // The remark file's path is on the job's command line (`--lto-backend-remarks=`),
+        // where a distributor that moves files can rewrite it, as it rewrites `-o`.
         if let Some(r) = &c.remarks {
-            put("remarks", r.path.as_os_str().as_bytes());
+            put("remarks", b"1");
             if let Some(passes) = &r.passes {
                 put("remarks-passes", passes.as_bytes());
             }
@@ -115,7 +116,9 @@ impl JobOptions {
                 },
                 "cpu" => o.codegen.cpu = text(key, v)?,
                 "pic" => o.codegen.pic = v == b"1",
-                "remarks" => o.remarks().path = OsStr::from_bytes(v).into(),
+                "remarks" if v == b"1" => {
+                    o.remarks();
+                }
                 "remarks-passes" => o.remarks().passes = Some(text(key, v)?),
                 "remarks-hotness" => o.remarks().with_hotness = v == b"1",
                 "mllvm" => o.llvm_args.push(text(key, v)?),
@@ -127,13 +130,6 @@ impl JobOptions {
         }
         if o.fingerprint.is_empty() || o.llvm_version.is_empty() {
             return Err("the records naming the rld that made it are missing".into());
-        }
-        if o.codegen
-            .remarks
-            .as_ref()
-            .is_some_and(|r| r.path.as_os_str().is_empty())
-        {
-            return Err("remarks: no file named".into());
         }
         Ok(o)
     }
@@ -184,8 +180,11 @@ mod tests {
 
     #[test]
     fn options_read_back_as_written() {
-        let o = sample();
-        assert_eq!(JobOptions::decode(&o.encode()).unwrap(), o);
+        let mut o = sample();
+        let back = JobOptions::decode(&o.encode()).unwrap();
+        // The remark file's path stays on the command line.
+        o.codegen.remarks.as_mut().unwrap().path = PathBuf::new();
+        assert_eq!(back, o);
         let plain = JobOptions::new(
             0,
             CodegenSettings {

@@ -142,6 +142,8 @@ enum Linker {
     /// rld with `--lto-partitions=N`, the partitions compiled as distributed jobs
     /// (`--thinlto-distributor=scripts/dtlto-local`).
     RldDistributed(u32),
+    /// The same through the Dask cluster [`DASK_SCHEDULER`] names (scripts/dtlto-dask.py).
+    RldDask(u32),
     /// rld with `--threads=N` and `--build-id`.
     RldThreads(u32),
     /// rld with one LTO option more (`--no-wpa-aa`, `--no-cvp`).
@@ -170,6 +172,7 @@ impl Linker {
             Linker::Plugin(host) => format!("plugin-{host:?}"),
             Linker::RldPartitions(n) => format!("rld-partitions{n}"),
             Linker::RldDistributed(n) => format!("rld-distributed{n}"),
+            Linker::RldDask(n) => format!("rld-dask{n}"),
             Linker::RldThreads(n) => format!("rld-threads{n}"),
             Linker::RldOption(o) => format!("rld{}", o.trim_start_matches('-')),
         }
@@ -187,6 +190,20 @@ impl Linker {
                     rld_tests::workspace_dir()
                         .join("scripts/dtlto-local")
                         .display()
+                ),
+            ],
+            Linker::RldDask(n) => vec![
+                format!("-Wl,--lto-partitions={n}"),
+                format!("-Wl,--thinlto-distributor={}", dask_python().display()),
+                format!(
+                    "-Wl,--thinlto-distributor-arg={}",
+                    rld_tests::workspace_dir()
+                        .join("scripts/dtlto-dask.py")
+                        .display()
+                ),
+                format!(
+                    "-Wl,--thinlto-distributor-arg=--scheduler={}",
+                    DASK_SCHEDULER.get().expect("no Dask cluster started")
                 ),
             ],
             Linker::RldThreads(n) => vec![format!("-Wl,--threads={n}"), "-Wl,--build-id".into()],
@@ -472,6 +489,200 @@ fn lua_scripts_clang_lto_distributed_4_partitions() {
 #[test]
 fn sqlite_queries_clang_lto_distributed_4_partitions() {
     distributed_with(Program::Sqlite, 4);
+}
+
+/// The scheduler address of the Dask cluster the test process started.
+static DASK_SCHEDULER: OnceLock<String> = OnceLock::new();
+
+/// The Python of scripts/setup-dask's venv.
+fn dask_python() -> PathBuf {
+    std::env::var_os("RLD_DASK_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| rld_tests::workspace_dir().join("target/dask-venv"))
+        .join("bin/python")
+}
+
+/// A Dask cluster of worker hosts in network namespaces (scripts/dask-cluster), stopped
+/// when dropped.
+struct DaskCluster {
+    dir: PathBuf,
+}
+
+impl DaskCluster {
+    fn start(workers: u32) -> DaskCluster {
+        assert!(
+            dask_python().is_file(),
+            "no {}: run scripts/setup-dask (CI does)",
+            dask_python().display()
+        );
+        let dir = root().join("dask-cluster");
+        let script = rld_tests::workspace_dir().join("scripts/dask-cluster");
+        let out = output_with_timeout(
+            Command::new(&script)
+                .arg("start")
+                .arg(&dir)
+                .arg(workers.to_string()),
+            Duration::from_secs(120),
+        );
+        let cluster = DaskCluster { dir };
+        assert!(
+            out.status.success(),
+            "{}",
+            report(
+                "starting the Dask cluster",
+                Command::new(&script).arg("start"),
+                &out
+            )
+        );
+        cluster
+    }
+
+    fn address(&self) -> String {
+        fs::read_to_string(self.dir.join("address"))
+            .unwrap()
+            .trim()
+            .to_string()
+    }
+
+    /// Each worker's own log: (worker number, text).
+    fn logs(&self, workers: u32) -> Vec<(u32, String)> {
+        (1..=workers)
+            .map(|i| {
+                let log = self.dir.join(format!("worker-{i}.log"));
+                (i, fs::read_to_string(log).unwrap_or_default())
+            })
+            .collect()
+    }
+}
+
+impl Drop for DaskCluster {
+    fn drop(&mut self) {
+        let _ = Command::new(rld_tests::workspace_dir().join("scripts/dask-cluster"))
+            .arg("stop")
+            .arg(&self.dir)
+            .status();
+    }
+}
+
+/// The job outputs (`...native.o`) a worker's log says it finished with status 0.
+fn finished_jobs(log: &str) -> Vec<String> {
+    log.lines()
+        .filter(|l| l.contains("dtlto-dask:") && l.contains(": end ") && l.contains("status=0"))
+        .filter_map(|l| Some(l.split(": end ").nth(1)?.split(' ').next()?.to_string()))
+        .collect()
+}
+
+/// Lua and SQLite linked through a Dask cluster of three worker hosts, each in a network
+/// namespace of its own: the programs are byte for byte the in-process links', the
+/// workers' own logs show the jobs ran there, and a worker host killed in the middle of a
+/// job costs nothing but time (Dask runs the job again elsewhere).
+#[test]
+fn lua_and_sqlite_through_a_dask_cluster_of_three_hosts() {
+    let cluster = DaskCluster::start(3);
+    DASK_SCHEDULER.set(cluster.address()).unwrap();
+    for program in [Program::Lua, Program::Sqlite] {
+        let local = link(program, Cc::ClangLto, Linker::RldPartitions(4));
+        let dask = link(program, Cc::ClangLto, Linker::RldDask(4));
+        assert!(
+            fs::read(&local).unwrap() == fs::read(&dask).unwrap(),
+            "{}: the link through Dask differs from the in-process one",
+            program.name()
+        );
+        scripts_with(program, Cc::ClangLto, Linker::RldDask(4));
+    }
+    // Every job ran on a worker host (10.231.77.11-13), not the linker's, and the work was
+    // shared.
+    let logs = cluster.logs(3);
+    let mut hosts_used = 0;
+    for (i, log) in &logs {
+        let jobs = finished_jobs(log);
+        if !jobs.is_empty() {
+            hosts_used += 1;
+            let address = format!("tcp://10.231.77.{}:", 10 + i);
+            assert!(
+                log.contains(&address),
+                "worker {i} is not at {address}:\n{log}"
+            );
+        }
+    }
+    let all: Vec<String> = logs.iter().flat_map(|(_, l)| finished_jobs(l)).collect();
+    assert!(
+        all.iter().filter(|j| j.contains("/lua.lto.")).count() >= 4,
+        "{all:?}"
+    );
+    assert!(
+        all.iter().filter(|j| j.contains("/sqlite.lto.")).count() >= 4,
+        "{all:?}"
+    );
+    assert!(hosts_used >= 2, "one host did all the work: {logs:?}");
+
+    // A worker host dies in the middle of a job.
+    let objects = objects(Program::Lua, Cc::ClangLto).unwrap();
+    let spec = spec(Program::Lua);
+    let dir = root().join("out").join("lua-dask-killed");
+    fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join("lua");
+    let _ = fs::remove_file(&exe);
+    let mut cmd = Command::new(Cc::ClangLto.link_command());
+    cmd.arg(format!("--ld-path={}", rld_path().display()))
+        .args(Linker::RldDask(4).flags())
+        .args(Cc::ClangLto.mode_flags())
+        .arg(OPT)
+        .args(&spec.ldflags)
+        .args(objects.iter())
+        .args(&spec.libs)
+        .arg("-o")
+        .arg(&exe);
+    let before: Vec<usize> = logs.iter().map(|(_, l)| l.len()).collect();
+    let mut child = cmd.spawn().unwrap();
+    let started = std::time::Instant::now();
+    let mut killed = None;
+    while killed.is_none() && started.elapsed() < Duration::from_secs(60) {
+        for (i, log) in cluster.logs(3) {
+            let new = &log[before[i as usize - 1].min(log.len())..];
+            if new.contains(": start ") {
+                let ns = format!("rlddask{i}");
+                let pids = Command::new("ip")
+                    .args(["netns", "pids", &ns])
+                    .output()
+                    .unwrap();
+                for pid in String::from_utf8_lossy(&pids.stdout).split_whitespace() {
+                    let _ = Command::new("kill").args(["-KILL", pid]).status();
+                }
+                killed = Some((i, new.to_string()));
+                break;
+            }
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+    let status = child.wait().unwrap();
+    let (victim, seen) = killed.expect("no job started within 60 s");
+    assert!(
+        status.success(),
+        "the link failed after worker {victim} died: {}",
+        command_line(&cmd)
+    );
+    let local = link(Program::Lua, Cc::ClangLto, Linker::RldPartitions(4));
+    assert!(
+        fs::read(&local).unwrap() == fs::read(&exe).unwrap(),
+        "the relinked Lua differs"
+    );
+    // The job the dead host had started was finished by another one.
+    let job = seen
+        .lines()
+        .find_map(|l| Some(l.split(": start ").nth(1)?.trim().to_string()))
+        .unwrap();
+    let finished_by: Vec<u32> = cluster
+        .logs(3)
+        .iter()
+        .filter(|(_, l)| finished_jobs(l).contains(&job))
+        .map(|(i, _)| *i)
+        .collect();
+    assert!(
+        !finished_by.is_empty() && !finished_by.contains(&victim),
+        "{job}: started on worker {victim}, finished by {finished_by:?}"
+    );
+    drop(cluster);
 }
 
 /// rld's other LTO configurations (as the differential runs of scripts/difftest use them):

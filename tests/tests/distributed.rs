@@ -327,3 +327,34 @@ fn cached_partitions_are_not_sent_again() {
         assert_eq!(std::fs::read(&local).unwrap(), std::fs::read(exe).unwrap());
     }
 }
+
+#[test]
+fn llvm_s_remarks_come_back_from_the_jobs() {
+    let t = Test::new();
+    let objs = objects(&t);
+    let objs = refs(&objs);
+    let remarks = |dir: &str, extra: &[String]| {
+        let yaml = t.path(&format!("{dir}/remarks.yaml"));
+        let flag = format!("-Wl,--opt-remarks-filename,{}", yaml.display());
+        let mut all = vec![
+            "-flto",
+            "-O2",
+            "-Wl,--lto-partitions=2",
+            flag.as_str(),
+            "-Wl,--opt-remarks-passes,inline",
+        ];
+        all.extend(extra.iter().map(String::as_str));
+        t.link(Driver::ClangRld, &objs, &all, &format!("{dir}/prog"));
+        std::fs::read_to_string(&yaml).unwrap()
+    };
+    let local = remarks("local", &[]);
+    let log = t.path("jobs.log");
+    let dist = remarks("dist", &dist_flags(&log));
+    assert_eq!(lines(&log), 2);
+    assert!(local.contains("Pass:            inline"), "{local}");
+    assert_eq!(local, dist);
+    assert_eq!(
+        leftovers(&t.path("dist"), &["prog", "remarks.yaml"]),
+        Vec::<String>::new()
+    );
+}
