@@ -5,6 +5,7 @@
     --thinlto-distributor-arg=/path/to/scripts/dtlto-dask.py
     --thinlto-distributor-arg=--scheduler=tcp://HOST:PORT   (or $DASK_SCHEDULER_ADDRESS)
     [--thinlto-distributor-arg=--timeout=SECONDS]
+    [--thinlto-distributor-arg=--shared-fs]   (see below)
 
 The linker runs it with the JSON file last. Each job becomes a Dask task that carries the
 bytes of its input files (`common.inputs` and the job's `inputs`), so a worker needs no
@@ -15,6 +16,10 @@ directory, and sends back the outputs' bytes, which are written where the JSON n
 (each whole, or not at all). A worker that dies in the middle of a job is Dask's to handle:
 the scheduler runs the job again on another worker (up to its `allowed-failures`).
 
+With --shared-fs the files are not moved: each job runs in the linker's directory on a
+file system the workers share with it. lld's own jobs need that: a ThinLTO job's index file
+names the modules it imports by their paths on the linker's host.
+
 Each worker prints a line when a job starts and ends (its name and address, the job's
 first output), so its own log shows what it ran. Exits 0 when every job succeeded, else 1
 with the reason on standard error.
@@ -23,6 +28,31 @@ import json
 import os
 import sys
 import time
+
+
+def run_shared(args, outputs, cwd):
+    """Runs on a worker: one job, in the linker's directory on a shared file system."""
+    import subprocess
+
+    from distributed import get_worker
+
+    worker = get_worker()
+    where = f"worker {worker.name} at {worker.address}"
+    print(f"dtlto-dask: {where}: start {outputs[0]}", flush=True)
+    start = time.monotonic()
+    proc = subprocess.run(args, capture_output=True, cwd=cwd)
+    took = time.monotonic() - start
+    print(
+        f"dtlto-dask: {where}: end {outputs[0]} status={proc.returncode} seconds={took:.3f}",
+        flush=True,
+    )
+    return {
+        "status": proc.returncode,
+        "stderr": proc.stderr.decode(errors="replace"),
+        "where": where,
+        "shared": True,
+        "outputs": {},
+    }
 
 
 def run_job(args, outputs, files):
@@ -89,11 +119,14 @@ def write_whole(path, data):
 def main(argv):
     scheduler = os.environ.get("DASK_SCHEDULER_ADDRESS")
     timeout = None
+    shared = False
     for a in argv[1:-1]:
         if a.startswith("--scheduler="):
             scheduler = a[len("--scheduler="):]
         elif a.startswith("--timeout="):
             timeout = float(a[len("--timeout="):])
+        elif a == "--shared-fs":
+            shared = True
         else:
             print(f"dtlto-dask: unknown option {a}", file=sys.stderr)
             return 2
@@ -111,23 +144,23 @@ def main(argv):
                 out[p] = f.read()
         return out
 
-    common_files = contents(spec["common"]["inputs"])
+    common_files = {} if shared else contents(spec["common"]["inputs"])
 
     from distributed import Client, as_completed
 
     with Client(scheduler, timeout=timeout or 30) as client:
         futures = {}
         for job in spec["jobs"]:
-            files = dict(common_files)
-            files.update(contents(job["inputs"]))
-            future = client.submit(
-                run_job,
-                common_args + job["args"],
-                job["outputs"],
-                files,
-                key=f"dtlto-{os.getpid()}-{job['outputs'][0]}",
-                pure=False,
-            )
+            key = f"dtlto-{os.getpid()}-{job['outputs'][0]}"
+            args = common_args + job["args"]
+            if shared:
+                future = client.submit(
+                    run_shared, args, job["outputs"], os.getcwd(), key=key, pure=False
+                )
+            else:
+                files = dict(common_files)
+                files.update(contents(job["inputs"]))
+                future = client.submit(run_job, args, job["outputs"], files, key=key, pure=False)
             futures[future] = job
         failed = False
         deadline = time.monotonic() + timeout if timeout else None
@@ -152,7 +185,7 @@ def main(argv):
                 for path in job["outputs"]:
                     if path in result["outputs"]:
                         write_whole(path, result["outputs"][path])
-                if job["outputs"][0] not in result["outputs"]:
+                if not result.get("shared") and job["outputs"][0] not in result["outputs"]:
                     print(f"dtlto-dask: job for {job['outputs'][0]} left no output", file=sys.stderr)
                     failed = True
                 if deadline and time.monotonic() > deadline:

@@ -167,6 +167,13 @@ pub fn run(
             );
         }
     }
+    if let (true, Some(d)) = (clock.enabled(), compiled.distributed) {
+        clock.note(
+            d.prepare,
+            &format!("  distributed: {} jobs' bitcode written", d.jobs),
+        );
+        clock.note(d.distributor, "  distributed: the distributor ran");
+    }
     clock.phase("LLVM (link modules, optimize, codegen)", || {
         format!(
             "{} call sites promoted, {} of {} function bodies read",

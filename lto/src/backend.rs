@@ -123,6 +123,8 @@ pub struct Compiled {
     /// With `pipeline_remarks`: the files LLVM wrote its remarks to, in partition order,
     /// for the caller to stream into the remark file and remove.
     pub remark_files: Vec<PathBuf>,
+    /// With a distributor: where the time went.
+    pub distributed: Option<crate::distribute::DistributedTimes>,
 }
 
 /// Optimizes and compiles every partition, `threads` at a time (each in its own LLVM
@@ -180,9 +182,12 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
         }
     };
     let threads = threads.clamp(1, queue.len().max(1));
+    let mut distributed = None;
     if let Some(distribution) = &job.cfg.distribution {
         let start = std::time::Instant::now();
-        let outputs = crate::distribute::compile(job, distribution, &queue, threads)?;
+        let mut times = crate::distribute::DistributedTimes::default();
+        let outputs = crate::distribute::compile(job, distribution, &queue, threads, &mut times)?;
+        distributed = Some(times);
         let mut results = results.lock().unwrap_or_else(|e| e.into_inner());
         for (p, object, outcome) in outputs {
             if let Some((dir, keys)) = &cache {
@@ -215,6 +220,7 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
         times: Vec::with_capacity(count as usize),
         cached: Vec::with_capacity(count as usize),
         remark_files: Vec::new(),
+        distributed,
     };
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     for result in results {

@@ -50,10 +50,21 @@ struct JobFiles {
     remarks: Option<PathBuf>,
 }
 
-/// Files removed when the link is over, kept with `--save-temps`.
+/// Files removed when the link is over, or interrupted by a signal; kept with
+/// `--save-temps`.
 struct Temporaries {
     files: Vec<PathBuf>,
+    guards: Vec<crate::interrupt::Guard>,
     keep: bool,
+}
+
+impl Temporaries {
+    fn add(&mut self, path: &Path) {
+        if !self.keep {
+            self.guards.push(crate::interrupt::Guard::new(path));
+        }
+        self.files.push(path.to_path_buf());
+    }
 }
 
 impl Drop for Temporaries {
@@ -66,6 +77,16 @@ impl Drop for Temporaries {
     }
 }
 
+/// Where a distributed link's time went (`--time`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DistributedTimes {
+    pub jobs: usize,
+    /// Building and writing the jobs' bitcode, here.
+    pub prepare: std::time::Duration,
+    /// The distributor, from start to exit.
+    pub distributor: std::time::Duration,
+}
+
 /// Compiles the partitions in `queue` (largest first) as distributed jobs; returns each
 /// one's object and what its preparation did.
 pub(crate) fn compile(
@@ -73,10 +94,13 @@ pub(crate) fn compile(
     d: &Distribution,
     queue: &[u32],
     threads: usize,
+    times: &mut DistributedTimes,
 ) -> Result<Vec<(u32, Vec<u8>, CallOutcome)>, LtoError> {
+    times.jobs = queue.len();
     if queue.is_empty() {
         return Ok(Vec::new());
     }
+    let start = std::time::Instant::now();
     let pid = std::process::id();
     let dir = d.linker_output.parent().unwrap_or(Path::new(""));
     let stem = d
@@ -100,13 +124,15 @@ pub(crate) fn compile(
         .collect();
     let json = in_dir(format!("{stem}.{pid}.dist-file.json"));
     let mut temporaries = Temporaries {
-        files: vec![json.clone()],
+        files: Vec::new(),
+        guards: Vec::new(),
         keep: job.cfg.save_temps.is_some(),
     };
+    temporaries.add(&json);
     for f in &files {
-        temporaries
-            .files
-            .extend([f.bitcode.clone(), f.options.clone(), f.object.clone()]);
+        for path in [&f.bitcode, &f.options, &f.object] {
+            temporaries.add(path);
+        }
     }
 
     let outcomes = prepare_all(job, &files, threads)?;
@@ -119,7 +145,10 @@ pub(crate) fn compile(
         write_file(&f.options, &options.encode())?;
     }
     write_file(&json, distributor_json(d, &files).as_bytes())?;
+    times.prepare = start.elapsed();
+    let start = std::time::Instant::now();
     run_distributor(d, &json)?;
+    times.distributor = start.elapsed();
 
     let mut out = Vec::with_capacity(files.len());
     for (f, outcome) in files.iter().zip(outcomes) {

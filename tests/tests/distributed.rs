@@ -358,3 +358,53 @@ fn llvm_s_remarks_come_back_from_the_jobs() {
         Vec::<String>::new()
     );
 }
+
+#[test]
+fn an_interrupted_distributed_link_leaves_no_job_file() {
+    let t = Test::new();
+    let objs = objects(&t);
+    let dist = script(&t, "hangs.sh", "exec sleep 60");
+    for signal in ["TERM", "INT"] {
+        let dir = t.path(&format!("out-{signal}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        // --no-fork: the signal goes to the process that links (a Ctrl-C reaches every
+        // process of the terminal's group, the linking child among them).
+        let mut child = Command::new(rld_path())
+            .args(["-flto", "--no-fork"])
+            .arg("--lto-partitions=2")
+            .arg(format!("--thinlto-distributor={}", dist.display()))
+            .args(&objs)
+            .arg("-o")
+            .arg(dir.join("prog"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Until the jobs are written and the distributor runs.
+        let start = std::time::Instant::now();
+        while !leftovers(&dir, &[])
+            .iter()
+            .any(|n| n.ends_with(".dist-file.json"))
+        {
+            assert!(
+                start.elapsed().as_secs() < 60,
+                "no JSON file in {}",
+                dir.display()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(leftovers(&dir, &[]).iter().any(|n| n.ends_with(".bc")));
+        run_checked(
+            Command::new("kill")
+                .arg(format!("-{signal}"))
+                .arg(child.id().to_string()),
+        );
+        let status = child.wait().unwrap();
+        assert!(!status.success());
+        assert_eq!(
+            leftovers(&dir, &[]),
+            Vec::<String>::new(),
+            "after SIG{signal}"
+        );
+    }
+}

@@ -232,3 +232,64 @@ fn every_lto_optimization_level_gives_the_program_lld_gives() {
         }
     }
 }
+
+/// A split LTO unit (`-fsplit-lto-unit`: a regular LTO module and a ThinLTO one in one
+/// file, as whole-program devirtualization and CFI make it) is refused with the reason and
+/// the way out; rld's reader takes one module per file and would lose the other. lld-22
+/// links it.
+#[test]
+fn a_split_lto_unit_is_refused_with_the_way_out() {
+    let t = Test::new();
+    let src = t.write(
+        "v.cpp",
+        "struct A { virtual int f(); virtual ~A(); };\nint A::f() { return 1; }\nA::~A() {}\n\
+         int call(A *a) { return a->f(); }\nint main() { A a; return call(&a) - 1; }\n",
+    );
+    let compile = |flags: &[&str], out: &str| {
+        let obj = t.path(out);
+        run_checked(
+            Command::new("clang++-22")
+                .args(["-O2", "-flto=thin", "-fwhole-program-vtables"])
+                .args(flags)
+                .arg("-c")
+                .arg(&src)
+                .arg("-o")
+                .arg(&obj),
+        );
+        obj
+    };
+    let split = compile(&["-fsplit-lto-unit"], "split.o");
+    let link_cxx = |obj: &Path, ld: &Path, out: &str| {
+        let mut cmd = Command::new("clang++-22");
+        cmd.args(["-flto=thin", "-O2", "-fwhole-program-vtables"])
+            .arg(format!("--ld-path={}", ld.display()))
+            .arg(obj)
+            .arg("-o")
+            .arg(t.path(out));
+        output_with_timeout(&mut cmd, std::time::Duration::from_secs(60))
+    };
+    assert!(link_cxx(&split, &lld(), "lld").status.success());
+    let out = link_cxx(&split, &rld_path(), "rld");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "rld linked a split LTO unit: {stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "{}: invalid LLVM bitcode: holds 2 modules",
+            split.display()
+        )) && stderr.contains("compile without -fsplit-lto-unit"),
+        "{stderr}"
+    );
+    assert!(!t.path("rld").exists());
+    // The same code in one module links and runs.
+    let whole = compile(&["-fno-split-lto-unit"], "whole.o");
+    let out = link_cxx(&whole, &rld_path(), "whole");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(run(&t.path("whole"), &[], &[]).status.success());
+}
