@@ -14,6 +14,7 @@
 #       scripts/difftest/test-suite.sh (its compile_commands.json gives 7zip's compiles);
 #       without it only SQLite is measured
 #   RUNS=5 bench/dtlto.sh
+#   TS_BUILD=... bench/dtlto.sh 7zip       # one program
 set -euo pipefail
 
 work="${BENCH_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/bench-dtlto}"
@@ -50,8 +51,11 @@ with ThreadPoolExecutor(os.cpu_count()) as pool:
 EOF
 }
 
-programs=(sqlite)
-[[ -n "${TS_BUILD:-}" ]] && programs+=(7zip)
+programs=("$@")
+if ((${#programs[@]} == 0)); then
+    programs=(sqlite)
+    [[ -z "${TS_BUILD:-}" ]] || programs+=(7zip)
+fi
 
 printf '%-7s %-28s %9s %7s\n' program configuration "link (s)" jobs
 results="$work/results.tsv"
