@@ -334,26 +334,34 @@ fn remark_file(path: &Path, count: u32, p: u32) -> PathBuf {
 /// of what the linker holds, not every partition being compiled at once, and LLVM's
 /// structures go with the child without being torn down.
 fn compile_isolated(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoError> {
+    let compile = || compile_partition(job, p);
     if !crate::in_children() {
-        return compile_partition(job, p);
+        return compile();
     }
-    let isolated = crate::isolate::in_child(&format!("compiling partition {p}"), || {
-        let (object, outcome) = compile_partition(job, p)?;
+    isolated(&format!("compiling partition {p}"), compile).unwrap_or_else(compile)
+}
+
+/// Runs `work` in a forked child (`isolate::in_child`) and passes its object and outcome
+/// back; None where no child could be started.
+pub(crate) fn isolated(
+    what: &str,
+    work: impl FnOnce() -> Result<(Vec<u8>, CallOutcome), LtoError>,
+) -> Option<Result<(Vec<u8>, CallOutcome), LtoError>> {
+    let bytes = crate::isolate::in_child(what, || {
+        let (object, outcome) = work()?;
         let mut bytes = (outcome.alias_time.as_nanos() as u64)
             .to_le_bytes()
             .to_vec();
         bytes.extend(crate::object_cache::encode(&object, &outcome));
         Ok(bytes)
-    });
-    let Some(bytes) = isolated else {
-        return compile_partition(job, p);
-    };
-    let bytes = bytes?;
-    let garbage = || LtoError::Llvm(format!("compiling partition {p}: the process sent garbage"));
-    let (nanos, entry) = bytes.split_first_chunk::<8>().ok_or_else(garbage)?;
-    let (object, mut outcome) = crate::object_cache::decode(entry).ok_or_else(garbage)?;
-    outcome.alias_time = std::time::Duration::from_nanos(u64::from_le_bytes(*nanos));
-    Ok((object, outcome))
+    })?;
+    Some(bytes.and_then(|bytes| {
+        let garbage = || LtoError::Llvm(format!("{what}: the process sent garbage"));
+        let (nanos, entry) = bytes.split_first_chunk::<8>().ok_or_else(garbage)?;
+        let (object, mut outcome) = crate::object_cache::decode(entry).ok_or_else(garbage)?;
+        outcome.alias_time = std::time::Duration::from_nanos(u64::from_le_bytes(*nanos));
+        Ok((object, outcome))
+    }))
 }
 
 /// Reads, links, optimizes and compiles partition `p` in a context of its own.

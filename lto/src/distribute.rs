@@ -13,7 +13,9 @@
 //! in-process backend ([`crate::codegen`]) on it, with the settings in the job's options
 //! file ([`crate::job_options`]): the program is byte for byte the in-process link's.
 
-use crate::backend::{codegen_settings, prepare_partition, save_object_temp, CallOutcome, Job};
+use crate::backend::{
+    codegen_settings, isolated, prepare_partition, save_object_temp, CallOutcome, Job,
+};
 use crate::error::LtoError;
 use crate::job_options::JobOptions;
 use std::path::{Path, PathBuf};
@@ -208,36 +210,22 @@ fn prepare_all(
 /// Writes one job's bitcode: in a child process (see `backend::compile_isolated`) when
 /// this process works in children.
 fn prepare_isolated(job: &Job, f: &JobFiles) -> Result<CallOutcome, LtoError> {
-    let prepare = || -> Result<CallOutcome, LtoError> {
+    let prepare = || -> Result<(Vec<u8>, CallOutcome), LtoError> {
         let ctx = inkwell::context::Context::create();
         let (module, outcome) = prepare_partition(&ctx, job, f.partition)?;
         crate::shim::write_bitcode(&module, &f.bitcode).map_err(|e| LtoError::Io {
             path: f.bitcode.display().to_string(),
             source: std::io::Error::other(e),
         })?;
-        Ok(outcome)
+        Ok((Vec::new(), outcome))
     };
-    if !crate::in_children() {
-        return prepare();
-    }
-    let what = format!("preparing the job of partition {}", f.partition);
-    let isolated = crate::isolate::in_child(&what, || {
-        let outcome = prepare()?;
-        let mut bytes = (outcome.alias_time.as_nanos() as u64)
-            .to_le_bytes()
-            .to_vec();
-        bytes.extend(crate::object_cache::encode(&[], &outcome));
-        Ok(bytes)
-    });
-    let Some(bytes) = isolated else {
-        return prepare();
+    let done = if crate::in_children() {
+        let what = format!("preparing the job of partition {}", f.partition);
+        isolated(&what, prepare).unwrap_or_else(prepare)
+    } else {
+        prepare()
     };
-    let bytes = bytes?;
-    let garbage = || LtoError::Llvm(format!("{what}: the process sent garbage"));
-    let (nanos, entry) = bytes.split_first_chunk::<8>().ok_or_else(garbage)?;
-    let (_, mut outcome) = crate::object_cache::decode(entry).ok_or_else(garbage)?;
-    outcome.alias_time = std::time::Duration::from_nanos(u64::from_le_bytes(*nanos));
-    Ok(outcome)
+    done.map(|(_, outcome)| outcome)
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), LtoError> {
