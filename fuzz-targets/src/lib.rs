@@ -191,7 +191,7 @@ fn run_in_pool(target: Target, data: &[u8], scratch: &Scratch) -> bool {
         }
         Target::DynamicList => {
             let path = scratch.write("fuzz.list", data);
-            match rld::dynamic_list::DynamicList::load(&[path]) {
+            match rld::dynamic_list::DynamicList::load(&[path], &[], &[]) {
                 Ok(list) => {
                     let _ = list.contains(b"main") || list.contains(b"");
                     true

@@ -309,12 +309,13 @@ const SPECS: &[Spec] = &[
     flag(&["--end-lib"], "End --start-lib", |p| p.state.lazy = false),
     flag(&["--push-state"], "Save the input state (as-needed, whole-archive, static)",
         |p| p.stack.push(p.state)),
-    arg(&["--pop-state"], "", "Restore the input state saved by --push-state", Check(Parser::pop_state)),
+    arg(&["--pop-state"], "", "Restore the input state saved by --push-state",
+        Check(Parser::pop_state)),
     arg(&["--start-group", "-("], "", "Search the following archives repeatedly", Check(Parser::start_group)),
     arg(&["--end-group", "-)"], "", "End a group", Check(Parser::end_group)),
     // Dynamic linking.
     arg(&["-h", "-soname"], "NAME", "Set DT_SONAME", Set(|p, v| p.o.soname = Some(v.into()))),
-    arg(&["--filter"], "NAME", "Add DT_FILTER: this library filters NAME's symbols",
+    arg(&["--filter", "-F"], "NAME", "Add DT_FILTER: this library filters NAME's symbols",
         Set(|p, v| p.o.filters.push((object::elf::DT_FILTER, v.into())))),
     arg(&["--auxiliary"], "NAME", "Add DT_AUXILIARY: NAME's symbols are preferred to this library's",
         Set(|p, v| p.o.filters.push((object::elf::DT_AUXILIARY, v.into())))),
@@ -341,9 +342,16 @@ const SPECS: &[Spec] = &[
         |p| p.o.export_dynamic = true),
     flag(&["--no-export-dynamic"], "Export only symbols that shared libraries need (default)",
         |p| p.o.export_dynamic = false),
-    flag(&["-Bsymbolic"], "Bind global references within a shared library locally", |p| p.o.bsymbolic = true),
+    flag(&["-Bsymbolic"], "Bind global references within a shared library locally",
+        |p| p.o.symbolic = Symbolic::All),
     flag(&["-Bsymbolic-functions"], "Bind global function references locally",
-        |p| p.o.bsymbolic_functions = true),
+        |p| p.o.symbolic = Symbolic::Functions),
+    flag(&["-Bsymbolic-non-weak"], "Bind references to non-weak definitions locally",
+        |p| p.o.symbolic = Symbolic::NonWeak),
+    flag(&["-Bsymbolic-non-weak-functions"], "Bind references to non-weak functions locally",
+        |p| p.o.symbolic = Symbolic::NonWeakFunctions),
+    flag(&["-Bno-symbolic"], "Undo -Bsymbolic and its kin: definitions stay preemptible (default)",
+        |p| p.o.symbolic = Symbolic::None),
     flag(&["--copy-dt-needed-entries", "--add-needed"],
         "Accepted with a warning; the DT_NEEDED entries of shared libraries are not followed",
         |p| {
@@ -365,6 +373,12 @@ const SPECS: &[Spec] = &[
         |p| p.o.undefined_version = false),
     arg(&["--dynamic-list"], "FILE", "Read a list of symbols to export",
         Set(|p, v| p.o.dynamic_lists.push(v.into()))),
+    arg(&["--export-dynamic-symbol"], "GLOB",
+        "Export matching symbols; in a shared library they stay preemptible even with -Bsymbolic",
+        Set(|p, v| p.o.export_dynamic_symbols.push(v.into()))),
+    arg(&["--export-dynamic-symbol-list"], "FILE",
+        "--export-dynamic-symbol for each pattern of FILE (the dynamic-list format)",
+        Set(|p, v| p.o.export_dynamic_symbol_lists.push(v.into()))),
     arg(&["--exclude-libs"], "LIBS", "Do not export symbols from the comma-separated archives",
         Set(|p, v| p.o.exclude_libs.push(v.into()))),
     // Output contents.
@@ -679,6 +693,7 @@ impl Parser {
             | "-T"
             | "--version-script"
             | "--dynamic-list"
+            | "--export-dynamic-symbol-list"
             | "--dump-summary"
             | "--retain-symbols-file" => CommandArg::Read { option, path },
             "-o"

@@ -502,6 +502,11 @@ fn dynamic_tags(link: &Link, tables: &Tables, t: &DynamicTables) -> Vec<(i64, Dy
     if opts.kind == crate::options::OutputKind::Pie {
         flags_1 |= u64::from(DF_1_PIE);
     }
+    if opts.symbolic == crate::options::Symbolic::All {
+        // As lld and GNU ld mark a -Bsymbolic output: the dynamic loader looks in the object
+        // itself first for what it refers to.
+        flags |= u64::from(DF_SYMBOLIC);
+    }
     if opts.z_origin {
         flags |= u64::from(DF_ORIGIN);
         flags_1 |= u64::from(DF_1_ORIGIN);

@@ -12,60 +12,110 @@ use std::path::Path;
 
 #[derive(Debug, Default)]
 pub struct DynamicList {
+    /// `--dynamic-list`.
+    listed: Patterns,
+    /// `--export-dynamic-symbol` and `--export-dynamic-symbol-list` (lld's): exported from an
+    /// executable; in a shared library preemptible whatever `-Bsymbolic` says, without
+    /// making the library's other symbols bind locally.
+    export: Patterns,
+}
+
+/// Names and globs.
+#[derive(Debug, Default)]
+struct Patterns {
     exact: FxHashSet<Vec<u8>>,
     globs: Vec<Vec<u8>>,
 }
 
+impl Patterns {
+    fn add(&mut self, name: &[u8]) {
+        if name.iter().any(|c| matches!(c, b'*' | b'?' | b'[')) {
+            self.globs.push(name.to_vec());
+        } else {
+            self.exact.insert(name.to_vec());
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.exact.is_empty() && self.globs.is_empty()
+    }
+
+    fn contains(&self, name: &[u8]) -> bool {
+        self.exact.contains(name) || self.globs.iter().any(|g| glob_match(g, name))
+    }
+}
+
 impl DynamicList {
-    pub fn load(paths: &[std::path::PathBuf]) -> Result<DynamicList> {
+    /// `--dynamic-list` files, `--export-dynamic-symbol` patterns and
+    /// `--export-dynamic-symbol-list` files (in the dynamic-list format).
+    pub fn load(
+        paths: &[std::path::PathBuf],
+        export_symbols: &[String],
+        export_lists: &[std::path::PathBuf],
+    ) -> Result<DynamicList> {
         let mut list = DynamicList::default();
         for path in paths {
             let text = std::fs::read_to_string(path).map_err(|e| LinkError::io(path, e))?;
             crate::read_log::note(path);
-            list.parse(path, &text)?;
+            parse(&mut list.listed, path, &text)?;
+        }
+        for path in export_lists {
+            let text = std::fs::read_to_string(path).map_err(|e| LinkError::io(path, e))?;
+            crate::read_log::note(path);
+            parse(&mut list.export, path, &text)?;
+        }
+        for name in export_symbols {
+            list.export.add(name.as_bytes());
         }
         Ok(list)
     }
 
+    /// No `--dynamic-list` was given.
     pub fn is_empty(&self) -> bool {
-        self.exact.is_empty() && self.globs.is_empty()
+        self.listed.is_empty()
     }
 
-    fn parse(&mut self, path: &Path, text: &str) -> Result<()> {
-        let bad = |msg: &str| LinkError::bad_input(path.display().to_string(), msg);
-        let mut depth = 0i32;
-        for token in tokens(text) {
-            match token.as_str() {
-                "{" => depth += 1,
-                "}" => {
-                    depth -= 1;
-                    if depth < 0 {
-                        return Err(bad("unbalanced '}' in dynamic list"));
-                    }
-                }
-                ";" | "extern" | "\"C\"" | "\"C++\"" => {}
-                name => {
-                    if depth == 0 {
-                        return Err(bad(&format!("'{name}' outside {{ }} in dynamic list")));
-                    }
-                    let name = name.trim_matches('"').as_bytes().to_vec();
-                    if name.iter().any(|c| matches!(c, b'*' | b'?' | b'[')) {
-                        self.globs.push(name);
-                    } else {
-                        self.exact.insert(name);
-                    }
+    /// A `--dynamic-list` names it.
+    pub fn lists(&self, name: &[u8]) -> bool {
+        self.listed.contains(name)
+    }
+
+    /// An `--export-dynamic-symbol` pattern matches it.
+    pub fn exports(&self, name: &[u8]) -> bool {
+        self.export.contains(name)
+    }
+
+    /// Exported from an executable: listed or matched.
+    pub fn contains(&self, name: &[u8]) -> bool {
+        self.lists(name) || self.exports(name)
+    }
+}
+
+fn parse(patterns: &mut Patterns, path: &Path, text: &str) -> Result<()> {
+    let bad = |msg: &str| LinkError::bad_input(path.display().to_string(), msg);
+    let mut depth = 0i32;
+    for token in tokens(text) {
+        match token.as_str() {
+            "{" => depth += 1,
+            "}" => {
+                depth -= 1;
+                if depth < 0 {
+                    return Err(bad("unbalanced '}' in dynamic list"));
                 }
             }
+            ";" | "extern" | "\"C\"" | "\"C++\"" => {}
+            name => {
+                if depth == 0 {
+                    return Err(bad(&format!("'{name}' outside {{ }} in dynamic list")));
+                }
+                patterns.add(name.trim_matches('"').as_bytes());
+            }
         }
-        if depth != 0 {
-            return Err(bad("unbalanced '{' in dynamic list"));
-        }
-        Ok(())
     }
-
-    pub fn contains(&self, name: &[u8]) -> bool {
-        self.exact.contains(name) || self.globs.iter().any(|g| glob_match(g, name))
+    if depth != 0 {
+        return Err(bad("unbalanced '{' in dynamic list"));
     }
+    Ok(())
 }
 
 /// Splits a dynamic list into names, braces and semicolons, dropping comments.
@@ -216,17 +266,26 @@ mod tests {
     fn parses_the_sanitizer_list_shape() {
         let mut l = DynamicList::default();
         let text = "{\n  _Unwind_RaiseException;\n  __asan_*; /* c */ # line\n  extern \"C++\" { \"operator new\"; };\n};\n";
-        l.parse(Path::new("x.syms"), text).unwrap();
+        parse(&mut l.listed, Path::new("x.syms"), text).unwrap();
         assert!(l.contains(b"_Unwind_RaiseException"));
         assert!(l.contains(b"__asan_init"));
         assert!(l.contains(b"operator new"));
         assert!(!l.contains(b"main"));
+        assert!(!l.is_empty() && !l.exports(b"__asan_init"));
+    }
+
+    #[test]
+    fn exported_patterns_are_not_a_dynamic_list() {
+        let l = DynamicList::load(&[], &["keep_*".into(), "exact".into()], &[]).unwrap();
+        assert!(l.is_empty(), "--export-dynamic-symbol is no --dynamic-list");
+        assert!(l.exports(b"keep_me") && l.exports(b"exact") && !l.exports(b"other"));
+        assert!(l.contains(b"keep_me") && !l.lists(b"keep_me"));
     }
 
     #[test]
     fn rejects_unbalanced_braces() {
         let mut l = DynamicList::default();
-        let err = l.parse(Path::new("bad.list"), "{ foo; ").unwrap_err();
+        let err = parse(&mut l.listed, Path::new("bad.list"), "{ foo; ").unwrap_err();
         assert!(err.to_string().contains("bad.list"), "{err}");
     }
 }

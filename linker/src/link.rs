@@ -148,7 +148,11 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
             "--strip-all and --emit-relocs may not be used together".into(),
         ));
     }
-    let dynamic_list = crate::dynamic_list::DynamicList::load(&opts.dynamic_lists)?;
+    let dynamic_list = crate::dynamic_list::DynamicList::load(
+        &opts.dynamic_lists,
+        &opts.export_dynamic_symbols,
+        &opts.export_dynamic_symbol_lists,
+    )?;
     let version_scripts: Vec<std::path::PathBuf> = opts
         .version_scripts
         .iter()

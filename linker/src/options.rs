@@ -186,10 +186,12 @@ pub struct Options {
     pub relax: bool,
     /// `--fatal-warnings`.
     pub fatal_warnings: bool,
-    /// `-Bsymbolic`.
-    pub bsymbolic: bool,
-    /// `-Bsymbolic-functions`.
-    pub bsymbolic_functions: bool,
+    /// `-Bsymbolic`, `-Bsymbolic-functions`, ... (the last one given).
+    pub symbolic: Symbolic,
+    /// `--export-dynamic-symbol=GLOB` (lld's).
+    pub export_dynamic_symbols: Vec<String>,
+    /// `--export-dynamic-symbol-list=FILE` (lld's; the dynamic-list format).
+    pub export_dynamic_symbol_lists: Vec<PathBuf>,
     /// `-z separate-code`: code in its own page-aligned segment.
     /// `-z separate-loadable-segments` (lld's): every loadable segment starts on a page of
     /// its own in the file, not only code.
@@ -393,8 +395,9 @@ impl Default for Options {
             undefined_version: false,
             relax: true,
             fatal_warnings: false,
-            bsymbolic: false,
-            bsymbolic_functions: false,
+            symbolic: Symbolic::None,
+            export_dynamic_symbols: Vec::new(),
+            export_dynamic_symbol_lists: Vec::new(),
             z_separate_code: false,
             z_separate_loadable_segments: false,
             warnings: Vec::new(),
@@ -487,4 +490,35 @@ impl Options {
 pub enum Severity {
     Warning,
     Error,
+}
+
+/// Which of a shared library's own definitions bind within it (`-Bsymbolic` and its
+/// kin): as in lld and GNU ld, the last of `-Bsymbolic`, `-Bsymbolic-functions`,
+/// `-Bsymbolic-non-weak`, `-Bsymbolic-non-weak-functions` and `-Bno-symbolic` decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Symbolic {
+    /// Default-visibility definitions stay preemptible (`-Bno-symbolic`, the default).
+    None,
+    /// Non-weak functions bind locally.
+    NonWeakFunctions,
+    /// Functions bind locally.
+    Functions,
+    /// Non-weak definitions bind locally.
+    NonWeak,
+    /// Every definition binds locally.
+    All,
+}
+
+impl Symbolic {
+    /// Whether a definition of type `sym_type` (STT_*), weak or not, binds locally.
+    pub fn binds_locally(self, sym_type: u8, weak: bool) -> bool {
+        let function = matches!(sym_type, object::elf::STT_FUNC | object::elf::STT_GNU_IFUNC);
+        match self {
+            Symbolic::None => false,
+            Symbolic::NonWeakFunctions => function && !weak,
+            Symbolic::Functions => function,
+            Symbolic::NonWeak => !weak,
+            Symbolic::All => true,
+        }
+    }
 }

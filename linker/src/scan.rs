@@ -92,15 +92,15 @@ impl<'a> BindingRules<'a> {
             | SymbolDef::Bitcode { .. }
             | SymbolDef::Plugin { .. }
             | SymbolDef::Synthetic => {
-                let listed = !dynamic_list.is_empty() && dynamic_list.contains(sym.name);
+                let listed = dynamic_list.lists(sym.name);
+                // --export-dynamic-symbol: exported, and never bound locally (lld).
+                let export = dynamic_list.exports(sym.name);
                 let exported = is_dynamic
                     && exportable
-                    && (opts.export_dynamic || shared || sym.dso_ref || listed);
-                let symbolic = opts.bsymbolic
-                    || (opts.bsymbolic_functions
-                        && matches!(sym.sym_type, STT_FUNC | STT_GNU_IFUNC));
+                    && (opts.export_dynamic || shared || sym.dso_ref || listed || export);
+                let symbolic = opts.symbolic.binds_locally(sym.sym_type, sym.weak) && !export;
                 // With a dynamic list, a shared library's other symbols bind locally (lld).
-                let interposable = dynamic_list.is_empty() || listed;
+                let interposable = dynamic_list.is_empty() || listed || export;
                 Binding {
                     in_dynsym: exported,
                     exported,
@@ -936,12 +936,12 @@ mod binding_tests {
             assert_eq!(binding(&shared, true, &hidden), Binding::default());
 
             let symbolic = Options {
-                bsymbolic: true,
+                symbolic: crate::options::Symbolic::All,
                 ..shared.clone()
             };
             assert_eq!(binding(&symbolic, true, &data), exported(false));
             let functions = Options {
-                bsymbolic_functions: true,
+                symbolic: crate::options::Symbolic::Functions,
                 ..shared.clone()
             };
             assert_eq!(binding(&functions, true, &func), exported(false));

@@ -170,6 +170,40 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     run_to(args, &mut std::io::stdout().lock())
 }
 
+/// The status of a tool whose reader went away (`rld remarks ... | head`): what a Unix
+/// tool ended by SIGPIPE reports, 128 + 13.
+pub const CLOSED_PIPE_STATUS: i32 = 141;
+
+/// Standard output, noting whether its reader has gone: a closed pipe ends the command
+/// quietly, as it ends a Unix tool, not with an error message.
+struct PipeWatch<'a> {
+    out: &'a mut dyn Write,
+    closed: bool,
+}
+
+impl PipeWatch<'_> {
+    fn note<T>(&mut self, r: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &r {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                self.closed = true;
+            }
+        }
+        r
+    }
+}
+
+impl Write for PipeWatch<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let r = self.out.write(buf);
+        self.note(r)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = self.out.flush();
+        self.note(r)
+    }
+}
+
 /// [`run`] with what it would print on standard output (reports, `filter` without `-o`)
 /// written to `out`, as the tests read it. Errors and `--help` still go to the terminal.
 pub fn run_to(args: impl IntoIterator<Item = OsString>, out: &mut dyn Write) -> i32 {
@@ -181,7 +215,14 @@ pub fn run_to(args: impl IntoIterator<Item = OsString>, out: &mut dyn Write) -> 
             return e.exit_code();
         }
     };
-    match execute(cli.command, out) {
+    let mut watch = PipeWatch { out, closed: false };
+    let result = execute(cli.command, &mut watch).and_then(|status| {
+        // What is still buffered meets the closed pipe here, if it is closed.
+        watch.flush().map_err(|e| format!("writing: {e}"))?;
+        Ok(status)
+    });
+    match result {
+        _ if watch.closed => CLOSED_PIPE_STATUS,
         Ok(status) => status,
         Err(e) => {
             eprintln!("rld remarks: error: {e}");

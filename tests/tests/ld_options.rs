@@ -787,6 +787,8 @@ fn filter_and_auxiliary_entries() {
         "-Wl,--filter=libfiltered.so.1",
         "-Wl,--filter,libother.so.2",
         "-Wl,--auxiliary=libaux.so.3",
+        // GNU ld's and lld's short name.
+        "-Wl,-F,libshort.so.4",
     ];
     let (lld, rld) = both(&t, &[&lib], &flags, "filter.so");
     for tag in ["FILTER", "AUXILIARY"] {
@@ -794,6 +796,36 @@ fn filter_and_auxiliary_entries() {
         assert!(!ours.is_empty(), "no DT_{tag}");
         assert_eq!(ours, dyn_values(&dynamic(&lld), tag), "DT_{tag}");
     }
+    assert!(dyn_values(&dynamic(&rld), "FILTER")
+        .iter()
+        .any(|v| v.contains("libshort.so.4")));
+}
+
+/// `-push-state`/`-pop-state` with one dash (as lld takes them): the state after the pair
+/// is the one before, so `-lm` inside is as-needed and dropped, as in lld's link.
+#[test]
+fn one_dash_push_and_pop_state() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let flags = [
+        "-Wl,-push-state,--as-needed",
+        "-lm",
+        "-Wl,-pop-state",
+        "-lz",
+    ];
+    let (lld, rld) = both(&t, &[&main, &lib], &flags, "prog");
+    let needed = |p: &Path| dyn_values(&dynamic(p), "NEEDED");
+    assert_eq!(needed(&rld), needed(&lld));
+    assert!(
+        !needed(&rld).iter().any(|n| n.contains("libm.")),
+        "{:?}",
+        needed(&rld)
+    );
+    assert!(
+        needed(&rld).iter().any(|n| n.contains("libz.")),
+        "{:?}",
+        needed(&rld)
+    );
 }
 
 /// The PT_LOADs of an output: (file offset, address, flags).

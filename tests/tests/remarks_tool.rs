@@ -472,3 +472,45 @@ fn the_example_policy_is_valid() {
     );
     assert!(text.contains("1 violation"), "{text}");
 }
+
+/// `rld remarks filter big.yaml | head`: the reader goes away after a few lines, and the
+/// tool ends quietly with a closed pipe's status (141, as a Unix tool ended by SIGPIPE),
+/// not with "error: ... Broken pipe".
+#[test]
+fn a_closed_pipe_ends_the_tool_quietly() {
+    use std::io::Read;
+    let t = Test::new();
+    let mut yaml = String::new();
+    for i in 0..20_000 {
+        yaml.push_str(&format!(
+            "--- !Passed\nPass:            inline\nName:            Inlined\nFunction:        \
+             caller_{i}\nArgs:\n  - Callee:          callee_{i}\n  - String:          ' inlined'\n...\n"
+        ));
+    }
+    let big = t.write("big.yaml", yaml);
+    for command in ["filter", "summary"] {
+        let mut child = Command::new(rld_path())
+            .args(["remarks", command])
+            .arg(&big)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 16];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        // The pipe's reading end is closed here.
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.is_empty(), "{command}: {stderr}");
+        let status = out.status.code();
+        if command == "filter" {
+            // 1.6 MB of YAML cannot fit in the pipe: the write meets the closed end.
+            assert_eq!(status, Some(141), "{command}");
+        } else {
+            assert!(
+                matches!(status, Some(0) | Some(141)),
+                "{command}: {status:?}"
+            );
+        }
+    }
+}

@@ -98,6 +98,120 @@ fn interposition_bsymbolic_functions_binds_only_functions() {
     );
 }
 
+/// As in lld and GNU ld, the last of -Bsymbolic and its kin decides; -Bno-symbolic undoes
+/// them.
+#[test]
+fn interposition_the_last_bsymbolic_option_wins() {
+    let t = Test::new();
+    check_interposition(
+        &t,
+        "lib.c",
+        false,
+        &["-Wl,-Bsymbolic", "-Wl,-Bno-symbolic"],
+        INTERPOSED,
+    );
+    let t = Test::named("bsymbolic_then_functions");
+    let flags = ["-Wl,-Bsymbolic", "-Wl,-Bsymbolic-functions"];
+    check_interposition(&t, "lib.c", false, &flags, BSYMBOLIC_FUNCTIONS);
+}
+
+/// -Bsymbolic-non-weak-functions and -Bsymbolic-non-weak (lld's) leave weak definitions
+/// preemptible.
+#[test]
+fn interposition_bsymbolic_non_weak_leaves_weak_definitions_preemptible() {
+    let t = Test::new();
+    let non_weak_functions = ["-Wl,-Bsymbolic-non-weak-functions"];
+    check_interposition(&t, "lib.c", false, &non_weak_functions, BSYMBOLIC_FUNCTIONS);
+    let t = Test::named("weak_functions");
+    check_interposition(&t, "lib_weak.c", false, &non_weak_functions, INTERPOSED);
+    let t = Test::named("non_weak");
+    check_interposition(&t, "lib.c", false, &["-Wl,-Bsymbolic-non-weak"], BSYMBOLIC);
+    let t = Test::named("non_weak_weak_foo");
+    let weak_foo_local_var = "main: foo()=2 lib_var=7\nlibrary: foo()*10=20 lib_var=5\n";
+    check_interposition(
+        &t,
+        "lib_weak.c",
+        false,
+        &["-Wl,-Bsymbolic-non-weak"],
+        weak_foo_local_var,
+    );
+}
+
+/// lld's --export-dynamic-symbol (and -list): in a shared library, the matched symbols stay
+/// preemptible even under -Bsymbolic; in an executable they are exported.
+#[test]
+fn export_dynamic_symbol_keeps_matches_preemptible_and_exports_them() {
+    // -Bsymbolic-functions alone binds foo locally (BSYMBOLIC_FUNCTIONS); matched, it stays
+    // preemptible. (Under -Bsymbolic the output is DF_SYMBOLIC, and the dynamic loader
+    // binds the library's own PLT call to its own foo anyway, in lld's link as in rld's.)
+    let t = Test::new();
+    let flags = [
+        "-Wl,-Bsymbolic-functions",
+        "-Wl,--export-dynamic-symbol=fo?",
+    ];
+    check_interposition(&t, "lib.c", false, &flags, INTERPOSED);
+    let t = Test::named("export_list");
+    let list = t.write("exports.list", "{ /* lld's format */ foo; };\n");
+    let flag = format!("-Wl,--export-dynamic-symbol-list={}", list.display());
+    let flags = ["-Wl,-Bsymbolic-functions", flag.as_str()];
+    check_interposition(&t, "lib.c", false, &flags, INTERPOSED);
+
+    // An executable exports what matches, as lld does.
+    let t = Test::named("export_exe");
+    let obj = t.compile(Clang, &src("lib.c"), &["-O2", "-fPIC"]);
+    let main = t.write(
+        "m.c",
+        "int lib_calls_foo(void);\nint main(void) { return lib_calls_foo() != 10; }\n",
+    );
+    let main = t.compile(Clang, main.to_str().unwrap(), &["-O2"]);
+    let names = |d: Driver| {
+        let exe = t.link(
+            d,
+            &[&obj, &main],
+            &["-Wl,--export-dynamic-symbol=lib_*"],
+            &format!("{}/prog", d.name()),
+        );
+        let mut n: Vec<String> = exported_names(&exe)
+            .into_iter()
+            .filter(|n| n.starts_with("lib_"))
+            .collect();
+        n.sort();
+        n
+    };
+    let lld = names(Driver::ClangLld);
+    assert!(lld.contains(&"lib_var".to_string()), "{lld:?}");
+    assert_eq!(names(Driver::ClangRld), lld);
+}
+
+/// -Bsymbolic marks the library DF_SYMBOLIC, as lld and GNU ld do; its kin do not.
+#[test]
+fn bsymbolic_sets_df_symbolic() {
+    let t = Test::new();
+    let obj = t.compile(Clang, &src("lib.c"), &["-O2", "-fPIC"]);
+    for flag in [
+        "-Wl,-Bsymbolic",
+        "-Wl,-Bsymbolic-functions",
+        "-Wl,-Bno-symbolic",
+    ] {
+        let flags = |d: Driver| {
+            let so = t.link(
+                d,
+                &[&obj],
+                &["-shared", flag],
+                &format!("{}{flag}/lib.so", d.name()),
+            );
+            dyn_values(&dynamic(&so), "FLAGS")
+        };
+        let lld = flags(Driver::ClangLld);
+        assert_eq!(flags(Driver::ClangRld), lld, "{flag}");
+        assert_eq!(
+            lld.iter().any(|v| v.contains("SYMBOLIC")),
+            flag == "-Wl,-Bsymbolic",
+            "{flag}: {lld:?}"
+        );
+    }
+}
+
 #[test]
 fn interposition_lto_default() {
     check_interposition(&Test::new(), "lib.c", true, &[], INTERPOSED);
