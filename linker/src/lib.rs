@@ -5,6 +5,7 @@ pub mod compressed;
 pub mod context;
 pub mod demangle;
 pub mod detach;
+pub mod diag;
 pub mod dynamic;
 pub mod dynamic_list;
 pub mod elf_header;

@@ -11,6 +11,7 @@ use crate::timer::Timer;
 use crate::{dynamic, gc, input, layout, lto_driver, plugin_lto, scan, symbols, write};
 
 pub fn link(opts: &Options) -> Result<()> {
+    crate::diag::set_fatal(opts.fatal_warnings);
     crate::demangle::set_enabled(opts.demangle);
     crate::read_log::set_verbose(opts.verbose);
     if opts.reproduce.is_none() && opts.dependency_file.is_none() {
@@ -40,7 +41,7 @@ pub fn link(opts: &Options) -> Result<()> {
             &result,
         ) {
             (Err(e), Ok(())) => return Err(e),
-            (Err(e), Err(_)) => eprintln!("rld: warning: {e}"),
+            (Err(e), Err(_)) => crate::diag::warn(&e.to_string()),
             (Ok(()), _) => {}
         }
     }
@@ -95,7 +96,7 @@ fn check_shlib_undefined(link: &Link) -> Result<()> {
                     dso.name
                 );
                 if warn_only {
-                    eprintln!("rld: warning: {msg}");
+                    crate::diag::warn(&msg);
                 } else {
                     errors.push(msg);
                 }
@@ -131,7 +132,7 @@ fn check_relocatable_options(opts: &Options) -> Result<()> {
         (opts.pack_relative_relocs, "-z pack-relative-relocs"),
     ] {
         if given {
-            eprintln!("rld: warning: {option} is ignored with -r");
+            crate::diag::warn(&format!("{option} is ignored with -r"));
         }
     }
     Ok(())
@@ -583,7 +584,7 @@ fn report_missing_cet(link: &Link) -> Result<()> {
                     obj.name
                 );
                 match severity {
-                    crate::options::Severity::Warning => eprintln!("rld: warning: {msg}"),
+                    crate::options::Severity::Warning => crate::diag::warn(&msg),
                     crate::options::Severity::Error => errors.push(msg),
                 }
             }
@@ -644,7 +645,9 @@ fn warn_missing_entry(link: &Link) {
         .lookup(name.as_bytes())
         .is_some_and(|id| link.symtab.get(id).is_defined_locally());
     if !defined {
-        eprintln!("rld: warning: cannot find entry symbol {name}; not setting start address");
+        crate::diag::warn(&format!(
+            "cannot find entry symbol {name}; not setting start address"
+        ));
     }
 }
 

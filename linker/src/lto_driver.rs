@@ -78,7 +78,7 @@ impl Host for LinkerHost<'_> {
     }
 
     fn warning(&self, msg: &str) {
-        eprintln!("rld: warning: {msg}");
+        crate::diag::warn(msg);
     }
 
     fn note(&self, msg: &str) {

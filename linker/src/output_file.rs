@@ -168,6 +168,12 @@ impl PendingOutput {
 
     /// Makes the finished image visible at the destination.
     pub fn commit(mut self, image: OutputBuffer) -> Result<()> {
+        // `--fatal-warnings`: a warning was an error, and an error leaves no output.
+        if crate::diag::failed() {
+            return Err(crate::error::LinkError::Link(
+                "warnings are errors (--fatal-warnings); no output written".into(),
+            ));
+        }
         match &self.dest {
             Destination::RegularFile(dest) => {
                 let tmp = self

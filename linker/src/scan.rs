@@ -447,7 +447,7 @@ fn report_undefined(
         if warn_only && sym.visibility == STV_DEFAULT {
             for (i, line) in report.lines().enumerate() {
                 if i == 0 {
-                    eprintln!("rld: warning: {line}");
+                    crate::diag::warn(line);
                 } else {
                     eprintln!("{line}");
                 }
@@ -503,7 +503,7 @@ pub fn warn_text_relocations(link: &Link, tables: &Tables) {
     } else {
         "an executable"
     };
-    eprintln!("rld: warning: creating DT_TEXTREL in {what}");
+    crate::diag::warn(&format!("creating DT_TEXTREL in {what}"));
 }
 
 /// Creates what one relocation needs.

@@ -1366,5 +1366,5 @@ fn apply_wrap(
 
 /// A warning about an input, as the command line prints them.
 fn warn(msg: &str) {
-    eprintln!("rld: warning: {msg}");
+    crate::diag::warn(msg);
 }

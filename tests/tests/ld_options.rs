@@ -2324,3 +2324,39 @@ fn no_undefined_version_as_lld() {
         );
     }
 }
+
+/// `-warn-common -fatal-warnings` (one dash, as build systems pass them to GNU ld and
+/// lld): two common definitions of one name are reported as an error, the link fails and
+/// leaves no output, as in lld; without `-fatal-warnings` it is a warning and the link
+/// succeeds.
+#[test]
+fn fatal_warnings_make_warn_common_an_error() {
+    let t = Test::new();
+    let a = t.compile(Clang, "int c1;\n", &["-fcommon"]);
+    let b = t.compile(
+        Clang,
+        "int c1;\nint main(void) { return c1; }\n",
+        &["-fcommon"],
+    );
+    let fatal = ["-Wl,-warn-common", "-Wl,-fatal-warnings"];
+    let [lld, rld] = run_both(&t, &[&a, &b], &fatal, "fatal");
+    assert!(
+        !lld.ok && lld.stderr.contains("error: multiple common of c1"),
+        "{}",
+        lld.stderr
+    );
+    assert!(!rld.ok, "{}: linked", rld.cmd);
+    assert!(
+        rld.stderr.contains("rld: error: multiple common of c1"),
+        "{}",
+        rld.stderr
+    );
+    assert!(!rld.output.exists() && !lld.output.exists());
+    let [lld, rld] = run_both(&t, &[&a, &b], &fatal[..1], "warned");
+    assert!(lld.ok && rld.ok, "{}\n{}", lld.stderr, rld.stderr);
+    assert!(
+        rld.stderr.contains("rld: warning: multiple common of c1"),
+        "{}",
+        rld.stderr
+    );
+}

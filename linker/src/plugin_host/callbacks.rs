@@ -268,7 +268,7 @@ extern "C" fn rld_plugin_message_text(level: c_int, text: *const c_char) -> api:
     let text = unsafe { string(text) }.unwrap_or_default();
     match api::Level(level) {
         api::Level::INFO => eprintln!("rld: {text}"),
-        api::Level::WARNING => eprintln!("rld: warning: {text}"),
+        api::Level::WARNING => crate::diag::warn(&text),
         // Reported as the link's error when the hook returns.
         api::Level::ERROR => with_state(|s| s.errors.push(text)),
         _ => {

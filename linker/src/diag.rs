@@ -1,0 +1,28 @@
+//! Warnings as the command line asks for them: printed as warnings, or, with
+//! `--fatal-warnings`, as errors that fail the link before its output is moved into place
+//! (as lld does). Process-wide, since warnings come from every phase and from threads.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static FATAL: AtomicBool = AtomicBool::new(false);
+static FAILED: AtomicBool = AtomicBool::new(false);
+
+/// `--fatal-warnings`: from now on a warning is an error.
+pub fn set_fatal(on: bool) {
+    FATAL.store(on, Ordering::SeqCst);
+}
+
+/// Prints `msg` as a warning, or as an error that fails the link.
+pub fn warn(msg: &str) {
+    if FATAL.load(Ordering::SeqCst) {
+        eprintln!("rld: error: {msg}");
+        FAILED.store(true, Ordering::SeqCst);
+    } else {
+        eprintln!("rld: warning: {msg}");
+    }
+}
+
+/// A warning was made an error: the link must not produce its output.
+pub fn failed() -> bool {
+    FAILED.load(Ordering::SeqCst)
+}
