@@ -134,10 +134,8 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
     crate::fatal::install_handler();
     let count = job.partitions.count();
     let cache = cache_keys(job);
-    let results: std::sync::Mutex<Vec<Option<PartitionResult>>> =
-        std::sync::Mutex::new((0..count).map(|_| None).collect());
+    let mut results: Vec<Option<PartitionResult>> = (0..count).map(|_| None).collect();
     if let Some((dir, keys)) = &cache {
-        let mut results = results.lock().unwrap_or_else(|e| e.into_inner());
         for (p, &key) in keys.iter().enumerate() {
             let start = std::time::Instant::now();
             if let Some((object, outcome)) = crate::object_cache::load(dir, key) {
@@ -151,48 +149,23 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
         }
     }
     // Largest first, so that a big partition does not start last.
-    let mut queue: Vec<u32> = {
-        let done = results.lock().unwrap_or_else(|e| e.into_inner());
-        (0..count).filter(|&p| done[p as usize].is_none()).collect()
-    };
+    let mut queue: Vec<u32> = (0..count)
+        .filter(|&p| results[p as usize].is_none())
+        .collect();
     queue.sort_by_key(|&p| std::cmp::Reverse(job.partitions.size(p).0));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let worker = || loop {
-        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let Some(&p) = queue.get(i) else {
-            break;
-        };
-        let start = std::time::Instant::now();
-        let result = compile_isolated(job, p).map(|(object, outcome)| {
-            if let Some((dir, keys)) = &cache {
-                crate::object_cache::store(dir, keys[p as usize], &object, &outcome);
-            }
-            PartitionOutput {
-                object,
-                outcome,
-                time: start.elapsed(),
-                cached: false,
-            }
-        });
-        let failed = result.is_err();
-        results.lock().unwrap_or_else(|e| e.into_inner())[p as usize] = Some(result);
-        if failed {
-            // Stop handing out work; the first error (in partition order) is reported.
-            next.store(queue.len(), std::sync::atomic::Ordering::Relaxed);
+    let store = |p: u32, object: &[u8], outcome: &CallOutcome| {
+        if let Some((dir, keys)) = &cache {
+            crate::object_cache::store(dir, keys[p as usize], object, outcome);
         }
     };
-    let threads = threads.clamp(1, queue.len().max(1));
     let mut distributed = None;
     if let Some(distribution) = &job.cfg.distribution {
         let start = std::time::Instant::now();
         let mut times = crate::distribute::DistributedTimes::default();
         let outputs = crate::distribute::compile(job, distribution, &queue, threads, &mut times)?;
         distributed = Some(times);
-        let mut results = results.lock().unwrap_or_else(|e| e.into_inner());
         for (p, object, outcome) in outputs {
-            if let Some((dir, keys)) = &cache {
-                crate::object_cache::store(dir, keys[p as usize], &object, &outcome);
-            }
+            store(p, &object, &outcome);
             results[p as usize] = Some(Ok(PartitionOutput {
                 object,
                 outcome,
@@ -200,19 +173,21 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
                 cached: false,
             }));
         }
-    } else if threads == 1 {
-        worker();
     } else {
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                // Code generation recurses deeply on big functions: give each worker the
-                // main thread's stack size.
-                std::thread::Builder::new()
-                    .stack_size(64 << 20)
-                    .spawn_scoped(s, worker)
-                    .expect("cannot start an LTO thread");
-            }
+        let done = in_parallel(&queue, threads, |&p| {
+            let start = std::time::Instant::now();
+            let (object, outcome) = compile_isolated(job, p)?;
+            store(p, &object, &outcome);
+            Ok(PartitionOutput {
+                object,
+                outcome,
+                time: start.elapsed(),
+                cached: false,
+            })
         });
+        for (&p, result) in queue.iter().zip(done) {
+            results[p as usize] = result;
+        }
     }
     let mut compiled = Compiled {
         objects: Vec::with_capacity(count as usize),
@@ -222,7 +197,6 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
         remark_files: Vec::new(),
         distributed,
     };
-    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     for result in results {
         let Some(result) = result else {
             continue;
@@ -259,6 +233,47 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
         compiled.remark_files = (0..count).map(|p| remark_file(path, count, p)).collect();
     }
     Ok(compiled)
+}
+
+/// Runs `work` on every item, `threads` at a time, items taken in order; after a failure no
+/// further item starts. Each item's result, `None` for one that did not start.
+pub(crate) fn in_parallel<I: Sync, T: Send>(
+    items: &[I],
+    threads: usize,
+    work: impl Fn(&I) -> Result<T, LtoError> + Sync,
+) -> Vec<Option<Result<T, LtoError>>> {
+    let results: std::sync::Mutex<Vec<Option<Result<T, LtoError>>>> =
+        std::sync::Mutex::new(items.iter().map(|_| None).collect());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let worker = || loop {
+        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(item) = items.get(i) else {
+            break;
+        };
+        let result = work(item);
+        let failed = result.is_err();
+        results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
+        if failed {
+            // Stop handing out work; the caller reports the first error in its order.
+            next.store(items.len(), std::sync::atomic::Ordering::Relaxed);
+        }
+    };
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        worker();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                // Code generation recurses deeply on big functions: give each worker the
+                // main thread's stack size.
+                std::thread::Builder::new()
+                    .stack_size(64 << 20)
+                    .spawn_scoped(s, worker)
+                    .expect("cannot start an LTO thread");
+            }
+        });
+    }
+    results.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 struct PartitionOutput {

@@ -14,7 +14,7 @@
 //! file ([`crate::job_options`]): the program is byte for byte the in-process link's.
 
 use crate::backend::{
-    codegen_settings, isolated, prepare_partition, save_object_temp, CallOutcome, Job,
+    codegen_settings, in_parallel, isolated, prepare_partition, save_object_temp, CallOutcome, Job,
 };
 use crate::error::LtoError;
 use crate::job_options::JobOptions;
@@ -169,31 +169,9 @@ fn prepare_all(
     files: &[JobFiles],
     threads: usize,
 ) -> Result<Vec<CallOutcome>, LtoError> {
-    let results: std::sync::Mutex<Vec<Option<Result<CallOutcome, LtoError>>>> =
-        std::sync::Mutex::new(files.iter().map(|_| None).collect());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let worker = || loop {
-        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let Some(f) = files.get(i) else {
-            break;
-        };
-        let result = prepare_isolated(job, f);
-        let failed = result.is_err();
-        results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
-        if failed {
-            next.store(files.len(), std::sync::atomic::Ordering::Relaxed);
-        }
-    };
-    std::thread::scope(|s| {
-        for _ in 0..threads.clamp(1, files.len()) {
-            std::thread::Builder::new()
-                .stack_size(64 << 20)
-                .spawn_scoped(s, worker)
-                .expect("cannot start an LTO thread");
-        }
-    });
+    let results = in_parallel(files, threads, |f| prepare_isolated(job, f));
     let mut outcomes = Vec::with_capacity(files.len());
-    for result in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    for result in results {
         match result {
             Some(r) => outcomes.push(r?),
             None => continue,
