@@ -14,6 +14,8 @@
 #               rld-noaa  rld -Wl,--no-wpa-aa
 #               rld-nocvp rld -Wl,--no-cvp
 #               rld-t1    rld -Wl,--threads=1
+#               rld-dist  rld -Wl,--thinlto-distributor=scripts/dtlto-local (distributed LTO:
+#                         every partition is a job run by a separate process)
 #   SUBDIRS     the test-suite's TEST_SUITE_SUBDIRS (default CTMark; e.g. "MultiSource;SingleSource")
 #
 # Needs cmake, ninja and lit (pip install lit). Every configuration compiles with the same
@@ -52,6 +54,7 @@ case $config in
   rld-noaa) ldflags="--ld-path=$rld -Wl,--no-wpa-aa" ;;
   rld-nocvp) ldflags="--ld-path=$rld -Wl,--no-cvp" ;;
   rld-t1) ldflags="--ld-path=$rld -Wl,--threads=1" ;;
+  rld-dist) ldflags="--ld-path=$rld -Wl,--thinlto-distributor=$repo/scripts/dtlto-local" ;;
   *) echo "unknown CONFIG '$config'" >&2; exit 2 ;;
 esac
 if [ "$config" != lld ] && [ ! -x "$rld" ]; then
