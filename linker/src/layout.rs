@@ -165,8 +165,8 @@ pub fn assign_input_sections(link: &mut Link) {
     }
 }
 
-/// What sends input sections to the same output section: its name, the flags that matter,
-/// whether it is TLS `.bss`, and for a COMDAT group member in `-r` output (which stays a
+/// What sends input sections to the same output section: its name, whether it is loaded,
+/// whether it is TLS and whether it is TLS `.bss`, and for a COMDAT group member in `-r` output (which stays a
 /// section of its own, so that the final link can still drop it) the section itself.
 type OutputKey = (&'static str, u64, bool, Option<(u32, u32)>);
 
@@ -238,7 +238,12 @@ fn group_by_output(
             let name = output_section_name(input_name, rules.keep_text_prefix);
             (name, s.flags & FLAG_MASK, None)
         };
-        let key_flags = flags & u64::from(SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR | SHF_TLS);
+        // Sections of one name share an output section whose flags are their union (a
+        // `.foobar` that is "a" in one object, "aw" in another and "ax" in a third is one
+        // WAX section), as lld and GNU ld give it; only TLS and non-TLS, or loaded and
+        // not-loaded sections of one name, stay apart, since one address rule cannot
+        // serve both.
+        let key_flags = flags & u64::from(SHF_ALLOC | SHF_TLS);
         let nobits = s.sh_type == SHT_NOBITS;
         let key = (
             name,
@@ -984,9 +989,18 @@ pub fn gnu_property_features(link: &Link) -> u32 {
 pub(crate) enum Class {
     ReadOnly = 0,
     Exec = 1,
-    Relro = 2,
-    Data = 3,
-    NonAlloc = 4,
+    /// Writable code (a section that is "awx", or sections of one name whose flags add up
+    /// to it): its own RWX segment between the code and the data, as lld places it.
+    ExecWrite = 2,
+    Relro = 3,
+    Data = 4,
+    NonAlloc = 5,
+}
+
+impl Class {
+    fn is_exec(self) -> bool {
+        matches!(self, Class::Exec | Class::ExecWrite)
+    }
 }
 
 fn is_relro(link: &Link, o: &OutputSection) -> bool {
@@ -1018,6 +1032,8 @@ fn is_relro(link: &Link, o: &OutputSection) -> bool {
 pub(crate) fn class_of(link: &Link, o: &OutputSection) -> Class {
     if !o.is_alloc() {
         Class::NonAlloc
+    } else if o.is_writable() && o.is_exec() {
+        Class::ExecWrite
     } else if o.is_writable() {
         if link.opts.z_relro && is_relro(link, o) {
             Class::Relro
@@ -1403,9 +1419,11 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
         .max()
         .unwrap_or(1);
     let mut places = SectionPlaces::for_outputs(&link.outputs);
+    let first = headers_class(link);
+    let headers_loaded = headers_loaded(link);
     let mut load = Segment {
         p_type: PT_LOAD,
-        flags: PF_R,
+        flags: segment_flags(link, first),
         offset: 0,
         vaddr: image_base,
         filesz: headers_size,
@@ -1426,26 +1444,40 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
         if let (Some(a), true) = (fixed, extends) {
             vaddr = a;
         }
-        if jump || current != Some(class) && !(current.is_none() && class == Class::ReadOnly) {
-            loads.push(load);
+        if jump
+            || current != Some(class) && !(headers_loaded && current.is_none() && class == first)
+        {
+            if headers_loaded || current.is_some() {
+                loads.push(load);
+            }
             // Start the segment at its first section's alignment, on a fresh page. With
-            // `-z separate-code`, code shares no page of the file with anything else: the
-            // executable segment and the one after it start at page-aligned offsets; with
-            // `-z separate-loadable-segments`, every segment does.
+            // `-z separate-code`, code shares no page of the file with anything else: a
+            // segment starts at a page-aligned offset where executability changes (as lld
+            // decides it: RX then RWX share a page); with `-z separate-loadable-segments`,
+            // every segment does.
             let separate = link.opts.z_separate_loadable_segments
                 || (link.opts.z_separate_code
-                    && (class == Class::Exec || current == Some(Class::Exec)));
+                    && class.is_exec() != current.is_some_and(Class::is_exec));
             // `-n`/`-N`: the segment is aligned as its most aligned section, in the file and
-            // in memory alike (so the two stay congruent), and no more.
+            // in memory alike (so the two stay congruent), and no more; the first, following
+            // headers it does not map, starts where its first section may (offsets and
+            // addresses differ by the page-aligned image base there, so they stay congruent).
             let magic_align = magic.then(|| segment_alignment(link, i, class));
-            offset = if let Some(a) = magic_align {
+            let start_align = magic_align.map(|a| {
+                if current.is_none() {
+                    link.outputs[i].align.max(1)
+                } else {
+                    a
+                }
+            });
+            offset = if let Some(a) = start_align {
                 offset.next_multiple_of(a)
             } else if separate {
                 offset.next_multiple_of(page)
             } else {
                 offset.next_multiple_of(link.outputs[i].align.clamp(1, page))
             };
-            let start = match (fixed, magic_align) {
+            let start = match (fixed, start_align) {
                 (Some(a), _) => Some(a),
                 (None, Some(a)) => vaddr.checked_next_multiple_of(a),
                 (None, None) => vaddr
@@ -1463,12 +1495,7 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
             }
             load = Segment {
                 p_type: PT_LOAD,
-                flags: match class {
-                    _ if link.opts.omagic => PF_R | PF_W | PF_X,
-                    Class::Exec => PF_R | PF_X,
-                    Class::Relro | Class::Data => PF_R | PF_W,
-                    _ => PF_R,
-                },
+                flags: segment_flags(link, class),
                 offset,
                 vaddr,
                 filesz: 0,
@@ -1532,7 +1559,9 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
         }
         load.memsz = vaddr - load.vaddr;
     }
-    loads.push(load);
+    if headers_loaded || current.is_some() {
+        loads.push(load);
+    }
     place_non_alloc(link, &mut places, offset);
 
     let tls = tls_layout(link, &places);
@@ -1586,29 +1615,64 @@ pub(crate) fn place_non_alloc(link: &Link, places: &mut SectionPlaces, mut offse
 }
 
 /// The class whose segment section `o` goes to: under `-N` one segment holds everything;
-/// under `-n` there is no RELRO, so relocated read-only data joins the data.
+/// under `-n` there is no RELRO, so relocated read-only data joins the data; under
+/// `--no-rosegment` read-only data joins the code.
 pub(crate) fn segment_class(link: &Link, o: &OutputSection) -> Class {
     match class_of(link, o) {
         Class::NonAlloc => Class::NonAlloc,
         _ if link.opts.omagic => Class::Data,
         Class::Relro if link.opts.nmagic => Class::Data,
+        Class::ReadOnly if !link.opts.rosegment => Class::Exec,
         c => c,
     }
 }
 
-/// How many PT_LOADs `assign_addresses` makes: the headers' read-only one (which the
-/// first read-only sections join), then one per run of sections of a class (under `-N`
+/// The class of the segment that maps the ELF and program headers, which the first
+/// sections of that class join: read-only data's, the code's under `--no-rosegment`, and
+/// under `-N` the one segment's (lld's choices).
+fn headers_class(link: &Link) -> Class {
+    if link.opts.omagic {
+        Class::Data
+    } else if !link.opts.rosegment {
+        Class::Exec
+    } else {
+        Class::ReadOnly
+    }
+}
+
+/// Whether a PT_LOAD maps the ELF and program headers: not under `-n`/`-N` (lld's
+/// choice: the first segment starts at the first section, aligned as `-n` aligns), unless
+/// the loader reads them through PT_PHDR (an interpreter is named).
+fn headers_loaded(link: &Link) -> bool {
+    !(link.opts.nmagic || link.opts.omagic) || link.outputs.has_synthetic(Synthetic::Interp)
+}
+
+/// A segment's permissions, from the class of its sections.
+fn segment_flags(link: &Link, class: Class) -> u32 {
+    match class {
+        _ if link.opts.omagic => PF_R | PF_W | PF_X,
+        Class::Exec => PF_R | PF_X,
+        Class::ExecWrite => PF_R | PF_W | PF_X,
+        Class::Relro | Class::Data => PF_R | PF_W,
+        Class::ReadOnly | Class::NonAlloc => PF_R,
+    }
+}
+
+/// How many PT_LOADs `assign_addresses` makes: the headers' one if they are loaded (which
+/// the first sections of its class join), then one per run of sections of a class (under `-N`
 /// all are one class), and one per section at a fixed address that is not `.bss`-like
 /// space continuing the segment before it.
 fn load_count(link: &Link) -> usize {
-    let mut count = 1;
+    let headers_loaded = headers_loaded(link);
+    let mut count = usize::from(headers_loaded);
     let mut current: Option<Class> = None;
+    let first = headers_class(link);
     for o in link.outputs.iter().filter(|o| o.is_alloc()) {
         let class = segment_class(link, o);
         let fixed = fixed_address(link, o).is_some();
         let extends = fixed && current == Some(class) && o.is_nobits();
         let starts = (fixed && !extends)
-            || current != Some(class) && !(current.is_none() && class == Class::ReadOnly);
+            || current != Some(class) && !(headers_loaded && current.is_none() && class == first);
         count += usize::from(starts);
         current = Some(class);
     }

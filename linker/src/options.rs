@@ -87,6 +87,8 @@ pub struct Options {
     pub eh_frame_hdr: bool,
     /// `-z relro` (default) / `-z norelro`.
     pub z_relro: bool,
+    /// `--rosegment` (default) / `--no-rosegment`: read-only data in a segment of its own.
+    pub rosegment: bool,
     /// `-z now` / `-z lazy` (default lazy).
     pub z_now: bool,
     /// `-n`/`--nmagic`: segments not page-aligned (a static image for a loader that is not
@@ -350,6 +352,7 @@ impl Default for Options {
             build_id: BuildId::None,
             eh_frame_hdr: false,
             z_relro: true,
+            rosegment: true,
             z_now: false,
             nmagic: false,
             omagic: false,
