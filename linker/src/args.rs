@@ -33,7 +33,8 @@ pub enum ArgsError {
     InvalidValue { option: String, value: String },
     #[error("unsupported emulation: {0} (only elf_x86_64 is supported)")]
     UnsupportedEmulation(String),
-    #[error("cannot read response file @{0}: {1}")]
+    /// lld's words (it takes the unreadable `@FILE` for an input it cannot open).
+    #[error("cannot open @{}: {}", .0, crate::error::io_reason(.1))]
     ResponseFile(String, #[source] std::io::Error),
     #[error("--pop-state without a matching --push-state")]
     PopStateWithoutPush,
@@ -1380,7 +1381,7 @@ mod tests {
             "--pop-state => --pop-state without a matching --push-state",
             "-) => --end-group without a matching --start-group",
             "-( -( => --start-group inside another group: groups may not nest",
-            "@/nonexistent/x => cannot read response file @/nonexistent/x: No such file",
+            "@/nonexistent/x => cannot open @/nonexistent/x: No such file or directory",
         ];
         for case in cases {
             let (cmd, expected) = case.split_once(" => ").unwrap();

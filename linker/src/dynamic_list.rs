@@ -55,12 +55,14 @@ impl DynamicList {
     ) -> Result<DynamicList> {
         let mut list = DynamicList::default();
         for path in paths {
-            let text = std::fs::read_to_string(path).map_err(|e| LinkError::io(path, e))?;
+            let text =
+                std::fs::read_to_string(path).map_err(|e| LinkError::cannot_open(path, e))?;
             crate::read_log::note(path);
             parse(&mut list.listed, path, &text)?;
         }
         for path in export_lists {
-            let text = std::fs::read_to_string(path).map_err(|e| LinkError::io(path, e))?;
+            let text =
+                std::fs::read_to_string(path).map_err(|e| LinkError::cannot_open(path, e))?;
             crate::read_log::note(path);
             parse(&mut list.export, path, &text)?;
         }

@@ -4,8 +4,16 @@ use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LinkError {
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {}", path.display(), io_reason(source))]
     Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A file that cannot be opened, in lld's words: `what` is "" for an input,
+    /// "output file " for the output.
+    #[error("cannot open {what}{}: {}", path.display(), io_reason(source))]
+    CannotOpen {
+        what: &'static str,
         path: PathBuf,
         source: std::io::Error,
     },
@@ -40,6 +48,34 @@ impl LinkError {
             path: path.into(),
             source,
         }
+    }
+
+    pub fn cannot_open(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        LinkError::CannotOpen {
+            what: "",
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub fn cannot_open_output(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        LinkError::CannotOpen {
+            what: "output file ",
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// The system's reason for an I/O error, as the C library words it ("No such file or
+/// directory"), without Rust's " (os error N)": the diagnostics read as lld's and GNU ld's.
+pub fn io_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match e.raw_os_error() {
+        Some(code) => text
+            .strip_suffix(&format!(" (os error {code})"))
+            .map_or_else(|| text.clone(), str::to_string),
+        None => text,
     }
 }
 

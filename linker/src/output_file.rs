@@ -100,9 +100,9 @@ impl PendingOutput {
         } else {
             match std::fs::metadata(dest) {
                 Ok(m) if m.is_dir() => {
-                    return Err(LinkError::io(
+                    return Err(LinkError::cannot_open_output(
                         dest,
-                        std::io::Error::other("cannot write the output: it is a directory"),
+                        std::io::Error::from_raw_os_error(libc::EISDIR),
                     ))
                 }
                 Ok(m) if !m.is_file() => Destination::Special(dest.to_path_buf()),
@@ -349,7 +349,7 @@ fn create_temporary(dest: &Path, mode: u32) -> Result<(std::fs::File, PathBuf)> 
             Err(e) => {
                 interrupt::forget();
                 if e.kind() != std::io::ErrorKind::AlreadyExists {
-                    return Err(LinkError::io(dest, e));
+                    return Err(LinkError::cannot_open_output(dest, e));
                 }
                 last = Some(e);
             }

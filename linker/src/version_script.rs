@@ -81,7 +81,14 @@ impl VersionScript {
         }
         let mut script = VersionScript::default();
         for path in paths {
-            let text = std::fs::read_to_string(path).map_err(|e| LinkError::io(path, e))?;
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    // lld's words.
+                    LinkError::Link(format!("cannot find version script {}", path.display()))
+                } else {
+                    LinkError::cannot_open(path, e)
+                }
+            })?;
             crate::read_log::note(path);
             script.parse(path, &text)?;
         }

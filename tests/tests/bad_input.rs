@@ -658,3 +658,58 @@ fn rejects_expressions_nested_too_deeply() {
         String::from_utf8_lossy(&res.stderr)
     );
 }
+
+/// Files that cannot be opened or read, and a linker script with an unclosed comment, are
+/// reported in lld-22's words (after the program name): the same error line from both.
+#[test]
+fn unopenable_files_are_reported_as_lld_reports_them() {
+    let t = Test::new();
+    let obj = t.compile(Compiler::Clang, "int main(void) { return 0; }\n", &[]);
+    let obj = obj.to_str().unwrap();
+    let unclosed = t.write(
+        "unclosed.lds",
+        "SECTIONS { /* open\n .text : { *(.text) }\n",
+    );
+    let unclosed = unclosed.to_str().unwrap();
+    let dir = t.path("");
+    let dir = dir.to_str().unwrap();
+    let missing = t.path("missing");
+    let missing = missing.to_str().unwrap();
+    let out = t.path("out");
+    let out = out.to_str().unwrap();
+    let response = format!("@{missing}.rsp");
+    let in_missing_dir = format!("{missing}/out");
+    let cases: Vec<Vec<&str>> = vec![
+        vec![&response, obj, "-o", out],
+        vec!["missing.o", obj, "-o", out],
+        vec!["-T", "missing.lds", obj, "-o", out],
+        vec!["-T", unclosed, obj, "-o", out],
+        vec!["--version-script", "missing.map", obj, "-o", out],
+        vec!["--dynamic-list", "missing.list", obj, "-o", out],
+        vec![obj, "-o", &in_missing_dir],
+        vec![obj, "-o", dir],
+    ];
+    let first_error = |program: &str, args: &[&str]| -> String {
+        let res = std::process::Command::new(program)
+            .args(args)
+            .current_dir(t.path(""))
+            .output()
+            .unwrap();
+        assert!(!res.status.success(), "{program} {args:?} succeeded");
+        let stderr = String::from_utf8_lossy(&res.stderr).into_owned();
+        let line = stderr
+            .lines()
+            .find(|l| l.contains("error: "))
+            .unwrap_or("")
+            .to_string();
+        line.split_once("error: ")
+            .map(|(_, m)| m.to_string())
+            .unwrap_or(stderr)
+    };
+    let rld = rld_path();
+    for args in &cases {
+        let ours = first_error(rld.to_str().unwrap(), args);
+        let theirs = first_error("ld.lld-22", args);
+        assert_eq!(ours, theirs, "{args:?}");
+    }
+}

@@ -39,7 +39,7 @@ pub enum InputFile {
 /// count the pages read in the process's resident memory once more.
 pub fn map_file(path: &Path) -> Result<&'static [u8]> {
     use std::os::unix::fs::MetadataExt;
-    let file = std::fs::File::open(path).map_err(|e| LinkError::io(path, e))?;
+    let file = std::fs::File::open(path).map_err(|e| LinkError::cannot_open(path, e))?;
     crate::read_log::note(path);
     let meta = file.metadata().map_err(|e| LinkError::io(path, e))?;
     if meta.len() == 0 {
@@ -235,6 +235,13 @@ pub fn collect_inputs(opts: &Options) -> Result<Inputs> {
             InputArg::Script { path, state } => {
                 // GNU ld looks for a `-T` script in the `-L` directories too.
                 let found = search::find_script(path, &c.search_dirs, opts.sysroot.as_deref());
+                if !found.exists() {
+                    // lld's words.
+                    return Err(LinkError::Link(format!(
+                        "cannot find linker script {}",
+                        path.display()
+                    )));
+                }
                 let display = found.display().to_string();
                 let data = map_file(&found)?;
                 if !script::looks_like_script(data) {

@@ -199,7 +199,8 @@ pub struct Assignment {
 /// place (`file:line:`) to the caller.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ScriptError {
-    #[error("unterminated comment (expected `*/`)")]
+    /// lld's words.
+    #[error("unclosed comment in a linker script")]
     UnterminatedComment { line: usize },
     #[error("unterminated quoted name (expected `\"`)")]
     UnterminatedString { line: usize },
