@@ -98,7 +98,8 @@ fn zlib(stream: &[u8], size: u64) -> Result<&'static [u8], String> {
 
 /// `--compress-debug-sections=zlib`, as lld does it: every non-empty `.debug_*` output
 /// section is relocated into a buffer of its own, compressed (zlib, fastest level, as
-/// lld), and written as an `Elf64_Chdr` and the stream; the file offsets of what follows
+/// lld), and written as an `Elf64_Chdr` and the stream, unless that is no smaller; the
+/// section keeps its other flags (`.debug_str` is MSC); the file offsets of what follows
 /// are laid out again.
 pub fn compress_outputs(
     link: &mut Link,
@@ -113,9 +114,7 @@ pub fn compress_outputs(
         .outputs
         .iter()
         .enumerate()
-        .filter(|(_, o)| {
-            !o.is_alloc() && !o.is_nobits() && o.size > 0 && o.name.starts_with(".debug_")
-        })
+        .filter(|(_, o)| is_compressible(o))
         .map(|(i, _)| i as u32)
         .collect();
     // Section starts are read from their records: the debug sections' places change here.
@@ -130,6 +129,10 @@ pub fn compress_outputs(
     for (i, bytes) in done {
         let bytes = bytes.map_err(LinkError::Many)?;
         let o = &mut link.outputs[i as usize];
+        if bytes.len() as u64 >= o.size {
+            // Compression that does not shrink the section is undone (as lld-22 does).
+            continue;
+        }
         o.size = bytes.len() as u64;
         o.flags |= u64::from(elf::SHF_COMPRESSED);
         o.align = 1;
@@ -166,16 +169,26 @@ fn compress_one(link: &Image, plan: &RelocPlan, index: u32) -> Compressed {
     if !errors.is_empty() {
         return Err(errors);
     }
-    let mut out = Vec::with_capacity(24 + image.len() / 3);
+    deflate_section(&image, o.align).map_err(|e| vec![format!("compressing {}: {e}", o.name)])
+}
+
+/// A section's bytes as an SHF_COMPRESSED section's contents: its `Elf64_Chdr` (zlib, the
+/// size, the alignment) and the stream, at zlib's fastest level (as lld).
+pub fn deflate_section(bytes: &[u8], align: u64) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(24 + bytes.len() / 3);
     out.extend_from_slice(&elf::ELFCOMPRESS_ZLIB.to_le_bytes());
     out.extend_from_slice(&0u32.to_le_bytes());
-    out.extend_from_slice(&o.size.to_le_bytes());
-    out.extend_from_slice(&o.align.to_le_bytes());
+    out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+    out.extend_from_slice(&align.to_le_bytes());
     let mut encoder = flate2::write::ZlibEncoder::new(out, flate2::Compression::fast());
-    encoder
-        .write_all(&image)
-        .and_then(|()| encoder.finish())
-        .map_err(|e| vec![format!("compressing {}: {e}", o.name)])
+    encoder.write_all(bytes)?;
+    encoder.finish()
+}
+
+/// Whether output section `o` is one `--compress-debug-sections` compresses: a `.debug_*`
+/// section with contents that is not loaded.
+pub fn is_compressible(o: &crate::output_section::OutputSection) -> bool {
+    !o.is_alloc() && !o.is_nobits() && o.size > 0 && o.name.starts_with(".debug_")
 }
 
 #[cfg(test)]

@@ -28,9 +28,10 @@ use rustc_hash::FxHashMap;
 pub(crate) const PAGE: u64 = 0x1000;
 const EXEC_BASE: u64 = 0x20_0000;
 const SHF_GNU_RETAIN: u64 = 0x20_0000;
+/// The input flags an output section does not take over (it has the union of the rest: a
+/// `.rodata` with a mergeable-strings input is AMS, `.debug_str` stays MS, as lld makes
+/// them, compressed or not).
 const FLAG_MASK: u64 = !(SHF_GROUP as u64
-    | SHF_MERGE as u64
-    | SHF_STRINGS as u64
     | SHF_LINK_ORDER as u64
     | SHF_INFO_LINK as u64
     | SHF_GNU_RETAIN
@@ -150,17 +151,15 @@ pub fn assign_input_sections(link: &mut Link) {
                 (priority, if priority < 65536 { name } else { "" })
             });
         }
-        if rules.relocatable {
-            // A relocatable output stays mergeable if its inputs agree on the entry size.
-            let objects = &link.objects;
-            let entsize = |&(f, i): &(u32, u32)| objects[f as usize].sections[i as usize].entsize;
-            if !o.inputs.iter().all(|x| u64::from(entsize(x)) == o.entsize) {
-                o.entsize = 0;
+        // The entry size stays if the inputs agree on it (lld's rule); a relocatable output
+        // stays mergeable only then.
+        let objects = &link.objects;
+        let entsize = |&(f, i): &(u32, u32)| objects[f as usize].sections[i as usize].entsize;
+        if !o.inputs.iter().all(|x| u64::from(entsize(x)) == o.entsize) {
+            o.entsize = 0;
+            if rules.relocatable {
                 o.flags &= !u64::from(SHF_MERGE | SHF_STRINGS);
             }
-        } else if o.inputs.len() > 1 {
-            // Merged and split sections get entsize only if all agree; otherwise none.
-            o.entsize = 0;
         }
     }
 }
@@ -229,7 +228,7 @@ fn group_by_output(
             };
             (name, s.flags & FLAG_MASK, None)
         } else if rules.relocatable {
-            let kept = FLAG_MASK | u64::from(SHF_GROUP | SHF_MERGE | SHF_STRINGS);
+            let kept = FLAG_MASK | u64::from(SHF_GROUP);
             let member = (s.flags & u64::from(SHF_GROUP) != 0).then_some((file, i as u32));
             (input_name, s.flags & kept, member)
         } else if rules.orphans_keep_names {

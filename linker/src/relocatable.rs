@@ -12,7 +12,7 @@
 use crate::context::{Link, Target};
 use crate::elf_header::{FileHeader, SectionHeader};
 use crate::emit_relocs::relocation_sections;
-use crate::error::Result;
+use crate::error::{LinkError, Result};
 use crate::layout;
 use crate::object_file::SectionKind;
 use crate::output_file::PendingOutput;
@@ -21,6 +21,7 @@ use crate::static_symtab::{build_symtab, SymtabIndex};
 use crate::synthetic::{gnu_property_size, write_gnu_property};
 use crate::timer::Timer;
 use object::elf::*;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 /// A section header of the output, in file order.
@@ -54,6 +55,7 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
     let placement = layout::place_inputs(link)?;
     timer.phase("output sections");
 
+    let mut compressed = compress_debug_sections(link, &placement)?;
     let groups = kept_groups(link);
     let has_relocs: Vec<bool> = link
         .outputs
@@ -227,7 +229,10 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
                 sh.size as usize
             }];
         match *h {
-            Header::Output(k) => write_output_section(link, &placement, k, place),
+            Header::Output(k) => match compressed.remove(&k) {
+                Some(bytes) => place.copy_from_slice(&bytes),
+                None => write_output_section(link, &placement, k, place),
+            },
             Header::Group(g) => place.copy_from_slice(&group_bytes[g]),
             Header::Rela(k) => {
                 if let Some(bytes) = relocs.remove(&k) {
@@ -379,6 +384,43 @@ fn write_output_section(link: &Link, placement: &Placement, k: u32, out: &mut [u
             out[at..at + data.len()].copy_from_slice(data);
         }
     }
+}
+
+/// `--compress-debug-sections=zlib` in `-r` output, as lld does it: each `.debug_*` section
+/// whose compressed form is smaller becomes SHF_COMPRESSED (its relocations keep the
+/// uncompressed offsets, which is what consumers apply them to). The compressed bytes, by
+/// output section.
+fn compress_debug_sections(
+    link: &mut Link,
+    placement: &Placement,
+) -> Result<FxHashMap<u32, Vec<u8>>> {
+    if !link.opts.compress_debug_sections {
+        return Ok(FxHashMap::default());
+    }
+    let chosen: Vec<u32> = (0..link.outputs.len() as u32)
+        .filter(|&k| crate::compressed::is_compressible(&link.outputs[k as usize]))
+        .collect();
+    let done: Vec<(u32, std::io::Result<Vec<u8>>)> = chosen
+        .par_iter()
+        .map(|&k| {
+            let o = &link.outputs[k as usize];
+            let mut bytes = vec![0u8; o.size as usize];
+            write_output_section(link, placement, k, &mut bytes);
+            (k, crate::compressed::deflate_section(&bytes, o.align))
+        })
+        .collect();
+    let mut compressed = FxHashMap::default();
+    for (k, bytes) in done {
+        let o = &mut link.outputs[k as usize];
+        let bytes = bytes.map_err(|e| LinkError::Link(format!("compressing {}: {e}", o.name)))?;
+        if (bytes.len() as u64) < o.size {
+            o.size = bytes.len() as u64;
+            o.flags |= u64::from(SHF_COMPRESSED);
+            o.align = 1;
+            compressed.insert(k, bytes);
+        }
+    }
+    Ok(compressed)
 }
 
 /// A section header with the fields every section sets; name, offset, link and info are

@@ -885,9 +885,17 @@ fn compress_debug_sections_zlib() {
             &format!("plain-{}", driver.name()),
         );
         let sections = debug(exe);
-        assert!(sections.len() >= 4, "{}", exe.display());
+        let compressed = sections.iter().filter(|s| s.flags.contains('C')).count();
+        assert!(compressed >= 4, "{}", exe.display());
+        let plain_sections = debug(&plain);
         for s in &sections {
-            assert!(s.flags.contains('C'), "{} of {}", s.name, exe.display());
+            // The flags but SHF_COMPRESSED are the uncompressed section's (`.debug_str` is
+            // MSC); a section compression would not shrink stays as it is.
+            let p = find_section(&plain_sections, &s.name).unwrap();
+            assert_eq!(s.flags.replace('C', ""), p.flags, "{}", s.name);
+            if !s.flags.contains('C') {
+                assert_eq!(s.size, p.size, "{}", s.name);
+            }
             let contents = |p: &Path| {
                 dump(p, &s.name)
                     .lines()
@@ -899,7 +907,43 @@ fn compress_debug_sections_zlib() {
         }
         let rows = |p: &Path| lines(p).lines().filter(|l| l.starts_with("0x")).count();
         assert_eq!(rows(exe), rows(&lld), "{}", exe.display());
+        let str_flags = |p: &Path| find_section(&debug(p), ".debug_str").unwrap().flags;
+        assert_eq!(str_flags(exe), "MSC");
+        assert_eq!(str_flags(exe), str_flags(&lld));
     }
+    // `-r` compresses too (as lld-22), and the final link reads it back.
+    let rel = t.link(
+        Driver::Rld,
+        &paths(&objs),
+        &["-r", "--compress-debug-sections=zlib"],
+        "zlib.o",
+    );
+    let lld_rel = t.path("lld-zlib.o");
+    let mut lld_r = std::process::Command::new("ld.lld-22");
+    lld_r
+        .arg("-r")
+        .arg("--compress-debug-sections=zlib")
+        .args(&objs)
+        .arg("-o")
+        .arg(&lld_rel);
+    run_checked(&mut lld_r);
+    for name in [".debug_info", ".debug_str"] {
+        let flags = |p: &Path| find_section(&debug(p), name).unwrap().flags;
+        assert!(flags(&rel).contains('C'), "{name}: {}", flags(&rel));
+        assert_eq!(flags(&rel), flags(&lld_rel), "{name}");
+    }
+    let from_rel = t.check_program(&[&rel], &[], Some(BASIC_OUT));
+    let plain = t.link(Driver::ClangRld, &paths(&objs), &[], "plain-again");
+    assert_eq!(
+        tool_stdout("llvm-dwarfdump-22", &["--debug-line"], &from_rel[0])
+            .lines()
+            .filter(|l| l.starts_with("0x"))
+            .count(),
+        tool_stdout("llvm-dwarfdump-22", &["--debug-line"], &plain)
+            .lines()
+            .filter(|l| l.starts_with("0x"))
+            .count()
+    );
 }
 
 /// `--version-script`: `global:` symbols are exported under their version node (with the
