@@ -7,7 +7,7 @@
 //! root; an FDE keeps its LSDA and personality only when its function is live.
 
 use crate::object_file::{shndx, FileId, ObjectFile, SectionKind, LE};
-use crate::symbols::{SymbolDef, SymbolTable};
+use crate::symbols::{SymbolDef, SymbolId, SymbolTable};
 use object::elf;
 
 const SHF_GNU_RETAIN: u64 = 0x20_0000;
@@ -218,6 +218,43 @@ fn mark_live(
             }
         }
     }
+}
+
+/// `--as-needed` after `--gc-sections`: the shared libraries that kept sections still
+/// need, as lld decides it (a library is needed if a non-weak reference from a section
+/// that survived, or a root symbol, resolves to it). By library index; a library only
+/// dead code used gets no DT_NEEDED. Every kept section's relocations count, the
+/// unloaded ones' and `.eh_frame`'s included (a superset: never a library too few).
+pub fn libraries_still_needed(
+    objects: &[ObjectFile],
+    symtab: &SymbolTable,
+    roots: &[SymbolId],
+    libraries: usize,
+) -> Vec<bool> {
+    let mut needed = vec![false; libraries];
+    let mut mark = |id: SymbolId| {
+        if let SymbolDef::Shared { dso, .. } = symtab.get(id).def {
+            if let Some(n) = needed.get_mut(dso as usize) {
+                *n = true;
+            }
+        }
+    };
+    roots.iter().for_each(|&id| mark(id));
+    for obj in objects {
+        for s in obj.sections.iter().filter(|s| s.live) {
+            for r in s.relocs {
+                let index = r.r_sym(LE, false) as usize;
+                let weak = obj
+                    .symbols
+                    .get(index)
+                    .is_some_and(|sym| sym.st_bind() == elf::STB_WEAK);
+                if let (Some(id), false) = (obj.global_index(index), weak) {
+                    mark(id);
+                }
+            }
+        }
+    }
+    needed
 }
 
 /// What `--print-gc-sections` prints: a line per section garbage collection dropped, as lld

@@ -2476,3 +2476,75 @@ fn no_rosegment_as_lld() {
     assert_eq!(load_shapes(&undone), load_shapes(&default));
     assert_eq!(load_shapes(&default)[0].0, "R");
 }
+
+/// The DT_NEEDED entries, in order.
+fn needed_libraries(p: &Path) -> Vec<String> {
+    dyn_values(&dynamic(p), "NEEDED")
+}
+
+/// `--as-needed` with `--gc-sections`: a library only collected code refers to is not
+/// needed (lld's rule: what decides is the references of the sections that stay), one the
+/// kept code calls is; without `--as-needed` both are.
+#[test]
+fn as_needed_counts_only_kept_code_as_lld() {
+    let t = Test::new();
+    let lib = |name: &str, value: i32| {
+        let obj = t.compile(
+            Clang,
+            &format!("int {name}(void) {{ return {value}; }}\n"),
+            &["-fPIC"],
+        );
+        let so = t.path(&format!("lib{name}.so"));
+        let mut cc = std::process::Command::new("clang-22");
+        cc.arg("-shared").arg(&obj).arg("-o").arg(&so);
+        run_checked(&mut cc);
+    };
+    lib("only_dead", 7);
+    lib("live", 2);
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nint only_dead(void), live(void);\n\
+         int unused(void) { return only_dead(); }\n\
+         int main(void) { printf(\"%d\\n\", live()); return 0; }\n",
+        &["-ffunction-sections"],
+    );
+    let dir = format!("-L{}", t.path("").display());
+    let rpath = format!("-Wl,-rpath,{}", t.path("").display());
+    let flags = [
+        "-Wl,--gc-sections",
+        "-Wl,--as-needed",
+        &dir,
+        "-lonly_dead",
+        "-llive",
+        &rpath,
+    ];
+    let (lld, rld) = both(&t, &[&main], &flags, "gc-as-needed");
+    assert_same_output(&rld, &lld, &[], &[], Some("2\n"));
+    let ours = needed_libraries(&rld);
+    assert_eq!(ours, needed_libraries(&lld));
+    assert!(ours.iter().any(|n| n.contains("liblive.so")), "{ours:?}");
+    assert!(
+        !ours.iter().any(|n| n.contains("libonly_dead.so")),
+        "{ours:?}"
+    );
+    // Without --as-needed, both are needed; without --gc-sections, the dead code's library
+    // is needed too.
+    for (flags, out) in [
+        (
+            vec!["-Wl,--gc-sections", &dir, "-lonly_dead", "-llive", &rpath],
+            "gc",
+        ),
+        (
+            vec!["-Wl,--as-needed", &dir, "-lonly_dead", "-llive", &rpath],
+            "as-needed",
+        ),
+    ] {
+        let (lld, rld) = both(&t, &[&main], &flags, out);
+        let ours = needed_libraries(&rld);
+        assert_eq!(ours, needed_libraries(&lld), "{out}");
+        assert!(
+            ours.iter().any(|n| n.contains("libonly_dead.so")),
+            "{out}: {ours:?}"
+        );
+    }
+}
