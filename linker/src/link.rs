@@ -69,6 +69,7 @@ fn check_shlib_undefined(link: &Link) -> Result<()> {
     let sonames: std::collections::HashSet<&str> =
         link.dsos.iter().map(|d| d.soname.as_str()).collect();
     let warn_only = opts.warn_unresolved && !opts.fatal_warnings;
+    let versions = SharedVersions::new(link);
     let mut errors = Vec::new();
     for dso in &link.dsos {
         if !dso
@@ -83,16 +84,28 @@ fn check_shlib_undefined(link: &Link) -> Result<()> {
             .iter()
             .filter(|s| s.is_undefined && s.bind != object::elf::STB_WEAK)
         {
-            let undefined = link
-                .symtab
-                .lookup(s.name)
-                .is_none_or(|id| link.symtab.get(id).is_undefined());
-            if undefined {
+            let resolved = link.symtab.lookup(s.name).map(|id| link.symtab.get(id));
+            let undefined = resolved.is_none_or(|sym| sym.is_undefined());
+            // A reference in a version the libraries only define other versions of
+            // (`foo@V1` where only `foo@@V2` is linked) is undefined too: the loader would
+            // refuse it.
+            let wrong_version = !undefined
+                && resolved.is_some_and(|sym| matches!(sym.def, SymbolDef::Shared { .. }))
+                && s.needed_version
+                    .is_some_and(|v| !versions.satisfies(s.name, v));
+            if undefined || wrong_version {
+                let name = match (wrong_version, s.needed_version) {
+                    (true, Some(v)) => format!(
+                        "{}@{}",
+                        crate::demangle::display(s.name),
+                        String::from_utf8_lossy(v)
+                    ),
+                    _ => crate::demangle::display(s.name).to_string(),
+                };
                 // lld-22's words.
                 let msg = format!(
-                    "undefined reference: {}\n>>> referenced by {} (disallowed by \
+                    "undefined reference: {name}\n>>> referenced by {} (disallowed by \
                      --no-allow-shlib-undefined)",
-                    crate::demangle::display(s.name),
                     dso.name
                 );
                 if warn_only {
@@ -107,6 +120,40 @@ fn check_shlib_undefined(link: &Link) -> Result<()> {
         Ok(())
     } else {
         Err(LinkError::Many(errors))
+    }
+}
+
+/// What the linked shared libraries define, for checking the versions their references
+/// need: each name with the versions it is defined in, and the names some library defines
+/// without a version (which satisfy a reference in any version, as the loader accepts).
+struct SharedVersions<'a> {
+    versioned: std::collections::HashSet<(&'a [u8], &'a [u8])>,
+    unversioned: std::collections::HashSet<&'a [u8]>,
+}
+
+impl<'a> SharedVersions<'a> {
+    fn new(link: &'a Link) -> Self {
+        let mut versioned = std::collections::HashSet::new();
+        let mut unversioned = std::collections::HashSet::new();
+        for s in link
+            .dsos
+            .iter()
+            .flat_map(|d| &d.symbols)
+            .filter(|s| !s.is_undefined)
+        {
+            match s.version {
+                Some(v) => versioned.insert((s.name, v)),
+                None => unversioned.insert(s.name),
+            };
+        }
+        SharedVersions {
+            versioned,
+            unversioned,
+        }
+    }
+
+    fn satisfies(&self, name: &[u8], version: &[u8]) -> bool {
+        self.unversioned.contains(name) || self.versioned.contains(&(name, version))
     }
 }
 
@@ -250,7 +297,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     if let Some(path) = &opts.print_archive_stats {
         write_report(path, &resolver.archive_stats())?;
     }
-    check_symbol_versions(&resolver.symtab, version_script.as_ref())?;
+    check_symbol_versions(&resolver, version_script.as_ref())?;
     if let (Some(script), false) = (&version_script, opts.undefined_version) {
         check_version_script_names(&resolver.symtab, script)?;
     }
@@ -660,30 +707,59 @@ fn warn_missing_entry(link: &Link) {
 /// them out of .dynsym and lets LTO internalize them. A definition whose `.symver` names its
 /// default version (`foo@@VER`) keeps it: the explicit version beats the script's
 /// patterns, as in lld.
+///
+/// An unversioned `foo` the script puts in version V is hidden too when `.symver` defines
+/// `foo@V` (a non-default version): exporting both would give `foo@@V` beside `foo@V`,
+/// and lld keeps only the latter.
 fn hide_local_symbols(
     symtab: &mut crate::symbols::SymbolTable,
     script: &crate::version_script::VersionScript,
 ) {
-    for sym in symtab.symbols.iter_mut() {
-        let name = crate::symbols::base_name(sym.name);
-        let default_version = sym.version.as_ref().is_some_and(|v| !v.hidden);
-        if sym.is_defined_locally()
-            && !default_version
-            && script.assign(name) == crate::version_script::Assignment::Local
-        {
-            sym.declared_visibility.get_or_insert(sym.visibility);
-            sym.visibility = object::elf::STV_HIDDEN;
-        }
+    use crate::version_script::Assignment;
+    let hidden_version_defined = |symtab: &crate::symbols::SymbolTable, name: &[u8], node| {
+        let mut versioned = name.to_vec();
+        versioned.push(b'@');
+        versioned.extend_from_slice(script.node_name(node).as_bytes());
+        symtab.lookup(&versioned).is_some_and(|id| {
+            let s = symtab.get(id);
+            s.is_defined_locally() && s.version.as_ref().is_some_and(|v| v.hidden)
+        })
+    };
+    let hide: Vec<usize> = symtab
+        .symbols
+        .iter()
+        .enumerate()
+        .filter(|(_, sym)| sym.is_defined_locally())
+        .filter(|(_, sym)| {
+            let name = crate::symbols::base_name(sym.name);
+            let default_version = sym.version.as_ref().is_some_and(|v| !v.hidden);
+            match script.assign(name) {
+                Assignment::Local => !default_version,
+                Assignment::Global(node) => {
+                    sym.version.is_none()
+                        && !script.node_name(node).is_empty()
+                        && hidden_version_defined(symtab, name, node)
+                }
+                Assignment::Unlisted => false,
+            }
+        })
+        .map(|(i, _)| i)
+        .collect();
+    for i in hide {
+        let sym = &mut symtab.symbols[i];
+        sym.declared_visibility.get_or_insert(sym.visibility);
+        sym.visibility = object::elf::STV_HIDDEN;
     }
 }
 
-/// A `.symver` definition must name a version the version script defines (lld's rule).
+/// A `.symver` definition must name a version the version script defines (lld's rule and
+/// words: the file, then the name as `.symver` gave it).
 fn check_symbol_versions(
-    symtab: &crate::symbols::SymbolTable,
+    resolver: &crate::symbols::Resolver,
     script: Option<&crate::version_script::VersionScript>,
 ) -> Result<()> {
     let mut errors = Vec::new();
-    for sym in &symtab.symbols {
+    for sym in &resolver.symtab.symbols {
         let Some(v) = sym.version.as_deref() else {
             continue;
         };
@@ -691,10 +767,12 @@ fn check_symbol_versions(
             continue;
         }
         if script.and_then(|s| s.node_index(v.name)).is_none() {
+            let version = String::from_utf8_lossy(v.name);
             errors.push(format!(
-                "symbol {} has undefined version {}",
+                "{}: symbol {}{}{version} has undefined version {version}",
+                resolver.definer(sym.def),
                 String::from_utf8_lossy(crate::symbols::base_name(sym.name)),
-                String::from_utf8_lossy(v.name)
+                if v.hidden { "@" } else { "@@" },
             ));
         }
     }

@@ -24,6 +24,8 @@ pub struct SharedSymbol {
     pub is_undefined: bool,
     /// A non-default version (`foo@VER`): it binds only references naming that version.
     pub hidden: bool,
+    /// For an undefined symbol, the version the library needs it in (`.gnu.version_r`).
+    pub needed_version: Option<&'static [u8]>,
     /// Defined in memory the library keeps read-only (a segment without write permission,
     /// or its RELRO range): a copy of it goes to RELRO memory too (lld's rule).
     pub read_only: bool,
@@ -122,14 +124,19 @@ impl SharedFile {
             let mut version = None;
             let mut version_hash = 0;
             let mut hidden = false;
+            let mut needed_version = None;
             if let Some(versions) = &versions {
                 let vi = versions.version_index(LE, index);
                 // Hidden (non-default) versions only satisfy explicitly versioned references.
                 hidden = vi.is_hidden() && !sym.is_undefined(LE);
-                if vi.index() >= 2 && !sym.is_undefined(LE) {
+                if vi.index() >= 2 {
                     if let Ok(Some(v)) = versions.version(vi) {
-                        version = Some(v.name());
-                        version_hash = v.hash();
+                        if sym.is_undefined(LE) {
+                            needed_version = Some(v.name());
+                        } else {
+                            version = Some(v.name());
+                            version_hash = v.hash();
+                        }
                     }
                 }
             }
@@ -144,6 +151,7 @@ impl SharedFile {
                 version_hash,
                 is_undefined: sym.is_undefined(LE),
                 hidden,
+                needed_version,
                 read_only: {
                     let v = sym.st_value(LE);
                     read_only.iter().any(|&(lo, hi)| (lo..hi).contains(&v))

@@ -1244,21 +1244,8 @@ impl Resolver {
                     true
                 } else if !sym.weak && !weak {
                     if !self.allow_multiple_definition {
-                        let old_name = match sym.def {
-                            SymbolDef::Defined { file, .. } => self
-                                .objects
-                                .get(file as usize)
-                                .map_or("?", |o| o.name.as_str()),
-                            SymbolDef::Bitcode { module, .. } => self
-                                .bitcode
-                                .get(module as usize)
-                                .map_or("?", |m| m.name.as_str()),
-                            SymbolDef::Plugin { file, .. } => self
-                                .plugin_files
-                                .get(file as usize)
-                                .map_or("?", |f| f.name.as_str()),
-                            _ => "?",
-                        };
+                        let old_name =
+                            definer(&self.objects, &self.bitcode, &self.plugin_files, sym.def);
                         self.duplicates.push(format!(
                             "duplicate symbol: {}\n>>> defined in {}\n>>> defined in {}",
                             sym.display_name(),
@@ -1280,6 +1267,11 @@ impl Resolver {
         }
     }
 
+    /// The name of the file whose definition `def` is ("?" for none).
+    pub fn definer(&self, def: SymbolDef) -> &str {
+        definer(&self.objects, &self.bitcode, &self.plugin_files, def)
+    }
+
     /// A library resolved by a strong reference from the output is needed (`--as-needed`).
     fn mark_needed_libraries(&mut self) {
         for sym in &self.symtab.symbols {
@@ -1290,6 +1282,23 @@ impl Resolver {
             }
         }
     }
+}
+
+/// The name of the file whose definition `def` is, among the resolver's files ("?" for
+/// none); by field, so that it can be asked while the symbol table is being changed.
+fn definer<'a>(
+    objects: &'a [ObjectFile],
+    bitcode: &'a [BitcodeModule],
+    plugin_files: &'a [PluginFile],
+    def: SymbolDef,
+) -> &'a str {
+    match def {
+        SymbolDef::Defined { file, .. } => objects.get(file as usize).map(|o| o.name.as_str()),
+        SymbolDef::Bitcode { module, .. } => bitcode.get(module as usize).map(|m| m.name.as_str()),
+        SymbolDef::Plugin { file, .. } => plugin_files.get(file as usize).map(|f| f.name.as_str()),
+        _ => None,
+    }
+    .unwrap_or("?")
 }
 
 /// A global symbol's name as resolution sees it, hashed (worked out for many objects at

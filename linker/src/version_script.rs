@@ -294,25 +294,26 @@ impl VersionScript {
         } else {
             None
         };
-        if let Some(d) = &demangled {
-            if let Some(&a) = self.cxx_exact.get(d.as_bytes()) {
+        // A name that is not mangled is its own demangling: `extern "C++"` patterns match
+        // C names too, as lld matches them.
+        let cxx_name = demangled.as_ref().map_or(name, |d| d.as_bytes());
+        if cxx_used {
+            if let Some(&a) = self.cxx_exact.get(cxx_name) {
                 return a;
             }
         }
         for g in &self.globs {
-            let subject = if g.cxx {
-                match &demangled {
-                    Some(d) => d.as_bytes(),
-                    None => continue,
-                }
-            } else {
-                name
-            };
+            let subject = if g.cxx { cxx_name } else { name };
             if glob_match(&g.pattern, subject) {
                 return g.assignment;
             }
         }
         Assignment::Unlisted
+    }
+
+    /// The name of node `node` ("" for an anonymous one).
+    pub fn node_name(&self, node: usize) -> &str {
+        &self.nodes[node].name
     }
 
     /// Named nodes get version indices 2.. in order (1 is the base version).

@@ -2548,3 +2548,199 @@ fn as_needed_counts_only_kept_code_as_lld() {
         );
     }
 }
+
+/// Runs rld and ld.lld-22 directly with the same arguments (and `-o DIR/rld|lld/OUT`):
+/// `[lld, rld]` as (succeeded, stderr, output).
+fn direct_both(t: &Test, args: &[&str], out: &str) -> [(bool, String, PathBuf); 2] {
+    let rld = rld_path();
+    [Path::new("ld.lld-22"), rld.as_path()].map(|linker| {
+        let which = if linker == rld.as_path() {
+            "rld"
+        } else {
+            "lld"
+        };
+        std::fs::create_dir_all(t.path(which)).unwrap();
+        let output = t.path(&format!("{which}/{out}"));
+        let res = std::process::Command::new(linker)
+            .args(args)
+            .arg("-o")
+            .arg(&output)
+            .current_dir(t.path(""))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&res.stderr).into_owned();
+        (res.status.success(), stderr, output)
+    })
+}
+
+/// Symbol versions as lld-22 handles them: a `.symver` definition of a version no script
+/// defines is an error naming the file and the versioned name (also for a COMDAT group
+/// whose signature is the versioned name); `.symver foo, foo@V` with a script putting
+/// `foo` in V exports `foo@V` and no `foo@@V`; `extern "C++"` patterns match C names;
+/// a name with a glob character in it is matched by the same glob.
+#[test]
+fn symbol_versions_as_lld() {
+    let t = Test::new();
+    let asm = |name: &str, text: &str| -> PathBuf {
+        let s = t.write(&format!("{name}.s"), text);
+        t.compile(Clang, s.to_str().unwrap(), &[])
+    };
+    let comdat = asm(
+        "comdat",
+        ".section .text.versig,\"axG\",@progbits,versig@V1,comdat\n\
+         .globl versig@V1\nversig@V1:\n  ret\n",
+    );
+    let undefined_versions = asm(
+        "undefined_versions",
+        ".text\n.globl foo\nfoo: ret\n.symver foo, foo@@V2\n.globl bar\nbar: ret\n.symver bar, bar@V3\n",
+    );
+    for (obj, out) in [
+        (&comdat, "comdat.so"),
+        (&undefined_versions, "undefined.so"),
+    ] {
+        let [lld, rld] = direct_both(&t, &["-shared", obj.to_str().unwrap()], out);
+        assert!(!lld.0 && !rld.0);
+        let errors = |stderr: &str| -> Vec<String> {
+            stderr
+                .lines()
+                .filter_map(|l| l.split_once("error: ").map(|(_, m)| m.to_string()))
+                .collect()
+        };
+        assert_eq!(errors(&rld.1), errors(&lld.1), "{out}");
+        assert!(
+            errors(&rld.1)[0].contains("has undefined version"),
+            "{}",
+            rld.1
+        );
+    }
+
+    let symver = asm(
+        "symver",
+        ".text\n.globl foo\nfoo: ret\n.symver foo, foo@TEST\n.globl bar\nbar: ret\n",
+    );
+    let elsewhere = asm(
+        "elsewhere",
+        ".text\n.globl foo\nfoo: ret\n.globl foo_v1\nfoo_v1: nop\nret\n.symver foo_v1, foo@TEST\n\
+         .globl bar\nbar: ret\n",
+    );
+    let map = t.write("test.map", "TEST { global: foo; bar; local: *; };\n");
+    for obj in [&symver, &elsewhere] {
+        let args = [
+            "-shared",
+            "--version-script",
+            map.to_str().unwrap(),
+            obj.to_str().unwrap(),
+        ];
+        let [lld, rld] = direct_both(&t, &args, "symver.so");
+        assert!(lld.0 && rld.0, "{}{}", lld.1, rld.1);
+        assert_eq!(exports(&rld.2), exports(&lld.2));
+        assert_eq!(exports(&rld.2), ["bar@TEST", "foo@TEST"]);
+        let dynsym = tool_stdout("readelf", &["--dyn-syms", "-W"], &rld.2);
+        assert!(
+            dynsym.contains("foo@TEST") && !dynsym.contains("foo@@TEST"),
+            "{dynsym}"
+        );
+    }
+
+    let names = asm(
+        "names",
+        ".text\n.globl foobar\nfoobar: ret\n.globl \"foo?\"\n\"foo?\": ret\n.globl other\nother: ret\n",
+    );
+    let cxx = t.write(
+        "cxx.map",
+        "{ local: *; global: extern \"C++\" { *foo*; }; };\n",
+    );
+    let glob = t.write("glob.map", "VER1 { global: foo?; local: *; };\n");
+    for (map, want) in [(&cxx, vec!["foo?@", "foobar@"]), (&glob, vec!["foo?@VER1"])] {
+        let args = [
+            "-shared",
+            "--version-script",
+            map.to_str().unwrap(),
+            names.to_str().unwrap(),
+        ];
+        let [lld, rld] = direct_both(&t, &args, "names.so");
+        assert!(lld.0 && rld.0, "{}{}", lld.1, rld.1);
+        assert_eq!(exports(&rld.2), exports(&lld.2));
+        assert_eq!(exports(&rld.2), want);
+    }
+}
+
+/// `--no-allow-shlib-undefined` checks the version a library needs a symbol in: `vfun@V1`
+/// with only `vfun@@V2` linked is an undefined reference (lld-22's error), with `vfun@V1`
+/// linked (a non-default version) it is satisfied.
+#[test]
+fn shlib_undefined_checks_versions_as_lld() {
+    let t = Test::new();
+    let shared = |name: &str, src: &str, map: &str| {
+        let obj = t.compile(Clang, src, &["-fPIC"]);
+        let script = t.write(&format!("{name}.map"), map);
+        let mut cc = std::process::Command::new("clang-22");
+        cc.arg("-shared")
+            .arg(&obj)
+            .arg(format!("-Wl,--version-script={}", script.display()))
+            .arg(format!("-Wl,-soname,lib{name}.so"))
+            .arg("-o")
+            .arg(t.path(&format!("lib{name}.so")));
+        run_checked(&mut cc);
+    };
+    // The provider as the user was linked against it: vfun in V1.
+    shared(
+        "pv",
+        "int vfun(void) { return 3; }\n",
+        "V1 { global: vfun; local: *; };\n",
+    );
+    let user = t.compile(
+        Clang,
+        "int vfun(void);\nint usev(void) { return vfun(); }\n",
+        &["-fPIC"],
+    );
+    let mut cc = std::process::Command::new("clang-22");
+    cc.arg("-shared")
+        .arg(&user)
+        .arg(format!("-L{}", t.path("").display()))
+        .arg("-lpv")
+        .arg("-Wl,-soname,libuv.so")
+        .arg("-o")
+        .arg(t.path("libuv.so"));
+    run_checked(&mut cc);
+    let main = t.compile(Clang, "#include <stdio.h>\nint usev(void);\nint main(void) { printf(\"%d\\n\", usev()); return 0; }\n", &[]);
+    let dir = format!("-L{}", t.path("").display());
+    let rpath = format!("-Wl,-rpath,{}", t.path("").display());
+    let flags = [
+        dir.as_str(),
+        "-luv",
+        "-lpv",
+        "-Wl,--no-allow-shlib-undefined",
+        &rpath,
+    ];
+    // A newer provider keeping V1 as a non-default version: links and runs.
+    shared(
+        "pv",
+        "int vfun_old(void) { return 3; }\nint vfun_new(void) { return 4; }\n\
+         __asm__(\".symver vfun_old, vfun@V1\");\n__asm__(\".symver vfun_new, vfun@@V2\");\n",
+        "V1 { };\nV2 { } V1;\n",
+    );
+    let (lld, rld) = both(&t, &[&main], &flags, "kept-v1");
+    assert_same_output(&rld, &lld, &[], &[], Some("3\n"));
+    // A provider with only V2: both refuse, with the same words.
+    shared(
+        "pv",
+        "int vfun(void) { return 4; }\n",
+        "V1 { };\nV2 { global: vfun; local: *; } V1;\n",
+    );
+    let [lld, rld] = run_both(&t, &[&main], &flags, "only-v2");
+    assert!(!lld.ok && !rld.ok, "{}\n{}", lld.cmd, rld.cmd);
+    let report = |stderr: &str| -> Vec<String> {
+        stderr
+            .lines()
+            .filter(|l| l.contains("undefined reference") || l.starts_with(">>>"))
+            .map(|l| l.split_once("error: ").map_or(l, |(_, m)| m).to_string())
+            .collect()
+    };
+    assert_eq!(report(&rld.stderr), report(&lld.stderr));
+    assert!(
+        rld.stderr.contains("undefined reference: vfun@V1"),
+        "{}",
+        rld.stderr
+    );
+}
