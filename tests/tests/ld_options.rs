@@ -2744,3 +2744,33 @@ fn shlib_undefined_checks_versions_as_lld() {
         rld.stderr
     );
 }
+
+/// `ld -r -o d.o c.script`: a relocatable link whose only input is a script naming the
+/// objects (`INPUT(...)`) combines them, as lld and GNU ld do.
+#[test]
+fn relocatable_link_of_a_script_input() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let script = t.write(
+        "c.script",
+        format!("INPUT({} {})\n", main.display(), lib.display()),
+    );
+    let [lld, rld] = direct_both(&t, &["-r", script.to_str().unwrap()], "d.o");
+    assert!(lld.0 && rld.0, "{}{}", lld.1, rld.1);
+    let defined = |p: &Path| -> Vec<String> {
+        nm(p)
+            .into_iter()
+            .filter(|s| s.kind.is_ascii_uppercase() && s.kind != 'U')
+            .map(|s| s.name)
+            .collect()
+    };
+    assert_eq!(defined(&rld.2), defined(&lld.2));
+    assert!(defined(&rld.2).contains(&"used".to_string()));
+    let exe = t.link(Driver::ClangRld, &[&rld.2], &[], "from-script");
+    assert_output_is(
+        &exe,
+        &run(&exe, &[], &[]),
+        "2\n",
+        "the program linked from d.o",
+    );
+}
