@@ -1,4 +1,4 @@
-//! C++ names in diagnostics, demangled as lld shows them (`--demangle`, the default;
+//! C++ and Rust names in diagnostics, demangled as lld shows them (`--demangle`, the default;
 //! `--no-demangle` keeps the mangled names).
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,8 +21,16 @@ pub fn display(name: &[u8]) -> String {
     String::from_utf8_lossy(name).into_owned()
 }
 
-/// The demangled form of an Itanium C++ name (`_Z...`), if it is one.
+/// The demangled form of an Itanium C++ name (`_Z...`) or a Rust v0 name (`_R...`), if it
+/// is one (lld's LLVM demangler reads both; Rust's legacy names are Itanium ones).
 pub fn demangle(name: &[u8]) -> Option<String> {
+    if name.starts_with(b"_R") {
+        let text = std::str::from_utf8(name).ok()?;
+        // The alternate form leaves out the crates' disambiguating hashes, as LLVM does.
+        return rustc_demangle::try_demangle(text)
+            .ok()
+            .map(|d| format!("{d:#}"));
+    }
     if !name.starts_with(b"_Z") {
         return None;
     }
@@ -46,5 +54,14 @@ mod tests {
         assert_eq!(demangle(b"main"), None);
         assert_eq!(demangle(b"_Zgarbage"), None);
         assert_eq!(display(b"_Zgarbage"), "_Zgarbage");
+    }
+
+    #[test]
+    fn rust_v0_names() {
+        assert_eq!(
+            demangle(b"_RNvCs2OpA4fNwd7R_1r4find").as_deref(),
+            Some("r::find")
+        );
+        assert_eq!(demangle(b"_Rgarbage"), None);
     }
 }

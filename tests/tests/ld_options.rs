@@ -2774,3 +2774,60 @@ fn relocatable_link_of_a_script_input() {
         "the program linked from d.o",
     );
 }
+
+/// Undefined Rust symbols are shown demangled as lld-22 shows them: v0 names (`_R...`,
+/// `-C symbol-mangling-version=v0`) without the crates' hashes, legacy ones with theirs.
+#[test]
+fn rust_names_in_undefined_symbol_errors_as_lld() {
+    let t = Test::new();
+    let src = t.write(
+        "r.rs",
+        "pub fn find(v: &[u8]) -> Option<usize> { v.iter().rposition(|&b| b == 7) }\n",
+    );
+    let rlib_obj = t.path("r.o");
+    let mut rustc = std::process::Command::new("rustc");
+    rustc
+        .args([
+            "--crate-type=rlib",
+            "-Copt-level=0",
+            "-Csymbol-mangling-version=v0",
+            "--emit=obj",
+        ])
+        .arg(&src)
+        .arg("-o")
+        .arg(&rlib_obj);
+    run_checked(&mut rustc);
+    // Every function the object defines, called from an object that lacks them.
+    let names: Vec<String> = nm(&rlib_obj)
+        .into_iter()
+        .filter(|s| s.kind == 'T' && s.name.starts_with("_R"))
+        .map(|s| s.name)
+        .collect();
+    assert!(names.len() >= 2, "{names:?}");
+    let mut asm = String::from(".text\n.globl _start\n_start:\n");
+    for n in &names {
+        asm += &format!("call {n}\n");
+    }
+    asm += "call _ZN4core3fmt5write17h0123456789abcdefE\n";
+    let s = t.write("calls.s", asm);
+    let obj = t.compile(Clang, s.to_str().unwrap(), &[]);
+    let [lld, rld] = direct_both(&t, &[obj.to_str().unwrap()], "calls");
+    assert!(!lld.0 && !rld.0);
+    let reports = |stderr: &str| -> Vec<String> {
+        let mut v: Vec<String> = stderr
+            .lines()
+            .filter_map(|l| {
+                l.split_once("undefined symbol: ")
+                    .map(|(_, n)| n.to_string())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(reports(&rld.1), reports(&lld.1));
+    assert!(
+        rld.1.contains("rposition::<r::find::{closure#0}>"),
+        "{}",
+        rld.1
+    );
+}
