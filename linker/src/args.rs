@@ -337,7 +337,10 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.fini = v.into())),
     arg(&["--hash-style"], "STYLE", "Symbol hash table: sysv (default), gnu or both",
         Value(Parser::hash_style)),
-    arg(&["--pack-dyn-relocs"], "FORMAT", "relr: relative relocations as a DT_RELR bitmap (as -z pack-relative-relocs); none (default)",
+    flag(&["--use-android-relr-tags"], "With --pack-dyn-relocs=relr: Android's DT_ANDROID_RELR tags and section type (lld's)",
+        |p| p.o.android_relr_tags = true),
+    flag(&["--no-use-android-relr-tags"], "The generic ABI's DT_RELR tags (default)", |p| p.o.android_relr_tags = false),
+    arg(&["--pack-dyn-relocs"], "FORMAT", "relr: relative relocations as a DT_RELR bitmap (as -z pack-relative-relocs); android: .rela.dyn in Android's packed format (lld's); android+relr: both; none (default)",
         Value(Parser::pack_dyn_relocs)),
     flag(&["-E", "--export-dynamic"], "Export all global symbols to the dynamic symbol table",
         |p| p.o.export_dynamic = true),
@@ -805,9 +808,11 @@ impl Parser {
     }
 
     fn pack_dyn_relocs(&mut self, v: &str) -> Result<(), ArgsError> {
-        self.o.pack_relative_relocs = match v {
-            "relr" => true,
-            "none" => false,
+        (self.o.pack_relative_relocs, self.o.android_packed_relocs) = match v {
+            "relr" => (true, false),
+            "android" => (false, true),
+            "android+relr" => (true, true),
+            "none" => (false, false),
             _ => return Err(invalid(&self.opt, v)),
         };
         Ok(())

@@ -191,9 +191,10 @@ fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
         }
         versym.push(v);
     }
-    if !tables.relr.is_empty() {
+    if !tables.relr.is_empty() && !link.opts.android_relr_tags {
         // glibc loads a DT_RELR object only if it depends on this version (as GNU ld and
-        // lld add it): on the needed library that defines it.
+        // lld add it): on the needed library that defines it. Not for Android's tags, which
+        // only bionic reads (and its libc defines no such version).
         let relr_dso = (0..link.dsos.len())
             .find(|&d| link.dsos[d].needed && link.dsos[d].dt_relr_version.is_some());
         if let Some(d) = relr_dso {
@@ -358,6 +359,8 @@ enum DynValue {
     Symbol(SymbolId),
     /// The size of `.relr.dyn`'s encoding.
     RelrSize,
+    /// The size of `.rela.dyn`'s Android encoding.
+    AndroidRelaSize,
 }
 
 /// The .dynamic entries, in the order they are written, with final addresses.
@@ -371,6 +374,7 @@ pub fn dynamic_entries(link: &Image, t: &DynamicTables) -> Vec<(i64, u64)> {
                 DynValue::Synthetic(which) => link.synthetic_addr(which),
                 DynValue::Symbol(id) => link.sym_addr.get(id as usize).copied().unwrap_or(0),
                 DynValue::RelrSize => crate::relr::encoded_size(link),
+                DynValue::AndroidRelaSize => link.contents.android_rela.len() as u64,
             };
             (tag, value)
         })
@@ -436,7 +440,15 @@ fn dynamic_tags(link: &Link, tables: &Tables, t: &DynamicTables) -> Vec<(i64, Dy
     if !opts.is_shared() && !opts.z_rodynamic {
         d.push((i64::from(DT_DEBUG), Number(0)));
     }
-    if tables.rela_dyn_count() > 0 {
+    if tables.rela_dyn_count() > 0 && opts.android_packed_relocs {
+        use crate::android_relocs::{DT_ANDROID_RELA, DT_ANDROID_RELASZ};
+        d.push((
+            i64::from(DT_ANDROID_RELA),
+            DynValue::Synthetic(Synthetic::RelaDyn),
+        ));
+        d.push((i64::from(DT_ANDROID_RELASZ), DynValue::AndroidRelaSize));
+        d.push((i64::from(DT_RELAENT), Number(24)));
+    } else if tables.rela_dyn_count() > 0 {
         d.push((i64::from(DT_RELA), DynValue::Synthetic(Synthetic::RelaDyn)));
         d.push((
             i64::from(DT_RELASZ),
@@ -449,10 +461,15 @@ fn dynamic_tags(link: &Link, tables: &Tables, t: &DynamicTables) -> Vec<(i64, Dy
         }
     }
     if !tables.relr.is_empty() {
-        use crate::relr::{DT_RELR, DT_RELRENT, DT_RELRSZ};
-        d.push((i64::from(DT_RELR), DynValue::Synthetic(Synthetic::RelrDyn)));
-        d.push((i64::from(DT_RELRSZ), DynValue::RelrSize));
-        d.push((i64::from(DT_RELRENT), Number(8)));
+        use crate::relr::*;
+        let [relr, relrsz, relrent] = if link.opts.android_relr_tags {
+            [DT_ANDROID_RELR, DT_ANDROID_RELRSZ, DT_ANDROID_RELRENT]
+        } else {
+            [DT_RELR, DT_RELRSZ, DT_RELRENT]
+        };
+        d.push((i64::from(relr), DynValue::Synthetic(Synthetic::RelrDyn)));
+        d.push((i64::from(relrsz), DynValue::RelrSize));
+        d.push((i64::from(relrent), Number(8)));
     }
     let plt_relocs = tables.rela_plt.len() + tables.plt.iplt.len();
     if plt_relocs > 0 {

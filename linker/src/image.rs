@@ -19,6 +19,8 @@ use rustc_hash::FxHashMap;
 pub struct Contents {
     /// `.relr.dyn`'s encoding (see [`crate::relr::settle`]).
     pub relr: Vec<u64>,
+    /// `.rela.dyn` packed for Android (see [`crate::android_relocs::settle`]).
+    pub android_rela: Vec<u8>,
     /// The bytes of linker script data commands: (output section, offset, bytes).
     pub script_data: Vec<(u32, u64, Vec<u8>)>,
     /// The fill patterns of output sections: (output section, 4 bytes).

@@ -782,11 +782,20 @@ pub fn create_synthetic_sections(
             link,
             Synthetic::RelaDyn,
             ".rela.dyn",
-            SHT_RELA,
+            if link.opts.android_packed_relocs {
+                crate::android_relocs::SHT_ANDROID_RELA
+            } else {
+                SHT_RELA
+            },
             a,
+            // Packed, it is sized to its encoding by `android_relocs::settle`.
             24 * tables.rela_dyn_count() as u64,
             8,
-            24,
+            if link.opts.android_packed_relocs {
+                1
+            } else {
+                24
+            },
         );
     }
     let iplt_relocs = tables.plt.iplt.len() as u64;
@@ -813,7 +822,11 @@ pub fn create_synthetic_sections(
             link,
             Synthetic::RelrDyn,
             ".relr.dyn",
-            SHT_RELR,
+            if link.opts.android_relr_tags {
+                crate::relr::SHT_ANDROID_RELR
+            } else {
+                SHT_RELR
+            },
             a,
             8 * tables.relr.len() as u64,
             8,

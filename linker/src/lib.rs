@@ -1,5 +1,6 @@
 //! rld: an x86-64 ELF linker. `link::link` is the whole link as a sequence of passes.
 
+pub mod android_relocs;
 pub mod args;
 pub mod compressed;
 pub mod context;

@@ -123,6 +123,35 @@ fn check_shlib_undefined(link: &Link) -> Result<()> {
     }
 }
 
+/// Sizes the packed relocation sections (`.relr.dyn`, and `.rela.dyn` under
+/// `--pack-dyn-relocs=android`) to their encodings. Each one's size moves the addresses
+/// the other encodes, so both are settled again until a round changes neither.
+fn settle_packed_relocations(
+    link: &mut Link,
+    tables: &crate::tables::Tables,
+    placement: &crate::output_section::Placement,
+    segments: &mut crate::context::Segments,
+    dynamic: &crate::dynamic::DynamicTables,
+) -> Result<(Vec<u64>, Vec<u8>)> {
+    use crate::output_section::Synthetic::{RelaDyn, RelrDyn};
+    let size = |link: &Link, which| {
+        link.outputs
+            .synthetic_id(which)
+            .map(|id| link.output(id).size)
+    };
+    loop {
+        let before = [RelrDyn, RelaDyn].map(|s| size(link, s));
+        let relr = crate::relr::settle(link, tables, placement, segments)?;
+        if !link.opts.android_packed_relocs {
+            return Ok((relr, Vec::new()));
+        }
+        let rela = crate::android_relocs::settle(link, tables, placement, segments, dynamic)?;
+        if [RelrDyn, RelaDyn].map(|s| size(link, s)) == before {
+            return Ok((relr, rela));
+        }
+    }
+}
+
 /// What the linked shared libraries define, for checking the versions their references
 /// need: each name with the versions it is defined in, and the names some library defines
 /// without a version (which satisfy a reference in any version, as the loader accepts).
@@ -450,10 +479,12 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     layout::sort_output_sections(&mut link);
     let mut segments = layout::assign_addresses(&mut link, None)?;
     crate::script_layout::check_addresses(&link, &segments)?;
-    let relr = crate::relr::settle(&mut link, &tables, &placement, &mut segments)?;
+    let (relr, android_rela) =
+        settle_packed_relocations(&mut link, &tables, &placement, &mut segments, &dynamic)?;
     let sym_addr = layout::compute_all_symbol_addresses(&link, &tables, &placement, &segments)?;
     let mut contents = Contents {
         relr,
+        android_rela,
         script_data: crate::script_layout::data_bytes(&link, &segments, &sym_addr)?,
         fills: crate::script_layout::fills(&link, &segments, &sym_addr)?,
         ..Contents::default()

@@ -215,6 +215,11 @@ pub struct Options {
     /// `-z pack-relative-relocs` / `--pack-dyn-relocs=relr`: relative relocations of a PIE
     /// or shared object as a `.relr.dyn` bitmap (DT_RELR) instead of `.rela.dyn` entries.
     pub pack_relative_relocs: bool,
+    /// `--use-android-relr-tags` (lld's): the table under Android's names
+    /// (DT_ANDROID_RELR*, SHT_ANDROID_RELR), for Android releases before DT_RELR.
+    pub android_relr_tags: bool,
+    /// `--pack-dyn-relocs=android` (lld's): `.rela.dyn` in Android's packed format.
+    pub android_packed_relocs: bool,
     /// `--warn-once`: one place per undefined symbol in its report.
     pub warn_once: bool,
     /// `-z x86-64-baseline|v2|v3|v4` (GNU ld's): the ISA level the output needs
@@ -431,6 +436,8 @@ impl Default for Options {
             icf: crate::icf::Icf::None,
             print_icf_sections: false,
             compress_debug_sections: false,
+            android_relr_tags: false,
+            android_packed_relocs: false,
             exclude_libs: Vec::new(),
             version_scripts: Vec::new(),
             dynamic_lists: Vec::new(),

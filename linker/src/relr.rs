@@ -16,6 +16,11 @@ use object::elf::{R_X86_64_RELATIVE, SHF_WRITE};
 pub const DT_RELRSZ: u32 = 35;
 pub const DT_RELR: u32 = 36;
 pub const DT_RELRENT: u32 = 37;
+/// Android's names for them, from before the generic ABI had DT_RELR (bionic reads both).
+pub const DT_ANDROID_RELR: u32 = 0x6fff_e000;
+pub const DT_ANDROID_RELRSZ: u32 = 0x6fff_e001;
+pub const DT_ANDROID_RELRENT: u32 = 0x6fff_e003;
+pub const SHT_ANDROID_RELR: u32 = 0x6fff_ff00;
 
 /// Words covered by one bitmap entry (its lowest bit marks it as a bitmap).
 const BITMAP_WORDS: u64 = 63;

@@ -14,6 +14,33 @@ use object::read::elf::Rela as _;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+/// `.rela.dyn`'s entries, 24 bytes each.
+pub fn write_rela_dyn(link: &Image, dynamic: &DynamicTables, buf: &mut [u8]) {
+    let index = dynsym_indices(dynamic);
+    // RELATIVE first: DT_RELACOUNT lets the loader apply them in a tight loop. A PIE's
+    // relative relocations can number hundreds of thousands: each file's are written in
+    // parallel.
+    let relative = &link.tables.section_relative;
+    let (pieces, rest) = crate::write::split_places(buf, relative.iter().map(|r| 24 * r.len()));
+    pieces
+        .into_par_iter()
+        .zip(relative)
+        .enumerate()
+        .for_each(|(file, (piece, relocs))| {
+            for (out, r) in piece.chunks_mut(24).zip(relocs) {
+                write_section_relative(link, file as FileId, r, out);
+            }
+        });
+    let (relative, others): (Vec<&DynReloc>, Vec<&DynReloc>) = link
+        .tables
+        .rela_dyn
+        .iter()
+        .partition(|r| r.r_type == R_X86_64_RELATIVE);
+    for (out, r) in rest.chunks_mut(24).zip(relative.into_iter().chain(others)) {
+        write_rela(link, &index, r, out);
+    }
+}
+
 pub fn write_synthetic(link: &Image, dynamic: &DynamicTables, which: Synthetic, buf: &mut [u8]) {
     match which {
         Synthetic::Interp => {
@@ -43,32 +70,10 @@ pub fn write_synthetic(link: &Image, dynamic: &DynamicTables, which: Synthetic, 
         Synthetic::GnuVersionD => buf.copy_from_slice(&dynamic.verdef),
         Synthetic::GnuHash => buf.copy_from_slice(&dynamic.gnu_hash),
         Synthetic::SysvHash => buf.copy_from_slice(&dynamic.sysv_hash),
-        Synthetic::RelaDyn => {
-            let index = dynsym_indices(dynamic);
-            // RELATIVE first: DT_RELACOUNT lets the loader apply them in a tight loop. A
-            // PIE's relative relocations can number hundreds of thousands: each file's are
-            // written in parallel.
-            let relative = &link.tables.section_relative;
-            let (pieces, rest) =
-                crate::write::split_places(buf, relative.iter().map(|r| 24 * r.len()));
-            pieces
-                .into_par_iter()
-                .zip(relative)
-                .enumerate()
-                .for_each(|(file, (piece, relocs))| {
-                    for (out, r) in piece.chunks_mut(24).zip(relocs) {
-                        write_section_relative(link, file as FileId, r, out);
-                    }
-                });
-            let (relative, others): (Vec<&DynReloc>, Vec<&DynReloc>) = link
-                .tables
-                .rela_dyn
-                .iter()
-                .partition(|r| r.r_type == R_X86_64_RELATIVE);
-            for (out, r) in rest.chunks_mut(24).zip(relative.into_iter().chain(others)) {
-                write_rela(link, &index, r, out);
-            }
+        Synthetic::RelaDyn if link.opts.android_packed_relocs => {
+            crate::android_relocs::write(link, buf)
         }
+        Synthetic::RelaDyn => write_rela_dyn(link, dynamic, buf),
         Synthetic::RelaPlt => {
             let index = dynsym_indices(dynamic);
             let mut i = 0;

@@ -2831,3 +2831,128 @@ fn rust_names_in_undefined_symbol_errors_as_lld() {
         rld.1
     );
 }
+
+/// The dynamic relocations of `.rela.dyn` as LLVM's reader decodes them (it reads
+/// Android's packed format too), each address as (section, offset in it), so that two
+/// layouts compare: (type, place, symbol, addend).
+fn dynamic_relocations(p: &Path) -> Vec<(String, String, String, String)> {
+    let secs = sections(p);
+    let place = |addr: u64| -> String {
+        secs.iter()
+            .filter(|s| s.flags.contains('A') && s.addr <= addr && addr < s.addr + s.size.max(1))
+            .map(|s| format!("{}+{:#x}", s.name, addr - s.addr))
+            .next()
+            .unwrap_or_else(|| format!("{addr:#x}"))
+    };
+    let text = tool_stdout("llvm-readelf-22", &["-r", "-W"], p);
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if line.starts_with("Relocation section") {
+            inside = line.contains("'.rela.dyn'");
+            continue;
+        }
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if !inside || f.len() < 3 || u64::from_str_radix(f[0], 16).is_err() {
+            continue;
+        }
+        let offset = u64::from_str_radix(f[0], 16).unwrap();
+        let (symbol, addend) = if f[2] == "R_X86_64_RELATIVE" {
+            (String::new(), place(u64::from_str_radix(f[3], 16).unwrap()))
+        } else {
+            (
+                f.get(4).unwrap_or(&"").to_string(),
+                f[f.len() - 1].to_string(),
+            )
+        };
+        out.push((f[2].to_string(), place(offset), symbol, addend));
+    }
+    out.sort();
+    out
+}
+
+/// `--pack-dyn-relocs=android` (lld's, for Android's loader): `.rela.dyn` becomes an
+/// ANDROID_RELA section in the packed "APS2" format with DT_ANDROID_RELA/RELASZ, as lld
+/// makes it, holding exactly the relocations of the unpacked link (decoded by LLVM's
+/// reader); `android+relr` moves the relative ones to `.relr.dyn`, and
+/// `--use-android-relr-tags` names that table as Android does. (glibc reads neither, so
+/// these outputs are checked, not run.)
+#[test]
+fn android_packed_relocations_as_lld() {
+    let t = Test::new();
+    let lib = t.compile(Clang, "int e1, e2;\n", &["-fPIC"]);
+    let so = t.path("libre.so");
+    let mut cc = std::process::Command::new("clang-22");
+    cc.arg("-shared").arg(&lib).arg("-o").arg(&so);
+    run_checked(&mut cc);
+    let main = t.compile(
+        Clang,
+        "extern int e1, e2;\nint x = 1; int *p = &x; int *q = &x + 1;\n\
+         int *table[40] = {&x, &x, &x, &x, &x, &x, &x, &x, [20] = &x, &x, &x};\n\
+         int *ext[3] = {&e1, &e2, &e1};\nint main(void) { return *p - 1; }\n",
+        &["-fPIE"],
+    );
+    let dir = format!("-L{}", t.path("").display());
+    let base = ["-pie", dir.as_str(), "-lre"];
+    let plain = t.link(Driver::ClangRld, &[&main], &base, "plain");
+    let with = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = base.iter().map(|s| s.to_string()).collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let android = with(&["-Wl,--pack-dyn-relocs=android"]);
+    let (lld, rld) = both(&t, &[&main], &strs(&android), "android");
+    for p in [&lld, &rld] {
+        let rela = find_section(&sections(p), ".rela.dyn").unwrap();
+        assert_eq!(
+            (rela.typ.as_str(), rela.entsize),
+            ("LOOS+0x2", 1),
+            "{}",
+            p.display()
+        );
+        let tags = tool_stdout("llvm-readelf-22", &["-d"], p);
+        assert!(
+            tags.contains("(ANDROID_RELA)") && tags.contains("(ANDROID_RELASZ)"),
+            "{tags}"
+        );
+        assert!(
+            !tags.contains("(RELA) ") && !tags.contains("(RELACOUNT)"),
+            "{tags}"
+        );
+    }
+    let packed = dynamic_relocations(&rld);
+    assert_eq!(packed, dynamic_relocations(&plain));
+    assert!(packed.len() >= 15, "{packed:?}");
+    let types = |v: &[(String, String, String, String)]| -> Vec<String> {
+        v.iter().map(|r| r.0.clone()).collect()
+    };
+    assert_eq!(types(&packed), types(&dynamic_relocations(&lld)));
+    // Smaller than the RELA entries it replaces.
+    let size = |p: &Path| find_section(&sections(p), ".rela.dyn").unwrap().size;
+    assert!(
+        size(&rld) * 3 < size(&plain),
+        "{} vs {}",
+        size(&rld),
+        size(&plain)
+    );
+
+    let both_packed = with(&[
+        "-Wl,--pack-dyn-relocs=android+relr",
+        "-Wl,--use-android-relr-tags",
+    ]);
+    let (lld, rld) = both(&t, &[&main], &strs(&both_packed), "android-relr");
+    for p in [&lld, &rld] {
+        let tags = tool_stdout("llvm-readelf-22", &["-d"], p);
+        assert!(
+            tags.contains("(ANDROID_RELR)") && tags.contains("(ANDROID_RELA)"),
+            "{tags}"
+        );
+        let relr = find_section(&sections(p), ".relr.dyn").unwrap();
+        assert_eq!(relr.typ, "LOOS+0xfffff00");
+        assert!(!dynamic_relocations(p)
+            .iter()
+            .any(|r| r.0 == "R_X86_64_RELATIVE"));
+    }
+    let vers = tool_stdout("readelf", &["-V", "-W"], &rld);
+    assert!(!vers.contains("GLIBC_ABI_DT_RELR"), "{vers}");
+}
