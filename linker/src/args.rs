@@ -278,6 +278,14 @@ const SPECS: &[Spec] = &[
         Value(Parser::image_base)),
     arg(&["--section-start"], "SECTION=ADDR", "Place output section SECTION at ADDR",
         Value(Parser::section_start)),
+    arg(&["--default-script", "-dT"], "FILE", "Read a linker script if no -T names one",
+        Set(|p, v| p.default_script = Some(v.into()))),
+    arg(&["--package-metadata"], "JSON", "Add a .note.package note holding JSON (the packaging metadata of systemd's spec)",
+        Set(|p, v| p.o.package_metadata = Some(v.into()))),
+    arg(&["--rsp-quoting"], "posix", "How response files are quoted: posix (the only one rld reads)",
+        Value(|p, v| if v == "posix" { Ok(()) } else { Err(invalid(&p.opt, v)) })),
+    arg(&["-rpath-link"], "DIR", "Where GNU ld looks for libraries' own dependencies: nothing to do (rld, as lld, does not read them)",
+        Set(|_, _| {})),
     arg(&["-T", "--script"], "FILE", "Read a linker script",
         Value(|p, v| {
             let state = p.state;
@@ -400,6 +408,7 @@ const SPECS: &[Spec] = &[
     arg(&["-y", "--trace-symbol"], "SYMBOL", "Print each input file that defines or references SYMBOL",
         Set(|p, v| p.o.trace_symbols.push(v.into()))),
     flag(&["--print-gc-sections"], "List the sections --gc-sections removes", |p| p.o.print_gc_sections = true),
+    flag(&["--no-print-gc-sections"], "Do not list them (default)", |p| p.o.print_gc_sections = false),
     flag(&["-s", "--strip-all"], "Omit all symbol information", |p| p.o.strip_all = true),
     flag(&["-q", "--emit-relocs"], "Keep the inputs' relocations in the output (.rela sections)",
         |p| p.o.emit_relocs = true),
@@ -425,9 +434,27 @@ const SPECS: &[Spec] = &[
     arg(&["--defsym"], "SYMBOL=EXPR", "Define SYMBOL", Value(Parser::defsym)),
     arg(&["-Map"], "FILE", "Write a link map (lld's format; - for standard output)",
         Set(|p, v| p.o.map_file = Some(v.into()))),
+    flag(&["-M", "--print-map"], "Write the link map to standard output (as -Map -)",
+        |p| p.o.map_file = Some("-".into())),
     // Diagnostics.
     flag(&["--allow-multiple-definition"], "Let the first definition win over duplicates",
         |p| p.o.allow_multiple_definition = true),
+    flag(&["--no-allow-multiple-definition"], "Duplicate definitions are errors (default)",
+        |p| p.o.allow_multiple_definition = false),
+    flag(&["--no-warnings", "-w"], "Show no warnings (and cancel --fatal-warnings)", |p| p.o.no_warnings = true),
+    arg(&["--error-limit"], "N", "Show at most N errors (default 20; 0 for all)",
+        Value(|p, v| {
+            p.o.error_limit = number::<usize>(&p.opt, v)?;
+            Ok(())
+        })),
+    flag(&["--warn-rwx-segments"], "Warn about a loaded segment that is writable and executable (GNU ld's)",
+        |p| p.o.warn_rwx_segments = true),
+    flag(&["--no-warn-rwx-segments"], "No warning about writable and executable segments (default)",
+        |p| p.o.warn_rwx_segments = false),
+    flag(&["--warn-execstack"], "Warn when the output asks for an executable stack (GNU ld's)",
+        |p| p.o.warn_execstack = true),
+    flag(&["--no-warn-execstack"], "No warning about an executable stack (default)",
+        |p| p.o.warn_execstack = false),
     flag(&["--no-undefined"], "Report undefined symbols even in shared libraries",
         |p| p.o.report_undefined = Some(true)),
     arg(&["--unresolved-symbols"], "METHOD",
@@ -473,6 +500,7 @@ const SPECS: &[Spec] = &[
     // Not folding identical code is always correct, only larger.
     arg(&["--icf"], "none|all|safe", "Fold identical read-only sections: all of them, or (safe) those whose address no object takes (clang's .llvm_addrsig)", Value(Parser::icf)),
     flag(&["--print-icf-sections"], "List the sections --icf folds", |p| p.o.print_icf_sections = true),
+    flag(&["--no-print-icf-sections"], "Do not list them (default)", |p| p.o.print_icf_sections = false),
     arg(&["--compress-debug-sections"], "zlib|none", "Compress the .debug_* output sections (SHF_COMPRESSED, zlib)",
         Value(Parser::compress_debug_sections)),
     // Linking.
@@ -581,6 +609,8 @@ struct Parser {
     /// `--push-state` saves.
     stack: Vec<InputState>,
     in_group: bool,
+    /// `--default-script`/`-dT`: the script used if no `-T` names one.
+    default_script: Option<std::path::PathBuf>,
     /// The last `-plugin` is hosted: the `-plugin-opt=` options that follow are its own.
     to_plugin: bool,
     /// The option being handled, as written (`-o`, `--hash-style`), for error messages.
@@ -695,6 +725,7 @@ impl Parser {
             "-L"
             | "--sysroot"
             | "-T"
+            | "--default-script"
             | "--version-script"
             | "--dynamic-list"
             | "--export-dynamic-symbol-list"
@@ -712,6 +743,17 @@ impl Parser {
     }
 
     fn finish(mut self) -> Options {
+        if let Some(path) = self.default_script.take() {
+            if !self
+                .o
+                .inputs
+                .iter()
+                .any(|i| matches!(i, InputArg::Script { .. }))
+            {
+                let state = self.state;
+                self.o.inputs.push(InputArg::Script { path, state });
+            }
+        }
         if self.in_group {
             // GNU ld's behaviour: warn and close the group at the end.
             self.o
@@ -1091,7 +1133,7 @@ fn page_size(opt: &str, keyword: &str, n: &str) -> Result<u64, ArgsError> {
 }
 
 /// A number in decimal or `0x` hexadecimal, as `-z` keywords take them.
-fn parse_u64(n: &str) -> Option<u64> {
+pub fn parse_u64(n: &str) -> Option<u64> {
     match n.strip_prefix("0x").or_else(|| n.strip_prefix("0X")) {
         Some(hex) => u64::from_str_radix(hex, 16).ok(),
         None => n.parse().ok(),

@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static FATAL: AtomicBool = AtomicBool::new(false);
+static QUIET: AtomicBool = AtomicBool::new(false);
 static FAILED: AtomicBool = AtomicBool::new(false);
 
 /// `--fatal-warnings`: from now on a warning is an error.
@@ -12,8 +13,16 @@ pub fn set_fatal(on: bool) {
     FATAL.store(on, Ordering::SeqCst);
 }
 
+/// `--no-warnings`/`-w`: from now on warnings are not shown (and none is fatal).
+pub fn set_quiet(on: bool) {
+    QUIET.store(on, Ordering::SeqCst);
+}
+
 /// Prints `msg` as a warning, or as an error that fails the link.
 pub fn warn(msg: &str) {
+    if QUIET.load(Ordering::SeqCst) {
+        return;
+    }
     if FATAL.load(Ordering::SeqCst) {
         eprintln!("rld: error: {msg}");
         FAILED.store(true, Ordering::SeqCst);

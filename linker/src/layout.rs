@@ -681,6 +681,18 @@ pub fn create_synthetic_sections(
             0,
         );
     }
+    if let Some(json) = &opts.package_metadata {
+        add_synthetic(
+            link,
+            Synthetic::PackageNote,
+            ".note.package",
+            SHT_NOTE,
+            a,
+            crate::synthetic::package_note_size(json),
+            4,
+            0,
+        );
+    }
     let properties = crate::synthetic::gnu_property_size(link);
     if properties > 0 {
         add_synthetic(
@@ -1064,7 +1076,7 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
     let nobits = u32::from(o.is_nobits() && !o.is_tls()) * 100;
     let by_name = match o.synthetic {
         Some(Interp) => 0,
-        Some(BuildId) | Some(GnuProperty) => 1,
+        Some(BuildId) | Some(PackageNote) | Some(GnuProperty) => 1,
         Some(DynSym) => 2,
         Some(GnuVersion) => 3,
         Some(GnuVersionD) => 4,

@@ -11,7 +11,8 @@ use crate::timer::Timer;
 use crate::{dynamic, gc, input, layout, lto_driver, plugin_lto, scan, symbols, write};
 
 pub fn link(opts: &Options) -> Result<()> {
-    crate::diag::set_fatal(opts.fatal_warnings);
+    crate::diag::set_fatal(opts.fatal_warnings && !opts.no_warnings);
+    crate::diag::set_quiet(opts.no_warnings);
     crate::demangle::set_enabled(opts.demangle);
     crate::read_log::set_verbose(opts.verbose);
     if opts.reproduce.is_none() && opts.dependency_file.is_none() {
@@ -241,8 +242,9 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     )?;
     if opts.default_symver {
         if version_script.is_some() || !opts.is_shared() {
-            eprintln!(
-                "rld: warning: --default-symver is ignored: it versions a shared library that has no version script"
+            crate::diag::warn(
+                "--default-symver is ignored: it versions a shared library that has no version \
+                 script",
             );
         } else {
             let name = opts.soname.clone().unwrap_or_else(|| {
@@ -503,6 +505,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         timer.phase("compress debug sections");
     }
     warn_missing_entry(&link);
+    warn_permissions(&link, &segments);
     let starts = SectionStarts::new(&link, &segments);
     timer.phase("  section starts");
     if opts.z_rewrite_endbr {
@@ -718,6 +721,38 @@ fn gc_root_symbols(link: &Link) -> Vec<SymbolId> {
     roots
 }
 
+/// GNU ld's `--warn-rwx-segments` and `--warn-execstack`, in its words: a loaded
+/// segment both writable and executable, and each input whose `.note.GNU-stack` made the
+/// stack executable (`-z execstack` asked for is not warned about, as in GNU ld 2.40).
+fn warn_permissions(link: &Link, segments: &crate::context::Segments) {
+    use object::elf::{PF_W, PF_X, PT_GNU_STACK, PT_LOAD, SHF_EXECINSTR};
+    let output = link.opts.output.display();
+    let rwx = |p_type| {
+        segments
+            .headers
+            .iter()
+            .any(|s| s.p_type == p_type && s.flags & (PF_W | PF_X) == PF_W | PF_X)
+    };
+    if link.opts.warn_rwx_segments && rwx(PT_LOAD) {
+        crate::diag::warn(&format!("{output} has a LOAD segment with RWX permissions"));
+    }
+    if link.opts.warn_execstack && rwx(PT_GNU_STACK) && !link.opts.z_execstack {
+        for obj in &link.objects {
+            let executable = obj
+                .sections
+                .iter()
+                .any(|s| s.name == ".note.GNU-stack" && s.flags & u64::from(SHF_EXECINSTR) != 0);
+            if executable {
+                crate::diag::warn(&format!(
+                    "{}: requires executable stack (because the .note.GNU-stack section is \
+                     executable)",
+                    obj.name
+                ));
+            }
+        }
+    }
+}
+
 fn warn_missing_entry(link: &Link) {
     if link.opts.is_shared() {
         return;
@@ -727,7 +762,7 @@ fn warn_missing_entry(link: &Link) {
         .symtab
         .lookup(name.as_bytes())
         .is_some_and(|id| link.symtab.get(id).is_defined_locally());
-    if !defined {
+    if !defined && crate::args::parse_u64(name).is_none() {
         crate::diag::warn(&format!(
             "cannot find entry symbol {name}; not setting start address"
         ));

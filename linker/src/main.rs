@@ -91,11 +91,13 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     }
-    for w in &opts.warnings {
-        eprintln!("rld: warning: {w}");
-    }
-    if opts.fatal_warnings && !opts.warnings.is_empty() {
-        return ExitCode::FAILURE;
+    if !opts.no_warnings {
+        for w in &opts.warnings {
+            eprintln!("rld: warning: {w}");
+        }
+        if opts.fatal_warnings && !opts.warnings.is_empty() {
+            return ExitCode::FAILURE;
+        }
     }
     if opts.inputs.is_empty() {
         eprintln!("rld: error: no input files");
@@ -131,17 +133,21 @@ fn run_link(opts: &rld::options::Options) -> u8 {
         child_processes: true,
     });
     rld::link::process_ends_with_link();
+    // Like lld: the first errors are the useful ones; thousands bury them (`--error-limit`,
+    // 0 for no limit).
+    let error_limit = opts.error_limit;
     match rld::link::link(opts) {
         Ok(()) => 0,
         Err(e) => {
-            // Like lld: the first errors are the useful ones; thousands bury them.
-            const ERROR_LIMIT: usize = 20;
             let mut count = 0;
             for line in e.to_string().lines() {
                 if line.starts_with(">>>") {
                     eprintln!("{line}");
-                } else if count == ERROR_LIMIT {
-                    eprintln!("rld: error: too many errors emitted, stopping now");
+                } else if count == error_limit && error_limit != 0 {
+                    eprintln!(
+                        "rld: error: too many errors emitted, stopping now (use \
+                         --error-limit=0 to see all errors)"
+                    );
                     break;
                 } else {
                     count += 1;

@@ -220,6 +220,17 @@ pub struct Options {
     pub android_relr_tags: bool,
     /// `--pack-dyn-relocs=android` (lld's): `.rela.dyn` in Android's packed format.
     pub android_packed_relocs: bool,
+    /// `--no-warnings`/`-w`: warnings are not shown (and `--fatal-warnings` is cancelled).
+    pub no_warnings: bool,
+    /// `--error-limit=N` (lld's): errors shown before "too many errors"; 0 for all.
+    pub error_limit: usize,
+    /// `--warn-rwx-segments` (GNU ld's): warn about a loaded segment that is writable and
+    /// executable.
+    pub warn_rwx_segments: bool,
+    /// `--warn-execstack` (GNU ld's): warn when the output asks for an executable stack.
+    pub warn_execstack: bool,
+    /// `--package-metadata=JSON` (lld's and GNU ld's): a `.note.package` note holding it.
+    pub package_metadata: Option<String>,
     /// `--warn-once`: one place per undefined symbol in its report.
     pub warn_once: bool,
     /// `-z x86-64-baseline|v2|v3|v4` (GNU ld's): the ISA level the output needs
@@ -438,6 +449,11 @@ impl Default for Options {
             compress_debug_sections: false,
             android_relr_tags: false,
             android_packed_relocs: false,
+            no_warnings: false,
+            error_limit: 20,
+            warn_rwx_segments: false,
+            warn_execstack: false,
+            package_metadata: None,
             exclude_libs: Vec::new(),
             version_scripts: Vec::new(),
             dynamic_lists: Vec::new(),

@@ -13,6 +13,8 @@ use rustc_hash::FxHashMap;
 pub enum Synthetic {
     Interp,
     BuildId,
+    /// `.note.package`: `--package-metadata`'s JSON.
+    PackageNote,
     GnuProperty,
     DynSym,
     DynStr,

@@ -491,10 +491,10 @@ pub fn warn_text_relocations(link: &Link, tables: &Tables) {
         let against = symbol.map_or(String::new(), |id| {
             format!("against `{}' ", link.symtab.get(id).display_name())
         });
-        eprintln!(
-            "rld: warning: {}: relocation {against}in read-only section `{}'",
+        crate::diag::warn(&format!(
+            "{}: relocation {against}in read-only section `{}'",
             obj.name, obj.sections[s as usize].name
-        );
+        ));
     }
     let what = if link.opts.is_shared() {
         "a shared object"

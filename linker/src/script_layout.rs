@@ -450,7 +450,7 @@ fn creation_order(link: &Link, i: usize) -> (u32, usize) {
     let o = &link.outputs[i];
     let made = match o.synthetic {
         Some(Interp) => 0,
-        Some(BuildId) => 1,
+        Some(BuildId) | Some(PackageNote) => 1,
         Some(DynSym) => 2,
         Some(GnuVersion) => 3,
         Some(GnuVersionD) => 4,

@@ -14,6 +14,14 @@ use object::read::elf::Rela as _;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+/// The note type of systemd's package metadata (`.note.package`).
+const NT_FDO_PACKAGING_METADATA: u32 = 0xcafe_1a7e;
+
+/// `.note.package`'s size: the note header, "FDO\0", the JSON and its NUL, padded to 4.
+pub fn package_note_size(json: &str) -> u64 {
+    16 + (json.len() as u64 + 1).next_multiple_of(4)
+}
+
 /// `.rela.dyn`'s entries, 24 bytes each.
 pub fn write_rela_dyn(link: &Image, dynamic: &DynamicTables, buf: &mut [u8]) {
     let index = dynsym_indices(dynamic);
@@ -57,6 +65,14 @@ pub fn write_synthetic(link: &Image, dynamic: &DynamicTables, which: Synthetic, 
             put_u32(buf, 4, len);
             put_u32(buf, 8, NT_GNU_BUILD_ID);
             buf[12..16].copy_from_slice(b"GNU\0");
+        }
+        Synthetic::PackageNote => {
+            let json = link.opts.package_metadata.as_deref().unwrap_or_default();
+            put_u32(buf, 0, 4);
+            put_u32(buf, 4, json.len() as u32 + 1);
+            put_u32(buf, 8, NT_FDO_PACKAGING_METADATA);
+            buf[12..16].copy_from_slice(b"FDO\0");
+            buf[16..16 + json.len()].copy_from_slice(json.as_bytes());
         }
         Synthetic::GnuProperty => write_gnu_property(link, buf),
         Synthetic::DynSym => write_dynsym(link, dynamic, buf),

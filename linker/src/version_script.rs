@@ -100,9 +100,9 @@ impl VersionScript {
                 .any(|g| g.is_catch_all() && !g.cxx && (g.assignment == Assignment::Local) == local)
         };
         if catch_all(true) && catch_all(false) {
-            eprintln!(
-                "rld: warning: wildcard pattern '*' is used for both 'local' and 'global' \
-                 scopes in version script"
+            crate::diag::warn(
+                "wildcard pattern '*' is used for both 'local' and 'global' scopes in version \
+                 script",
             );
         }
         Ok(Some(script))

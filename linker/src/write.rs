@@ -500,11 +500,13 @@ fn write_headers(link: &Image, buf: &mut [u8], shoff: u64, shnum: u32) {
     }
 }
 
+/// `-e`'s symbol's address, or (as lld and GNU ld take it) the number `-e` gives when no
+/// symbol has that name.
 pub fn entry_address(link: &Image) -> u64 {
     let name = link.opts.entry.as_deref().unwrap_or("_start");
     match link.symtab.lookup(name.as_bytes()) {
         Some(id) if link.symtab.get(id).is_defined_locally() => link.sym_addr[id as usize],
-        _ => 0,
+        _ => crate::args::parse_u64(name).unwrap_or(0),
     }
 }
 

@@ -2956,3 +2956,216 @@ fn android_packed_relocations_as_lld() {
     let vers = tool_stdout("readelf", &["-V", "-W"], &rld);
     assert!(!vers.contains("GLIBC_ABI_DT_RELR"), "{vers}");
 }
+
+/// Options GNU ld and lld share that rld parsed as unsupported before, each with lld-22's
+/// (or GNU ld's) effect: `-M`/`--print-map`, `--no-warnings`/`-w`, `--error-limit=N`,
+/// `-e NUMBER`, `--package-metadata=JSON`, `--default-script`/`-dT`, `-rpath-link`,
+/// `--rsp-quoting=posix`, the `--no-` forms of `--allow-multiple-definition` and
+/// `--print-gc-sections`, and GNU ld's `--warn-rwx-segments`/`--warn-execstack`.
+#[test]
+fn shared_gnu_and_lld_options_as_they_behave() {
+    let t = Test::new();
+    let asm = |name: &str, text: &str| -> String {
+        let s = t.write(&format!("{name}.s"), text);
+        t.compile(Clang, s.to_str().unwrap(), &[])
+            .to_str()
+            .unwrap()
+            .to_string()
+    };
+    let start = asm(
+        "start",
+        ".text\n.globl _start\n_start: ret\n.data\n.quad 1\n",
+    );
+    let errors = |stderr: &str| -> Vec<String> {
+        stderr
+            .lines()
+            .filter_map(|l| l.split_once("error: ").map(|(_, m)| m.to_string()))
+            .collect()
+    };
+    let warnings = |stderr: &str| -> Vec<String> {
+        stderr
+            .lines()
+            .filter_map(|l| l.split_once("warning: ").map(|(_, m)| m.to_string()))
+            .collect()
+    };
+    let run_rld = |args: &[&str]| -> std::process::Output {
+        std::process::Command::new(rld_path())
+            .args(args)
+            .current_dir(t.path(""))
+            .output()
+            .unwrap()
+    };
+
+    // -M and --print-map: the map on standard output, as -Map - writes it.
+    let map = |flag: &[&str], out: &str| {
+        let mut args = flag.to_vec();
+        args.extend([start.as_str(), "-o", out]);
+        String::from_utf8(run_rld(&args).stdout).unwrap()
+    };
+    let reference = map(&["-Map", "-"], "m0");
+    assert!(reference.contains("_start"), "{reference}");
+    assert_eq!(map(&["-M"], "m0"), reference);
+    assert_eq!(map(&["--print-map"], "m0"), reference);
+
+    // -e with a number that names no symbol: that address, no warning (lld's reading).
+    for (e, entry) in [("0x1234", "0x1234"), ("1234", "0x4d2")] {
+        let [lld, rld] = direct_both(&t, &["-e", e, &start], &format!("entry-{e}"));
+        assert!(lld.0 && rld.0 && warnings(&rld.1).is_empty(), "{}", rld.1);
+        let header = |p: &Path| tool_stdout("readelf", &["-h"], p);
+        assert!(header(&rld.2).contains(&format!("Entry point address:               {entry}")));
+        assert_eq!(
+            header(&rld.2).lines().find(|l| l.contains("Entry")),
+            header(&lld.2).lines().find(|l| l.contains("Entry"))
+        );
+    }
+
+    // --no-warnings and -w: the warning goes, and --fatal-warnings with it.
+    for quiet in ["--no-warnings", "-w"] {
+        let args = [quiet, "--fatal-warnings", "-e", "nosuch", &start];
+        let [lld, rld] = direct_both(&t, &args, "quiet");
+        assert!(rld.0 && warnings(&rld.1).is_empty(), "{quiet}: {}", rld.1);
+        assert_eq!(lld.0, rld.0, "{quiet}: {}", lld.1);
+    }
+    let [_, loud] = direct_both(&t, &["-e", "nosuch", &start], "loud");
+    assert_eq!(warnings(&loud.1).len(), 1, "{}", loud.1);
+
+    // --error-limit: as many errors, and lld's closing line.
+    let calls = asm(
+        "calls",
+        ".text\n.globl _start\n_start:\ncall a\ncall b\ncall c\ncall d\n",
+    );
+    for limit in ["--error-limit=2", "--error-limit=0"] {
+        let [lld, rld] = direct_both(&t, &[limit, &calls], "limited");
+        assert!(!lld.0 && !rld.0);
+        assert_eq!(errors(&rld.1), errors(&lld.1), "{limit}");
+    }
+
+    // --package-metadata: lld's note, byte for byte.
+    let json = "--package-metadata={\"type\":\"deb\",\"name\":\"rld\"}";
+    let [lld, rld] = direct_both(&t, &[json, &start], "package");
+    assert!(lld.0 && rld.0);
+    assert_eq!(
+        section_data(&rld.2, ".note.package"),
+        section_data(&lld.2, ".note.package")
+    );
+    assert!(tool_stdout("readelf", &["-n"], &rld.2).contains("{\"type\":\"deb\",\"name\":\"rld\"}"));
+
+    // --default-script/-dT: used when no -T names a script; a -T wins.
+    let default = t.write(
+        "default.lds",
+        "SECTIONS { . = 0x500000; .text : { *(.text) } .data : { *(.data) } }\n",
+    );
+    let other = t.write(
+        "other.lds",
+        "SECTIONS { . = 0x600000; .text : { *(.text) } .data : { *(.data) } }\n",
+    );
+    let text_addr = |p: &Path| find_section(&sections(p), ".text").unwrap().addr;
+    for dt in ["-dT", "--default-script"] {
+        let [lld, rld] = direct_both(
+            &t,
+            &[dt, default.to_str().unwrap(), &start],
+            "default-script",
+        );
+        assert!(lld.0 && rld.0, "{}", rld.1);
+        assert_eq!((text_addr(&rld.2), text_addr(&lld.2)), (0x500000, 0x500000));
+        let [lld, rld] = direct_both(
+            &t,
+            &[
+                dt,
+                default.to_str().unwrap(),
+                "-T",
+                other.to_str().unwrap(),
+                &start,
+            ],
+            "script-wins",
+        );
+        assert!(lld.0 && rld.0, "{}", rld.1);
+        assert_eq!((text_addr(&rld.2), text_addr(&lld.2)), (0x600000, 0x600000));
+    }
+
+    // Accepted as lld accepts them.
+    for args in [
+        vec!["-rpath-link", "/nonexistent", start.as_str()],
+        vec!["--rsp-quoting=posix", start.as_str()],
+        vec![
+            "--allow-multiple-definition",
+            "--no-allow-multiple-definition",
+            start.as_str(),
+        ],
+        vec![
+            "--gc-sections",
+            "--print-gc-sections",
+            "--no-print-gc-sections",
+            start.as_str(),
+        ],
+    ] {
+        let [lld, rld] = direct_both(&t, &args, "accepted");
+        assert!(lld.0 && rld.0, "{args:?}: {}", rld.1);
+        assert_eq!(warnings(&rld.1), warnings(&lld.1), "{args:?}");
+    }
+    let gc = run_rld(&[
+        "--gc-sections",
+        "--print-gc-sections",
+        "--no-print-gc-sections",
+        &start,
+        "-o",
+        "gc",
+    ]);
+    assert!(gc.stdout.is_empty());
+
+    // GNU ld's --warn-rwx-segments and --warn-execstack, in its words.
+    let rwx = asm("rwx", ".section .foobar,\"awx\"\n.byte 1\n");
+    let stack = asm("stack", ".section .note.GNU-stack,\"x\"\n");
+    let bfd = |args: &[&str], out: &str| -> String {
+        let res = std::process::Command::new("ld.bfd")
+            .args(args)
+            .arg("-o")
+            .arg(out)
+            .current_dir(t.path(""))
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&res.stderr).into_owned()
+    };
+    for (args, out) in [
+        (
+            vec!["--warn-rwx-segments", "--no-warn-execstack", &start, &rwx],
+            "rwx",
+        ),
+        (
+            vec![
+                "--warn-execstack",
+                "--no-warn-rwx-segments",
+                "-z",
+                "execstack-if-needed",
+                &start,
+                &stack,
+            ],
+            "stack",
+        ),
+    ] {
+        let theirs = warnings(&bfd(
+            &args
+                .iter()
+                .filter(|a| **a != "execstack-if-needed" && **a != "-z")
+                .copied()
+                .collect::<Vec<_>>(),
+            out,
+        ));
+        let mut full = args.clone();
+        full.extend(["-o", out]);
+        let ours = warnings(&String::from_utf8_lossy(&run_rld(&full).stderr));
+        assert_eq!(ours, theirs, "{args:?}");
+        assert_eq!(ours.len(), 1, "{args:?}");
+    }
+    // Off by default (as lld).
+    let quiet = run_rld(&[
+        &start,
+        &rwx,
+        &stack,
+        "-z",
+        "execstack-if-needed",
+        "-o",
+        "default",
+    ]);
+    assert!(warnings(&String::from_utf8_lossy(&quiet.stderr)).is_empty());
+}

@@ -369,10 +369,10 @@ impl Collector<'_> {
                 self.push(InputFile::Archive(archive));
             }
             FileType::Bitcode if state.lazy => {
-                eprintln!(
-                    "rld: warning: {display}: bitcode between --start-lib and --end-lib is \
-                     linked whether needed or not"
-                );
+                crate::diag::warn(&format!(
+                    "{display}: bitcode between --start-lib and --end-lib is linked whether \
+                     needed or not"
+                ));
                 self.push(InputFile::Bitcode {
                     name: display,
                     data,
