@@ -127,9 +127,9 @@ pub fn encode(relocs: &[Rela]) -> Vec<u8> {
 }
 
 /// Sizes `.rela.dyn` to the encoding of its relocations, and returns the encoding (for
-/// the writer and DT_ANDROID_RELASZ). The layout is redone until sizes and addresses
-/// agree; after a few rounds the size only grows (the writer pads the encoding with zeros,
-/// which the loader never reads: it stops at the count).
+/// the writer and DT_ANDROID_RELASZ), as [`layout::settle_encoded_size`] does it (the
+/// writer pads the encoding with zeros, which the loader never reads: it stops at the
+/// count).
 pub fn settle(
     link: &mut Link,
     tables: &Tables,
@@ -137,25 +137,13 @@ pub fn settle(
     segments: &mut Segments,
     dynamic: &DynamicTables,
 ) -> Result<Vec<u8>> {
-    let Some(section) = link.outputs.synthetic_id(Synthetic::RelaDyn) else {
-        return Ok(Vec::new());
-    };
-    let mut round = 0;
-    loop {
-        let bytes = encode(&relocations(link, tables, placement, segments, dynamic)?);
-        let current = link.output(section).size;
-        let size = if round < 4 {
-            bytes.len() as u64
-        } else {
-            (bytes.len() as u64).max(current)
-        };
-        if size == current {
-            return Ok(bytes);
-        }
-        link.outputs.section_mut(section).size = size;
-        *segments = layout::assign_addresses(link, Some(&segments.sections))?;
-        round += 1;
-    }
+    let bytes =
+        layout::settle_encoded_size(link, segments, Synthetic::RelaDyn, |link, segments| {
+            let bytes = encode(&relocations(link, tables, placement, segments, dynamic)?);
+            let size = bytes.len() as u64;
+            Ok((bytes, size))
+        })?;
+    Ok(bytes.unwrap_or_default())
 }
 
 /// The relocations `.rela.dyn` holds under the current layout, as its writer makes them.

@@ -1638,6 +1638,39 @@ pub(crate) fn place_non_alloc(link: &Link, places: &mut SectionPlaces, mut offse
     }
 }
 
+/// Sizes synthetic section `which` to an encoding of its contents that depends on the
+/// addresses, while the addresses depend on the section's size (`.relr.dyn`, Android's
+/// packed `.rela.dyn`): `encode` gives the encoding and its size in bytes under the current
+/// layout, which is redone until the two agree (once or twice in practice). Should they
+/// keep moving, the size only grows after a few rounds, which ends it; the section's writer
+/// pads what the encoding leaves. None if the output has no such section.
+pub fn settle_encoded_size<T>(
+    link: &mut Link,
+    segments: &mut Segments,
+    which: Synthetic,
+    mut encode: impl FnMut(&Link, &Segments) -> Result<(T, u64)>,
+) -> Result<Option<T>> {
+    let Some(section) = link.outputs.synthetic_id(which) else {
+        return Ok(None);
+    };
+    let mut round = 0;
+    loop {
+        let (encoding, needed) = encode(link, segments)?;
+        let current = link.output(section).size;
+        let size = if round < 4 {
+            needed
+        } else {
+            needed.max(current)
+        };
+        if size == current {
+            return Ok(Some(encoding));
+        }
+        link.outputs.section_mut(section).size = size;
+        *segments = assign_addresses(link, Some(&segments.sections))?;
+        round += 1;
+    }
+}
+
 /// The class whose segment section `o` goes to: under `-N` one segment holds everything;
 /// under `-n` there is no RELRO, so relocated read-only data joins the data; under
 /// `--no-rosegment` read-only data joins the code.

@@ -116,38 +116,23 @@ pub fn encode(addresses: &[u64]) -> Vec<u64> {
 }
 
 /// Sizes `.relr.dyn` to its encoding, and returns the encoding (for the writer and
-/// DT_RELRSZ). The encoding depends on the addresses and the addresses on the section's
-/// size, so the layout is redone until they agree (once or twice in practice). Should
-/// they keep moving, the size only grows after a few rounds, which ends it (it cannot
-/// pass one word per place); the writer fills what the encoding leaves with empty bitmaps.
+/// DT_RELRSZ), as [`layout::settle_encoded_size`] does it (the size cannot pass one word
+/// per place; the writer fills what the encoding leaves with empty bitmaps).
 pub fn settle(
     link: &mut Link,
     tables: &Tables,
     placement: &Placement,
     segments: &mut Segments,
 ) -> Result<Vec<u64>> {
-    let Some(section) = link.outputs.synthetic_id(Synthetic::RelrDyn) else {
-        return Ok(Vec::new());
-    };
-    let mut round = 0;
-    loop {
-        let words = encode(&addresses(&Image::before_symbol_addresses(
-            link, tables, placement, segments,
-        )));
-        let needed = 8 * words.len() as u64;
-        let current = link.output(section).size;
-        let size = if round < 4 {
-            needed
-        } else {
-            needed.max(current)
-        };
-        if size == current {
-            return Ok(words);
-        }
-        link.outputs.section_mut(section).size = size;
-        *segments = layout::assign_addresses(link, Some(&segments.sections))?;
-        round += 1;
-    }
+    let words =
+        layout::settle_encoded_size(link, segments, Synthetic::RelrDyn, |link, segments| {
+            let words = encode(&addresses(&Image::before_symbol_addresses(
+                link, tables, placement, segments,
+            )));
+            let size = 8 * words.len() as u64;
+            Ok((words, size))
+        })?;
+    Ok(words.unwrap_or_default())
 }
 
 /// `.relr.dyn`'s contents.
