@@ -862,9 +862,10 @@ impl Parser {
 
     fn build_id(&mut self, v: Option<&str>) -> Result<(), ArgsError> {
         self.o.build_id = match v {
-            None | Some("fast") => BuildId::Fast,
+            // A bare --build-id is SHA-1's 20 bytes, as in lld-22 and GNU ld.
+            Some("fast") => BuildId::Fast,
             Some("md5") => BuildId::Md5,
-            Some("sha1") => BuildId::Sha1,
+            None | Some("sha1" | "tree") => BuildId::Sha1,
             Some("uuid") => BuildId::Uuid,
             Some("none") => BuildId::None,
             Some(s) => {
@@ -1247,7 +1248,7 @@ mod tests {
              /usr/bin/../lib/gcc/x86_64-linux-gnu/12/crtendS.o /lib/x86_64-linux-gnu/crtn.o",
         );
         let interp = "interp=/lib64/ld-linux-x86-64.so.2";
-        let expected = format!("Pie {interp} hash=both build-id=Fast eh-frame-hdr");
+        let expected = format!("Pie {interp} hash=both build-id=Sha1 eh-frame-hdr");
         assert_eq!((settings(&o), o.output.to_str()), (expected, Some("t")));
         let (gcc, lib) = (
             "/usr/bin/../lib/gcc/x86_64-linux-gnu/12",
@@ -1292,7 +1293,7 @@ mod tests {
             "Scrt1.o",
             "S",
         );
-        let gnu = "hash=gnu build-id=Fast eh-frame-hdr";
+        let gnu = "hash=gnu build-id=Sha1 eh-frame-hdr";
         assert_eq!(
             (settings(&o), inputs(&o)),
             (format!("Pie {interp} {gnu}"), expected)
@@ -1317,7 +1318,7 @@ mod tests {
              crtbeginT.o -L/usr/lib/gcc/x86_64-linux-gnu/12 t.o --start-group -lgcc -lgcc_eh -lc \
              --end-group crtend.o crtn.o",
         );
-        let expected = "Executable interp=none hash=gnu build-id=Fast static no-interp";
+        let expected = "Executable interp=none hash=gnu build-id=Sha1 static no-interp";
         assert_eq!((settings(&o), dirs(&o)), (expected.into(), GCC_DIR.into()));
         let expected = "crt1.o[ns] crti.o[ns] crtbeginT.o[ns] t.o[ns] ( -lgcc[ns] -lgcc_eh[ns] \
                         -lc[ns] ) crtend.o[ns] crtn.o[ns]";
@@ -1333,7 +1334,7 @@ mod tests {
              --no-dynamic-linker -z text -pie -o t rcrt1.o crti.o crtbeginS.o t.o --start-group \
              -lgcc -lgcc_eh -lc --end-group crtendS.o crtn.o",
         );
-        let expected = "Pie interp=none hash=gnu build-id=Fast eh-frame-hdr static no-interp";
+        let expected = "Pie interp=none hash=gnu build-id=Sha1 eh-frame-hdr static no-interp";
         assert_eq!(settings(&o), expected);
         let expected = "rcrt1.o[ns] crti.o[ns] crtbeginS.o[ns] t.o[ns] ( -lgcc[ns] -lgcc_eh[ns] \
                         -lc[ns] ) crtendS.o[ns] crtn.o[ns]";
@@ -1508,6 +1509,8 @@ mod tests {
         assert_eq!(id("--build-id=0xdeadbeef"), hex(&[0xde, 0xad, 0xbe, 0xef]));
         assert_eq!(id("--build-id=0xDE-AD:01"), hex(&[0xde, 0xad, 0x01]));
         assert_eq!(id("--build-id=sha1"), BuildId::Sha1);
+        assert_eq!(id("--build-id"), BuildId::Sha1);
+        assert_eq!(id("--build-id=fast"), BuildId::Fast);
         assert_eq!(id("--build-id --build-id=none"), BuildId::None);
         // A bare --build-id never takes the next argument.
         assert_eq!(inputs(&parse("--build-id md5")), "md5");

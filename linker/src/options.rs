@@ -58,9 +58,10 @@ pub struct HashStyle {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BuildId {
     None,
-    /// 8-byte xxh3 hash of the output (lld's and rld's default for a bare `--build-id`).
+    /// `--build-id=fast`: an 8-byte xxh3 tree hash of the output.
     Fast,
     Md5,
+    /// `--build-id=sha1`, and a bare `--build-id` (lld-22's and GNU ld's default): 20 bytes.
     Sha1,
     /// 16 random bytes.
     Uuid,

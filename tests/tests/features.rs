@@ -660,6 +660,14 @@ fn build_id_sha1() {
         build_id(&exes[0]),
         "same inputs, same build ID"
     );
+    // A bare --build-id (what clang and gcc pass) is SHA-1's 20 bytes, as lld-22's; `fast`
+    // is 8.
+    for (flag, hex_digits) in [("-Wl,--build-id", 40), ("-Wl,--build-id=fast", 16)] {
+        let lld = t.link(Driver::ClangLld, &paths(&objs), &[flag], "lld-bare.out");
+        let rld = t.link(Driver::ClangRld, &paths(&objs), &[flag], "rld-bare.out");
+        let len = |p: &Path| build_id(p).unwrap().len();
+        assert_eq!((len(&rld), len(&lld)), (hex_digits, hex_digits), "{flag}");
+    }
 }
 
 #[test]
