@@ -1375,7 +1375,6 @@ fn described_from(path: &Path, base: &str, names: &[&str]) -> Vec<String> {
 /// rules): `x0 + 1` is in `.text` one past `x0`, the distance `x2 - x0` is absolute; for a
 /// PIE too. A chain of assignments each reading the one before twice links at once.
 #[test]
-#[ignore = "lld-22's SIZEOF_HEADERS puts .text 16 bytes from rld's; not adopted yet"]
 fn assignments_read_earlier_ones_as_lld() {
     let t = Test::new();
     let script = t.write(
