@@ -949,6 +949,21 @@ pub fn create_synthetic_sections(
             return Err(overflow_error(&what, size, &at));
         }
     }
+    // lld-22 ends the RELRO region with `.relro_padding`, up to the page's end, so that
+    // the section headers account for all the memory PT_GNU_RELRO protects (not under a
+    // script's SECTIONS, where the script says where RELRO ends).
+    if opts.z_relro && !link.scripts.lays_out() && relro_sections(link).next().is_some() {
+        add_synthetic(
+            link,
+            Synthetic::RelroPadding,
+            ".relro_padding",
+            SHT_NOBITS,
+            aw,
+            0,
+            1,
+            0,
+        );
+    }
     Ok(())
 }
 
@@ -1034,23 +1049,23 @@ fn is_relro(link: &Link, o: &OutputSection) -> bool {
     if o.synthetic == Some(Synthetic::GotPlt) {
         return link.opts.z_now;
     }
-    matches!(o.synthetic, Some(Synthetic::Dynamic) | Some(Synthetic::Got))
-        || matches!(
-            o.sh_type,
-            SHT_INIT_ARRAY | SHT_FINI_ARRAY | SHT_PREINIT_ARRAY
-        )
-        || matches!(
-            o.name.as_str(),
-            ".init_array"
-                | ".fini_array"
-                | ".preinit_array"
-                | ".data.rel.ro"
-                | ".jcr"
-                | ".bss.rel.ro"
-                | ".ctors"
-                | ".dtors"
-        )
-        || o.name.ends_with(".rel.ro")
+    matches!(
+        o.synthetic,
+        Some(Synthetic::Dynamic) | Some(Synthetic::Got) | Some(Synthetic::RelroPadding)
+    ) || matches!(
+        o.sh_type,
+        SHT_INIT_ARRAY | SHT_FINI_ARRAY | SHT_PREINIT_ARRAY
+    ) || matches!(
+        o.name.as_str(),
+        ".init_array"
+            | ".fini_array"
+            | ".preinit_array"
+            | ".data.rel.ro"
+            | ".jcr"
+            | ".bss.rel.ro"
+            | ".ctors"
+            | ".dtors"
+    ) || o.name.ends_with(".rel.ro")
 }
 
 pub(crate) fn class_of(link: &Link, o: &OutputSection) -> Class {
@@ -1099,6 +1114,8 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
         }
         Some(Dynamic) => 10,
         Some(Got) => 11,
+        // Last in the RELRO class: after its NOBITS sections too.
+        Some(RelroPadding) => 50,
         None => match o.name.as_str() {
             _ if o.sh_type == SHT_NOTE => 1,
             ".eh_frame" => 21,
@@ -1529,6 +1546,13 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
             };
         }
         current = Some(class);
+        if link.outputs[i].synthetic == Some(Synthetic::RelroPadding) {
+            // To the end of the (common) page; none in the last page of the address space.
+            let common = link.opts.common_page_size.unwrap_or(PAGE).min(page);
+            link.outputs[i].size = vaddr
+                .checked_next_multiple_of(common)
+                .map_or(0, |e| e - vaddr);
+        }
         let o = &link.outputs[i];
         // The TLS template starts at the alignment of its most aligned member, so that the
         // thread pointer offsets computed here are the ones the loader uses.
@@ -1973,10 +1997,14 @@ fn linker_symbol_value(link: &Image, what: &LinkerSymbol) -> u64 {
             .map(|o| places.end(o))
             .max()
             .unwrap_or(link.segments.image_base),
-        LinkerSymbol::BssStart => writable_alloc().find(|o| o.is_nobits()).map_or_else(
-            || linker_symbol_value(link, &LinkerSymbol::EndOfData),
-            |o| places.addr(o),
-        ),
+        // The first `.bss`-like section after the RELRO region (not `.relro_padding` or
+        // `.bss.rel.ro`, which are RELRO's).
+        LinkerSymbol::BssStart => writable_alloc()
+            .find(|o| o.is_nobits() && class_of(link, o) != Class::Relro)
+            .map_or_else(
+                || linker_symbol_value(link, &LinkerSymbol::EndOfData),
+                |o| places.addr(o),
+            ),
         LinkerSymbol::EndOfText => link
             .outputs
             .iter()

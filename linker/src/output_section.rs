@@ -33,6 +33,9 @@ pub enum Synthetic {
     GotPlt,
     Dynamic,
     EhFrameHdr,
+    /// `.relro_padding` (lld-22's): NOBITS space from the end of the RELRO sections to
+    /// the page's end, sized as addresses are assigned.
+    RelroPadding,
 }
 
 /// A region at the end of an output section that is not an input section.

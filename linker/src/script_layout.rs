@@ -469,6 +469,7 @@ fn creation_order(link: &Link, i: usize) -> (u32, usize) {
         Some(Plt) => 17,
         Some(PltSec) => 18,
         Some(GnuProperty) => 19,
+        Some(RelroPadding) => 20,
         None => return (0, i),
     };
     (1, made)

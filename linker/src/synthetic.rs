@@ -133,6 +133,8 @@ pub fn write_synthetic(link: &Image, dynamic: &DynamicTables, which: Synthetic, 
                 put_u64(buf, 16 * i + 8, val);
             }
         }
+        // NOBITS: address space only.
+        Synthetic::RelroPadding => {}
         Synthetic::EhFrameHdr => {
             let addr = link.synthetic_addr(Synthetic::EhFrameHdr);
             write_eh_frame_hdr(link, buf, addr);

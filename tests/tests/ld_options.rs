@@ -3160,3 +3160,68 @@ fn shared_gnu_and_lld_options_as_they_behave() {
     ]);
     assert!(warnings(&String::from_utf8_lossy(&quiet.stderr)).is_empty());
 }
+
+/// The sections `PT_GNU_RELRO` covers, from `readelf -lW`'s mapping.
+fn relro_mapping(p: &Path) -> Vec<String> {
+    let text = tool_stdout("readelf", &["-lW"], p);
+    let headers: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("Type"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter(|l| !l.trim_start().starts_with('['))
+        .collect();
+    let index = headers
+        .iter()
+        .position(|l| l.trim_start().starts_with("GNU_RELRO"))
+        .unwrap();
+    let mapping = text
+        .lines()
+        .skip_while(|l| !l.contains("Section to Segment mapping"))
+        .find(|l| l.trim_start().starts_with(&format!("{index:02} ")))
+        .unwrap_or_default();
+    mapping
+        .split_whitespace()
+        .skip(1)
+        .map(str::to_string)
+        .collect()
+}
+
+/// lld-22 ends the RELRO region with `.relro_padding`, NOBITS to the end of the page, so
+/// that the section headers account for what PT_GNU_RELRO protects; rld lays it out the
+/// same way, and `__bss_start` stays the start of `.bss`, after it.
+#[test]
+fn relro_padding_as_lld() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    for (flags, out) in [
+        (&[][..], "pie"),
+        (&["-no-pie"][..], "no-pie"),
+        (&["-shared"][..], "libx.so"),
+    ] {
+        let objs: Vec<&Path> = if out == "libx.so" {
+            vec![&lib]
+        } else {
+            vec![&main, &lib]
+        };
+        let (lld, rld) = both(&t, &objs, flags, out);
+        if out != "libx.so" {
+            assert_same_output(&rld, &lld, &[], &[], Some("2\n"));
+        }
+        let [ours, theirs] = [&rld, &lld].map(|p| relro_mapping(p));
+        assert_eq!(
+            ours.last().map(String::as_str),
+            Some(".relro_padding"),
+            "{out}: {ours:?}"
+        );
+        let sorted = |v: &[String]| {
+            let mut v = v.to_vec();
+            v.sort();
+            v
+        };
+        assert_eq!(sorted(&ours), sorted(&theirs), "{out}");
+        let pad = find_section(&sections(&rld), ".relro_padding").unwrap();
+        assert_eq!(pad.typ, "NOBITS");
+        assert_eq!((pad.addr + pad.size) % 4096, 0, "{out}: {pad:?}");
+    }
+}
