@@ -398,7 +398,7 @@ const SPECS: &[Spec] = &[
         Optional(Parser::build_id)),
     flag(&["--eh-frame-hdr"], "Create .eh_frame_hdr and PT_GNU_EH_FRAME", |p| p.o.eh_frame_hdr = true),
     flag(&["--no-eh-frame-hdr"], "Do not create .eh_frame_hdr (default)", |p| p.o.eh_frame_hdr = false),
-    arg(&["-z"], "KEYWORD", "relro, now, text, execstack, execstack-if-needed, separate-code, separate-loadable-segments, defs, muldefs, origin, copyreloc, nodelete, nodlopen, initfirst, interpose, nodefaultlib, global, shstk, pack-relative-relocs, stack-size=N, max-page-size=N, common-page-size=N (and no* forms)",
+    arg(&["-z"], "KEYWORD", "relro, now, text, execstack, execstack-if-needed, separate-code, separate-loadable-segments, defs, muldefs, origin, copyreloc, nodelete, nodlopen, initfirst, interpose, nodefaultlib, global, shstk, pack-relative-relocs, nognustack, rela, stack-size=N, max-page-size=N, common-page-size=N (and no* forms)",
         Value(Parser::z_keyword)),
     flag(&["--gc-sections"], "Remove unreferenced sections", |p| p.o.gc_sections = true),
     flag(&["--no-gc-sections"], "Keep unreferenced sections (default)", |p| p.o.gc_sections = false),
@@ -915,6 +915,10 @@ impl Parser {
                     o.z_execstack_if_needed = false;
                 }
                 "execstack-if-needed" => o.z_execstack_if_needed = true,
+                // lld's: no PT_GNU_STACK at all (GNU ld ignores it).
+                "nognustack" => o.z_gnustack = false,
+                // x86-64's dynamic relocations are RELA anyway.
+                "rela" => {}
                 "text" => {
                     o.z_text = true;
                     o.z_notext = false;

@@ -1217,7 +1217,9 @@ pub(crate) fn special_headers(link: &Link) -> (Vec<u32>, Vec<u32>) {
     if link.outputs.has_synthetic(Synthetic::EhFrameHdr) {
         rest.push(PT_GNU_EH_FRAME);
     }
-    rest.push(PT_GNU_STACK);
+    if link.opts.z_gnustack {
+        rest.push(PT_GNU_STACK);
+    }
     rest.extend(std::iter::repeat_n(PT_NOTE, note_groups(link).len()));
     if link.outputs.has_synthetic(Synthetic::GnuProperty) {
         rest.push(PT_GNU_PROPERTY);

@@ -88,6 +88,8 @@ pub struct Options {
     pub eh_frame_hdr: bool,
     /// `-z relro` (default) / `-z norelro`.
     pub z_relro: bool,
+    /// PT_GNU_STACK is written (lld's `-z nognustack` leaves it out).
+    pub z_gnustack: bool,
     /// `--rosegment` (default) / `--no-rosegment`: read-only data in a segment of its own.
     pub rosegment: bool,
     /// `-z now` / `-z lazy` (default lazy).
@@ -369,6 +371,7 @@ impl Default for Options {
             build_id: BuildId::None,
             eh_frame_hdr: false,
             z_relro: true,
+            z_gnustack: true,
             rosegment: true,
             z_now: false,
             nmagic: false,

@@ -310,6 +310,11 @@ fn z_stack_size_sets_the_stack_segment() {
     };
     assert_eq!(stack(&rld), Some((0x18_0000, "RW".to_string())));
     assert_eq!(stack(&rld), stack(&lld));
+    // lld's `-z nognustack`: no PT_GNU_STACK; `-z rela` (x86-64's kind anyway) changes nothing.
+    let flags = ["-Wl,-z,nognustack", "-Wl,-z,rela"];
+    let (lld, rld) = both(&t, &[&main, &lib], &flags, "nognustack");
+    assert_same_output(&rld, &lld, &[], &[], Some("2\n"));
+    assert_eq!((stack(&rld), stack(&lld)), (None, None));
 }
 
 const CALLS_MISSING: &str = "#include <stdio.h>\nvoid missing(void);\n\
