@@ -1464,6 +1464,7 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
     let mut places = SectionPlaces::for_outputs(&link.outputs);
     let first = headers_class(link);
     let headers_loaded = headers_loaded(link);
+    let headers = headers_loaded.then_some(first);
     let mut load = Segment {
         p_type: PT_LOAD,
         flags: segment_flags(link, first),
@@ -1487,9 +1488,7 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
         if let (Some(a), true) = (fixed, extends) {
             vaddr = a;
         }
-        if jump
-            || current != Some(class) && !(headers_loaded && current.is_none() && class == first)
-        {
+        if starts_segment(current, class, jump, headers) {
             if headers_loaded || current.is_some() {
                 loads.push(load);
             }
@@ -1730,6 +1729,19 @@ fn headers_loaded(link: &Link) -> bool {
     !(link.opts.nmagic || link.opts.omagic) || link.outputs.has_synthetic(Synthetic::Interp)
 }
 
+/// Whether a section of `class` starts a PT_LOAD after one of class `current` (None at the
+/// first section): at a fixed address that does not continue the segment (`jump`), or at a
+/// change of class, except that the first sections join the headers' segment when it maps
+/// the headers and has their class (`headers`).
+fn starts_segment(
+    current: Option<Class>,
+    class: Class,
+    jump: bool,
+    headers: Option<Class>,
+) -> bool {
+    jump || current != Some(class) && !(current.is_none() && headers == Some(class))
+}
+
 /// A segment's permissions, from the class of its sections.
 fn segment_flags(link: &Link, class: Class) -> u32 {
     match class {
@@ -1746,17 +1758,14 @@ fn segment_flags(link: &Link, class: Class) -> u32 {
 /// all are one class), and one per section at a fixed address that is not `.bss`-like
 /// space continuing the segment before it.
 fn load_count(link: &Link) -> usize {
-    let headers_loaded = headers_loaded(link);
-    let mut count = usize::from(headers_loaded);
+    let headers = headers_loaded(link).then(|| headers_class(link));
+    let mut count = usize::from(headers.is_some());
     let mut current: Option<Class> = None;
-    let first = headers_class(link);
     for o in link.outputs.iter().filter(|o| o.is_alloc()) {
         let class = segment_class(link, o);
         let fixed = fixed_address(link, o).is_some();
         let extends = fixed && current == Some(class) && o.is_nobits();
-        let starts = (fixed && !extends)
-            || current != Some(class) && !(headers_loaded && current.is_none() && class == first);
-        count += usize::from(starts);
+        count += usize::from(starts_segment(current, class, fixed && !extends, headers));
         current = Some(class);
     }
     count

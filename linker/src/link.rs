@@ -70,7 +70,8 @@ fn check_shlib_undefined(link: &Link) -> Result<()> {
     let sonames: std::collections::HashSet<&str> =
         link.dsos.iter().map(|d| d.soname.as_str()).collect();
     let warn_only = opts.warn_unresolved && !opts.fatal_warnings;
-    let versions = SharedVersions::new(link);
+    // Built only if a reference needs a version the resolving definition lacks.
+    let versions = std::cell::OnceCell::new();
     let mut errors = Vec::new();
     for dso in &link.dsos {
         if !dso
@@ -90,10 +91,17 @@ fn check_shlib_undefined(link: &Link) -> Result<()> {
             // A reference in a version the libraries only define other versions of
             // (`foo@V1` where only `foo@@V2` is linked) is undefined too: the loader would
             // refuse it.
-            let wrong_version = !undefined
-                && resolved.is_some_and(|sym| matches!(sym.def, SymbolDef::Shared { .. }))
-                && s.needed_version
-                    .is_some_and(|v| !versions.satisfies(s.name, v));
+            let wrong_version = match (resolved.map(|sym| sym.def), s.needed_version) {
+                (Some(SymbolDef::Shared { dso, index }), Some(v)) if !undefined => {
+                    // Most often the definition the name resolved to has that version.
+                    let def = &link.dsos[dso as usize].symbols[index as usize];
+                    def.version.is_some_and(|d| d != v)
+                        && !versions
+                            .get_or_init(|| SharedVersions::new(link))
+                            .satisfies(s.name, v)
+                }
+                _ => false,
+            };
             if undefined || wrong_version {
                 let name = match (wrong_version, s.needed_version) {
                     (true, Some(v)) => format!(
