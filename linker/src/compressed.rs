@@ -128,15 +128,9 @@ pub fn compress_outputs(
         .collect();
     for (i, bytes) in done {
         let bytes = bytes.map_err(LinkError::Many)?;
-        let o = &mut link.outputs[i as usize];
-        if bytes.len() as u64 >= o.size {
-            // Compression that does not shrink the section is undone (as lld-22 does).
-            continue;
+        if let Some(bytes) = adopt(&mut link.outputs[i as usize], bytes) {
+            contents.compressed.insert(i, bytes);
         }
-        o.size = bytes.len() as u64;
-        o.flags |= u64::from(elf::SHF_COMPRESSED);
-        o.align = 1;
-        contents.compressed.insert(i, bytes);
     }
     *segments = crate::layout::assign_addresses(link, Some(&segments.sections))?;
     Ok(())
@@ -183,6 +177,19 @@ pub fn deflate_section(bytes: &[u8], align: u64) -> std::io::Result<Vec<u8>> {
     let mut encoder = flate2::write::ZlibEncoder::new(out, flate2::Compression::fast());
     encoder.write_all(bytes)?;
     encoder.finish()
+}
+
+/// Makes `o` the SHF_COMPRESSED section `bytes` (from [`deflate_section`]) hold, and gives
+/// them back, if they are smaller than it; otherwise `o` stays as it is (as lld-22 undoes a
+/// compression that does not shrink the section).
+pub fn adopt(o: &mut crate::output_section::OutputSection, bytes: Vec<u8>) -> Option<Vec<u8>> {
+    if bytes.len() as u64 >= o.size {
+        return None;
+    }
+    o.size = bytes.len() as u64;
+    o.flags |= u64::from(elf::SHF_COMPRESSED);
+    o.align = 1;
+    Some(bytes)
 }
 
 /// Whether output section `o` is one `--compress-debug-sections` compresses: a `.debug_*`

@@ -413,10 +413,7 @@ fn compress_debug_sections(
     for (k, bytes) in done {
         let o = &mut link.outputs[k as usize];
         let bytes = bytes.map_err(|e| LinkError::Link(format!("compressing {}: {e}", o.name)))?;
-        if (bytes.len() as u64) < o.size {
-            o.size = bytes.len() as u64;
-            o.flags |= u64::from(SHF_COMPRESSED);
-            o.align = 1;
+        if let Some(bytes) = crate::compressed::adopt(o, bytes) {
             compressed.insert(k, bytes);
         }
     }
