@@ -1,27 +1,34 @@
-//! Whole-program alias analysis for LLVM's optimizer: two memory accesses whose pointers'
-//! points-to sets share no abstract object cannot touch the same memory. The answers are
+//! Whole-program alias analysis for LLVM's optimizer: two memory accesses that cannot touch
+//! a common byte of a common abstract object cannot touch the same memory. The answers are
 //! encoded per function in LLVM's scoped-noalias form (the backend writes the metadata):
-//! a domain per function, a scope per abstract object its accesses touch, and on every
-//! access `!alias.scope` (the objects it may touch) and `!noalias` (the function's other
-//! objects). LLVM's `scoped-noalias-aa`, part of its default AA pipeline, then answers
-//! NoAlias for any two accesses of the function whose scope lists are disjoint.
+//! a domain per function, scopes for the memory its accesses touch, and on every access
+//! `!alias.scope` (the scopes it may touch) and `!noalias` (the function's other scopes).
+//! LLVM's `scoped-noalias-aa`, part of its default AA pipeline, then answers NoAlias for any
+//! two accesses of the function whose scope lists are disjoint.
 //!
-//! Calls get lists too, from the whole-program mod/ref ([`crate::modref`]): the objects the
-//! called functions may read or write, so LLVM knows which loads and stores a call cannot
-//! interfere with (a call that touches none of the function's objects gets only `!noalias`).
+//! Scopes are byte ranges of objects, as the points-to solution's fields allow
+//! ([`Extent`]): an access through a pointer to offset 8 of an object, 4 bytes wide,
+//! touches bytes 8..12 of it; one into an array indexed at run time, everything from the
+//! array's start on; one into a collapsed object, all of it. Per object the function's
+//! accesses cut its bytes into pieces; pieces that the same accesses touch share a scope.
+//!
+//! Calls get lists too, from the whole-program mod/ref ([`crate::modref`]): every scope of
+//! the objects the called functions may read or write, so LLVM knows which loads and stores
+//! a call cannot interfere with (a call that touches none of the function's objects gets
+//! only `!noalias`).
 //!
 //! An access through a pointer that may point to external memory may touch every escaped
-//! object: its list names all escaped objects the function touches, and an extra scope
-//! for escaped memory the function does not name. A function touching more than
-//! [`MAX_SCOPES`] objects gives the rarest ones one shared "other" scope, so lists stay
-//! short. Accesses whose pointer the analysis knows nothing about (no node, an empty set)
-//! get no metadata, which LLVM reads as "may alias anything".
+//! object, all of it: its list names all escaped objects' scopes, and an extra scope for
+//! escaped memory the function does not name. A function needing more than [`MAX_SCOPES`]
+//! scopes gives the rarest ones one shared "other" scope, so lists stay short. Accesses
+//! whose pointer the analysis knows nothing about (no node, an empty set) get no metadata,
+//! which LLVM reads as "may alias anything".
 
 use crate::dead::Liveness;
 use crate::index::{CombinedIndex, GlobalId, Resolutions};
 use crate::model::FunctionShape;
 use crate::modref::{MemoryAttributes, ModRef, Touched};
-use crate::pointsto::PointsTo;
+use crate::pointsto::{Extent, PointsTo};
 use crate::program::ProgramView;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -103,10 +110,56 @@ impl AliasPlan {
     }
 }
 
-/// What one access may touch: object numbers, or external memory (every escaped object).
+/// Where one pointer may point: locations (object number and extent), or external memory
+/// (every escaped object).
 struct Touches {
-    objects: Vec<u32>,
+    locations: Vec<(u32, Extent)>,
     external: bool,
+}
+
+/// Bytes `lo..hi` of an object (`hi` None: to its end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Bytes {
+    object: u32,
+    lo: u64,
+    hi: Option<u64>,
+}
+
+/// What one access operand may touch: byte ranges, and escaped memory.
+struct Access {
+    bytes: Vec<Bytes>,
+    external: bool,
+}
+
+impl Access {
+    /// An access of `size` bytes (None: not known) through a pointer that points to `t`.
+    fn new(t: &Touches, size: Option<u64>) -> Self {
+        let bytes = t
+            .locations
+            .iter()
+            .map(|&(object, extent)| match extent {
+                Extent::At(lo) => Bytes {
+                    object,
+                    lo,
+                    hi: size.and_then(|n| lo.checked_add(n.max(1))),
+                },
+                Extent::From(lo) => Bytes {
+                    object,
+                    lo,
+                    hi: None,
+                },
+                Extent::Whole => Bytes {
+                    object,
+                    lo: 0,
+                    hi: None,
+                },
+            })
+            .collect();
+        Access {
+            bytes,
+            external: t.external,
+        }
+    }
 }
 
 /// Builds the annotation from the points-to solution (and, for calls, the mod/ref one).
@@ -168,20 +221,19 @@ pub fn alias_plan(
                 continue;
             };
             // Per instruction, what its accesses touch; None: one of them is unknown.
-            let mut per_inst: BTreeMap<u32, Option<Vec<std::rc::Rc<Touches>>>> = BTreeMap::new();
+            let mut per_inst: BTreeMap<u32, Option<Vec<Access>>> = BTreeMap::new();
             for &i in &accesses {
                 let a = &module.accesses[i];
                 let touches = pts.node(m, a.ptr).and_then(|n| {
                     cache
                         .entry(n)
                         .or_insert_with(|| {
-                            let objects = pts.node_objects(n);
-                            let ext = objects.contains(&external);
-                            let objects: Vec<u32> =
-                                objects.into_iter().filter(|&o| o != external).collect();
-                            (!objects.is_empty() || ext).then(|| {
+                            let mut locations = pts.node_extents(n);
+                            let ext = locations.iter().any(|&(o, _)| o == external);
+                            locations.retain(|&(o, _)| o != external);
+                            (!locations.is_empty() || ext).then(|| {
                                 std::rc::Rc::new(Touches {
-                                    objects,
+                                    locations,
                                     external: ext,
                                 })
                             })
@@ -190,7 +242,7 @@ pub fn alias_plan(
                 });
                 let slot = per_inst.entry(a.instruction).or_insert(Some(Vec::new()));
                 match (slot.as_mut(), touches) {
-                    (Some(list), Some(t)) => list.push(t),
+                    (Some(list), Some(t)) => list.push(Access::new(&t, a.size)),
                     _ => *slot = None,
                 }
             }
@@ -204,7 +256,8 @@ pub fn alias_plan(
                     (!t.anything).then(|| (module.call_sites[c].instruction, t))
                 })
                 .collect();
-            if let Some(f) = function_scopes(pts, function, shape, per_inst, &calls) {
+            let escaped = |o| pts.object_escaped(o);
+            if let Some(f) = function_scopes(&escaped, function, shape, per_inst, &calls) {
                 functions.push(f);
             }
         }
@@ -232,66 +285,99 @@ pub fn alias_plan(
     plan
 }
 
+/// `escaped(o)`: whether object `o` may have escaped (outside code may touch it).
 fn function_scopes(
-    pts: &PointsTo,
+    escaped_object: &dyn Fn(u32) -> bool,
     function: u32,
     shape: &FunctionShape,
-    per_inst: BTreeMap<u32, Option<Vec<std::rc::Rc<Touches>>>>,
+    per_inst: BTreeMap<u32, Option<Vec<Access>>>,
     calls: &[(u32, Cow<Touched>)],
 ) -> Option<FunctionScopes> {
-    let known: Vec<(u32, Vec<std::rc::Rc<Touches>>)> = per_inst
+    let known: Vec<(u32, Vec<Access>)> = per_inst
         .into_iter()
         .filter_map(|(i, t)| t.map(|t| (i, t)))
         .collect();
-    // How often each object is touched, to give the frequent ones their own scopes.
-    let mut count: HashMap<u32, usize> = HashMap::new();
-    let mut any_external = false;
-    for (_, ts) in &known {
-        for t in ts {
-            any_external |= t.external;
-            for &o in &t.objects {
-                *count.entry(o).or_default() += 1;
-            }
-        }
-    }
-    if count.is_empty() && !any_external {
+    let any_external = known.iter().flat_map(|(_, a)| a).any(|a| a.external);
+    // The objects the accesses name, and the escaped ones among them (which an access to
+    // external memory touches, all of them).
+    let named: std::collections::BTreeSet<u32> = known
+        .iter()
+        .flat_map(|(_, a)| a)
+        .flat_map(|a| a.bytes.iter().map(|b| b.object))
+        .collect();
+    if named.is_empty() && !any_external {
         return None;
     }
-    let objects = count.len();
-    let escaped: Vec<u32> = {
-        let mut e: Vec<u32> = count
-            .keys()
-            .copied()
-            .filter(|&o| pts.object_escaped(o))
-            .collect();
-        e.sort_unstable();
-        e
-    };
-    let mut ranked: Vec<(usize, u32)> = count.into_iter().map(|(o, c)| (c, o)).collect();
-    ranked.sort_unstable_by(|a, b| b.cmp(a));
-    // Scope 0: escaped memory no access names; then one per object; the last is "other"
+    let escaped: Vec<u32> = named
+        .iter()
+        .copied()
+        .filter(|&o| escaped_object(o))
+        .collect();
+    // Each instruction's byte ranges.
+    let ranges: Vec<Vec<Bytes>> = known
+        .iter()
+        .map(|(_, accesses)| {
+            let mut r: Vec<Bytes> = accesses.iter().flat_map(|a| a.bytes.clone()).collect();
+            if accesses.iter().any(|a| a.external) {
+                r.extend(escaped.iter().map(|&object| Bytes {
+                    object,
+                    lo: 0,
+                    hi: None,
+                }));
+            }
+            r
+        })
+        .collect();
+    let pieces = Pieces::cut(&ranges);
+    // Per piece, the instructions touching it; pieces with the same instructions are one
+    // scope. Ranked by how many instructions touch them, the frequent first.
+    let mut touching: Vec<Vec<u32>> = vec![Vec::new(); pieces.len()];
+    for (k, r) in ranges.iter().enumerate() {
+        for p in pieces.covered(r) {
+            touching[p].push(k as u32);
+        }
+    }
+    for t in &mut touching {
+        t.dedup();
+    }
+    let mut groups: BTreeMap<&[u32], Vec<usize>> = BTreeMap::new();
+    for (p, t) in touching.iter().enumerate() {
+        if !t.is_empty() {
+            groups.entry(t).or_default().push(p);
+        }
+    }
+    let mut ranked: Vec<(&[u32], Vec<usize>)> = groups.into_iter().collect();
+    ranked.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.1[0].cmp(&b.1[0])));
+    // Scope 0: escaped memory no access names; then one per group; the last is "other"
     // when they do not all fit; after them, one for what only calls touch (below).
     let own = MAX_SCOPES - 1;
     let fits = ranked.len() < own;
-    let mut scope_of: HashMap<u32, u32> = HashMap::new();
-    for (k, &(_, o)) in ranked.iter().enumerate() {
+    let mut scope_of_piece: Vec<u32> = vec![0; pieces.len()];
+    for (k, (_, ps)) in ranked.iter().enumerate() {
         let s = if fits || k < own - 1 { k + 1 } else { own };
-        scope_of.insert(o, s as u32);
+        for &p in ps {
+            scope_of_piece[p] = s as u32;
+        }
     }
     let scopes = if fits { ranked.len() + 1 } else { MAX_SCOPES } as u32;
-    let external_mask = escaped.iter().fold(1u64, |m, o| m | (1u64 << scope_of[o]));
+    // Every scope of each object (what a call touching the object may touch).
+    let mut object_mask: HashMap<u32, u64> = HashMap::new();
+    for (p, &s) in scope_of_piece.iter().enumerate() {
+        if !touching[p].is_empty() {
+            *object_mask.entry(pieces.object(p)).or_default() |= 1u64 << s;
+        }
+    }
+    let external_mask = escaped.iter().fold(1u64, |m, o| m | object_mask[o]);
     let mut accesses = 0;
     let mut instructions = Vec::with_capacity(known.len());
-    for (inst, ts) in &known {
+    for (k, (inst, acc)) in known.iter().enumerate() {
+        accesses += acc.len();
         let mut mask = 0u64;
-        for t in ts {
-            accesses += 1;
-            if t.external {
-                mask |= external_mask;
-            }
-            for o in &t.objects {
-                mask |= 1u64 << scope_of[o];
-            }
+        if acc.iter().any(|a| a.external) {
+            mask |= external_mask;
+        }
+        for p in pieces.covered(&ranges[k]) {
+            mask |= 1u64 << scope_of_piece[p];
         }
         instructions.push((*inst, mask));
     }
@@ -304,7 +390,7 @@ fn function_scopes(
     let hidden_needed = calls.iter().any(|(_, t)| {
         t.objects
             .iter()
-            .any(|o| !scope_of.contains_key(o) && !pts.object_escaped(*o))
+            .any(|o| !object_mask.contains_key(o) && !escaped_object(*o))
     });
     let (scopes, hidden) = match hidden_needed {
         false => (scopes, own as u32),
@@ -320,9 +406,9 @@ fn function_scopes(
             // An escaped object the function does not name is scope 0's.
             let mut mask = if t.external { external_mask } else { 0 };
             for o in &t.objects {
-                match scope_of.get(o) {
-                    Some(&s) => mask |= 1u64 << s,
-                    None if pts.object_escaped(*o) => mask |= 1,
+                match object_mask.get(o) {
+                    Some(&m) => mask |= m,
+                    None if escaped_object(*o) => mask |= 1,
                     None => mask |= 1u64 << hidden,
                 }
             }
@@ -339,12 +425,72 @@ fn function_scopes(
         shape: *shape,
         scopes,
         instructions,
-        objects,
+        objects: named.len(),
         accesses,
         noalias_pairs,
         calls,
         nomodref_pairs,
     })
+}
+
+/// The objects' bytes cut where any access's range starts or ends: every range is a run
+/// of consecutive pieces, and two ranges overlap exactly when they share a piece.
+struct Pieces {
+    /// Per object (sorted), the offsets where its pieces start; the last piece runs to the
+    /// object's end.
+    cuts: BTreeMap<u32, Vec<u64>>,
+    /// The first piece number of each object in `cuts`.
+    first: HashMap<u32, usize>,
+    count: usize,
+    /// Piece number → object.
+    owner: Vec<u32>,
+}
+
+impl Pieces {
+    fn cut(ranges: &[Vec<Bytes>]) -> Pieces {
+        let mut cuts: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
+        for b in ranges.iter().flatten() {
+            let c = cuts.entry(b.object).or_insert_with(|| vec![0]);
+            c.push(b.lo);
+            c.extend(b.hi);
+        }
+        let (mut first, mut owner) = (HashMap::new(), Vec::new());
+        for (&o, c) in &mut cuts {
+            c.sort_unstable();
+            c.dedup();
+            first.insert(o, owner.len());
+            owner.extend(std::iter::repeat_n(o, c.len()));
+        }
+        Pieces {
+            count: owner.len(),
+            cuts,
+            first,
+            owner,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.count
+    }
+
+    fn object(&self, piece: usize) -> u32 {
+        self.owner[piece]
+    }
+
+    /// The pieces the ranges cover.
+    fn covered<'a>(&'a self, ranges: &'a [Bytes]) -> impl Iterator<Item = usize> + 'a {
+        ranges.iter().flat_map(move |b| {
+            let c = &self.cuts[&b.object];
+            let base = self.first[&b.object];
+            // Cuts include every range's ends: lo is one, and so is hi.
+            let from = c.partition_point(|&x| x < b.lo);
+            let to = match b.hi {
+                Some(hi) => c.partition_point(|&x| x < hi),
+                None => c.len(),
+            };
+            (from..to).map(move |k| base + k)
+        })
+    }
 }
 
 /// Instruction counts by mask.
@@ -387,6 +533,108 @@ fn crossing_disjoint_pairs(a: &[(u32, u64)], b: &[(u32, u64)]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The masks of one function whose instructions 0, 1, ... make the accesses given
+    /// (location and size), with objects 10.. escaped.
+    /// One access as a test writes it: its locations, whether it may touch external
+    /// memory, its size.
+    type TestAccess<'a> = (&'a [(u32, Extent)], bool, Option<u64>);
+
+    fn masks(accesses: &[TestAccess]) -> Vec<u64> {
+        let per_inst = accesses
+            .iter()
+            .enumerate()
+            .map(|(i, &(locations, external, size))| {
+                let t = Touches {
+                    locations: locations.to_vec(),
+                    external,
+                };
+                (i as u32, Some(vec![Access::new(&t, size)]))
+            })
+            .collect();
+        let shape = FunctionShape {
+            function: 0,
+            instructions: 0,
+            opcode_hash: 0,
+        };
+        let f = function_scopes(&|o| o >= 10, 0, &shape, per_inst, &[]).unwrap();
+        f.instructions.iter().map(|&(_, m)| m).collect()
+    }
+
+    fn apart(m: &[u64], a: usize, b: usize) -> bool {
+        m[a] & m[b] == 0
+    }
+
+    #[test]
+    fn fields_of_one_object_are_told_apart_by_their_bytes() {
+        use Extent::At;
+        let m = masks(&[
+            (&[(1, At(0))], false, Some(4)),
+            (&[(1, At(8))], false, Some(8)),
+            (&[(1, At(4))], false, Some(8)), // bytes 4..12: reaches into 8..16
+            (&[(1, At(0))], false, None),    // a copy of unknown length
+            (&[(2, At(8))], false, Some(8)), // another object
+        ]);
+        assert!(apart(&m, 0, 1) && apart(&m, 0, 2));
+        assert!(!apart(&m, 1, 2));
+        assert!(!apart(&m, 3, 0) && !apart(&m, 3, 1) && !apart(&m, 3, 2));
+        assert!(apart(&m, 4, 1) && apart(&m, 4, 3));
+    }
+
+    #[test]
+    fn an_array_reaches_to_the_end_of_its_object() {
+        use Extent::{At, From, Whole};
+        let m = masks(&[
+            (&[(1, From(8))], false, Some(4)),
+            (&[(1, At(4))], false, Some(4)),
+            (&[(1, At(4000))], false, Some(4)), // past a trailing data[1]
+            (&[(1, Whole)], false, Some(1)),
+        ]);
+        assert!(apart(&m, 0, 1));
+        assert!(!apart(&m, 0, 2));
+        assert!(!apart(&m, 3, 0) && !apart(&m, 3, 1) && !apart(&m, 3, 2));
+    }
+
+    #[test]
+    fn external_memory_is_every_byte_of_every_escaped_object() {
+        use Extent::At;
+        let m = masks(&[
+            (&[], true, Some(8)),
+            (&[(10, At(64))], false, Some(8)), // escaped
+            (&[(1, At(64))], false, Some(8)),  // not escaped
+        ]);
+        assert!(!apart(&m, 0, 1));
+        assert!(apart(&m, 0, 2));
+    }
+
+    #[test]
+    fn pieces_touched_by_the_same_accesses_share_a_scope() {
+        use Extent::At;
+        // Two accesses, each covering several fields the other does not: two scopes
+        // (and scope 0, escaped memory no access names).
+        let accesses: Vec<(u32, Option<Vec<Access>>)> = [(0u64, 16u64), (32, 48)]
+            .iter()
+            .enumerate()
+            .map(|(i, &(lo, hi))| {
+                let locations: Vec<(u32, Extent)> =
+                    (lo..hi).step_by(4).map(|off| (1, At(off))).collect();
+                let t = Touches {
+                    locations,
+                    external: false,
+                };
+                (i as u32, Some(vec![Access::new(&t, Some(4))]))
+            })
+            .collect();
+        let shape = FunctionShape {
+            function: 0,
+            instructions: 0,
+            opcode_hash: 0,
+        };
+        let f =
+            function_scopes(&|_| false, 0, &shape, accesses.into_iter().collect(), &[]).unwrap();
+        assert_eq!(f.scopes, 3);
+        assert_eq!(f.noalias_pairs, 1);
+    }
 
     #[test]
     fn pairs_count_disjoint_masks_only() {

@@ -82,6 +82,20 @@ pub struct Pointee {
     pub offset: Option<u64>,
 }
 
+/// The bytes of its object a pointer to a location may reach, as the alias analysis must
+/// assume them (with the size of the access made through it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Extent {
+    /// Exactly this offset: an access of N bytes through the pointer touches `off..off + N`.
+    At(u64),
+    /// Somewhere from this offset on: an array indexed at run time starts here. Its end is
+    /// not trusted (a trailing `data[1]` indexed past its declared length, the C "struct
+    /// hack", is common).
+    From(u64),
+    /// Anywhere in the object: it is collapsed, a function, or variadic arguments.
+    Whole,
+}
+
 /// Counters for `--time` and the tests.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PointsToStats {
@@ -139,6 +153,33 @@ impl PointsTo {
             .points_to(n)
             .into_iter()
             .map(|e| self.model.locations[e as usize].object)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The locations node `n` points to, as (object number, extent), sorted.
+    pub fn node_extents(&self, n: Node) -> Vec<(u32, Extent)> {
+        let mut out: Vec<(u32, Extent)> = self
+            .solver
+            .points_to(n)
+            .into_iter()
+            .map(|e| {
+                let loc = &self.model.locations[self.solver.find_element_const(e) as usize];
+                let info = &self.model.objects[loc.object as usize];
+                let extent = if info.collapsed
+                    || info.function.is_some()
+                    || matches!(info.object, Object::VarArgs(_) | Object::External)
+                {
+                    Extent::Whole
+                } else if info.ranges.contains_key(&loc.offset) {
+                    Extent::From(loc.offset as u64)
+                } else {
+                    Extent::At(loc.offset as u64)
+                };
+                (loc.object, extent)
+            })
             .collect();
         out.sort_unstable();
         out.dedup();
@@ -1204,9 +1245,27 @@ impl Client for ProgramModel {
                 };
                 // Arithmetic on a pointer into an array stays in the array (C allows no
                 // more): the array's one location.
-                if offset.is_none() && self.objects[o as usize].ranges.contains_key(&base) {
-                    solver.add_element(dst, e);
-                    return;
+                if let Some(&end) = self.objects[o as usize].ranges.get(&base) {
+                    match offset {
+                        None => {
+                            solver.add_element(dst, e);
+                            return;
+                        }
+                        // A constant leading out of the array from somewhere in it (the
+                        // struct around an element, `container_of`): the result could be
+                        // anywhere that far from any element, which no one offset names.
+                        Some(off)
+                            if !base
+                                .checked_add(off)
+                                .is_some_and(|t| (base..end).contains(&t)) =>
+                        {
+                            self.collapse(solver, o);
+                            let whole = self.location(solver, o, 0);
+                            solver.add_element(dst, whole);
+                            return;
+                        }
+                        Some(_) => {}
+                    }
                 }
                 let target = match offset.and_then(|off| base.checked_add(off)) {
                     Some(t) if (0..=MAX_FIELD_OFFSET).contains(&t) => t,

@@ -447,7 +447,7 @@ impl<C: Clone> Solver<C> {
                 let fresh = self.pts[n].insert(e);
                 if fresh {
                     self.sizes[n] = self.sizes[n].saturating_add(1);
-                    if self.sizes[n] as usize == self.limit + 1 {
+                    if Some(self.sizes[n] as usize) == self.limit.checked_add(1) {
                         self.overflowed.push(n as Node);
                     }
                 }

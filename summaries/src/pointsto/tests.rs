@@ -109,6 +109,46 @@ fn fields_are_distinct_until_an_unknown_offset() {
 }
 
 #[test]
+fn constant_arithmetic_leaving_an_array_from_inside_it_collapses_the_object() {
+    let (mut p, m, main) = program();
+    // A struct with an array at offset 8 (16 bytes), indexed at run time.
+    let s1 = p.stack(m, main, 32);
+    let element = p.val(m);
+    p.fact(
+        m,
+        ValueFact::ArrayElement {
+            dst: element,
+            base: s1,
+            start: 8,
+            len: 16,
+        },
+    );
+    // Within the array: still the array.
+    let next = p.field(m, element, Some(4));
+    // Another struct, same shape: the struct around an element (`container_of`).
+    let s2 = p.stack(m, main, 32);
+    let element2 = p.val(m);
+    p.fact(
+        m,
+        ValueFact::ArrayElement {
+            dst: element2,
+            base: s2,
+            start: 8,
+            len: 16,
+        },
+    );
+    let outer = p.field(m, element2, Some(-8));
+    let s = Solved::of(&p);
+    assert_eq!(s.pts(m, element), ["stack#0+8"]);
+    assert_eq!(s.pts(m, next), ["stack#0+8"]);
+    let ext = |v| s.result.node_extents(s.result.node(m, v).unwrap());
+    assert!(matches!(ext(next)[..], [(_, Extent::From(8))]));
+    // The element may be any of them: the struct around it is anywhere in the object.
+    assert_eq!(s.pts(m, outer), ["stack#3+?"]);
+    assert!(matches!(ext(outer)[..], [(_, Extent::Whole)]));
+}
+
+#[test]
 fn pointer_copied_through_memory_and_memcpy() {
     let (mut p, m, main) = program();
     let g = p.var(m, "g", Linkage::Internal, false);
