@@ -111,32 +111,27 @@ fn fields_are_distinct_until_an_unknown_offset() {
 #[test]
 fn constant_arithmetic_leaving_an_array_from_inside_it_collapses_the_object() {
     let (mut p, m, main) = program();
-    // A struct with an array at offset 8 (16 bytes), indexed at run time.
+    // `base`'s array at offset 8 (16 bytes), indexed at run time.
+    let element_of = |p: &mut TestProgram, base| {
+        let element = p.val(m);
+        p.fact(
+            m,
+            ValueFact::ArrayElement {
+                dst: element,
+                base,
+                start: 8,
+                len: 16,
+            },
+        );
+        element
+    };
     let s1 = p.stack(m, main, 32);
-    let element = p.val(m);
-    p.fact(
-        m,
-        ValueFact::ArrayElement {
-            dst: element,
-            base: s1,
-            start: 8,
-            len: 16,
-        },
-    );
+    let element = element_of(&mut p, s1);
     // Within the array: still the array.
     let next = p.field(m, element, Some(4));
     // Another struct, same shape: the struct around an element (`container_of`).
     let s2 = p.stack(m, main, 32);
-    let element2 = p.val(m);
-    p.fact(
-        m,
-        ValueFact::ArrayElement {
-            dst: element2,
-            base: s2,
-            start: 8,
-            len: 16,
-        },
-    );
+    let element2 = element_of(&mut p, s2);
     let outer = p.field(m, element2, Some(-8));
     let s = Solved::of(&p);
     assert_eq!(s.pts(m, element), ["stack#0+8"]);
