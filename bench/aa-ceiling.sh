@@ -34,6 +34,8 @@ set -euo pipefail
 work="${BENCH_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/bench-aa-ceiling}"
 # shellcheck source=bench/lto-common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lto-common.sh"
+# shellcheck source=bench/aa-ceiling/table.sh
+source "$(dirname "${BASH_SOURCE[0]}")/aa-ceiling/table.sh"
 
 programs="${PROGRAMS:-bzip2 lua sqlite}"
 tool="$bench_dir/aa-ceiling"
@@ -58,10 +60,7 @@ ceiling_workload() { # prog exe
     esac
 }
 
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f%%", b ? 100 * a / b : 0 }'; }
-
-printf '| program | pairs | MayAlias, LLVM | MayAlias, rld | ran (LLVM / rld) | overlap (ceiling) | rld left: instances / fields / objects | unsound | rld analysis |\n'
-printf '|---|---|---|---|---|---|---|---|---|\n'
+ceiling_header
 for prog in $programs; do
     mapfile -t objs < <(corpus_bitcode "$prog" "$work/$prog" -flto)
     ldflags="$(conf_get "$prog" ldflags)"
@@ -72,7 +71,8 @@ for prog in $programs; do
         extra=("${link_flags[@]}")
         [[ $mode == off ]] && extra+=(-Wl,--no-wpa-aa-metadata)
         "$cc" -O2 -flto --ld-path="$RLD" $ldflags "${objs[@]}" -o "$out" $libs \
-            -Wl,--save-temps -Wl,--lto-partitions=1 -Wl,--time "${extra[@]}" 2>"$out.time"
+            -Wl,--save-temps -Wl,--lto-partitions=1 -Wl,--time "${extra[@]}" 2>"$out.time" ||
+            { tail -5 "$out.time" >&2; exit 1; }
         opt-22 "${plugin[@]}" -passes=aat-eval -aat-eval-out="$out.eval" -disable-output \
             "$out.0.0.preopt.bc"
     done
@@ -81,18 +81,5 @@ for prog in $programs; do
     clang-22 -O0 "$on.inst.bc" "$work/runtime.o" -lstdc++ $libs -o "$on.inst"
     rm -f "$on.trace"
     AAT_OUT="$on.trace" ceiling_workload "$prog" "$on.inst"
-    declare -A f=()
-    while read -r kv; do f[${kv%%=*}]=${kv#*=}; done < <(
-        python3 "$tool/ceiling.py" "$work/off/$prog.eval" "$on.eval" "$on.trace" --suspects 20 |
-            tee "$on.ceiling" | head -1 | tr ' ' '\n')
-    ms=$(awk '/LTO: (points-to analysis|mod\/ref analysis|alias scopes|alias metadata written)/ { t += $2 }
-              END { printf "%.0f ms", t }' "$on.time")
-    printf '| %s | %s | %s (%s) | %s (%s) | %s / %s | %s (%s of ran) | %s / %s / %s | %s | %s |\n' \
-        "$prog" "${f[pairs]}" "${f[may_default]}" "$(pct "${f[may_default]}" "${f[pairs]}")" \
-        "${f[may_rld]}" "$(pct "${f[may_rld]}" "${f[pairs]}")" \
-        "${f[exec_may_default]}" "${f[exec_may_rld]}" \
-        "${f[exec_overlap]}" "$(pct "${f[exec_overlap]}" "${f[exec_may_default]}")" \
-        "${f[rld_same_slot]}" "${f[rld_same_object_other_slots]}" "${f[rld_other_objects]}" \
-        "${f[unsound]}" "$ms"
-    sed -n '2,$p' "$on.ceiling"
+    ceiling_row "$prog" "$work/off/$prog.eval" "$on.eval" "$on.trace" "$on.time"
 done

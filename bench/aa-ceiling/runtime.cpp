@@ -10,7 +10,10 @@
 //
 // Each access also records the abstract objects it touched: the global variable, `alloca`
 // or allocation call that made the memory (0: memory the program did not make, or made
-// in code that is not instrumented).
+// in code that is not instrumented). An allocation call's object is told apart by the two
+// call sites above the function making the call, as rld's heap cloning tells apart the
+// callers of allocation wrappers.
+#include <execinfo.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -203,7 +206,13 @@ void __aat_fresh(const void *P, uint64_t Size, uint64_t Site) {
     tracer().instance(uint64_t(P), Size, Site);
 }
 void __aat_heap(void *P, uint64_t Site) {
-    if (P) __aat_fresh(P, malloc_usable_size(P), Site);
+    if (!P) return;
+    // Frames: this one, the function calling the allocator, then its callers.
+    void *Frames[4];
+    int N = backtrace(Frames, 4);
+    for (int I = 2; I < N; ++I)
+        Site = (Site ^ uint64_t(Frames[I])) * 0x100000001b3ull | 3ull << 60;
+    __aat_fresh(P, malloc_usable_size(P), Site);
 }
 void __aat_free(void *P) {
     if (P) __aat_fresh(P, malloc_usable_size(P), 0);
