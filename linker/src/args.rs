@@ -92,13 +92,17 @@ pub fn help_text() -> &'static str {
              rld remarks summary|filter|diff|check|view ... (optimization remark tools; \
              rld remarks --help)\n\n\
              Multi-letter options take one or two dashes, and their argument as --opt=ARG or \
-             --opt ARG.\n\nOptions:\n",
+             --opt ARG. `man rld` describes every option.\n\nOptions:\n",
         );
+        let _ = writeln!(s, "  {:<38} Read options from FILE", "@FILE");
         for spec in SPECS {
+            if spec.names.is_empty() {
+                let _ = writeln!(s, "\n{}:", spec.help);
+                continue;
+            }
             let names: Vec<String> = spec.names.iter().map(|n| spec.usage(n)).collect();
             let _ = writeln!(s, "  {:<38} {}", names.join(", "), spec.help);
         }
-        let _ = writeln!(s, "  {:<38} Read options from FILE", "@FILE");
         s
     })
 }
@@ -210,6 +214,17 @@ const fn flag(names: Names, help: &'static str, f: fn(&mut Parser)) -> Spec {
     }
 }
 
+/// A heading in `--help` (and the manual's section of the options after it); no name, so
+/// no argument matches it.
+const fn heading(title: &'static str) -> Spec {
+    Spec {
+        names: &[],
+        meta: "",
+        help: title,
+        action: Action::Flag(|_| {}),
+    }
+}
+
 const fn arg(names: Names, meta: &'static str, help: &'static str, action: Action) -> Spec {
     Spec {
         names,
@@ -224,7 +239,7 @@ use OutputKind::{Executable, Pie, Shared};
 
 #[rustfmt::skip]
 const SPECS: &[Spec] = &[
-    // Output.
+    heading("Output"),
     arg(&["-o", "--output"], "FILE", "Write the output to FILE (default a.out)",
         Set(|p, v| p.o.output = v.into())),
     flag(&["-pie", "--pic-executable"], "Produce a position-independent executable", |p| p.o.kind = Pie),
@@ -248,57 +263,44 @@ const SPECS: &[Spec] = &[
     flag(&["--no-nmagic"], "Undo -n: page-aligned segments", |p| p.o.nmagic = false),
     flag(&["-static-pie"], "Produce a static position-independent executable", Parser::static_pie),
     flag(&["-r", "--relocatable"], "Produce a relocatable object", |p| p.o.relocatable = true),
-    flag(&["--no-dynamic-linker"], "Do not request a program interpreter (no PT_INTERP)",
-        |p| p.o.no_dynamic_linker = true),
-    arg(&["-I", "--dynamic-linker"], "FILE", "Use FILE as the program interpreter",
-        Set(|p, v| p.o.dynamic_linker = Some(v.into()))),
     arg(&["-m"], "EMULATION", "Set the emulation; only elf_x86_64 is supported", Value(Parser::emulation)),
-    arg(&["-e", "--entry"], "SYMBOL", "Start execution at SYMBOL (default _start)",
-        Set(|p, v| p.o.entry = Some(v.into()))),
-    arg(&["-u", "--undefined"], "SYMBOL", "Treat SYMBOL as referenced, pulling it from archives",
-        Set(|p, v| p.o.undefined.push(v.into()))),
-    arg(&["--require-defined"], "SYMBOL", "Like -u, and report an error unless SYMBOL is defined",
-        Set(|p, v| {
-            p.o.undefined.push(v.into());
-            p.o.require_defined.push(v.into());
-        })),
-    arg(&["--dependency-file"], "FILE", "Write a Makefile rule listing every file the link read to FILE",
-        Set(|p, v| p.o.dependency_file = Some(v.into()))),
-    arg(&["--why-extract"], "FILE", "Write why each archive member was loaded to FILE (- for standard output)",
-        Set(|p, v| p.o.why_extract = Some(v.into()))),
-    flag(&["--print-dependencies"], "Print which input section uses which other file's symbols (mold's report)",
-        |p| p.o.print_dependencies = true),
-    arg(&["--print-archive-stats"], "FILE", "Write each archive's member count and how many were loaded to FILE (- for standard output)",
-        Set(|p, v| p.o.print_archive_stats = Some(v.into()))),
-    arg(&["--undefined-glob"], "PATTERN", "Load the archive members that define symbols matching PATTERN",
-        Set(|p, v| p.o.undefined_globs.push(v.into()))),
-    arg(&["--image-base"], "ADDR", "Start the output's first segment at ADDR",
-        Value(Parser::image_base)),
-    arg(&["-Ttext-segment"], "ADDR", "Start the output's first segment at ADDR (GNU ld's; as --image-base)",
-        Value(Parser::image_base)),
-    arg(&["--section-start"], "SECTION=ADDR", "Place output section SECTION at ADDR",
-        Value(Parser::section_start)),
-    arg(&["--default-script", "-dT"], "FILE", "Read a linker script if no -T names one",
-        Set(|p, v| p.default_script = Some(v.into()))),
     arg(&["--package-metadata"], "JSON", "Add a .note.package note holding JSON (the packaging metadata of systemd's spec)",
         Set(|p, v| p.o.package_metadata = Some(v.into()))),
-    arg(&["--rsp-quoting"], "posix", "How response files are quoted: posix (the only one rld reads)",
-        Value(|p, v| if v == "posix" { Ok(()) } else { Err(invalid(&p.opt, v)) })),
-    arg(&["-rpath-link"], "DIR", "Where GNU ld looks for libraries' own dependencies: nothing to do (rld, as lld, does not read them)",
-        Set(|_, _| {})),
-    arg(&["-T", "--script"], "FILE", "Read a linker script",
-        Value(|p, v| {
-            let state = p.state;
-            p.o.inputs.push(InputArg::Script { path: v.into(), state });
-            Ok(())
-        })),
-    arg(&["-Ttext"], "ADDR", "Place .text at ADDR (as --section-start=.text=ADDR)",
-        Value(|p, v| p.start_of(".text", v))),
-    arg(&["-Tdata"], "ADDR", "Place .data at ADDR", Value(|p, v| p.start_of(".data", v))),
-    arg(&["-Tbss"], "ADDR", "Place .bss at ADDR", Value(|p, v| p.start_of(".bss", v))),
+    arg(&["--build-id"], "STYLE", "Add .note.gnu.build-id: sha1 (bare --build-id), fast, md5, uuid, none, 0xHEX",
+        Optional(Parser::build_id)),
+    flag(&["--eh-frame-hdr"], "Create .eh_frame_hdr and PT_GNU_EH_FRAME", |p| p.o.eh_frame_hdr = true),
+    flag(&["--no-eh-frame-hdr"], "Do not create .eh_frame_hdr (default)", |p| p.o.eh_frame_hdr = false),
+    flag(&["-s", "--strip-all"], "Omit all symbol information", |p| p.o.strip_all = true),
+    flag(&["-q", "--emit-relocs"], "Keep the inputs' relocations in the output (.rela sections)",
+        |p| p.o.emit_relocs = true),
+    flag(&["--gdb-index"], "Write .gdb_index, gdb's index of the debug information",
+        |p| p.o.gdb_index = true),
+    flag(&["--no-gdb-index"], "Do not write .gdb_index (default)", |p| p.o.gdb_index = false),
+    flag(&["-S", "--strip-debug"], "Omit debug information", |p| p.o.strip_debug = true),
+    flag(&["-X", "--discard-locals"], "Drop temporary local symbols (.L*)", |p| {
+        p.o.discard_locals = true;
+        p.o.discard_none = false;
+    }),
+    flag(&["-x", "--discard-all"], "Drop all local symbols", |p| {
+        p.o.discard_all = true;
+        p.o.discard_none = false;
+    }),
+    flag(&["--discard-none"], "Keep all local symbols, .L labels in mergeable sections too", |p| {
+        p.o.discard_locals = false;
+        p.o.discard_all = false;
+        p.o.discard_none = true;
+    }),
+    arg(&["--compress-debug-sections"], "zlib|none", "Compress the .debug_* output sections (SHF_COMPRESSED, zlib)",
+        Value(Parser::compress_debug_sections)),
+    flag(&["--fork"], "Link in a child process and exit as soon as the output is written (default)", |p| p.o.fork = true),
+    flag(&["--no-fork"], "Link in this process, which exits when it has freed everything", |p| p.o.fork = false),
+    // lld's spelling: only `--threads=N`, so `--threads foo.o` keeps foo.o an input.
+    arg(&["--threads"], "N", "Use N threads (default: all cores)", Optional(Parser::threads)),
+    flag(&["--no-threads"], "Use one thread", |p| p.o.threads = Some(1)),
+    arg(&["--thread-count"], "N", "Use N threads (gold's name for --threads=N)", Value(Parser::thread_count)),
+    heading("Inputs"),
     arg(&["--sysroot"], "DIR", "Use DIR as the system root for library search",
         Set(|p, v| p.o.sysroot = Some(v.into()))),
-    // Inputs and the state that applies to them.
     arg(&["-L", "--library-path"], "DIR", "Add DIR to the library search path",
         Set(|p, v| p.o.library_paths.push(v.into()))),
     arg(&["-l", "--library"], "NAME", "Link libNAME.so or libNAME.a (-l:FILE: exactly FILE)",
@@ -322,7 +324,82 @@ const SPECS: &[Spec] = &[
         Check(Parser::pop_state)),
     arg(&["--start-group", "-("], "", "Search the following archives repeatedly", Check(Parser::start_group)),
     arg(&["--end-group", "-)"], "", "End a group", Check(Parser::end_group)),
-    // Dynamic linking.
+    flag(&["-nostdlib"], "Search only the -L directories", |p| p.o.nostdlib = true),
+    heading("Symbols"),
+    arg(&["-e", "--entry"], "SYMBOL", "Start execution at SYMBOL (default _start)",
+        Set(|p, v| p.o.entry = Some(v.into()))),
+    arg(&["-u", "--undefined"], "SYMBOL", "Treat SYMBOL as referenced, pulling it from archives",
+        Set(|p, v| p.o.undefined.push(v.into()))),
+    arg(&["--require-defined"], "SYMBOL", "Like -u, and report an error unless SYMBOL is defined",
+        Set(|p, v| {
+            p.o.undefined.push(v.into());
+            p.o.require_defined.push(v.into());
+        })),
+    arg(&["--undefined-glob"], "PATTERN", "Load the archive members that define symbols matching PATTERN",
+        Set(|p, v| p.o.undefined_globs.push(v.into()))),
+    arg(&["--retain-symbols-file"], "FILE", "Keep only the symbols FILE lists (one per line) global; the others become local",
+        Set(|p, v| p.o.retain_symbols_file = Some(v.into()))),
+    arg(&["--wrap"], "SYMBOL", "Resolve SYMBOL to __wrap_SYMBOL, __real_SYMBOL to SYMBOL",
+        Set(|p, v| p.o.wrap.push(v.into()))),
+    arg(&["--defsym"], "SYMBOL=EXPR", "Define SYMBOL", Value(Parser::defsym)),
+    flag(&["--allow-multiple-definition"], "Let the first definition win over duplicates",
+        |p| p.o.allow_multiple_definition = true),
+    flag(&["--no-allow-multiple-definition"], "Duplicate definitions are errors (default)",
+        |p| p.o.allow_multiple_definition = false),
+    flag(&["--no-undefined"], "Report undefined symbols even in shared libraries",
+        |p| p.o.report_undefined = Some(true)),
+    arg(&["--unresolved-symbols"], "METHOD",
+        "ignore-all, report-all, ignore-in-object-files or ignore-in-shared-libs: whether the objects' undefined symbols are reported",
+        Value(Parser::unresolved_symbols)),
+    flag(&["--warn-unresolved-symbols"], "Report undefined symbols as warnings",
+        |p| p.o.warn_unresolved = true),
+    flag(&["--error-unresolved-symbols"], "Report undefined symbols as errors (default)",
+        |p| p.o.warn_unresolved = false),
+    // A shared library's own undefined symbols are resolved by the dynamic loader against its
+    // dependencies; rld does not second-guess them (lld's default for -shared).
+    flag(&["--allow-shlib-undefined"], "Allow undefined symbols in input shared libraries (default with -shared)",
+        |p| p.o.report_shlib_undefined = Some(false)),
+    flag(&["--no-allow-shlib-undefined"],
+        "Report input shared libraries' undefined symbols (default without -shared; only for libraries whose dependencies are all linked)",
+        |p| p.o.report_shlib_undefined = Some(true)),
+    flag(&["--fortran-common"], "Let an archive member defining a common symbol replace it (lld-14's default, GNU ld's)",
+        |p| p.o.fortran_common = true),
+    flag(&["--no-fortran-common"], "Leave a common symbol to its commons whatever archives define (the default, as lld-15 and later)",
+        |p| p.o.fortran_common = false),
+    heading("Sections and layout"),
+    arg(&["--image-base"], "ADDR", "Start the output's first segment at ADDR",
+        Value(Parser::image_base)),
+    arg(&["-Ttext-segment"], "ADDR", "Start the output's first segment at ADDR (GNU ld's; as --image-base)",
+        Value(Parser::image_base)),
+    arg(&["--section-start"], "SECTION=ADDR", "Place output section SECTION at ADDR",
+        Value(Parser::section_start)),
+    arg(&["--default-script", "-dT"], "FILE", "Read a linker script if no -T names one",
+        Set(|p, v| p.default_script = Some(v.into()))),
+    arg(&["-T", "--script"], "FILE", "Read a linker script",
+        Value(|p, v| {
+            let state = p.state;
+            p.o.inputs.push(InputArg::Script { path: v.into(), state });
+            Ok(())
+        })),
+    arg(&["-Ttext"], "ADDR", "Place .text at ADDR (as --section-start=.text=ADDR)",
+        Value(|p, v| p.start_of(".text", v))),
+    arg(&["-Tdata"], "ADDR", "Place .data at ADDR", Value(|p, v| p.start_of(".data", v))),
+    arg(&["-Tbss"], "ADDR", "Place .bss at ADDR", Value(|p, v| p.start_of(".bss", v))),
+    flag(&["--rosegment"], "Keep read-only data out of the code segment (default)", |p| p.o.rosegment = true),
+    flag(&["--no-rosegment"], "Read-only data and the headers share the code's segment (as lld)",
+        |p| p.o.rosegment = false),
+    flag(&["--relax"], "Turn GOT loads of symbols defined in the output into direct references (default)",
+        |p| p.o.relax = true),
+    flag(&["--no-relax"], "Keep every GOT load as compiled", |p| p.o.relax = false),
+    flag(&["--gc-sections"], "Remove unreferenced sections", |p| p.o.gc_sections = true),
+    flag(&["--no-gc-sections"], "Keep unreferenced sections (default)", |p| p.o.gc_sections = false),
+    // Not folding identical code is always correct, only larger.
+    arg(&["--icf"], "none|all|safe", "Fold identical read-only sections: all of them, or (safe) those whose address no object takes (clang's .llvm_addrsig)", Value(Parser::icf)),
+    heading("Dynamic linking"),
+    flag(&["--no-dynamic-linker"], "Do not request a program interpreter (no PT_INTERP)",
+        |p| p.o.no_dynamic_linker = true),
+    arg(&["-I", "--dynamic-linker"], "FILE", "Use FILE as the program interpreter",
+        Set(|p, v| p.o.dynamic_linker = Some(v.into()))),
     arg(&["-h", "-soname"], "NAME", "Set DT_SONAME", Set(|p, v| p.o.soname = Some(v.into()))),
     arg(&["--filter", "-F"], "NAME", "Add DT_FILTER: this library filters NAME's symbols",
         Set(|p, v| p.o.filters.push((object::elf::DT_FILTER, v.into())))),
@@ -332,9 +409,6 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.audit.push(v.into()))),
     arg(&["--depaudit", "-P"], "LIB", "Add LIB to DT_DEPAUDIT (auditing of this library's dependencies)",
         Set(|p, v| p.o.depaudit.push(v.into()))),
-    flag(&["--rosegment"], "Keep read-only data out of the code segment (default)", |p| p.o.rosegment = true),
-    flag(&["--no-rosegment"], "Read-only data and the headers share the code's segment (as lld)",
-        |p| p.o.rosegment = false),
     arg(&["-rpath", "-R"], "DIR", "Add DIR to the runtime library search path",
         Set(|p, v| p.o.rpath.push(v.into()))),
     flag(&["--enable-new-dtags"], "Emit the rpath as DT_RUNPATH (default)", |p| p.o.new_dtags = true),
@@ -364,21 +438,7 @@ const SPECS: &[Spec] = &[
         |p| p.o.symbolic = Symbolic::NonWeakFunctions),
     flag(&["-Bno-symbolic"], "Undo -Bsymbolic and its kin: definitions stay preemptible (default)",
         |p| p.o.symbolic = Symbolic::None),
-    flag(&["--copy-dt-needed-entries", "--add-needed"],
-        "Accepted with a warning; the DT_NEEDED entries of shared libraries are not followed",
-        |p| {
-            p.o.copy_dt_needed_entries = true;
-            p.o.warnings.push("--copy-dt-needed-entries is ignored: rld does not follow the DT_NEEDED \
-                entries of shared libraries to resolve symbols".into());
-        }),
-    flag(&["--no-copy-dt-needed-entries", "--no-add-needed"], "Do not follow DT_NEEDED (default)",
-        |p| p.o.copy_dt_needed_entries = false),
-    arg(&["--retain-symbols-file"], "FILE", "Keep only the symbols FILE lists (one per line) global; the others become local",
-        Set(|p, v| p.o.retain_symbols_file = Some(v.into()))),
     arg(&["--version-script"], "FILE", "Read a version script", Set(|p, v| p.o.version_scripts.push(v.into()))),
-    flag(&["--relax"], "Turn GOT loads of symbols defined in the output into direct references (default)",
-        |p| p.o.relax = true),
-    flag(&["--no-relax"], "Keep every GOT load as compiled", |p| p.o.relax = false),
     flag(&["--undefined-version"], "Allow version scripts to name undefined symbols",
         |p| p.o.undefined_version = true),
     flag(&["--no-undefined-version"], "Report symbols a version script names but nothing defines (default, as lld-16 and later)",
@@ -393,145 +453,14 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.export_dynamic_symbol_lists.push(v.into()))),
     arg(&["--exclude-libs"], "LIBS", "Do not export symbols from the comma-separated archives",
         Set(|p, v| p.o.exclude_libs.push(v.into()))),
-    // Output contents.
-    arg(&["--build-id"], "STYLE", "Add .note.gnu.build-id: fast (default), md5, sha1, uuid, none, 0xHEX",
-        Optional(Parser::build_id)),
-    flag(&["--eh-frame-hdr"], "Create .eh_frame_hdr and PT_GNU_EH_FRAME", |p| p.o.eh_frame_hdr = true),
-    flag(&["--no-eh-frame-hdr"], "Do not create .eh_frame_hdr (default)", |p| p.o.eh_frame_hdr = false),
-    arg(&["-z"], "KEYWORD", "relro, now, text, execstack, execstack-if-needed, separate-code, separate-loadable-segments, defs, muldefs, origin, copyreloc, nodelete, nodlopen, initfirst, interpose, nodefaultlib, global, shstk, pack-relative-relocs, nognustack, rela, stack-size=N, max-page-size=N, common-page-size=N (and no* forms)",
+    arg(&["-z"], "KEYWORD", "A GNU ld/lld keyword: relro, now, text, execstack, separate-code, defs, pack-relative-relocs, max-page-size=N, ... (man rld lists them all)",
         Value(Parser::z_keyword)),
-    flag(&["--gc-sections"], "Remove unreferenced sections", |p| p.o.gc_sections = true),
-    flag(&["--no-gc-sections"], "Keep unreferenced sections (default)", |p| p.o.gc_sections = false),
-    flag(&["--demangle"], "Demangle C++ names in diagnostics (default)", |p| p.o.demangle = true),
-    flag(&["--no-demangle"], "Show C++ names in diagnostics as they are mangled", |p| p.o.demangle = false),
-    flag(&["-t", "--trace"], "Print each input file as it is loaded", |p| p.o.trace = true),
-    arg(&["-y", "--trace-symbol"], "SYMBOL", "Print each input file that defines or references SYMBOL",
-        Set(|p, v| p.o.trace_symbols.push(v.into()))),
-    flag(&["--print-gc-sections"], "List the sections --gc-sections removes", |p| p.o.print_gc_sections = true),
-    flag(&["--no-print-gc-sections"], "Do not list them (default)", |p| p.o.print_gc_sections = false),
-    flag(&["-s", "--strip-all"], "Omit all symbol information", |p| p.o.strip_all = true),
-    flag(&["-q", "--emit-relocs"], "Keep the inputs' relocations in the output (.rela sections)",
-        |p| p.o.emit_relocs = true),
-    flag(&["--gdb-index"], "Write .gdb_index, gdb's index of the debug information",
-        |p| p.o.gdb_index = true),
-    flag(&["--no-gdb-index"], "Do not write .gdb_index (default)", |p| p.o.gdb_index = false),
-    flag(&["-S", "--strip-debug"], "Omit debug information", |p| p.o.strip_debug = true),
-    flag(&["-X", "--discard-locals"], "Drop temporary local symbols (.L*)", |p| {
-        p.o.discard_locals = true;
-        p.o.discard_none = false;
-    }),
-    flag(&["-x", "--discard-all"], "Drop all local symbols", |p| {
-        p.o.discard_all = true;
-        p.o.discard_none = false;
-    }),
-    flag(&["--discard-none"], "Keep all local symbols, .L labels in mergeable sections too", |p| {
-        p.o.discard_locals = false;
-        p.o.discard_all = false;
-        p.o.discard_none = true;
-    }),
-    arg(&["--wrap"], "SYMBOL", "Resolve SYMBOL to __wrap_SYMBOL, __real_SYMBOL to SYMBOL",
-        Set(|p, v| p.o.wrap.push(v.into()))),
-    arg(&["--defsym"], "SYMBOL=EXPR", "Define SYMBOL", Value(Parser::defsym)),
-    arg(&["-Map"], "FILE", "Write a link map (lld's format; - for standard output)",
-        Set(|p, v| p.o.map_file = Some(v.into()))),
-    flag(&["-M", "--print-map"], "Write the link map to standard output (as -Map -)",
-        |p| p.o.map_file = Some("-".into())),
-    // Diagnostics.
-    flag(&["--allow-multiple-definition"], "Let the first definition win over duplicates",
-        |p| p.o.allow_multiple_definition = true),
-    flag(&["--no-allow-multiple-definition"], "Duplicate definitions are errors (default)",
-        |p| p.o.allow_multiple_definition = false),
-    flag(&["--no-warnings", "-w"], "Show no warnings (and cancel --fatal-warnings)", |p| p.o.no_warnings = true),
-    arg(&["--error-limit"], "N", "Show at most N errors (default 20; 0 for all)",
-        Value(|p, v| {
-            p.o.error_limit = number::<usize>(&p.opt, v)?;
-            Ok(())
-        })),
-    flag(&["--warn-rwx-segments"], "Warn about a loaded segment that is writable and executable (GNU ld's)",
-        |p| p.o.warn_rwx_segments = true),
-    flag(&["--no-warn-rwx-segments"], "No warning about writable and executable segments (default)",
-        |p| p.o.warn_rwx_segments = false),
-    flag(&["--warn-execstack"], "Warn when the output asks for an executable stack (GNU ld's)",
-        |p| p.o.warn_execstack = true),
-    flag(&["--no-warn-execstack"], "No warning about an executable stack (default)",
-        |p| p.o.warn_execstack = false),
-    flag(&["--no-undefined"], "Report undefined symbols even in shared libraries",
-        |p| p.o.report_undefined = Some(true)),
-    arg(&["--unresolved-symbols"], "METHOD",
-        "ignore-all, report-all, ignore-in-object-files or ignore-in-shared-libs: whether the objects' undefined symbols are reported",
-        Value(Parser::unresolved_symbols)),
-    flag(&["--warn-unresolved-symbols"], "Report undefined symbols as warnings",
-        |p| p.o.warn_unresolved = true),
-    flag(&["--error-unresolved-symbols"], "Report undefined symbols as errors (default)",
-        |p| p.o.warn_unresolved = false),
-    // A shared library's own undefined symbols are resolved by the dynamic loader against its
-    // dependencies; rld does not second-guess them (lld's default for -shared).
-    flag(&["--allow-shlib-undefined"], "Allow undefined symbols in input shared libraries (default with -shared)",
-        |p| p.o.report_shlib_undefined = Some(false)),
-    flag(&["--no-allow-shlib-undefined"],
-        "Report input shared libraries' undefined symbols (default without -shared; only for libraries whose dependencies are all linked)",
-        |p| p.o.report_shlib_undefined = Some(true)),
-    flag(&["--fatal-warnings"], "Treat warnings as errors", |p| p.o.fatal_warnings = true),
-    flag(&["--no-fatal-warnings"], "Do not treat warnings as errors (default)", |p| p.o.fatal_warnings = false),
-    // rld's diagnostics are plain text; coloring them is not implemented.
-    arg(&["--color-diagnostics"], "WHEN", "Accepted with a warning unless WHEN is never; diagnostics are not colored",
-        Optional(|p, v| {
-            if v != Some("never") {
-                p.o.warnings.push("--color-diagnostics is ignored: rld's diagnostics are not colored".into());
-            }
-            Ok(())
-        })),
-    flag(&["--no-color-diagnostics"], "Accepted; diagnostics are not colored", |_| {}),
-    // Common symbols are always placed by alignment, which is what sorting them buys.
-    flag(&["--sort-common"], "Commons are always placed by alignment", |_| {}),
     flag(&["--default-symver"], "Version every exported symbol of a shared library with its soname",
         |p| p.o.default_symver = true),
-    flag(&["--warn-once"], "Name one place per undefined symbol (GNU ld: warn once per symbol)",
-        |p| p.o.warn_once = true),
-    flag(&["--warn-common"], "Warn when a common symbol meets another or a definition",
-        |p| p.o.warn_common = true),
-    flag(&["--no-warn-common"], "Do not warn about common symbols (default)", |p| p.o.warn_common = false),
-    flag(&["--fortran-common"], "Let an archive member defining a common symbol replace it (lld-14's default, GNU ld's)",
-        |p| p.o.fortran_common = true),
-    flag(&["--no-fortran-common"], "Leave a common symbol to its commons whatever archives define (the default, as lld-15 and later)",
-        |p| p.o.fortran_common = false),
-    // rld only reads x86-64 ELF, so there is no mismatch to tolerate.
-    flag(&["--no-warn-mismatch"], "Nothing to tolerate: rld reads only x86-64 ELF", |_| {}),
-    // Not folding identical code is always correct, only larger.
-    arg(&["--icf"], "none|all|safe", "Fold identical read-only sections: all of them, or (safe) those whose address no object takes (clang's .llvm_addrsig)", Value(Parser::icf)),
-    flag(&["--print-icf-sections"], "List the sections --icf folds", |p| p.o.print_icf_sections = true),
-    flag(&["--no-print-icf-sections"], "Do not list them (default)", |p| p.o.print_icf_sections = false),
-    arg(&["--compress-debug-sections"], "zlib|none", "Compress the .debug_* output sections (SHF_COMPRESSED, zlib)",
-        Value(Parser::compress_debug_sections)),
-    // Linking.
-    arg(&["-O"], "LEVEL", "Output optimization level; identical strings are merged at every level (2 and up warn: no tail merging)",
-        Value(Parser::opt_level)),
-    flag(&["-nostdlib"], "Search only the -L directories", |p| p.o.nostdlib = true),
-    flag(&["--verbose"], "Name each file on standard error as it is opened", |p| p.o.verbose = true),
-    flag(&["--time"], "Print how long each link phase took", |p| p.o.print_timing = true),
-    flag(&["--fork"], "Link in a child process and exit as soon as the output is written (default)", |p| p.o.fork = true),
-    flag(&["--no-fork"], "Link in this process, which exits when it has freed everything", |p| p.o.fork = false),
-    // lld's spelling: only `--threads=N`, so `--threads foo.o` keeps foo.o an input.
-    arg(&["--threads"], "N", "Use N threads (default: all cores)", Optional(Parser::threads)),
-    flag(&["--no-threads"], "Use one thread", |p| p.o.threads = Some(1)),
-    arg(&["--thread-count"], "N", "Use N threads (gold's name for --threads=N)", Value(Parser::thread_count)),
-    flag(&["-v", "-V", "--version"], "Print the version (and link if there are inputs)",
-        |p| p.o.print_version = true),
-    flag(&["--help"], "Print this help", |p| p.o.print_help = true),
-    flag(&["--print-driver"],
-        "Print the command line rld links with (run as `rld` without a C runtime, it adds what clang-14 adds) and exit",
-        |p| p.o.print_driver = true),
-    arg(&["--reproduce"], "FILE", "Write a tar of the inputs and the command line that replays the link",
-        Set(|p, v| p.o.reproduce = Some(v.into()))),
+    heading("Link-time optimization"),
     arg(&["--dump-summary"], "FILE", "Print the module summary of a bitcode file or a cached .rldsum",
         Set(|p, v| p.o.dump_summary = Some(v.into()))),
-    // LTO.
     flag(&["-flto"], "Link-time optimize bitcode inputs", |p| p.o.lto = true),
-    // LLVM's plugin (LLVMgold.so) is never loaded: rld's LTO does its work.
-    arg(&["-plugin"], "FILE", "Load a linker plugin (gcc's LTO plugin); LLVMgold.so is not loaded: rld does LLVM LTO itself",
-        Set(Parser::plugin)),
-    arg(&["-plugin-opt"], "OPT", "LTO option (O2, jobs=N, mcpu=CPU, -llvm-option, ...)",
-        Value(Parser::plugin_opt)),
     arg(&["-mllvm"], "OPT", "Pass OPT to LLVM", Set(|p, v| p.o.lto_opts.llvm_args.push(v.into()))),
     arg(&["--lto-O"], "<0-3>", "LTO optimization level (default 2)", Joined(Parser::lto_level)),
     arg(&["--cvp-max-targets"], "N", "Called-value propagation: most targets tracked per value (default 32)",
@@ -558,7 +487,6 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.lto_opts.remarks_format = Some(v.into()))),
     flag(&["--opt-remarks-with-hotness"], "Include profile hotness in remarks",
         |p| p.o.lto_opts.remarks_with_hotness = true),
-    // Distributed LTO, with lld's options for it.
     arg(&["--thinlto-distributor"], "PATH",
         "Compile the LTO partitions as jobs of the distributor PATH (lld's DTLTO interface)",
         Set(|p, v| p.o.lto_opts.distribution.distributor = v.into())),
@@ -578,6 +506,94 @@ const SPECS: &[Spec] = &[
             p.o.lto_opts.distribution.timeout_seconds = Some(count(&p.opt, v)? as u64);
             Ok(())
         })),
+    heading("Plugins"),
+    // LLVM's plugin (LLVMgold.so) is never loaded: rld's LTO does its work.
+    arg(&["-plugin"], "FILE", "Load a linker plugin (gcc's LTO plugin); LLVMgold.so is not loaded: rld does LLVM LTO itself",
+        Set(Parser::plugin)),
+    arg(&["-plugin-opt"], "OPT", "LTO option (O2, jobs=N, mcpu=CPU, -llvm-option, ...)",
+        Value(Parser::plugin_opt)),
+    heading("Diagnostics"),
+    arg(&["--dependency-file"], "FILE", "Write a Makefile rule listing every file the link read to FILE",
+        Set(|p, v| p.o.dependency_file = Some(v.into()))),
+    arg(&["--why-extract"], "FILE", "Write why each archive member was loaded to FILE (- for standard output)",
+        Set(|p, v| p.o.why_extract = Some(v.into()))),
+    flag(&["--print-dependencies"], "Print which input section uses which other file's symbols (mold's report)",
+        |p| p.o.print_dependencies = true),
+    arg(&["--print-archive-stats"], "FILE", "Write each archive's member count and how many were loaded to FILE (- for standard output)",
+        Set(|p, v| p.o.print_archive_stats = Some(v.into()))),
+    flag(&["--demangle"], "Demangle C++ names in diagnostics (default)", |p| p.o.demangle = true),
+    flag(&["--no-demangle"], "Show C++ names in diagnostics as they are mangled", |p| p.o.demangle = false),
+    flag(&["-t", "--trace"], "Print each input file as it is loaded", |p| p.o.trace = true),
+    arg(&["-y", "--trace-symbol"], "SYMBOL", "Print each input file that defines or references SYMBOL",
+        Set(|p, v| p.o.trace_symbols.push(v.into()))),
+    flag(&["--print-gc-sections"], "List the sections --gc-sections removes", |p| p.o.print_gc_sections = true),
+    flag(&["--no-print-gc-sections"], "Do not list them (default)", |p| p.o.print_gc_sections = false),
+    arg(&["-Map"], "FILE", "Write a link map (lld's format; - for standard output)",
+        Set(|p, v| p.o.map_file = Some(v.into()))),
+    flag(&["-M", "--print-map"], "Write the link map to standard output (as -Map -)",
+        |p| p.o.map_file = Some("-".into())),
+    flag(&["--no-warnings", "-w"], "Show no warnings (and cancel --fatal-warnings)", |p| p.o.no_warnings = true),
+    arg(&["--error-limit"], "N", "Show at most N errors (default 20; 0 for all)",
+        Value(|p, v| {
+            p.o.error_limit = number::<usize>(&p.opt, v)?;
+            Ok(())
+        })),
+    flag(&["--warn-rwx-segments"], "Warn about a loaded segment that is writable and executable (GNU ld's)",
+        |p| p.o.warn_rwx_segments = true),
+    flag(&["--no-warn-rwx-segments"], "No warning about writable and executable segments (default)",
+        |p| p.o.warn_rwx_segments = false),
+    flag(&["--warn-execstack"], "Warn when the output asks for an executable stack (GNU ld's)",
+        |p| p.o.warn_execstack = true),
+    flag(&["--no-warn-execstack"], "No warning about an executable stack (default)",
+        |p| p.o.warn_execstack = false),
+    flag(&["--fatal-warnings"], "Treat warnings as errors", |p| p.o.fatal_warnings = true),
+    flag(&["--no-fatal-warnings"], "Do not treat warnings as errors (default)", |p| p.o.fatal_warnings = false),
+    flag(&["--warn-once"], "Name one place per undefined symbol (GNU ld: warn once per symbol)",
+        |p| p.o.warn_once = true),
+    flag(&["--warn-common"], "Warn when a common symbol meets another or a definition",
+        |p| p.o.warn_common = true),
+    flag(&["--no-warn-common"], "Do not warn about common symbols (default)", |p| p.o.warn_common = false),
+    flag(&["--print-icf-sections"], "List the sections --icf folds", |p| p.o.print_icf_sections = true),
+    flag(&["--no-print-icf-sections"], "Do not list them (default)", |p| p.o.print_icf_sections = false),
+    flag(&["--verbose"], "Name each file on standard error as it is opened", |p| p.o.verbose = true),
+    flag(&["--time"], "Print how long each link phase took", |p| p.o.print_timing = true),
+    flag(&["-v", "-V", "--version"], "Print the version (and link if there are inputs)",
+        |p| p.o.print_version = true),
+    flag(&["--help"], "Print this help", |p| p.o.print_help = true),
+    flag(&["--print-driver"],
+        "Print the command line rld links with (run as `rld` without a C runtime, it adds what clang-14 adds) and exit",
+        |p| p.o.print_driver = true),
+    arg(&["--reproduce"], "FILE", "Write a tar of the inputs and the command line that replays the link",
+        Set(|p, v| p.o.reproduce = Some(v.into()))),
+    heading("Accepted for compatibility"),
+    arg(&["--rsp-quoting"], "posix", "How response files are quoted: posix (the only one rld reads)",
+        Value(|p, v| if v == "posix" { Ok(()) } else { Err(invalid(&p.opt, v)) })),
+    arg(&["-rpath-link"], "DIR", "Where GNU ld looks for libraries' own dependencies: nothing to do (rld, as lld, does not read them)",
+        Set(|_, _| {})),
+    flag(&["--copy-dt-needed-entries", "--add-needed"],
+        "Accepted with a warning; the DT_NEEDED entries of shared libraries are not followed",
+        |p| {
+            p.o.copy_dt_needed_entries = true;
+            p.o.warnings.push("--copy-dt-needed-entries is ignored: rld does not follow the DT_NEEDED \
+                entries of shared libraries to resolve symbols".into());
+        }),
+    flag(&["--no-copy-dt-needed-entries", "--no-add-needed"], "Do not follow DT_NEEDED (default)",
+        |p| p.o.copy_dt_needed_entries = false),
+    // rld's diagnostics are plain text; coloring them is not implemented.
+    arg(&["--color-diagnostics"], "WHEN", "Accepted with a warning unless WHEN is never; diagnostics are not colored",
+        Optional(|p, v| {
+            if v != Some("never") {
+                p.o.warnings.push("--color-diagnostics is ignored: rld's diagnostics are not colored".into());
+            }
+            Ok(())
+        })),
+    flag(&["--no-color-diagnostics"], "Accepted; diagnostics are not colored", |_| {}),
+    // Common symbols are always placed by alignment, which is what sorting them buys.
+    flag(&["--sort-common"], "Commons are always placed by alignment", |_| {}),
+    // rld only reads x86-64 ELF, so there is no mismatch to tolerate.
+    flag(&["--no-warn-mismatch"], "Nothing to tolerate: rld reads only x86-64 ELF", |_| {}),
+    arg(&["-O"], "LEVEL", "Output optimization level; identical strings are merged at every level (2 and up warn: no tail merging)",
+        Value(Parser::opt_level)),
 ];
 
 /// Options of gcc's liblto_plugin (gcc passes them as `-plugin-opt=-OPT`), which must not be
@@ -1650,19 +1666,98 @@ mod tests {
         }
     }
 
-    /// The option reference (docs/options.md) names every option `--help` lists (by its
-    /// first name).
-    #[test]
-    fn the_option_reference_documents_every_option() {
-        let readme = include_str!("../../docs/options.md");
-        let missing: Vec<&str> = help_text()
-            .lines()
-            .skip_while(|l| *l != "Options:")
+    /// The manual's OPTIONS sections (`## TITLE` in docs/rld.1.md), by title.
+    fn manual_sections() -> Vec<(&'static str, &'static str)> {
+        let manual = include_str!("../../docs/rld.1.md");
+        let options = &manual[manual.find("\n# OPTIONS\n").expect("an OPTIONS section")..];
+        let options = &options[..options[1..].find("\n# ").map_or(options.len(), |e| e + 1)];
+        options
+            .split("\n## ")
             .skip(1)
-            .filter_map(|l| l.trim().split([' ', ',', '=', '[', '<']).next())
-            .filter(|name| !readme.contains(&format!("`{name}")))
-            .collect();
-        assert!(missing.is_empty(), "not in docs/options.md: {missing:?}");
+            .map(|s| s.split_once('\n').unwrap_or((s, "")))
+            .collect()
+    }
+
+    /// The manual describes every option `--help` lists, every name of it, under the
+    /// heading `--help` puts it under.
+    #[test]
+    fn the_manual_describes_every_option_under_its_heading() {
+        let sections = manual_sections();
+        let mut heading = "";
+        let mut missing = Vec::new();
+        for spec in SPECS {
+            if spec.names.is_empty() {
+                heading = spec.help;
+                assert!(
+                    sections.iter().any(|(t, _)| *t == heading),
+                    "docs/rld.1.md has no section `## {heading}`"
+                );
+                continue;
+            }
+            let text = sections
+                .iter()
+                .find(|(t, _)| *t == heading)
+                .map_or("", |s| s.1);
+            for name in spec.names {
+                let named = [b'`', b' ', b'=', b'[']
+                    .iter()
+                    .any(|&c| text.contains(&format!("`{name}{}", c as char)));
+                if !named {
+                    missing.push(format!("{name} (under {heading})"));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "not in docs/rld.1.md: {missing:?}");
+    }
+
+    /// Every option the manual describes (a definition's term: the line before `:   `) is
+    /// one rld parses; `-z` keywords included.
+    #[test]
+    fn the_manual_describes_only_options_rld_parses() {
+        let mut unknown = Vec::new();
+        for (_, text) in manual_sections() {
+            let lines: Vec<&str> = text.lines().collect();
+            for pair in lines.windows(2) {
+                let (term, next) = (pair[0], pair[1]);
+                if !next.starts_with(":   ") {
+                    continue;
+                }
+                for quoted in term.split('`').skip(1).step_by(2) {
+                    if !quoted.starts_with('-') {
+                        continue;
+                    }
+                    if let Some(keyword) = quoted.strip_prefix("-z ") {
+                        // A placeholder value (`max-page-size=`*N*) gets one that is valid.
+                        let keyword = match keyword.strip_suffix('=') {
+                            Some("cet-report") => "cet-report=warning".to_string(),
+                            Some("start-stop-visibility") => "start-stop-visibility=hidden".into(),
+                            Some(k) => format!("{k}=4096"),
+                            None => keyword.to_string(),
+                        };
+                        let o = try_parse(&format!("-z {keyword} a.o"));
+                        if o.is_err() || o.is_ok_and(|o| !o.warnings.is_empty()) {
+                            unknown.push(quoted.to_string());
+                        }
+                        continue;
+                    }
+                    if quoted == "-z" {
+                        continue;
+                    }
+                    let name = quoted.split(['=', ' ', '[']).next().unwrap_or(quoted);
+                    let joined = SPECS.iter().any(|s| {
+                        matches!(s.action, Action::Joined(_))
+                            && s.names.iter().any(|n| bare(name).starts_with(bare(n)))
+                    });
+                    if find(bare(name)).is_none() && !joined && name != "-" {
+                        unknown.push(quoted.to_string());
+                    }
+                }
+            }
+        }
+        assert!(
+            unknown.is_empty(),
+            "docs/rld.1.md describes what rld does not parse: {unknown:?}"
+        );
     }
 
     #[test]
