@@ -1019,8 +1019,14 @@ impl Parser {
         }
     }
 
+    /// A section's address: hexadecimal with or without `0x`, as GNU ld and lld read it
+    /// (`-Ttext 401000` is 0x401000).
     fn start_of(&mut self, name: &str, addr: &str) -> Result<(), ArgsError> {
-        let addr = parse_u64(addr).ok_or_else(|| invalid(&self.opt, addr))?;
+        let digits = addr
+            .strip_prefix("0x")
+            .or_else(|| addr.strip_prefix("0X"))
+            .unwrap_or(addr);
+        let addr = u64::from_str_radix(digits, 16).map_err(|_| invalid(&self.opt, addr))?;
         self.o.section_start.retain(|(n, _)| n != name);
         self.o.section_start.push((name.into(), addr));
         Ok(())

@@ -58,15 +58,11 @@ fn main() -> ExitCode {
     };
     if opts.print_driver {
         let quoted: Vec<String> = args.iter().map(|a| shell_word(a)).collect();
-        println!("{program} {}", quoted.join(" "));
-        return ExitCode::SUCCESS;
+        return print_out(&format!("{program} {}\n", quoted.join(" ")));
     }
     if let Some(path) = &opts.dump_summary {
         return match rld::lto_driver::dump_summary(path) {
-            Ok(text) => {
-                print!("{text}");
-                ExitCode::SUCCESS
-            }
+            Ok(text) => print_out(&text),
             Err(e) => {
                 eprintln!("rld: error: {e}");
                 ExitCode::FAILURE
@@ -74,8 +70,7 @@ fn main() -> ExitCode {
         };
     }
     if opts.print_help {
-        print!("{}", rld::args::help_text());
-        return ExitCode::SUCCESS;
+        return print_out(rld::args::help_text());
     }
     // Still with one thread, and before anything is printed (the restarted process prints
     // it): a large link starts again with glibc's allocator tuned.
@@ -83,13 +78,14 @@ fn main() -> ExitCode {
         rld::malloc_tuning::restart_tuned();
     }
     if opts.print_version {
-        println!(
-            "rld {} (compatible with GNU linkers)",
+        let version = format!(
+            "rld {} (compatible with GNU linkers)\n",
             env!("CARGO_PKG_VERSION")
         );
         if opts.inputs.is_empty() {
-            return ExitCode::SUCCESS;
+            return print_out(&version);
         }
+        print_out(&version);
     }
     if !opts.no_warnings {
         for w in &opts.warnings {
@@ -166,5 +162,19 @@ fn shell_word(word: &str) -> String {
         word.to_owned()
     } else {
         format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// Writes `text` to standard output. A reader that has gone (`rld --help | head -1`) is not
+/// an error: what it wanted, it got.
+fn print_out(text: &str) -> ExitCode {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("rld: error: cannot write to standard output: {e}");
+            ExitCode::FAILURE
+        }
+        _ => ExitCode::SUCCESS,
     }
 }

@@ -182,3 +182,24 @@ fn under_gnu_ld_names_nothing_is_added() {
         );
     }
 }
+
+/// What rld prints on standard output (`--help`, `--print-driver`, `--version`) may go to a
+/// reader that stops early (`rld --help | head -1`): rld ends quietly and successfully, not
+/// with an internal error.
+#[test]
+fn a_reader_that_stops_early_is_not_an_error() {
+    for args in [&["--help"][..], &["--print-driver", "a.o"], &["--version"]] {
+        let mut child = Command::new(rld_path())
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes before rld writes anything.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {:?} {stderr}", out.status);
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}

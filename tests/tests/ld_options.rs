@@ -902,7 +902,8 @@ fn separate_loadable_segments_layout() {
 /// `-Ttext`, `-Tdata`, `-Tbss` and `--section-start=NAME=ADDR` place those output sections
 /// at their addresses, first in the image as lld orders them (in any spelling GNU ld
 /// takes: `-Ttext=A`, `-Ttext A`); every segment's file offset stays congruent to its
-/// address; the programs run as lld's. `-Ttext-segment` (GNU ld's) is `--image-base`.
+/// address; the programs run as lld's. An address is hexadecimal with or without `0x`, as
+/// GNU ld and lld read it. `-Ttext-segment` (GNU ld's) is `--image-base`.
 #[test]
 fn section_start_addresses_as_lld() {
     let t = Test::new();
@@ -910,8 +911,16 @@ fn section_start_addresses_as_lld() {
     let addr = |p: &Path, name: &str| find_section(&sections(p), name).map(|s| s.addr);
     // (flags, the sections they place and where)
     type Case<'a> = (&'a [&'a str], &'a [(&'a str, u64)]);
-    let cases: [Case; 4] = [
+    let cases: [Case; 5] = [
         (&["-no-pie", "-Wl,-Ttext=0x500000"], &[(".text", 0x500000)]),
+        (
+            &[
+                "-no-pie",
+                "-Wl,-Ttext=501000",
+                "-Wl,--section-start=.data=60a000",
+            ],
+            &[(".text", 0x501000), (".data", 0x60a000)],
+        ),
         (&["-pie", "-Wl,-Ttext,0x300000"], &[(".text", 0x300000)]),
         (
             &[
