@@ -22,6 +22,18 @@
 #   TS_BUILD=... PROGRAMS="7zip lencod" bench/aa-ceiling-ctmark.sh
 #   TS_BUILD=... RLD=/path/to/rld bench/aa-ceiling-ctmark.sh
 #   LINK_FLAGS="-Wl,--some-option" bench/aa-ceiling-ctmark.sh   # rld's analysis configured otherwise
+#   REMARKS=1 TS_BUILD=... bench/aa-ceiling-ctmark.sh           # what LLVM's passes did, instead
+#
+# REMARKS=1: no instrumented build or run (nor aat-eval, nor --save-temps). Both links of each
+# program (the two run at once) write LLVM's optimization remarks of licm, gvn,
+# loop-vectorize, slp-vectorizer and dse (-Wl,--opt-remarks-filename=on/PROG.remarks.yaml,
+# off/PROG.remarks.yaml), and a markdown table gives the counts of their Passed remarks,
+# without -> with rld's alias metadata, per program and summed: gvn LoadElim, gvn LoadPRE,
+# licm Hoisted, licm PromoteLoopAccessesToScalar, loop-vectorize Vectorized, slp-vectorizer
+# (all its remarks: VectorizedList, StoresVectorized, ...) and dse (all its remarks; with
+# clang-22 it writes none, not even Missed: 0 -> 0), as bench/aa.sh's "What LLVM's passes
+# did". Every pass:name, summed, follows the table; per program they are in PROG.log. The
+# remarks take ~700 MB for the ten programs.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,6 +43,8 @@ ts="${TS_BUILD:?set TS_BUILD to a test-suite build configured by scripts/difftes
 RLD="${RLD:-$repo/target/release/rld}"
 programs="${PROGRAMS:-7zip Bullet ClamAV consumer-typeset kimwitu++ lencod mafft SPASS sqlite3 tramp3d-v4}"
 read -ra link_flags <<<"${LINK_FLAGS:-}"
+remarks="${REMARKS:-}"
+passes='licm|gvn|loop-vectorize|slp-vectorizer|dse'
 mkdir -p "$work"
 # shellcheck source=bench/aa-ceiling/table.sh
 source "$tool/table.sh"
@@ -71,8 +85,10 @@ smaller() {
     esac
 }
 
-clang++-22 -O2 -shared -fPIC $(llvm-config-22 --cxxflags) "$tool/plugin.cpp" -o "$work/plugin.so"
-clang++-22 -O2 -c "$tool/runtime.cpp" -o "$work/runtime.o"
+if [[ -z $remarks ]]; then
+    clang++-22 -O2 -shared -fPIC $(llvm-config-22 --cxxflags) "$tool/plugin.cpp" -o "$work/plugin.so"
+    clang++-22 -O2 -c "$tool/runtime.cpp" -o "$work/runtime.o"
+fi
 plugin=(-load-pass-plugin="$work/plugin.so")
 
 now() { date +%s.%N; }
@@ -81,6 +97,43 @@ subst() { # DIR LINE: a lit RUN or VERIFY line of the test run in DIR, substitut
     local s="$2"
     s="${s//%S/$1}" s="${s//%s/$1}" s="${s//%b/$ts/tools}" s="${s//%o/$1.out}"
     printf '%s' "$s"
+}
+
+# remark_counts FILE: "pass:name count" for the passes' Passed remarks (bench/aa.sh's,
+# copied: aa.sh runs when sourced).
+remark_counts() {
+    awk '/^--- !Passed/ { p = 1; next } /^--- / { p = 0 }
+         p && /^Pass:/ { pass = $2 } p && /^Name:/ { print pass ":" $2; p = 0 }' "$1" |
+        sort | uniq -c | awk '{ print $2, $1 }'
+}
+
+# remark_columns: remark_counts' lines on stdin -> the table's seven counts.
+remark_columns() {
+    awk '$1 == "gvn:LoadElim" { c[1] += $2 }
+         $1 == "gvn:LoadPRE" { c[2] += $2 }
+         $1 == "licm:Hoisted" { c[3] += $2 }
+         $1 == "licm:PromoteLoopAccessesToScalar" { c[4] += $2 }
+         $1 == "loop-vectorize:Vectorized" { c[5] += $2 }
+         $1 ~ /^slp-vectorizer:/ { c[6] += $2 }
+         $1 ~ /^dse:/ { c[7] += $2 }
+         END { for (i = 1; i <= 7; i++) printf "%d%s", c[i], i < 7 ? " " : "\n" }'
+}
+
+# remark_row NAME OFF_COUNTS ON_COUNTS: a row of the table, cells "without -> with".
+remark_row() {
+    local -a a b
+    local i
+    read -ra a < <(remark_columns <<<"$2")
+    read -ra b < <(remark_columns <<<"$3")
+    printf '| %s |' "$1"
+    for i in 0 1 2 3 4 5 6; do printf ' %s -> %s |' "${a[i]}" "${b[i]}"; done
+    printf '\n'
+}
+
+# remark_join OFF_COUNTS ON_COUNTS: "pass:name without -> with" lines.
+remark_join() {
+    join -a1 -a2 -e0 -o 0,1.2,2.2 <(sort <<<"$1") <(sort <<<"$2") |
+        awk 'NF == 3 { printf "  %-45s %6d -> %6d\n", $1, $2, $3 }'
 }
 
 # workload DIR PROGRAM: the test's RUN lines (cut down by `smaller`) in DIR, a fresh copy of
@@ -109,7 +162,16 @@ workload() {
     done < <(grep '^RUN:' "$src/$exe.test")
 }
 
-ceiling_header
+if [[ -n $remarks ]]; then
+    echo "LLVM's Passed remarks, without -> with rld's alias metadata:"
+    echo
+    echo '| program | gvn loads eliminated | gvn load PRE | licm hoisted | licm promoted | loops vectorized | SLP | dse |'
+    echo '|---|---|---|---|---|---|---|---|'
+    all_off='' all_on=''
+else
+    ceiling_header
+fi
+remarks_start=$(now)
 for prog in $programs; do
     start=$(now)
     log="$work/$prog.log"
@@ -129,17 +191,42 @@ for prog in $programs; do
             *) args+=("${words[i]}") ;;
         esac
     done
+    declare -A pid=()
     for mode in off on; do
         out="$work/$mode/$prog"
         mkdir -p "$(dirname "$out")"
         extra=("${link_flags[@]}")
         [[ $mode == off ]] && extra+=(-Wl,--no-wpa-aa-metadata)
+        if [[ -n $remarks ]]; then
+            rm -f "$out.remarks.yaml"
+            (cd "$ts" && "$driver" "${args[@]}" -o "$out" "${libs[@]}" \
+                -Wl,--lto-partitions=1 -Wl,--time "${extra[@]}" \
+                -Wl,--opt-remarks-filename="$out.remarks.yaml" -Wl,--opt-remarks-passes="$passes" \
+                2>"$out.time") &
+            pid[$mode]=$!
+            continue
+        fi
         (cd "$ts" && "$driver" "${args[@]}" -o "$out" "${libs[@]}" \
             -Wl,--save-temps -Wl,--lto-partitions=1 -Wl,--time "${extra[@]}" 2>"$out.time") ||
             { tail -5 "$out.time" >&2; exit 1; }
         opt-22 "${plugin[@]}" -passes=aat-eval -aat-eval-out="$out.eval" -disable-output \
             "$out.0.0.preopt.bc"
     done
+    if [[ -n $remarks ]]; then
+        failed=''
+        for mode in off on; do # (both waited for, so that neither is left running)
+            wait "${pid[$mode]}" || { tail -5 "$work/$mode/$prog.time" >&2; failed=1; }
+        done
+        [[ -z $failed ]] || exit 1
+        echo "$prog: linked in $(since "$start")" | tee -a "$log" >&2
+        c_off="$(remark_counts "$work/off/$prog.remarks.yaml")"
+        c_on="$(remark_counts "$work/on/$prog.remarks.yaml")"
+        remark_row "$prog" "$c_off" "$c_on"
+        { echo "$prog: Passed remarks, without -> with rld's alias metadata:"
+          remark_join "$c_off" "$c_on"; } >>"$log"
+        all_off+="$c_off"$'\n' all_on+="$c_on"$'\n'
+        continue
+    fi
     echo "$prog: linked and evaluated in $(since "$start")" | tee -a "$log" >&2
     on="$work/on/$prog"
     opt-22 "${plugin[@]}" -passes=aat-instrument "$on.0.0.preopt.bc" -o "$on.inst.bc"
@@ -174,3 +261,13 @@ for prog in $programs; do
     ceiling_row "$prog" "$work/off/$prog.eval" "$on.eval" "$on.trace" "$on.time"
     echo "$prog: $(since "$start") in all" | tee -a "$log" >&2
 done
+if [[ -n $remarks ]]; then
+    # Summed over the programs (pass:name count lines, added up).
+    sum() { awk 'NF == 2 { n[$1] += $2 } END { for (k in n) print k, n[k] }'; }
+    all_off="$(sum <<<"$all_off")" all_on="$(sum <<<"$all_on")"
+    remark_row "**all**" "$all_off" "$all_on"
+    echo
+    echo "Every pass:name, summed over the programs (without -> with):"
+    remark_join "$all_off" "$all_on"
+    echo "all linked in $(since "$remarks_start")" >&2
+fi
