@@ -41,29 +41,15 @@ tool="$repo/bench/aa-ceiling"
 work="${BENCH_DIR:-$repo/target/bench-aa-ceiling-ctmark}"
 ts="${TS_BUILD:?set TS_BUILD to a test-suite build configured by scripts/difftest/test-suite.sh (its rld configuration)}"
 RLD="${RLD:-$repo/target/release/rld}"
-programs="${PROGRAMS:-7zip Bullet ClamAV consumer-typeset kimwitu++ lencod mafft SPASS sqlite3 tramp3d-v4}"
+# shellcheck source=bench/ctmark-common.sh
+source "$repo/bench/ctmark-common.sh"
+programs="${PROGRAMS:-$ctmark_programs}"
 read -ra link_flags <<<"${LINK_FLAGS:-}"
 remarks="${REMARKS:-}"
 passes='licm|gvn|loop-vectorize|slp-vectorizer|dse'
 mkdir -p "$work"
 # shellcheck source=bench/aa-ceiling/table.sh
 source "$tool/table.sh"
-
-target_of() { # CTMark name -> the test-suite's target (its path in the build tree)
-    case $1 in
-        7zip) echo MultiSource/Benchmarks/7zip/7zip-benchmark ;;
-        Bullet) echo MultiSource/Benchmarks/Bullet/bullet ;;
-        ClamAV) echo MultiSource/Applications/ClamAV/clamscan ;;
-        consumer-typeset) echo MultiSource/Benchmarks/MiBench/consumer-typeset/consumer-typeset ;;
-        kimwitu++) echo MultiSource/Applications/kimwitu++/kc ;;
-        lencod) echo MultiSource/Applications/JM/lencod/lencod ;;
-        mafft) echo MultiSource/Benchmarks/mafft/pairlocalalign ;;
-        SPASS) echo MultiSource/Applications/SPASS/SPASS ;;
-        sqlite3) echo MultiSource/Applications/sqlite3/sqlite3 ;;
-        tramp3d-v4) echo MultiSource/Benchmarks/tramp3d-v4/tramp3d-v4 ;;
-        *) echo "unknown CTMark program $1" >&2; return 1 ;;
-    esac
-}
 
 # Workloads cut down so that the instrumented run takes at most ~10 minutes, as sed scripts
 # on the RUN line (the test's own input otherwise; the times are on 2 busy cores). Their
@@ -93,11 +79,6 @@ plugin=(-load-pass-plugin="$work/plugin.so")
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.0f s", b - a }'; }
-subst() { # DIR LINE: a lit RUN or VERIFY line of the test run in DIR, substituted
-    local s="$2"
-    s="${s//%S/$1}" s="${s//%s/$1}" s="${s//%b/$ts/tools}" s="${s//%o/$1.out}"
-    printf '%s' "$s"
-}
 
 # remark_counts FILE: "pass:name count" for the passes' Passed remarks (bench/aa.sh's,
 # copied: aa.sh runs when sourced).
@@ -157,7 +138,7 @@ workload() {
         cmd="$(sed -e "$(smaller "$prog")" <<<"${cmd#RUN:}")"
         echo "$prog: running$cmd" >>"$log"
         rc=0
-        LC_ALL=C bash -c "$(subst "$dir" "$cmd")" >>"$dir.out" 2>&1 </dev/null || rc=$?
+        LC_ALL=C bash -c "$(subst "$dir" "$ts/tools" "$cmd")" >>"$dir.out" 2>&1 </dev/null || rc=$?
         echo "exit $rc" >>"$dir.out"
     done < <(grep '^RUN:' "$src/$exe.test")
 }
@@ -178,19 +159,7 @@ for prog in $programs; do
     : >"$log"
     target="$(target_of "$prog")"
     exe="$(basename "$target")"
-    # The link: ": && DRIVER FLAGS... OBJECTS... -o TARGET LIBS... && cd ... && llvm-size ...".
-    line="$(ninja -C "$ts" -t commands -s "$target")"
-    line="${line#: && }"
-    read -ra words <<<"${line%% && *}"
-    driver="${words[0]}"
-    args=() libs=()
-    for ((i = 1; i < ${#words[@]}; i++)); do
-        case ${words[i]} in
-            --ld-path=*) args+=("--ld-path=$RLD") ;;
-            -o) ((i++)); libs=("${words[@]:i+1}"); break ;;
-            *) args+=("${words[i]}") ;;
-        esac
-    done
+    link_command "$ts" "$target"
     declare -A pid=()
     for mode in off on; do
         out="$work/$mode/$prog"
@@ -251,7 +220,7 @@ for prog in $programs; do
         cp "$run.out" "$run.out.orig"
         verdict=passed
         while IFS= read -r cmd; do
-            bash -c "$(subst "$run" "${cmd#VERIFY:}")" >>"$log" 2>&1 || verdict=FAILED
+            bash -c "$(subst "$run" "$ts/tools" "${cmd#VERIFY:}")" >>"$log" 2>&1 || verdict=FAILED
         done < <(grep '^VERIFY:' "$src/$exe.test")
         mv "$run.out" "$run.out.verified"
         mv "$run.out.orig" "$run.out"

@@ -39,26 +39,12 @@ work="${BENCH_DIR:-$repo/target/bench-runtime-ctmark}"
 ts_lld="${TS_LLD:?set TS_LLD to a test-suite build tree linked by ld.lld (e.g. /work/ts/b22/lld)}"
 ts_rld="${TS_RLD:?set TS_RLD to a test-suite build tree linked by rld (e.g. /work/ts/b22/rld)}"
 RLD="${RLD:-$repo/target/release/rld}"
-programs="${PROGRAMS:-7zip Bullet ClamAV consumer-typeset kimwitu++ lencod mafft SPASS sqlite3 tramp3d-v4}"
+# shellcheck source=bench/ctmark-common.sh
+source "$repo/bench/ctmark-common.sh"
+programs="${PROGRAMS:-$ctmark_programs}"
 rounds="${ROUNDS:-5}"
 long="${LONG:-20}"
 mkdir -p "$work/lld" "$work/rld" "$work/run/lld" "$work/run/rld"
-
-target_of() { # CTMark name -> the test-suite's target (bench/aa-ceiling-ctmark.sh's)
-    case $1 in
-        7zip) echo MultiSource/Benchmarks/7zip/7zip-benchmark ;;
-        Bullet) echo MultiSource/Benchmarks/Bullet/bullet ;;
-        ClamAV) echo MultiSource/Applications/ClamAV/clamscan ;;
-        consumer-typeset) echo MultiSource/Benchmarks/MiBench/consumer-typeset/consumer-typeset ;;
-        kimwitu++) echo MultiSource/Applications/kimwitu++/kc ;;
-        lencod) echo MultiSource/Applications/JM/lencod/lencod ;;
-        mafft) echo MultiSource/Benchmarks/mafft/pairlocalalign ;;
-        SPASS) echo MultiSource/Applications/SPASS/SPASS ;;
-        sqlite3) echo MultiSource/Applications/sqlite3/sqlite3 ;;
-        tramp3d-v4) echo MultiSource/Benchmarks/tramp3d-v4/tramp3d-v4 ;;
-        *) echo "unknown CTMark program $1" >&2; return 1 ;;
-    esac
-}
 
 # mask PROG: a sed script hiding the output's timings (empty: compared exactly)
 mask() {
@@ -68,11 +54,6 @@ mask() {
     esac
 }
 
-subst() { # DIR TOOLS LINE: a lit RUN or VERIFY line of the test run in DIR, substituted
-    local s="$3"
-    s="${s//%S/$1}" s="${s//%s/$1}" s="${s//%b/$2}" s="${s//%o/$1.out}"
-    printf '%s' "$s"
-}
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -81,33 +62,25 @@ for prog in $programs; do
     target="$(target_of "$prog")"
     log="$work/$prog.log"
     : >"$log"
-    line="$(ninja -C "$ts_rld" -t commands -s "$target")"
-    line="${line#: && }"
-    read -ra words <<<"${line%% && *}"
-    driver="${words[0]}"
-    args=() libs=() objs_differ=0 nobj=0
-    for ((i = 1; i < ${#words[@]}; i++)); do
-        case ${words[i]} in
-            --ld-path=*) args+=("--ld-path=$RLD") ;;
-            -o) ((i++)); libs=("${words[@]:i+1}"); break ;;
+    link_command "$ts_rld" "$target"
+    objs_differ=0 nobj=0
+    for w in "${args[@]}"; do
+        case $w in
             *.o | *.a)
-                args+=("${words[i]}")
                 nobj=$((nobj + 1))
-                cmp -s "$ts_rld/${words[i]}" "$ts_lld/${words[i]}" ||
-                    { objs_differ=$((objs_differ + 1)); echo "objects: ${words[i]} differs" >>"$log"; } ;;
-            *) args+=("${words[i]}") ;;
+                cmp -s "$ts_rld/$w" "$ts_lld/$w" ||
+                    { objs_differ=$((objs_differ + 1)); echo "objects: $w differs" >>"$log"; } ;;
         esac
     done
     echo "objects: $nobj, $objs_differ differ between TS_RLD and TS_LLD" >>"$log"
     # The lld link, for the record: the same but for --ld-path and the tree.
-    lline="$(ninja -C "$ts_lld" -t commands -s "$target")"
-    lline="${lline#: && }"
-    lline="${lline%% && *}"
-    norm() { sed -e 's/--ld-path=[^ ]*/--ld-path=LD/'; }
-    if [[ "$(norm <<<"$lline")" != "$(norm <<<"${line%% && *}")" ]]; then
-        echo "link commands differ (beyond --ld-path): lld: $lline" >>"$log"
+    rld_link="$driver ${args[*]} -o $target ${libs[*]}"
+    link_command "$ts_lld" "$target"
+    if [[ "$driver ${args[*]} -o $target ${libs[*]}" != "$rld_link" ]]; then
+        echo "link commands differ (beyond --ld-path): lld: $driver ${args[*]} ${libs[*]}" >>"$log"
         echo "$prog: link command of TS_LLD differs beyond --ld-path (see $log)" >&2
     fi
+    link_command "$ts_rld" "$target"
     echo "link: (cd $ts_rld && $driver ${args[*]} -o $work/rld/$prog ${libs[*]})" >>"$log"
     start=$(date +%s.%N)
     (cd "$ts_rld" && "$driver" "${args[@]}" -o "$work/rld/$prog" "${libs[@]}") >>"$log" 2>&1 ||
