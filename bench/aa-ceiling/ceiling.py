@@ -9,8 +9,10 @@ Prints one line of key=value fields:
   may_default  pairs LLVM's default AA answers MayAlias (bitcode without rld's metadata)
   may_rld      the same with rld's metadata
   overlap      default-MayAlias pairs whose accesses touched the same byte of the same object
-               in the run: no sound analysis can answer them NoAlias (the dynamic ceiling)
-  exec_*       the same three counts over pairs whose two accesses both ran
+               in the run: no sound analysis can answer them NoAlias (the dynamic ceiling;
+               both accesses of such a pair ran)
+  exec_may_default, exec_may_rld
+               the MayAlias counts over pairs whose two accesses both ran
   exec_objects executed default-MayAlias pairs whose accesses touched a common abstract
                object (the same global, alloca or allocation call; any instance, any
                bytes): the ceiling of an analysis whose objects are those, as the issue
@@ -112,7 +114,6 @@ def main(argv):
         "overlap": len(floor),
         "exec_may_default": len(exec_off),
         "exec_may_rld": len(exec_on),
-        "exec_overlap": len(floor),
         "exec_objects": sum(1 for p in exec_off if common_object(p)),
         "exec_slots": sum(1 for p in exec_off if common_slot(p)),
         "rld_same_slot": same_slot,

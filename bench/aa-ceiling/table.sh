@@ -23,7 +23,7 @@ ceiling_row() {
         "$prog" "${f[pairs]}" "${f[may_default]}" "$(ceiling_pct "${f[may_default]}" "${f[pairs]}")" \
         "${f[may_rld]}" "$(ceiling_pct "${f[may_rld]}" "${f[pairs]}")" \
         "${f[exec_may_default]}" "${f[exec_may_rld]}" \
-        "${f[exec_overlap]}" "$(ceiling_pct "${f[exec_overlap]}" "${f[exec_may_default]}")" \
+        "${f[overlap]}" "$(ceiling_pct "${f[overlap]}" "${f[exec_may_default]}")" \
         "${f[rld_same_slot]}" "${f[rld_same_object_other_slots]}" "${f[rld_other_objects]}" \
         "${f[unsound]}" "$ms"
     sed -n '2,$p' "$out"

@@ -329,11 +329,13 @@ fn function_scopes(
         })
         .collect();
     let pieces = Pieces::cut(&ranges);
+    // Each instruction's pieces.
+    let covered: Vec<Vec<usize>> = ranges.iter().map(|r| pieces.covered(r).collect()).collect();
     // Per piece, the instructions touching it; pieces with the same instructions are one
     // scope. Ranked by how many instructions touch them, the frequent first.
     let mut touching: Vec<Vec<u32>> = vec![Vec::new(); pieces.len()];
-    for (k, r) in ranges.iter().enumerate() {
-        for p in pieces.covered(r) {
+    for (k, ps) in covered.iter().enumerate() {
+        for &p in ps {
             touching[p].push(k as u32);
         }
     }
@@ -376,7 +378,7 @@ fn function_scopes(
         if acc.iter().any(|a| a.external) {
             mask |= external_mask;
         }
-        for p in pieces.covered(&ranges[k]) {
+        for &p in &covered[k] {
             mask |= 1u64 << scope_of_piece[p];
         }
         instructions.push((*inst, mask));
@@ -441,7 +443,6 @@ struct Pieces {
     cuts: BTreeMap<u32, Vec<u64>>,
     /// The first piece number of each object in `cuts`.
     first: HashMap<u32, usize>,
-    count: usize,
     /// Piece number → object.
     owner: Vec<u32>,
 }
@@ -461,16 +462,11 @@ impl Pieces {
             first.insert(o, owner.len());
             owner.extend(std::iter::repeat_n(o, c.len()));
         }
-        Pieces {
-            count: owner.len(),
-            cuts,
-            first,
-            owner,
-        }
+        Pieces { cuts, first, owner }
     }
 
     fn len(&self) -> usize {
-        self.count
+        self.owner.len()
     }
 
     fn object(&self, piece: usize) -> u32 {

@@ -1259,10 +1259,7 @@ impl Client for ProgramModel {
                                 .checked_add(off)
                                 .is_some_and(|t| (base..end).contains(&t)) =>
                         {
-                            self.collapse(solver, o);
-                            let whole = self.location(solver, o, 0);
-                            solver.add_element(dst, whole);
-                            return;
+                            self.collapse(solver, o)
                         }
                         Some(_) => {}
                     }
