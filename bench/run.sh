@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Link-time benchmark: rld against ld.bfd, ld.gold, ld.lld-22 and mold on the
+# Link-time benchmark: rld against ld.bfd, ld.gold, ld.lld-22, Debian's mold, and mold
+# 2.42 and wild 0.8 built from their sources (bench/anchors.sh), on the
 # real-program corpus (bzip2, Lua 5.4, SQLite; see tests/corpus/) and on a
 # large C++ link, "llvm-api", the same program with every LLVM library
 # linked whole ("llvm-whole"), and SQLite with debug info ("sqlite-g"); see
-# below.
+# below. A program name ending in "+gc" is that program linked by every linker
+# with --gc-sections. wild collects unused sections unless told otherwise, so
+# it is given --no-gc-sections in the other rows (the same link as the others').
 #
 # Run by hand (not in CI):
 #   bench/run.sh                 # all programs, 10 runs per linker
 #   bench/run.sh -n 30 sqlite    # 30 runs, only sqlite
 #   bench/run.sh llvm-api        # only the large link
 #   bench/run.sh llvm-whole sqlite-g
+#   bench/run.sh -n 5 llvm-api llvm-whole llvm-api+gc llvm-whole+gc   # the four big rows
 #   RLD=/tmp/fake-rld/rld bench/run.sh
 #
 # What it does:
@@ -40,6 +44,10 @@
 # Environment:
 #   RLD        the linker under test; default: `cargo build --release -p rld`
 #              and use target/release/rld ($CARGO_TARGET_DIR honoured)
+#   LINKERS    the linkers to run, by the names rld rld1t bfd gold lld mold
+#              mold2 wild (default: all of them)
+#   MOLD2, WILD  mold 2.42 and wild 0.8 (default: where bench/anchors.sh puts
+#              them, target/anchors; skipped when absent)
 #   RUNS       runs per linker (default 10; -n overrides)
 #   BENCH_DIR  scratch directory (default: <repo>/target/bench)
 #
@@ -116,7 +124,7 @@ else
 fi
 [[ "$rld" = /* ]] || rld="$PWD/$rld"
 
-linkers=(rld rld1t bfd gold lld mold)
+read -r -a linkers <<<"${LINKERS:-rld rld1t bfd gold lld mold mold2 wild}"
 declare -A linker_path=(
     [rld]="$rld"
     [rld1t]="$rld"
@@ -124,8 +132,10 @@ declare -A linker_path=(
     [gold]="$(command -v ld.gold || true)"
     [lld]="$(command -v ld.lld-22 || true)"
     [mold]="$(command -v mold || true)"
+    [mold2]="${MOLD2:-$repo/target/anchors/mold-build/mold}"
+    [wild]="${WILD:-$repo/target/anchors/wild/target/release/wild}"
 )
-declare -A linker_tool=([cp]=cp [rld]=rld [rld1t]=rld-1t [bfd]=ld.bfd [gold]=ld.gold [lld]=ld.lld-22 [mold]=mold)
+declare -A linker_tool=([cp]=cp [rld]=rld [rld1t]=rld-1t [bfd]=ld.bfd [gold]=ld.gold [lld]=ld.lld-22 [mold]=mold [mold2]=mold-2.42 [wild]=wild)
 available=()
 for l in "${linkers[@]}"; do
     p="${linker_path[$l]}"
@@ -273,7 +283,8 @@ build_sqlite_g() {
 # llvm_api_libs: the libraries of the static LLVM link, one word each.
 llvm_api_libs() {
     llvm-config-22 --link-static --ldflags --libs "${llvm_api_components[@]}"
-    echo -lrt -ldl -lm -lz -ltinfo -lpthread
+    llvm-config-22 --link-static --system-libs
+    echo -lpthread
 }
 
 # ---------------------------------------------------------------------------
@@ -288,14 +299,14 @@ median_ms() {
 }
 
 # peak_rss NAME OUTDIR ARGS...: prints the largest peak RSS of three runs, in
-# KiB ("-" without GNU time). mold and rld by default fork and link in the
+# KiB ("-" without GNU time). mold, wild and rld by default fork and link in the
 # child, which GNU time does not see: they are measured with --no-fork.
 peak_rss() {
     local name="$1" dir="$2"
     shift 2
     local rss_cmd=("$@") i r max=0
     [[ -n "$time_bin" ]] || { echo "-"; return; }
-    [[ "$name" == mold || "$name" == rld* ]] && rss_cmd=("$1" --no-fork "${@:2}")
+    [[ "$name" == mold* || "$name" == rld* || "$name" == wild ]] && rss_cmd=("$1" --no-fork "${@:2}")
     for i in 1 2 3; do
         "$time_bin" -f '%M' -o "$dir/$name.rss" "${rss_cmd[@]}" >/dev/null 2>&1 || true
         r="$(tail -n1 "$dir/$name.rss")"
@@ -333,9 +344,12 @@ time_in_turn() {
 # Main loop
 
 results=()   # "program linker median_ms rss_kb"
-for prog in "${programs[@]}"; do
-    dir="$work/link/$prog"
+for row in "${programs[@]}"; do
+    dir="$work/link/$row"
     mkdir -p "$dir"
+    prog="${row%+gc}"
+    gc=()
+    [[ "$row" == *+gc ]] && gc=(--gc-sections)
     if [[ "$prog" == llvm-api ]]; then
         build_llvm_api >"$dir/objects" || exit 1
         driver=clang++-22
@@ -373,6 +387,11 @@ for prog in "${programs[@]}"; do
         out="$dir/$prog.$l"
         args=("${linker_path[$l]}")
         [[ "$l" == rld1t ]] && args+=(--threads=1)
+        if [[ ${#gc[@]} -gt 0 ]]; then
+            args+=("${gc[@]}")
+        elif [[ "$l" == wild ]]; then
+            args+=(--no-gc-sections)
+        fi
         for a in "${ld_args[@]:1}"; do
             args+=("${a//$placeholder/$out}")
         done
@@ -389,7 +408,7 @@ for prog in "${programs[@]}"; do
             timed+=(cp)
         fi
     done
-    echo "timing $prog: $runs rounds of ${timed[*]}..." >&2
+    echo "timing $row: $runs rounds of ${timed[*]}..." >&2
     time_in_turn "$dir" "${timed[@]}"
     for l in "${timed[@]}"; do
         rss="-"
@@ -397,7 +416,7 @@ for prog in "${programs[@]}"; do
             eval "args=($(cat "$dir/$l.cmd"))"
             rss="$(peak_rss "$l" "$dir" "${args[@]}")"
         fi
-        results+=("$prog $l $(median_ms "$dir/$l.times") $rss")
+        results+=("$row $l $(median_ms "$dir/$l.times") $rss")
     done
 done
 
@@ -405,8 +424,8 @@ done
 # Report
 
 echo
-printf '%-10s %-10s %12s %14s %10s\n' program linker "median (ms)" "peak RSS (MB)" "vs fastest"
-printf '%-10s %-10s %12s %14s %10s\n' ---------- ---------- ------------ -------------- ----------
+printf '%-14s %-10s %12s %14s %10s\n' program linker "median (ms)" "peak RSS (MB)" "vs fastest"
+printf '%-14s %-10s %12s %14s %10s\n' -------------- ---------- ------------ -------------- ----------
 summary=()
 for prog in "${programs[@]}"; do
     fastest="" fastest_linker=""
@@ -429,7 +448,7 @@ for prog in "${programs[@]}"; do
         fi
         rss_mb="-"
         [[ "$rss" != "-" ]] && rss_mb="$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')"
-        printf '%-10s %-10s %12s %14s %10s\n' "$prog" "${linker_tool[$l]}" "$ms" "$rss_mb" "$ratio"
+        printf '%-14s %-10s %12s %14s %10s\n' "$prog" "${linker_tool[$l]}" "$ms" "$rss_mb" "$ratio"
     done
     # rld against mold, against the floor, and its parallel speed-up.
     declare -A ms_of=()
@@ -440,6 +459,8 @@ for prog in "${programs[@]}"; do
     ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
     if [[ -n "${ms_of[rld]:-}" ]]; then
         [[ -n "${ms_of[mold]:-}" ]] && summary+=("$prog: rld / mold = $(ratio_of "${ms_of[rld]}" "${ms_of[mold]}")")
+        [[ -n "${ms_of[mold2]:-}" ]] && summary+=("$prog: rld / mold 2.42 = $(ratio_of "${ms_of[rld]}" "${ms_of[mold2]}")")
+        [[ -n "${ms_of[wild]:-}" ]] && summary+=("$prog: rld / wild = $(ratio_of "${ms_of[rld]}" "${ms_of[wild]}")")
         [[ -n "${ms_of[cp]:-}" ]] && summary+=("$prog: rld / floor (cp of the output) = $(ratio_of "${ms_of[rld]}" "${ms_of[cp]}")")
         [[ -n "${ms_of[rld1t]:-}" ]] && summary+=("$prog: rld --threads=1 / rld = $(ratio_of "${ms_of[rld1t]}" "${ms_of[rld]}")")
     fi

@@ -878,7 +878,7 @@ impl Parser {
 
     fn build_id(&mut self, v: Option<&str>) -> Result<(), ArgsError> {
         self.o.build_id = match v {
-            // A bare --build-id is SHA-1's 20 bytes, as in lld-22 and GNU ld.
+            // A bare --build-id is 20 bytes (SHA-1's size), as in lld-22 and GNU ld.
             Some("fast") => BuildId::Fast,
             Some("md5") => BuildId::Md5,
             None | Some("sha1" | "tree") => BuildId::Sha1,

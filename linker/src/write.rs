@@ -521,23 +521,29 @@ fn fast_build_id(data: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(&hashes)
 }
 
-/// `--build-id=md5|sha1`: the digest of the digests of every 1 MiB chunk, hashed in
-/// parallel (lld's scheme: the ID is its own, not the digest of the whole file, which one
-/// core would take a quarter of a second to compute for a 100 MB output).
-fn tree_hash<D: md5::Digest>(data: &[u8]) -> Vec<u8> {
+/// `--build-id` (sha1), `=md5`: `len` bytes of the BLAKE3 hash of the BLAKE3 hashes of every
+/// 1 MiB chunk, hashed in parallel. The ID is its own, as lld's tree hashes and mold's are
+/// (mold uses BLAKE3 for every style too): nothing checks it against a digest of the file,
+/// and BLAKE3 is three times faster than SHA-1 even with the CPU's SHA instructions, while
+/// as hard to make collide.
+fn tree_hash(data: &[u8], len: usize) -> Vec<u8> {
     const CHUNK: usize = 1 << 20;
     let digests: Vec<u8> = data
         .par_chunks(CHUNK)
-        .flat_map_iter(|c| D::digest(c).to_vec())
+        .flat_map_iter(|c| *blake3::hash(c).as_bytes())
         .collect();
-    D::digest(&digests).to_vec()
+    let mut id = vec![0; len];
+    blake3::Hasher::new()
+        .update(&digests)
+        .finalize_xof()
+        .fill(&mut id);
+    id
 }
 
 fn compute_build_id(style: &BuildId, data: &[u8], len: usize) -> Vec<u8> {
     match style {
         BuildId::Fast => fast_build_id(data).to_le_bytes().to_vec(),
-        BuildId::Md5 => tree_hash::<md5::Md5>(data),
-        BuildId::Sha1 => tree_hash::<sha1::Sha1>(data),
+        BuildId::Md5 | BuildId::Sha1 => tree_hash(data, len),
         BuildId::Uuid => {
             let mut bytes = vec![0u8; 16];
             if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
@@ -643,27 +649,46 @@ fn fill_gaps(link: &Image, buf: &mut [u8], jobs: &[(u64, u64, Job)]) {
 
 #[cfg(test)]
 mod tests {
-    use super::fast_build_id;
+    use super::{fast_build_id, tree_hash};
 
-    #[test]
-    fn the_fast_build_id_covers_every_byte_whatever_the_threads() {
+    /// `id` of `data` computed on 1 and 4 threads is the same, and changes with any byte
+    /// (the first, a chunk's first, the last) and with bytes moved between chunks.
+    fn covers_every_byte_whatever_the_threads(id: impl Fn(&[u8]) -> Vec<u8> + Sync) {
         let mut data: Vec<u8> = (0..(3 << 20) + 17).map(|i| (i * 7 % 251) as u8).collect();
         let on = |threads: usize, data: &[u8]| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            pool.install(|| fast_build_id(data))
+            pool.install(|| id(data))
         };
-        let id = on(1, &data);
-        assert_eq!(on(4, &data), id);
+        let first = on(1, &data);
+        assert_eq!(on(4, &data), first);
         for at in [0, 1 << 20, data.len() - 1] {
             data[at] ^= 1;
-            assert_ne!(on(2, &data), id, "byte {at} not covered");
+            assert_ne!(on(2, &data), first, "byte {at} not covered");
             data[at] ^= 1;
         }
         // Chunks are hashed where they are: moving bytes between them changes the ID.
         data.swap(0, 1 << 20);
-        assert_ne!(on(2, &data), id);
+        assert_ne!(on(2, &data), first);
+    }
+
+    #[test]
+    fn the_fast_build_id_covers_every_byte_whatever_the_threads() {
+        covers_every_byte_whatever_the_threads(|d| fast_build_id(d).to_le_bytes().to_vec());
+    }
+
+    #[test]
+    fn the_tree_build_ids_cover_every_byte_whatever_the_threads() {
+        covers_every_byte_whatever_the_threads(|d| tree_hash(d, 20));
+        covers_every_byte_whatever_the_threads(|d| tree_hash(d, 16));
+        let data = [1u8; 100];
+        assert_eq!(tree_hash(&data, 20).len(), 20);
+        assert_eq!(
+            tree_hash(&data, 20)[..16],
+            tree_hash(&data, 16)[..],
+            "one hash, cut"
+        );
     }
 }
