@@ -9,6 +9,8 @@
 use crate::object_file::{shndx, FileId, ObjectFile, SectionKind, LE};
 use crate::symbols::{SymbolDef, SymbolId, SymbolTable};
 use object::elf;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 const SHF_GNU_RETAIN: u64 = 0x20_0000;
 
@@ -47,45 +49,89 @@ fn is_gc_root(name: &str, sh_type: u32, flags: u64, symtab: &SymbolTable) -> boo
     false
 }
 
-struct Marker<'a> {
-    objects: &'a mut [ObjectFile],
-    symtab: &'a SymbolTable,
-    stack: Vec<(FileId, u32)>,
+/// Which sections are live, one flag per section of every object, set from many threads:
+/// marking is a parallel breadth-first walk of the relocation graph (each round follows the
+/// relocations of the sections the last round marked), as mold marks with a parallel
+/// work list. The set it ends with does not depend on the order, so neither does the output.
+struct LiveFlags {
+    /// Index of each object's first section among `live`.
+    base: Vec<usize>,
+    live: Vec<AtomicBool>,
 }
 
-impl Marker<'_> {
-    fn mark(&mut self, file: FileId, sec: u32) {
-        let s = &mut self.objects[file as usize].sections[sec as usize];
-        if !s.live && s.kind != SectionKind::Ignored {
-            s.live = true;
-            self.stack.push((file, sec));
+impl LiveFlags {
+    /// Non-allocatable sections start live (GC never drops them, and their relocations are
+    /// not followed); ignored ones too, so that nothing marks them.
+    fn new(objects: &[ObjectFile]) -> Self {
+        let mut base = Vec::with_capacity(objects.len());
+        let mut live = Vec::new();
+        for obj in objects {
+            base.push(live.len());
+            live.extend(
+                obj.sections
+                    .iter()
+                    .map(|s| AtomicBool::new(s.kind == SectionKind::Ignored || !s.is_alloc())),
+            );
         }
+        LiveFlags { base, live }
     }
 
-    fn mark_symbol(&mut self, file: FileId, sym_index: usize) {
-        let obj = &self.objects[file as usize];
-        let target = if let Some(id) = obj.global_index(sym_index) {
-            match self.symtab.get(id).def {
-                SymbolDef::Defined { file, section, .. } => Some((file, section)),
-                _ => None,
-            }
-        } else {
-            Some((file, obj.symbol_section(sym_index)))
-        };
-        if let Some((f, s)) = target {
-            if shndx::is_section(s) {
-                self.mark(f, s);
-            }
-        }
+    /// Marks the section; true if this call made it live.
+    fn mark(&self, file: FileId, sec: u32) -> bool {
+        !self.live[self.base[file as usize] + sec as usize].swap(true, Ordering::Relaxed)
     }
 
-    fn propagate(&mut self) {
-        while let Some((file, sec)) = self.stack.pop() {
-            let relocs = self.objects[file as usize].sections[sec as usize].relocs;
-            for r in relocs {
-                self.mark_symbol(file, r.r_sym(LE, false) as usize);
+    /// Copies the flags into the sections (not the ignored ones, whose flag says nothing).
+    fn write_back(&self, objects: &mut [ObjectFile]) {
+        objects.par_iter_mut().enumerate().for_each(|(f, obj)| {
+            let flags = &self.live[self.base[f]..];
+            for (s, flag) in obj.sections.iter_mut().zip(flags) {
+                if s.kind != SectionKind::Ignored {
+                    s.live = flag.load(Ordering::Relaxed);
+                }
             }
-        }
+        });
+    }
+}
+
+/// The section that symbol `sym_index` of `file` is defined in, if it is one.
+fn symbol_target(
+    objects: &[ObjectFile],
+    symtab: &SymbolTable,
+    file: FileId,
+    sym_index: usize,
+) -> Option<(FileId, u32)> {
+    let obj = &objects[file as usize];
+    let (f, s) = match obj.global_index(sym_index) {
+        Some(id) => match symtab.get(id).def {
+            SymbolDef::Defined { file, section, .. } => (file, section),
+            _ => return None,
+        },
+        None => (file, obj.symbol_section(sym_index)),
+    };
+    shndx::is_section(s).then_some((f, s))
+}
+
+/// Marks everything reachable from `frontier` (sections just marked) through relocations.
+fn propagate(
+    objects: &[ObjectFile],
+    symtab: &SymbolTable,
+    flags: &LiveFlags,
+    mut frontier: Vec<(FileId, u32)>,
+) {
+    while !frontier.is_empty() {
+        frontier = frontier
+            .par_iter()
+            .flat_map_iter(|&(file, sec)| {
+                objects[file as usize].sections[sec as usize]
+                    .relocs
+                    .iter()
+                    .filter_map(move |r| {
+                        symbol_target(objects, symtab, file, r.r_sym(LE, false) as usize)
+                    })
+                    .filter(|&(f, s)| flags.mark(f, s))
+            })
+            .collect();
     }
 }
 
@@ -95,7 +141,7 @@ pub fn collect_garbage(
     objects: &mut [ObjectFile],
     symtab: &SymbolTable,
     root_symbols: &[u32],
-    kept: &dyn Fn(&str, &str) -> bool,
+    kept: &(dyn Fn(&str, &str) -> bool + Sync),
 ) {
     mark_live(objects, symtab, root_symbols, &|_, obj, s| {
         let sec = &obj.sections[s];
@@ -153,65 +199,63 @@ fn mark_live(
     objects: &mut [ObjectFile],
     symtab: &SymbolTable,
     root_symbols: &[u32],
-    is_root: &dyn Fn(usize, &ObjectFile, usize) -> bool,
+    is_root: &(dyn Fn(usize, &ObjectFile, usize) -> bool + Sync),
 ) {
-    // Start from nothing live except non-allocatable sections, which GC never drops.
-    for obj in objects.iter_mut() {
-        for s in obj.sections.iter_mut() {
-            if s.kind != SectionKind::Ignored {
-                s.live = !s.is_alloc();
+    let flags = LiveFlags::new(objects);
+    let mut frontier: Vec<(FileId, u32)> = root_symbols
+        .iter()
+        .filter_map(|&id| match symtab.get(id).def {
+            SymbolDef::Defined { file, section, .. } if shndx::is_section(section) => {
+                Some((file, section))
             }
-        }
-    }
-    let mut marker = Marker {
-        objects,
-        symtab,
-        stack: Vec::new(),
-    };
-    for &id in root_symbols {
-        if let SymbolDef::Defined { file, section, .. } = symtab.get(id).def {
-            if shndx::is_section(section) {
-                marker.mark(file, section);
-            }
-        }
-    }
-    for f in 0..marker.objects.len() {
-        for i in 0..marker.objects[f].sections.len() {
-            let s = &marker.objects[f].sections[i];
-            if s.kind != SectionKind::Ignored
-                && s.kind != SectionKind::EhFrame
-                && s.is_alloc()
-                && is_root(f, &marker.objects[f], i)
-            {
-                marker.mark(f as FileId, i as u32);
-            }
-        }
-    }
-    marker.propagate();
+            _ => None,
+        })
+        .filter(|&(f, s)| flags.mark(f, s))
+        .collect();
+    let roots: Vec<(FileId, u32)> = objects
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(f, obj)| {
+            obj.sections.iter().enumerate().filter_map(move |(i, s)| {
+                (s.kind != SectionKind::Ignored
+                    && s.kind != SectionKind::EhFrame
+                    && s.is_alloc()
+                    && is_root(f, obj, i))
+                .then_some((f as FileId, i as u32))
+            })
+        })
+        .collect();
+    frontier.extend(roots.into_iter().filter(|&(f, s)| flags.mark(f, s)));
+    propagate(objects, symtab, &flags, frontier);
 
     // FDEs of live functions keep their LSDAs and personality routines; repeat until the
     // set stops growing, since an LSDA can reference more code.
     loop {
-        let before = marker.stack.len();
-        for f in 0..marker.objects.len() {
-            let obj = &marker.objects[f];
-            let mut to_mark = Vec::new();
-            for (i, s) in obj.sections.iter().enumerate() {
-                if s.kind != SectionKind::EhFrame {
-                    continue;
+        flags.write_back(objects);
+        let objects = &*objects;
+        let frontier: Vec<(FileId, u32)> = objects
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(f, obj)| {
+                let mut found = Vec::new();
+                for &i in &obj.eh_frames {
+                    if obj.sections[i as usize].kind != SectionKind::EhFrame {
+                        continue;
+                    }
+                    for_each_live_fde_reloc(obj, i as usize, |sym| {
+                        found.extend(symbol_target(objects, symtab, f as FileId, sym));
+                    });
                 }
-                for_each_live_fde_reloc(obj, i, |sym| to_mark.push(sym));
-            }
-            for sym in to_mark {
-                marker.mark_symbol(f as FileId, sym);
-            }
-        }
-        if marker.stack.len() == before {
+                found
+            })
+            .filter(|&(f, s)| flags.mark(f, s))
+            .collect();
+        if frontier.is_empty() {
             break;
         }
-        marker.propagate();
+        propagate(objects, symtab, &flags, frontier);
     }
-    for obj in marker.objects.iter_mut() {
+    for obj in objects.iter_mut() {
         for s in obj.sections.iter_mut() {
             if s.kind == SectionKind::EhFrame {
                 s.live = true;
@@ -231,30 +275,44 @@ pub fn libraries_still_needed(
     roots: &[SymbolId],
     libraries: usize,
 ) -> Vec<bool> {
-    let mut needed = vec![false; libraries];
-    let mut mark = |id: SymbolId| {
+    let mark = |mut needed: Vec<bool>, id: SymbolId| {
         if let SymbolDef::Shared { dso, .. } = symtab.get(id).def {
             if let Some(n) = needed.get_mut(dso as usize) {
                 *n = true;
             }
         }
+        needed
     };
-    roots.iter().for_each(|&id| mark(id));
-    for obj in objects {
-        for s in obj.sections.iter().filter(|s| s.live) {
-            for r in s.relocs {
-                let index = r.r_sym(LE, false) as usize;
-                let weak = obj
-                    .symbols
-                    .get(index)
-                    .is_some_and(|sym| sym.st_bind() == elf::STB_WEAK);
-                if let (Some(id), false) = (obj.global_index(index), weak) {
-                    mark(id);
+    let from_roots = roots
+        .iter()
+        .fold(vec![false; libraries], |n, &id| mark(n, id));
+    let from_sections = objects
+        .par_iter()
+        .fold(
+            || vec![false; libraries],
+            |mut needed, obj| {
+                for s in obj.sections.iter().filter(|s| s.live) {
+                    for r in s.relocs {
+                        let index = r.r_sym(LE, false) as usize;
+                        let weak = obj
+                            .symbols
+                            .get(index)
+                            .is_some_and(|sym| sym.st_bind() == elf::STB_WEAK);
+                        if let (Some(id), false) = (obj.global_index(index), weak) {
+                            needed = mark(needed, id);
+                        }
+                    }
                 }
-            }
-        }
-    }
-    needed
+                needed
+            },
+        )
+        .reduce(|| vec![false; libraries], or);
+    or(from_roots, from_sections)
+}
+
+fn or(mut a: Vec<bool>, b: Vec<bool>) -> Vec<bool> {
+    a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
+    a
 }
 
 /// What `--print-gc-sections` prints: a line per section garbage collection dropped, as lld

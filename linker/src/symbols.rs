@@ -970,8 +970,11 @@ impl Resolver {
             if s.is_undefined {
                 let id = self.symtab.intern(s.name);
                 let sym = self.symtab.get_mut(id);
+                // The output's definition is exported for it, but a reference in a version
+                // (`foo@V1`) fetches no archive member (lld's rule): the library that
+                // defines that version is linked for it.
                 sym.dso_ref = true;
-                if s.bind != elf::STB_WEAK {
+                if s.bind != elf::STB_WEAK && s.needed_version.is_none() {
                     sym.dso_strong_ref = true;
                     if let SymbolDef::Lazy { archive, member } = sym.def {
                         self.fetch_for(archive, member, s.name, &dso.name);

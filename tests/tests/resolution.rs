@@ -132,6 +132,71 @@ fn library_reference_pulls_archive_member() {
     }
 }
 
+/// A library's reference to a versioned symbol (`callback@V1`, from the library that
+/// defines that version) names the version, which no archive member defines: it fetches
+/// nothing (lld's rule): the executable does not load the member, and the library keeps
+/// calling its dependency's. An executable that defines `callback` itself exports it.
+#[test]
+fn versioned_library_reference_pulls_no_archive_member() {
+    let t = Test::new();
+    let dep = t.compile(Gcc, "int callback(void) { return 7; }\n", &["-O2", "-fPIC"]);
+    let script = t.write("dep.map", "V1 { global: callback; local: *; };\n");
+    let user = t.compile(
+        Gcc,
+        "int callback(void);\nint run_cb(void) { return callback() + 1; }\n",
+        &["-O2", "-fPIC"],
+    );
+    let member = t.compile(
+        Gcc,
+        "int member_loaded = 1;\nint callback(void) { return 41; }\n",
+        &["-O2"],
+    );
+    let archive = t.archive("libcb.a", &[&member]);
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nint run_cb(void);\nint main(void) { printf(\"%d\\n\", run_cb()); return 0; }\n",
+        &["-O2"],
+    );
+    for d in ALL_DRIVERS {
+        let dir = t.path(d.name());
+        let version_script = format!("-Wl,--version-script={}", script.display());
+        t.link(
+            d,
+            &[&dep],
+            &["-shared", &version_script],
+            &format!("{}/libdep.so", d.name()),
+        );
+        let l = format!("-L{}", dir.display());
+        t.link(
+            d,
+            &[&user],
+            &["-shared", &l, "-ldep"],
+            &format!("{}/libuser.so", d.name()),
+        );
+        let archive = archive.to_str().unwrap();
+        let exe = t.link(
+            d,
+            &[&main],
+            &[&l, "-luser", archive, "-ldep"],
+            &format!("{}/main", d.name()),
+        );
+        assert_output_is(&exe, &run_with_library(&exe), "8\n", d.name());
+        assert!(
+            !nm_has(&exe, "member_loaded"),
+            "{}: the member was loaded",
+            d.name()
+        );
+        // The executable's own `callback` is exported, and interposes the dependency's.
+        let exe = t.link(
+            d,
+            &[&main, &member],
+            &[&l, "-luser", "-ldep"],
+            &format!("{}/main-own", d.name()),
+        );
+        assert_output_is(&exe, &run_with_library(&exe), "42\n", d.name());
+    }
+}
+
 /// A reference with hidden visibility must be defined inside the output: a library's
 /// definition does not count, whatever the order, for executables and shared libraries.
 #[test]
