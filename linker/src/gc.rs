@@ -49,10 +49,9 @@ fn is_gc_root(name: &str, sh_type: u32, flags: u64, symtab: &SymbolTable) -> boo
     false
 }
 
-/// Which sections are live, one flag per section of every object, set from many threads:
-/// marking is a parallel breadth-first walk of the relocation graph (each round follows the
-/// relocations of the sections the last round marked), as mold marks with a parallel
-/// work list. The set it ends with does not depend on the order, so neither does the output.
+/// Which sections are live, one flag per section of every object, set from many threads
+/// (see [`propagate`]). The set marking ends with does not depend on the order in which
+/// the threads reach the sections, so neither does the output.
 struct LiveFlags {
     /// Index of each object's first section among `live`.
     base: Vec<usize>,
@@ -112,26 +111,58 @@ fn symbol_target(
     shndx::is_section(s).then_some((f, s))
 }
 
-/// Marks everything reachable from `frontier` (sections just marked) through relocations.
+/// Marks everything reachable from `frontier` (sections just marked) through relocations:
+/// each task walks depth-first from its own stack and hands half of it to a new task when
+/// it grows, so that idle threads take work (mold's parallel work list) while a chain of
+/// calls thousands deep costs no more than on one thread.
 fn propagate(
     objects: &[ObjectFile],
     symtab: &SymbolTable,
     flags: &LiveFlags,
-    mut frontier: Vec<(FileId, u32)>,
+    frontier: Vec<(FileId, u32)>,
 ) {
-    while !frontier.is_empty() {
-        frontier = frontier
-            .par_iter()
-            .flat_map_iter(|&(file, sec)| {
-                objects[file as usize].sections[sec as usize]
-                    .relocs
-                    .iter()
-                    .filter_map(move |r| {
-                        symbol_target(objects, symtab, file, r.r_sym(LE, false) as usize)
-                    })
-                    .filter(|&(f, s)| flags.mark(f, s))
-            })
-            .collect();
+    let walk = Walk {
+        objects,
+        symtab,
+        flags,
+    };
+    rayon::scope(|scope| {
+        for chunk in frontier.chunks(Walk::SPLIT) {
+            let stack = chunk.to_vec();
+            let walk = &walk;
+            scope.spawn(move |scope| walk.run(scope, stack));
+        }
+    });
+}
+
+struct Walk<'a> {
+    objects: &'a [ObjectFile],
+    symtab: &'a SymbolTable,
+    flags: &'a LiveFlags,
+}
+
+impl<'a> Walk<'a> {
+    /// A stack longer than this gives half of it to another task.
+    const SPLIT: usize = 256;
+
+    fn run<'s>(&'s self, scope: &rayon::Scope<'s>, mut stack: Vec<(FileId, u32)>)
+    where
+        'a: 's,
+    {
+        while let Some((file, sec)) = stack.pop() {
+            for r in self.objects[file as usize].sections[sec as usize].relocs {
+                let sym = r.r_sym(LE, false) as usize;
+                if let Some((f, s)) = symbol_target(self.objects, self.symtab, file, sym) {
+                    if self.flags.mark(f, s) {
+                        stack.push((f, s));
+                    }
+                }
+            }
+            if stack.len() > Self::SPLIT {
+                let half = stack.split_off(stack.len() / 2);
+                scope.spawn(move |scope| self.run(scope, half));
+            }
+        }
     }
 }
 
