@@ -72,6 +72,24 @@ configure() { # DIR LDFLAGS
     -DCMAKE_EXE_LINKER_FLAGS="-flto $2" -DTEST_SUITE_COLLECT_COMPILE_TIME=OFF \
     -DTEST_SUITE_SUBDIRS="$subdirs" -DTEST_SUITE_BENCHMARKING_ONLY=OFF >"$1/cmake.log" 2>&1 ||
     { tail -30 "$1/cmake.log" >&2; echo "cmake failed: see $1/cmake.log" >&2; exit 2; }
+  local_cfgs "$1"
+}
+
+# A subdirectory named below its top (MultiSource/Benchmarks) skips the top's CMakeLists,
+# which copies the top's lit.local.cfg (traditional_output: lit captures the program's
+# output for the reference comparison); copy those of every enclosing directory.
+local_cfgs() { # DIR
+  local sub dir
+  IFS=';' read -ra subs <<<"$subdirs"
+  for sub in "${subs[@]}"; do
+    dir=$sub
+    while [ "$dir" != . ] && [ -n "$dir" ]; do
+      if [ -f "$src/$dir/lit.local.cfg" ] && [ ! -f "$1/$dir/lit.local.cfg" ]; then
+        mkdir -p "$1/$dir" && cp "$src/$dir/lit.local.cfg" "$1/$dir/"
+      fi
+      dir=$(dirname "$dir")
+    done
+  done
 }
 
 # Compile: build the targets of the compile rules (C_COMPILER__..., CXX_COMPILER__...).
