@@ -2,6 +2,7 @@
 
 pub mod android_relocs;
 pub mod args;
+pub mod build_id;
 pub mod compressed;
 pub mod context;
 pub mod demangle;

@@ -316,6 +316,15 @@ pub fn read_str(table: &'static [u8], offset: u32) -> Option<&'static [u8]> {
     Some(&rest[..end])
 }
 
+/// The NUL-terminated name at `offset` of a string table known to be UTF-8; None where
+/// the offset is past the end or not on a character boundary, or no NUL ends the name.
+fn read_name(table: &'static str, offset: u32) -> Option<&'static str> {
+    let rest = table.get(offset as usize..)?;
+    let end = memchr::memchr(0, rest.as_bytes())?;
+    // A NUL is one byte and never inside a character: the cut is on a boundary.
+    Some(&rest[..end])
+}
+
 impl ObjectFile {
     pub fn parse(name: String, data: &'static [u8]) -> Result<ObjectFile> {
         let header = elf::FileHeader64::<object::LittleEndian>::parse(data)
@@ -398,12 +407,21 @@ impl ObjectFile {
                 .collect()
         };
 
+        // The section names' table checked as UTF-8 once: a large object's names are long
+        // (`.text.` and a mangled C++ name), and checking each on its own costs a tenth of
+        // parsing. A name in a valid table is valid wherever it starts on a character.
+        let shstrtab_text = std::str::from_utf8(shstrtab).ok();
         let mut sections = Vec::with_capacity(headers.len());
         for (i, sh) in headers.iter().enumerate() {
-            let sec_name = read_str(shstrtab, sh.sh_name(LE))
-                .ok_or_else(|| bad(&name, format!("section {i} has a bad name offset")))?;
-            let sec_name = std::str::from_utf8(sec_name)
-                .map_err(|_| bad(&name, format!("section {i} name is not UTF-8")))?;
+            let sec_name = match shstrtab_text.and_then(|t| read_name(t, sh.sh_name(LE))) {
+                Some(n) => n,
+                None => {
+                    let n = read_str(shstrtab, sh.sh_name(LE))
+                        .ok_or_else(|| bad(&name, format!("section {i} has a bad name offset")))?;
+                    std::str::from_utf8(n)
+                        .map_err(|_| bad(&name, format!("section {i} name is not UTF-8")))?
+                }
+            };
             let sh_type = sh.sh_type(LE);
             let flags = sh.sh_flags(LE);
             let size = sh.sh_size(LE);
@@ -844,6 +862,24 @@ mod tests {
         r.extend_from_slice(&[version, b'z', b'R', 0, 1, 0x78, 16, 1, 0x1b]);
         r.resize(20, 0);
         r
+    }
+
+    #[test]
+    fn names_from_a_checked_table_start_only_on_characters() {
+        let table: &'static str = "\0.text.\u{e9}t\u{e9}\0.data\0tail";
+        assert_eq!(read_name(table, 1), Some(".text.\u{e9}t\u{e9}"));
+        // A suffix shared with a longer name (as assemblers merge them).
+        assert_eq!(read_name(table, 6), Some(".\u{e9}t\u{e9}"));
+        assert_eq!(read_name(table, 0), Some(""));
+        // Inside the two bytes of 'é': not a name of a valid table, left to the byte path.
+        assert_eq!(read_name(table, 8), None);
+        // No NUL after it, or past the end.
+        assert_eq!(read_name(table, table.len() as u32 - 4), None);
+        assert_eq!(read_name(table, 1000), None);
+        // The byte path then reports what the per-name check always did.
+        assert!(
+            std::str::from_utf8(read_str(Box::leak(table.as_bytes().into()), 8).unwrap()).is_err()
+        );
     }
 
     #[test]

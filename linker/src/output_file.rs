@@ -144,8 +144,9 @@ impl PendingOutput {
                 std::io::Error::other("output too large for this machine"),
             )
         })?;
-        // The image is built in anonymous memory, which can take transparent huge pages, and
-        // written to the file (as it is finished, or at commit): writing through a mapping
+        // The image is anonymous memory, which can take transparent huge pages and costs
+        // nothing where it is never touched (a writer that sends its parts to the file
+        // from buffers of its own writes only the headers here); writing through a mapping
         // of the file would cost a page fault, and the file system's work, per 4 KiB page.
         let map = memmap2::MmapMut::map_anon(len).map_err(|e| LinkError::io(display, e))?;
         let _ = map.advise(memmap2::Advice::HugePage);

@@ -2,15 +2,19 @@
 //! sections relocated in parallel), section headers, and the build ID.
 //!
 //! The image is written into a buffer from `output_file`, which puts it in place only when
-//! everything succeeded.
+//! everything succeeded. Where the output is a file, the sections go there part by part
+//! from small buffers of their own instead (see [`write_parts_through`]): only the headers
+//! and the section header table are written into the image, so a large output never
+//! takes its size in memory.
 
+use crate::build_id::Digest;
 use crate::context::Link;
 use crate::dynamic::DynamicTables;
 use crate::elf_header::{FileHeader, SectionHeader};
 use crate::error::{LinkError, Result};
 use crate::image::Image;
 use crate::object_file::SectionKind;
-use crate::options::{BuildId, OutputKind};
+use crate::options::OutputKind;
 use crate::output_file::{OutputBuffer, PendingOutput};
 use crate::output_section::{eh_record_len, fde_cie_pointer, Placement, Synthetic, TailKind};
 use crate::relocate::relocate_section;
@@ -220,7 +224,6 @@ pub fn write_output(
     jobs.retain(|j| j.1 > 0);
     jobs.sort_by_key(|j| j.0);
     let first = jobs.first().map_or(buf.len(), |j| j.0 as usize);
-    let (_, rest) = buf.split_at_mut(first.min(buf.len()));
     let mut consumed = first as u64;
     for (off, size, _) in &jobs {
         if *off < consumed {
@@ -279,13 +282,26 @@ pub fn write_output(
             }
         }
     };
+    // Past the last job: padding and the section header table, written with the headers.
+    let jobs_end = consumed as usize;
+    let parts = cut_parts(&jobs, jobs_end as u64);
+    let id_note = link.synthetic_section(Synthetic::BuildId);
+    let digest = Digest::of_style(&link.opts.build_id).filter(|_| id_note.is_some());
     let through = through.filter(|_| !jobs.is_empty());
-    let to_file = through.as_ref().map(|f| (f, link.opts.output.as_path()));
-    let errors = run_jobs(&jobs, file_size, rest, &work, to_file);
+    let (errors, part_digests) = match &through {
+        Some(file) => {
+            let dest = (file, link.opts.output.as_path());
+            write_parts_through(&jobs, &parts, &work, dest, digest)
+        }
+        None => {
+            let rest = &mut buf[first..jobs_end];
+            (run_jobs(&jobs, jobs_end as u64, rest, &work), Vec::new())
+        }
+    };
     if !errors.is_empty() {
         return Err(LinkError::Many(errors));
     }
-    // Script fill patterns go in the gaps, which no job writes.
+    // Script fill patterns go in the gaps, which no job writes (never written through).
     fill_gaps(link, buf, &jobs);
     timer.phase("  sections and relocations");
 
@@ -360,20 +376,40 @@ pub fn write_output(
     }
 
     timer.phase("  headers");
-    if let Some(id_sec) = link.synthetic_section(Synthetic::BuildId) {
+    if let Some(id_sec) = id_note {
         let start = link.offset(id_sec) as usize + 16;
         let len = id_sec.size as usize - 16;
-        let id = compute_build_id(&link.opts.build_id, buf, len);
+        // The regions' digests: the headers, each part (hashed as it was written when it
+        // went to the file at once), what follows the parts.
+        let regions: Vec<Vec<u8>> = match digest {
+            Some(d) => {
+                let parts_digests = if through.is_some() {
+                    part_digests
+                } else {
+                    parts
+                        .par_iter()
+                        .map(|p| d.region(&buf[p.start as usize..p.end as usize]))
+                        .collect()
+                };
+                let mut regions = vec![d.region(&buf[..first])];
+                regions.extend(parts_digests);
+                regions.push(d.region(&buf[jobs_end..]));
+                regions
+            }
+            None => Vec::new(),
+        };
+        let id = crate::build_id::build_id(&link.opts.build_id, len, &regions);
         buf[start..start + len].copy_from_slice(&id[..len]);
         timer.phase("  build ID");
     }
     if let Some(file) = &through {
         // What was written after the parts: the headers, the section header table, the
-        // build ID.
-        let mut last = vec![(0, first), (shoff as usize, buf.len())];
-        if let Some(id_sec) = link.synthetic_section(Synthetic::BuildId) {
+        // build ID (only its bytes: the rest of the note went out with its part, and the
+        // image holds none of it).
+        let mut last = vec![(0, first), (jobs_end, buf.len())];
+        if let Some(id_sec) = id_note {
             let at = link.offset(id_sec) as usize;
-            last.push((at, at + id_sec.size as usize));
+            last.push((at + 16, at + id_sec.size as usize));
         }
         for (from, to) in last {
             crate::output_file::write_in_parallel(file, &buf[from..to], from as u64)
@@ -510,55 +546,6 @@ pub fn entry_address(link: &Image) -> u64 {
     }
 }
 
-/// `--build-id=fast`: a tree hash, so that it is computed in parallel: the xxh3 of every
-/// 1 MiB chunk, then the xxh3 of those hashes (lld's scheme; its digest is its own).
-fn fast_build_id(data: &[u8]) -> u64 {
-    const CHUNK: usize = 1 << 20;
-    let hashes: Vec<u8> = data
-        .par_chunks(CHUNK)
-        .flat_map_iter(|c| xxhash_rust::xxh3::xxh3_64(c).to_le_bytes())
-        .collect();
-    xxhash_rust::xxh3::xxh3_64(&hashes)
-}
-
-/// `--build-id` (sha1), `=md5`: `len` bytes of the BLAKE3 hash of the BLAKE3 hashes of every
-/// 1 MiB chunk, hashed in parallel. The ID is its own, as lld's tree hashes and mold's are
-/// (mold uses BLAKE3 for every style too): nothing checks it against a digest of the file,
-/// and BLAKE3 is three times faster than SHA-1 even with the CPU's SHA instructions, while
-/// as hard to make collide.
-fn tree_hash(data: &[u8], len: usize) -> Vec<u8> {
-    const CHUNK: usize = 1 << 20;
-    let digests: Vec<u8> = data
-        .par_chunks(CHUNK)
-        .flat_map_iter(|c| *blake3::hash(c).as_bytes())
-        .collect();
-    let mut id = vec![0; len];
-    blake3::Hasher::new()
-        .update(&digests)
-        .finalize_xof()
-        .fill(&mut id);
-    id
-}
-
-fn compute_build_id(style: &BuildId, data: &[u8], len: usize) -> Vec<u8> {
-    match style {
-        BuildId::Fast => fast_build_id(data).to_le_bytes().to_vec(),
-        BuildId::Md5 | BuildId::Sha1 => tree_hash(data, len),
-        BuildId::Uuid => {
-            let mut bytes = vec![0u8; 16];
-            if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-                use std::io::Read;
-                let _ = f.read_exact(&mut bytes);
-            }
-            bytes[6] = (bytes[6] & 0x0f) | 0x40;
-            bytes[8] = (bytes[8] & 0x3f) | 0x80;
-            bytes
-        }
-        BuildId::Hex(h) => h.clone(),
-        BuildId::None => vec![0; len],
-    }
-}
-
 /// `buf` cut into consecutive places of the given lengths (for pieces written in parallel),
 /// and what is past them.
 pub(crate) fn split_places(
@@ -577,34 +564,106 @@ pub(crate) fn split_places(
 /// What is done for one job: given its piece of the output, it returns the errors it met.
 type JobWork<'a> = dyn Fn(&mut [u8], &Job) -> Vec<String> + Sync + 'a;
 
+/// A part has at most this many jobs, or spans at most [`PART_BYTES`] (one job may be
+/// longer).
+const PART_JOBS: usize = 16;
+const PART_BYTES: u64 = 1 << 20;
+
+/// Consecutive jobs that are finished together: hashed for the build ID as one region,
+/// and, when the output goes to its file at once, written with one `pwrite`.
+struct Part {
+    jobs: std::ops::Range<usize>,
+    /// Where the part starts and ends in the file (its first job's offset; the next
+    /// part's first job's, or the end of the last job).
+    start: u64,
+    end: u64,
+}
+
+/// The parts of `jobs` (sorted by file offset, without overlaps; the last ends at `end`),
+/// found by halving the list until a half is small enough: a function of the jobs alone,
+/// never of the threads or the destination, since the build ID hashes each part.
+fn cut_parts(jobs: &[(u64, u64, Job)], end: u64) -> Vec<Part> {
+    fn cut(jobs: &[(u64, u64, Job)], range: std::ops::Range<usize>, end: u64, out: &mut Vec<Part>) {
+        let start = jobs[range.start].0;
+        if end - start <= PART_BYTES || range.len() <= PART_JOBS {
+            out.push(Part {
+                jobs: range,
+                start,
+                end,
+            });
+            return;
+        }
+        let mid = range.start + range.len() / 2;
+        cut(jobs, range.start..mid, jobs[mid].0, out);
+        cut(jobs, mid..range.end, end, out);
+    }
+    let mut out = Vec::new();
+    if !jobs.is_empty() {
+        cut(jobs, 0..jobs.len(), end, &mut out);
+    }
+    out
+}
+
+/// Runs each part's jobs into a buffer of its own, hashes it (`digest`, for the build ID)
+/// and writes it to the file at its place, the parts in parallel: the image in memory is
+/// never touched where the parts go (its pages are never faulted in, nor zeroed by the
+/// kernel, and do not count in the link's memory), and each part is hashed and written by
+/// the thread that made it while its bytes are in that core's cache. Returns the errors in
+/// job order and the parts' digests in file order.
+fn write_parts_through(
+    jobs: &[(u64, u64, Job)],
+    parts: &[Part],
+    work: &JobWork,
+    (file, path): (&std::fs::File, &std::path::Path),
+    digest: Option<Digest>,
+) -> (Vec<String>, Vec<Vec<u8>>) {
+    use std::os::unix::fs::FileExt;
+    // Buffers go back to a shared pool rather than to each thread: a thread waiting inside
+    // a part's own parallel work may start another part.
+    let pool = std::sync::Mutex::new(Vec::<Vec<u8>>::new());
+    let done: Vec<(Vec<String>, Option<Vec<u8>>)> = parts
+        .par_iter()
+        .map(|p| {
+            let mut buf = pool
+                .lock()
+                .map(|mut b| b.pop())
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            buf.clear();
+            // Zero-filled: padding between jobs is zero.
+            buf.resize((p.end - p.start) as usize, 0);
+            let mut errors = run_jobs(&jobs[p.jobs.clone()], p.end, &mut buf, work);
+            let d = digest.map(|d| d.region(&buf));
+            if let Err(e) = file.write_all_at(&buf, p.start) {
+                errors.push(format!("cannot write {}: {e}", path.display()));
+            }
+            if let Ok(mut b) = pool.lock() {
+                b.push(buf);
+            }
+            (errors, d)
+        })
+        .collect();
+    let mut errors = Vec::new();
+    let mut digests = Vec::with_capacity(done.len());
+    for (e, d) in done {
+        errors.extend(e);
+        digests.extend(d);
+    }
+    (errors, digests)
+}
+
 /// Runs every job on its piece of `buf`, in parallel: `jobs` are sorted by file offset
 /// without overlaps, `buf` starts at the first job's offset and runs to `end`. The buffer is
 /// split in halves recursively rather than into a list of pieces (a large link has hundreds
-/// of thousands); the errors come back in job order. With a file (`through`, and its name
-/// for errors), each part of a few megabytes is written there as soon as it is done.
-fn run_jobs(
-    jobs: &[(u64, u64, Job)],
-    end: u64,
-    buf: &mut [u8],
-    work: &JobWork,
-    through: Option<(&std::fs::File, &std::path::Path)>,
-) -> Vec<String> {
-    const LEAF: usize = 16;
-    const PART: u64 = 4 << 20;
-    if let Some((file, path)) = through.filter(|_| end - jobs[0].0 <= PART || jobs.len() <= LEAF) {
-        let mut errors = run_jobs(jobs, end, buf, work, None);
-        use std::os::unix::fs::FileExt;
-        if let Err(e) = file.write_all_at(buf, jobs[0].0) {
-            errors.push(format!("cannot write {}: {e}", path.display()));
-        }
-        return errors;
-    }
-    if jobs.len() > LEAF {
+/// of thousands); the errors come back in job order.
+fn run_jobs(jobs: &[(u64, u64, Job)], end: u64, buf: &mut [u8], work: &JobWork) -> Vec<String> {
+    if jobs.len() > PART_JOBS {
         let mid = jobs.len() / 2;
         let (left, right) = buf.split_at_mut((jobs[mid].0 - jobs[0].0) as usize);
         let (mut errors, more) = rayon::join(
-            || run_jobs(&jobs[..mid], jobs[mid].0, left, work, through),
-            || run_jobs(&jobs[mid..], end, right, work, through),
+            || run_jobs(&jobs[..mid], jobs[mid].0, left, work),
+            || run_jobs(&jobs[mid..], end, right, work),
         );
         errors.extend(more);
         return errors;
@@ -644,51 +703,5 @@ fn fill_gaps(link: &Image, buf: &mut [u8], jobs: &[(u64, u64, Job)]) {
         if at < end {
             fill(at, end);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{fast_build_id, tree_hash};
-
-    /// `id` of `data` computed on 1 and 4 threads is the same, and changes with any byte
-    /// (the first, a chunk's first, the last) and with bytes moved between chunks.
-    fn covers_every_byte_whatever_the_threads(id: impl Fn(&[u8]) -> Vec<u8> + Sync) {
-        let mut data: Vec<u8> = (0..(3 << 20) + 17).map(|i| (i * 7 % 251) as u8).collect();
-        let on = |threads: usize, data: &[u8]| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| id(data))
-        };
-        let first = on(1, &data);
-        assert_eq!(on(4, &data), first);
-        for at in [0, 1 << 20, data.len() - 1] {
-            data[at] ^= 1;
-            assert_ne!(on(2, &data), first, "byte {at} not covered");
-            data[at] ^= 1;
-        }
-        // Chunks are hashed where they are: moving bytes between them changes the ID.
-        data.swap(0, 1 << 20);
-        assert_ne!(on(2, &data), first);
-    }
-
-    #[test]
-    fn the_fast_build_id_covers_every_byte_whatever_the_threads() {
-        covers_every_byte_whatever_the_threads(|d| fast_build_id(d).to_le_bytes().to_vec());
-    }
-
-    #[test]
-    fn the_tree_build_ids_cover_every_byte_whatever_the_threads() {
-        covers_every_byte_whatever_the_threads(|d| tree_hash(d, 20));
-        covers_every_byte_whatever_the_threads(|d| tree_hash(d, 16));
-        let data = [1u8; 100];
-        assert_eq!(tree_hash(&data, 20).len(), 20);
-        assert_eq!(
-            tree_hash(&data, 20)[..16],
-            tree_hash(&data, 16)[..],
-            "one hash, cut"
-        );
     }
 }

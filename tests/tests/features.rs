@@ -660,6 +660,37 @@ fn build_id_sha1() {
         build_id(&exes[0]),
         "same inputs, same build ID"
     );
+    // The ID hashes the output in parts, each as it is written: the same link written into
+    // its file part by part, to standard output whole (`-o -`) or on one thread has the
+    // same ID, for both hashes; another output has another.
+    for flag in ["-Wl,--build-id=sha1", "-Wl,--build-id=fast"] {
+        let file = t.link(Driver::ClangRld, &paths(&objs), &[flag], "parts.out");
+        let one = t.link(
+            Driver::ClangRld,
+            &paths(&objs),
+            &[flag, "-Wl,--threads=1"],
+            "one-thread.out",
+        );
+        let mut cmd = t.link_command(
+            Driver::ClangRld,
+            &paths(&objs),
+            &[flag, "-Wl,-o,-"],
+            &t.path("unused"),
+        );
+        let whole = t.write("whole.out", run_checked(&mut cmd).stdout);
+        let id = build_id(&file);
+        assert!(id.is_some(), "{flag}: no build ID");
+        assert_eq!(build_id(&one), id, "{flag}: one thread");
+        assert_eq!(build_id(&whole), id, "{flag}: written whole to stdout");
+        assert!(
+            std::fs::read(&whole).unwrap() == std::fs::read(&file).unwrap(),
+            "{flag}: stdout and file differ"
+        );
+        // The objects the other way round: the same code at other addresses.
+        let swapped = [objs[1].as_path(), objs[0].as_path()];
+        let other = t.link(Driver::ClangRld, &swapped, &[flag], "other.out");
+        assert_ne!(build_id(&other), id, "{flag}: another output, same ID");
+    }
     // A bare --build-id (what clang and gcc pass) is SHA-1's 20 bytes, as lld-22's; `fast`
     // is 8.
     for (flag, hex_digits) in [("-Wl,--build-id", 40), ("-Wl,--build-id=fast", 16)] {
