@@ -5,6 +5,7 @@
 #   bench/anchors.sh                 # clones and builds into target/anchors
 #   ANCHORS=/some/dir bench/anchors.sh
 #   MOLD_GIT=/path/to/mold.git WILD_GIT=/path/to/wild.git bench/anchors.sh   # local clones
+#   JOBS=1 bench/anchors.sh   # build on one core (default: all of them)
 #
 # Prints the two binaries' paths; bench/run.sh takes them as MOLD2=... WILD=... . mold builds
 # with CMake (its own release configuration: -O2, its vendored mimalloc, zstd and TBB), for
@@ -17,7 +18,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dir=$(realpath -m "${ANCHORS:-$repo/target/anchors}")
 mold_tag=v2.42.0
 wild_tag=0.8.0
-jobs=$(nproc)
+jobs=${JOBS:-$(nproc)}
 mkdir -p "$dir"
 
 # The sources without their test directories: the builds do not need them (and a mirror

@@ -286,13 +286,14 @@ fn mark_live(
         }
         propagate(objects, symtab, &flags, frontier);
     }
-    for obj in objects.iter_mut() {
-        for s in obj.sections.iter_mut() {
+    objects.par_iter_mut().for_each(|obj| {
+        for &i in &obj.eh_frames {
+            let s = &mut obj.sections[i as usize];
             if s.kind == SectionKind::EhFrame {
                 s.live = true;
             }
         }
-    }
+    });
 }
 
 /// `--as-needed` after `--gc-sections`: the shared libraries that kept sections still

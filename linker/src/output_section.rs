@@ -459,7 +459,7 @@ pub fn split_eh_frame(obj: &ObjectFile, sec_index: usize) -> (Vec<Piece>, u64, u
     let mut fdes = 0;
     let sec = &obj.sections[sec_index];
     let mut records = crate::object_file::eh_frame_records(sec);
-    for place in crate::object_file::eh_frame_places(sec.data).map_while(Result::ok) {
+    for place in crate::object_file::checked_eh_frame_places(sec.data) {
         // Input terminators (crtend.o's) are dropped, with any symbol on them (as lld drops
         // `__FRAME_END__`): the output gets one at its very end, after every object's
         // records (the LTO object comes last).
