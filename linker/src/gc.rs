@@ -63,15 +63,23 @@ impl LiveFlags {
     /// not followed); ignored ones too, so that nothing marks them.
     fn new(objects: &[ObjectFile]) -> Self {
         let mut base = Vec::with_capacity(objects.len());
-        let mut live = Vec::new();
+        let mut total = 0;
         for obj in objects {
-            base.push(live.len());
-            live.extend(
-                obj.sections
-                    .iter()
-                    .map(|s| AtomicBool::new(s.kind == SectionKind::Ignored || !s.is_alloc())),
-            );
+            base.push(total);
+            total += obj.sections.len();
         }
+        // A large link has a million sections: each object's flags are set on their own.
+        let mut live: Vec<AtomicBool> = (0..total)
+            .into_par_iter()
+            .map(|_| AtomicBool::new(false))
+            .collect();
+        let (shares, _) =
+            crate::write::split_places(&mut live, objects.iter().map(|o| o.sections.len()));
+        objects.par_iter().zip(shares).for_each(|(obj, share)| {
+            for (flag, s) in share.iter_mut().zip(&obj.sections) {
+                *flag.get_mut() = s.kind == SectionKind::Ignored || !s.is_alloc();
+            }
+        });
         LiveFlags { base, live }
     }
 

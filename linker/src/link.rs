@@ -436,10 +436,14 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         let kept =
             |file: &str, section: &str| script.as_ref().is_some_and(|m| m.keeps(file, section));
         gc::collect_garbage(&mut link.objects, &link.symtab, &gc_roots, &kept);
-        let still_needed =
-            gc::libraries_still_needed(&link.objects, &link.symtab, &gc_roots, link.dsos.len());
-        for (dso, still) in link.dsos.iter_mut().zip(still_needed) {
-            dso.needed &= still || !dso.as_needed;
+        // Only `--as-needed` libraries can lose their DT_NEEDED: without one, no reference
+        // need be looked at again.
+        if link.dsos.iter().any(|d| d.as_needed && d.needed) {
+            let still_needed =
+                gc::libraries_still_needed(&link.objects, &link.symtab, &gc_roots, link.dsos.len());
+            for (dso, still) in link.dsos.iter_mut().zip(still_needed) {
+                dso.needed &= still || !dso.as_needed;
+            }
         }
         if opts.print_gc_sections {
             for line in gc::removed_sections(&link.objects) {

@@ -548,10 +548,10 @@ pub fn entry_address(link: &Image) -> u64 {
 
 /// `buf` cut into consecutive places of the given lengths (for pieces written in parallel),
 /// and what is past them.
-pub(crate) fn split_places(
-    mut buf: &mut [u8],
+pub(crate) fn split_places<T>(
+    mut buf: &mut [T],
     lengths: impl Iterator<Item = usize>,
-) -> (Vec<&mut [u8]>, &mut [u8]) {
+) -> (Vec<&mut [T]>, &mut [T]) {
     let mut places = Vec::with_capacity(lengths.size_hint().0);
     for len in lengths {
         let (place, tail) = std::mem::take(&mut buf).split_at_mut(len);
