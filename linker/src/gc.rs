@@ -85,7 +85,10 @@ impl LiveFlags {
 
     /// Marks the section; true if this call made it live.
     fn mark(&self, file: FileId, sec: u32) -> bool {
-        !self.live[self.base[file as usize] + sec as usize].swap(true, Ordering::Relaxed)
+        let flag = &self.live[self.base[file as usize] + sec as usize];
+        // Most references reach sections already live: a plain load answers them without
+        // a locked write taking the cache line from the other threads.
+        !flag.load(Ordering::Relaxed) && !flag.swap(true, Ordering::Relaxed)
     }
 
     /// Copies the flags into the sections (not the ignored ones, whose flag says nothing).
