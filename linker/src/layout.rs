@@ -1103,8 +1103,10 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
         Some(RelaPlt) => 9,
         Some(RelrDyn) => 9,
         Some(EhFrameHdr) => 20,
-        Some(Plt) => 1,
-        Some(PltSec) => 1,
+        // After the code, as lld places them (GNU ld puts them before `.text`): the
+        // same code then lands at lld's addresses, and runs as fast as lld's does.
+        Some(Plt) => 5,
+        Some(PltSec) => 5,
         Some(GotPlt) => {
             if link.opts.z_now && link.opts.z_relro {
                 12
@@ -1120,9 +1122,9 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
             _ if o.sh_type == SHT_NOTE => 1,
             ".eh_frame" => 21,
             ".gcc_except_table" => 22,
-            ".init" => 0,
-            ".text" => 2,
-            ".fini" => 4,
+            // Code sections in the order the inputs first name them (`.text`, then crti.o's
+            // `.init` and `.fini`), as lld orders them.
+            ".init" | ".text" | ".fini" => 2,
             ".tdata" => 0,
             ".tbss" => 1,
             ".preinit_array" => 2,
@@ -1133,7 +1135,7 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
             ".bss" => 3,
             _ => {
                 if o.is_exec() {
-                    3
+                    2
                 } else {
                     10
                 }
