@@ -3,7 +3,8 @@
 //! in a PIE, constructor tables run in GNU ld's order (`.ctors` folded into `.init_array`
 //! reversed, priorities across objects and archives), an output with more than 65,279
 //! sections uses the ELF extended numbering, a GOTPCRELX load is relaxed only where the
-//! direct reference reaches, and `.eh_frame_hdr` lists the functions lld's lists.
+//! direct reference reaches, `.eh_frame_hdr` lists the functions lld's lists, and code
+//! sections sit where lld puts them.
 
 use rld_tests::Compiler::{Clang, Gcc};
 use rld_tests::*;
@@ -428,5 +429,47 @@ fn eh_frame_hdr_lists_the_functions_lld_lists() {
             exe.display(),
             exes[0].display()
         );
+    }
+}
+
+/// Code sections come in lld's order (`.text`, `.init`, `.fini` as the inputs first name
+/// them, then `.plt`), not GNU ld's (`.init` and `.plt` before `.text`): the same code then
+/// sits at lld's addresses, and a loop that runs at lld's speed there is not moved across a
+/// cache-line boundary. A PIE and a non-PIE program calling a libc function (a PLT entry),
+/// with a global constructor (`.init_array`, crti.o's `.init`): the executable sections'
+/// names and addresses, and `main`'s address, are lld's.
+#[test]
+fn code_sections_sit_where_lld_puts_them() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "#include <stdio.h>\n#include <stdlib.h>\n\
+         static int ready;\n\
+         __attribute__((constructor)) static void init(void) { ready = 1; }\n\
+         int main(int argc, char **argv) { printf(\"%d %ld\\n\", ready, strtol(argc > 1 ? argv[1] : \"7\", 0, 10)); return 0; }\n",
+        &["-O2"],
+    );
+    for kind in ["-pie", "-no-pie"] {
+        let lld = t.link(Driver::ClangLld, &[&obj], &[kind], &format!("lld{kind}"));
+        let rld = t.link(Driver::ClangRld, &[&obj], &[kind], &format!("rld{kind}"));
+        assert_output_is(&rld, &run(&rld, &[], &[]), "1 7\n", kind);
+        let code = |p: &Path| -> Vec<(String, u64)> {
+            sections(p)
+                .into_iter()
+                .filter(|s| s.flags.contains('X'))
+                .map(|s| (s.name, s.addr))
+                .collect()
+        };
+        let (l, r) = (code(&lld), code(&rld));
+        assert!(
+            r.iter().position(|s| s.0 == ".text") < r.iter().position(|s| s.0 == ".plt"),
+            "{kind}: .plt before .text: {r:?}"
+        );
+        assert_eq!(
+            r, l,
+            "{kind}: executable sections and addresses against lld's"
+        );
+        let main = |p: &Path| find_symbols(&symbols(p), ".symtab", "main")[0].value;
+        assert_eq!(main(&rld), main(&lld), "{kind}: main's address");
     }
 }
