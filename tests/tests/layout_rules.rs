@@ -4,7 +4,7 @@
 //! reversed, priorities across objects and archives), an output with more than 65,279
 //! sections uses the ELF extended numbering, a GOTPCRELX load is relaxed only where the
 //! direct reference reaches, `.eh_frame_hdr` lists the functions lld's lists, and code
-//! sections sit where lld puts them.
+//! sections sit where lld puts them (there GNU ld differs, and lld is the reference).
 
 use rld_tests::Compiler::{Clang, Gcc};
 use rld_tests::*;
