@@ -66,13 +66,8 @@ impl SectionStarts {
         // One allocation (of zero pages: 0 is "not flat"), each object's share filled on
         // its own.
         let mut start = vec![0; total];
-        let mut shares = Vec::with_capacity(link.objects.len());
-        let mut rest = start.as_mut_slice();
-        for o in &link.objects {
-            let (share, tail) = rest.split_at_mut(o.sections.len());
-            shares.push(share);
-            rest = tail;
-        }
+        let (shares, _) =
+            crate::write::split_places(&mut start, link.objects.iter().map(|o| o.sections.len()));
         link.objects.par_iter().zip(shares).for_each(|(o, share)| {
             for (slot, s) in share.iter_mut().zip(&o.sections) {
                 if s.is_kept() && s.output != NO_OUTPUT && s.pieces.is_empty() {
