@@ -10,8 +10,8 @@
 # in target/bench/link/<program>/<linker>.cmd; prints, per program, each linker's median
 # wall time and rld's ratio to mold and to lld-22 (the median of the per-round ratios).
 # Times come from bash's $EPOCHREALTIME around each run (no process is started to read
-# the clock). Before each run, bench/quiesce.sh waits until the child processes rld and
-# mold leave freeing memory after they return are gone: they would slow down the next run,
+# the clock). Before each run, bench/quiesce.sh waits until the child processes rld,
+# mold and wild leave freeing memory after they return are gone: they would slow down the next run,
 # another linker's.
 set -euo pipefail
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Waits (at most 2 s) until no linker from an earlier run is still running. rld and mold
-# return to their caller as soon as the output is written, while a child process frees
+# Waits (at most 2 s) until no linker from an earlier run is still running. rld, mold and
+# wild return to their caller as soon as the output is written, while a child process frees
 # the link's memory: that work must not be timed as part of whatever runs next (another
 # linker, or the same one again). Used by bench/run.sh and bench/interleaved.sh between
 # runs, outside the timed part. A child that has exited but not yet been reaped (a zombie:
 # its parent is gone, and init reaps at its own pace) does no work and is not waited for.
 running() {
     local name
-    for name in rld mold ld.lld-22 ld.bfd ld.gold; do
+    for name in rld mold wild ld.lld-22 ld.bfd ld.gold; do
         pgrep -r R,S,D -x "$name" >/dev/null && return 0
     done
     return 1

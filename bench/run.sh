@@ -30,7 +30,7 @@
 #      turn (so that a machine whose speed drifts over minutes slows them all
 #      alike, rather than one linker's block of runs), each run timed with
 #      bash's $EPOCHREALTIME after bench/quiesce.sh has waited for the child
-#      process rld and mold leave freeing memory after they return; then
+#      process rld, mold and wild leave freeing memory after they return; then
 #      measures peak RSS with /usr/bin/time -f %M (mold's and rld's with
 #      --no-fork, since by default they link in a child process);
 #   4. prints a table: program, linker, median wall time, peak RSS, and the
