@@ -254,6 +254,48 @@ fn archive_definition_replaces_common_symbol() {
     }
 }
 
+/// `--whole-archive` loads every member: one nothing references runs its constructor, the
+/// members resolve each other whatever their order, and the same archive named again
+/// without it fetches nothing more; without it, only the members a reference needs are
+/// loaded (native and bitcode members).
+#[test]
+fn whole_archive_loads_every_member() {
+    let t = Test::new();
+    let main_src =
+        "#include <stdio.h>\nint from_a(void);\nint main(void) { printf(\"%d\\n\", from_a()); return 0; }\n";
+    let ctor_src = "#include <stdio.h>\n__attribute__((constructor)) static void hello(void) { puts(\"c loaded\"); }\n";
+    for (cc, lto) in [(Gcc, false), (Clang, false), (Clang, true)] {
+        let mut flags = vec!["-O2"];
+        if lto {
+            flags.push("-flto");
+        }
+        let a = t.compile(
+            cc,
+            "int from_b(void);\nint from_a(void) { return from_b() + 1; }\n",
+            &flags,
+        );
+        let b = t.compile(cc, "int from_b(void) { return 41; }\n", &flags);
+        let c = t.compile(cc, ctor_src, &flags);
+        let main = t.compile(cc, main_src, &flags);
+        // b before a: a's reference to from_b is met by a member added before it.
+        let archive = t.archive("libw.a", &[&c, &b, &a]);
+        let archive = archive.to_str().unwrap();
+        let lto_flags: &[&str] = if lto { &["-flto"] } else { &[] };
+        let whole = ["-Wl,--whole-archive", archive, "-Wl,--no-whole-archive"];
+        t.check_program(
+            &[&main],
+            &[lto_flags, &whole].concat(),
+            Some("c loaded\n42\n"),
+        );
+        t.check_program(
+            &[&main],
+            &[lto_flags, &whole, &[archive]].concat(),
+            Some("c loaded\n42\n"),
+        );
+        t.check_program(&[&main], &[lto_flags, &[archive]].concat(), Some("42\n"));
+    }
+}
+
 /// A non-PIC executable cannot take a protected library variable's address with a copy
 /// relocation (the library keeps using its own copy): lld says "cannot preempt symbol".
 #[test]

@@ -80,11 +80,13 @@ impl Archive {
                 let offset = bytes.as_ptr() as u64 - data.as_ptr() as u64;
                 (bytes, archive_file.clone(), offset)
             };
-            let header_offset = member
-                .header()
-                .map(|h| (h as *const _ as usize).wrapping_sub(data.as_ptr() as usize) as u64)
-                .unwrap_or(u64::MAX);
-            by_offset.insert(header_offset, members.len() as u32);
+            if !whole {
+                let header_offset = member
+                    .header()
+                    .map(|h| (h as *const _ as usize).wrapping_sub(data.as_ptr() as usize) as u64)
+                    .unwrap_or(u64::MAX);
+                by_offset.insert(header_offset, members.len() as u32);
+            }
             members.push(ArchiveMember {
                 name: format!("{name}({member_name})"),
                 data: member_data,
@@ -95,7 +97,14 @@ impl Archive {
 
         let mut symbols = Vec::new();
         let mut indexed = false;
-        if let Ok(Some(iter)) = file.symbols() {
+        // A whole archive's members are all loaded, so its index would only offer lazy
+        // definitions that the members themselves replace: it is not read (lld neither).
+        let index = if whole {
+            None
+        } else {
+            file.symbols().ok().flatten()
+        };
+        if let Some(iter) = index {
             indexed = true;
             for sym in iter {
                 let sym = sym.map_err(|e| bad(format!("corrupt archive symbol table: {e}")))?;
