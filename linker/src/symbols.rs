@@ -420,7 +420,7 @@ impl Resolver {
         let indexed: usize = inputs
             .iter()
             .map(|f| match f {
-                InputFile::Archive(a) => a.symbols.len(),
+                InputFile::Archive(a) => a.index_names,
                 _ => 0,
             })
             .sum();

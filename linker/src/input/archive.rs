@@ -22,6 +22,9 @@ pub struct Archive {
     pub members: Vec<ArchiveMember>,
     /// Each defined global symbol and the member (index into `members`) that defines it.
     pub symbols: Vec<(&'static [u8], u32)>,
+    /// How many names the symbol index lists, read or not (a whole archive's is not): the
+    /// room resolution makes in its table up front.
+    pub index_names: usize,
     /// The archive's symbol index (its first member), which `symbols` was read from.
     pub index: &'static [u8],
     /// An object between `--start-lib` and `--end-lib`, not an archive file.
@@ -35,7 +38,7 @@ impl Archive {
         use object::{Object as _, ObjectSymbol as _};
         let file = object::File::parse(data)
             .map_err(|e| LinkError::bad_input(&name, format!("not a valid ELF object: {e}")))?;
-        let symbols = file
+        let symbols: Vec<_> = file
             .symbols()
             .filter(|s| s.is_global() && !s.is_undefined())
             .filter_map(|s| s.name_bytes().ok())
@@ -52,6 +55,7 @@ impl Archive {
                 file: path.into(),
                 offset: 0,
             }],
+            index_names: symbols.len(),
             symbols,
             lazy_object: true,
         })
@@ -126,6 +130,11 @@ impl Archive {
             name,
             whole,
             members,
+            index_names: if whole {
+                index_count(data)
+            } else {
+                symbols.len()
+            },
             symbols,
             index: if indexed { symbol_index(data) } else { &[] },
             lazy_object: false,
@@ -148,6 +157,26 @@ fn symbol_index(data: &'static [u8]) -> &'static [u8] {
         .unwrap_or(0);
     data.get(68..68usize.saturating_add(size))
         .unwrap_or_default()
+}
+
+/// How many symbols the index of `data` lists, by its count word: at most as many as its
+/// bytes could hold, whatever the word says.
+fn index_count(data: &'static [u8]) -> usize {
+    let Some(header) = data.get(8..68) else {
+        return 0;
+    };
+    // `/` counts in 4 bytes, `/SYM64/` in 8; each symbol takes an offset of that width.
+    let width = match header[..16].trim_ascii_end() {
+        b"/" => 4,
+        b"/SYM64/" => 8,
+        _ => return 0,
+    };
+    let index = symbol_index(data);
+    let Some(word) = index.get(..width) else {
+        return 0;
+    };
+    let count = word.iter().fold(0u64, |n, &b| n << 8 | u64::from(b));
+    count.min((index.len() / width) as u64) as usize
 }
 
 /// Defined global symbol names of a member, for archives without an index.
@@ -183,4 +212,50 @@ fn defined_global_symbols(data: &'static [u8]) -> Vec<(&'static [u8], u16)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::index_count;
+
+    /// An archive whose first member, named `name`, holds `index`.
+    fn archive_with_index(name: &str, index: &[u8]) -> &'static [u8] {
+        let mut a = b"!<arch>\n".to_vec();
+        a.extend(
+            format!(
+                "{name:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
+                0,
+                0,
+                0,
+                644,
+                index.len()
+            )
+            .bytes(),
+        );
+        a.extend(index);
+        Box::leak(a.into_boxed_slice())
+    }
+
+    #[test]
+    fn index_count_reads_the_count_word() {
+        // Three offsets and three names after a 4-byte count.
+        let mut index = 3u32.to_be_bytes().to_vec();
+        index.extend([0u8; 12]);
+        index.extend(b"a\0b\0c\0");
+        assert_eq!(index_count(archive_with_index("/", &index)), 3);
+        let mut index64 = 2u64.to_be_bytes().to_vec();
+        index64.extend([0u8; 16]);
+        index64.extend(b"a\0b\0");
+        assert_eq!(index_count(archive_with_index("/SYM64/", &index64)), 2);
+    }
+
+    #[test]
+    fn index_count_is_bounded_by_the_index_size() {
+        // A count word claiming four billion symbols in a 16-byte index.
+        let mut index = u32::MAX.to_be_bytes().to_vec();
+        index.extend([0u8; 12]);
+        assert_eq!(index_count(archive_with_index("/", &index)), 4);
+        assert_eq!(index_count(archive_with_index("notindex", &index)), 0);
+        assert_eq!(index_count(b"!<arch>\n"), 0);
+    }
 }
