@@ -426,7 +426,10 @@ impl Resolver {
             .sum();
         self.symtab.reserve(indexed);
         let mut summaries = self.summarize(&bitcode)?.into_iter();
-        // Every object named on the command line is loaded: all of them start parsing now.
+        // Every object named on the command line is loaded, and every member of a whole
+        // archive: all of them start parsing now, in the order resolution takes them (were
+        // a whole archive's members submitted when resolution reaches it, the threads would
+        // run dry at the end of each archive).
         let plugins = self.plugins.is_some();
         let mut tickets: VecDeque<Ticket> = inputs
             .iter()
@@ -434,6 +437,18 @@ impl Resolver {
                 InputFile::Object { name, data } => {
                     Some(self.prefetch.submit(name.clone(), data, plugins))
                 }
+                _ => None,
+            })
+            .collect();
+        let mut whole_tickets: VecDeque<Vec<Ticket>> = inputs
+            .iter()
+            .filter_map(|f| match f {
+                InputFile::Archive(a) if a.whole => Some(
+                    a.members
+                        .iter()
+                        .map(|m| self.prefetch.submit(m.name.clone(), m.data, plugins))
+                        .collect(),
+                ),
                 _ => None,
             })
             .collect();
@@ -454,7 +469,14 @@ impl Resolver {
                         Parsed::Bitcode => self.add_object(name, data)?,
                     }
                 }
-                InputFile::Archive(archive) => self.add_archive(archive)?,
+                InputFile::Archive(archive) => {
+                    let parsing = if archive.whole {
+                        whole_tickets.pop_front()
+                    } else {
+                        None
+                    };
+                    self.add_archive(archive, parsing)?
+                }
                 InputFile::Shared {
                     name,
                     soname,
@@ -853,24 +875,34 @@ impl Resolver {
     }
 
     fn fetch(&mut self, archive: u32, member: u32) {
-        let done = &mut self.fetched[archive as usize][member as usize];
-        if !*done {
-            *done = true;
+        if !self.fetched[archive as usize][member as usize] {
             let m = &self.archives[archive as usize].members[member as usize];
             let ticket = self
                 .prefetch
                 .submit(m.name.clone(), m.data, self.plugins.is_some());
-            self.pending.push_back((archive, member, ticket));
+            self.fetch_parsing(archive, member, ticket);
         }
     }
 
-    fn add_archive(&mut self, archive: Archive) -> Result<()> {
+    /// Fetches a member whose parse started as `ticket`.
+    fn fetch_parsing(&mut self, archive: u32, member: u32, ticket: Ticket) {
+        self.fetched[archive as usize][member as usize] = true;
+        self.pending.push_back((archive, member, ticket));
+    }
+
+    /// Adds an archive; `parsing` holds the tickets of its members (a whole archive's)
+    /// if their parse has started.
+    fn add_archive(&mut self, archive: Archive, parsing: Option<Vec<Ticket>>) -> Result<()> {
         let a = self.archives.len() as u32;
         self.fetched.push(vec![false; archive.members.len()]);
         let (whole, members) = (archive.whole, archive.members.len() as u32);
         // In place before anything is fetched: a fetch starts parsing the member.
         self.archives.push(archive);
-        if whole {
+        if let Some(tickets) = parsing {
+            for (m, ticket) in tickets.into_iter().enumerate() {
+                self.fetch_parsing(a, m as u32, ticket);
+            }
+        } else if whole {
             for m in 0..members {
                 self.fetch(a, m);
             }
