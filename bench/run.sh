@@ -31,9 +31,11 @@
 #      alike, rather than one linker's block of runs), each run timed with
 #      bash's $EPOCHREALTIME after bench/quiesce.sh has waited for the child
 #      process rld, mold and wild leave freeing memory after they return; then
-#      measures peak RSS with /usr/bin/time -f %M (mold's and rld's with
-#      --no-fork, since by default they link in a child process);
-#   4. prints a table: program, linker, median wall time, peak RSS, and the
+#      measures peak RSS and CPU time (user + system, all threads) with
+#      /usr/bin/time (mold's, wild's and rld's with --no-fork, since by default
+#      they link in a child process);
+#   4. prints a table: program, linker, median wall time, peak RSS, CPU time
+#      (the least of three runs: the work done, whatever the threads) and the
 #      ratio to the fastest linker for that program (rld's is the one to
 #      watch). "rld-1t" is rld with --threads=1 (the parallel speed-up is its
 #      ratio to rld's), and "cp" copies rld's output (the floor: writing that
@@ -299,20 +301,24 @@ median_ms() {
 }
 
 # peak_rss NAME OUTDIR ARGS...: prints the largest peak RSS of three runs, in
-# KiB ("-" without GNU time). mold, wild and rld by default fork and link in the
+# KiB, and the least CPU time (user + system) of them, in ms ("- -" without GNU
+# time). mold, wild and rld by default fork and link in the
 # child, which GNU time does not see: they are measured with --no-fork.
 peak_rss() {
     local name="$1" dir="$2"
     shift 2
-    local rss_cmd=("$@") i r max=0
-    [[ -n "$time_bin" ]] || { echo "-"; return; }
+    local rss_cmd=("$@") i r cpu max=0 least=""
+    [[ -n "$time_bin" ]] || { echo "- -"; return; }
     [[ "$name" == mold* || "$name" == rld* || "$name" == wild ]] && rss_cmd=("$1" --no-fork "${@:2}")
     for i in 1 2 3; do
-        "$time_bin" -f '%M' -o "$dir/$name.rss" "${rss_cmd[@]}" >/dev/null 2>&1 || true
-        r="$(tail -n1 "$dir/$name.rss")"
-        [[ "$r" =~ ^[0-9]+$ ]] && ((r > max)) && max="$r"
+        "$time_bin" -f '%M %U %S' -o "$dir/$name.rss" "${rss_cmd[@]}" >/dev/null 2>&1 || true
+        read -r r u s <<<"$(tail -n1 "$dir/$name.rss")"
+        [[ "$r" =~ ^[0-9]+$ ]] || continue
+        ((r > max)) && max="$r"
+        cpu="$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%d", (u + s) * 1000 }')"
+        if [[ -z "$least" ]] || ((cpu < least)); then least="$cpu"; fi
     done
-    if ((max > 0)); then echo "$max"; else echo "-"; fi
+    if ((max > 0)); then echo "$max $least"; else echo "- -"; fi
 }
 
 # time_in_turn OUTDIR NAME...: times $runs rounds of NAME's commands (each in
@@ -411,12 +417,12 @@ for row in "${programs[@]}"; do
     echo "timing $row: $runs rounds of ${timed[*]}..." >&2
     time_in_turn "$dir" "${timed[@]}"
     for l in "${timed[@]}"; do
-        rss="-"
+        rss_cpu="- -"
         if [[ "$l" != cp ]]; then
             eval "args=($(cat "$dir/$l.cmd"))"
-            rss="$(peak_rss "$l" "$dir" "${args[@]}")"
+            rss_cpu="$(peak_rss "$l" "$dir" "${args[@]}")"
         fi
-        results+=("$row $l $(median_ms "$dir/$l.times") $rss")
+        results+=("$row $l $(median_ms "$dir/$l.times") $rss_cpu")
     done
 done
 
@@ -424,8 +430,8 @@ done
 # Report
 
 echo
-printf '%-14s %-10s %12s %14s %10s\n' program linker "median (ms)" "peak RSS (MB)" "vs fastest"
-printf '%-14s %-10s %12s %14s %10s\n' -------------- ---------- ------------ -------------- ----------
+printf '%-14s %-10s %12s %14s %10s %10s\n' program linker "median (ms)" "peak RSS (MB)" "CPU (ms)" "vs fastest"
+printf '%-14s %-10s %12s %14s %10s %10s\n' -------------- ---------- ------------ -------------- ---------- ----------
 summary=()
 for prog in "${programs[@]}"; do
     fastest="" fastest_linker=""
@@ -437,7 +443,7 @@ for prog in "${programs[@]}"; do
         fi
     done
     for r in "${results[@]}"; do
-        read -r p l ms rss <<<"$r"
+        read -r p l ms rss cpu <<<"$r"
         [[ "$p" == "$prog" ]] || continue
         ratio="-"
         if [[ -n "$fastest" && "$ms" != "-" ]]; then
@@ -448,7 +454,7 @@ for prog in "${programs[@]}"; do
         fi
         rss_mb="-"
         [[ "$rss" != "-" ]] && rss_mb="$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')"
-        printf '%-14s %-10s %12s %14s %10s\n' "$prog" "${linker_tool[$l]}" "$ms" "$rss_mb" "$ratio"
+        printf '%-14s %-10s %12s %14s %10s %10s\n' "$prog" "${linker_tool[$l]}" "$ms" "$rss_mb" "$cpu" "$ratio"
     done
     # rld against mold, against the floor, and its parallel speed-up.
     declare -A ms_of=()

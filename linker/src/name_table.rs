@@ -191,17 +191,20 @@ impl NameTable {
 
     /// Interns the names of `files`, in order: the ids of each file's names, with new names
     /// numbered from `next` in order of first appearance and appended to `new_names`.
-    /// `name_of` gives the names of the ids known before.
+    /// `name_of` gives the names of the ids known before. A large batch is interned on
+    /// the thread pool only if `pool_free` (else the calling thread would wait for
+    /// whatever the pool has queued).
     pub fn intern_batch<N: HashedName, F: Fn(SymbolId) -> &'static [u8] + Sync>(
         &mut self,
         files: &[&[N]],
         next: SymbolId,
         new_names: &mut Vec<&'static [u8]>,
         name_of: &F,
+        pool_free: bool,
     ) -> Vec<Vec<SymbolId>> {
         let total: usize = files.iter().map(|f| f.len()).sum();
         let threads = rayon::current_num_threads().min(SHARDS);
-        if total < PARALLEL_MIN || threads < 2 {
+        if total < PARALLEL_MIN || threads < 2 || !pool_free {
             // Names new in this batch are read from `new_names`.
             let (known, base) = (next, new_names.len());
             let mut next = next;
@@ -376,7 +379,7 @@ mod tests {
             let ids = {
                 let name_of = |id: SymbolId| all[id as usize];
                 pool.install(|| {
-                    table.intern_batch(&slices, known.len() as SymbolId, &mut names, &name_of)
+                    table.intern_batch(&slices, known.len() as SymbolId, &mut names, &name_of, true)
                 })
             };
             all.extend(&names);

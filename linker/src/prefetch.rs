@@ -8,6 +8,7 @@
 use crate::error::Result;
 use crate::object_file::ObjectFile;
 use crate::symbols::{global_names, GlobalName};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 /// An input as the parse leaves it.
@@ -54,6 +55,8 @@ enum Slot {
 struct Slots {
     slots: Mutex<Vec<Slot>>,
     done: Condvar,
+    /// Inputs submitted whose parse has not finished.
+    unfinished: AtomicUsize,
 }
 
 /// The background parse; a ticket names one submitted input.
@@ -79,9 +82,16 @@ impl Prefetch {
             slots.push(Slot::Queued(job));
             slots.len() - 1
         };
+        self.shared.unfinished.fetch_add(1, Ordering::Relaxed);
         let shared = Arc::clone(&self.shared);
         rayon::spawn(move || shared.work(ticket));
         Ticket(ticket)
+    }
+
+    /// Whether the thread pool may still be parsing (or have queued) a submitted input:
+    /// work handed to the pool now would wait behind it.
+    pub fn busy(&self) -> bool {
+        self.shared.unfinished.load(Ordering::Relaxed) > 0
     }
 
     /// Whether `ticket`'s input is parsed (`take` would not wait).
@@ -98,7 +108,9 @@ impl Prefetch {
                 Slot::Done(parsed) => return parsed,
                 Slot::Queued(job) => {
                     drop(slots);
-                    return job.run();
+                    let parsed = job.run();
+                    self.shared.unfinished.fetch_sub(1, Ordering::Relaxed);
+                    return parsed;
                 }
                 Slot::Parsing => {
                     slots[ticket.0] = Slot::Parsing;
@@ -129,6 +141,7 @@ impl Slots {
         };
         let parsed = job.run();
         lock(&self.slots)[ticket] = Slot::Done(parsed);
+        self.unfinished.fetch_sub(1, Ordering::Relaxed);
         self.done.notify_all();
     }
 }

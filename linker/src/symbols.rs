@@ -225,16 +225,21 @@ impl SymbolTable {
     }
 
     /// The ids of the names of `files`, interned in order (in parallel when there are
-    /// many: see [`crate::name_table`]).
+    /// many and `pool_free`: see [`crate::name_table`]).
     pub fn intern_batch<N: crate::name_table::HashedName>(
         &mut self,
         files: &[&[N]],
+        pool_free: bool,
     ) -> Vec<Vec<SymbolId>> {
         let mut new_names = Vec::new();
         let next = self.symbols.len() as SymbolId;
-        let ids = self
-            .names
-            .intern_batch(files, next, &mut new_names, &name_of(&self.symbols));
+        let ids = self.names.intern_batch(
+            files,
+            next,
+            &mut new_names,
+            &name_of(&self.symbols),
+            pool_free,
+        );
         self.symbols.extend(new_names.into_iter().map(Symbol::new));
         ids
     }
@@ -919,7 +924,7 @@ impl Resolver {
         };
         let ids = self
             .symtab
-            .intern_batch(&[&names])
+            .intern_batch(&[&names], true)
             .pop()
             .unwrap_or_default();
         for (k, id) in ids.into_iter().enumerate() {
@@ -1069,7 +1074,9 @@ impl Resolver {
             }
         }
         let slices: Vec<&[GlobalName]> = objects.iter().map(|(_, n)| n.as_slice()).collect();
-        let ids = self.symtab.intern_batch(&slices);
+        // While the pool still parses, work handed to it would wait behind the parse: this
+        // thread interns the batch itself.
+        let ids = self.symtab.intern_batch(&slices, !self.prefetch.busy());
         for ((obj, names), ids) in objects.into_iter().zip(&ids) {
             self.add_object_symbols(obj, &names, ids);
         }
