@@ -41,6 +41,10 @@ impl DynamicTables {
         if self.dynstr.is_empty() {
             self.dynstr.push(0);
         }
+        // The empty string is the table's first byte, not a second NUL of its own.
+        if s.is_empty() {
+            return 0;
+        }
         if let Some(&off) = self.strings.get(s) {
             return off;
         }

@@ -446,7 +446,7 @@ fn check_address_space(link: &Link, segments: &Segments) -> Result<()> {
 /// the input that overflows it (before any address, so for `-r` too).
 pub fn place_inputs(link: &mut Link) -> Result<Placement> {
     let mut placement = Placement::default();
-    let merged = crate::merge::merge_sections(&mut link.objects);
+    let merged = crate::merge::merge_sections(&mut link.objects, !link.opts.relocatable);
     let groups = &merged.groups;
     // Every live `.eh_frame` input split into its records at once, in parallel, for the
     // placement below to take by (file, section).
@@ -528,16 +528,11 @@ pub fn place_inputs(link: &mut Link) -> Result<Placement> {
     }
     let mut group_offsets = Vec::with_capacity(groups.len());
     for (g, group) in groups.iter().enumerate() {
-        let align = link
-            .output(group.output)
-            .inputs
-            .iter()
-            .map(|&(f, i)| link.objects[f as usize].sections[i as usize].align)
-            .max()
-            .unwrap_or(1);
+        // At a multiple of the group's own alignment (its largest section's), as lld places
+        // its merged sections: 1-aligned strings follow 16-aligned constants unpadded.
         let out = link.outputs.section_mut(group.output);
         let (at, len) = (out.size, group.data.len() as u64);
-        let Some(offset) = out.add_tail(TailKind::Merged(g as u32), len, u64::from(align)) else {
+        let Some(offset) = out.add_tail(TailKind::Merged(g as u32), len, group.align) else {
             let what = format!("<internal>:({})", out.name);
             let at = format!("offset {at:#x} of output section {}", out.name);
             return Err(overflow_error(&what, len, &at));
@@ -1107,11 +1102,13 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
         // same code then lands at lld's addresses, and runs as fast as lld's does.
         Some(Plt) => 5,
         Some(PltSec) => 5,
+        // Without full RELRO, after the data the inputs bring (lld creates it after them;
+        // GNU ld puts it first).
         Some(GotPlt) => {
             if link.opts.z_now && link.opts.z_relro {
                 12
             } else {
-                0
+                11
             }
         }
         Some(Dynamic) => 10,
@@ -1127,10 +1124,9 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
             ".init" | ".text" | ".fini" => 2,
             ".tdata" => 0,
             ".tbss" => 1,
-            ".preinit_array" => 2,
-            ".init_array" => 3,
-            ".fini_array" => 4,
-            ".data.rel.ro" => 5,
+            // In the order the inputs first name them, as lld orders them (crtbeginS.o
+            // names `.fini_array` first; GNU ld puts `.init_array` first).
+            ".preinit_array" | ".init_array" | ".fini_array" | ".data.rel.ro" => 3,
             ".data" => 1,
             ".bss" => 3,
             _ => {

@@ -1,7 +1,9 @@
 //! SHF_MERGE deduplication: the pieces (strings, constants) of every live merge section
 //! with the same output section, flags and entry size (and, for strings, alignment) form a
-//! group of unique pieces, each placed where it first occurs in input order, so the result
-//! does not depend on threads.
+//! group of unique pieces, laid out in a final link in lld's order (by a hash of their
+//! bytes into 32 shards, each in input order: see [`lld_shard`]), so that the merged bytes,
+//! and the addresses of all that follows them, are lld's; in a relocatable output in input
+//! order, as GNU ld leaves them. The result does not depend on threads.
 //!
 //! Every piece keeps its section's alignment, as lld's merge sections do: a piece may start
 //! anywhere in its input section, but code relies on the section's alignment for all of
@@ -10,9 +12,9 @@
 //! different alignments share a group, whose pieces all take the largest (lld's rule).
 //!
 //! The work is parallel where it pays: each section is split and its pieces hashed on its
-//! own; pieces are then deduplicated in shards by hash, each shard on its own thread; each
-//! section lays out its unique pieces on its own, one short pass in input order gives each
-//! section its start, and the pieces' bytes and places follow in parallel again.
+//! own; pieces are then deduplicated in shares by hash, each share on its own thread; one
+//! pass in input order deals the unique pieces to lld's shards, and each shard lays out and
+//! copies its pieces in parallel.
 
 use crate::object_file::{FileId, ObjectFile, Piece, SectionKind};
 use crate::output_section::OutputId;
@@ -69,6 +71,15 @@ struct Span {
     hash: u64,
 }
 
+/// lld's number of shards of a merged section (`MergeNoTailSection`).
+const SHARDS: usize = 32;
+
+/// The shard lld puts a piece in: lld keeps 31 bits of the piece's xxh3 hash (the low 32,
+/// shifted right by one) and takes the top five of them.
+fn lld_shard(hash: u64) -> usize {
+    (((hash as u32) >> 1) >> (31 - SHARDS.trailing_zeros())) as usize
+}
+
 /// Which of `threads` deduplicates a piece. hashbrown takes a bucket from a hash's low bits
 /// and a tag from its top seven: the share comes from bits in between, or a thread's pieces
 /// would share their tags.
@@ -100,7 +111,10 @@ impl Merged {
 }
 
 /// Splits and deduplicates every live merge section (see the module's comment).
-pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
+///
+/// `lld_order`: the pieces go in lld's order (a final link); otherwise in input order, as
+/// GNU ld leaves them in a relocatable output.
+pub fn merge_sections(objects: &mut [ObjectFile], lld_order: bool) -> Merged {
     // The sections and their groups, in input order (the search in parallel: objects
     // have thousands of sections, few of them mergeable).
     let found: Vec<Vec<(u32, GroupKey, u64)>> = objects
@@ -195,82 +209,89 @@ pub fn merge_sections(objects: &mut [ObjectFile]) -> Merged {
     });
     let rep: Vec<u32> = rep.into_iter().map(AtomicU32::into_inner).collect();
 
-    // The unique pieces laid out in input order, each at a multiple of its group's
-    // alignment (so of its section's). A section's unique pieces, laid out from 0, occupy
-    // the same bytes wherever it starts (all its pieces share one alignment, which its
-    // start has): so each section is laid out on its own, in parallel, one pass in order
-    // gives each its start, and the pieces' offsets and bytes follow in parallel again.
-    // Walks section `s`'s unique pieces with their offsets from the section's start, and
-    // returns the size they take (0: none of its pieces is the first of its bytes).
+    // The unique pieces laid out as lld lays them out: each group's pieces are dealt to
+    // 32 shards by their hash ([`lld_shard`]), the shards follow one another (a non-empty
+    // one at a multiple of the group's alignment), and a shard holds its pieces in input
+    // order, each at a multiple of the alignment. The merged bytes are then lld's, and so
+    // are the addresses of whatever comes after them (code included).
     let aligns: Vec<usize> = groups.iter().map(|g| g.align as usize).collect();
-    let walk = |s: usize, visit: &mut dyn FnMut(usize, usize, &Span)| -> usize {
-        let align = aligns[sections[s].group as usize];
-        let mut size = 0usize;
-        for (p, span) in spans[s].iter().enumerate() {
+    // Each group's shards' unique pieces, in input order: (section, piece).
+    let mut buckets: Vec<Vec<(u32, u32)>> = vec![Vec::new(); groups.len() * SHARDS];
+    for (s, pieces) in spans.iter().enumerate() {
+        let group = sections[s].group as usize;
+        for (p, span) in pieces.iter().enumerate() {
             let piece = (first[s] + p as u32) as usize;
             if rep[piece] as usize == piece {
-                let here = size.next_multiple_of(align);
-                visit(p, here, span);
-                size = here + (span.end - span.start) as usize;
+                let shard = if lld_order { lld_shard(span.hash) } else { 0 };
+                buckets[group * SHARDS + shard].push((s as u32, p as u32));
             }
         }
-        size
-    };
-    let local: Vec<usize> = (0..sections.len())
-        .into_par_iter()
-        .map(|s| walk(s, &mut |_, _, _| {}))
-        .collect();
-    let mut sizes = vec![0usize; groups.len()];
-    let starts: Vec<usize> = sections
-        .iter()
-        .zip(&local)
-        .map(|(m, &size)| {
-            let group_size = &mut sizes[m.group as usize];
-            if size == 0 {
-                return *group_size;
-            }
-            let align = aligns[m.group as usize];
-            let start = group_size.next_multiple_of(align);
-            *group_size = start + size;
-            start
+    }
+    let span_of = |(s, p): (u32, u32)| &spans[s as usize][p as usize];
+    // Each shard's size, its pieces laid out from 0.
+    let sizes: Vec<usize> = buckets
+        .par_iter()
+        .enumerate()
+        .map(|(b, bucket)| {
+            let align = aligns[b / SHARDS];
+            bucket.iter().fold(0usize, |size, &at| {
+                let span = span_of(at);
+                size.next_multiple_of(align) + (span.end - span.start) as usize
+            })
         })
         .collect();
-    for (group, &size) in groups.iter_mut().zip(&sizes) {
+    let mut shard_start = vec![0usize; buckets.len()];
+    for (g, group) in groups.iter_mut().enumerate() {
+        let mut size = 0usize;
+        for b in g * SHARDS..(g + 1) * SHARDS {
+            if sizes[b] > 0 {
+                size = size.next_multiple_of(aligns[g]);
+            }
+            shard_start[b] = size;
+            size += sizes[b];
+        }
         group.data = vec![0; size];
     }
-    // Each section's share of its group's bytes, in order: disjoint slices to fill at once.
-    let mut rest: Vec<&mut [u8]> = groups.iter_mut().map(|g| &mut g.data[..]).collect();
-    let mut consumed = vec![0usize; rest.len()];
-    let mut shares: Vec<&mut [u8]> = Vec::with_capacity(sections.len());
-    for ((m, &size), &start) in sections.iter().zip(&local).zip(&starts) {
-        let g = m.group as usize;
-        let tail = std::mem::take(&mut rest[g]);
-        let (_, tail) = tail.split_at_mut(start - consumed[g]);
-        let (share, tail) = tail.split_at_mut(size);
-        rest[g] = tail;
-        consumed[g] = start + size;
-        shares.push(share);
+    // Each shard's bytes are a slice of its group's of their own: all filled at once.
+    let mut shares: Vec<&mut [u8]> = Vec::with_capacity(buckets.len());
+    for (g, group) in groups.iter_mut().enumerate() {
+        let mut rest = &mut group.data[..];
+        let mut consumed = 0;
+        for b in g * SHARDS..(g + 1) * SHARDS {
+            let (_, tail) = std::mem::take(&mut rest).split_at_mut(shard_start[b] - consumed);
+            let (share, tail) = tail.split_at_mut(sizes[b]);
+            rest = tail;
+            consumed = shard_start[b] + sizes[b];
+            shares.push(share);
+        }
     }
-    let mut offset = vec![0u64; total as usize];
-    let mut offsets: Vec<&mut [u64]> = Vec::with_capacity(sections.len());
-    let mut left = &mut offset[..];
-    for pieces in &spans {
-        let (mine, more) = std::mem::take(&mut left).split_at_mut(pieces.len());
-        offsets.push(mine);
-        left = more;
-    }
-    shares
+    let placed: Vec<Vec<u64>> = shares
         .into_par_iter()
-        .zip(offsets)
+        .zip(&buckets)
         .enumerate()
-        .for_each(|(s, (share, offsets))| {
-            let (data, start) = (data_of(&sections[s]), starts[s] as u64);
-            walk(s, &mut |p, here, span| {
-                offsets[p] = start + here as u64;
-                let (from, to) = (span.start as usize, span.end as usize);
-                share[here..here + (to - from)].copy_from_slice(&data[from..to]);
-            });
-        });
+        .map(|(b, (share, bucket))| {
+            let align = aligns[b / SHARDS];
+            let mut size = 0usize;
+            bucket
+                .iter()
+                .map(|&(s, p)| {
+                    let span = span_of((s, p));
+                    let (from, to) = (span.start as usize, span.end as usize);
+                    let here = size.next_multiple_of(align);
+                    let bytes = &data_of(&sections[s as usize])[from..to];
+                    share[here..here + bytes.len()].copy_from_slice(bytes);
+                    size = here + bytes.len();
+                    (shard_start[b] + here) as u64
+                })
+                .collect()
+        })
+        .collect();
+    let mut offset = vec![0u64; total as usize];
+    for (bucket, placed) in buckets.iter().zip(&placed) {
+        for (&(s, p), &at) in bucket.iter().zip(placed) {
+            offset[(first[s as usize] + p) as usize] = at;
+        }
+    }
 
     // Every piece where its first occurrence went.
     let pieces: Vec<Vec<Piece>> = spans
@@ -305,10 +326,15 @@ fn split(data: &[u8], flags: u64, entsize: usize) -> Vec<Span> {
         } else {
             (pos + entsize).min(data.len())
         };
+        // lld's hash of a string leaves out its terminator: the same hash gives lld's
+        // shard (and is as good for finding equal pieces, whose bytes are compared).
+        let terminated =
+            is_strings && end - pos >= entsize && data[end - entsize..end].iter().all(|&b| b == 0);
+        let hashed = &data[pos..if terminated { end - entsize } else { end }];
         spans.push(Span {
             start: pos as u64,
             end: end as u64,
-            hash: xxhash_rust::xxh3::xxh3_64(&data[pos..end]),
+            hash: xxhash_rust::xxh3::xxh3_64(hashed),
         });
         pos = end;
     }

@@ -473,3 +473,50 @@ fn code_sections_sit_where_lld_puts_them() {
         assert_eq!(main(&rld), main(&lld), "{kind}: main's address");
     }
 }
+
+/// Every allocated section of a small C program (strings and constants merged, a global
+/// constructor and destructor, initialized and zeroed data, a PLT) has lld's name, address
+/// and size, PIE and not: `.rodata`'s merged pieces in lld's order, `.dynstr` with one
+/// leading NUL, `.fini_array` and `.init_array` in the order crtbeginS.o names them, and
+/// `.got.plt` after `.data`. Then code that is the same instruction for instruction runs
+/// at the same addresses, with its data at the same addresses.
+#[test]
+fn allocated_sections_sit_where_lld_puts_them() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "#include <stdio.h>\n#include <stdlib.h>\n\
+         static int ready; int counter = 3; double scale[4];\n\
+         __attribute__((constructor)) static void init(void) { ready = 1; }\n\
+         __attribute__((destructor)) static void fini(void) { puts(\"bye\"); }\n\
+         int main(int argc, char **argv) {\n\
+           long n = strtol(argc > 1 ? argv[1] : \"7\", 0, 10);\n\
+           scale[n & 3] = n * 1.5 + 0.25;\n\
+           printf(\"%d %ld %d %.2f\\n\", ready, n, counter, scale[n & 3]);\n\
+           puts(\"alpha\"); puts(\"bravo\"); puts(\"charlie\"); return 0; }\n",
+        &["-O2"],
+    );
+    for kind in ["-pie", "-no-pie"] {
+        let lld = t.link(Driver::ClangLld, &[&obj], &[kind], &format!("lld{kind}"));
+        let rld = t.link(Driver::ClangRld, &[&obj], &[kind], &format!("rld{kind}"));
+        let expected = "1 7 3 10.75\nalpha\nbravo\ncharlie\nbye\n";
+        assert_output_is(&rld, &run(&rld, &[], &[]), expected, kind);
+        let allocated = |p: &Path| -> Vec<(String, u64, u64)> {
+            sections(p)
+                .into_iter()
+                .filter(|s| s.flags.contains('A'))
+                .map(|s| (s.name, s.addr, s.size))
+                .collect()
+        };
+        assert_eq!(
+            allocated(&rld),
+            allocated(&lld),
+            "{kind}: allocated sections, addresses and sizes against lld's"
+        );
+        assert_eq!(
+            section_data(&rld, ".rodata"),
+            section_data(&lld, ".rodata"),
+            "{kind}: .rodata"
+        );
+    }
+}

@@ -217,3 +217,52 @@ int main(void) {
     let want = "1\nagctuAGCTUnNbdhkmnrsvwyx-O\nARNDCQEGHILKMFPSTWYVBZX.-U\n10 21\n";
     t.check_program(&[&first, &second], &[], Some(want));
 }
+
+/// Strings and constants of two C objects (some in both) and of the assembly above: the
+/// merged `.rodata` is lld's byte for byte (lld deals the pieces to 32 shards by hash and
+/// lays the shards out in turn), so that what follows it sits at lld's addresses too.
+#[test]
+fn merged_sections_are_lld_s_bytes() {
+    let t = Test::new();
+    let words = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
+        "juliett", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo",
+        "sierra", "tango", "uniform", "victor", "whiskey", "xray", "yankee", "zulu",
+    ];
+    // Each object prints its half of the words and all of them in a second format, and
+    // sums a few double constants (which land in `.rodata.cst8` / `.cst16`).
+    let source = |half: &[&str], name: &str| {
+        let mut s = String::from("#include <stdio.h>\n");
+        s += &format!("double {name}(double x) {{\n");
+        for w in half {
+            s += &format!("  puts(\"{w}\");\n");
+        }
+        for w in &words {
+            s += &format!("  printf(\"%s: {w}\\n\", \"{name}\");\n");
+        }
+        s += "  return x * 1.5 + x * 2.25 - x / 3.0 + 1e10;\n}\n";
+        s
+    };
+    let a = t.compile(Clang, &source(&words[..13], "first"), &["-O2"]);
+    let b = t.compile(Clang, &source(&words[13..], "second"), &["-O2"]);
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\ndouble first(double);\ndouble second(double);\n\
+         int main(void) { printf(\"%.3f\\n\", first(2.0) + second(3.0)); return 0; }\n",
+        &["-O2"],
+    );
+    let [_, strings] = strings_objects(&t);
+    let objs: [&Path; 4] = [&main, &a, &b, &strings];
+    let lld = t.link(Driver::ClangLld, &objs, &[], "lld.out");
+    let expected = section_data(&lld, ".rodata");
+    for exe in t.check_program(&objs, &[], None) {
+        let got = section_data(&exe, ".rodata");
+        assert!(
+            got == expected,
+            "{}: .rodata differs from lld's ({} bytes against {})",
+            exe.display(),
+            got.len(),
+            expected.len()
+        );
+    }
+}
