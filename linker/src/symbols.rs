@@ -476,9 +476,11 @@ impl Resolver {
                 }
                 InputFile::Archive(archive) => {
                     let parsing = if archive.whole {
-                        whole_tickets.pop_front()
+                        whole_tickets
+                            .pop_front()
+                            .expect("one ticket list per whole archive")
                     } else {
-                        None
+                        Vec::new()
                     };
                     self.add_archive(archive, parsing)?
                 }
@@ -895,22 +897,15 @@ impl Resolver {
         self.pending.push_back((archive, member, ticket));
     }
 
-    /// Adds an archive; `parsing` holds the tickets of its members (a whole archive's)
-    /// if their parse has started.
-    fn add_archive(&mut self, archive: Archive, parsing: Option<Vec<Ticket>>) -> Result<()> {
+    /// Adds an archive; `parsing` holds the tickets of the members whose parse has started
+    /// (every member of a whole archive, which are all fetched; none of another).
+    fn add_archive(&mut self, archive: Archive, parsing: Vec<Ticket>) -> Result<()> {
         let a = self.archives.len() as u32;
         self.fetched.push(vec![false; archive.members.len()]);
-        let (whole, members) = (archive.whole, archive.members.len() as u32);
         // In place before anything is fetched: a fetch starts parsing the member.
         self.archives.push(archive);
-        if let Some(tickets) = parsing {
-            for (m, ticket) in tickets.into_iter().enumerate() {
-                self.fetch_parsing(a, m as u32, ticket);
-            }
-        } else if whole {
-            for m in 0..members {
-                self.fetch(a, m);
-            }
+        for (m, ticket) in parsing.into_iter().enumerate() {
+            self.fetch_parsing(a, m as u32, ticket);
         }
         // The index names are interned first (together: in parallel for a large index).
         let names: Vec<Hashed> = {

@@ -142,36 +142,36 @@ impl Archive {
     }
 }
 
-/// The bytes of the symbol index member (`/` or `/SYM64/`), which comes first.
-fn symbol_index(data: &'static [u8]) -> &'static [u8] {
-    let Some(header) = data.get(8..68) else {
-        return &[];
+/// The symbol index member (`/` or `/SYM64/`), which comes first: its bytes, and the width
+/// of its count and offsets (4 bytes in `/`, 8 in `/SYM64/`).
+fn index_member(data: &'static [u8]) -> Option<(&'static [u8], usize)> {
+    let header = data.get(8..68)?;
+    let width = match header[..16].trim_ascii_end() {
+        b"/" => 4,
+        b"/SYM64/" => 8,
+        _ => return None,
     };
-    let name = header[..16].trim_ascii_end();
-    if name != b"/" && name != b"/SYM64/" {
-        return &[];
-    }
     let size = std::str::from_utf8(&header[48..58])
         .ok()
         .and_then(|s| s.trim().parse::<usize>().ok())
         .unwrap_or(0);
-    data.get(68..68usize.saturating_add(size))
-        .unwrap_or_default()
+    let bytes = data
+        .get(68..68usize.saturating_add(size))
+        .unwrap_or_default();
+    Some((bytes, width))
+}
+
+/// The bytes of the symbol index member (empty if there is none).
+fn symbol_index(data: &'static [u8]) -> &'static [u8] {
+    index_member(data).map_or(&[], |(bytes, _)| bytes)
 }
 
 /// How many symbols the index of `data` lists, by its count word: at most as many as its
 /// bytes could hold, whatever the word says.
 fn index_count(data: &'static [u8]) -> usize {
-    let Some(header) = data.get(8..68) else {
+    let Some((index, width)) = index_member(data) else {
         return 0;
     };
-    // `/` counts in 4 bytes, `/SYM64/` in 8; each symbol takes an offset of that width.
-    let width = match header[..16].trim_ascii_end() {
-        b"/" => 4,
-        b"/SYM64/" => 8,
-        _ => return 0,
-    };
-    let index = symbol_index(data);
     let Some(word) = index.get(..width) else {
         return 0;
     };
