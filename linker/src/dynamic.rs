@@ -483,9 +483,11 @@ fn dynamic_tags(link: &Link, tables: &Tables, t: &DynamicTables) -> Vec<(i64, Dy
         ));
         d.push((i64::from(DT_PLTRELSZ), Number(24 * plt_relocs as u64)));
         d.push((i64::from(DT_PLTREL), Number(u64::from(DT_RELA))));
-    }
-    if link.outputs.has_synthetic(Synthetic::GotPlt) {
-        d.push((i64::from(DT_PLTGOT), DynValue::Synthetic(Synthetic::GotPlt)));
+        // Only beside PLT relocations, as lld (GNU ld: with a PLT): without them the
+        // loader has no use for `.got.plt`'s reserved slots.
+        if link.outputs.has_synthetic(Synthetic::GotPlt) {
+            d.push((i64::from(DT_PLTGOT), DynValue::Synthetic(Synthetic::GotPlt)));
+        }
     }
     if !t.versym.is_empty() {
         d.push((

@@ -14,6 +14,7 @@ pub mod elf_header;
 pub mod emit_relocs;
 pub mod endbr;
 pub mod error;
+pub mod fill;
 pub mod front_door;
 pub mod gc;
 pub mod gdb_index;

@@ -356,11 +356,14 @@ fn signature_index(link: &Link, index: &SymtabIndex, g: &Group) -> u32 {
 }
 
 /// Output section `k`'s bytes, unrelocated: its inputs at their offsets, `.eh_frame`
-/// records, merged pieces.
+/// records, merged pieces; traps between code (lld's).
 fn write_output_section(link: &Link, placement: &Placement, k: u32, out: &mut [u8]) {
     let o = &link.outputs[k as usize];
     if o.sh_type == SHT_NOBITS {
         return;
+    }
+    if let Some(p) = crate::fill::pattern(o.flags, None) {
+        crate::fill::fill(out, p);
     }
     for &(f, i) in &o.inputs {
         let s = &link.objects[f as usize].sections[i as usize];

@@ -12,6 +12,7 @@ use crate::context::Link;
 use crate::dynamic::DynamicTables;
 use crate::elf_header::{FileHeader, SectionHeader};
 use crate::error::{LinkError, Result};
+use crate::fill::Fillers;
 use crate::image::Image;
 use crate::object_file::SectionKind;
 use crate::options::OutputKind;
@@ -153,9 +154,8 @@ pub fn write_output(
 
     let mut map = pending.buffer(file_size)?;
     // Each finished part of the image goes to the file at once, by the thread that wrote
-    // it, while its bytes are in that core's cache (not where script fill patterns are
-    // added after).
-    let through = map.file().filter(|_| link.contents.fills.is_empty());
+    // it, while its bytes are in that core's cache.
+    let through = map.file();
     let buf: &mut [u8] = &mut map;
 
     // Collect every independent piece with its file range, then write them in parallel.
@@ -282,6 +282,10 @@ pub fn write_output(
             }
         }
     };
+    let run = Run {
+        work: &work,
+        fillers: &Fillers::new(link),
+    };
     // Past the last job: padding and the section header table, written with the headers.
     let jobs_end = consumed as usize;
     let parts = cut_parts(&jobs, jobs_end as u64);
@@ -291,18 +295,16 @@ pub fn write_output(
     let (errors, part_digests) = match &through {
         Some(file) => {
             let dest = (file, link.opts.output.as_path());
-            write_parts_through(&jobs, &parts, &work, dest, digest)
+            write_parts_through(&jobs, &parts, &run, dest, digest)
         }
         None => {
             let rest = &mut buf[first..jobs_end];
-            (run_jobs(&jobs, jobs_end as u64, rest, &work), Vec::new())
+            (run.jobs(&jobs, jobs_end as u64, rest), Vec::new())
         }
     };
     if !errors.is_empty() {
         return Err(LinkError::Many(errors));
     }
-    // Script fill patterns go in the gaps, which no job writes (never written through).
-    fill_gaps(link, buf, &jobs);
     timer.phase("  sections and relocations");
 
     write_headers(link, buf, shoff, shnum as u32);
@@ -613,7 +615,7 @@ fn cut_parts(jobs: &[(u64, u64, Job)], end: u64) -> Vec<Part> {
 fn write_parts_through(
     jobs: &[(u64, u64, Job)],
     parts: &[Part],
-    work: &JobWork,
+    run: &Run,
     (file, path): (&std::fs::File, &std::path::Path),
     digest: Option<Digest>,
 ) -> (Vec<String>, Vec<Vec<u8>>) {
@@ -631,9 +633,9 @@ fn write_parts_through(
                 .flatten()
                 .unwrap_or_default();
             buf.clear();
-            // Zero-filled: padding between jobs is zero.
+            // Zero-filled: padding between jobs is zero unless it is filled.
             buf.resize((p.end - p.start) as usize, 0);
-            let mut errors = run_jobs(&jobs[p.jobs.clone()], p.end, &mut buf, work);
+            let mut errors = run.jobs(&jobs[p.jobs.clone()], p.end, &mut buf);
             let d = digest.map(|d| d.region(&buf));
             if let Err(e) = file.write_all_at(&buf, p.start) {
                 errors.push(format!("cannot write {}: {e}", path.display()));
@@ -653,55 +655,39 @@ fn write_parts_through(
     (errors, digests)
 }
 
-/// Runs every job on its piece of `buf`, in parallel: `jobs` are sorted by file offset
-/// without overlaps, `buf` starts at the first job's offset and runs to `end`. The buffer is
-/// split in halves recursively rather than into a list of pieces (a large link has hundreds
-/// of thousands); the errors come back in job order.
-fn run_jobs(jobs: &[(u64, u64, Job)], end: u64, buf: &mut [u8], work: &JobWork) -> Vec<String> {
-    if jobs.len() > PART_JOBS {
-        let mid = jobs.len() / 2;
-        let (left, right) = buf.split_at_mut((jobs[mid].0 - jobs[0].0) as usize);
-        let (mut errors, more) = rayon::join(
-            || run_jobs(&jobs[..mid], jobs[mid].0, left, work),
-            || run_jobs(&jobs[mid..], end, right, work),
-        );
-        errors.extend(more);
-        return errors;
-    }
-    let mut errors = Vec::new();
-    let mut rest = buf;
-    for (k, (off, size, job)) in jobs.iter().enumerate() {
-        let next = jobs.get(k + 1).map_or(end, |j| j.0);
-        let (piece, tail) = std::mem::take(&mut rest).split_at_mut(*size as usize);
-        rest = &mut tail[(next - off - size) as usize..];
-        errors.extend(work(piece, job));
-    }
-    errors
+/// What is done for each job and each gap between jobs.
+struct Run<'a> {
+    work: &'a JobWork<'a>,
+    fillers: &'a Fillers,
 }
 
-/// Writes the scripts' fill patterns into the gaps between the contents of their output
-/// sections (`jobs`, sorted by offset), each gap starting with the pattern's first byte
-/// (lld).
-fn fill_gaps(link: &Image, buf: &mut [u8], jobs: &[(u64, u64, Job)]) {
-    for &(i, pattern) in &link.contents.fills {
-        let o = &link.outputs[i as usize];
-        let start = link.offset(o);
-        let end = start + o.size;
-        let first = jobs.partition_point(|j| j.0 < start);
-        let mut at = start;
-        let mut fill = |from: u64, to: u64| {
-            for (k, b) in buf[from as usize..to as usize].iter_mut().enumerate() {
-                *b = pattern[k % 4];
-            }
-        };
-        for j in jobs[first..].iter().take_while(|j| j.0 < end) {
-            if j.0 > at {
-                fill(at, j.0);
-            }
-            at = at.max(j.0 + j.1);
+impl Run<'_> {
+    /// Runs every job on its piece of `buf`, in parallel, and fills the gaps between them:
+    /// `jobs` are sorted by file offset without overlaps, `buf` starts at the first job's
+    /// offset and runs to `end`. The buffer is split in halves recursively rather than into
+    /// a list of pieces (a large link has hundreds of thousands); the errors come back in
+    /// job order.
+    fn jobs(&self, jobs: &[(u64, u64, Job)], end: u64, buf: &mut [u8]) -> Vec<String> {
+        if jobs.len() > PART_JOBS {
+            let mid = jobs.len() / 2;
+            let (left, right) = buf.split_at_mut((jobs[mid].0 - jobs[0].0) as usize);
+            let (mut errors, more) = rayon::join(
+                || self.jobs(&jobs[..mid], jobs[mid].0, left),
+                || self.jobs(&jobs[mid..], end, right),
+            );
+            errors.extend(more);
+            return errors;
         }
-        if at < end {
-            fill(at, end);
+        let mut errors = Vec::new();
+        let mut rest = buf;
+        for (k, (off, size, job)) in jobs.iter().enumerate() {
+            let next = jobs.get(k + 1).map_or(end, |j| j.0);
+            let (piece, tail) = std::mem::take(&mut rest).split_at_mut(*size as usize);
+            let (gap, tail) = tail.split_at_mut((next - off - size) as usize);
+            rest = tail;
+            errors.extend((self.work)(piece, job));
+            self.fillers.fill_gap(off + size, gap);
         }
+        errors
     }
 }

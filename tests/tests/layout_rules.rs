@@ -4,7 +4,8 @@
 //! reversed, priorities across objects and archives), an output with more than 65,279
 //! sections uses the ELF extended numbering, a GOTPCRELX load is relaxed only where the
 //! direct reference reaches, `.eh_frame_hdr` lists the functions lld's lists, and code
-//! sections sit where lld puts them (there GNU ld differs, and lld is the reference).
+//! sections sit where lld puts them (there GNU ld differs, and lld is the reference), with
+//! trap instructions between functions (lld's; GNU ld pads with NOPs).
 
 use rld_tests::Compiler::{Clang, Gcc};
 use rld_tests::*;
@@ -513,10 +514,73 @@ fn allocated_sections_sit_where_lld_puts_them() {
             allocated(&lld),
             "{kind}: allocated sections, addresses and sizes against lld's"
         );
-        assert_eq!(
-            section_data(&rld, ".rodata"),
-            section_data(&lld, ".rodata"),
-            "{kind}: .rodata"
+        // Code byte for byte: the same instructions at the same places, the padding
+        // between functions trap instructions, the PLT's entries in the same order.
+        for name in [".rodata", ".text", ".plt"] {
+            assert_eq!(
+                section_data(&rld, name),
+                section_data(&lld, name),
+                "{kind}: {name}"
+            );
+        }
+    }
+}
+
+/// Between two objects' functions in `-r` output, and between functions of the same
+/// object in a final link, the padding is trap instructions (0xcc), as lld writes it:
+/// a jump into it stops the program instead of running into the next function. Where a
+/// script gives a fill pattern, the pattern wins (lld, GNU ld).
+#[test]
+fn padding_between_functions_is_trap_instructions() {
+    let t = Test::new();
+    let a = t.compile(Clang, "int f(int x) { return x + 1; }\n", &["-O1"]);
+    let b = t.compile(
+        Clang,
+        "int f(int);\nint main(void) { return f(-1); }\n",
+        &["-O1"],
+    );
+    // `f` is 4 bytes, `main` 16-aligned: 12 bytes of padding between them.
+    let text = |p: &Path| section_data(p, ".text");
+    let rld_r = t.path("r.rld.o");
+    let lld_r = t.path("r.lld.o");
+    for (linker, out) in [(rld_path(), &rld_r), (PathBuf::from("ld.lld-22"), &lld_r)] {
+        run_checked(
+            Command::new(linker)
+                .arg("-r")
+                .arg(&a)
+                .arg(&b)
+                .arg("-o")
+                .arg(out),
         );
     }
+    let ours = text(&rld_r);
+    assert_eq!(ours, text(&lld_r), "-r: .text against lld's");
+    assert_eq!(ours[4..16], [0xcc; 12], "-r: padding after f: {ours:02x?}");
+    for kind in ["-pie", "-no-pie"] {
+        let lld = t.link(Driver::ClangLld, &[&a, &b], &[kind], &format!("lld{kind}"));
+        let rld = t.link(Driver::ClangRld, &[&a, &b], &[kind], &format!("rld{kind}"));
+        assert_eq!(run(&rld, &[], &[]).status.code(), Some(0), "{kind}");
+        let code = text(&rld);
+        assert_eq!(code, text(&lld), "{kind}: .text against lld's");
+        assert!(
+            code.windows(12).any(|w| w == [0xcc; 12]),
+            "{kind}: no trap padding in {code:02x?}"
+        );
+    }
+    // A script's fill pattern is the padding instead.
+    let script = t.write(
+        "fill.lds",
+        "SECTIONS { . = 0x10000; .text : { *(.text) } =0x90909090 }\n",
+    );
+    let out = t.path("filled");
+    run_checked(
+        Command::new(rld_path())
+            .args(["-e", "main", "-T"])
+            .arg(&script)
+            .arg(&a)
+            .arg(&b)
+            .arg("-o")
+            .arg(&out),
+    );
+    assert_eq!(text(&out)[4..16], [0x90; 12], "script fill");
 }
