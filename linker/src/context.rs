@@ -16,7 +16,9 @@ use object::elf;
 use rustc_hash::FxHashMap;
 
 /// What a relocation points at: a global symbol or one object's local symbol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Ordered as lld creates table entries: global symbols by id (the order the symbol table
+/// met them), then each file's local symbols.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Target {
     Global(SymbolId),
     Local(FileId, u32),

@@ -126,7 +126,9 @@ impl<'a> BindingRules<'a> {
 }
 
 /// A relocation whose decision needs something from the output (a table entry, a dynamic
-/// relocation, an error), recorded by the parallel pass and granted in input order.
+/// relocation, an error), recorded by the parallel pass and granted in input order (GOT and
+/// PLT entries in symbol order).
+#[derive(Clone, Copy)]
 struct Request {
     sec: u32,
     offset: u64,
@@ -209,11 +211,19 @@ pub fn scan_relocations(link: &mut Link, large_image: bool) -> Result<(RelocPlan
     let mut tables = Tables::default();
     tables.section_relative.reserve_exact(scans.len());
     let mut errors = Vec::new();
+    // GOT and PLT entries in lld's order: by symbol, not by the first reference (lld
+    // creates them after its scan, walking the symbol table). Code that refers to them
+    // then has lld's bytes, and runs with its tables laid out as lld's.
+    let mut by_symbol: Vec<(FileId, Request)> = Vec::new();
     for (file, scan) in scans.into_iter().enumerate() {
         tables.uses_got_base |= scan.uses_got_base;
         tables.section_relative.push(scan.relative);
         for r in &scan.requests {
-            grant(link, &mut tables, &mut errors, file as FileId, r);
+            if matches!(r.need, Need::Plt | Need::Iplt | Need::Got(_)) {
+                by_symbol.push((file as FileId, *r));
+            } else {
+                grant(link, &mut tables, &mut errors, file as FileId, r);
+            }
         }
         for (id, at) in scan.undefined {
             let u = undefined.entry(id).or_default();
@@ -225,6 +235,10 @@ pub fn scan_relocations(link: &mut Link, large_image: bool) -> Result<(RelocPlan
             undefined.entry(id).or_default().references += count;
         }
         files.push(scan.actions);
+    }
+    by_symbol.sort_by_key(|(_, r)| r.target);
+    for (file, r) in &by_symbol {
+        grant(link, &mut tables, &mut errors, *file, r);
     }
     report_undefined(link, undefined, &mut errors);
     if !errors.is_empty() {

@@ -339,3 +339,102 @@ extern "C" bool rld_parse_llvm_options(int Argc, const char *const *Argv,
   setError(ErrorMessage, Errors);
   return false;
 }
+
+// The order lld's LTO gives functions: it moves each module, in input order, into one empty
+// module with LLVM's IRMover, which creates a definition when it first reaches it: from the
+// appending variables (llvm.global_ctors, llvm.used) first, then from the module's global
+// definitions in symbol-table order (functions, variables, aliases), each time following what
+// the body or initializer refers to, most recently reached first (the value mapper's
+// worklist is a stack). The code generator emits functions in module order, and the linker
+// lays them out in that order: rld's partitions, linked differently (the first module is
+// the destination), would place the same code elsewhere. Numbers the module's function
+// definitions in that order from Next, in a metadata attachment the sort below reads;
+// returns the next number.
+static const char *const LinkOrderKind = "rld.link_order";
+
+extern "C" uint64_t rld_number_in_link_order(LLVMModuleRef MRef, uint64_t Next) {
+  Module &M = *unwrap(MRef);
+  LLVMContext &C = M.getContext();
+  unsigned Kind = C.getMDKindID(LinkOrderKind);
+  Type *I64 = Type::getInt64Ty(C);
+  SmallPtrSet<const Value *, 32> Seen;
+  SmallVector<const GlobalValue *, 64> Stack;
+  // A reference, as the mapper meets it: a definition is created at once and its body
+  // waits on the stack; a constant's operands are met in order, each constant once.
+  auto Reach = [&](auto &Self, const Value *V) -> void {
+    if (!isa<Constant>(V) || !Seen.insert(V).second)
+      return;
+    if (const auto *GV = dyn_cast<GlobalValue>(V)) {
+      if (GV->isDeclaration())
+        return;
+      if (const auto *F = dyn_cast<Function>(GV))
+        const_cast<Function *>(F)->setMetadata(
+            Kind, MDNode::get(C, ConstantAsMetadata::get(ConstantInt::get(I64, Next++))));
+      Stack.push_back(GV);
+      return;
+    }
+    for (const Use &Op : cast<Constant>(V)->operands())
+      Self(Self, Op.get());
+  };
+  auto Flush = [&]() {
+    while (!Stack.empty()) {
+      const GlobalValue *G = Stack.pop_back_val();
+      if (const auto *F = dyn_cast<Function>(G)) {
+        for (const Use &Op : F->operands())
+          if (Op)
+            Reach(Reach, Op.get());
+        for (const BasicBlock &BB : *F)
+          for (const Instruction &I : BB)
+            for (const Use &Op : I.operands())
+              Reach(Reach, Op.get());
+      } else if (const auto *Var = dyn_cast<GlobalVariable>(G)) {
+        if (Var->hasInitializer())
+          Reach(Reach, Var->getInitializer());
+      } else if (const auto *A = dyn_cast<GlobalAlias>(G)) {
+        Reach(Reach, A->getAliasee());
+      } else if (const auto *IF = dyn_cast<GlobalIFunc>(G)) {
+        Reach(Reach, IF->getResolver());
+      }
+    }
+  };
+  SmallVector<const GlobalValue *, 64> Roots;
+  for (const GlobalVariable &G : M.globals())
+    if (G.hasAppendingLinkage())
+      Roots.push_back(&G);
+  // The symbol table's order: functions, variables, aliases, ifuncs; names starting with
+  // "llvm." are not symbols.
+  for (const GlobalValue &G : M.global_values())
+    if (!G.hasLocalLinkage() && !G.isDeclaration() && !G.hasAppendingLinkage() &&
+        !G.getName().starts_with("llvm."))
+      Roots.push_back(&G);
+  for (const GlobalValue *R : Roots) {
+    Reach(Reach, R);
+    Flush();
+  }
+  return Next;
+}
+
+// Puts the function definitions numbered by rld_number_in_link_order in that order (the
+// rest after them, as they were) and drops the numbers.
+extern "C" void rld_sort_in_link_order(LLVMModuleRef MRef) {
+  Module &M = *unwrap(MRef);
+  unsigned Kind = M.getContext().getMDKindID(LinkOrderKind);
+  std::vector<std::pair<uint64_t, Function *>> Numbered;
+  for (Function &F : M)
+    if (MDNode *N = F.getMetadata(Kind)) {
+      uint64_t Key = mdconst::extract<ConstantInt>(N->getOperand(0))->getZExtValue();
+      Numbered.emplace_back(Key, &F);
+    }
+  if (Numbered.empty())
+    return;
+  std::stable_sort(Numbered.begin(), Numbered.end(),
+                   [](const auto &A, const auto &B) { return A.first < B.first; });
+  for (auto &[Key, F] : Numbered) {
+    F->setMetadata(Kind, nullptr);
+    F->removeFromParent();
+  }
+  auto &List = M.getFunctionList();
+  auto Rest = List.begin();
+  for (auto &[Key, F] : Numbered)
+    List.insert(Rest, F);
+}

@@ -438,6 +438,7 @@ pub(crate) fn prepare_partition<'ctx, 'a: 'ctx>(
     // longer satisfy the other modules' external declarations of the same name.
     let mut after_link = AfterLink::default();
     let mut outcome = CallOutcome::default();
+    let mut next_in_order = 0;
     for &m in job.partitions.modules(p) {
         let input = &job.inputs[m as usize];
         let module = crate::fatal::reading(input.name, || {
@@ -491,6 +492,7 @@ pub(crate) fn prepare_partition<'ctx, 'a: 'ctx>(
         annotate_aliases(ctx, &module, m, p, job, &mut outcome);
         let keep_keys = job.partitions.count() == 1;
         rewrite_structor_lists(&module, &globals, actions, keep_keys, &mut after_link);
+        next_in_order = crate::shim::number_in_link_order(&module, next_in_order);
         match &merged {
             None => merged = Some(module),
             Some(dest) => dest.link_in_module(module).map_err(|e| {
@@ -501,6 +503,9 @@ pub(crate) fn prepare_partition<'ctx, 'a: 'ctx>(
     let Some(module) = merged else {
         return Err(LtoError::Llvm("no bitcode modules to compile".into()));
     };
+    // The code in lld's order: linked as lld links the modules, the same functions would
+    // come out elsewhere (and run at other addresses).
+    crate::shim::sort_in_link_order(&module);
     // Never a program without a definition the partition owns: whatever the module linker
     // left out (a COMDAT it took from an earlier module, say) is an error here.
     for g in module_globals(&module) {

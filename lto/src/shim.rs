@@ -52,6 +52,8 @@ extern "C" {
         error: *mut *mut c_char,
     ) -> bool;
     fn rld_trim_debug_info(module: LLVMModuleRef, home: bool);
+    fn rld_number_in_link_order(module: LLVMModuleRef, next: u64) -> u64;
+    fn rld_sort_in_link_order(module: LLVMModuleRef);
     fn rld_comdat_name(
         global: inkwell::llvm_sys::prelude::LLVMValueRef,
         len: *mut usize,
@@ -321,6 +323,22 @@ pub fn trim_debug_info(module: &inkwell::module::Module, home: bool) {
     // SAFETY: a live module whose globals are placed; the shim only edits its compile
     // units' lists.
     unsafe { rld_trim_debug_info(module.as_mut_ptr(), home) }
+}
+
+/// Numbers a module's function definitions, from `next`, in the order lld's LTO puts them
+/// in its combined module (see the shim); returns the next number. Called on each module
+/// before it is linked into its partition's, in input order; [`sort_in_link_order`] then
+/// orders the partition's functions by the numbers.
+pub fn number_in_link_order(module: &inkwell::module::Module, next: u64) -> u64 {
+    // SAFETY: a live, fully read module; the shim only attaches metadata to its functions.
+    unsafe { rld_number_in_link_order(module.as_mut_ptr(), next) }
+}
+
+/// Puts a linked module's numbered functions in the order of their numbers, first, and
+/// removes the numbers.
+pub fn sort_in_link_order(module: &inkwell::module::Module) {
+    // SAFETY: a live module; the shim moves its functions within its own list.
+    unsafe { rld_sort_in_link_order(module.as_mut_ptr()) }
 }
 
 /// The name of the COMDAT group global object `g` is in, if any.

@@ -584,3 +584,55 @@ fn padding_between_functions_is_trap_instructions() {
     );
     assert_eq!(text(&out)[4..16], [0x90; 12], "script fill");
 }
+
+/// With `-flto`, one partition, the code of a two-module C++ program is lld's byte for
+/// byte: each module's static constructor comes first and the other functions in the order
+/// lld's IR linker reaches them (its own functions first, then what they call), and the
+/// PLT's entries in the order lld's symbol table met the symbols, not in the order of the
+/// first call. The same code at the same addresses runs alike.
+#[test]
+fn lto_code_sits_where_lld_puts_it() {
+    let t = Test::new();
+    let flags = ["-O2", "-flto"];
+    let a = t.compile_cxx(
+        Clang,
+        "#include <iostream>\n#include <cstdlib>\n\
+         int twice(int); long steps(long);\n\
+         static long fib(long n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n\
+         int main(int argc, char **argv) {\n\
+           long n = std::strtol(argc > 1 ? argv[1] : \"20\", 0, 10);\n\
+           std::cout << fib(n) << ' ' << twice(int(n)) << ' ' << steps(n) << std::endl;\n\
+           return 0; }\n",
+        &flags,
+    );
+    let b = t.compile_cxx(
+        Clang,
+        "#include <string>\n#include <cstdio>\n\
+         static std::string label = std::to_string(42);\n\
+         int twice(int x) { std::printf(\"%s \", label.c_str()); return 2 * x; }\n\
+         long steps(long n) { long s = 0; while (n != 1) { n = n % 2 ? 3 * n + 1 : n / 2; ++s; } return s; }\n",
+        &flags,
+    );
+    let lld = t.link_cxx(Driver::ClangLld, &[&a, &b], &["-flto"], "lld", true);
+    let rld = t.link_cxx(
+        Driver::ClangRld,
+        &[&a, &b],
+        &["-flto", "-Wl,--lto-partitions=1"],
+        "rld",
+        true,
+    );
+    assert_output_is(&rld, &run(&rld, &[], &[]), "6765 42 40 7\n", "rld -flto");
+    let functions = |p: &Path| -> Vec<(u64, String)> {
+        let mut f: Vec<(u64, String)> = symbols(p)
+            .into_iter()
+            .filter(|s| s.table == ".symtab" && s.typ == "FUNC" && s.ndx != "UND")
+            .map(|s| (s.value, s.name))
+            .collect();
+        f.sort();
+        f
+    };
+    assert_eq!(functions(&rld), functions(&lld), "functions and addresses");
+    for name in [".text", ".plt"] {
+        assert_eq!(section_data(&rld, name), section_data(&lld, name), "{name}");
+    }
+}
