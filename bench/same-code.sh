@@ -2,9 +2,11 @@
 # Whether two builds of a program have the same code: the instructions of their `.text`,
 # with addresses, branch targets, padding and function order set aside (objdump, each
 # side's lines sorted). Tells a run-time difference that comes from code placement alone
-# from one the optimizer made (see docs/analyses.md). Run by hand.
+# from one the optimizer made (see docs/analyses.md). "identical" is more: the `.text`
+# sections are the same bytes at the same address (the same code where lld puts it).
+# Run by hand.
 #
-#   bench/same-code.sh A B            # prints "same", or "differ N of M" (lines)
+#   bench/same-code.sh A B            # prints "identical", "same", or "differ N of M" (lines)
 #   TS_LLD=/work/ts/b22/lld TS_RLD=/work/ts/b22/rld bench/same-code.sh --tests LOG
 #       # for each "<test> <lld s> <rld s> <ratio>" line of bench/runtime-testsuite.sh's
 #       # output LOG, appends the verdict on the two trees' programs, then the geometric
@@ -21,8 +23,14 @@ normalized() { # PROGRAM
         sed -E 's/(j[a-z]+|call)\s+<[^>]*>/\1 L/' | sort
 }
 
+text_at() { # PROGRAM: .text's address, then its bytes in hex
+    readelf -SW "$1" | sed -E 's/^ *\[ *[0-9]+\]//' | awk '$1 == ".text" { print $3 }'
+    objcopy -O binary --only-section=.text "$1" /dev/stdout | od -An -tx1 -v
+}
+
 verdict() { # A B
     [[ -x $1 && -x $2 ]] || { echo "missing"; return; }
+    if cmp -s <(text_at "$1") <(text_at "$2"); then echo identical; return; fi
     local n
     n=$(diff <(normalized "$1") <(normalized "$2") | grep -c '^[<>]' || true)
     if [[ $n == 0 ]]; then echo same; else echo "differ $n of $(normalized "$1" | wc -l)"; fi

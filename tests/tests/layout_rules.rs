@@ -526,8 +526,8 @@ fn allocated_sections_sit_where_lld_puts_them() {
     }
 }
 
-/// Between two objects' functions in `-r` output, and between functions of the same
-/// object in a final link, the padding is trap instructions (0xcc), as lld writes it:
+/// Between functions, in `-r` output and in a final link, the padding is trap
+/// instructions (0xcc), as lld writes it:
 /// a jump into it stops the program instead of running into the next function. Where a
 /// script gives a fill pattern, the pattern wins (lld, GNU ld).
 #[test]
