@@ -1,15 +1,19 @@
-//! glibc's allocator tuned for a linker, by starting `rld` once more with three of its
-//! tunables set (they are read only when a process starts, and glibc has no other way to
-//! ask for transparent huge pages):
-//! - `hugetlb=1`: the heaps are advised to use transparent huge pages, so touching new
-//!   memory costs one page fault per 2 MiB rather than per 4 KiB;
-//! - `top_pad=16 MiB`: a heap grows by that much at a time, so its new memory forms whole
-//!   huge pages;
+//! glibc's allocator tuned for a linker, by starting `rld` once more with two of its
+//! tunables set (they are read only when a process starts):
+//! - `top_pad=16 MiB`: a heap grows by that much at a time, with fewer `brk` calls;
 //! - `mmap_threshold=32 MiB`: blocks up to that size come from the heaps too, rather than
 //!   from a mapping of their own that is made, faulted in page by page, and unmapped again.
 //!
-//! A large link touches a few hundred megabytes of new memory: on llvm-api this turns 28,000
-//! page faults into 15,000 and saves a sixth of the CPU time, for about 2% more peak memory.
+//! Transparent huge pages for the heaps (`hugetlb=1`) were part of it and are not any more:
+//! on a virtual machine that hands freed memory back to its host in 2 MiB blocks (free page
+//! reporting), a huge page's first touch makes the host fault in each of its 4 KiB pages,
+//! and on this project's machine they cost more than the page faults they save (2026-11-30,
+//! median of 6-8 interleaved runs, `hugetlb=1` against without: llvm-api 300 against 275 ms
+//! back to back and 310 against 270 with 3 s between runs, CPU time 425-445 against 415 ms;
+//! llvm-whole 510 against 426 ms; llvm-whole with `--gc-sections` 480 against 369 ms with
+//! pauses, 402 against 397 back to back). A caller can still ask for them
+//! (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`).
+//!
 //! A small link is not restarted: starting again costs about a millisecond. Tunables the
 //! caller set in `GLIBC_TUNABLES` win over these; the caller's environment is restored after
 //! the restart, so that programs rld runs (a plugin's helpers) see it as it was.
@@ -17,8 +21,7 @@
 use std::ffi::{OsStr, OsString};
 
 /// The tunables, and the values rld gives them unless the caller set them.
-const TUNABLES: [(&str, &str); 3] = [
-    ("glibc.malloc.hugetlb", "1"),
+const TUNABLES: [(&str, &str); 2] = [
     ("glibc.malloc.top_pad", "16777216"),
     ("glibc.malloc.mmap_threshold", "33554432"),
 ];
@@ -104,12 +107,12 @@ mod tests {
 
     #[test]
     fn the_callers_tunables_are_kept_and_win() {
-        let ours = "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=16777216:glibc.malloc.mmap_threshold=33554432";
+        let ours = "glibc.malloc.top_pad=16777216:glibc.malloc.mmap_threshold=33554432";
         assert_eq!(merged(None).unwrap(), ours);
         assert_eq!(merged(Some(OsStr::new(""))).unwrap(), ours);
         assert_eq!(
             merged(Some(OsStr::new("glibc.malloc.top_pad=0:glibc.rtld.nns=2"))).unwrap(),
-            "glibc.malloc.top_pad=0:glibc.rtld.nns=2:glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432"
+            "glibc.malloc.top_pad=0:glibc.rtld.nns=2:glibc.malloc.mmap_threshold=33554432"
         );
     }
 }

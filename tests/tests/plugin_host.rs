@@ -199,8 +199,7 @@ fn a_large_link_is_restarted_tuned_and_its_callers_environment_kept() {
         );
         (stderr, read(&env_file))
     };
-    let ours =
-        "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=16777216:glibc.malloc.mmap_threshold=33554432";
+    let ours = "glibc.malloc.top_pad=16777216:glibc.malloc.mmap_threshold=33554432";
     let (stderr, env) = link("plain", &big, None);
     assert!(
         stderr.contains(&format!("rld: restarted with GLIBC_TUNABLES={ours}\n")),
@@ -213,7 +212,7 @@ fn a_large_link_is_restarted_tuned_and_its_callers_environment_kept() {
     let (stderr, env) = link("callers", &big, Some("glibc.malloc.top_pad=65536"));
     assert!(
         stderr.contains(
-            "rld: restarted with GLIBC_TUNABLES=glibc.malloc.top_pad=65536:glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432\n"
+            "rld: restarted with GLIBC_TUNABLES=glibc.malloc.top_pad=65536:glibc.malloc.mmap_threshold=33554432\n"
         ),
         "{stderr}"
     );
