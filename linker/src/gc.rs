@@ -10,6 +10,7 @@ use crate::object_file::{shndx, FileId, ObjectFile, SectionKind, LE};
 use crate::symbols::{SymbolDef, SymbolId, SymbolTable};
 use object::elf;
 use rayon::prelude::*;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 const SHF_GNU_RETAIN: u64 = 0x20_0000;
@@ -123,9 +124,13 @@ fn symbol_target(
 }
 
 /// Marks everything reachable from `frontier` (sections just marked) through relocations:
-/// each task walks depth-first from its own stack and hands half of it to a new task when
-/// it grows, so that idle threads take work (mold's parallel work list) while a chain of
-/// calls thousands deep costs no more than on one thread.
+/// each task walks breadth-first from its own queue and hands half of it to a new task
+/// when it grows, so that idle threads take work (mold's parallel work list) while a chain
+/// of calls thousands deep costs no more than on one thread. Breadth-first because each
+/// step is a chain of cache misses (section, relocations, symbol, flag): the section taken
+/// next was queued long ago, so the processor loads it while the last one's misses are
+/// outstanding, where depth-first takes the section the last miss just named (a quarter
+/// less time marking a synthetic program of 300,000 sections, `bench/scaling.sh`).
 fn propagate(
     objects: &[ObjectFile],
     symtab: &SymbolTable,
@@ -139,9 +144,9 @@ fn propagate(
     };
     rayon::scope(|scope| {
         for chunk in frontier.chunks(Walk::SPLIT) {
-            let stack = chunk.to_vec();
+            let queue = chunk.iter().copied().collect();
             let walk = &walk;
-            scope.spawn(move |scope| walk.run(scope, stack));
+            scope.spawn(move |scope| walk.run(scope, queue));
         }
     });
 }
@@ -153,24 +158,24 @@ struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    /// A stack longer than this gives half of it to another task.
+    /// A queue longer than this gives half of it to another task.
     const SPLIT: usize = 256;
 
-    fn run<'s>(&'s self, scope: &rayon::Scope<'s>, mut stack: Vec<(FileId, u32)>)
+    fn run<'s>(&'s self, scope: &rayon::Scope<'s>, mut queue: VecDeque<(FileId, u32)>)
     where
         'a: 's,
     {
-        while let Some((file, sec)) = stack.pop() {
+        while let Some((file, sec)) = queue.pop_front() {
             for r in self.objects[file as usize].sections[sec as usize].relocs {
                 let sym = r.r_sym(LE, false) as usize;
                 if let Some((f, s)) = symbol_target(self.objects, self.symtab, file, sym) {
                     if self.flags.mark(f, s) {
-                        stack.push((f, s));
+                        queue.push_back((f, s));
                     }
                 }
             }
-            if stack.len() > Self::SPLIT {
-                let half = stack.split_off(stack.len() / 2);
+            if queue.len() > Self::SPLIT {
+                let half = queue.split_off(queue.len() / 2);
                 scope.spawn(move |scope| self.run(scope, half));
             }
         }
