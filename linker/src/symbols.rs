@@ -247,7 +247,7 @@ impl SymbolTable {
     /// Makes room for `additional` more names, so that a large link does not grow the
     /// table again and again.
     pub fn reserve(&mut self, additional: usize) {
-        self.names.reserve(additional, &name_of(&self.symbols));
+        self.names.reserve(additional);
         self.symbols.reserve(additional);
     }
 
