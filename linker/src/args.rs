@@ -417,7 +417,7 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.init = v.into())),
     arg(&["-fini"], "SYMBOL", "Call SYMBOL at unload time (DT_FINI, default _fini)",
         Set(|p, v| p.o.fini = v.into())),
-    arg(&["--hash-style"], "STYLE", "Symbol hash table: sysv (default), gnu or both",
+    arg(&["--hash-style"], "STYLE", "Symbol hash table: sysv, gnu or both (default)",
         Value(Parser::hash_style)),
     flag(&["--use-android-relr-tags"], "With --pack-dyn-relocs=relr: Android's DT_ANDROID_RELR tags and section type (lld's)",
         |p| p.o.android_relr_tags = true),
@@ -1367,7 +1367,7 @@ mod tests {
         assert_eq!(inputs(&o), expected);
         // lld's spelling of the same thing.
         let o = parse("-static-pie -lc");
-        let expected = "Pie interp=none hash=sysv build-id=None static no-interp";
+        let expected = "Pie interp=none hash=both build-id=None static no-interp";
         assert_eq!(
             (settings(&o), inputs(&o)),
             (expected.into(), "-lc[s]".into())

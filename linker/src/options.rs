@@ -364,9 +364,10 @@ impl Default for Options {
             no_dynamic_linker: false,
             static_link: false,
             dynamic_linker: None,
+            // Both tables, as lld and GNU ld write them unless told otherwise.
             hash_style: HashStyle {
                 sysv: true,
-                gnu: false,
+                gnu: true,
             },
             build_id: BuildId::None,
             eh_frame_hdr: false,

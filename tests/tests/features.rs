@@ -615,6 +615,40 @@ fn hash_style_sysv() {
     }
 }
 
+/// Without `--hash-style`, both tables, as ld.lld-22 and GNU ld write them.
+#[test]
+fn hash_style_default_is_both_as_lld_and_gnu_ld() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "extern int elsewhere(void);\nint exported(void) { return elsewhere() + 1; }\n",
+        &["-fPIC"],
+    );
+    let hash_tables = |linker: &str| {
+        let out = t.path(&format!("lib-{linker}.so"));
+        let program = if linker == "rld" {
+            rld_path()
+        } else {
+            linker.into()
+        };
+        run_checked(
+            std::process::Command::new(program)
+                .arg("-shared")
+                .arg(&obj)
+                .arg("-o")
+                .arg(&out),
+        );
+        let names = section_names(&sections(&out));
+        let mut tables: Vec<String> = names.into_iter().filter(|n| n.ends_with("hash")).collect();
+        tables.sort();
+        tables
+    };
+    let rld = hash_tables("rld");
+    assert_eq!(rld, [".gnu.hash", ".hash"]);
+    assert_eq!(rld, hash_tables("ld.lld-22"));
+    assert_eq!(rld, hash_tables("ld.bfd"));
+}
+
 #[test]
 fn hash_style_both() {
     let t = Test::new();
