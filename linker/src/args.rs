@@ -977,8 +977,8 @@ impl Parser {
                 "rewrite-endbr" => o.z_rewrite_endbr = true,
                 "norewrite-endbr" => o.z_rewrite_endbr = false,
                 "shstk" => o.z_shstk = true,
-                // Only the order of dynamic relocations; rld's order is fixed and valid either way.
-                "combreloc" | "nocombreloc" => {}
+                "combreloc" => o.z_combreloc = true,
+                "nocombreloc" => o.z_combreloc = false,
                 // GNU ld warns and carries on, and drivers rely on that for newer keywords.
                 _ => o.warnings.push(format!("unknown -z value: {v}")),
             },

@@ -284,7 +284,8 @@ fn build_gnu_hash(link: &Link, t: &DynamicTables, nbuckets: u32) -> Vec<u8> {
         .map(|&id| gnu_hash(base_name(link.symtab.get(id).name)))
         .collect();
     const SHIFT: u32 = 26;
-    let bloom_words = (defined.len() / 8).max(1).next_power_of_two();
+    // 12 bits per symbol, rounded to the power of two above, as lld sizes it.
+    let bloom_words = (defined.len() * 12 / 64 + 1).next_power_of_two();
     let mut bloom = vec![0u64; bloom_words];
     for &h in &hashes {
         let word = (h as usize / 64) % bloom_words;

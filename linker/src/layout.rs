@@ -1185,7 +1185,7 @@ pub fn sort_output_sections(link: &mut Link) {
 fn program_headers(link: &Link) -> Vec<u32> {
     let (lead, rest) = special_headers(link);
     let mut p = Vec::new();
-    if !lead.is_empty() {
+    if headers_loaded(link) {
         p.push(PT_PHDR);
     }
     p.extend(lead);
@@ -1614,7 +1614,8 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
     let tls = tls_layout(link, &places);
     let (lead, rest) = special_headers(link);
     let mut segments = Vec::new();
-    if !lead.is_empty() {
+    // Wherever the headers are loaded, as lld writes it (GNU ld: only beside PT_INTERP).
+    if headers_loaded {
         segments.push(Segment {
             p_type: PT_PHDR,
             flags: PF_R,

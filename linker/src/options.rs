@@ -90,6 +90,9 @@ pub struct Options {
     pub z_relro: bool,
     /// PT_GNU_STACK is written (lld's `-z nognustack` leaves it out).
     pub z_gnustack: bool,
+    /// `-z combreloc` (default): `.rela.dyn` sorted as lld sorts it; `-z nocombreloc`
+    /// keeps the order the relocations were found in.
+    pub z_combreloc: bool,
     /// `--rosegment` (default) / `--no-rosegment`: read-only data in a segment of its own.
     pub rosegment: bool,
     /// `-z now` / `-z lazy` (default lazy).
@@ -373,6 +376,7 @@ impl Default for Options {
             eh_frame_hdr: false,
             z_relro: true,
             z_gnustack: true,
+            z_combreloc: true,
             rosegment: true,
             z_now: false,
             nmagic: false,

@@ -44,9 +44,32 @@ pub fn write_rela_dyn(link: &Image, dynamic: &DynamicTables, buf: &mut [u8]) {
         .rela_dyn
         .iter()
         .partition(|r| r.r_type == R_X86_64_RELATIVE);
+    let relative_count = link
+        .tables
+        .section_relative
+        .iter()
+        .map(Vec::len)
+        .sum::<usize>()
+        + relative.len();
     for (out, r) in rest.chunks_mut(24).zip(relative.into_iter().chain(others)) {
         write_rela(link, &index, r, out);
     }
+    if link.opts.z_combreloc {
+        sort_rela_dyn(buf, relative_count);
+    }
+}
+
+/// lld's order of `.rela.dyn` (`-z combreloc`): the first `relative` records, the relative
+/// relocations, by address; the others by symbol, then address. Sorted once written, since
+/// the addresses are known only then.
+fn sort_rela_dyn(buf: &mut [u8], relative: usize) {
+    let (records, _) = buf.as_chunks_mut::<24>();
+    let field = |r: &[u8; 24], at: usize| {
+        u64::from_le_bytes(r[at..at + 8].try_into().expect("eight bytes"))
+    };
+    let (relative, others) = records.split_at_mut(relative.min(records.len()));
+    relative.par_sort_by_key(|r| field(r, 0));
+    others.sort_by_key(|r| (field(r, 8) >> 32, field(r, 0)));
 }
 
 pub fn write_synthetic(link: &Image, dynamic: &DynamicTables, which: Synthetic, buf: &mut [u8]) {

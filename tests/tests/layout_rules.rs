@@ -526,6 +526,97 @@ fn allocated_sections_sit_where_lld_puts_them() {
     }
 }
 
+/// A PIE and a shared library with pointers in `.data` and `.data.rel.ro` of two objects
+/// (so that the order the link finds them is not their address order), symbolic
+/// relocations against the objects' own exports and a library's, and GOT entries: the
+/// program headers (`PT_PHDR` in the library too), the sections' places, `.gnu.hash`
+/// (the bloom filter sized as lld sizes it) and `.rela.dyn` (relative relocations by
+/// address, the others by symbol and address, lld's `-z combreloc`) as lld writes them.
+#[test]
+fn dynamic_relocations_and_hash_tables_as_lld_writes_them() {
+    let t = Test::new();
+    let a = t.compile(
+        Clang,
+        "#include <stdio.h>\nextern int ext_var;\nextern const char *const names_b[];\n\
+         extern int *table_b[];\nint xa = 1, ya = 2;\n\
+         const char *const names_a[] = { \"one\", \"two\", \"three\" };\n\
+         int *table_a[] = { &xa, &ya, &ext_var };\nint (*put)(const char *) = puts;\n\
+         int main(void) {\n  printf(\"%s %s %d %d %d\\n\", names_a[2], names_b[1], *table_a[1],\n\
+         *table_b[0], *table_a[2]);\n  put(\"done\");\n  return 0;\n}\n",
+        &["-O2", "-fPIC"],
+    );
+    let b = t.compile(
+        Clang,
+        "#include <stdlib.h>\nextern int xa;\nint xb = 5;\n\
+         const char *const names_b[] = { \"uno\", \"dos\" };\nint *table_b[] = { &xb, &xa };\n\
+         void *(*alloc)(size_t) = malloc;\n",
+        &["-O2", "-fPIC"],
+    );
+    let lib = t.compile(Clang, "int ext_var = 7;\n", &["-fPIC"]);
+    let lib = t.link(Driver::ClangLld, &[&lib], &["-shared"], "libext.so");
+    let dir = t.dir().display().to_string();
+    let rpath = format!("-Wl,-rpath,{dir}");
+    let flags = ["-L", dir.as_str(), "-lext", rpath.as_str()];
+    assert!(lib.is_file());
+    for kind in ["-pie", "-shared"] {
+        let mut with_kind = flags.to_vec();
+        with_kind.push(kind);
+        let lld = t.link(
+            Driver::ClangLld,
+            &[&a, &b],
+            &with_kind,
+            &format!("lld{kind}"),
+        );
+        let rld = t.link(
+            Driver::ClangRld,
+            &[&a, &b],
+            &with_kind,
+            &format!("rld{kind}"),
+        );
+        if kind == "-pie" {
+            assert_output_is(&rld, &run(&rld, &[], &[]), "three dos 2 5 7\ndone\n", kind);
+        }
+        let headers = |p: &Path| -> Vec<(String, u64, u64)> {
+            segments(p)
+                .into_iter()
+                .map(|s| (s.typ, s.vaddr, s.memsz))
+                .collect()
+        };
+        assert_eq!(headers(&rld), headers(&lld), "{kind}: program headers");
+        let allocated = |p: &Path| -> Vec<(String, u64, u64)> {
+            sections(p)
+                .into_iter()
+                .filter(|s| s.flags.contains('A'))
+                .map(|s| (s.name, s.addr, s.size))
+                .collect()
+        };
+        assert_eq!(
+            allocated(&rld),
+            allocated(&lld),
+            "{kind}: allocated sections"
+        );
+        let rela_dyn = |p: &Path| -> Vec<String> {
+            tool_stdout("readelf", &["-rW"], p)
+                .lines()
+                .skip_while(|l| !l.contains("'.rela.dyn'"))
+                .skip(2)
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        let rows = rela_dyn(&rld);
+        assert!(rows.len() > 10, "{kind}: {rows:?}");
+        assert_eq!(rows, rela_dyn(&lld), "{kind}: .rela.dyn");
+        for name in [".gnu.hash", ".text", ".rodata", ".eh_frame"] {
+            assert_eq!(
+                section_data(&rld, name),
+                section_data(&lld, name),
+                "{kind}: {name}"
+            );
+        }
+    }
+}
+
 /// Between functions, in `-r` output and in a final link, the padding is trap
 /// instructions (0xcc), as lld writes it:
 /// a jump into it stops the program instead of running into the next function. Where a
