@@ -1094,9 +1094,10 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
         Some(GnuHash) => 5,
         Some(SysvHash) => 6,
         Some(DynStr) => 7,
-        Some(RelaDyn) => 8,
+        // `.relr.dyn` right after `.rela.dyn` (created after it), before `.rela.plt`, as
+        // lld places it.
+        Some(RelaDyn) | Some(RelrDyn) => 8,
         Some(RelaPlt) => 9,
-        Some(RelrDyn) => 9,
         Some(EhFrameHdr) => 20,
         // After the code, as lld places them (GNU ld puts them before `.text`): the
         // same code then lands at lld's addresses, and runs as fast as lld's does.

@@ -221,6 +221,10 @@ pub struct Options {
     /// `-z pack-relative-relocs` / `--pack-dyn-relocs=relr`: relative relocations of a PIE
     /// or shared object as a `.relr.dyn` bitmap (DT_RELR) instead of `.rela.dyn` entries.
     pub pack_relative_relocs: bool,
+    /// `--apply-dynamic-relocs` (lld's): the places a dynamic relocation fills also get the
+    /// link-time value (GNU ld always writes it); by default they keep the input's bytes,
+    /// as lld leaves them, since the relocation carries its addend.
+    pub apply_dynamic_relocs: bool,
     /// `--use-android-relr-tags` (lld's): the table under Android's names
     /// (DT_ANDROID_RELR*, SHT_ANDROID_RELR), for Android releases before DT_RELR.
     pub android_relr_tags: bool,
@@ -435,6 +439,7 @@ impl Default for Options {
             z_nodlopen: false,
             z_rodynamic: false,
             pack_relative_relocs: false,
+            apply_dynamic_relocs: false,
             warn_once: false,
             z_isa_level: 0,
             default_symver: false,

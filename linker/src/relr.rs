@@ -58,6 +58,12 @@ pub fn pack(link: &Link, tables: &mut Tables) {
     }
 }
 
+/// Whether the relative relocation of `place` goes to `.relr.dyn`, which has no addend: its
+/// place must hold the link-time value.
+pub fn packs(link: &Link, place: Place) -> bool {
+    link.opts.pack_relative_relocs && link.opts.is_pic() && packable(link, place)
+}
+
 fn packable(link: &Link, place: Place) -> bool {
     match place {
         Place::Got(_) => true,

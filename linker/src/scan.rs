@@ -375,7 +375,21 @@ fn scan_file(link: &Link, globals: &[GlobalFacts], file: FileId, large_image: bo
                     site,
                 );
             }
-            scan.actions.actions[base + i] = decision.action;
+            // The loader writes these places from the relocation's addend: they keep the
+            // input's bytes, as lld leaves them, unless asked for the value (GNU ld's
+            // output) or RELR, which has no addend, packs the relocation.
+            let place = Place::Section { file, sec, offset };
+            let leaves_place = !opts.apply_dynamic_relocs
+                && match decision.need {
+                    Need::DynamicAbs64 { .. } => true,
+                    Need::Relative { .. } => !crate::relr::packs(link, place),
+                    _ => false,
+                };
+            scan.actions.actions[base + i] = if leaves_place {
+                Action::Skip
+            } else {
+                decision.action
+            };
             scan.uses_got_base |= decision.uses_got_base;
             skip_next = decision.skips_next;
             let mut request = |need| {

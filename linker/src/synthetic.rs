@@ -326,7 +326,14 @@ fn write_got(link: &Image, buf: &mut [u8]) {
         let preemptible = link.is_preemptible(t);
         match kind {
             GotKind::Regular => {
-                if !preemptible {
+                // A RELATIVE relocation fills a PIC output's slot from its addend; the slot
+                // stays zero as lld leaves it (see `--apply-dynamic-relocs`), unless RELR,
+                // which has no addend, packs it.
+                let relocated = link.opts.is_pic() && !link.is_absolute(t);
+                let written = !relocated
+                    || link.opts.apply_dynamic_relocs
+                    || crate::relr::packs(link, Place::Got(off as u64));
+                if !preemptible && written {
                     put_u64(buf, off, link.target_address(t));
                 }
             }
