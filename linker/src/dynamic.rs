@@ -90,32 +90,6 @@ pub fn build_dynamic_tables(link: &Link, tables: &Tables) -> DynamicTables {
     t.add_string(b"");
     let opts = link.opts;
 
-    // DT_NEEDED, in command-line order, for libraries something uses.
-    for dso in &link.dsos {
-        if dso.needed {
-            let off = t.add_string(dso.soname.as_bytes());
-            if !t.needed.contains(&off) {
-                t.needed.push(off);
-            }
-        }
-    }
-    if let Some(soname) = &opts.soname {
-        t.soname = Some(t.add_string(soname.as_bytes()));
-    }
-    for (tag, name) in &opts.filters {
-        let off = t.add_string(name.as_bytes());
-        t.filters.push((*tag, off));
-    }
-    for (tag, libs) in [(DT_AUDIT, &opts.audit), (DT_DEPAUDIT, &opts.depaudit)] {
-        if !libs.is_empty() {
-            let off = t.add_string(libs.join(":").as_bytes());
-            t.filters.push((tag, off));
-        }
-    }
-    if !opts.rpath.is_empty() {
-        t.runpath = Some(t.add_string(opts.rpath.join(":").as_bytes()));
-    }
-
     // Undefined symbols first: .gnu.hash covers only the defined tail of .dynsym.
     let mut undefined = Vec::new();
     let mut defined = Vec::new();
@@ -139,11 +113,17 @@ pub fn build_dynamic_tables(link: &Link, tables: &Tables) -> DynamicTables {
     t.gnu_hash_offset = undefined.len() + 1;
     t.symbols = undefined;
     t.symbols.extend_from_slice(&defined);
-    for &id in &t.symbols.clone() {
+    // Names in the order the symbols were first seen, as lld adds them (before it sorts
+    // `.dynsym` for the hash table).
+    let mut first_seen = t.symbols.clone();
+    first_seen.sort_unstable();
+    for id in first_seen {
         t.add_string(base_name(link.symtab.get(id).name));
     }
 
     build_versions(link, tables, &mut t);
+    // The strings of `.dynamic` last, as lld adds them (symbol names first, then versions).
+    add_dynamic_strings(link, &mut t);
     if opts.hash_style.gnu {
         t.gnu_hash = build_gnu_hash(link, &t, nbuckets);
     }
@@ -153,9 +133,40 @@ pub fn build_dynamic_tables(link: &Link, tables: &Tables) -> DynamicTables {
     t
 }
 
+/// The strings `.dynamic` names, in lld's order: filters and audit libraries, DT_RUNPATH,
+/// DT_NEEDED (in command-line order, for libraries something uses), DT_SONAME.
+fn add_dynamic_strings(link: &Link, t: &mut DynamicTables) {
+    let opts = link.opts;
+    for (tag, name) in &opts.filters {
+        let off = t.add_string(name.as_bytes());
+        t.filters.push((*tag, off));
+    }
+    for (tag, libs) in [(DT_AUDIT, &opts.audit), (DT_DEPAUDIT, &opts.depaudit)] {
+        if !libs.is_empty() {
+            let off = t.add_string(libs.join(":").as_bytes());
+            t.filters.push((tag, off));
+        }
+    }
+    if !opts.rpath.is_empty() {
+        t.runpath = Some(t.add_string(opts.rpath.join(":").as_bytes()));
+    }
+    for dso in &link.dsos {
+        if dso.needed {
+            let off = t.add_string(dso.soname.as_bytes());
+            if !t.needed.contains(&off) {
+                t.needed.push(off);
+            }
+        }
+    }
+    if let Some(soname) = &opts.soname {
+        t.soname = Some(t.add_string(soname.as_bytes()));
+    }
+}
+
 fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
     // Version names needed from each library, in first-use order; index 2 upwards.
-    let mut per_dso: Vec<Vec<(&'static [u8], u32, u16)>> = vec![Vec::new(); link.dsos.len()];
+    // With the version's index in its library: the order `.gnu.version_r` lists them in.
+    let mut per_dso: Vec<Vec<(&'static [u8], u32, u16, u16)>> = vec![Vec::new(); link.dsos.len()];
     // A version script's own versions come first (2..); needed versions follow them.
     let script = link.version_script.as_ref();
     let defined_versions = script.map_or(0, |s| s.named_nodes().count()) as u16;
@@ -167,7 +178,14 @@ fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
     let mut any = script.is_some();
     for &id in &t.symbols {
         let sym = link.symtab.get(id);
-        let mut v = VER_NDX_GLOBAL;
+        // A symbol nothing defines (a weak reference left unresolved, or one a shared
+        // library may leave for the loader) is VER_NDX_LOCAL, as lld writes it (GNU ld:
+        // VER_NDX_GLOBAL); the loader reads neither for a reference without a version.
+        let mut v = if matches!(sym.def, SymbolDef::Undefined | SymbolDef::Lazy { .. }) {
+            VER_NDX_LOCAL
+        } else {
+            VER_NDX_GLOBAL
+        };
         if let (Some(s), true) = (script, sym.is_defined_locally()) {
             // A `.symver` version names its node; otherwise the script's pattern decides.
             if let Some(explicit) = sym.version.as_deref() {
@@ -185,7 +203,7 @@ fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
                 v = match list.iter().find(|e| e.0 == name) {
                     Some(e) => e.2,
                     None => {
-                        list.push((name, s.version_hash, next_index));
+                        list.push((name, s.version_hash, next_index, s.version_index));
                         next_index += 1;
                         next_index - 1
                     }
@@ -205,7 +223,7 @@ fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
             const NAME: &[u8] = b"GLIBC_ABI_DT_RELR";
             if !per_dso[d].iter().any(|e| e.0 == NAME) {
                 let hash = link.dsos[d].dt_relr_version.unwrap_or_default();
-                per_dso[d].push((NAME, hash, next_index));
+                per_dso[d].push((NAME, hash, next_index, u16::MAX));
             }
             any = true;
         }
@@ -221,7 +239,10 @@ fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
         .collect();
     for (n, &d) in dsos.iter().enumerate() {
         let file = t.add_string(link.dsos[d].soname.as_bytes());
-        let list = per_dso[d].clone();
+        // In the library's own order of its versions (lld's), each keeping the index its
+        // first use gave it.
+        let mut list = per_dso[d].clone();
+        list.sort_by_key(|e| e.3);
         let is_last = n + 1 == dsos.len();
         let size = 16 + 16 * list.len() as u32;
         push_u16(&mut t.verneed, 1);
@@ -229,7 +250,7 @@ fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
         push_u32(&mut t.verneed, file);
         push_u32(&mut t.verneed, 16);
         push_u32(&mut t.verneed, if is_last { 0 } else { size });
-        for (i, (name, hash, index)) in list.iter().enumerate() {
+        for (i, (name, hash, index, _)) in list.iter().enumerate() {
             let name_off = t.add_string(name);
             push_u32(&mut t.verneed, *hash);
             push_u16(&mut t.verneed, 0);
@@ -391,17 +412,11 @@ pub fn dynamic_entry_count(link: &Link, tables: &Tables, t: &DynamicTables) -> u
     dynamic_tags(link, tables, t).len()
 }
 
-/// The .dynamic entries, in the order they are written, each with what its value is.
+/// The .dynamic entries, in the order they are written (lld's), each with what its value is.
 fn dynamic_tags(link: &Link, tables: &Tables, t: &DynamicTables) -> Vec<(i64, DynValue)> {
     use DynValue::{Number, Symbol};
     let opts = link.opts;
     let mut d: Vec<(i64, DynValue)> = Vec::new();
-    for &n in &t.needed {
-        d.push((i64::from(DT_NEEDED), Number(u64::from(n))));
-    }
-    if let Some(s) = t.soname {
-        d.push((i64::from(DT_SONAME), Number(u64::from(s))));
-    }
     for &(tag, name) in &t.filters {
         d.push((i64::from(tag), Number(u64::from(name))));
     }
@@ -409,39 +424,19 @@ fn dynamic_tags(link: &Link, tables: &Tables, t: &DynamicTables) -> Vec<(i64, Dy
         let tag = if opts.new_dtags { DT_RUNPATH } else { DT_RPATH };
         d.push((i64::from(tag), Number(u64::from(r))));
     }
-    let section = |name: &str| link.outputs.iter().find(|o| o.name == name && o.size > 0);
-    if let Some(s) = section(".preinit_array") {
-        d.push((i64::from(DT_PREINIT_ARRAY), DynValue::Address(s.id)));
-        d.push((i64::from(DT_PREINIT_ARRAYSZ), Number(s.size)));
+    for &n in &t.needed {
+        d.push((i64::from(DT_NEEDED), Number(u64::from(n))));
     }
-    if let Some(s) = section(".init_array") {
-        d.push((i64::from(DT_INIT_ARRAY), DynValue::Address(s.id)));
-        d.push((i64::from(DT_INIT_ARRAYSZ), Number(s.size)));
+    if let Some(s) = t.soname {
+        d.push((i64::from(DT_SONAME), Number(u64::from(s))));
     }
-    if let Some(s) = section(".fini_array") {
-        d.push((i64::from(DT_FINI_ARRAY), DynValue::Address(s.id)));
-        d.push((i64::from(DT_FINI_ARRAYSZ), Number(s.size)));
+    let (flags, flags_1) = dynamic_flags(link, tables);
+    if flags != 0 {
+        d.push((i64::from(DT_FLAGS), Number(flags)));
     }
-    for (name, tag) in [(&opts.init, DT_INIT), (&opts.fini, DT_FINI)] {
-        if let Some(id) = link.symtab.lookup(name.as_bytes()) {
-            if matches!(link.symtab.get(id).def, SymbolDef::Defined { .. }) {
-                d.push((i64::from(tag), Symbol(id)));
-            }
-        }
+    if flags_1 != 0 {
+        d.push((i64::from(DT_FLAGS_1), Number(flags_1)));
     }
-    if link.outputs.has_synthetic(Synthetic::SysvHash) {
-        d.push((i64::from(DT_HASH), DynValue::Synthetic(Synthetic::SysvHash)));
-    }
-    if link.outputs.has_synthetic(Synthetic::GnuHash) {
-        d.push((
-            i64::from(DT_GNU_HASH),
-            DynValue::Synthetic(Synthetic::GnuHash),
-        ));
-    }
-    d.push((i64::from(DT_STRTAB), DynValue::Synthetic(Synthetic::DynStr)));
-    d.push((i64::from(DT_SYMTAB), DynValue::Synthetic(Synthetic::DynSym)));
-    d.push((i64::from(DT_STRSZ), Number(t.dynstr.len() as u64)));
-    d.push((i64::from(DT_SYMENT), Number(24)));
     if !opts.is_shared() && !opts.z_rodynamic {
         d.push((i64::from(DT_DEBUG), Number(0)));
     }
@@ -483,11 +478,47 @@ fn dynamic_tags(link: &Link, tables: &Tables, t: &DynamicTables) -> Vec<(i64, Dy
             DynValue::Synthetic(Synthetic::RelaPlt),
         ));
         d.push((i64::from(DT_PLTRELSZ), Number(24 * plt_relocs as u64)));
-        d.push((i64::from(DT_PLTREL), Number(u64::from(DT_RELA))));
         // Only beside PLT relocations, as lld (GNU ld: with a PLT): without them the
         // loader has no use for `.got.plt`'s reserved slots.
         if link.outputs.has_synthetic(Synthetic::GotPlt) {
             d.push((i64::from(DT_PLTGOT), DynValue::Synthetic(Synthetic::GotPlt)));
+        }
+        d.push((i64::from(DT_PLTREL), Number(u64::from(DT_RELA))));
+    }
+    d.push((i64::from(DT_SYMTAB), DynValue::Synthetic(Synthetic::DynSym)));
+    d.push((i64::from(DT_SYMENT), Number(24)));
+    d.push((i64::from(DT_STRTAB), DynValue::Synthetic(Synthetic::DynStr)));
+    d.push((i64::from(DT_STRSZ), Number(t.dynstr.len() as u64)));
+    if tables.needs_textrel {
+        d.push((i64::from(DT_TEXTREL), Number(0)));
+    }
+    if link.outputs.has_synthetic(Synthetic::GnuHash) {
+        d.push((
+            i64::from(DT_GNU_HASH),
+            DynValue::Synthetic(Synthetic::GnuHash),
+        ));
+    }
+    if link.outputs.has_synthetic(Synthetic::SysvHash) {
+        d.push((i64::from(DT_HASH), DynValue::Synthetic(Synthetic::SysvHash)));
+    }
+    let section = |name: &str| link.outputs.iter().find(|o| o.name == name && o.size > 0);
+    if let Some(s) = section(".preinit_array") {
+        d.push((i64::from(DT_PREINIT_ARRAY), DynValue::Address(s.id)));
+        d.push((i64::from(DT_PREINIT_ARRAYSZ), Number(s.size)));
+    }
+    if let Some(s) = section(".init_array") {
+        d.push((i64::from(DT_INIT_ARRAY), DynValue::Address(s.id)));
+        d.push((i64::from(DT_INIT_ARRAYSZ), Number(s.size)));
+    }
+    if let Some(s) = section(".fini_array") {
+        d.push((i64::from(DT_FINI_ARRAY), DynValue::Address(s.id)));
+        d.push((i64::from(DT_FINI_ARRAYSZ), Number(s.size)));
+    }
+    for (name, tag) in [(&opts.init, DT_INIT), (&opts.fini, DT_FINI)] {
+        if let Some(id) = link.symtab.lookup(name.as_bytes()) {
+            if matches!(link.symtab.get(id).def, SymbolDef::Defined { .. }) {
+                d.push((i64::from(tag), Symbol(id)));
+            }
         }
     }
     if !t.versym.is_empty() {
@@ -510,6 +541,13 @@ fn dynamic_tags(link: &Link, tables: &Tables, t: &DynamicTables) -> Vec<(i64, Dy
         ));
         d.push((i64::from(DT_VERNEEDNUM), Number(u64::from(t.verneed_count))));
     }
+    d.push((i64::from(DT_NULL), Number(0)));
+    d
+}
+
+/// DT_FLAGS and DT_FLAGS_1.
+fn dynamic_flags(link: &Link, tables: &Tables) -> (u64, u64) {
+    let opts = link.opts;
     let mut flags = 0u64;
     let mut flags_1 = 0u64;
     if opts.z_now {
@@ -518,7 +556,6 @@ fn dynamic_tags(link: &Link, tables: &Tables, t: &DynamicTables) -> Vec<(i64, Dy
     }
     if tables.needs_textrel {
         flags |= u64::from(DF_TEXTREL);
-        d.push((i64::from(DT_TEXTREL), Number(0)));
     }
     if opts.is_shared() && has_static_tls(tables) {
         flags |= u64::from(DF_STATIC_TLS);
@@ -542,14 +579,7 @@ fn dynamic_tags(link: &Link, tables: &Tables, t: &DynamicTables) -> Vec<(i64, Dy
         flags_1 |= u64::from(DF_1_NOOPEN);
     }
     flags_1 |= u64::from(opts.z_flags_1);
-    if flags != 0 {
-        d.push((i64::from(DT_FLAGS), Number(flags)));
-    }
-    if flags_1 != 0 {
-        d.push((i64::from(DT_FLAGS_1), Number(flags_1)));
-    }
-    d.push((i64::from(DT_NULL), Number(0)));
-    d
+    (flags, flags_1)
 }
 
 /// A shared library using initial-exec TLS must say so (DF_STATIC_TLS).

@@ -21,6 +21,9 @@ pub struct SharedSymbol {
     /// Version name (`GLIBC_2.2.5`) when the library versions this symbol (index >= 2).
     pub version: Option<&'static [u8]>,
     pub version_hash: u32,
+    /// The version's index in the library (`.gnu.version`'s value, without the hidden
+    /// bit): `.gnu.version_r` lists a library's needed versions in this order, as lld does.
+    pub version_index: u16,
     pub is_undefined: bool,
     /// A non-default version (`foo@VER`): it binds only references naming that version.
     pub hidden: bool,
@@ -123,6 +126,7 @@ impl SharedFile {
                 .map_err(|_| bad(format!("dynamic symbol {} has a bad name", index.0)))?;
             let mut version = None;
             let mut version_hash = 0;
+            let mut version_index = 0;
             let mut hidden = false;
             let mut needed_version = None;
             if let Some(versions) = &versions {
@@ -136,6 +140,7 @@ impl SharedFile {
                         } else {
                             version = Some(v.name());
                             version_hash = v.hash();
+                            version_index = vi.index();
                         }
                     }
                 }
@@ -149,6 +154,7 @@ impl SharedFile {
                 visibility: sym.st_visibility(),
                 version,
                 version_hash,
+                version_index,
                 is_undefined: sym.is_undefined(LE),
                 hidden,
                 needed_version,

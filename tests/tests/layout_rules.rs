@@ -531,9 +531,10 @@ fn allocated_sections_sit_where_lld_puts_them() {
 /// relocations against the objects' own exports and a library's, and GOT entries: the
 /// program headers (`PT_PHDR` in the library too), the sections' places, `.gnu.hash`
 /// (the bloom filter sized as lld sizes it), `.rela.dyn` (relative relocations by
-/// address, the others by symbol and address, lld's `-z combreloc`) and the data the
-/// loader relocates (left as the inputs have it; with RELR or `--apply-dynamic-relocs`,
-/// the link-time values) as lld writes them.
+/// address, the others by symbol and address, lld's `-z combreloc`), the dynamic symbol
+/// table, its strings and versions, `.dynamic`, and the data the loader relocates (left as
+/// the inputs have it; with RELR or `--apply-dynamic-relocs`, the link-time values): every
+/// allocated byte as lld writes it.
 #[test]
 fn dynamic_relocations_and_hash_tables_as_lld_writes_them() {
     let t = Test::new();
@@ -615,30 +616,20 @@ fn dynamic_relocations_and_hash_tables_as_lld_writes_them() {
         let rows = rela_dyn(&rld);
         assert!(rows.len() >= 8, "{kind}: {rows:?}");
         assert_eq!(rows, rela_dyn(&lld), "{kind}: .rela.dyn");
-        // The places dynamic relocations fill keep the inputs' bytes (zeros) as lld
-        // leaves them, unless RELR (no addends) or --apply-dynamic-relocs asks for values.
-        for name in [
-            ".gnu.hash",
-            ".text",
-            ".rodata",
-            ".eh_frame",
-            ".data",
-            ".data.rel.ro",
-            ".init_array",
-            ".fini_array",
-            ".got",
-        ] {
+        // Every allocated byte but the build ID's (a hash of the whole file, whose
+        // `.comment` and `.symtab` differ): the dynamic symbols, their strings and versions
+        // (a symbol nothing defines is VER_NDX_LOCAL) in lld's order, `.dynamic`'s entries in
+        // lld's order, and the places dynamic relocations fill holding the inputs' bytes
+        // (zeros) unless RELR (no addends) or --apply-dynamic-relocs asks for values.
+        for s in sections(&lld) {
+            if !s.flags.contains('A') || s.name == ".note.gnu.build-id" {
+                continue;
+            }
             assert_eq!(
-                section_data(&rld, name),
-                section_data(&lld, name),
-                "{kind}: {name}"
-            );
-        }
-        if kind == "relr" {
-            assert_eq!(
-                section_data(&rld, ".relr.dyn"),
-                section_data(&lld, ".relr.dyn"),
-                "{kind}: .relr.dyn"
+                section_data(&rld, &s.name),
+                section_data(&lld, &s.name),
+                "{kind}: {}",
+                s.name
             );
         }
     }
