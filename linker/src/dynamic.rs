@@ -163,10 +163,20 @@ fn add_dynamic_strings(link: &Link, t: &mut DynamicTables) {
     }
 }
 
+/// A version a library must provide, as `.gnu.version_r` lists it.
+#[derive(Clone, Copy)]
+struct NeededVersion {
+    name: &'static [u8],
+    hash: u32,
+    /// Its index in the output's `.gnu.version` (by first use).
+    index: u16,
+    /// Its index in the library: the order the library's versions are listed in (lld's).
+    order: u16,
+}
+
 fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
     // Version names needed from each library, in first-use order; index 2 upwards.
-    // With the version's index in its library: the order `.gnu.version_r` lists them in.
-    let mut per_dso: Vec<Vec<(&'static [u8], u32, u16, u16)>> = vec![Vec::new(); link.dsos.len()];
+    let mut per_dso: Vec<Vec<NeededVersion>> = vec![Vec::new(); link.dsos.len()];
     // A version script's own versions come first (2..); needed versions follow them.
     let script = link.version_script.as_ref();
     let defined_versions = script.map_or(0, |s| s.named_nodes().count()) as u16;
@@ -200,10 +210,15 @@ fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
             let s = &link.dsos[dso as usize].symbols[index as usize];
             if let (Some(name), true) = (s.version, link.dsos[dso as usize].needed) {
                 let list = &mut per_dso[dso as usize];
-                v = match list.iter().find(|e| e.0 == name) {
-                    Some(e) => e.2,
+                v = match list.iter().find(|e| e.name == name) {
+                    Some(e) => e.index,
                     None => {
-                        list.push((name, s.version_hash, next_index, s.version_index));
+                        list.push(NeededVersion {
+                            name,
+                            hash: s.version_hash,
+                            index: next_index,
+                            order: s.version_index,
+                        });
                         next_index += 1;
                         next_index - 1
                     }
@@ -221,9 +236,14 @@ fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
             .find(|&d| link.dsos[d].needed && link.dsos[d].dt_relr_version.is_some());
         if let Some(d) = relr_dso {
             const NAME: &[u8] = b"GLIBC_ABI_DT_RELR";
-            if !per_dso[d].iter().any(|e| e.0 == NAME) {
+            if !per_dso[d].iter().any(|e| e.name == NAME) {
                 let hash = link.dsos[d].dt_relr_version.unwrap_or_default();
-                per_dso[d].push((NAME, hash, next_index, u16::MAX));
+                per_dso[d].push(NeededVersion {
+                    name: NAME,
+                    hash,
+                    index: next_index,
+                    order: u16::MAX,
+                });
             }
             any = true;
         }
@@ -242,7 +262,7 @@ fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
         // In the library's own order of its versions (lld's), each keeping the index its
         // first use gave it.
         let mut list = per_dso[d].clone();
-        list.sort_by_key(|e| e.3);
+        list.sort_by_key(|e| e.order);
         let is_last = n + 1 == dsos.len();
         let size = 16 + 16 * list.len() as u32;
         push_u16(&mut t.verneed, 1);
@@ -250,11 +270,11 @@ fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
         push_u32(&mut t.verneed, file);
         push_u32(&mut t.verneed, 16);
         push_u32(&mut t.verneed, if is_last { 0 } else { size });
-        for (i, (name, hash, index, _)) in list.iter().enumerate() {
-            let name_off = t.add_string(name);
-            push_u32(&mut t.verneed, *hash);
+        for (i, e) in list.iter().enumerate() {
+            let name_off = t.add_string(e.name);
+            push_u32(&mut t.verneed, e.hash);
             push_u16(&mut t.verneed, 0);
-            push_u16(&mut t.verneed, *index);
+            push_u16(&mut t.verneed, e.index);
             push_u32(&mut t.verneed, name_off);
             push_u32(&mut t.verneed, if i + 1 == list.len() { 0 } else { 16 });
         }
