@@ -481,6 +481,15 @@ fn code_sections_sit_where_lld_puts_them() {
 /// leading NUL, `.fini_array` and `.init_array` in the order crtbeginS.o names them, and
 /// `.got.plt` after `.data`. Then code that is the same instruction for instruction runs
 /// at the same addresses, with its data at the same addresses.
+/// The allocated sections' names, addresses and sizes.
+fn allocated(p: &Path) -> Vec<(String, u64, u64)> {
+    sections(p)
+        .into_iter()
+        .filter(|s| s.flags.contains('A'))
+        .map(|s| (s.name, s.addr, s.size))
+        .collect()
+}
+
 #[test]
 fn allocated_sections_sit_where_lld_puts_them() {
     let t = Test::new();
@@ -502,13 +511,6 @@ fn allocated_sections_sit_where_lld_puts_them() {
         let rld = t.link(Driver::ClangRld, &[&obj], &[kind], &format!("rld{kind}"));
         let expected = "1 7 3 10.75\nalpha\nbravo\ncharlie\nbye\n";
         assert_output_is(&rld, &run(&rld, &[], &[]), expected, kind);
-        let allocated = |p: &Path| -> Vec<(String, u64, u64)> {
-            sections(p)
-                .into_iter()
-                .filter(|s| s.flags.contains('A'))
-                .map(|s| (s.name, s.addr, s.size))
-                .collect()
-        };
         assert_eq!(
             allocated(&rld),
             allocated(&lld),
@@ -592,13 +594,6 @@ fn dynamic_relocations_and_hash_tables_as_lld_writes_them() {
                 .collect()
         };
         assert_eq!(headers(&rld), headers(&lld), "{kind}: program headers");
-        let allocated = |p: &Path| -> Vec<(String, u64, u64)> {
-            sections(p)
-                .into_iter()
-                .filter(|s| s.flags.contains('A'))
-                .map(|s| (s.name, s.addr, s.size))
-                .collect()
-        };
         assert_eq!(
             allocated(&rld),
             allocated(&lld),
