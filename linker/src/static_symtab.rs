@@ -276,6 +276,7 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
     // Copied relocations may need the locals in mergeable sections: a PC-relative one
     // against a string (`.L.str - 4`) cannot become its section's symbol plus an offset,
     // which would point before the string's piece. So those stay even with `-x`.
+    let mut locals_of: Vec<Option<(Part, PartOf)>> = Vec::new();
     if !link.opts.discard_all || emit_relocs {
         let locals: Vec<(Part, PartOf)> = link
             .objects
@@ -293,16 +294,16 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
                 (part.done(), PartOf::Locals(file, shown))
             })
             .collect();
-        parts.extend(locals);
+        locals_of = locals.into_iter().map(Some).collect();
     }
     const CHUNK: usize = 4096;
-    let globals: Vec<((Part, PartOf), (Part, PartOf))> = link
+    let globals: Vec<(Vec<u32>, (Part, PartOf))> = link
         .symtab
         .symbols
         .par_chunks(CHUNK)
         .enumerate()
         .map(|(chunk, symbols)| {
-            let (mut hidden, mut visible) = (Part::default(), Part::default());
+            let mut visible = Part::default();
             let (mut hidden_ids, mut visible_ids) = (Vec::new(), Vec::new());
             for i in 0..symbols.len() {
                 let id = (chunk * CHUNK + i) as u32;
@@ -311,34 +312,94 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
                 } else {
                     global_symbol(link, id)
                 };
-                if let Some((is_hidden, out)) = shown {
-                    let (part, ids) = if is_hidden {
-                        (&mut hidden, &mut hidden_ids)
-                    } else {
-                        (&mut visible, &mut visible_ids)
-                    };
-                    part.push(out, tls_start);
-                    if emit_relocs {
-                        ids.push(id);
+                match shown {
+                    // Few: placed beside their objects' locals below.
+                    Some((true, _)) => hidden_ids.push(id),
+                    Some((false, out)) => {
+                        visible.push(out, tls_start);
+                        if emit_relocs {
+                            visible_ids.push(id);
+                        }
                     }
+                    None => {}
                 }
             }
-            (
-                (hidden.done(), PartOf::Globals(hidden_ids)),
-                (visible.done(), PartOf::Globals(visible_ids)),
-            )
+            (hidden_ids, (visible.done(), PartOf::Globals(visible_ids)))
         })
         .collect();
+    let mut hidden_ids = Vec::new();
     let mut visible = Vec::with_capacity(globals.len());
-    for (hidden, v) in globals {
-        parts.push(hidden);
+    for (h, v) in globals {
+        hidden_ids.extend(h);
         visible.push(v);
     }
+    parts.extend(local_parts(link, locals_of, &hidden_ids, emit_relocs));
     let first_global = parts.len();
     parts.extend(visible);
     let index = emit_relocs.then(|| SymtabIndex::new(link, &parts));
     let table = Symtab::from_parts(parts.into_iter().map(|(p, _)| p).collect(), first_global);
     (table, index)
+}
+
+/// The local part of `.symtab` in lld's order: symbols grouped by file, in order of each
+/// group's first symbol. Each object's locals (`locals_of`, by file; empty without them),
+/// then the hidden symbols it defines, which are local to the output (`hidden`, in id
+/// order); the hidden symbols of an object without locals, and the linker's own, form
+/// groups of their own after those.
+fn local_parts(
+    link: &Image,
+    locals_of: Vec<Option<(Part, PartOf)>>,
+    hidden: &[u32],
+    emit_relocs: bool,
+) -> Vec<(Part, PartOf)> {
+    let has_locals = |file: usize| {
+        locals_of
+            .get(file)
+            .and_then(|l| l.as_ref())
+            .is_some_and(|(part, _)| !part.symtab.is_empty())
+    };
+    let mut by_file: Vec<Vec<u32>> = vec![Vec::new(); link.objects.len()];
+    // Groups without locals before them, keyed by file (None: the linker's own symbols).
+    let mut others: Vec<Vec<u32>> = Vec::new();
+    let mut other_of: rustc_hash::FxHashMap<Option<usize>, usize> = Default::default();
+    for &id in hidden {
+        let file = match link.symtab.get(id).def {
+            SymbolDef::Defined { file, .. } | SymbolDef::Common { file, .. } => Some(file as usize),
+            _ => None,
+        };
+        match file {
+            Some(f) if has_locals(f) => by_file[f].push(id),
+            _ => {
+                let group = *other_of.entry(file).or_insert_with(|| {
+                    others.push(Vec::new());
+                    others.len() - 1
+                });
+                others[group].push(id);
+            }
+        }
+    }
+    let tls_start = link.segments.tls.start;
+    let hidden_part = |ids: Vec<u32>| {
+        let mut part = Part::default();
+        for &id in &ids {
+            if let Some((_, out)) = global_symbol(link, id) {
+                part.push(out, tls_start);
+            }
+        }
+        (
+            part.done(),
+            PartOf::Globals(if emit_relocs { ids } else { Vec::new() }),
+        )
+    };
+    let mut parts = Vec::new();
+    for (locals, ids) in locals_of.into_iter().zip(by_file) {
+        parts.extend(locals);
+        if !ids.is_empty() {
+            parts.push(hidden_part(ids));
+        }
+    }
+    parts.extend(others.into_iter().map(hidden_part));
+    parts
 }
 
 /// The local symbols object `file` contributes to `.symtab`.
@@ -446,7 +507,7 @@ fn global_symbol<'a>(link: &'a Image, id32: u32) -> Option<(bool, OutSym<'a>)> {
     let hidden = matches!(sym.visibility, STV_HIDDEN | STV_INTERNAL) && sym.is_defined_locally();
     let bind = if hidden {
         STB_LOCAL
-    } else if sym.weak && sym.is_defined_locally() || sym.is_undef_weak() && undefined {
+    } else if sym.weak && sym.is_defined_locally() || undefined && !sym.has_strong_ref {
         STB_WEAK
     } else {
         STB_GLOBAL
