@@ -1944,6 +1944,11 @@ pub fn define_linker_symbols(link: &mut Link) {
             LinkerSymbol::SectionBound { name: n, end: true },
         ));
     }
+    // lld defines `_DYNAMIC` in every dynamic output, referenced or not (`.symtab` shows it).
+    let dynamic = link.is_dynamic;
+    if dynamic && link.symtab.lookup(b"_DYNAMIC").is_none() {
+        link.symtab.intern(b"_DYNAMIC");
+    }
     let all = wanted
         .into_iter()
         .map(|(n, l)| (n.to_string(), l))
@@ -1956,7 +1961,8 @@ pub fn define_linker_symbols(link: &mut Link) {
         if sym.is_defined_locally() && sym.def != SymbolDef::Synthetic {
             continue;
         }
-        if sym.ref_file.is_none() && name != "_GLOBAL_OFFSET_TABLE_" {
+        let always = name == "_GLOBAL_OFFSET_TABLE_" || dynamic && name == "_DYNAMIC";
+        if sym.ref_file.is_none() && !always {
             continue;
         }
         sym.def = SymbolDef::Synthetic;
