@@ -97,6 +97,9 @@ pub fn build_dynamic_tables(link: &Link, tables: &Tables) -> DynamicTables {
         if !sym.in_dynsym {
             continue;
         }
+        // Names in the order the symbols were first seen, as lld adds them (before it sorts
+        // `.dynsym` for the hash table).
+        t.add_string(base_name(sym.name));
         // Copied data and canonical PLT entries are the executable's definitions: the
         // loader must find them through the hash table to bind other modules to them.
         let is_def = sym.is_defined_locally()
@@ -113,13 +116,6 @@ pub fn build_dynamic_tables(link: &Link, tables: &Tables) -> DynamicTables {
     t.gnu_hash_offset = undefined.len() + 1;
     t.symbols = undefined;
     t.symbols.extend_from_slice(&defined);
-    // Names in the order the symbols were first seen, as lld adds them (before it sorts
-    // `.dynsym` for the hash table).
-    let mut first_seen = t.symbols.clone();
-    first_seen.sort_unstable();
-    for id in first_seen {
-        t.add_string(base_name(link.symtab.get(id).name));
-    }
 
     build_versions(link, tables, &mut t);
     // The strings of `.dynamic` last, as lld adds them (symbol names first, then versions).
@@ -261,7 +257,7 @@ fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
         let file = t.add_string(link.dsos[d].soname.as_bytes());
         // In the library's own order of its versions (lld's), each keeping the index its
         // first use gave it.
-        let mut list = per_dso[d].clone();
+        let mut list = std::mem::take(&mut per_dso[d]);
         list.sort_by_key(|e| e.order);
         let is_last = n + 1 == dsos.len();
         let size = 16 + 16 * list.len() as u32;

@@ -805,9 +805,15 @@ fn add_iplt(tables: &mut Tables, t: Target) {
     plt.iplt_index.insert(t, index);
 }
 
+/// Whether a non-preemptible target's GOT slot gets a RELATIVE relocation: its address
+/// moves with the load address.
+pub(crate) fn got_slot_is_relative(link: &Link, t: Target) -> bool {
+    link.opts.is_pic() && !link.is_absolute(t)
+}
+
 fn add_got_entry(link: &Link, tables: &mut Tables, t: Target) {
-    let local = (link.opts.is_pic() && !link.is_absolute(t))
-        .then_some((R_X86_64_RELATIVE, DynAddend::Address(t, 0)));
+    let local =
+        got_slot_is_relative(link, t).then_some((R_X86_64_RELATIVE, DynAddend::Address(t, 0)));
     add_got_slot(link, tables, GotKind::Regular, t, R_X86_64_GLOB_DAT, local);
 }
 

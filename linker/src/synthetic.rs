@@ -44,18 +44,11 @@ pub fn write_rela_dyn(link: &Image, dynamic: &DynamicTables, buf: &mut [u8]) {
         .rela_dyn
         .iter()
         .partition(|r| r.r_type == R_X86_64_RELATIVE);
-    let relative_count = link
-        .tables
-        .section_relative
-        .iter()
-        .map(Vec::len)
-        .sum::<usize>()
-        + relative.len();
     for (out, r) in rest.chunks_mut(24).zip(relative.into_iter().chain(others)) {
         write_rela(link, &index, r, out);
     }
     if link.opts.z_combreloc {
-        sort_rela_dyn(buf, relative_count);
+        sort_rela_dyn(buf, link.tables.relative_count());
     }
 }
 
@@ -329,8 +322,7 @@ fn write_got(link: &Image, buf: &mut [u8]) {
                 // A RELATIVE relocation fills a PIC output's slot from its addend; the slot
                 // stays zero as lld leaves it (see `--apply-dynamic-relocs`), unless RELR,
                 // which has no addend, packs it.
-                let relocated = link.opts.is_pic() && !link.is_absolute(t);
-                let written = !relocated
+                let written = !crate::scan::got_slot_is_relative(link, t)
                     || link.opts.apply_dynamic_relocs
                     || crate::relr::packs(link, Place::Got(off as u64));
                 if !preemptible && written {
