@@ -297,14 +297,14 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
         locals_of = locals.into_iter().map(Some).collect();
     }
     const CHUNK: usize = 4096;
-    let globals: Vec<(Vec<u32>, (Part, PartOf))> = link
+    let globals: Vec<(Vec<Hidden>, (Part, PartOf))> = link
         .symtab
         .symbols
         .par_chunks(CHUNK)
         .enumerate()
         .map(|(chunk, symbols)| {
             let mut visible = Part::default();
-            let (mut hidden_ids, mut visible_ids) = (Vec::new(), Vec::new());
+            let (mut hidden, mut visible_ids) = (Vec::new(), Vec::new());
             for i in 0..symbols.len() {
                 let id = (chunk * CHUNK + i) as u32;
                 let shown = if relocatable {
@@ -314,7 +314,7 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
                 };
                 match shown {
                     // Few: placed beside their objects' locals below.
-                    Some((true, _)) => hidden_ids.push(id),
+                    Some((true, out)) => hidden.push((defining_file(link, id), id, out)),
                     Some((false, out)) => {
                         visible.push(out, tls_start);
                         if emit_relocs {
@@ -324,16 +324,16 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
                     None => {}
                 }
             }
-            (hidden_ids, (visible.done(), PartOf::Globals(visible_ids)))
+            (hidden, (visible.done(), PartOf::Globals(visible_ids)))
         })
         .collect();
-    let mut hidden_ids = Vec::new();
+    let mut hidden = Vec::new();
     let mut visible = Vec::with_capacity(globals.len());
     for (h, v) in globals {
-        hidden_ids.extend(h);
+        hidden.extend(h);
         visible.push(v);
     }
-    parts.extend(local_parts(link, locals_of, &hidden_ids, emit_relocs));
+    parts.extend(local_parts(link, locals_of, hidden, emit_relocs));
     let first_global = parts.len();
     parts.extend(visible);
     let index = emit_relocs.then(|| SymtabIndex::new(link, &parts));
@@ -341,15 +341,26 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
     (table, index)
 }
 
+/// A hidden symbol for the local part: the object defining it (None for the linker's
+/// own), its id, and how it shows.
+type Hidden<'a> = (Option<usize>, u32, OutSym<'a>);
+
+fn defining_file(link: &Image, id: u32) -> Option<usize> {
+    match link.symtab.get(id).def {
+        SymbolDef::Defined { file, .. } | SymbolDef::Common { file, .. } => Some(file as usize),
+        _ => None,
+    }
+}
+
 /// The local part of `.symtab` in lld's order: symbols grouped by file, in order of each
 /// group's first symbol. Each object's locals (`locals_of`, by file; empty without them),
-/// then the hidden symbols it defines, which are local to the output (`hidden`, in id
-/// order); the hidden symbols of an object without locals, and the linker's own, form
-/// groups of their own after those.
-fn local_parts(
-    link: &Image,
+/// then the hidden symbols it defines, which are local to the output (`hidden`, by id,
+/// as [`global_symbol`] shows them); the hidden symbols of an object without locals, and
+/// the linker's own, form groups of their own after those.
+fn local_parts<'a>(
+    link: &'a Image,
     locals_of: Vec<Option<(Part, PartOf)>>,
-    hidden: &[u32],
+    hidden: Vec<Hidden<'a>>,
     emit_relocs: bool,
 ) -> Vec<(Part, PartOf)> {
     let has_locals = |file: usize| {
@@ -358,47 +369,48 @@ fn local_parts(
             .and_then(|l| l.as_ref())
             .is_some_and(|(part, _)| !part.symtab.is_empty())
     };
-    let mut by_file: Vec<Vec<u32>> = vec![Vec::new(); link.objects.len()];
+    type Group<'a> = Vec<(u32, OutSym<'a>)>;
+    let mut by_file: Vec<Group> = Vec::new();
+    by_file.resize_with(link.objects.len(), Vec::new);
     // Groups without locals before them, keyed by file (None: the linker's own symbols).
-    let mut others: Vec<Vec<u32>> = Vec::new();
+    let mut others: Vec<Group> = Vec::new();
     let mut other_of: rustc_hash::FxHashMap<Option<usize>, usize> = Default::default();
-    for &id in hidden {
-        let file = match link.symtab.get(id).def {
-            SymbolDef::Defined { file, .. } | SymbolDef::Common { file, .. } => Some(file as usize),
-            _ => None,
-        };
+    for (file, id, out) in hidden {
         match file {
-            Some(f) if has_locals(f) => by_file[f].push(id),
+            Some(f) if has_locals(f) => by_file[f].push((id, out)),
             _ => {
                 let group = *other_of.entry(file).or_insert_with(|| {
                     others.push(Vec::new());
                     others.len() - 1
                 });
-                others[group].push(id);
+                others[group].push((id, out));
             }
         }
     }
     let tls_start = link.segments.tls.start;
-    let hidden_part = |ids: Vec<u32>| {
+    let hidden_part = |group: Group| {
         let mut part = Part::default();
-        for &id in &ids {
-            if let Some((_, out)) = global_symbol(link, id) {
-                part.push(out, tls_start);
+        let mut ids = Vec::new();
+        for (id, out) in group {
+            part.push(out, tls_start);
+            if emit_relocs {
+                ids.push(id);
             }
         }
-        (
-            part.done(),
-            PartOf::Globals(if emit_relocs { ids } else { Vec::new() }),
-        )
+        (part.done(), PartOf::Globals(ids))
     };
-    let mut parts = Vec::new();
-    for (locals, ids) in locals_of.into_iter().zip(by_file) {
+    // Encoded in parallel: a C++ program's inline functions are hidden, tens of thousands.
+    let by_file: Vec<Option<(Part, PartOf)>> = by_file
+        .into_par_iter()
+        .map(|group| (!group.is_empty()).then(|| hidden_part(group)))
+        .collect();
+    let others: Vec<(Part, PartOf)> = others.into_par_iter().map(hidden_part).collect();
+    let mut parts = Vec::with_capacity(locals_of.len() + by_file.len() + others.len());
+    for (locals, hidden) in locals_of.into_iter().zip(by_file) {
         parts.extend(locals);
-        if !ids.is_empty() {
-            parts.push(hidden_part(ids));
-        }
+        parts.extend(hidden);
     }
-    parts.extend(others.into_iter().map(hidden_part));
+    parts.extend(others);
     parts
 }
 
