@@ -253,6 +253,10 @@ fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
     let dsos: Vec<usize> = (0..link.dsos.len())
         .filter(|&d| !per_dso[d].is_empty())
         .collect();
+    // Every library's entry first, then every version's (lld's layout; GNU ld puts each
+    // library's versions right after its entry).
+    let mut aux = Vec::new();
+    let mut aux_before = 0u32;
     for (n, &d) in dsos.iter().enumerate() {
         let file = t.add_string(link.dsos[d].soname.as_bytes());
         // In the library's own order of its versions (lld's), each keeping the index its
@@ -260,21 +264,23 @@ fn build_versions(link: &Link, tables: &Tables, t: &mut DynamicTables) {
         let mut list = std::mem::take(&mut per_dso[d]);
         list.sort_by_key(|e| e.order);
         let is_last = n + 1 == dsos.len();
-        let size = 16 + 16 * list.len() as u32;
+        let entries_after = (dsos.len() - n) as u32;
         push_u16(&mut t.verneed, 1);
         push_u16(&mut t.verneed, list.len() as u16);
         push_u32(&mut t.verneed, file);
-        push_u32(&mut t.verneed, 16);
-        push_u32(&mut t.verneed, if is_last { 0 } else { size });
+        push_u32(&mut t.verneed, 16 * (entries_after + aux_before));
+        push_u32(&mut t.verneed, if is_last { 0 } else { 16 });
         for (i, e) in list.iter().enumerate() {
             let name_off = t.add_string(e.name);
-            push_u32(&mut t.verneed, e.hash);
-            push_u16(&mut t.verneed, 0);
-            push_u16(&mut t.verneed, e.index);
-            push_u32(&mut t.verneed, name_off);
-            push_u32(&mut t.verneed, if i + 1 == list.len() { 0 } else { 16 });
+            push_u32(&mut aux, e.hash);
+            push_u16(&mut aux, 0);
+            push_u16(&mut aux, e.index);
+            push_u32(&mut aux, name_off);
+            push_u32(&mut aux, if i + 1 == list.len() { 0 } else { 16 });
         }
+        aux_before += list.len() as u32;
     }
+    t.verneed.extend_from_slice(&aux);
     t.verneed_count = dsos.len() as u32;
 }
 

@@ -872,7 +872,8 @@ pub fn create_synthetic_sections(
                 a | SHF_EXECINSTR,
                 size,
                 16,
-                16,
+                // No entry size, as lld writes it (GNU ld: 16).
+                0,
             );
         }
     }
@@ -1118,8 +1119,10 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
         Some(RelroPadding) => 50,
         None => match o.name.as_str() {
             _ if o.sh_type == SHT_NOTE => 1,
+            // After the inputs' read-only data, `.gcc_except_table` among them in input
+            // order (lld creates its `.eh_frame_hdr` and `.eh_frame` after the inputs';
+            // GNU ld puts `.gcc_except_table` after them).
             ".eh_frame" => 21,
-            ".gcc_except_table" => 22,
             // Code sections in the order the inputs first name them (`.text`, then crti.o's
             // `.init` and `.fini`), as lld orders them.
             ".init" | ".text" | ".fini" => 2,
@@ -1461,6 +1464,10 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
         .max()
         .unwrap_or(1);
     let mut places = SectionPlaces::for_outputs(&link.outputs);
+    // Where `.relro_padding` began, while it is the last section placed: lld places the
+    // next segment as if the padding were not there (its address follows the RELRO
+    // segment's last byte of data, `.bss.rel.ro` included, modulo the page).
+    let mut padding_start: Option<u64> = None;
     let first = headers_class(link);
     let headers_loaded = headers_loaded(link);
     let headers = headers_loaded.then_some(first);
@@ -1521,18 +1528,26 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
             let start = match (fixed, start_align) {
                 (Some(a), _) => Some(a),
                 (None, Some(a)) => vaddr.checked_next_multiple_of(a),
-                (None, None) => vaddr
-                    .checked_next_multiple_of(page)
-                    .and_then(|v| v.checked_add(offset % page)),
+                (None, None) => match padding_start.filter(|_| !separate) {
+                    Some(dot) => vaddr
+                        .checked_next_multiple_of(page)
+                        .and_then(|v| v.checked_add(dot % page))
+                        .and_then(|v| {
+                            v.checked_next_multiple_of(link.outputs[i].align.clamp(1, page))
+                        }),
+                    None => vaddr
+                        .checked_next_multiple_of(page)
+                        .and_then(|v| v.checked_add(offset % page)),
+                },
             };
+            let padding_start = padding_start.filter(|_| !separate);
             let Some(start) = start else {
                 return Err(address_space_error(link, &link.outputs[i], vaddr));
             };
             vaddr = start;
-            if let Some(a) = fixed {
+            if fixed.is_some() || padding_start.is_some() {
                 // The file offset congruent to the address, modulo the page.
-                offset += (a % page + page - offset % page) % page;
-                vaddr = a;
+                offset += (start % page + page - offset % page) % page;
             }
             load = Segment {
                 p_type: PT_LOAD,
@@ -1546,7 +1561,9 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
             };
         }
         current = Some(class);
+        padding_start = None;
         if link.outputs[i].synthetic == Some(Synthetic::RelroPadding) {
+            padding_start = Some(vaddr);
             // To the end of the (common) page; none in the last page of the address space.
             let common = link.opts.common_page_size.unwrap_or(PAGE).min(page);
             link.outputs[i].size = vaddr

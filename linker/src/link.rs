@@ -294,17 +294,19 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     }
 
     // Resolve symbols in command-line order, pulling archive members as references need
-    // them. The entry point and -u symbols are references too.
-    let mut roots: Vec<String> = opts.undefined.clone();
-    if !opts.is_shared() && !opts.relocatable {
-        roots.push(opts.entry.clone().unwrap_or_else(|| "_start".into()));
-    }
+    // them. `-u` symbols are references before the inputs; what script assignments read
+    // and the entry point are references after them (lld's order: an input that names
+    // the entry point first gives it its place in the symbol table).
+    let mut late_roots: Vec<String> = Vec::new();
     // What script assignments read is referenced, as GNU ld and lld treat it.
     for (_, a) in scripts.assignments.iter().filter(|(_, a)| !a.provide) {
-        a.expr.symbols(&mut roots);
+        a.expr.symbols(&mut late_roots);
+    }
+    if !opts.is_shared() && !opts.relocatable {
+        late_roots.push(opts.entry.clone().unwrap_or_else(|| "_start".into()));
     }
     let mut resolver = symbols::Resolver::new(
-        &roots,
+        &opts.undefined,
         opts.allow_multiple_definition,
         opts.lto_opts.cache_dir.as_deref(),
     );
@@ -328,6 +330,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         )?);
     }
     resolver.add_inputs(inputs)?;
+    resolver.add_late_roots(&late_roots)?;
     timer.phase("  inputs added");
     resolver.fetch_matching(&opts.undefined_globs)?;
     if let (Some(path), Some(report)) = (&opts.why_extract, resolver.why_extract_report()) {

@@ -738,8 +738,8 @@ fn add_copy_reloc(link: &mut Link, tables: &mut Tables, id: u32) {
     let (value, size) = (shared.value, shared.size.max(1));
     let read_only = shared.read_only;
     let area = usize::from(read_only);
-    // Keep the library's alignment of the variable, as far as its address shows it.
-    let align = (1u64 << value.trailing_zeros().min(6)).max(8);
+    // The library's alignment of the variable, as lld keeps it.
+    let align = shared.copy_align.max(1);
     // A library's symbol can claim any size: saturated here, refused when the area is
     // placed (`layout::create_synthetic_sections`) as not fitting in the address space.
     let off = copies.size[area]

@@ -32,6 +32,9 @@ pub struct SharedSymbol {
     /// Defined in memory the library keeps read-only (a segment without write permission,
     /// or its RELRO range): a copy of it goes to RELRO memory too (lld's rule).
     pub read_only: bool,
+    /// The alignment a copy of it keeps: what both its address and its section's
+    /// alignment guarantee (lld's rule; 0 when neither says anything).
+    pub copy_align: u64,
 }
 
 pub struct SharedFile {
@@ -161,6 +164,23 @@ impl SharedFile {
                 read_only: {
                     let v = sym.st_value(LE);
                     read_only.iter().any(|&(lo, hi)| (lo..hi).contains(&v))
+                },
+                copy_align: {
+                    let by_value = match sym.st_value(LE) {
+                        0 => u64::MAX,
+                        v => 1 << v.trailing_zeros(),
+                    };
+                    let shndx = usize::from(sym.st_shndx(LE));
+                    let by_section = match sections.section(object::SectionIndex(shndx)) {
+                        Ok(s) if shndx > 0 => s.sh_addralign(LE),
+                        _ => u64::MAX,
+                    };
+                    let align = by_value.min(by_section);
+                    if align > u64::from(u32::MAX) {
+                        0
+                    } else {
+                        align
+                    }
                 },
             });
         }

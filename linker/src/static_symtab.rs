@@ -5,7 +5,7 @@
 //! landed, so that a relocation can name it.
 
 use crate::image::Image;
-use crate::object_file::{shndx, LE, NO_OUTPUT};
+use crate::object_file::{shndx, InputSection, Piece, SectionKind, LE, NO_OUTPUT};
 use crate::sym_section::{symbol_section, SymSection};
 use crate::symbols::SymbolDef;
 use crate::write::split_places;
@@ -25,7 +25,7 @@ pub(crate) struct Symtab {
 }
 
 /// A part of the symbol table: its entries, whose names are offsets (plus one) into its own
-/// strings.
+/// strings, or into another part's.
 #[derive(Default)]
 struct Part {
     symtab: Vec<u8>,
@@ -33,6 +33,10 @@ struct Part {
     /// Per symbol, the `.symtab_shndx` word; empty while every one is 0 (nearly always: an
     /// output needs more than 65,279 sections for one not to be).
     shndx: Vec<u32>,
+    /// Per symbol, the part whose strings hold its name; empty when they are this part's.
+    /// A hidden symbol sits among the locals, its name among the globals' (lld writes
+    /// `.strtab` in the order it met the names: every file's locals, then the globals).
+    names_from: Vec<u32>,
 }
 
 /// Which symbols a part of `.symtab` holds, for [`SymtabIndex`].
@@ -108,17 +112,25 @@ struct OutSym<'a> {
 }
 
 impl Part {
+    /// Adds `name` to the part's strings: its offset plus one, so that 0 stays "no name"
+    /// (section symbols have none: tools show the section's name for them).
+    fn add_name(&mut self, name: &[u8]) -> u32 {
+        if name.is_empty() {
+            return 0;
+        }
+        let offset = self.strtab.len() as u32 + 1;
+        self.strtab.extend_from_slice(name);
+        self.strtab.push(0);
+        offset
+    }
+
     fn push(&mut self, sym: OutSym, tls_start: u64) {
-        // In a part, a name's offset plus one, so that 0 stays "no name" (section
-        // symbols have none: tools show the section's name for them).
-        let name = if sym.name.is_empty() {
-            0
-        } else {
-            let offset = self.strtab.len() as u32 + 1;
-            self.strtab.extend_from_slice(sym.name);
-            self.strtab.push(0);
-            offset
-        };
+        let name = self.add_name(sym.name);
+        self.push_named(sym, name, tls_start);
+    }
+
+    /// Adds `sym` under `name`, as [`add_name`](Self::add_name) gave it.
+    fn push_named(&mut self, sym: OutSym, name: u32, tls_start: u64) {
         // TLS symbols hold their offset inside the TLS template, not an address.
         let value = if sym.info & 0xf == STT_TLS && sym.section.is_defined_in_section() {
             sym.value.wrapping_sub(tls_start)
@@ -201,12 +213,13 @@ impl Symtab {
             .collect();
         places
             .into_par_iter()
-            .zip(bases)
+            .zip(&bases)
             .zip(self.parts.par_iter())
-            .for_each(|((place, base), part)| {
+            .for_each(|((place, &base), part)| {
                 place.copy_from_slice(&part.symtab);
-                for entry in place.chunks_exact_mut(24) {
+                for (k, entry) in place.chunks_exact_mut(24).enumerate() {
                     let name = u32::from_le_bytes(entry[..4].try_into().unwrap());
+                    let base = part.names_from.get(k).map_or(base, |&p| bases[p as usize]);
                     if name != 0 {
                         entry[..4].copy_from_slice(&(name - 1 + base).to_le_bytes());
                     }
@@ -313,8 +326,11 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
                     global_symbol(link, id)
                 };
                 match shown {
-                    // Few: placed beside their objects' locals below.
-                    Some((true, out)) => hidden.push((defining_file(link, id), id, out)),
+                    // Placed beside their objects' locals below; named here.
+                    Some((true, out)) => {
+                        let name = (chunk as u32, visible.add_name(out.name));
+                        hidden.push((defining_file(link, id), id, out, name));
+                    }
                     Some((false, out)) => {
                         visible.push(out, tls_start);
                         if emit_relocs {
@@ -335,6 +351,12 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
     }
     parts.extend(local_parts(link, locals_of, hidden, emit_relocs));
     let first_global = parts.len();
+    // The hidden symbols' names are in the globals' parts, which start here.
+    for (part, _) in &mut parts {
+        for chunk in &mut part.names_from {
+            *chunk += first_global as u32;
+        }
+    }
     parts.extend(visible);
     let index = emit_relocs.then(|| SymtabIndex::new(link, &parts));
     let table = Symtab::from_parts(parts.into_iter().map(|(p, _)| p).collect(), first_global);
@@ -342,8 +364,9 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
 }
 
 /// A hidden symbol for the local part: the object defining it (None for the linker's
-/// own), its id, and how it shows.
-type Hidden<'a> = (Option<usize>, u32, OutSym<'a>);
+/// own), its id, how it shows, and its name (the chunk of globals whose strings hold it,
+/// and its offset there plus one).
+type Hidden<'a> = (Option<usize>, u32, OutSym<'a>, (u32, u32));
 
 fn defining_file(link: &Image, id: u32) -> Option<usize> {
     match link.symtab.get(id).def {
@@ -369,21 +392,21 @@ fn local_parts<'a>(
             .and_then(|l| l.as_ref())
             .is_some_and(|(part, _)| !part.symtab.is_empty())
     };
-    type Group<'a> = Vec<(u32, OutSym<'a>)>;
+    type Group<'a> = Vec<(u32, OutSym<'a>, (u32, u32))>;
     let mut by_file: Vec<Group> = Vec::new();
     by_file.resize_with(link.objects.len(), Vec::new);
     // Groups without locals before them, keyed by file (None: the linker's own symbols).
     let mut others: Vec<Group> = Vec::new();
     let mut other_of: rustc_hash::FxHashMap<Option<usize>, usize> = Default::default();
-    for (file, id, out) in hidden {
+    for (file, id, out, name) in hidden {
         match file {
-            Some(f) if has_locals(f) => by_file[f].push((id, out)),
+            Some(f) if has_locals(f) => by_file[f].push((id, out, name)),
             _ => {
                 let group = *other_of.entry(file).or_insert_with(|| {
                     others.push(Vec::new());
                     others.len() - 1
                 });
-                others[group].push((id, out));
+                others[group].push((id, out, name));
             }
         }
     }
@@ -391,8 +414,9 @@ fn local_parts<'a>(
     let hidden_part = |group: Group| {
         let mut part = Part::default();
         let mut ids = Vec::new();
-        for (id, out) in group {
-            part.push(out, tls_start);
+        for (id, out, (chunk, name)) in group {
+            part.push_named(out, name, tls_start);
+            part.names_from.push(chunk);
             if emit_relocs {
                 ids.push(id);
             }
@@ -470,9 +494,16 @@ fn local_symbols<'a>(
             if !s.is_kept() || s.output == NO_OUTPUT {
                 continue;
             }
-            match link.section_address(f, sec, sym.st_value(LE)) {
-                Some(a) => (SymSection::Output(link.output(s.output).index), a),
-                None => continue,
+            if s.kind == SectionKind::EhFrame {
+                // crtend.o's `__FRAME_END__`, on the terminator the output replaces.
+                let o = link.output(s.output);
+                let value = link.addr(o) + eh_frame_offset(s, sym.st_value(LE));
+                (SymSection::Output(o.index), value)
+            } else {
+                match link.section_address(f, sec, sym.st_value(LE)) {
+                    Some(a) => (SymSection::Output(link.output(s.output).index), a),
+                    None => continue,
+                }
             }
         };
         let out = OutSym {
@@ -484,6 +515,46 @@ fn local_symbols<'a>(
             size: sym.st_size(LE),
         };
         emit(i, out);
+    }
+}
+
+/// Where a symbol at `offset` of `.eh_frame` input `s` lands, from the start of its output
+/// section, as lld places it: inside a record the output keeps, where the record went;
+/// inside an FDE the output dropped, at that distance from the section's start; anywhere
+/// else (a terminator, which the output replaces with its own at the end) at `offset`
+/// itself. A symbol inside a CIE follows it (lld looks no further than its start).
+fn eh_frame_offset(s: &InputSection, offset: u64) -> u64 {
+    let word = |at: u64, k: u64| -> Option<u32> {
+        let at = usize::try_from(at + 4 * k).ok()?;
+        Some(u32::from_le_bytes(s.data.get(at..at + 4)?.try_into().ok()?))
+    };
+    // Each piece with its record's end and kind (None for a terminator).
+    let record = |p: &Piece| -> Option<(u64, bool)> {
+        let len = word(p.input_offset, 0).filter(|&l| l != 0)?;
+        let is_cie = word(p.input_offset, 1)? == 0;
+        Some((p.input_offset + 4 + u64::from(len), is_cie))
+    };
+    let before = |want_cie: bool| {
+        s.pieces
+            .iter()
+            .rev()
+            .filter(|p| p.input_offset <= offset)
+            .find_map(|p| match record(p) {
+                Some((end, is_cie)) if is_cie == want_cie => Some((p, end)),
+                _ => None,
+            })
+    };
+    let piece = match before(false) {
+        Some((fde, end)) if offset < end => fde,
+        _ => match before(true) {
+            Some((cie, _)) => cie,
+            None => return offset,
+        },
+    };
+    if piece.output_offset == u64::MAX {
+        offset - piece.input_offset
+    } else {
+        s.offset + piece.output_offset + (offset - piece.input_offset)
     }
 }
 

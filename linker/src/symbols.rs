@@ -391,11 +391,40 @@ impl Resolver {
             fortran_common: false,
         };
         for root in roots {
-            let name: &'static [u8] = Box::leak(root.clone().into_bytes().into_boxed_slice());
-            let id = r.symtab.intern(name);
-            r.symtab.get_mut(id).has_strong_ref = true;
+            r.add_root(root);
         }
         r
+    }
+
+    /// A reference to `name` from outside the inputs (`-u`, the entry point, a script).
+    fn add_root(&mut self, name: &str) -> SymbolId {
+        let name: &'static [u8] = Box::leak(name.to_owned().into_bytes().into_boxed_slice());
+        let id = self.symtab.intern(name);
+        self.symtab.get_mut(id).has_strong_ref = true;
+        id
+    }
+
+    /// References made once every input is in (what script assignments read, the entry
+    /// point): an archive member defining one is loaded now, after every input.
+    pub fn add_late_roots(&mut self, roots: &[String]) -> Result<()> {
+        let mut fetched = false;
+        for root in roots {
+            let id = self.add_root(root);
+            match self.symtab.get(id).def {
+                SymbolDef::Lazy { archive, member } => {
+                    let name = self.symtab.get(id).name;
+                    self.fetch_for(archive, member, name, "<internal>");
+                    self.drain_fetches()?;
+                    fetched = true;
+                }
+                SymbolDef::Shared { dso, .. } => self.dsos[dso as usize].needed = true,
+                _ => {}
+            }
+        }
+        if fetched {
+            self.mark_needed_libraries();
+        }
+        Ok(())
     }
 
     /// `--wrap SYMBOL` for each of `symbols`.

@@ -64,39 +64,11 @@ pub fn write_output(
         .map(|index| crate::emit_relocs::relocation_sections(link, &index))
         .unwrap_or_default();
 
-    // Non-allocated sections after the image: .symtab, .symtab_shndx (only when some
-    // section index does not fit st_shndx), .strtab and .shstrtab; then the section headers.
+    // Non-allocated sections after the image, in lld's order: .gdb_index, .symtab,
+    // .symtab_shndx (only when some section index does not fit st_shndx), .shstrtab and
+    // .strtab; then the relocations `--emit-relocs` copies, then the section headers.
     let first_trailing = link.outputs.len() as u32 + 1;
     let mut trailing: Vec<TrailingSection> = Vec::new();
-    if let Some(st) = &symtab {
-        let extended = st.has_extended_indices();
-        trailing.push(TrailingSection {
-            name: ".symtab".into(),
-            sh_type: SHT_SYMTAB,
-            flags: 0,
-            link: first_trailing + 1 + u32::from(extended),
-            info: st.first_global,
-            align: 8,
-            entsize: 24,
-            bytes: Trailing::Symtab(st.symtab_len()),
-        });
-        if extended {
-            trailing.push(TrailingSection {
-                name: ".symtab_shndx".into(),
-                sh_type: SHT_SYMTAB_SHNDX,
-                flags: 0,
-                link: first_trailing,
-                info: 0,
-                align: 4,
-                entsize: 4,
-                bytes: Trailing::Bytes(st.shndx.iter().flat_map(|i| i.to_le_bytes()).collect()),
-            });
-        }
-        trailing.push(TrailingSection {
-            bytes: Trailing::Strtab(st.strtab_len()),
-            ..TrailingSection::strings(".strtab", Vec::new())
-        });
-    }
     if link.opts.gdb_index {
         trailing.push(TrailingSection {
             name: ".gdb_index".into(),
@@ -110,12 +82,51 @@ pub fn write_output(
         });
         timer.phase("  .gdb_index");
     }
+    // Its bytes once every section's name is known.
+    let shstrtab_at = |trailing: &[TrailingSection]| trailing.len();
+    let mut symtab_index = 0;
+    if let Some(st) = &symtab {
+        let extended = st.has_extended_indices();
+        symtab_index = first_trailing + trailing.len() as u32;
+        // .strtab follows .symtab_shndx and .shstrtab.
+        let strtab_index = symtab_index + 2 + u32::from(extended);
+        trailing.push(TrailingSection {
+            name: ".symtab".into(),
+            sh_type: SHT_SYMTAB,
+            flags: 0,
+            link: strtab_index,
+            info: st.first_global,
+            align: 8,
+            entsize: 24,
+            bytes: Trailing::Symtab(st.symtab_len()),
+        });
+        if extended {
+            trailing.push(TrailingSection {
+                name: ".symtab_shndx".into(),
+                sh_type: SHT_SYMTAB_SHNDX,
+                flags: 0,
+                link: symtab_index,
+                info: 0,
+                align: 4,
+                entsize: 4,
+                bytes: Trailing::Bytes(st.shndx.iter().flat_map(|i| i.to_le_bytes()).collect()),
+            });
+        }
+    }
+    let shstrtab_index = shstrtab_at(&trailing);
+    trailing.push(TrailingSection::strings(".shstrtab", Vec::new()));
+    if let Some(st) = &symtab {
+        trailing.push(TrailingSection {
+            bytes: Trailing::Strtab(st.strtab_len()),
+            ..TrailingSection::strings(".strtab", Vec::new())
+        });
+    }
     for rela in copied_relocs {
         trailing.push(TrailingSection {
             name: format!(".rela{}", link.outputs[rela.output as usize].name),
             sh_type: SHT_RELA,
             flags: u64::from(SHF_INFO_LINK),
-            link: first_trailing,
+            link: symtab_index,
             info: link.outputs[rela.output as usize].index,
             align: 8,
             entsize: 24,
@@ -131,8 +142,8 @@ pub fn write_output(
     };
     let mut names: Vec<u32> = link.outputs.iter().map(|o| shname(&o.name)).collect();
     names.extend(trailing.iter().map(|t| shname(&t.name)));
-    names.push(shname(".shstrtab"));
-    trailing.push(TrailingSection::strings(".shstrtab", shstrtab));
+    trailing[shstrtab_index].bytes = Trailing::Bytes(shstrtab);
+    let shstrndx = first_trailing + shstrtab_index as u32;
 
     let mut end = link
         .outputs
@@ -307,7 +318,7 @@ pub fn write_output(
     }
     timer.phase("  sections and relocations");
 
-    write_headers(link, buf, shoff, shnum as u32);
+    write_headers(link, buf, shoff, shnum as u32, shstrndx);
     // Section headers.
     let mut sh = shoff as usize + 64;
     let index_of = |w: Synthetic| link.synthetic_section(w).map_or(0, |o| o.index);
@@ -510,8 +521,8 @@ impl TrailingSection {
     }
 }
 
-/// The ELF header and program headers. The last section is .shstrtab.
-fn write_headers(link: &Image, buf: &mut [u8], shoff: u64, shnum: u32) {
+/// The ELF header and program headers.
+fn write_headers(link: &Image, buf: &mut [u8], shoff: u64, shnum: u32, shstrndx: u32) {
     let e_type = match link.opts.kind {
         OutputKind::Executable => ET_EXEC,
         _ => ET_DYN,
@@ -522,7 +533,7 @@ fn write_headers(link: &Image, buf: &mut [u8], shoff: u64, shnum: u32) {
         phnum: link.segments.headers.len() as u16,
         shoff,
         shnum,
-        shstrndx: shnum - 1,
+        shstrndx,
     }
     .write(buf);
     for (i, s) in link.segments.headers.iter().enumerate() {

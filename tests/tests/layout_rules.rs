@@ -175,7 +175,8 @@ fn more_than_65279_sections_use_extended_numbering() {
     assert_eq!(section_of_last(&lld), "s69999");
     for exe in &exes {
         // e_shnum 0 with the real count (which depends on what the driver asks for:
-        // gcc's --hash-style=gnu has no .hash); .shstrtab is rld's last section.
+        // gcc's --hash-style=gnu has no .hash); e_shstrndx SHN_XINDEX with .shstrtab's
+        // index (just before .strtab, as lld places them).
         let h = header(exe);
         let count: u32 = h[0]
             .strip_prefix("Number of section headers: 0 (")
@@ -183,7 +184,13 @@ fn more_than_65279_sections_use_extended_numbering() {
             .and_then(|c| c.parse().ok())
             .unwrap_or_else(|| panic!("{h:?}"));
         assert!(count > 70_000, "{h:?}");
-        assert!(h[1].ends_with(&format!("65535 ({})", count - 1)), "{h:?}");
+        let shstrtab = sections(exe)
+            .iter()
+            .find(|s| s.name == ".shstrtab")
+            .map(|s| s.index)
+            .unwrap_or_else(|| panic!("no .shstrtab in {}", exe.display()));
+        assert_eq!(shstrtab as u32, count - 2, "{h:?}");
+        assert!(h[1].ends_with(&format!("65535 ({shstrtab})")), "{h:?}");
         assert_eq!(sections(exe).len() as u32, count, "{}", exe.display());
         assert_eq!(section_of_last(exe), "s69999", "{}", exe.display());
     }
@@ -613,15 +620,14 @@ fn dynamic_relocations_and_hash_tables_as_lld_writes_them() {
         assert_eq!(rows, rela_dyn(&lld), "{kind}: .rela.dyn");
         // `.symtab` as lld lists it: each file's locals with the hidden symbols it defines,
         // the linker's own after them (`_DYNAMIC` in every dynamic output), a symbol only
-        // weak references name weak; but for crtend's `__FRAME_END__`, a local of
-        // `.eh_frame`, which lld keeps and rld does not.
+        // weak references name weak, crtend's `__FRAME_END__` (a local of `.eh_frame`)
+        // where lld puts it.
         let symtab = |p: &Path| -> Vec<String> {
             tool_stdout("readelf", &["-sW"], p)
                 .lines()
                 .skip_while(|l| !l.contains("'.symtab'"))
                 .skip(2)
                 .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
-                .filter(|l| !l.ends_with(" __FRAME_END__"))
                 .collect()
         };
         assert_eq!(symtab(&rld), symtab(&lld), "{kind}: .symtab");
@@ -640,6 +646,74 @@ fn dynamic_relocations_and_hash_tables_as_lld_writes_them() {
                 "{kind}: {}",
                 s.name
             );
+        }
+    }
+}
+
+/// A C++ program with exceptions and a copy relocation, linked by rld, is lld's program
+/// byte for byte but for the build ID and `.comment`: `.gcc_except_table` among the
+/// inputs' read-only data before `.eh_frame_hdr`, a copy of a library's variable aligned
+/// as lld aligns it (the library's section alignment, as far as its address allows), the
+/// data after RELRO where lld puts it when `.bss.rel.ro` ends RELRO, `.gnu.version_r`
+/// with every library's entry before their versions, `__FRAME_END__` in `.symtab`, and
+/// `.strtab` with every file's local names before the globals' (a hidden symbol's too).
+#[test]
+fn a_cxx_program_is_the_program_lld_writes() {
+    let t = Test::new();
+    let main = t.compile_cxx(
+        Clang,
+        "#include <cstdio>\n#include <stdexcept>\n#include <typeinfo>\n\
+         int f(int x) { if (x > 3) throw std::runtime_error(\"big\"); return x; }\n\
+         const std::type_info *ti() { return &typeid(std::runtime_error); }\n\
+         int main(int argc, char **) {\n  try { f(argc + 5); } catch (const std::exception &e) \
+         { std::printf(\"caught %s %d\\n\", e.what(), ti() != nullptr); }\n  return 0;\n}\n",
+        &["-O2"],
+    );
+    for (kind, flags) in [("pie", vec!["-pie"]), ("no-pie", vec!["-no-pie"])] {
+        let lld = t.link_cxx(
+            Driver::ClangLld,
+            &[&main],
+            &flags,
+            &format!("lld-{kind}"),
+            false,
+        );
+        let rld = t.link_cxx(
+            Driver::ClangRld,
+            &[&main],
+            &flags,
+            &format!("rld-{kind}"),
+            false,
+        );
+        assert_output_is(&rld, &run(&rld, &[], &[]), "caught big 1\n", kind);
+        let names = |p: &Path| -> Vec<String> { sections(p).into_iter().map(|s| s.name).collect() };
+        assert_eq!(names(&rld), names(&lld), "{kind}: section order");
+        // Every section's bytes, and its header but for where the file holds it (after
+        // `.comment`, whose text names the linker).
+        for (r, l) in sections(&rld).into_iter().zip(sections(&lld)) {
+            if l.name == ".comment" || l.name == ".note.gnu.build-id" {
+                continue;
+            }
+            let header = |s: &Section| {
+                (
+                    s.typ.clone(),
+                    s.addr,
+                    s.size,
+                    s.entsize,
+                    s.flags.clone(),
+                    s.link,
+                    s.info,
+                    s.align,
+                )
+            };
+            assert_eq!(header(&r), header(&l), "{kind}: {} header", l.name);
+            if l.typ != "NOBITS" {
+                assert_eq!(
+                    section_data(&rld, &l.name),
+                    section_data(&lld, &l.name),
+                    "{kind}: {}",
+                    l.name
+                );
+            }
         }
     }
 }
