@@ -305,9 +305,14 @@ pub struct Resolver {
     /// `name@VERSION` of every versioned shared-library definition, for references that
     /// name a version.
     dso_versioned: FxHashMap<Vec<u8>, (DsoId, u32)>,
-    /// Archive members fetched and not yet added, in fetch order; each is parsing in the
-    /// background from the moment it is fetched.
-    pending: VecDeque<(u32, u32, Ticket)>,
+    /// Archive members fetched and not yet added, a stack: the next to add on top. Each
+    /// is parsing in the background from the moment it is fetched.
+    pending: Vec<(u32, u32, Ticket)>,
+    /// Members whose parse started before anything fetched them (their symbols are wanted
+    /// already): a fetch takes the ticket instead of starting another parse.
+    speculated: FxHashMap<(u32, u32), Ticket>,
+    /// Some archive symbol may still load its member: adding an object may fetch.
+    any_lazy: bool,
     prefetch: Prefetch,
     duplicates: Vec<String>,
     allow_multiple_definition: bool,
@@ -375,7 +380,9 @@ impl Resolver {
             plugin_files: Vec::new(),
             comdats: hashbrown::HashTable::new(),
             dso_versioned: FxHashMap::default(),
-            pending: VecDeque::new(),
+            pending: Vec::new(),
+            speculated: FxHashMap::default(),
+            any_lazy: false,
             prefetch: Prefetch::default(),
             duplicates: Vec::new(),
             allow_multiple_definition,
@@ -487,6 +494,7 @@ impl Resolver {
             })
             .collect();
         for input in inputs {
+            let mark = self.pending.len();
             match input {
                 InputFile::Object { name, data } => {
                     let ticket = tickets.pop_front().expect("one ticket per object");
@@ -527,7 +535,7 @@ impl Resolver {
                     self.add_bitcode(name, data, summary);
                 }
             }
-            self.drain_fetches()?;
+            self.settle(mark)?;
         }
         self.mark_needed_libraries();
         Ok(())
@@ -568,8 +576,8 @@ impl Resolver {
             .collect();
         for (archive, member, name) in members {
             self.fetch_for(archive, member, name, "--undefined-glob");
+            self.drain_fetches()?;
         }
-        self.drain_fetches()?;
         self.mark_needed_libraries();
         Ok(())
     }
@@ -579,6 +587,7 @@ impl Resolver {
     pub fn add_lto_objects(&mut self, objects: Vec<(String, &'static [u8])>) -> Result<()> {
         self.adding_lto_object = true;
         self.tracing_lto_object = true;
+        let mark = self.pending.len();
         for (name, data) in objects {
             self.add_object(name, data)?;
         }
@@ -589,7 +598,7 @@ impl Resolver {
                 sym.weak = true;
             }
         }
-        self.drain_fetches()?;
+        self.settle(mark)?;
         self.mark_needed_libraries();
         Ok(())
     }
@@ -732,25 +741,35 @@ impl Resolver {
             _ => {}
         }
     }
-    /// Loads the fetched archive members, in fetch order (so the outcome does not depend on
-    /// timing), each parsed in the background since it was fetched.
+    /// Loads the members fetched since the pending stack held `mark` entries, in the order
+    /// they were fetched (see [`drain_fetches`](Self::drain_fetches)).
+    fn settle(&mut self, mark: usize) -> Result<()> {
+        self.pending[mark..].reverse();
+        self.drain_fetches()
+    }
+
+    /// Loads the fetched archive members depth first, as lld does: a member, then what it
+    /// fetches (in the order it fetched them, each with what that one fetches), then the
+    /// member fetched before it. The order never depends on timing; each member is parsed in
+    /// the background from the moment it was fetched (or its symbols were first wanted).
     ///
-    /// The objects waiting in a row are added as one batch, their names interned together:
-    /// the batch is everything fetched so far, as the members it fetches in turn come after
-    /// it either way.
+    /// While no archive symbol can load a member, adding objects fetches nothing: the
+    /// members parsed already are added as one batch, their names interned together.
     fn drain_fetches(&mut self) -> Result<()> {
         let mut batch = Vec::new();
-        while let Some((a, m, ticket)) = self.pending.pop_front() {
+        while let Some((a, m, ticket)) = self.pending.pop() {
+            let mark = self.pending.len();
             let member = &self.archives[a as usize].members[m as usize];
             match self.prefetch.take(ticket) {
                 Parsed::Object(parsed) => {
                     batch.push(*parsed?);
                     // Whatever is parsed already joins the batch; resolution does not wait
                     // for the rest.
-                    let next_ready = self
-                        .pending
-                        .front()
-                        .is_some_and(|&(_, _, t)| self.prefetch.is_ready(t));
+                    let next_ready = !self.any_lazy
+                        && self
+                            .pending
+                            .last()
+                            .is_some_and(|&(_, _, t)| self.prefetch.is_ready(t));
                     if !next_ready {
                         self.add_parsed_objects(std::mem::take(&mut batch));
                     }
@@ -772,8 +791,26 @@ impl Resolver {
                     self.add_bitcode(name, data, summary);
                 }
             }
+            // What it fetched, first fetch on top.
+            self.pending[mark..].reverse();
         }
         Ok(())
+    }
+
+    /// Starts parsing member `member` of archive `archive` before anything fetches it: one
+    /// of its symbols is wanted, so it will most likely be loaded, and loading goes depth
+    /// first (the member is needed the moment it is fetched).
+    fn speculate(&mut self, archive: u32, member: u32) {
+        if self.fetched[archive as usize][member as usize]
+            || self.speculated.contains_key(&(archive, member))
+        {
+            return;
+        }
+        let m = &self.archives[archive as usize].members[member as usize];
+        let ticket = self
+            .prefetch
+            .submit(m.name.clone(), m.data, self.plugins.is_some());
+        self.speculated.insert((archive, member), ticket);
     }
 
     /// Offers a file that carries a plugin's IR (`.gnu.lto_*` sections) to the plugins; a
@@ -912,10 +949,14 @@ impl Resolver {
 
     fn fetch(&mut self, archive: u32, member: u32) {
         if !self.fetched[archive as usize][member as usize] {
-            let m = &self.archives[archive as usize].members[member as usize];
-            let ticket = self
-                .prefetch
-                .submit(m.name.clone(), m.data, self.plugins.is_some());
+            let ticket = match self.speculated.remove(&(archive, member)) {
+                Some(ticket) => ticket,
+                None => {
+                    let m = &self.archives[archive as usize].members[member as usize];
+                    self.prefetch
+                        .submit(m.name.clone(), m.data, self.plugins.is_some())
+                }
+            };
             self.fetch_parsing(archive, member, ticket);
         }
     }
@@ -923,7 +964,7 @@ impl Resolver {
     /// Fetches a member whose parse started as `ticket`.
     fn fetch_parsing(&mut self, archive: u32, member: u32, ticket: Ticket) {
         self.fetched[archive as usize][member as usize] = true;
-        self.pending.push_back((archive, member, ticket));
+        self.pending.push((archive, member, ticket));
     }
 
     /// Adds an archive; `parsing` holds the tickets of the members whose parse has started
@@ -933,6 +974,7 @@ impl Resolver {
         self.fetched.push(vec![false; archive.members.len()]);
         // In place before anything is fetched: a fetch starts parsing the member.
         self.archives.push(archive);
+        // A whole archive's members, in order (added after the archive, as fetches are).
         for (m, ticket) in parsing.into_iter().enumerate() {
             self.fetch_parsing(a, m as u32, ticket);
         }
@@ -951,8 +993,19 @@ impl Resolver {
             .intern_batch(&[&names], true)
             .pop()
             .unwrap_or_default();
+        // The members whose symbols are wanted already start parsing now, together.
+        for (k, &id) in ids.iter().enumerate() {
+            let sym = self.symtab.get(id);
+            if sym.def == SymbolDef::Undefined && (sym.has_strong_ref || sym.dso_strong_ref) {
+                self.speculate(a, self.archives[a as usize].symbols[k].1);
+            }
+        }
+        // The index in order, as lld takes each member's symbols in turn: a member is
+        // loaded (with what it loads in turn) the moment one of its symbols is wanted, before
+        // the later members' symbols are known.
         for (k, id) in ids.into_iter().enumerate() {
             let (name, member) = self.archives[a as usize].symbols[k];
+            let fresh = !self.fetched[a as usize][member as usize];
             if self.is_common(id) {
                 if !self.fortran_common {
                     continue;
@@ -963,16 +1016,24 @@ impl Resolver {
                 if self.defines_non_common(&member_name, data, name)? {
                     let reference = self.referrer(id);
                     self.fetch_for(a, member, name, &reference);
+                    if fresh {
+                        self.drain_fetches()?;
+                    }
                 }
                 continue;
             }
             let sym = self.symtab.get_mut(id);
             if sym.def == SymbolDef::Undefined {
                 sym.def = SymbolDef::Lazy { archive: a, member };
-                // Already wanted: fetch now (once per member, however many symbols want it).
+                // Already wanted: load it now (once per member, however many symbols want it).
                 if sym.has_strong_ref || sym.dso_strong_ref {
                     let reference = self.referrer(id);
                     self.fetch_for(a, member, name, &reference);
+                    if fresh {
+                        self.drain_fetches()?;
+                    }
+                } else if fresh {
+                    self.any_lazy = true;
                 }
             }
         }
@@ -1101,6 +1162,22 @@ impl Resolver {
         // While the pool still parses, work handed to it would wait behind the parse: this
         // thread interns the batch itself.
         let ids = self.symtab.intern_batch(&slices, !self.prefetch.busy());
+        if self.any_lazy {
+            // The members these objects will load start parsing while they are resolved:
+            // loading goes depth first, each right after the object that wants it.
+            for ((obj, _), ids) in objects.iter().zip(&ids) {
+                for (k, &id) in ids.iter().enumerate() {
+                    let i = obj.first_global + k;
+                    let strong = obj.symbol_section(i) == shndx::UNDEF
+                        && obj.symbols[i].st_bind() != elf::STB_WEAK;
+                    if let (true, SymbolDef::Lazy { archive, member }) =
+                        (strong, self.symtab.get(id).def)
+                    {
+                        self.speculate(archive, member);
+                    }
+                }
+            }
+        }
         for ((obj, names), ids) in objects.into_iter().zip(&ids) {
             self.add_object_symbols(obj, &names, ids);
         }

@@ -329,3 +329,53 @@ fn copy_relocation_against_protected_symbol_is_an_error() {
         assert!(!t.path(&out).exists(), "{cmd} left an output");
     }
 }
+
+/// Archive members load in lld's order, which decides where their code lands: each
+/// archive's members in turn, one loaded the moment a symbol it defines is wanted (before
+/// the later members' symbols are known, so a member's reference to a later member's
+/// symbol loads that one when the archive reaches it), and a member loaded right away
+/// with the members it wants in turn, in the order it names them (depth first). Loading
+/// all that the first round of an archive wants, then what those want, would put `f2`
+/// after `g1` and `x1` before `x2`.
+#[test]
+fn archive_members_load_in_lld_order() {
+    let t = Test::new();
+    let c = |src: &str| t.compile(Clang, src, &["-O1"]);
+    let m1 = c("int f2(void); int h1(void);\nint f1(void) { return f2() + h1(); }\n");
+    let m2 = c("int f2(void) { return 2; }\n");
+    let m3 = c("int k1(void);\nint g1(void) { return k1() + 3; }\n");
+    let p1 = c("int x1(void) { return 5; }\n");
+    let p2 = c("int x2(void) { return 7; }\n");
+    let p3 = c("int x2(void); int x1(void);\nint top(void) { return x2() * 10 + x1(); }\n");
+    let n1 = c("int h1(void) { return 11; }\n");
+    let n2 = c("int k1(void) { return 13; }\n");
+    let lib1 = t.archive("lib1.a", &[&m1, &m2, &m3]);
+    let lib2 = t.archive("lib2.a", &[&p1, &p2, &p3]);
+    let lib3 = t.archive("lib3.a", &[&n1, &n2]);
+    let main = c("#include <stdio.h>\nint f1(void), g1(void), top(void);\n\
+                  int main(void) { printf(\"%d %d %d\\n\", f1(), g1(), top()); return 0; }\n");
+    let order = |exe: &Path| -> Vec<String> {
+        let mut funcs: Vec<(u64, String)> = symbols(exe)
+            .into_iter()
+            .filter(|s| s.table == ".symtab" && s.typ == "FUNC")
+            .filter(|s| {
+                ["f1", "f2", "g1", "h1", "k1", "x1", "x2", "top"].contains(&s.name.as_str())
+            })
+            .map(|s| (s.value, s.name))
+            .collect();
+        funcs.sort();
+        funcs.into_iter().map(|(_, n)| n).collect()
+    };
+    let inputs: [&Path; 4] = [&main, &lib1, &lib2, &lib3];
+    let lld = t.link(Driver::ClangLld, &inputs, &[], "lld");
+    assert_eq!(
+        order(&lld),
+        ["f1", "f2", "g1", "top", "x2", "x1", "h1", "k1"],
+        "lld"
+    );
+    for d in [Driver::ClangRld, Driver::GccRld] {
+        let exe = t.link(d, &inputs, &[], d.name());
+        assert_output_is(&exe, &run(&exe, &[], &[]), "13 16 75\n", d.name());
+        assert_eq!(order(&exe), order(&lld), "{}", d.name());
+    }
+}
