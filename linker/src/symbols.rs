@@ -313,6 +313,8 @@ pub struct Resolver {
     speculated: FxHashMap<(u32, u32), Ticket>,
     /// Some archive symbol may still load its member: adding an object may fetch.
     any_lazy: bool,
+    /// How many objects are being added inside one another (each loading the next).
+    depth: u32,
     prefetch: Prefetch,
     duplicates: Vec<String>,
     allow_multiple_definition: bool,
@@ -383,6 +385,7 @@ impl Resolver {
             pending: Vec::new(),
             speculated: FxHashMap::default(),
             any_lazy: false,
+            depth: 0,
             prefetch: Prefetch::default(),
             duplicates: Vec::new(),
             allow_multiple_definition,
@@ -505,7 +508,7 @@ impl Resolver {
                                 self.add_object(name, data)?
                             }
                         }
-                        Parsed::Object(parsed) => self.add_parsed_objects(vec![*parsed?]),
+                        Parsed::Object(parsed) => self.add_parsed_objects(vec![*parsed?])?,
                         // Classified as ELF by the same magic: not reached, but an error
                         // (from the ELF reader) rather than a panic if it were.
                         Parsed::Bitcode => self.add_object(name, data)?,
@@ -756,8 +759,17 @@ impl Resolver {
     /// While no archive symbol can load a member, adding objects fetches nothing: the
     /// members parsed already are added as one batch, their names interned together.
     fn drain_fetches(&mut self) -> Result<()> {
+        self.drain_above(0)
+    }
+
+    /// [`drain_fetches`](Self::drain_fetches) for the members above the first `floor` of
+    /// the pending stack (those an object being added just fetched).
+    fn drain_above(&mut self, floor: usize) -> Result<()> {
         let mut batch = Vec::new();
-        while let Some((a, m, ticket)) = self.pending.pop() {
+        while self.pending.len() > floor {
+            let Some((a, m, ticket)) = self.pending.pop() else {
+                break;
+            };
             let mark = self.pending.len();
             let member = &self.archives[a as usize].members[m as usize];
             match self.prefetch.take(ticket) {
@@ -766,25 +778,26 @@ impl Resolver {
                     // Whatever is parsed already joins the batch; resolution does not wait
                     // for the rest.
                     let next_ready = !self.any_lazy
+                        && self.pending.len() > floor
                         && self
                             .pending
                             .last()
                             .is_some_and(|&(_, _, t)| self.prefetch.is_ready(t));
                     if !next_ready {
-                        self.add_parsed_objects(std::mem::take(&mut batch));
+                        self.add_parsed_objects(std::mem::take(&mut batch))?;
                     }
                 }
                 Parsed::ForPlugin => {
                     let (name, data) = (member.name.clone(), member.data);
                     let (file, offset) = (member.file.clone(), member.offset);
-                    self.add_parsed_objects(std::mem::take(&mut batch));
+                    self.add_parsed_objects(std::mem::take(&mut batch))?;
                     if !self.offer_to_plugins(&name, &file, offset, data)? {
                         self.add_object(name, data)?;
                     }
                 }
                 Parsed::Bitcode => {
                     let (name, data) = (member.name.clone(), member.data);
-                    self.add_parsed_objects(std::mem::take(&mut batch));
+                    self.add_parsed_objects(std::mem::take(&mut batch))?;
                     let summary = self
                         .summarize(&[rld_lto_api::BitcodeInput { name: &name, data }])?
                         .remove(0);
@@ -1141,18 +1154,20 @@ impl Resolver {
 
     fn add_object(&mut self, name: String, data: &'static [u8]) -> Result<()> {
         let obj = ObjectFile::parse(name, data)?;
-        self.add_parsed_object(obj);
-        Ok(())
+        self.add_parsed_object(obj)
     }
 
-    fn add_parsed_object(&mut self, obj: ObjectFile) {
+    fn add_parsed_object(&mut self, obj: ObjectFile) -> Result<()> {
         let names = global_names(&obj);
-        self.add_parsed_objects(vec![(obj, names)]);
+        self.add_parsed_objects(vec![(obj, names)])
     }
 
     /// Adds objects in order, their names interned together first (in parallel when there
     /// are many; the ids are those a one-by-one loop would give, see [`crate::name_table`]).
-    fn add_parsed_objects(&mut self, mut objects: Vec<(ObjectFile, Vec<GlobalName>)>) {
+    fn add_parsed_objects(
+        &mut self,
+        mut objects: Vec<(ObjectFile, Vec<GlobalName>)>,
+    ) -> Result<()> {
         if !self.wrapped.is_empty() {
             for (obj, names) in &mut objects {
                 apply_wrap(obj, names, &self.wrapped);
@@ -1179,12 +1194,21 @@ impl Resolver {
             }
         }
         for ((obj, names), ids) in objects.into_iter().zip(&ids) {
-            self.add_object_symbols(obj, &names, ids);
+            self.add_object_symbols(obj, &names, ids)?;
         }
+        Ok(())
     }
 
-    /// Resolves the global symbols of `obj`, named `names` with ids `ids`.
-    fn add_object_symbols(&mut self, mut obj: ObjectFile, names: &[GlobalName], ids: &[SymbolId]) {
+    /// Resolves the global symbols of `obj`, named `names` with ids `ids`. As in lld, the
+    /// object takes its place among the files first, and a member one of its references
+    /// loads is loaded then and there (with what it loads in turn), before the object's
+    /// next symbol.
+    fn add_object_symbols(
+        &mut self,
+        mut obj: ObjectFile,
+        names: &[GlobalName],
+        ids: &[SymbolId],
+    ) -> Result<()> {
         let file = self.objects.len() as FileId;
         obj.from_lto = self.adding_lto_object;
         self.note_current_file(&obj.name);
@@ -1216,13 +1240,25 @@ impl Resolver {
             }
         }
 
+        obj.globals = ids.to_vec();
+        let (symbols, first_global) = (obj.symbols, obj.first_global);
+        let has_groups = !obj.comdat_groups.is_empty();
+        let obj_name = obj.name.clone();
+        self.objects.push(obj);
         // `-y` lists a file's definitions before its references, as lld (which resolves
         // them in that order) does.
         let mut traced_refs = Vec::new();
         for (k, (g, &id)) in names.iter().zip(ids).enumerate() {
-            let i = obj.first_global + k;
-            let esym = &obj.symbols[i];
-            let section = obj.symbol_section(i);
+            let i = first_global + k;
+            let esym = &symbols[i];
+            let (section, in_discarded) = {
+                let obj = &self.objects[file as usize];
+                let section = obj.symbol_section(i);
+                let discarded = shndx::is_section(section)
+                    && obj.sections[section as usize].kind == SectionKind::Ignored
+                    && has_groups;
+                (section, discarded)
+            };
             let name = g.name;
             if let Some(v) = g.version {
                 if section != shndx::UNDEF {
@@ -1248,20 +1284,27 @@ impl Resolver {
             self.symtab
                 .get_mut(id)
                 .merge_visibility(esym.st_visibility());
-            let in_discarded = shndx::is_section(section)
-                && obj.sections[section as usize].kind == SectionKind::Ignored
-                && !obj.comdat_groups.is_empty();
             if !self.trace_symbols.is_empty() {
                 if section == shndx::UNDEF || in_discarded {
                     traced_refs.push(name);
                 } else if section == shndx::COMMON {
-                    self.trace_symbol(&obj.name, name, "common definition of");
+                    self.trace_symbol(&obj_name, name, "common definition of");
                 } else {
-                    self.trace_symbol(&obj.name, name, "definition of");
+                    self.trace_symbol(&obj_name, name, "definition of");
                 }
             }
             if section == shndx::UNDEF || in_discarded {
+                let before = self.pending.len();
                 self.add_undefined(id, file, is_weak, esym.st_type());
+                // A chain deeper than this loads the rest after the object (deterministic
+                // all the same), so that a pathological archive cannot exhaust the stack.
+                if self.pending.len() > before && self.depth < MAX_LOAD_DEPTH {
+                    self.depth += 1;
+                    let loaded = self.drain_above(before);
+                    self.depth -= 1;
+                    loaded?;
+                    self.note_current_file(&obj_name);
+                }
             } else if section == shndx::COMMON {
                 self.add_common(id, file, esym.st_size(LE), esym.st_value(LE).max(1));
             } else {
@@ -1276,7 +1319,7 @@ impl Resolver {
                     is_weak,
                     esym.st_type(),
                     esym.st_size(LE),
-                    &obj.name,
+                    &obj_name,
                 );
                 // The defining object's copy of the name (equal bytes) from now on: the
                 // first copy interned may be an archive index's, whose pages are given
@@ -1288,10 +1331,9 @@ impl Resolver {
             }
         }
         for name in traced_refs {
-            self.trace_symbol(&obj.name, name, "reference to");
+            self.trace_symbol(&obj_name, name, "reference to");
         }
-        obj.globals = ids.to_vec();
-        self.objects.push(obj);
+        Ok(())
     }
 
     fn add_undefined(&mut self, id: SymbolId, file: FileId, weak: bool, sym_type: u8) {
@@ -1517,6 +1559,9 @@ fn apply_wrap(
 }
 
 /// A warning about an input, as the command line prints them.
+/// How deep members load one another before the rest wait for the object that wants them.
+const MAX_LOAD_DEPTH: u32 = 256;
+
 fn warn(msg: &str) {
     crate::diag::warn(msg);
 }

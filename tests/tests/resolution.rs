@@ -334,13 +334,21 @@ fn copy_relocation_against_protected_symbol_is_an_error() {
 /// archive's members in turn, one loaded the moment a symbol it defines is wanted (before
 /// the later members' symbols are known, so a member's reference to a later member's
 /// symbol loads that one when the archive reaches it), and a member loaded right away
-/// with the members it wants in turn, in the order it names them (depth first). Loading
-/// all that the first round of an archive wants, then what those want, would put `f2`
-/// after `g1` and `x1` before `x2`.
+/// with the members it wants in turn, in the order it names them (depth first), each the
+/// moment it is named (`rc`, which `ra` names, before `rb`, which `rf` names after `ra`).
+/// Loading all that the first round of an archive wants, then what those want, would put
+/// `f2` after `g1` and `x1` before `x2`; loading what an object wants only once all its
+/// symbols are in would put `rb` before `rc`.
 #[test]
 fn archive_members_load_in_lld_order() {
     let t = Test::new();
     let c = |src: &str| t.compile(Clang, src, &["-O1"]);
+    let r_a = c("int rc(void);\nint ra(void) { return rc() + 1; }\n");
+    let r_b = c("int rb(void) { return 20; }\n");
+    let r_c = c("int rc(void) { return 300; }\n");
+    let r_f = c("int ra(void), rb(void), rc(void);\n\
+                 int rf(void) { return ra() + rb() + rc(); }\n");
+    let lib4 = t.archive("lib4.a", &[&r_a, &r_b, &r_c, &r_f]);
     let m1 = c("int f2(void); int h1(void);\nint f1(void) { return f2() + h1(); }\n");
     let m2 = c("int f2(void) { return 2; }\n");
     let m3 = c("int k1(void);\nint g1(void) { return k1() + 3; }\n");
@@ -352,8 +360,8 @@ fn archive_members_load_in_lld_order() {
     let lib1 = t.archive("lib1.a", &[&m1, &m2, &m3]);
     let lib2 = t.archive("lib2.a", &[&p1, &p2, &p3]);
     let lib3 = t.archive("lib3.a", &[&n1, &n2]);
-    let main = c("#include <stdio.h>\nint f1(void), g1(void), top(void);\n\
-                  int main(void) { printf(\"%d %d %d\\n\", f1(), g1(), top()); return 0; }\n");
+    let main = c("#include <stdio.h>\nint f1(void), g1(void), top(void), rf(void);\n\
+                  int main(void) { printf(\"%d %d %d %d\\n\", f1(), g1(), top(), rf()); return 0; }\n");
     let order = |exe: &Path| -> Vec<String> {
         let mut funcs: Vec<(u64, String)> = symbols(exe)
             .into_iter()
@@ -366,7 +374,7 @@ fn archive_members_load_in_lld_order() {
         funcs.sort();
         funcs.into_iter().map(|(_, n)| n).collect()
     };
-    let inputs: [&Path; 4] = [&main, &lib1, &lib2, &lib3];
+    let inputs: [&Path; 5] = [&main, &lib1, &lib2, &lib3, &lib4];
     let lld = t.link(Driver::ClangLld, &inputs, &[], "lld");
     assert_eq!(
         order(&lld),
@@ -375,7 +383,7 @@ fn archive_members_load_in_lld_order() {
     );
     for d in [Driver::ClangRld, Driver::GccRld] {
         let exe = t.link(d, &inputs, &[], d.name());
-        assert_output_is(&exe, &run(&exe, &[], &[]), "13 16 75\n", d.name());
+        assert_output_is(&exe, &run(&exe, &[], &[]), "13 16 75 621\n", d.name());
         assert_eq!(order(&exe), order(&lld), "{}", d.name());
     }
 }
