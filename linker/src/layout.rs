@@ -812,10 +812,17 @@ pub fn create_synthetic_sections(
         } else {
             a
         };
+        // A static program's IRELATIVE relocations, which its start-up code applies, are
+        // in lld's `.rela.dyn` (GNU ld's `.rela.plt`).
+        let name = if link.is_dynamic || tables.rela_dyn_count() > 0 {
+            ".rela.plt"
+        } else {
+            ".rela.dyn"
+        };
         add_synthetic(
             link,
             Synthetic::RelaPlt,
-            ".rela.plt",
+            name,
             SHT_RELA,
             flags,
             24 * (tables.rela_plt.len() as u64 + iplt_relocs),
@@ -855,6 +862,9 @@ pub fn create_synthetic_sections(
                 16 * (plt_entries + iplt_relocs),
             ),
         ]
+    } else if !link.is_dynamic && plt_entries == 0 {
+        // A static program's entries for its IFUNCs only: lld's `.iplt`.
+        &[(Synthetic::Plt, ".iplt", 16 * iplt_relocs)]
     } else {
         &[(
             Synthetic::Plt,

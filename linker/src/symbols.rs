@@ -1006,17 +1006,22 @@ impl Resolver {
             .intern_batch(&[&names], true)
             .pop()
             .unwrap_or_default();
-        // The members whose symbols are wanted already start parsing now, together.
-        for (k, &id) in ids.iter().enumerate() {
-            let sym = self.symtab.get(id);
-            if sym.def == SymbolDef::Undefined && (sym.has_strong_ref || sym.dso_strong_ref) {
-                self.speculate(a, self.archives[a as usize].symbols[k].1);
-            }
-        }
         // The index in order, as lld takes each member's symbols in turn: a member is
         // loaded (with what it loads in turn) the moment one of its symbols is wanted, before
-        // the later members' symbols are known.
-        for (k, id) in ids.into_iter().enumerate() {
+        // the later members' symbols are known. The members wanted a little further on start
+        // parsing ahead of the walk (their symbols' records still in cache when it gets
+        // there).
+        const AHEAD: usize = 512;
+        let mut ahead = 0;
+        for k in 0..ids.len() {
+            while ahead < ids.len().min(k + AHEAD) {
+                let sym = self.symtab.get(ids[ahead]);
+                if sym.def == SymbolDef::Undefined && (sym.has_strong_ref || sym.dso_strong_ref) {
+                    self.speculate(a, self.archives[a as usize].symbols[ahead].1);
+                }
+                ahead += 1;
+            }
+            let id = ids[k];
             let (name, member) = self.archives[a as usize].symbols[k];
             let fresh = !self.fetched[a as usize][member as usize];
             if self.is_common(id) {

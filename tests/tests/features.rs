@@ -364,6 +364,10 @@ fn output_no_pie() {
     }
 }
 
+/// A static program: no interpreter, no dynamic section; glibc's IFUNCs (`strlen`, ...)
+/// called through `.iplt`, their IRELATIVE relocations in `.rela.dyn` (lld's names; GNU
+/// ld's `.plt` and `.rela.plt`), which the start-up code finds between
+/// `__rela_iplt_start` and `__rela_iplt_end`.
 #[test]
 fn output_static() {
     let t = Test::new();
@@ -374,6 +378,30 @@ fn output_static() {
         assert!(
             !has_segment(&segs, "INTERP") && !has_segment(&segs, "DYNAMIC"),
             "{segs:?}"
+        );
+        let secs = sections(&exe);
+        let named = |n: &str| secs.iter().find(|s| s.name == n);
+        assert!(
+            named(".plt").is_none() && named(".rela.plt").is_none(),
+            "{secs:?}"
+        );
+        let (rela, _) = (
+            named(".rela.dyn").expect(".rela.dyn"),
+            named(".iplt").expect(".iplt"),
+        );
+        let syms = symbols(&exe);
+        let at = |n: &str| find_symbols(&syms, ".symtab", n)[0].value;
+        assert_eq!(at("__rela_iplt_start"), rela.addr);
+        assert_eq!(at("__rela_iplt_end"), rela.addr + rela.size);
+        let relocs = tool_stdout("readelf", &["-rW"], &exe);
+        let types: Vec<&str> = relocs
+            .lines()
+            .filter(|l| l.starts_with('0'))
+            .filter_map(|l| l.split_whitespace().nth(2))
+            .collect();
+        assert!(
+            !types.is_empty() && types.iter().all(|t| *t == "R_X86_64_IRELATIVE"),
+            "{relocs}"
         );
     }
 }
