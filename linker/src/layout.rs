@@ -1535,10 +1535,14 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
             } else {
                 offset.next_multiple_of(link.outputs[i].align.clamp(1, page))
             };
+            // After RELRO, placed from RELRO's last byte (not with a fixed address, `-n`
+            // or a segment on a page of its own).
+            let after_padding =
+                padding_start.filter(|_| !separate && fixed.is_none() && start_align.is_none());
             let start = match (fixed, start_align) {
                 (Some(a), _) => Some(a),
                 (None, Some(a)) => vaddr.checked_next_multiple_of(a),
-                (None, None) => match padding_start.filter(|_| !separate) {
+                (None, None) => match after_padding {
                     Some(dot) => vaddr
                         .checked_next_multiple_of(page)
                         .and_then(|v| v.checked_add(dot % page))
@@ -1550,12 +1554,11 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
                         .and_then(|v| v.checked_add(offset % page)),
                 },
             };
-            let padding_start = padding_start.filter(|_| !separate);
             let Some(start) = start else {
                 return Err(address_space_error(link, &link.outputs[i], vaddr));
             };
             vaddr = start;
-            if fixed.is_some() || padding_start.is_some() {
+            if fixed.is_some() || after_padding.is_some() {
                 // The file offset congruent to the address, modulo the page.
                 offset += (start % page + page - offset % page) % page;
             }
