@@ -134,6 +134,12 @@ impl Symbol {
         )
     }
 
+    /// Some strong reference (an object's, bitcode's or a shared library's) wants it: an
+    /// archive member defining it is loaded.
+    fn is_wanted(&self) -> bool {
+        self.has_strong_ref || self.dso_strong_ref
+    }
+
     pub fn is_undefined(&self) -> bool {
         matches!(self.def, SymbolDef::Undefined | SymbolDef::Lazy { .. })
     }
@@ -423,8 +429,7 @@ impl Resolver {
             match self.symtab.get(id).def {
                 SymbolDef::Lazy { archive, member } => {
                     let name = self.symtab.get(id).name;
-                    self.fetch_for(archive, member, name, "<internal>");
-                    self.drain_fetches()?;
+                    self.load_for(archive, member, name, "<internal>")?;
                     fetched = true;
                 }
                 SymbolDef::Shared { dso, .. } => self.dsos[dso as usize].needed = true,
@@ -578,8 +583,7 @@ impl Resolver {
             })
             .collect();
         for (archive, member, name) in members {
-            self.fetch_for(archive, member, name, "--undefined-glob");
-            self.drain_fetches()?;
+            self.load_for(archive, member, name, "--undefined-glob")?;
         }
         self.mark_needed_libraries();
         Ok(())
@@ -902,6 +906,23 @@ impl Resolver {
         self.fetch(archive, member);
     }
 
+    /// Fetches a member for `symbol` (as [`fetch_for`](Self::fetch_for)) and, if it was not
+    /// loaded yet, loads it now with what it loads in turn.
+    fn load_for(
+        &mut self,
+        archive: u32,
+        member: u32,
+        symbol: &'static [u8],
+        reference: &str,
+    ) -> Result<()> {
+        let fresh = !self.fetched[archive as usize][member as usize];
+        self.fetch_for(archive, member, symbol, reference);
+        if fresh {
+            self.drain_fetches()?;
+        }
+        Ok(())
+    }
+
     /// What `--print-archive-stats` writes, as lld writes it: each archive on the command
     /// line (as often as it is named), its members and how many were loaded.
     pub fn archive_stats(&self) -> String {
@@ -1016,14 +1037,13 @@ impl Resolver {
         for k in 0..ids.len() {
             while ahead < ids.len().min(k + AHEAD) {
                 let sym = self.symtab.get(ids[ahead]);
-                if sym.def == SymbolDef::Undefined && (sym.has_strong_ref || sym.dso_strong_ref) {
+                if sym.def == SymbolDef::Undefined && sym.is_wanted() {
                     self.speculate(a, self.archives[a as usize].symbols[ahead].1);
                 }
                 ahead += 1;
             }
             let id = ids[k];
             let (name, member) = self.archives[a as usize].symbols[k];
-            let fresh = !self.fetched[a as usize][member as usize];
             if self.is_common(id) {
                 if !self.fortran_common {
                     continue;
@@ -1033,10 +1053,7 @@ impl Resolver {
                 let (member_name, data) = (m.name.clone(), m.data);
                 if self.defines_non_common(&member_name, data, name)? {
                     let reference = self.referrer(id);
-                    self.fetch_for(a, member, name, &reference);
-                    if fresh {
-                        self.drain_fetches()?;
-                    }
+                    self.load_for(a, member, name, &reference)?;
                 }
                 continue;
             }
@@ -1044,13 +1061,10 @@ impl Resolver {
             if sym.def == SymbolDef::Undefined {
                 sym.def = SymbolDef::Lazy { archive: a, member };
                 // Already wanted: load it now (once per member, however many symbols want it).
-                if sym.has_strong_ref || sym.dso_strong_ref {
+                if sym.is_wanted() {
                     let reference = self.referrer(id);
-                    self.fetch_for(a, member, name, &reference);
-                    if fresh {
-                        self.drain_fetches()?;
-                    }
-                } else if fresh {
+                    self.load_for(a, member, name, &reference)?;
+                } else if !self.fetched[a as usize][member as usize] {
                     self.any_lazy = true;
                 }
             }
@@ -1563,10 +1577,10 @@ fn apply_wrap(
     }
 }
 
-/// A warning about an input, as the command line prints them.
 /// How deep members load one another before the rest wait for the object that wants them.
 const MAX_LOAD_DEPTH: u32 = 256;
 
+/// A warning about an input, as the command line prints them.
 fn warn(msg: &str) {
     crate::diag::warn(msg);
 }

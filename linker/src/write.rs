@@ -82,8 +82,6 @@ pub fn write_output(
         });
         timer.phase("  .gdb_index");
     }
-    // Its bytes once every section's name is known.
-    let shstrtab_at = |trailing: &[TrailingSection]| trailing.len();
     let mut symtab_index = 0;
     if let Some(st) = &symtab {
         let extended = st.has_extended_indices();
@@ -113,7 +111,8 @@ pub fn write_output(
             });
         }
     }
-    let shstrtab_index = shstrtab_at(&trailing);
+    // Its bytes once every section's name is known.
+    let shstrtab_index = trailing.len();
     trailing.push(TrailingSection::strings(".shstrtab", Vec::new()));
     if let Some(st) = &symtab {
         trailing.push(TrailingSection {
