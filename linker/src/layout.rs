@@ -314,7 +314,35 @@ fn reverse_pointer_table(sec: &mut crate::object_file::InputSection) {
 /// An upper bound of the loaded image's size before layout (allocated input sections with
 /// their worst-case padding, and commons), to tell whether 32-bit PC-relative references
 /// created by relaxation may fail to reach.
-pub fn estimated_image_size(link: &Link) -> u64 {
+/// What the relocation scan must know of the image before its layout: whether relaxed
+/// references are sure to reach.
+#[derive(Debug, Clone, Copy)]
+pub struct ImageEstimate {
+    /// The image may span 1 GiB or more: a PC-relative 32-bit reference may not reach.
+    pub large: bool,
+    /// A position-dependent output at its default place (or `--image-base`) ending, by a
+    /// generous estimate, below 2 GiB: every address fits a sign-extended 32-bit immediate.
+    /// Not known with a linker script's or `--section-start`'s placement.
+    pub low_addresses: bool,
+}
+
+pub fn estimate_image(link: &Link) -> ImageEstimate {
+    let size = estimated_image_size(link);
+    let opts = link.opts;
+    let placed = link.scripts.lays_out() || !opts.section_start.is_empty();
+    // Twice the size for the synthetic sections and padding, and a page per segment.
+    let page = opts.max_page_size.unwrap_or(PAGE);
+    let base = opts.image_base.unwrap_or(EXEC_BASE.next_multiple_of(page));
+    let end = base
+        .saturating_add(size.saturating_mul(2))
+        .saturating_add(page.saturating_mul(16));
+    ImageEstimate {
+        large: size >= 1 << 30,
+        low_addresses: !opts.is_pic() && !placed && end < 1 << 31,
+    }
+}
+
+fn estimated_image_size(link: &Link) -> u64 {
     // Saturating sums of sizes: the same in any grouping, so summed in parallel.
     let sections: u64 = link
         .objects

@@ -479,8 +479,8 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     timer.phase("output sections");
 
     // Every relocation of a live section: GOT, PLT, copy and dynamic relocations.
-    let large_image = layout::estimated_image_size(&link) >= 1 << 30;
-    let (plan, mut tables) = scan::scan_relocations(&mut link, large_image)?;
+    let estimate = layout::estimate_image(&link);
+    let (plan, mut tables) = scan::scan_relocations(&mut link, estimate)?;
     scan::warn_text_relocations(&link, &tables);
     timer.phase("scan relocations");
 

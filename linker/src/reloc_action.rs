@@ -49,12 +49,17 @@ pub enum Action {
     RelaxMov,
     RelaxCall,
     RelaxJmp,
-    /// The same, when the direct reference may not reach (a very large image, an absolute
-    /// target): relaxed if it does once addresses are known, else through the GOT slot made
-    /// for this case.
+    /// The same, when the direct reference may not reach (a very large image): relaxed if
+    /// it does once addresses are known, else through the GOT slot made for this case.
     RelaxMovOrGot,
     RelaxCallOrGot,
     RelaxJmpOrGot,
+    /// REX_GOTPCRELX in a position-dependent output: `test` or a binary operation reading
+    /// the GOT slot takes the address as an immediate instead (lld's relaxGotNoPic).
+    RelaxImm,
+    /// The same where the address may not fit a sign-extended 32-bit immediate: relaxed if
+    /// it does, else through the GOT slot made for this case.
+    RelaxImmOrGot,
     /// The thread-pointer offset of the target + A (local exec).
     TpOff32,
     TpOff64,
@@ -138,6 +143,10 @@ pub struct OutputKind {
     pub z_text: bool,
     /// The image may span 1 GiB or more: a relaxed 32-bit reference may not reach.
     pub large_image: bool,
+    /// Every address of the output is known to lie below 2 GiB (a position-dependent
+    /// output at its default place, by the estimate of its size): an address fits a
+    /// sign-extended 32-bit immediate.
+    pub low_addresses: bool,
 }
 
 impl OutputKind {
@@ -174,22 +183,41 @@ pub enum GotInsn {
     Mov,
     Call,
     Jmp,
+    /// `test %reg, foo@GOTPCREL(%rip)`, with a REX prefix.
+    Test,
+    /// `adc/add/and/cmp/or/sbb/sub/xor foo@GOTPCREL(%rip), %reg`, with a REX prefix.
+    BinOp,
 }
 
 impl GotInsn {
-    /// Recognizes the instruction from the two bytes before the relocated field.
-    pub fn at(data: &[u8], offset: u64) -> Option<GotInsn> {
+    /// Recognizes the instruction from the bytes before the relocated field of a
+    /// GOTPCRELX relocation. Only an addend of -4 reads the whole slot (GNU as accepts
+    /// `movl foo@GOTPCREL+4(%rip)`, which reads its upper half), and `test` and the binary
+    /// operations become immediates only with the REX prefix R_X86_64_REX_GOTPCRELX
+    /// promises, where the register moves to (lld, the psABI).
+    pub fn at(data: &[u8], offset: u64, r_type: u32, addend: i64) -> Option<GotInsn> {
         let off = usize::try_from(offset).ok()?;
-        if off < 2 || off.checked_add(4)? > data.len() {
+        if addend != -4 || off < 2 || off.checked_add(4)? > data.len() {
             return None;
         }
+        let rip_relative = |modrm: u8| modrm & 0xc7 == 0x05;
+        let rex =
+            r_type == R_X86_64_REX_GOTPCRELX && off >= 3 && (0x40..=0x4f).contains(&data[off - 3]);
         match (data[off - 2], data[off - 1]) {
-            (0x8b, modrm) if modrm & 0xc7 == 0x05 => Some(GotInsn::Mov),
+            (0x8b, modrm) if rip_relative(modrm) => Some(GotInsn::Mov),
             (0xff, 0x15) => Some(GotInsn::Call),
             (0xff, 0x25) => Some(GotInsn::Jmp),
+            (0x85, modrm) if rex && rip_relative(modrm) => Some(GotInsn::Test),
+            (op, modrm) if rex && is_binop(op) && rip_relative(modrm) => Some(GotInsn::BinOp),
             _ => None,
         }
     }
+}
+
+/// add, or, adc, sbb, and, sub, xor, cmp with a register destination and a memory source
+/// (opcodes 03, 0b, ..., 3b); their immediate form is 81 with the operation in ModRM.reg.
+fn is_binop(op: u8) -> bool {
+    op & 0xc7 == 0x03
 }
 
 /// The decision for one relocation.
@@ -327,29 +355,38 @@ fn pc_relative(t: TargetFacts, action: Action) -> Decision {
 }
 
 /// GOTPCRELX: a GOT load or call that can become a direct reference when the target is
-/// defined in the output at a fixed distance from the code.
+/// defined in the output at a fixed distance from the code. An absolute target keeps its
+/// slot (lld: a PC-relative form would move with the load address, and lld relaxes no
+/// absolute symbol).
 fn got_pcrelx(out: OutputKind, t: TargetFacts, site: Site) -> Decision {
     let got = Need::Got(GotKind::Regular);
-    let relaxable =
-        out.relax && !t.preemptible && !t.local_ifunc && t.defined_here && !(out.pic && t.absolute);
+    let relaxable = out.relax && !t.preemptible && !t.local_ifunc && t.defined_here && !t.absolute;
     let insn = match site.insn {
         Some(insn) if relaxable => insn,
         _ => return Decision::with(Action::GotPc32, got),
     };
+    if matches!(insn, GotInsn::Test | GotInsn::BinOp) {
+        // The address itself becomes the operand: only where it does not move.
+        return match (out.pic, out.low_addresses) {
+            (true, _) => Decision::with(Action::GotPc32, got),
+            (false, true) => Decision::just(Action::RelaxImm),
+            (false, false) => Decision::with(Action::RelaxImmOrGot, got),
+        };
+    }
     // Whether the direct reference reaches is known only after layout; where it may not,
     // the GOT entry is made too, for the writer to fall back to.
-    if out.large_image || t.absolute {
+    if out.large_image {
         let action = match insn {
-            GotInsn::Mov => Action::RelaxMovOrGot,
             GotInsn::Call => Action::RelaxCallOrGot,
             GotInsn::Jmp => Action::RelaxJmpOrGot,
+            _ => Action::RelaxMovOrGot,
         };
         return Decision::with(action, got);
     }
     Decision::just(match insn {
-        GotInsn::Mov => Action::RelaxMov,
         GotInsn::Call => Action::RelaxCall,
         GotInsn::Jmp => Action::RelaxJmp,
+        _ => Action::RelaxMov,
     })
 }
 
@@ -363,12 +400,16 @@ mod tests {
         relax: true,
         z_text: true,
         large_image: false,
+        low_addresses: true,
     };
-    const PIE: OutputKind = OutputKind { pic: true, ..EXEC };
+    const PIE: OutputKind = OutputKind {
+        pic: true,
+        low_addresses: false,
+        ..EXEC
+    };
     const SHARED: OutputKind = OutputKind {
         shared: true,
-        pic: true,
-        ..EXEC
+        ..PIE
     };
 
     const LOCAL: TargetFacts = TargetFacts {
@@ -561,10 +602,10 @@ mod tests {
             ..EXEC
         };
         assert_eq!(decide(no_relax, LOCAL, mov), (Action::GotPc32, got));
-        // An absolute target is reached from a position-dependent executable if it is
-        // close enough; a PIE cannot use it PC-relatively at all.
-        assert_eq!(decide(EXEC, ABSOLUTE, mov), (Action::RelaxMovOrGot, got));
-        assert_eq!(decide(PIE, ABSOLUTE, mov), (Action::GotPc32, got));
+        // An absolute target keeps its slot (lld).
+        for out in [EXEC, PIE] {
+            assert_eq!(decide(out, ABSOLUTE, mov), (Action::GotPc32, got));
+        }
         // A very large image keeps the GOT slot in case the relaxed form does not reach.
         let large = OutputKind {
             large_image: true,
@@ -572,6 +613,30 @@ mod tests {
         };
         assert_eq!(decide(large, LOCAL, call), (Action::RelaxCallOrGot, got));
         assert_eq!(decide(large, LOCAL, jmp), (Action::RelaxJmpOrGot, got));
+    }
+
+    #[test]
+    fn test_and_binops_take_an_immediate_only_at_fixed_low_addresses() {
+        use Need::*;
+        let got = Got(GotKind::Regular);
+        for insn in [GotInsn::Test, GotInsn::BinOp] {
+            let s = Site {
+                insn: Some(insn),
+                ..site(R_X86_64_REX_GOTPCRELX)
+            };
+            assert_eq!(decide(EXEC, LOCAL, s), (Action::RelaxImm, Nothing));
+            for out in [PIE, SHARED] {
+                assert_eq!(decide(out, LOCAL, s), (Action::GotPc32, got));
+            }
+            let placed = OutputKind {
+                low_addresses: false,
+                ..EXEC
+            };
+            assert_eq!(decide(placed, LOCAL, s), (Action::RelaxImmOrGot, got));
+            for t in [PREEMPTIBLE, ABSOLUTE] {
+                assert_eq!(decide(EXEC, t, s), (Action::GotPc32, got));
+            }
+        }
     }
 
     #[test]
@@ -709,23 +774,35 @@ mod tests {
 
     #[test]
     fn instructions_are_recognized_from_their_bytes() {
+        let rex = R_X86_64_REX_GOTPCRELX;
+        let at = |bytes: &[u8], offset: u64| GotInsn::at(bytes, offset, rex, -4);
         // 48 8b 05 <disp32>: mov foo@GOTPCREL(%rip), %rax
-        assert_eq!(
-            GotInsn::at(&[0x48, 0x8b, 0x05, 0, 0, 0, 0], 3),
-            Some(GotInsn::Mov)
-        );
-        assert_eq!(
-            GotInsn::at(&[0xff, 0x15, 0, 0, 0, 0], 2),
-            Some(GotInsn::Call)
-        );
-        assert_eq!(
-            GotInsn::at(&[0xff, 0x25, 0, 0, 0, 0], 2),
-            Some(GotInsn::Jmp)
-        );
-        // add foo@GOTPCREL(%rip), %rax; a field at the start or past the end.
-        assert_eq!(GotInsn::at(&[0x48, 0x03, 0x05, 0, 0, 0, 0], 3), None);
-        assert_eq!(GotInsn::at(&[0, 0, 0, 0], 0), None);
-        assert_eq!(GotInsn::at(&[0x8b, 0x05, 0, 0], 2), None);
-        assert_eq!(GotInsn::at(&[0x8b, 0x05], u64::MAX), None);
+        assert_eq!(at(&[0x48, 0x8b, 0x05, 0, 0, 0, 0], 3), Some(GotInsn::Mov));
+        assert_eq!(at(&[0xff, 0x15, 0, 0, 0, 0], 2), Some(GotInsn::Call));
+        assert_eq!(at(&[0xff, 0x25, 0, 0, 0, 0], 2), Some(GotInsn::Jmp));
+        // 4c 85 3d: test %r15, foo@GOTPCREL(%rip); 48 03 05: add foo@GOTPCREL(%rip), %rax;
+        // 48 3b 15: cmp foo@GOTPCREL(%rip), %rdx.
+        assert_eq!(at(&[0x4c, 0x85, 0x3d, 0, 0, 0, 0], 3), Some(GotInsn::Test));
+        for op in [0x03, 0x0b, 0x13, 0x1b, 0x23, 0x2b, 0x33, 0x3b] {
+            assert_eq!(at(&[0x48, op, 0x15, 0, 0, 0, 0], 3), Some(GotInsn::BinOp));
+        }
+        // Not binary operations: 01 (add to memory), 3d (cmp eax, imm), 43 (a REX byte).
+        for op in [0x01, 0x3d, 0x43, 0x8d] {
+            assert_eq!(at(&[0x48, op, 0x05, 0, 0, 0, 0], 3), None, "{op:#x}");
+        }
+        // Without a REX prefix, or as plain GOTPCRELX, a binary operation stays.
+        assert_eq!(at(&[0x90, 0x03, 0x05, 0, 0, 0, 0], 3), None);
+        assert_eq!(at(&[0x03, 0x05, 0, 0, 0, 0], 2), None);
+        let plain = GotInsn::at(&[0x48, 0x03, 0x05, 0, 0, 0, 0], 3, R_X86_64_GOTPCRELX, -4);
+        assert_eq!(plain, None);
+        // A memory operand other than %rip-relative.
+        assert_eq!(at(&[0x48, 0x03, 0x04, 0, 0, 0, 0], 3), None);
+        // An addend other than -4 reads part of the slot: nothing is relaxed.
+        let part = GotInsn::at(&[0x8b, 0x05, 0, 0, 0, 0], 2, rex, 0);
+        assert_eq!(part, None);
+        // A field at the start or past the end.
+        assert_eq!(at(&[0, 0, 0, 0], 0), None);
+        assert_eq!(at(&[0x8b, 0x05, 0, 0], 2), None);
+        assert_eq!(at(&[0x8b, 0x05], u64::MAX), None);
     }
 }

@@ -314,6 +314,24 @@ fn apply_alloc_relocs(p: &mut Patch, actions: &[Action], base: u64) {
                     relax_got_load(p, action, offset, sa.wrapping_sub(place), t);
                 }
             }
+            Action::RelaxImm | Action::RelaxImmOrGot => {
+                // The slot held S; the instruction read it at addend -4, the only one
+                // relaxed.
+                let address = sa.wrapping_sub(a);
+                if action == Action::RelaxImmOrGot && i32::try_from(address).is_err() {
+                    let got = got_entry(p, offset, GotKind::Regular, t);
+                    p.write_sized(
+                        offset,
+                        r_type,
+                        got.wrapping_add(a).wrapping_sub(place),
+                        4,
+                        true,
+                        t,
+                    );
+                } else {
+                    relax_to_immediate(p, offset, address, t);
+                }
+            }
             Action::TpOff32 => field(tp(), 4, true),
             Action::TpOff64 => field(tp(), 8, true),
             Action::DtpOff32 => field(
@@ -414,6 +432,28 @@ fn relax_got_load(p: &mut Patch, action: Action, offset: u64, disp: i64, t: Targ
             }
         }
     }
+}
+
+/// Rewrites `test %reg, foo@GOTPCREL(%rip)` to `test $foo, %reg` and a binary operation
+/// `op foo@GOTPCREL(%rip), %reg` to `op $foo, %reg`: the register moves from ModRM.reg to
+/// ModRM.rm (and REX.R to REX.B), and the binary operations become opcode 81 with the
+/// operation in ModRM.reg.
+fn relax_to_immediate(p: &mut Patch, offset: u64, address: i64, t: Target) {
+    let o = offset as usize;
+    // The scan recognized the instruction, REX prefix included, so its bytes are there.
+    let Some(insn) = o.checked_sub(3).and_then(|start| p.buf.get_mut(start..o)) else {
+        p.err(offset, "REX_GOTPCRELX at the start of a section".into());
+        return;
+    };
+    let [rex, op, modrm] = [insn[0], insn[1], insn[2]];
+    let reg = (modrm >> 3) & 7;
+    let (opcode, ext) = if op == 0x85 {
+        (0xf7, 0)
+    } else {
+        (0x81, op & 0x38)
+    };
+    insn.copy_from_slice(&[(rex & !0x4) | ((rex & 0x4) >> 2), opcode, 0xc0 | ext | reg]);
+    p.write_sized(offset, R_X86_64_REX_GOTPCRELX, address, 4, true, t);
 }
 
 /// A TLS descriptor sequence in an executable: `lea x@tlsdesc(%rip), %reg` becomes

@@ -5,6 +5,7 @@
 
 use crate::context::{CopySlot, DynAddend, DynReloc, GotKind, Link, Place, Target};
 use crate::error::{LinkError, Result};
+use crate::layout::ImageEstimate;
 use crate::object_file::{FileId, LE};
 use crate::reloc_action::{
     classify, Action, GotInsn, Need, OutputKind, Refusal, Site, TargetFacts,
@@ -191,7 +192,7 @@ impl FileActions {
 
 /// Decides every relocation of every live allocated section (in parallel, per file), then
 /// creates the GOT, PLT, copy and dynamic relocations they need, in input order.
-pub fn scan_relocations(link: &mut Link, large_image: bool) -> Result<(RelocPlan, Tables)> {
+pub fn scan_relocations(link: &mut Link, estimate: ImageEstimate) -> Result<(RelocPlan, Tables)> {
     // Decided once per global symbol rather than at each of its relocations (which then
     // need not reach the symbol itself).
     let globals: Vec<GlobalFacts> = (0..link.symtab.symbols.len() as SymbolId)
@@ -203,7 +204,7 @@ pub fn scan_relocations(link: &mut Link, large_image: bool) -> Result<(RelocPlan
         .collect();
     let scans: Vec<FileScan> = (0..link.objects.len() as FileId)
         .into_par_iter()
-        .map(|file| scan_file(link, &globals, file, large_image))
+        .map(|file| scan_file(link, &globals, file, estimate))
         .collect();
     let mut undefined: FxHashMap<SymbolId, Undefined> = FxHashMap::default();
     let shown = shown_places(link.opts);
@@ -276,7 +277,12 @@ fn target_facts(link: &Link, t: Target) -> TargetFacts {
     }
 }
 
-fn scan_file(link: &Link, globals: &[GlobalFacts], file: FileId, large_image: bool) -> FileScan {
+fn scan_file(
+    link: &Link,
+    globals: &[GlobalFacts],
+    file: FileId,
+    estimate: ImageEstimate,
+) -> FileScan {
     let obj = &link.objects[file as usize];
     let opts = link.opts;
     let out = OutputKind {
@@ -285,7 +291,8 @@ fn scan_file(link: &Link, globals: &[GlobalFacts], file: FileId, large_image: bo
         relax: opts.relax,
         // Text relocations only where nothing else works: decided below.
         z_text: !opts.z_notext,
-        large_image,
+        large_image: estimate.large,
+        low_addresses: estimate.low_addresses,
     };
     let warn_only = opts.warn_unresolved && !opts.fatal_warnings;
     let mut scan = FileScan {
@@ -354,7 +361,7 @@ fn scan_file(link: &Link, globals: &[GlobalFacts], file: FileId, large_image: bo
                 r_type,
                 writable: s.flags & u64::from(SHF_WRITE) != 0,
                 insn: matches!(r_type, R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX)
-                    .then(|| GotInsn::at(s.data, offset))
+                    .then(|| GotInsn::at(s.data, offset, r_type, r.r_addend(LE)))
                     .flatten(),
             };
             let mut decision = classify(out, facts, site);

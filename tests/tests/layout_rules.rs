@@ -3,7 +3,7 @@
 //! in a PIE, constructor tables run in GNU ld's order (`.ctors` folded into `.init_array`
 //! reversed, priorities across objects and archives), an output with more than 65,279
 //! sections uses the ELF extended numbering, a GOTPCRELX load is relaxed only where the
-//! direct reference reaches, `.eh_frame_hdr` lists the functions lld's lists, and code
+//! direct reference reaches (and `test` and binary operations to immediates as lld does), `.eh_frame_hdr` lists the functions lld's lists, and code
 //! sections sit where lld puts them (there GNU ld differs, and lld is the reference), with
 //! trap instructions between functions (lld's; GNU ld pads with NOPs).
 
@@ -232,6 +232,168 @@ fn gotpcrelx_relaxed_only_within_reach() {
             &[kind, "-Wl,--defsym,far=0x7fff00001234"],
             Some("0x7fff00001234\n"),
         );
+    }
+}
+
+/// `compute(x, out)`: every instruction that can read a GOT slot through GOTPCRELX, each
+/// result stored in `out[]`: the binary operations and `test` with a REX prefix (relaxed to
+/// immediates in a position-dependent output), a 32-bit one with REX (relaxed) and without
+/// (kept), one reading `farvar`, a GOTPCRELX with addend 0 that reads the slot's upper half
+/// (never relaxed), and a plain load.
+const GOT_OPS: &str = r#"
+	.text
+	.globl	compute
+	.type	compute,@function
+compute:
+	pushq	%r15
+	pushq	%r12
+	movq	%rdi, %rax
+	clc
+	adcq	var@GOTPCREL(%rip), %rax
+	movq	%rax, 0(%rsi)
+	movq	%rdi, %rcx
+	addq	var@GOTPCREL(%rip), %rcx
+	movq	%rcx, 8(%rsi)
+	movq	%rdi, %rdx
+	andq	var@GOTPCREL(%rip), %rdx
+	movq	%rdx, 16(%rsi)
+	movq	%rdi, %r8
+	orq	var@GOTPCREL(%rip), %r8
+	movq	%r8, 24(%rsi)
+	movq	%rdi, %r12
+	subq	var@GOTPCREL(%rip), %r12
+	movq	%r12, 32(%rsi)
+	movq	%rdi, %r15
+	xorq	var@GOTPCREL(%rip), %r15
+	movq	%r15, 40(%rsi)
+	movq	%rdi, %rax
+	cmpq	var@GOTPCREL(%rip), %rax
+	sbbq	var@GOTPCREL(%rip), %rax
+	movq	%rax, 48(%rsi)
+	movq	%rdi, %r15
+	xorl	%eax, %eax
+	testq	%r15, var@GOTPCREL(%rip)
+	setne	%al
+	movq	%rax, 56(%rsi)
+	movl	%edi, %r8d
+	addl	var@GOTPCREL(%rip), %r8d
+	movq	%r8, 64(%rsi)
+	movl	%edi, %eax
+	addl	var@GOTPCREL(%rip), %eax
+	movq	%rax, 72(%rsi)
+	movq	%rdi, %rax
+	addq	farvar@GOTPCREL(%rip), %rax
+	movq	%rax, 80(%rsi)
+	.byte	0x8b, 0x05
+	.reloc	., R_X86_64_GOTPCRELX, var
+	.long	0
+	movq	%rax, 88(%rsi)
+	movq	var@GOTPCREL(%rip), %rax
+	movq	%rax, 96(%rsi)
+	popq	%r12
+	popq	%r15
+	ret
+	.size	compute, .-compute
+	.data
+	.globl	var
+var:	.quad	5
+	.bss
+	.globl	farvar
+farvar:	.zero	8
+	.section .note.GNU-stack,"",@progbits
+"#;
+
+/// Checks `compute`'s results against the same operations done in C on the addresses.
+const GOT_OPS_MAIN: &str = r#"
+#include <stdio.h>
+extern void compute(long, long *);
+extern char var[], farvar[];
+int main(void) {
+  long x = 0x1234567, v = (long)var, f = (long)farvar, out[13];
+  compute(x, out);
+  long want[13] = {x + v, x + v, x & v, x | v, x - v, x ^ v,
+                   x - v - ((unsigned long)x < (unsigned long)v), (x & v) != 0,
+                   (unsigned)(x + v), (unsigned)(x + v), x + f,
+                   (long)((unsigned long)v >> 32), v};
+  int bad = 0;
+  for (int i = 0; i < 13; i++)
+    if (out[i] != want[i]) { printf("out[%d] = %#lx, want %#lx\n", i, out[i], want[i]); bad = 1; }
+  puts(bad ? "wrong" : "right");
+  return 0;
+}
+"#;
+
+/// lld relaxes a non-PIC `test` or binary operation reading a GOT slot
+/// (R_X86_64_REX_GOTPCRELX) to the same operation on an immediate address, and relaxes
+/// nothing at an addend other than -4: rld writes lld's `.text` and `.got` byte for byte,
+/// as a position-dependent executable and as a PIE (where only `mov` relaxes). Where an
+/// address does not fit the immediate (a variable past a 3 GiB `.bss`), the slot stays.
+#[test]
+fn got_reads_by_test_and_binops_become_immediates_as_lld() {
+    let t = Test::new();
+    let src = t.write("ops.s", GOT_OPS);
+    let ops = t.path("ops.o");
+    run_checked(
+        Command::new("clang-22")
+            .arg("-c")
+            .arg(&src)
+            .arg("-o")
+            .arg(&ops),
+    );
+    let main = t.compile(Clang, GOT_OPS_MAIN, &["-O2"]);
+    let immediates = |exe: &Path| {
+        let out = run_checked(
+            Command::new("objdump")
+                .args(["-d", "--no-show-raw-insn"])
+                .arg(exe),
+        );
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let body = text.split("<compute>:").nth(1).unwrap_or_default();
+        let body = body.split("\n\n").next().unwrap_or_default();
+        body.lines()
+            .filter(|l| l.contains(",%") && l.contains("$0x"))
+            .count()
+    };
+    for kind in ["-no-pie", "-pie"] {
+        let objs: [&Path; 2] = [&main, &ops];
+        let lld = t.link(Driver::ClangLld, &objs, &[kind], &format!("lld{kind}"));
+        assert_output_is(&lld, &run(&lld, &[], &[]), "right\n", "lld");
+        // The reference relaxes the eight 64-bit binary operations on `var`, `test`, the
+        // 32-bit one with REX, and the one on `farvar`.
+        let expected = if kind == "-no-pie" { 11 } else { 0 };
+        assert_eq!(immediates(&lld), expected, "lld {kind}");
+        for d in Driver::RLD_DRIVERS {
+            let exe = t.link(d, &objs, &[kind], &format!("{}{kind}", d.name()));
+            assert_output_is(&exe, &run(&exe, &[], &[]), "right\n", d.name());
+            for name in [".text", ".got"] {
+                assert_eq!(
+                    section_data(&exe, name),
+                    section_data(&lld, name),
+                    "{} {kind}: {name}",
+                    d.name()
+                );
+            }
+        }
+        let big = t.compile(Clang, "char big[3UL << 30];\n", &["-O2"]);
+        let far: [&Path; 3] = [&main, &big, &ops];
+        let lld = t.link(Driver::ClangLld, &far, &[kind], &format!("lld-far{kind}"));
+        assert_output_is(&lld, &run(&lld, &[], &[]), "right\n", "lld");
+        // All but the one on `farvar`, whose address does not fit.
+        assert_eq!(
+            immediates(&lld),
+            expected.saturating_sub(1),
+            "lld far {kind}"
+        );
+        for d in Driver::RLD_DRIVERS {
+            let exe = t.link(d, &far, &[kind], &format!("{}-far{kind}", d.name()));
+            assert_output_is(&exe, &run(&exe, &[], &[]), "right\n", d.name());
+            assert_eq!(
+                immediates(&exe),
+                immediates(&lld),
+                "{} far {kind}",
+                d.name()
+            );
+        }
     }
 }
 
