@@ -806,7 +806,9 @@ fn classify_section(name: &str, sh_type: u32, flags: u64, is_null: bool) -> Sect
         0x6fff4c00..=0x6fff4cff => return SectionKind::Ignored,
         _ => {}
     }
-    if name == ".note.GNU-stack" || name.starts_with(".gnu.warning") || name == ".gnu_debuglink" {
+    // `.gnu.warning.SYM` (glibc's text about `dlopen` in static programs) is copied as lld
+    // copies it; GNU ld prints it and drops the section.
+    if name == ".note.GNU-stack" || name == ".gnu_debuglink" {
         return SectionKind::Ignored;
     }
     if name == ".eh_frame" {

@@ -363,14 +363,18 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
     (table, index)
 }
 
-/// A hidden symbol for the local part: the object defining it (None for the linker's
-/// own), its id, how it shows, and its name (the chunk of globals whose strings hold it,
+/// A hidden symbol for the local part: the object defining it, or naming it if it is
+/// undefined (None for the linker's own), its id, how it shows, and its name (the chunk of globals whose strings hold it,
 /// and its offset there plus one).
 type Hidden<'a> = (Option<usize>, u32, OutSym<'a>, (u32, u32));
 
 fn defining_file(link: &Image, id: u32) -> Option<usize> {
-    match link.symtab.get(id).def {
+    let sym = link.symtab.get(id);
+    match sym.def {
         SymbolDef::Defined { file, .. } | SymbolDef::Common { file, .. } => Some(file as usize),
+        // lld's undefined symbol belongs to the object that named it first; the ones it
+        // demotes from archive members, to the linker.
+        SymbolDef::Undefined => sym.ref_file.map(|f| f as usize),
         _ => None,
     }
 }
@@ -577,7 +581,11 @@ fn global_symbol<'a>(link: &'a Image, id32: u32) -> Option<(bool, OutSym<'a>)> {
         SymbolDef::Shared { .. } if link.tables.copies.slots.contains_key(&id32) => {
             symbol_section(link, id32)
         }
-        SymbolDef::Shared { .. } | SymbolDef::Undefined if sym.ref_file.is_some() => {
+        // An archive member's symbol that only weak references named stays undefined
+        // (lld demotes it so).
+        SymbolDef::Shared { .. } | SymbolDef::Undefined | SymbolDef::Lazy { .. }
+            if sym.ref_file.is_some() =>
+        {
             SymSection::Undefined
         }
         _ => return None,
@@ -587,7 +595,9 @@ fn global_symbol<'a>(link: &'a Image, id32: u32) -> Option<(bool, OutSym<'a>)> {
         _ => link.sym_addr[id],
     };
     let undefined = section == SymSection::Undefined;
-    let hidden = matches!(sym.visibility, STV_HIDDEN | STV_INTERNAL) && sym.is_defined_locally();
+    // Hidden references are local too, defined or not (lld's binding).
+    let hidden = matches!(sym.visibility, STV_HIDDEN | STV_INTERNAL)
+        && (sym.is_defined_locally() || sym.is_undefined());
     let bind = if hidden {
         STB_LOCAL
     } else if sym.weak && sym.is_defined_locally() || undefined && !sym.has_strong_ref {

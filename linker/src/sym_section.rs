@@ -69,6 +69,18 @@ fn symbol_section_bounded(link: &Image, id: SymbolId, depth: u32) -> SymSection 
             Some(LinkerSymbol::Expr(e)) if crate::layout::expr_is_absolute(link, e) => {
                 SymSection::Absolute
             }
+            // A section's bounds belong to that section, even where another one starts at
+            // the same address (lld defines them relative to it).
+            Some(LinkerSymbol::SectionBound { name, .. }) => {
+                match link.outputs.iter().find(|o| &o.name == name) {
+                    Some(o) => SymSection::Output(o.index),
+                    None => section_at(link, link.sym_addr[id as usize]),
+                }
+            }
+            Some(LinkerSymbol::Synthetic { which, .. }) => match link.synthetic_section(*which) {
+                Some(o) => SymSection::Output(o.index),
+                None => section_at(link, link.sym_addr[id as usize]),
+            },
             Some(LinkerSymbol::ScriptDot(k, _)) => match link.segments.script.values.get(*k) {
                 Some((_, Some(index))) => SymSection::Output(*index),
                 _ => SymSection::Absolute,

@@ -1367,6 +1367,11 @@ impl Resolver {
             SymbolDef::Undefined if sym.sym_type == elf::STT_NOTYPE => {
                 sym.sym_type = sym_type;
             }
+            // A member's symbol that only weak references name stays undefined, with their
+            // type (`.symtab` shows it so, as lld does).
+            SymbolDef::Lazy { .. } if weak && sym.sym_type == elf::STT_NOTYPE => {
+                sym.sym_type = sym_type;
+            }
             // A weak reference does not fetch an archive member (lld and GNU ld agree).
             SymbolDef::Lazy { archive, member } if !weak => {
                 let name = sym.name;

@@ -847,36 +847,82 @@ fn a_cxx_program_is_the_program_lld_writes() {
             false,
         );
         assert_output_is(&rld, &run(&rld, &[], &[]), "caught big 1\n", kind);
-        let names = |p: &Path| -> Vec<String> { sections(p).into_iter().map(|s| s.name).collect() };
-        assert_eq!(names(&rld), names(&lld), "{kind}: section order");
-        // Every section's bytes, and its header but for where the file holds it (after
-        // `.comment`, whose text names the linker).
-        for (r, l) in sections(&rld).into_iter().zip(sections(&lld)) {
-            if l.name == ".comment" || l.name == ".note.gnu.build-id" {
-                continue;
-            }
-            let header = |s: &Section| {
-                (
-                    s.typ.clone(),
-                    s.addr,
-                    s.size,
-                    s.entsize,
-                    s.flags.clone(),
-                    s.link,
-                    s.info,
-                    s.align,
-                )
-            };
-            assert_eq!(header(&r), header(&l), "{kind}: {} header", l.name);
-            if l.typ != "NOBITS" {
-                assert_eq!(
-                    section_data(&rld, &l.name),
-                    section_data(&lld, &l.name),
-                    "{kind}: {}",
-                    l.name
-                );
-            }
+        assert_same_file_as_lld(&rld, &lld, kind);
+    }
+}
+
+/// `rld`'s output is `lld`'s byte for byte but for the build ID and `.comment` (which
+/// names the linker): the same sections in the same order, every header field but the
+/// file offset (after `.comment`), every section's bytes.
+fn assert_same_file_as_lld(rld: &Path, lld: &Path, what: &str) {
+    let names = |p: &Path| -> Vec<String> { sections(p).into_iter().map(|s| s.name).collect() };
+    assert_eq!(names(rld), names(lld), "{what}: section order");
+    for (r, l) in sections(rld).into_iter().zip(sections(lld)) {
+        if l.name == ".comment" || l.name == ".note.gnu.build-id" {
+            continue;
         }
+        let header = |s: &Section| {
+            (
+                s.typ.clone(),
+                s.addr,
+                s.size,
+                s.entsize,
+                s.flags.clone(),
+                s.link,
+                s.info,
+                s.align,
+            )
+        };
+        assert_eq!(header(&r), header(&l), "{what}: {} header", l.name);
+        if l.typ != "NOBITS" {
+            assert_eq!(
+                section_data(rld, &l.name),
+                section_data(lld, &l.name),
+                "{what}: {}",
+                l.name
+            );
+        }
+    }
+}
+
+/// `.symtab` as lld writes it where an archive member's functions are only weakly
+/// referenced (they stay undefined, a hidden one local), and where a section's end is
+/// the next one's start (`__stop_set_a` belongs to `set_a`); glibc's `.gnu.warning.*`
+/// sections are copied as lld copies them.
+#[test]
+fn weak_references_and_section_bounds_in_symtab_as_lld() {
+    let t = Test::new();
+    let main = t.compile(
+        Clang,
+        r#"#include <stdio.h>
+extern void wfun(void) __attribute__((weak));
+extern __attribute__((visibility("hidden"), weak)) void hfun(void);
+static const char warning[] __attribute__((section(".gnu.warning.wfun"), used)) = "wfun is weak";
+static long a1 __attribute__((section("set_a"), used)) = 1;
+static long b1 __attribute__((section("set_b"), used)) = 2;
+extern long __start_set_a[], __stop_set_a[], __start_set_b[];
+int main(void) {
+  printf("%d %d %d\n", wfun != 0, hfun != 0, (int)(__stop_set_a - __start_set_a));
+  return __stop_set_a == __start_set_b ? 0 : 1;
+}
+"#,
+        &["-O2"],
+    );
+    let member = t.compile(
+        Clang,
+        "void wfun(void) {}
+void hfun(void) {}
+",
+        &["-O2"],
+    );
+    let archive = t.archive("libw.a", &[&member]);
+    for kind in ["-pie", "-no-pie"] {
+        let objs: [&Path; 2] = [&main, &archive];
+        let lld = t.link(Driver::ClangLld, &objs, &[kind], &format!("lld{kind}"));
+        assert_output_is(&lld, &run(&lld, &[], &[]), "0 0 1\n", "lld");
+        let rld = t.link(Driver::ClangRld, &objs, &[kind], &format!("rld{kind}"));
+        assert_output_is(&rld, &run(&rld, &[], &[]), "0 0 1\n", kind);
+        assert_same_file_as_lld(&rld, &lld, kind);
     }
 }
 
