@@ -17,7 +17,7 @@ use crate::image::Image;
 use crate::object_file::SectionKind;
 use crate::output_section::{
     init_priority, output_section_name, split_eh_frame, CieTable, OutputId, OutputSection,
-    Placement, Synthetic, TailKind,
+    Placement, Synthetic, Tail, TailKind,
 };
 use crate::symbols::SymbolDef;
 use crate::tables::Tables;
@@ -492,6 +492,10 @@ pub fn place_inputs(link: &mut Link) -> Result<Placement> {
                 .map(move |&i| ((f as u32, i), split_eh_frame(obj, i as usize)))
         })
         .collect();
+    // Without a script, a group of merged sections takes the place of its first member
+    // (lld's); a script's layout finds the groups after the inputs.
+    let inline_groups = !link.scripts.lays_out();
+    let mut group_offsets: Vec<Option<u64>> = vec![None; groups.len()];
     for o in 0..link.outputs.len() {
         let inputs = std::mem::take(&mut link.outputs[o].inputs);
         let mut size = 0u64;
@@ -500,7 +504,33 @@ pub fn place_inputs(link: &mut Link) -> Result<Placement> {
         for &(f, i) in &inputs {
             let kind = link.objects[f as usize].sections[i as usize].kind;
             match kind {
-                SectionKind::Merge => continue,
+                SectionKind::Merge => {
+                    let Some(g) = merged.group_of(f, i).filter(|_| inline_groups) else {
+                        continue;
+                    };
+                    if group_offsets[g as usize].is_some() {
+                        continue;
+                    }
+                    let group = &groups[g as usize];
+                    let len = group.data.len() as u64;
+                    let placed = size
+                        .checked_next_multiple_of(group.align)
+                        .and_then(|at| Some((at, at.checked_add(len)?)));
+                    let Some((offset, end)) = placed else {
+                        let what = format!("<internal>:({})", link.outputs[o].name);
+                        let at = format!("offset {size:#x} of output section {what}");
+                        return Err(overflow_error(&what, len, &at));
+                    };
+                    link.outputs[o].tails.push(Tail {
+                        kind: TailKind::Merged(g),
+                        offset,
+                        size: len,
+                        align: group.align,
+                    });
+                    group_offsets[g as usize] = Some(offset);
+                    size = end;
+                    align = align.max(group.align);
+                }
                 SectionKind::EhFrame => {
                     let (mut pieces, mut kept, fdes) = eh_splits
                         .remove(&(f, i))
@@ -554,8 +584,10 @@ pub fn place_inputs(link: &mut Link) -> Result<Placement> {
             }
         }
     }
-    let mut group_offsets = Vec::with_capacity(groups.len());
     for (g, group) in groups.iter().enumerate() {
+        if group_offsets[g].is_some() {
+            continue;
+        }
         // At a multiple of the group's own alignment (its largest section's), as lld places
         // its merged sections: 1-aligned strings follow 16-aligned constants unpadded.
         let out = link.outputs.section_mut(group.output);
@@ -565,8 +597,9 @@ pub fn place_inputs(link: &mut Link) -> Result<Placement> {
             let at = format!("offset {at:#x} of output section {}", out.name);
             return Err(overflow_error(&what, len, &at));
         };
-        group_offsets.push(offset);
+        group_offsets[g] = Some(offset);
     }
+    let group_offsets: Vec<u64> = group_offsets.into_iter().map(|o| o.unwrap_or(0)).collect();
     merged.place(&mut link.objects, &group_offsets);
     placement.merge_groups = merged.groups;
     // A relocatable output leaves common symbols for the final link to allocate.

@@ -46,11 +46,22 @@ pub fn render(link: &Image) -> String {
             );
             continue;
         }
+        let tail_what = |t: &crate::output_section::Tail| match t.kind {
+            TailKind::Commons => "<internal>:(COMMON)".to_string(),
+            _ => format!("<internal>:({})", o.name),
+        };
+        // Merged sections sit where their first member was: listed in address order.
+        let mut tails = o.tails.iter().peekable();
         for &(file, sec) in &o.inputs {
             let obj = &link.objects[file as usize];
             let s = &obj.sections[sec as usize];
             if !s.is_kept() {
                 continue;
+            }
+            if s.kind != crate::object_file::SectionKind::Merge {
+                while let Some(t) = tails.next_if(|t| t.offset < s.offset) {
+                    line(base + t.offset, t.size, t.align, 8, &tail_what(t));
+                }
             }
             // Merged strings are listed as the section's merged tail; of `.eh_frame`, what
             // was kept.
@@ -78,13 +89,8 @@ pub fn render(link: &Image) -> String {
                 }
             }
         }
-        for t in &o.tails {
-            let what = match t.kind {
-                TailKind::Merged(_) => format!("<internal>:({})", o.name),
-                TailKind::Commons => "<internal>:(COMMON)".to_string(),
-                _ => format!("<internal>:({})", o.name),
-            };
-            line(base + t.offset, t.size, t.align, 8, &what);
+        for t in tails {
+            line(base + t.offset, t.size, t.align, 8, &tail_what(t));
         }
     }
     out

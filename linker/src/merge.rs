@@ -97,6 +97,16 @@ struct Candidate {
 }
 
 impl Merged {
+    /// The group of merge section `sec` of `file`, if it takes part.
+    pub fn group_of(&self, file: FileId, sec: u32) -> Option<u32> {
+        // Members are listed in (file, section) order.
+        let i = self
+            .sections
+            .binary_search_by_key(&(file, sec), |m| (m.file, m.sec))
+            .ok()?;
+        Some(self.sections[i].group)
+    }
+
     /// Once the groups are placed at `group_offsets` inside their output sections, makes
     /// every piece's offset relative to its output section.
     pub fn place(&self, objects: &mut [ObjectFile], group_offsets: &[u64]) {

@@ -926,6 +926,37 @@ void hfun(void) {}
     }
 }
 
+/// Merged strings and constants sit where lld puts them: each kind at the place of its
+/// first section among the inputs' read-only data (here between two objects' tables), not
+/// after all of them.
+#[test]
+fn merged_sections_sit_where_their_first_member_was() {
+    let t = Test::new();
+    let table = |name: &str, seed: i32| {
+        format!(
+            "int {name}(int i) {{ static const int t[64] = {{ {} }}; return t[i & 63]; }}\n",
+            (0..64)
+                .map(|k| (k * 7 + seed).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let first = t.compile(Clang, &table("first", 1), &["-O2"]);
+    let strings = t.compile(
+        Clang,
+        "#include <stdio.h>\nint first(int), last(int);\nint main(int argc, char **argv) { printf(\"%d %d %s\\n\", first(argc), last(argc), argc > 1 ? argv[1] : \"none\"); return 0; }\n",
+        &["-O2"],
+    );
+    let last = t.compile(Clang, &table("last", 2), &["-O2"]);
+    for kind in ["-pie", "-no-pie"] {
+        let objs: [&Path; 3] = [&first, &strings, &last];
+        let lld = t.link(Driver::ClangLld, &objs, &[kind], &format!("lld{kind}"));
+        let rld = t.link(Driver::ClangRld, &objs, &[kind], &format!("rld{kind}"));
+        assert_output_is(&rld, &run(&rld, &[], &[]), "8 9 none\n", kind);
+        assert_same_file_as_lld(&rld, &lld, kind);
+    }
+}
+
 /// Between functions, in `-r` output and in a final link, the padding is trap
 /// instructions (0xcc), as lld writes it:
 /// a jump into it stops the program instead of running into the next function. Where a
