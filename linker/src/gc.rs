@@ -105,22 +105,58 @@ impl LiveFlags {
     }
 }
 
-/// The section that symbol `sym_index` of `file` is defined in, if it is one.
-fn symbol_target(
-    objects: &[ObjectFile],
-    symtab: &SymbolTable,
-    file: FileId,
-    sym_index: usize,
-) -> Option<(FileId, u32)> {
+/// Where a relocation to symbol `sym_index` of `file` leads.
+enum Reach {
+    /// A section of the objects.
+    Section(FileId, u32),
+    /// A global symbol defined nowhere in them: undefined, in a shared library, or in an
+    /// archive member never loaded.
+    Outside(SymbolId),
+    /// Nowhere to go (absolute, common, linker-defined).
+    Nothing,
+}
+
+fn reach(objects: &[ObjectFile], symtab: &SymbolTable, file: FileId, sym_index: usize) -> Reach {
     let obj = &objects[file as usize];
     let (f, s) = match obj.global_index(sym_index) {
         Some(id) => match symtab.get(id).def {
             SymbolDef::Defined { file, section, .. } => (file, section),
-            _ => return None,
+            SymbolDef::Undefined | SymbolDef::Shared { .. } | SymbolDef::Lazy { .. } => {
+                return Reach::Outside(id)
+            }
+            _ => return Reach::Nothing,
         },
         None => (file, obj.symbol_section(sym_index)),
     };
-    shndx::is_section(s).then_some((f, s))
+    if shndx::is_section(s) {
+        Reach::Section(f, s)
+    } else {
+        Reach::Nothing
+    }
+}
+
+/// The global symbols defined outside the objects that a live section refers to (lld's
+/// `used`): with `--gc-sections`, the others leave `.symtab` and `.dynsym`.
+pub struct UsedOutside(Vec<AtomicBool>);
+
+impl UsedOutside {
+    fn new(symbols: usize) -> Self {
+        UsedOutside((0..symbols).map(|_| AtomicBool::new(false)).collect())
+    }
+
+    fn mark(&self, id: SymbolId) {
+        if let Some(flag) = self.0.get(id as usize) {
+            if !flag.load(Ordering::Relaxed) {
+                flag.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    pub fn is_used(&self, id: SymbolId) -> bool {
+        self.0
+            .get(id as usize)
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+    }
 }
 
 /// Marks everything reachable from `frontier` (sections just marked) through relocations:
@@ -135,12 +171,14 @@ fn propagate(
     objects: &[ObjectFile],
     symtab: &SymbolTable,
     flags: &LiveFlags,
+    used: &UsedOutside,
     frontier: Vec<(FileId, u32)>,
 ) {
     let walk = Walk {
         objects,
         symtab,
         flags,
+        used,
     };
     rayon::scope(|scope| {
         for chunk in frontier.chunks(Walk::SPLIT) {
@@ -155,6 +193,7 @@ struct Walk<'a> {
     objects: &'a [ObjectFile],
     symtab: &'a SymbolTable,
     flags: &'a LiveFlags,
+    used: &'a UsedOutside,
 }
 
 impl<'a> Walk<'a> {
@@ -168,10 +207,14 @@ impl<'a> Walk<'a> {
         while let Some((file, sec)) = queue.pop_front() {
             for r in self.objects[file as usize].sections[sec as usize].relocs {
                 let sym = r.r_sym(LE, false) as usize;
-                if let Some((f, s)) = symbol_target(self.objects, self.symtab, file, sym) {
-                    if self.flags.mark(f, s) {
-                        queue.push_back((f, s));
+                match reach(self.objects, self.symtab, file, sym) {
+                    Reach::Section(f, s) => {
+                        if self.flags.mark(f, s) {
+                            queue.push_back((f, s));
+                        }
                     }
+                    Reach::Outside(id) => self.used.mark(id),
+                    Reach::Nothing => {}
                 }
             }
             if queue.len() > Self::SPLIT {
@@ -182,18 +225,19 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// Marks live sections; everything else allocatable is dropped from the output.
+/// Marks live sections; everything else allocatable is dropped from the output. Returns
+/// the symbols defined outside the objects that what is kept refers to.
 /// `kept(file, section)`: sections a linker script's `KEEP` names, roots too.
 pub fn collect_garbage(
     objects: &mut [ObjectFile],
     symtab: &SymbolTable,
     root_symbols: &[u32],
     kept: &(dyn Fn(&str, &str) -> bool + Sync),
-) {
+) -> UsedOutside {
     mark_live(objects, symtab, root_symbols, &|_, obj, s| {
         let sec = &obj.sections[s];
         is_gc_root(sec.name, sec.sh_type, sec.flags, symtab) || kept(&obj.name, sec.name)
-    });
+    })
 }
 
 /// Without `--gc-sections`: drops the functions of LTO partitions that nothing calls or
@@ -247,8 +291,9 @@ fn mark_live(
     symtab: &SymbolTable,
     root_symbols: &[u32],
     is_root: &(dyn Fn(usize, &ObjectFile, usize) -> bool + Sync),
-) {
+) -> UsedOutside {
     let flags = LiveFlags::new(objects);
+    let used = UsedOutside::new(symtab.symbols.len());
     let mut frontier: Vec<(FileId, u32)> = root_symbols
         .iter()
         .filter_map(|&id| match symtab.get(id).def {
@@ -273,7 +318,7 @@ fn mark_live(
         })
         .collect();
     frontier.extend(roots.into_iter().filter(|&(f, s)| flags.mark(f, s)));
-    propagate(objects, symtab, &flags, frontier);
+    propagate(objects, symtab, &flags, &used, frontier);
 
     // FDEs of live functions keep their LSDAs and personality routines; repeat until the
     // set stops growing, since an LSDA can reference more code.
@@ -290,7 +335,12 @@ fn mark_live(
                         continue;
                     }
                     for_each_live_fde_reloc(obj, i as usize, |sym| {
-                        found.extend(symbol_target(objects, symtab, f as FileId, sym));
+                        match reach(objects, symtab, f as FileId, sym) {
+                            Reach::Section(f, s) => found.push((f, s)),
+                            // A CIE's personality routine, in libstdc++.so.
+                            Reach::Outside(id) => used.mark(id),
+                            Reach::Nothing => {}
+                        }
                     });
                 }
                 found
@@ -300,7 +350,7 @@ fn mark_live(
         if frontier.is_empty() {
             break;
         }
-        propagate(objects, symtab, &flags, frontier);
+        propagate(objects, symtab, &flags, &used, frontier);
     }
     objects.par_iter_mut().for_each(|obj| {
         for &i in &obj.eh_frames {
@@ -310,6 +360,7 @@ fn mark_live(
             }
         }
     });
+    used
 }
 
 /// `--as-needed` after `--gc-sections`: the shared libraries that kept sections still

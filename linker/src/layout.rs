@@ -1202,7 +1202,8 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
             // In the order the inputs first name them, as lld orders them (crtbeginS.o
             // names `.fini_array` first; GNU ld puts `.init_array` first).
             ".preinit_array" | ".init_array" | ".fini_array" | ".data.rel.ro" => 3,
-            ".data" => 1,
+            // `.data` among the other data in the order the inputs first name them (lld):
+            // after `.tm_clone_table` where `--gc-sections` dropped the `.data` before it.
             ".bss" => 3,
             _ => {
                 if o.is_exec() {

@@ -438,7 +438,17 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
             .map(|(_, commands)| crate::script_layout::InputMap::new(commands));
         let kept =
             |file: &str, section: &str| script.as_ref().is_some_and(|m| m.keeps(file, section));
-        gc::collect_garbage(&mut link.objects, &link.symtab, &gc_roots, &kept);
+        use rayon::prelude::*;
+        let used = gc::collect_garbage(&mut link.objects, &link.symtab, &gc_roots, &kept);
+        link.symtab
+            .symbols
+            .par_iter_mut()
+            .enumerate()
+            .filter(|(id, sym)| sym.is_outside() && !used.is_used(*id as SymbolId))
+            .for_each(|(_, sym)| {
+                sym.only_dead_refs = true;
+                sym.in_dynsym = false;
+            });
         // Only `--as-needed` libraries can lose their DT_NEEDED: without one, no reference
         // need be looked at again.
         if link.dsos.iter().any(|d| d.as_needed && d.needed) {

@@ -584,7 +584,7 @@ fn global_symbol<'a>(link: &'a Image, id32: u32) -> Option<(bool, OutSym<'a>)> {
         // An archive member's symbol that only weak references named stays undefined
         // (lld demotes it so).
         SymbolDef::Shared { .. } | SymbolDef::Undefined | SymbolDef::Lazy { .. }
-            if sym.ref_file.is_some() =>
+            if sym.ref_file.is_some() && !sym.only_dead_refs =>
         {
             SymSection::Undefined
         }

@@ -98,6 +98,9 @@ pub struct Symbol {
     pub preemptible: bool,
     /// Exported from the output (a defined symbol in .dynsym).
     pub exported: bool,
+    /// Defined outside the objects, and only sections `--gc-sections` removed refer to it:
+    /// it leaves `.symtab` and `.dynsym` (lld).
+    pub only_dead_refs: bool,
 }
 
 impl Symbol {
@@ -120,6 +123,7 @@ impl Symbol {
             in_dynsym: false,
             preemptible: false,
             exported: false,
+            only_dead_refs: false,
         }
     }
 
@@ -142,6 +146,15 @@ impl Symbol {
 
     pub fn is_undefined(&self) -> bool {
         matches!(self.def, SymbolDef::Undefined | SymbolDef::Lazy { .. })
+    }
+
+    /// Defined in none of the objects: undefined, in a shared library, or in an archive
+    /// member never loaded.
+    pub fn is_outside(&self) -> bool {
+        matches!(
+            self.def,
+            SymbolDef::Undefined | SymbolDef::Lazy { .. } | SymbolDef::Shared { .. }
+        )
     }
 
     pub fn is_undef_weak(&self) -> bool {

@@ -926,6 +926,47 @@ void hfun(void) {}
     }
 }
 
+/// With `--gc-sections`, a library function only removed code called leaves `.dynsym`
+/// and `.symtab` (and its version need with it), as in lld; what kept code calls stays.
+#[test]
+fn symbols_only_removed_code_used_leave_the_symbol_tables() {
+    let t = Test::new();
+    let main = t.compile(
+        Clang,
+        r#"#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+extern void maybe(void) __attribute__((weak));
+void unused(int s) { puts(strsignal(s)); if (maybe) maybe(); quick_exit(s); }
+int main(void) { printf("%zu\n", strlen("kept")); return 0; }
+"#,
+        &["-O2", "-ffunction-sections"],
+    );
+    for kind in ["-pie", "-no-pie"] {
+        let flags = [kind, "-Wl,--gc-sections"];
+        let lld = t.link(Driver::ClangLld, &[&main], &flags, &format!("lld{kind}"));
+        let rld = t.link(Driver::ClangRld, &[&main], &flags, &format!("rld{kind}"));
+        assert_output_is(&rld, &run(&rld, &[], &[]), "4\n", kind);
+        let dynamic = symbols(&rld);
+        for gone in ["strsignal", "quick_exit", "maybe"] {
+            assert!(
+                find_symbols(&dynamic, ".dynsym", gone).is_empty(),
+                "{kind}: {gone}"
+            );
+            assert!(
+                find_symbols(&dynamic, ".symtab", gone).is_empty(),
+                "{kind}: {gone}"
+            );
+        }
+        assert_eq!(
+            find_symbols(&dynamic, ".dynsym", "printf").len(),
+            1,
+            "{kind}"
+        );
+        assert_same_file_as_lld(&rld, &lld, kind);
+    }
+}
+
 /// Merged strings and constants sit where lld puts them: each kind at the place of its
 /// first section among the inputs' read-only data (here between two objects' tables), not
 /// after all of them.
