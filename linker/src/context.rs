@@ -234,6 +234,9 @@ pub struct Link<'o> {
     /// evaluates its expression, which reads the symbols it names, so an assignment chain
     /// (`y1 = y0 + y0; y2 = y1 + y1; ...`) would be evaluated again on every read.
     pub script_absolute: std::sync::Mutex<FxHashMap<SymbolId, bool>>,
+    /// With `--gc-sections`: which parts of merge sections what is kept refers to (the
+    /// strings and constants merged into the output).
+    pub piece_marks: Option<crate::gc::PieceMarks>,
     /// `--dynamic-list` entries.
     pub dynamic_list: crate::dynamic_list::DynamicList,
     /// `--version-script`.
@@ -279,6 +282,7 @@ impl<'o> Link<'o> {
             folded_into: FxHashMap::default(),
             linker_symbols: FxHashMap::default(),
             script_absolute: Default::default(),
+            piece_marks: None,
             dynamic_list: inputs.dynamic_list,
             version_script: inputs.version_script,
             scripts: inputs.scripts,

@@ -9,9 +9,10 @@
 use crate::object_file::{shndx, FileId, ObjectFile, SectionKind, LE};
 use crate::symbols::{SymbolDef, SymbolId, SymbolTable};
 use object::elf;
+use object::read::elf::{Rela as _, Sym as _};
 use rayon::prelude::*;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
 const SHF_GNU_RETAIN: u64 = 0x20_0000;
 
@@ -52,12 +53,16 @@ fn is_gc_root(name: &str, sh_type: u32, flags: u64, symtab: &SymbolTable) -> boo
 
 /// Which sections are live, one flag per section of every object, set from many threads
 /// (see [`propagate`]). The set marking ends with does not depend on the order in which
-/// the threads reach the sections, so neither does the output.
+/// the threads reach the sections, so neither does the output. A flag also says whether
+/// the section is an allocated merge section, whose pieces live on their own.
 struct LiveFlags {
     /// Index of each object's first section among `live`.
     base: Vec<usize>,
-    live: Vec<AtomicBool>,
+    live: Vec<AtomicU8>,
 }
+
+const LIVE: u8 = 1;
+const MERGE: u8 = 2;
 
 impl LiveFlags {
     /// Non-allocatable sections start live (GC never drops them, and their relocations are
@@ -70,26 +75,34 @@ impl LiveFlags {
             total += obj.sections.len();
         }
         // A large link has a million sections: each object's flags are set on their own.
-        let mut live: Vec<AtomicBool> = (0..total)
+        let mut live: Vec<AtomicU8> = (0..total)
             .into_par_iter()
-            .map(|_| AtomicBool::new(false))
+            .map(|_| AtomicU8::new(0))
             .collect();
         let (shares, _) =
             crate::write::split_places(&mut live, objects.iter().map(|o| o.sections.len()));
         objects.par_iter().zip(shares).for_each(|(obj, share)| {
             for (flag, s) in share.iter_mut().zip(&obj.sections) {
-                *flag.get_mut() = s.kind == SectionKind::Ignored || !s.is_alloc();
+                let live = s.kind == SectionKind::Ignored || !s.is_alloc();
+                let merge = s.kind == SectionKind::Merge && s.is_alloc();
+                *flag.get_mut() = (u8::from(live) * LIVE) | (u8::from(merge) * MERGE);
             }
         });
         LiveFlags { base, live }
     }
 
-    /// Marks the section; true if this call made it live.
-    fn mark(&self, file: FileId, sec: u32) -> bool {
+    /// Marks the section: whether this call made it live, and whether it is a merge
+    /// section.
+    fn mark(&self, file: FileId, sec: u32) -> (bool, bool) {
         let flag = &self.live[self.base[file as usize] + sec as usize];
         // Most references reach sections already live: a plain load answers them without
         // a locked write taking the cache line from the other threads.
-        !flag.load(Ordering::Relaxed) && !flag.swap(true, Ordering::Relaxed)
+        let now = flag.load(Ordering::Relaxed);
+        if now & LIVE != 0 {
+            return (false, now & MERGE != 0);
+        }
+        let before = flag.fetch_or(LIVE, Ordering::Relaxed);
+        (before & LIVE == 0, before & MERGE != 0)
     }
 
     /// Copies the flags into the sections (not the ignored ones, whose flag says nothing).
@@ -98,17 +111,103 @@ impl LiveFlags {
             let flags = &self.live[self.base[f]..];
             for (s, flag) in obj.sections.iter_mut().zip(flags) {
                 if s.kind != SectionKind::Ignored {
-                    s.live = flag.load(Ordering::Relaxed);
+                    s.live = flag.load(Ordering::Relaxed) & LIVE != 0;
                 }
             }
         });
     }
 }
 
+/// With `--gc-sections`, the offsets of allocated merge sections that what is kept refers
+/// to, one bit per byte: lld keeps only the pieces (strings, constants) they fall in.
+pub struct PieceMarks {
+    /// Per object: its allocated merge sections (index, first bit, size), by index.
+    sections: Vec<Vec<(u32, usize, u64)>>,
+    bits: Vec<AtomicU64>,
+}
+
+impl PieceMarks {
+    fn new(objects: &[ObjectFile]) -> Self {
+        let mut sections: Vec<Vec<(u32, usize, u64)>> = objects
+            .par_iter()
+            .map(|obj| {
+                obj.sections
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| s.kind == SectionKind::Merge && s.is_alloc() && s.size > 0)
+                    .map(|(i, s)| (i as u32, 0, s.size))
+                    .collect()
+            })
+            .collect();
+        let mut total = 0usize;
+        for (_, start, size) in sections.iter_mut().flatten() {
+            *start = total;
+            total = total.saturating_add(*size as usize);
+        }
+        let bits = (0..total.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        PieceMarks { sections, bits }
+    }
+
+    fn find(&self, file: FileId, sec: u32) -> Option<(usize, u64)> {
+        let list = self.sections.get(file as usize)?;
+        let i = list.binary_search_by_key(&sec, |e| e.0).ok()?;
+        Some((list[i].1, list[i].2))
+    }
+
+    /// A reference to `offset` of the section (past its end: its last piece, as lld
+    /// finds the piece).
+    fn mark(&self, file: FileId, sec: u32, offset: u64) {
+        let Some((start, size)) = self.find(file, sec) else {
+            return;
+        };
+        let bit = start + offset.min(size - 1) as usize;
+        let (word, mask) = (&self.bits[bit / 64], 1u64 << (bit % 64));
+        if word.load(Ordering::Relaxed) & mask == 0 {
+            word.fetch_or(mask, Ordering::Relaxed);
+        }
+    }
+
+    /// The references into merge section `sec` of `file`; None if it is not tracked (kept
+    /// whole).
+    pub fn section(&self, file: FileId, sec: u32) -> Option<SectionRefs<'_>> {
+        let (start, size) = self.find(file, sec)?;
+        Some(SectionRefs {
+            bits: &self.bits,
+            start,
+            size,
+        })
+    }
+}
+
+/// The references into one merge section ([`PieceMarks::section`]).
+pub struct SectionRefs<'a> {
+    bits: &'a [AtomicU64],
+    start: usize,
+    size: u64,
+}
+
+impl SectionRefs<'_> {
+    /// Whether anything refers to bytes `from..to` of the section.
+    pub fn any(&self, from: u64, to: u64) -> bool {
+        let mut bit = self.start + from.min(self.size) as usize;
+        let end = self.start + to.min(self.size) as usize;
+        while bit < end {
+            let (lo, n) = (bit % 64, (64 - bit % 64).min(end - bit));
+            let mask = (u64::MAX >> (64 - n)) << lo;
+            if self.bits[bit / 64].load(Ordering::Relaxed) & mask != 0 {
+                return true;
+            }
+            bit += n;
+        }
+        false
+    }
+}
+
 /// Where a relocation to symbol `sym_index` of `file` leads.
 enum Reach {
-    /// A section of the objects.
-    Section(FileId, u32),
+    /// A section of the objects, at an offset (which piece of a merge section: the
+    /// symbol's value, plus the addend for a section symbol, as lld reads it).
+    Section(FileId, u32, u64),
     /// A global symbol defined nowhere in them: undefined, in a shared library, or in an
     /// archive member never loaded.
     Outside(SymbolId),
@@ -116,20 +215,39 @@ enum Reach {
     Nothing,
 }
 
-fn reach(objects: &[ObjectFile], symtab: &SymbolTable, file: FileId, sym_index: usize) -> Reach {
+fn reach(
+    objects: &[ObjectFile],
+    symtab: &SymbolTable,
+    file: FileId,
+    sym_index: usize,
+    addend: i64,
+) -> Reach {
     let obj = &objects[file as usize];
-    let (f, s) = match obj.global_index(sym_index) {
+    let (f, s, offset) = match obj.global_index(sym_index) {
         Some(id) => match symtab.get(id).def {
-            SymbolDef::Defined { file, section, .. } => (file, section),
+            SymbolDef::Defined {
+                file,
+                section,
+                value,
+            } => (file, section, value),
             SymbolDef::Undefined | SymbolDef::Shared { .. } | SymbolDef::Lazy { .. } => {
                 return Reach::Outside(id)
             }
             _ => return Reach::Nothing,
         },
-        None => (file, obj.symbol_section(sym_index)),
+        None => {
+            let sym = &obj.symbols[sym_index];
+            let value = sym.st_value(LE);
+            let offset = if sym.st_type() == elf::STT_SECTION {
+                value.wrapping_add(addend as u64)
+            } else {
+                value
+            };
+            (file, obj.symbol_section(sym_index), offset)
+        }
     };
     if shndx::is_section(s) {
-        Reach::Section(f, s)
+        Reach::Section(f, s, offset)
     } else {
         Reach::Nothing
     }
@@ -170,15 +288,13 @@ impl UsedOutside {
 fn propagate(
     objects: &[ObjectFile],
     symtab: &SymbolTable,
-    flags: &LiveFlags,
-    used: &UsedOutside,
+    marks: &Marks,
     frontier: Vec<(FileId, u32)>,
 ) {
     let walk = Walk {
         objects,
         symtab,
-        flags,
-        used,
+        marks,
     };
     rayon::scope(|scope| {
         for chunk in frontier.chunks(Walk::SPLIT) {
@@ -189,11 +305,32 @@ fn propagate(
     });
 }
 
+/// What marking finds: live sections, symbols used outside the objects, and (with
+/// `--gc-sections`) the pieces of merge sections referred to.
+struct Marks {
+    flags: LiveFlags,
+    used: UsedOutside,
+    pieces: Option<PieceMarks>,
+}
+
+impl Marks {
+    /// A reference to `offset` of section `sec` of `file`: true if it made the section
+    /// live.
+    fn reach_section(&self, file: FileId, sec: u32, offset: u64) -> bool {
+        let (newly, merge) = self.flags.mark(file, sec);
+        if merge {
+            if let Some(pieces) = &self.pieces {
+                pieces.mark(file, sec, offset);
+            }
+        }
+        newly
+    }
+}
+
 struct Walk<'a> {
     objects: &'a [ObjectFile],
     symtab: &'a SymbolTable,
-    flags: &'a LiveFlags,
-    used: &'a UsedOutside,
+    marks: &'a Marks,
 }
 
 impl<'a> Walk<'a> {
@@ -207,13 +344,13 @@ impl<'a> Walk<'a> {
         while let Some((file, sec)) = queue.pop_front() {
             for r in self.objects[file as usize].sections[sec as usize].relocs {
                 let sym = r.r_sym(LE, false) as usize;
-                match reach(self.objects, self.symtab, file, sym) {
-                    Reach::Section(f, s) => {
-                        if self.flags.mark(f, s) {
+                match reach(self.objects, self.symtab, file, sym, r.r_addend(LE)) {
+                    Reach::Section(f, s, offset) => {
+                        if self.marks.reach_section(f, s, offset) {
                             queue.push_back((f, s));
                         }
                     }
-                    Reach::Outside(id) => self.used.mark(id),
+                    Reach::Outside(id) => self.marks.used.mark(id),
                     Reach::Nothing => {}
                 }
             }
@@ -226,18 +363,22 @@ impl<'a> Walk<'a> {
 }
 
 /// Marks live sections; everything else allocatable is dropped from the output. Returns
-/// the symbols defined outside the objects that what is kept refers to.
+/// the symbols defined outside the objects that what is kept refers to, and the pieces of
+/// merge sections it refers to.
 /// `kept(file, section)`: sections a linker script's `KEEP` names, roots too.
 pub fn collect_garbage(
     objects: &mut [ObjectFile],
     symtab: &SymbolTable,
     root_symbols: &[u32],
     kept: &(dyn Fn(&str, &str) -> bool + Sync),
-) -> UsedOutside {
-    mark_live(objects, symtab, root_symbols, &|_, obj, s| {
+) -> (UsedOutside, PieceMarks) {
+    let pieces = PieceMarks::new(objects);
+    let marks = mark_live(objects, symtab, root_symbols, Some(pieces), &|_, obj, s| {
         let sec = &obj.sections[s];
         is_gc_root(sec.name, sec.sh_type, sec.flags, symtab) || kept(&obj.name, sec.name)
-    })
+    });
+    let pieces = marks.pieces.unwrap_or_else(|| PieceMarks::new(&[]));
+    (marks.used, pieces)
 }
 
 /// Without `--gc-sections`: drops the functions of LTO partitions that nothing calls or
@@ -249,7 +390,7 @@ pub fn collect_garbage(
 /// (With one partition LLVM saw every use and already deleted what is unused.)
 pub fn collect_lto_leftovers(objects: &mut [ObjectFile], symtab: &SymbolTable, roots: &[u32]) {
     let candidates: Vec<Vec<bool>> = objects.iter().map(leftover_candidates).collect();
-    mark_live(objects, symtab, roots, &|file, obj, s| {
+    mark_live(objects, symtab, roots, None, &|file, obj, s| {
         let sec = &obj.sections[s];
         !candidates[file][s] || is_gc_root(sec.name, sec.sh_type, sec.flags, symtab)
     });
@@ -285,24 +426,32 @@ fn leftover_candidates(obj: &ObjectFile) -> Vec<bool> {
 }
 
 /// Marks the sections reachable from `root_symbols` and from the allocatable sections
-/// `is_root(file, object, section)` names.
+/// `is_root(file, object, section)` names; `pieces` records the references into merge
+/// sections (lld: a root section's at offset 0, a root symbol's at its value).
 fn mark_live(
     objects: &mut [ObjectFile],
     symtab: &SymbolTable,
     root_symbols: &[u32],
+    pieces: Option<PieceMarks>,
     is_root: &(dyn Fn(usize, &ObjectFile, usize) -> bool + Sync),
-) -> UsedOutside {
-    let flags = LiveFlags::new(objects);
-    let used = UsedOutside::new(symtab.symbols.len());
+) -> Marks {
+    let marks = Marks {
+        flags: LiveFlags::new(objects),
+        used: UsedOutside::new(symtab.symbols.len()),
+        pieces,
+    };
     let mut frontier: Vec<(FileId, u32)> = root_symbols
         .iter()
         .filter_map(|&id| match symtab.get(id).def {
-            SymbolDef::Defined { file, section, .. } if shndx::is_section(section) => {
-                Some((file, section))
-            }
+            SymbolDef::Defined {
+                file,
+                section,
+                value,
+            } if shndx::is_section(section) => Some((file, section, value)),
             _ => None,
         })
-        .filter(|&(f, s)| flags.mark(f, s))
+        .filter(|&(f, s, value)| marks.reach_section(f, s, value))
+        .map(|(f, s, _)| (f, s))
         .collect();
     let roots: Vec<(FileId, u32)> = objects
         .par_iter()
@@ -317,13 +466,17 @@ fn mark_live(
             })
         })
         .collect();
-    frontier.extend(roots.into_iter().filter(|&(f, s)| flags.mark(f, s)));
-    propagate(objects, symtab, &flags, &used, frontier);
+    frontier.extend(
+        roots
+            .into_iter()
+            .filter(|&(f, s)| marks.reach_section(f, s, 0)),
+    );
+    propagate(objects, symtab, &marks, frontier);
 
     // FDEs of live functions keep their LSDAs and personality routines; repeat until the
     // set stops growing, since an LSDA can reference more code.
     loop {
-        flags.write_back(objects);
+        marks.flags.write_back(objects);
         let objects = &*objects;
         let frontier: Vec<(FileId, u32)> = objects
             .par_iter()
@@ -334,23 +487,24 @@ fn mark_live(
                     if obj.sections[i as usize].kind != SectionKind::EhFrame {
                         continue;
                     }
-                    for_each_live_fde_reloc(obj, i as usize, |sym| {
-                        match reach(objects, symtab, f as FileId, sym) {
-                            Reach::Section(f, s) => found.push((f, s)),
+                    for_each_live_fde_reloc(obj, i as usize, |sym, addend| {
+                        match reach(objects, symtab, f as FileId, sym, addend) {
+                            Reach::Section(f, s, offset) => found.push((f, s, offset)),
                             // A CIE's personality routine, in libstdc++.so.
-                            Reach::Outside(id) => used.mark(id),
+                            Reach::Outside(id) => marks.used.mark(id),
                             Reach::Nothing => {}
                         }
                     });
                 }
                 found
             })
-            .filter(|&(f, s)| flags.mark(f, s))
+            .filter(|&(f, s, offset)| marks.reach_section(f, s, offset))
+            .map(|(f, s, _)| (f, s))
             .collect();
         if frontier.is_empty() {
             break;
         }
-        propagate(objects, symtab, &flags, &used, frontier);
+        propagate(objects, symtab, &marks, frontier);
     }
     objects.par_iter_mut().for_each(|obj| {
         for &i in &obj.eh_frames {
@@ -360,7 +514,7 @@ fn mark_live(
             }
         }
     });
-    used
+    marks
 }
 
 /// `--as-needed` after `--gc-sections`: the shared libraries that kept sections still
@@ -428,8 +582,9 @@ pub fn removed_sections(objects: &[ObjectFile]) -> Vec<String> {
     out
 }
 
-/// Calls `f` with the symbol of every relocation in a CIE, or in an FDE whose function is live.
-fn for_each_live_fde_reloc(obj: &ObjectFile, sec: usize, mut f: impl FnMut(usize)) {
+/// Calls `f` with the symbol and addend of every relocation in a CIE, or in an FDE whose
+/// function is live.
+fn for_each_live_fde_reloc(obj: &ObjectFile, sec: usize, mut f: impl FnMut(usize, i64)) {
     for record in crate::object_file::eh_frame_records(&obj.sections[sec]) {
         let live = record.is_cie
             || record.fde_target().is_some_and(|sym| {
@@ -438,7 +593,7 @@ fn for_each_live_fde_reloc(obj: &ObjectFile, sec: usize, mut f: impl FnMut(usize
             });
         if live {
             for r in record.relocs.iter().skip(usize::from(!record.is_cie)) {
-                f(r.r_sym(LE, false) as usize);
+                f(r.r_sym(LE, false) as usize, r.r_addend(LE));
             }
         }
     }

@@ -474,7 +474,11 @@ fn check_address_space(link: &Link, segments: &Segments) -> Result<()> {
 /// the input that overflows it (before any address, so for `-r` too).
 pub fn place_inputs(link: &mut Link) -> Result<Placement> {
     let mut placement = Placement::default();
-    let merged = crate::merge::merge_sections(&mut link.objects, !link.opts.relocatable);
+    let merged = crate::merge::merge_sections(
+        &mut link.objects,
+        !link.opts.relocatable,
+        link.piece_marks.as_ref(),
+    );
     let groups = &merged.groups;
     // Every live `.eh_frame` input split into its records at once, in parallel, for the
     // placement below to take by (file, section).

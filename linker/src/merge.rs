@@ -69,6 +69,8 @@ struct Span {
     start: u64,
     end: u64,
     hash: u64,
+    /// Something kept refers to it (every piece, but with `--gc-sections`).
+    live: bool,
 }
 
 /// lld's number of shards of a merged section (`MergeNoTailSection`).
@@ -114,7 +116,9 @@ impl Merged {
             let base = group_offsets[m.group as usize];
             let sec = &mut objects[m.file as usize].sections[m.sec as usize];
             for p in sec.pieces.iter_mut() {
-                p.output_offset += base;
+                if p.output_offset != u64::MAX {
+                    p.output_offset += base;
+                }
             }
         }
     }
@@ -124,7 +128,14 @@ impl Merged {
 ///
 /// `lld_order`: the pieces go in lld's order (a final link); otherwise in input order, as
 /// GNU ld leaves them in a relocatable output.
-pub fn merge_sections(objects: &mut [ObjectFile], lld_order: bool) -> Merged {
+///
+/// `marks`: with `--gc-sections`, which pieces what is kept refers to; the others are
+/// dropped (lld's liveness of section pieces).
+pub fn merge_sections(
+    objects: &mut [ObjectFile],
+    lld_order: bool,
+    marks: Option<&crate::gc::PieceMarks>,
+) -> Merged {
     // The sections and their groups, in input order (the search in parallel: objects
     // have thousands of sections, few of them mergeable).
     let found: Vec<Vec<(u32, GroupKey, u64)>> = objects
@@ -171,7 +182,13 @@ pub fn merge_sections(objects: &mut [ObjectFile], lld_order: bool) -> Merged {
         .par_iter()
         .map(|m| {
             let sec = &objects[m.file as usize].sections[m.sec as usize];
-            split(sec.data, sec.flags, sec.entsize.max(1) as usize)
+            let mut spans = split(sec.data, sec.flags, sec.entsize.max(1) as usize);
+            if let Some(refs) = marks.and_then(|marks| marks.section(m.file, m.sec)) {
+                for span in &mut spans {
+                    span.live = refs.any(span.start, span.end);
+                }
+            }
+            spans
         })
         .collect();
     // Piece `p` of section `s` is number `first[s] + p` overall.
@@ -187,7 +204,8 @@ pub fn merge_sections(objects: &mut [ObjectFile], lld_order: bool) -> Merged {
     // in input order, so the first one it finds is it, whatever the thread count. A piece
     // carries its bytes and group into the table: comparing them reads nothing else.
     let threads = rayon::current_num_threads().max(1);
-    let rep: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
+    // A dead piece keeps u32::MAX: it has no place.
+    let rep: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(u32::MAX)).collect();
     (0..threads).into_par_iter().for_each(|t| {
         let mut table: HashTable<Candidate> = HashTable::with_capacity(total as usize / threads);
         for (s, pieces) in spans.iter().enumerate() {
@@ -196,7 +214,7 @@ pub fn merge_sections(objects: &mut [ObjectFile], lld_order: bool) -> Merged {
             let salt = u64::from(m.group).wrapping_mul(0x9e37_79b9_7f4a_7c15);
             for (p, span) in pieces.iter().enumerate() {
                 let hash = span.hash ^ salt;
-                if share_of(hash, threads) != t {
+                if !span.live || share_of(hash, threads) != t {
                     continue;
                 }
                 let c = Candidate {
@@ -313,7 +331,10 @@ pub fn merge_sections(objects: &mut [ObjectFile], lld_order: bool) -> Merged {
                 .enumerate()
                 .map(|(p, span)| Piece {
                     input_offset: span.start,
-                    output_offset: offset[rep[(first[s] + p as u32) as usize] as usize],
+                    output_offset: match rep[(first[s] + p as u32) as usize] {
+                        u32::MAX => u64::MAX,
+                        r => offset[r as usize],
+                    },
                 })
                 .collect()
         })
@@ -345,6 +366,7 @@ fn split(data: &[u8], flags: u64, entsize: usize) -> Vec<Span> {
             start: pos as u64,
             end: end as u64,
             hash: xxhash_rust::xxh3::xxh3_64(hashed),
+            live: true,
         });
         pos = end;
     }

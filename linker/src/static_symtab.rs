@@ -568,10 +568,16 @@ fn global_symbol<'a>(link: &'a Image, id32: u32) -> Option<(bool, OutSym<'a>)> {
     let id = id32 as usize;
     let sym = &link.symtab.symbols[id];
     let section = match sym.def {
-        // Symbols of sections that garbage collection dropped are gone too.
-        SymbolDef::Defined { file, section, .. }
-            if shndx::is_section(section)
-                && !link.objects[file as usize].sections[section as usize].is_kept() =>
+        // Symbols of sections (or merged pieces) that garbage collection dropped are gone
+        // too.
+        SymbolDef::Defined {
+            file,
+            section,
+            value,
+        } if shndx::is_section(section) && {
+            let s = &link.objects[file as usize].sections[section as usize];
+            !s.is_kept() || s.kind == SectionKind::Merge && s.piece_output_offset(value).is_none()
+        } =>
         {
             return None
         }

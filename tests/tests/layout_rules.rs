@@ -967,6 +967,34 @@ int main(void) { printf("%zu\n", strlen("kept")); return 0; }
     }
 }
 
+/// With `--gc-sections`, a string or constant only removed code used is not merged into
+/// the output (lld keeps the pieces of a merge section that kept code refers to), even
+/// where kept code uses another string of the same section.
+#[test]
+fn merged_pieces_only_removed_code_used_are_dropped() {
+    let t = Test::new();
+    let main = t.compile(
+        Clang,
+        r#"#include <stdio.h>
+void unused(double x) { printf("dropped string %f\n", x * 1.25); }
+int main(int argc, char **argv) { printf("kept string %f\n", argc * 0.75); return 0; }
+"#,
+        &["-O2", "-ffunction-sections"],
+    );
+    for kind in ["-pie", "-no-pie"] {
+        let flags = [kind, "-Wl,--gc-sections"];
+        let lld = t.link(Driver::ClangLld, &[&main], &flags, &format!("lld{kind}"));
+        let rld = t.link(Driver::ClangRld, &[&main], &flags, &format!("rld{kind}"));
+        assert_output_is(&rld, &run(&rld, &[], &[]), "kept string 0.750000\n", kind);
+        let rodata = section_data(&rld, ".rodata");
+        let has = |what: &[u8]| rodata.windows(what.len()).any(|w| w == what);
+        assert!(has(b"kept string"), "{kind}");
+        assert!(!has(b"dropped string"), "{kind}");
+        assert!(!has(&1.25f64.to_le_bytes()), "{kind}: the constant 1.25");
+        assert_same_file_as_lld(&rld, &lld, kind);
+    }
+}
+
 /// Merged strings and constants sit where lld puts them: each kind at the place of its
 /// first section among the inputs' read-only data (here between two objects' tables), not
 /// after all of them.
