@@ -415,8 +415,11 @@ fn write_eh_frame_hdr(link: &Image, hdr: &mut [u8], hdr_addr: u64) {
             .flat_map_iter(|&(file, sec)| fde_starts(link, file, sec, link.addr(eh)))
             .collect()
     });
-    // By address, then by FDE: the same table whatever the order threads finished in.
+    // By address, then by FDE: the same table whatever the order threads finished in. One
+    // entry per address, the first FDE's (lld's: functions folded into one, or empty ones,
+    // share an address); the size stays reserved for all.
     table.par_sort_unstable();
+    table.dedup_by_key(|(pc, _)| *pc);
     let eh_addr = eh.map_or(0, |eh| link.addr(eh));
     hdr[0] = 1;
     hdr[1] = 0x1b; // eh_frame_ptr: pcrel | sdata4

@@ -602,6 +602,50 @@ fn eh_frame_hdr_lists_the_functions_lld_lists() {
     }
 }
 
+/// Two FDEs for one address (an empty function before the next one in its section): the
+/// search table lists the address once, with the first FDE, and counts it once, as lld's;
+/// the whole file is lld's.
+#[test]
+fn eh_frame_hdr_lists_one_fde_per_address() {
+    let t = Test::new();
+    let src = t.write(
+        "empty.s",
+        "\t.text\n\t.globl empty\n\t.type empty,@function\nempty:\n\t.cfi_startproc\n\t.cfi_endproc\n\
+         \t.size empty, 0\n\t.globl answer\n\t.type answer,@function\nanswer:\n\t.cfi_startproc\n\
+         \tmovl $42, %eax\n\tret\n\t.cfi_endproc\n\t.size answer, .-answer\n\
+         \t.section .note.GNU-stack,\"\",@progbits\n",
+    );
+    let asm = t.path("empty.o");
+    run_checked(
+        Command::new("clang-22")
+            .arg("-c")
+            .arg(&src)
+            .arg("-o")
+            .arg(&asm),
+    );
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nint answer(void);\nint main(void) { printf(\"%d\\n\", answer()); return 0; }\n",
+        &["-O2"],
+    );
+    let objs: [&Path; 2] = [&main, &asm];
+    let lld = t.link(Driver::ClangLld, &objs, &[], "lld.out");
+    let rld = t.link(Driver::ClangRld, &objs, &[], "rld.out");
+    assert_output_is(&rld, &run(&rld, &[], &[]), "42\n", "rld");
+    let count =
+        |p: &Path| u32::from_le_bytes(section_data(p, ".eh_frame_hdr")[8..12].try_into().unwrap());
+    let fdes = |p: &Path| {
+        let out = run_checked(Command::new("readelf").arg("-wf").arg(p));
+        String::from_utf8_lossy(&out.stdout)
+            .matches(" FDE ")
+            .count() as u32
+    };
+    // The reference itself: one entry fewer than FDEs.
+    assert_eq!(count(&lld) + 1, fdes(&lld));
+    assert_eq!(count(&rld), count(&lld));
+    assert_same_file_as_lld(&rld, &lld, "empty function");
+}
+
 /// Code sections come in lld's order (`.text`, `.init`, `.fini` as the inputs first name
 /// them, then `.plt`), not GNU ld's (`.init` and `.plt` before `.text`): the same code then
 /// sits at lld's addresses, and a loop that runs at lld's speed there is not moved across a
