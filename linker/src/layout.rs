@@ -14,10 +14,10 @@ use crate::dynamic::DynamicTables;
 use crate::error::{LinkError, Result};
 use crate::gc::is_c_identifier;
 use crate::image::Image;
-use crate::object_file::SectionKind;
+use crate::object_file::{FileId, Piece, SectionKind};
 use crate::output_section::{
-    init_priority, output_section_name, split_eh_frame, CieTable, OutputId, OutputSection,
-    Placement, Synthetic, Tail, TailKind,
+    group_eh_frames, init_priority, output_section_name, split_eh_frame, CieTable, OutputId,
+    OutputSection, Placement, Synthetic, Tail, TailKind,
 };
 use crate::symbols::SymbolDef;
 use crate::tables::Tables;
@@ -505,7 +505,35 @@ pub fn place_inputs(link: &mut Link) -> Result<Placement> {
         let mut size = 0u64;
         let mut align = 1u64;
         let mut cies = CieTable::default();
-        for &(f, i) in &inputs {
+        // An output of `.eh_frame` inputs only: every CIE with the FDEs that use it (lld's
+        // layout); otherwise (`-r`, or a script mixing in other sections) input by input.
+        let grouped = !link.opts.relocatable
+            && !inputs.is_empty()
+            && inputs.iter().all(|&(f, i)| {
+                link.objects[f as usize].sections[i as usize].kind == SectionKind::EhFrame
+            });
+        if grouped {
+            let mut split: Vec<((FileId, u32), Vec<Piece>)> = Vec::with_capacity(inputs.len());
+            for &(f, i) in &inputs {
+                let (pieces, _, fdes) = eh_splits
+                    .remove(&(f, i))
+                    .unwrap_or_else(|| split_eh_frame(&link.objects[f as usize], i as usize));
+                placement.eh_frame_fdes += fdes;
+                split.push(((f, i), pieces));
+            }
+            let aliases = &mut placement.cie_aliases;
+            let (end, runs) = group_eh_frames(link, &mut split, 0, aliases);
+            for (((f, i), pieces), runs) in split.into_iter().zip(runs) {
+                let sec = &mut link.objects[f as usize].sections[i as usize];
+                sec.pieces = pieces.into();
+                sec.offset = runs.first().map_or(0, |r| r.0);
+                align = align.max(u64::from(sec.align));
+                placement.eh_runs.insert((f, i), runs);
+            }
+            size = end;
+        }
+        let one_by_one: &[(u32, u32)] = if grouped { &[] } else { &inputs };
+        for &(f, i) in one_by_one {
             let kind = link.objects[f as usize].sections[i as usize].kind;
             match kind {
                 SectionKind::Merge => {
@@ -555,6 +583,9 @@ pub fn place_inputs(link: &mut Link) -> Result<Placement> {
                     }
                     sec.pieces = pieces.into();
                     sec.offset = size;
+                    placement
+                        .eh_runs
+                        .insert((f, i), vec![(size, size.saturating_add(kept))]);
                     size = size.saturating_add(kept);
                     align = align.max(u64::from(sec.align));
                     placement.eh_frame_fdes += fdes;

@@ -50,6 +50,22 @@ pub fn render(link: &Image) -> String {
             TailKind::Commons => "<internal>:(COMMON)".to_string(),
             _ => format!("<internal>:({})", o.name),
         };
+        // `.eh_frame` records grouped by CIE across the inputs: one section of the
+        // linker's, as lld lists it.
+        let eh_frame = |&(f, i): &(FileId, u32)| {
+            link.objects[f as usize].sections[i as usize].kind
+                == crate::object_file::SectionKind::EhFrame
+        };
+        if !link.opts.relocatable && !o.inputs.is_empty() && o.inputs.iter().all(eh_frame) {
+            line(
+                base,
+                o.size,
+                o.align,
+                8,
+                &format!("<internal>:({})", o.name),
+            );
+            continue;
+        }
         // Merged sections sit where their first member was: listed in address order.
         let mut tails = o.tails.iter().peekable();
         for &(file, sec) in &o.inputs {

@@ -367,6 +367,103 @@ pub struct Placement {
     /// the section) → the output offset of the one kept.
     pub cie_aliases: FxHashMap<(FileId, u32, u64), u64>,
     pub eh_frame_fdes: usize,
+    /// Each `.eh_frame` input's stretches of its output section (offsets from its start):
+    /// the writer fills each with the input's records that landed there.
+    pub eh_runs: FxHashMap<(FileId, u32), Vec<(u64, u64)>>,
+}
+
+/// The `.eh_frame` inputs of one output section (each with its pieces from
+/// [`split_eh_frame`]) laid out as lld lays them out, from offset `start`: each distinct CIE,
+/// in the order first met, followed by every kept FDE that uses it, from all the inputs in
+/// order. Sets each input's pieces to their offsets from the section's start (an equal CIE
+/// met later is dropped and recorded in `aliases`); returns where the records end, and
+/// each input's runs (see [`Placement::eh_runs`]).
+pub fn group_eh_frames(
+    link: &Link,
+    inputs: &mut [((FileId, u32), Vec<Piece>)],
+    start: u64,
+    aliases: &mut FxHashMap<(FileId, u32, u64), u64>,
+) -> (u64, Vec<Vec<(u64, u64)>>) {
+    // A CIE (input, piece) and the FDEs that use it.
+    struct Group {
+        cie: Option<(usize, usize)>,
+        fdes: Vec<(usize, usize)>,
+    }
+    let mut groups: Vec<Group> = Vec::new();
+    let mut by_key: FxHashMap<CieKey, usize> = FxHashMap::default();
+    let mut dropped: Vec<(usize, usize, usize)> = Vec::new();
+    let new_group = |groups: &mut Vec<Group>, cie| {
+        groups.push(Group {
+            cie,
+            fdes: Vec::new(),
+        });
+        groups.len() - 1
+    };
+    for (k, ((f, i), pieces)) in inputs.iter().enumerate() {
+        let s = &link.objects[*f as usize].sections[*i as usize];
+        // This input's CIEs by offset, with their groups.
+        let mut cies: Vec<(u64, usize)> = Vec::new();
+        for (j, p) in pieces.iter().enumerate() {
+            if p.output_offset == u64::MAX {
+                continue;
+            }
+            let at = p.input_offset as usize;
+            match fde_cie_pointer(s.data, at) {
+                None => {
+                    let len = eh_record_len(s.data, at);
+                    let g = match cie_key(link, *f, s, p.input_offset, len) {
+                        Some(key) => match by_key.get(&key) {
+                            Some(&g) => {
+                                dropped.push((k, j, g));
+                                g
+                            }
+                            None => {
+                                let g = new_group(&mut groups, Some((k, j)));
+                                by_key.insert(key, g);
+                                g
+                            }
+                        },
+                        None => new_group(&mut groups, Some((k, j))),
+                    };
+                    cies.push((p.input_offset, g));
+                }
+                Some(id) => {
+                    let cie_in = (p.input_offset + 4).wrapping_sub(u64::from(id));
+                    // An FDE whose CIE is not there keeps a group of its own, after it.
+                    let g = match cies.iter().find(|c| c.0 == cie_in) {
+                        Some(&(_, g)) => g,
+                        None => new_group(&mut groups, None),
+                    };
+                    groups[g].fdes.push((k, j));
+                }
+            }
+        }
+    }
+    let mut runs: Vec<Vec<(u64, u64)>> = vec![Vec::new(); inputs.len()];
+    let mut off = start;
+    let mut cie_offsets = vec![0u64; groups.len()];
+    for (g, group) in groups.iter().enumerate() {
+        for (k, j) in group.cie.iter().chain(&group.fdes).copied() {
+            let ((f, i), pieces) = &mut inputs[k];
+            let data = link.objects[*f as usize].sections[*i as usize].data;
+            let len = eh_record_len(data, pieces[j].input_offset as usize);
+            if group.cie == Some((k, j)) {
+                cie_offsets[g] = off;
+            }
+            pieces[j].output_offset = off;
+            match runs[k].last_mut() {
+                Some(run) if run.1 == off => run.1 = off + len,
+                _ => runs[k].push((off, off + len)),
+            }
+            off += len;
+        }
+    }
+    for (k, j, g) in dropped {
+        let ((f, i), pieces) = &mut inputs[k];
+        aliases.insert((*f, *i, pieces[j].input_offset), cie_offsets[g]);
+        pieces[j].output_offset = u64::MAX;
+    }
+    (off, runs)
 }
 
 /// The CIEs placed so far in one output `.eh_frame`, by content. Every object compiled

@@ -371,7 +371,8 @@ fn write_output_section(link: &Link, placement: &Placement, k: u32, out: &mut [u
         match s.kind {
             SectionKind::Merge | SectionKind::Ignored => {}
             SectionKind::EhFrame => {
-                crate::write::copy_eh_frame_pieces(link, placement, f, i, &mut out[at..]);
+                let window = s.offset..u64::MAX;
+                crate::write::copy_eh_frame_pieces(link, placement, f, i, &mut out[at..], window);
             }
             SectionKind::Regular => {
                 if s.sh_type != SHT_NOBITS {

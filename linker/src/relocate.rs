@@ -28,6 +28,9 @@ struct Patch<'a> {
     file: FileId,
     sec: &'a InputSection,
     buf: &'a mut [u8],
+    /// For a split section: which places in the output section `buf` holds (from its
+    /// start).
+    window: std::ops::Range<u64>,
     errors: Vec<String>,
 }
 
@@ -118,6 +121,7 @@ pub fn relocate_section(
         file,
         sec,
         buf,
+        window: 0..u64::MAX,
         errors: Vec::new(),
     };
     if sec.is_alloc() {
@@ -128,8 +132,9 @@ pub fn relocate_section(
     p.errors
 }
 
-/// Applies the relocations of a split section (`.eh_frame`) whose kept pieces are already
-/// in `buf`; relocations in dropped pieces are skipped.
+/// Applies the relocations of a split section (`.eh_frame`) whose kept pieces with places
+/// (offsets in the output section) in `window` are already in `buf`, which starts at the
+/// window's start, at address `base`; relocations of other pieces are skipped.
 pub fn relocate_split_section(
     link: &Image,
     plan: &RelocPlan,
@@ -137,6 +142,7 @@ pub fn relocate_split_section(
     sec_index: u32,
     buf: &mut [u8],
     base: u64,
+    window: std::ops::Range<u64>,
 ) -> Vec<String> {
     let sec = &link.objects[file as usize].sections[sec_index as usize];
     let mut p = Patch {
@@ -144,6 +150,7 @@ pub fn relocate_split_section(
         file,
         sec,
         buf,
+        window,
         errors: Vec::new(),
     };
     apply_alloc_relocs(&mut p, plan.actions(file, sec_index), base);
@@ -238,8 +245,8 @@ fn apply_alloc_relocs(p: &mut Patch, actions: &[Action], base: u64) {
         // In split sections, relocations move with their piece (or vanish with it).
         let offset = if is_eh {
             match p.sec.piece_output_offset(in_offset) {
-                Some(o) => o - p.sec.offset,
-                None => continue,
+                Some(o) if p.window.contains(&o) => o - p.window.start,
+                _ => continue,
             }
         } else {
             in_offset

@@ -32,9 +32,13 @@ enum Job {
         file: u32,
         sec: u32,
     },
+    /// The records of an `.eh_frame` input that land in offsets `lo..hi` of its output
+    /// section (one of its runs).
     EhFrame {
         file: u32,
         sec: u32,
+        lo: u64,
+        hi: u64,
     },
     Merged {
         group: u32,
@@ -194,29 +198,27 @@ pub fn write_output(
             continue;
         }
         // In parallel: a large output section has hundreds of thousands of inputs.
-        jobs.par_extend(o.inputs.par_iter().filter_map(|&(f, i)| {
+        jobs.par_extend(o.inputs.par_iter().flat_map_iter(|&(f, i)| {
             let s = &link.objects[f as usize].sections[i as usize];
-            match s.kind {
-                SectionKind::Merge => None,
-                SectionKind::EhFrame => {
-                    let size = s
-                        .pieces
-                        .iter()
-                        .filter(|p| p.output_offset != u64::MAX)
-                        .map(|p| {
-                            p.output_offset + eh_record_len(s.data, p.input_offset as usize)
-                                - s.offset
-                        })
-                        .max()
-                        .unwrap_or(0);
-                    let job = Job::EhFrame { file: f, sec: i };
-                    Some((o_offset + s.offset, size, job))
-                }
+            let runs = match s.kind {
+                SectionKind::Merge => &[][..],
+                SectionKind::EhFrame => link.placement.eh_runs.get(&(f, i)).map_or(&[][..], |r| r),
                 _ => {
                     let job = Job::Input { file: f, sec: i };
-                    Some((o_offset + s.offset, s.size, job))
+                    return vec![(o_offset + s.offset, s.size, job)];
                 }
-            }
+            };
+            runs.iter()
+                .map(|&(lo, hi)| {
+                    let job = Job::EhFrame {
+                        file: f,
+                        sec: i,
+                        lo,
+                        hi,
+                    };
+                    (o_offset + lo, hi - lo, job)
+                })
+                .collect()
         }));
         for t in &o.tails {
             if let TailKind::Merged(g) = t.kind {
@@ -261,9 +263,11 @@ pub fn write_output(
                 crate::endbr::apply(link, *file, *sec, piece);
                 errors
             }
-            Job::EhFrame { file, sec } => {
-                copy_eh_frame_pieces(link, link.placement, *file, *sec, piece);
-                relocate_eh_frame(link, plan, *file, *sec, piece, address(*file, *sec))
+            &Job::EhFrame { file, sec, lo, hi } => {
+                copy_eh_frame_pieces(link, link.placement, file, sec, piece, lo..hi);
+                let s = &link.objects[file as usize].sections[sec as usize];
+                let base = address(file, sec).wrapping_sub(s.offset).wrapping_add(lo);
+                crate::relocate::relocate_split_section(link, plan, file, sec, piece, base, lo..hi)
             }
             Job::Merged { group } => {
                 piece.copy_from_slice(&link.placement.merge_groups[*group as usize].data);
@@ -432,22 +436,25 @@ pub fn write_output(
     Ok(map)
 }
 
-/// Copies the kept CIEs and FDEs and points each FDE at its CIE's new position.
+/// Copies the kept CIEs and FDEs whose places (offsets in the output section) are in
+/// `window` into `out`, which starts at the window's start, and points each FDE at its
+/// CIE's new position.
 pub(crate) fn copy_eh_frame_pieces(
     link: &Link,
     placement: &Placement,
     file: u32,
     sec: u32,
     out: &mut [u8],
+    window: std::ops::Range<u64>,
 ) {
     let s = &link.objects[file as usize].sections[sec as usize];
     for p in s.pieces.iter() {
-        if p.output_offset == u64::MAX {
+        if !window.contains(&p.output_offset) {
             continue;
         }
         let start = p.input_offset as usize;
         let len = eh_record_len(s.data, start) as usize;
-        let dst = (p.output_offset - s.offset) as usize;
+        let dst = (p.output_offset - window.start) as usize;
         out[dst..dst + len].copy_from_slice(&s.data[start..start + len]);
         if let Some(id) = fde_cie_pointer(s.data, start) {
             let cie_in = (p.input_offset + 4).wrapping_sub(u64::from(id));
@@ -456,24 +463,11 @@ pub(crate) fn copy_eh_frame_pieces(
                 .piece_output_offset(cie_in)
                 .or_else(|| placement.cie_aliases.get(&(file, sec, cie_in)).copied());
             if let Some(cie_out) = cie_out {
-                let new = (p.output_offset + 4 - cie_out) as u32;
+                let new = (p.output_offset + 4).wrapping_sub(cie_out) as u32;
                 out[dst + 4..dst + 8].copy_from_slice(&new.to_le_bytes());
             }
         }
     }
-}
-
-fn relocate_eh_frame(
-    link: &Image,
-    plan: &RelocPlan,
-    file: u32,
-    sec: u32,
-    out: &mut [u8],
-    base: u64,
-) -> Vec<String> {
-    // `relocate_section` copies whole sections; for .eh_frame the pieces are already in
-    // place, so relocate a scratch copy of the original bytes is not needed: apply directly.
-    crate::relocate::relocate_split_section(link, plan, file, sec, out, base)
 }
 
 /// A non-allocated section written after the image (symbol and string tables).

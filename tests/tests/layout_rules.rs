@@ -895,6 +895,50 @@ fn a_cxx_program_is_the_program_lld_writes() {
     }
 }
 
+/// Two C++ objects, each with functions that unwind plainly and functions with a
+/// personality routine (two CIEs each): `.eh_frame` holds every CIE once, followed by the
+/// FDEs of all objects that use it (lld's layout; input by input, they would interleave),
+/// and the program is lld's byte for byte.
+#[test]
+fn eh_frame_groups_fdes_by_cie_as_lld() {
+    let t = Test::new();
+    let a = t.compile_cxx(
+        Clang,
+        "#include <cstdio>\n#include <stdexcept>\nint g(int x);\nint plain_a(int x) { return x * 3; }\n\
+         int f(int x) { try { return g(x); } catch (const std::exception &e) { std::printf(\"caught %s\\n\", e.what()); return -1; } }\n\
+         int main(int argc, char **) { std::printf(\"%d %d\\n\", f(argc), plain_a(argc)); return 0; }\n",
+        &["-O2"],
+    );
+    let b = t.compile_cxx(
+        Clang,
+        "#include <stdexcept>\n#include <string>\nint plain_b(int x) { return x + 7; }\n\
+         int g(int x) { std::string s(x, 'a'); if (x > 0) throw std::runtime_error(\"boom\" + s); return plain_b(x); }\n",
+        &["-O2"],
+    );
+    for (kind, flags) in [("pie", vec!["-pie"]), ("no-pie", vec!["-no-pie"])] {
+        let objs: [&Path; 2] = [&a, &b];
+        let lld = t.link_cxx(
+            Driver::ClangLld,
+            &objs,
+            &flags,
+            &format!("lld-{kind}"),
+            false,
+        );
+        let rld = t.link_cxx(
+            Driver::ClangRld,
+            &objs,
+            &flags,
+            &format!("rld-{kind}"),
+            false,
+        );
+        assert_output_is(&rld, &run(&rld, &[], &[]), "caught booma\n-1 3\n", kind);
+        // The start files' CIE, and the objects' two.
+        let cies = cies(&rld);
+        assert_eq!(cies.len(), 3, "{kind}: {cies:?}");
+        assert_same_file_as_lld(&rld, &lld, kind);
+    }
+}
+
 /// `rld`'s output is `lld`'s byte for byte but for the build ID and `.comment` (which
 /// names the linker): the same sections in the same order, every header field but the
 /// file offset (after `.comment`), every section's bytes.
