@@ -93,7 +93,8 @@ pub fn build_dynamic_tables(link: &Link, tables: &Tables) -> DynamicTables {
     // Undefined symbols first: .gnu.hash covers only the defined tail of .dynsym.
     let mut undefined = Vec::new();
     let mut defined = Vec::new();
-    for (id, sym) in link.symtab.symbols.iter().enumerate() {
+    for id in link.symtab.in_lld_order() {
+        let sym = link.symtab.get(id);
         if !sym.in_dynsym {
             continue;
         }
@@ -103,16 +104,17 @@ pub fn build_dynamic_tables(link: &Link, tables: &Tables) -> DynamicTables {
         // Copied data and canonical PLT entries are the executable's definitions: the
         // loader must find them through the hash table to bind other modules to them.
         let is_def = sym.is_defined_locally()
-            || tables.copies.slots.contains_key(&(id as u32))
-            || tables.plt.canonical.contains(&(id as u32));
+            || tables.copies.slots.contains_key(&id)
+            || tables.plt.canonical.contains(&id);
         if is_def {
-            defined.push(id as u32);
+            defined.push(id);
         } else {
-            undefined.push(id as u32);
+            undefined.push(id);
         }
     }
     let nbuckets = (defined.len() / 4).max(1) as u32;
-    defined.sort_by_key(|&id| (gnu_hash(base_name(link.symtab.get(id).name)) % nbuckets, id));
+    // By bucket, in lld's order within one (a stable sort).
+    defined.sort_by_key(|&id| gnu_hash(base_name(link.symtab.get(id).name)) % nbuckets);
     t.gnu_hash_offset = undefined.len() + 1;
     t.symbols = undefined;
     t.symbols.extend_from_slice(&defined);

@@ -27,14 +27,12 @@ use rustc_hash::FxHashMap;
 
 pub(crate) const PAGE: u64 = 0x1000;
 const EXEC_BASE: u64 = 0x20_0000;
-const SHF_GNU_RETAIN: u64 = 0x20_0000;
 /// The input flags an output section does not take over (it has the union of the rest: a
 /// `.rodata` with a mergeable-strings input is AMS, `.debug_str` stays MS, as lld makes
-/// them, compressed or not).
+/// them, compressed or not; SHF_GNU_RETAIN stays, as GNU ld and lld keep it).
 const FLAG_MASK: u64 = !(SHF_GROUP as u64
     | SHF_LINK_ORDER as u64
     | SHF_INFO_LINK as u64
-    | SHF_GNU_RETAIN
     | SHF_COMPRESSED as u64);
 
 /// Puts every kept input section into its output section (in input order, constructor

@@ -98,8 +98,12 @@ pub enum Action {
 pub enum Need {
     Nothing,
     /// The PLT entry of a non-preemptible IFUNC, through which every reference goes (the
-    /// scan asks for it for any relocation to one; `classify` never returns it).
-    Iplt,
+    /// scan asks for it for any relocation to one; `classify` never returns it). `direct`:
+    /// the relocation neither calls through a PLT nor loads from the GOT, so the entry is
+    /// the function's address (lld then shows the symbol at it).
+    Iplt {
+        direct: bool,
+    },
     /// A GOT entry of this kind for the target (with its dynamic relocations).
     Got(GotKind),
     /// A lazy PLT entry.

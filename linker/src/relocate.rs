@@ -256,7 +256,11 @@ fn apply_alloc_relocs(p: &mut Patch, actions: &[Action], base: u64) {
         let place = (base + offset) as i64;
         // S, and S + A with merged-section pieces located correctly.
         let (s, sa) = link.address_and_sum(t, a);
-        let tp = || link.segments.tls.tp_offset(s as u64).wrapping_add(a);
+        // An undefined (weak) thread-local symbol's offset is the addend alone (lld's).
+        let tp = || match t {
+            Target::Global(id) if link.symtab.get(id).is_undefined() => a,
+            _ => link.segments.tls.tp_offset(s as u64).wrapping_add(a),
+        };
         let mut field = |value: i64, size: usize, signed: bool| {
             p.write_sized(offset, r_type, value, size, signed, t)
         };

@@ -220,7 +220,7 @@ pub fn scan_relocations(link: &mut Link, estimate: ImageEstimate) -> Result<(Rel
         tables.uses_got_base |= scan.uses_got_base;
         tables.section_relative.push(scan.relative);
         for r in &scan.requests {
-            if matches!(r.need, Need::Plt | Need::Iplt | Need::Got(_)) {
+            if matches!(r.need, Need::Plt | Need::Iplt { .. } | Need::Got(_)) {
                 by_symbol.push((file as FileId, *r));
             } else {
                 grant(link, &mut tables, &mut errors, file as FileId, r);
@@ -237,7 +237,11 @@ pub fn scan_relocations(link: &mut Link, estimate: ImageEstimate) -> Result<(Rel
         }
         files.push(scan.actions);
     }
-    by_symbol.sort_by_key(|(_, r)| r.target);
+    // Globals in lld's symbol-table order, then locals (lld: each file's, after them).
+    by_symbol.sort_by_key(|(_, r)| match r.target {
+        Target::Global(id) => (0, link.symtab.get(id).rank, id, 0),
+        Target::Local(f, i) => (1, 0, f, i),
+    });
     for (file, r) in &by_symbol {
         grant(link, &mut tables, &mut errors, *file, r);
     }
@@ -400,7 +404,7 @@ fn scan_file(
             scan.uses_got_base |= decision.uses_got_base;
             skip_next = decision.skips_next;
             let mut request = |need| {
-                let once = matches!(need, Need::Plt | Need::Iplt | Need::Got(_));
+                let once = matches!(need, Need::Plt | Need::Iplt { .. } | Need::Got(_));
                 if once && !asked.insert((need, target)) {
                     return;
                 }
@@ -414,7 +418,20 @@ fn scan_file(
                 })
             };
             if facts.local_ifunc {
-                request(Need::Iplt);
+                let through_table = matches!(
+                    r_type,
+                    R_X86_64_PLT32
+                        | R_X86_64_PLTOFF64
+                        | R_X86_64_GOTPCREL
+                        | R_X86_64_GOTPCRELX
+                        | R_X86_64_REX_GOTPCRELX
+                        | R_X86_64_GOTPCREL64
+                        | R_X86_64_GOT32
+                        | R_X86_64_GOT64
+                );
+                request(Need::Iplt {
+                    direct: !through_table,
+                });
             }
             match decision.need {
                 Need::Nothing => {}
@@ -557,7 +574,12 @@ fn grant(
     };
     match r.need {
         Need::Nothing => {}
-        Need::Iplt => add_iplt(tables, t),
+        Need::Iplt { direct } => {
+            add_iplt(tables, t);
+            if direct {
+                tables.plt.iplt_direct.insert(t);
+            }
+        }
         Need::Plt => add_plt(link, tables, t),
         Need::LocalDefinition => needs_local_definition(link, tables, errors, file, r),
         Need::DynamicAbs64 { text } => {

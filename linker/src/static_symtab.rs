@@ -310,16 +310,15 @@ pub(crate) fn build_symtab(link: &Image) -> (Symtab, Option<SymtabIndex>) {
         locals_of = locals.into_iter().map(Some).collect();
     }
     const CHUNK: usize = 4096;
-    let globals: Vec<(Vec<Hidden>, (Part, PartOf))> = link
-        .symtab
-        .symbols
+    // In the order lld's symbol table holds them.
+    let order = link.symtab.in_lld_order();
+    let globals: Vec<(Vec<Hidden>, (Part, PartOf))> = order
         .par_chunks(CHUNK)
         .enumerate()
-        .map(|(chunk, symbols)| {
+        .map(|(chunk, ids)| {
             let mut visible = Part::default();
             let (mut hidden, mut visible_ids) = (Vec::new(), Vec::new());
-            for i in 0..symbols.len() {
-                let id = (chunk * CHUNK + i) as u32;
+            for &id in ids {
                 let shown = if relocatable {
                     relocatable_symbol(link, id).map(|out| (false, out))
                 } else {
@@ -567,7 +566,7 @@ fn eh_frame_offset(s: &InputSection, offset: u64) -> u64 {
 fn global_symbol<'a>(link: &'a Image, id32: u32) -> Option<(bool, OutSym<'a>)> {
     let id = id32 as usize;
     let sym = &link.symtab.symbols[id];
-    let section = match sym.def {
+    let mut section = match sym.def {
         // Symbols of sections (or merged pieces) that garbage collection dropped are gone
         // too.
         SymbolDef::Defined {
@@ -596,11 +595,24 @@ fn global_symbol<'a>(link: &'a Image, id32: u32) -> Option<(bool, OutSym<'a>)> {
         }
         _ => return None,
     };
-    let value = match section {
+    let mut value = match section {
         SymSection::Undefined => 0,
         _ => link.sym_addr[id],
     };
     let undefined = section == SymSection::Undefined;
+    let mut size = if undefined { 0 } else { sym.size };
+    // A non-preemptible IFUNC (calls and address go through its PLT entry) shows as lld
+    // shows it: at that entry, a plain function, where something takes its address
+    // directly; else at its resolver.
+    let target = crate::context::Target::Global(id32);
+    let ifunc = !undefined && link.tables.plt.iplt_index.contains_key(&target);
+    let ifunc_entry = ifunc && link.tables.plt.iplt_direct.contains(&target);
+    if ifunc_entry {
+        section = crate::sym_section::section_at(link, value);
+        size = 0;
+    } else if ifunc {
+        value = link.definition_address_of_defined(id32);
+    }
     // Hidden references are local too, defined or not (lld's binding).
     let hidden = matches!(sym.visibility, STV_HIDDEN | STV_INTERNAL)
         && (sym.is_defined_locally() || sym.is_undefined());
@@ -611,13 +623,9 @@ fn global_symbol<'a>(link: &'a Image, id32: u32) -> Option<(bool, OutSym<'a>)> {
     } else {
         STB_GLOBAL
     };
-    let ty = if link
-        .tables
-        .plt
-        .iplt_index
-        .contains_key(&crate::context::Target::Global(id32))
-        && !undefined
-    {
+    let ty = if ifunc_entry {
+        STT_FUNC
+    } else if ifunc {
         STT_GNU_IFUNC
     } else if undefined && sym.sym_type == STT_GNU_IFUNC {
         // A shared library's IFUNC is a plain function to its callers (GNU ld and lld
@@ -638,7 +646,7 @@ fn global_symbol<'a>(link: &'a Image, id32: u32) -> Option<(bool, OutSym<'a>)> {
         section,
         value,
         // What another module defines has no size here (as GNU ld and lld write it).
-        size: if undefined { 0 } else { sym.size },
+        size,
     };
     Some((hidden, out))
 }

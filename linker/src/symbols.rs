@@ -101,6 +101,11 @@ pub struct Symbol {
     /// Defined outside the objects, and only sections `--gc-sections` removed refer to it:
     /// it leaves `.symtab` and `.dynsym` (lld).
     pub only_dead_refs: bool,
+    /// Where lld's symbol table would hold it (the order it inserts names in: each file's
+    /// as it is parsed, an archive member's definitions as the walk of the archive reaches
+    /// them); u32::MAX until an input names it. The output's symbol tables, GOT and PLT
+    /// follow this order, as lld's follow its table.
+    pub rank: u32,
 }
 
 impl Symbol {
@@ -124,6 +129,7 @@ impl Symbol {
             preemptible: false,
             exported: false,
             only_dead_refs: false,
+            rank: u32::MAX,
         }
     }
 
@@ -224,6 +230,8 @@ pub struct SymbolTable {
     pub symbols: Vec<Symbol>,
     /// The ids by name.
     names: crate::name_table::NameTable,
+    /// The next [`Symbol::rank`].
+    next_rank: u32,
 }
 
 /// How the name table reads an id's name: from its symbol.
@@ -276,6 +284,38 @@ impl SymbolTable {
 
     pub fn get(&self, id: SymbolId) -> &Symbol {
         &self.symbols[id as usize]
+    }
+
+    /// Gives the symbol its [`Symbol::rank`], if it has none yet.
+    pub fn touch(&mut self, id: SymbolId) {
+        let sym = &mut self.symbols[id as usize];
+        if sym.rank == u32::MAX {
+            sym.rank = self.next_rank;
+            self.next_rank += 1;
+        }
+    }
+
+    /// Interns `name` and gives it a rank.
+    pub fn intern_touched(&mut self, name: &'static [u8]) -> SymbolId {
+        let id = self.intern(name);
+        self.touch(id);
+        id
+    }
+
+    /// Every id in lld's order ([`Symbol::rank`]); those no input named (the linker's own)
+    /// after them, in id order.
+    pub fn in_lld_order(&self) -> Vec<SymbolId> {
+        let mut order = vec![SymbolId::MAX; self.next_rank as usize];
+        let mut rest = Vec::new();
+        for (id, sym) in self.symbols.iter().enumerate() {
+            match order.get_mut(sym.rank as usize) {
+                Some(slot) => *slot = id as SymbolId,
+                None => rest.push(id as SymbolId),
+            }
+        }
+        order.retain(|&id| id != SymbolId::MAX);
+        order.extend(rest);
+        order
     }
 
     pub fn get_mut(&mut self, id: SymbolId) -> &mut Symbol {
@@ -428,7 +468,7 @@ impl Resolver {
     /// A reference to `name` from outside the inputs (`-u`, the entry point, a script).
     fn add_root(&mut self, name: &str) -> SymbolId {
         let name: &'static [u8] = Box::leak(name.to_owned().into_bytes().into_boxed_slice());
-        let id = self.symtab.intern(name);
+        let id = self.symtab.intern_touched(name);
         self.symtab.get_mut(id).has_strong_ref = true;
         id
     }
@@ -706,7 +746,7 @@ impl Resolver {
             };
             self.trace_symbol(&name, g.name.as_bytes(), what);
             let sym_name: &'static [u8] = Box::leak(g.name.clone().into_bytes().into_boxed_slice());
-            let id = self.symtab.intern(sym_name);
+            let id = self.symtab.intern_touched(sym_name);
             let vis = match g.visibility {
                 Visibility::Default => elf::STV_DEFAULT,
                 Visibility::Hidden => elf::STV_HIDDEN,
@@ -872,7 +912,7 @@ impl Resolver {
                 continue;
             }
             let sym_name: &'static [u8] = Box::leak(s.name.clone().into_bytes().into_boxed_slice());
-            let id = self.symtab.intern(sym_name);
+            let id = self.symtab.intern_touched(sym_name);
             let vis = match s.visibility {
                 Visibility::HIDDEN => elf::STV_HIDDEN,
                 Visibility::INTERNAL => elf::STV_INTERNAL,
@@ -1056,6 +1096,8 @@ impl Resolver {
                 ahead += 1;
             }
             let id = ids[k];
+            // lld names a member's definitions as its walk of the archive reaches them.
+            self.symtab.touch(id);
             let (name, member) = self.archives[a as usize].symbols[k];
             if self.is_common(id) {
                 if !self.fortran_common {
@@ -1135,7 +1177,7 @@ impl Resolver {
                 self.trace_symbol(&dso.name, s.name, "shared definition of");
             }
             if s.is_undefined {
-                let id = self.symtab.intern(s.name);
+                let id = self.symtab.intern_touched(s.name);
                 let sym = self.symtab.get_mut(id);
                 // The output's definition is exported for it, but a reference in a version
                 // (`foo@V1`) fetches no archive member (lld's rule): the library that
@@ -1167,7 +1209,7 @@ impl Resolver {
             if s.hidden {
                 continue;
             }
-            let id = self.symtab.intern(s.name);
+            let id = self.symtab.intern_touched(s.name);
             let sym = self.symtab.get_mut(id);
             // If the output defines it too, the output's definition interposes the library's.
             sym.dso_ref = true;
@@ -1280,7 +1322,17 @@ impl Resolver {
         // `-y` lists a file's definitions before its references, as lld (which resolves
         // them in that order) does.
         let mut traced_refs = Vec::new();
-        for (k, (g, &id)) in names.iter().zip(ids).enumerate() {
+        // lld's symbol table holds the object's names from here, in its order.
+        for &id in ids {
+            self.symtab.touch(id);
+        }
+        // Definitions first, then references (which may load members), as lld resolves
+        // them: a member loaded for a reference finds this object's definitions in place.
+        let passes = [false, true]
+            .into_iter()
+            .flat_map(|refs| (0..ids.len()).map(move |k| (refs, k)));
+        for (refs, k) in passes {
+            let (g, id) = (&names[k], ids[k]);
             let i = first_global + k;
             let esym = &symbols[i];
             let (section, in_discarded) = {
@@ -1291,6 +1343,9 @@ impl Resolver {
                     && has_groups;
                 (section, discarded)
             };
+            if (section == shndx::UNDEF || in_discarded) != refs {
+                continue;
+            }
             let name = g.name;
             if let Some(v) = g.version {
                 if section != shndx::UNDEF {

@@ -135,12 +135,17 @@ pub fn write_synthetic(link: &Image, dynamic: &DynamicTables, which: Synthetic, 
                 // Lazy binding: the slot starts out pointing back into its PLT entry's push.
                 put_u64(buf, 24 + 8 * i, link.plt_lazy_stub(i as u32));
             }
-            for (n, &t) in link.tables.plt.iplt.iter().enumerate() {
-                put_u64(
-                    buf,
-                    24 + 8 * (link.tables.plt.lazy.len() + n),
-                    link.definition_address(t),
-                );
+            // IRELATIVE slots: the loader (or a static program's start-up) writes them
+            // from the relocation's addend; zero, as lld leaves them, unless asked for the
+            // resolver's address (GNU ld's).
+            if link.opts.apply_dynamic_relocs {
+                for (n, &t) in link.tables.plt.iplt.iter().enumerate() {
+                    put_u64(
+                        buf,
+                        24 + 8 * (link.tables.plt.lazy.len() + n),
+                        link.definition_address(t),
+                    );
+                }
             }
         }
         Synthetic::Dynamic => {
@@ -253,14 +258,24 @@ fn write_plt(link: &Image, buf: &mut [u8]) {
             pos += 16;
         }
     }
+    // lld writes an IFUNC's entry as a lazy one (never taken: IRELATIVE slots are filled
+    // before any call), its `jmpq` to PLT0, or to 0 without one.
+    let plt0 = if link.tables.plt.lazy.is_empty() {
+        0
+    } else {
+        plt
+    };
     for i in 0..link.tables.plt.iplt.len() {
         let entry = plt + pos as i64;
         let slot = link.gotplt_slot(i as u32, true) as i64;
         let b = &mut buf[pos..pos + 16];
-        // jmpq *slot(%rip), then NOP padding: no lazy path for IRELATIVE slots.
+        // jmpq *slot(%rip); pushq $i; jmpq PLT0
         b[0..2].copy_from_slice(&[0xff, 0x25]);
         b[2..6].copy_from_slice(&rel(slot, entry + 6));
-        b[6..16].copy_from_slice(&[0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x0f, 0x1f, 0x40, 0x00]);
+        b[6] = 0x68;
+        b[7..11].copy_from_slice(&(i as u32).to_le_bytes());
+        b[11] = 0xe9;
+        b[12..16].copy_from_slice(&rel(plt0, entry + 16));
         pos += 16;
     }
 }

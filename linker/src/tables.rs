@@ -42,6 +42,9 @@ pub struct Plt {
     pub lazy_index: FxHashMap<SymbolId, u32>,
     pub iplt: Vec<Target>,
     pub iplt_index: FxHashMap<Target, u32>,
+    /// The IFUNCs something refers to other than through a PLT or GOT: their entry is what
+    /// `.symtab` shows them at (lld's).
+    pub iplt_direct: FxHashSet<Target>,
     /// Library functions whose address the executable takes: their PLT entry is their
     /// address.
     pub canonical: FxHashSet<SymbolId>,

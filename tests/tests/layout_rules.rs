@@ -895,6 +895,28 @@ fn a_cxx_program_is_the_program_lld_writes() {
     }
 }
 
+/// A static glibc program is lld's byte for byte but for the build ID and `.comment`:
+/// archive members loaded in lld's order and their symbols in the order lld's table holds
+/// them (`.symtab`, the GOT, the IFUNC entries and their IRELATIVE relocations), glibc's
+/// `cmp`/`test` through the GOT relaxed to immediates, merged strings where lld puts them,
+/// `.eh_frame` grouped by CIE, an IFUNC whose address is taken at its `.iplt` entry in
+/// `.symtab`, undefined weak thread-local variables at offset 0, and `.gnu.warning.*`
+/// copied.
+#[test]
+fn a_static_program_is_the_program_lld_writes() {
+    let t = Test::new();
+    let main = t.compile(
+        Gcc,
+        "#include <stdio.h>\n#include <string.h>\n\
+         int main(int argc, char **argv) { printf(\"hello %zu\\n\", strlen(argv[0]) > 0); return 0; }\n",
+        &["-O2"],
+    );
+    let lld = t.link(Driver::ClangLld, &[&main], &["-static"], "lld-static");
+    let rld = t.link(Driver::ClangRld, &[&main], &["-static"], "rld-static");
+    assert_output_is(&rld, &run(&rld, &[], &[]), "hello 1\n", "rld");
+    assert_same_file_as_lld(&rld, &lld, "static");
+}
+
 /// Two C++ objects, each with functions that unwind plainly and functions with a
 /// personality routine (two CIEs each): `.eh_frame` holds every CIE once, followed by the
 /// FDEs of all objects that use it (lld's layout; input by input, they would interleave),

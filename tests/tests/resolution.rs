@@ -387,3 +387,51 @@ fn archive_members_load_in_lld_order() {
         assert_eq!(order(&exe), order(&lld), "{}", d.name());
     }
 }
+
+/// An object's definitions are in place before its references load archive members (lld
+/// resolves each object's defined symbols first): `x.o` refers to `foo` before it defines
+/// `bar`; the member defining `foo` calls `bar`, which x.o defines, so the member that would
+/// define `bar` too (with a constructor) stays out. Loading members for references in
+/// symbol order would load it and stop at a duplicate `bar`.
+#[test]
+fn definitions_come_before_references_within_an_object() {
+    let t = Test::new();
+    let src = t.write(
+        "x.s",
+        "\t.text\n\t.globl x_entry\n\t.type x_entry,@function\nx_entry:\n\tjmp foo\n\
+         \t.globl bar\n\t.type bar,@function\nbar:\n\tmovl $1, %eax\n\tret\n\
+         \t.section .note.GNU-stack,\"\",@progbits\n",
+    );
+    let x = t.path("x.o");
+    run_checked(
+        std::process::Command::new("clang-22")
+            .arg("-c")
+            .arg(&src)
+            .arg("-o")
+            .arg(&x),
+    );
+    let m1 = t.compile(
+        Clang,
+        "int bar(void);\nint foo(void) { return bar() + 10; }\n",
+        &["-O1"],
+    );
+    let m2 = t.compile(
+        Clang,
+        "#include <stdio.h>\n__attribute__((constructor)) static void loaded(void) { puts(\"m2 loaded\"); }\nint bar(void) { return 2; }\n",
+        &["-O1"],
+    );
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nint x_entry(void);\nint main(void) { printf(\"%d\\n\", x_entry()); return 0; }\n",
+        &["-O1"],
+    );
+    let lib_a = t.archive("libA.a", &[&m1, &m2]);
+    let lib_x = t.archive("libX.a", &[&x]);
+    let inputs: [&Path; 3] = [&main, &lib_a, &lib_x];
+    let lld = t.link(Driver::ClangLld, &inputs, &[], "lld");
+    assert_output_is(&lld, &run(&lld, &[], &[]), "11\n", "lld");
+    for d in [Driver::ClangRld, Driver::GccRld] {
+        let exe = t.link(d, &inputs, &[], d.name());
+        assert_output_is(&exe, &run(&exe, &[], &[]), "11\n", d.name());
+    }
+}
