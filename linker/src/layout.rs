@@ -30,10 +30,8 @@ const EXEC_BASE: u64 = 0x20_0000;
 /// The input flags an output section does not take over (it has the union of the rest: a
 /// `.rodata` with a mergeable-strings input is AMS, `.debug_str` stays MS, as lld makes
 /// them, compressed or not; SHF_GNU_RETAIN stays, as GNU ld and lld keep it).
-const FLAG_MASK: u64 = !(SHF_GROUP as u64
-    | SHF_LINK_ORDER as u64
-    | SHF_INFO_LINK as u64
-    | SHF_COMPRESSED as u64);
+const FLAG_MASK: u64 =
+    !(SHF_GROUP as u64 | SHF_LINK_ORDER as u64 | SHF_INFO_LINK as u64 | SHF_COMPRESSED as u64);
 
 /// Puts every kept input section into its output section (in input order, constructor
 /// tables sorted by priority) and computes its offset there.
@@ -1599,7 +1597,12 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
         if let (Some(a), true) = (fixed, extends) {
             vaddr = a;
         }
-        if starts_segment(current, class, jump, headers) {
+        // `.tbss` is no part of a loaded segment, only of the TLS template: where it would
+        // start one, it takes the address after what precedes it, and the segment starts
+        // with the next section (lld's placement).
+        let o = &link.outputs[i];
+        let tbss_alone = o.is_tls() && o.is_nobits() && fixed.is_none() && current != Some(class);
+        if !tbss_alone && starts_segment(current, class, jump, headers) {
             if headers_loaded || current.is_some() {
                 loads.push(load);
             }
@@ -1668,8 +1671,10 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
                 paddr: None,
             };
         }
-        current = Some(class);
-        padding_start = None;
+        if !tbss_alone {
+            current = Some(class);
+            padding_start = None;
+        }
         if link.outputs[i].synthetic == Some(Synthetic::RelroPadding) {
             padding_start = Some(vaddr);
             // To the end of the (common) page; none in the last page of the address space.

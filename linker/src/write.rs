@@ -347,14 +347,9 @@ pub fn write_output(
             ),
             _ => (0, 0),
         };
-        let entsize = if o.sh_type == SHT_INIT_ARRAY
-            || o.sh_type == SHT_FINI_ARRAY
-            || o.sh_type == SHT_PREINIT_ARRAY
-        {
-            8
-        } else {
-            o.entsize
-        };
+        // Constructor tables too: their inputs' entry size if they agree, else 0 (lld's;
+        // GNU ld always writes 8).
+        let entsize = o.entsize;
         let header = SectionHeader {
             name: names[i],
             sh_type: o.sh_type,

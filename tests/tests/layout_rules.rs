@@ -917,6 +917,47 @@ fn a_static_program_is_the_program_lld_writes() {
     assert_same_file_as_lld(&rld, &lld, "static");
 }
 
+/// Thread-local `.bss` with no `.tdata` sits after the code, outside the segment that
+/// follows (lld: `.tbss` belongs to no loaded segment), and a constructor table whose
+/// inputs disagree on the entry size (an assembler's table has none) gets none (lld's;
+/// GNU ld writes 8): the program is lld's byte for byte.
+#[test]
+fn tls_bss_alone_and_mixed_constructor_tables_as_lld() {
+    let t = Test::new();
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\n__thread int counter;\nvoid from_table(void) { counter += 2; }\n\
+         int main(void) { counter++; printf(\"%d\\n\", counter); return 0; }\n",
+        &["-O2"],
+    );
+    let src = t.write(
+        "table.s",
+        "\t.section .init_array,\"aw\",@init_array\n\t.p2align 3\n\t.quad from_table\n\
+         \t.section .note.GNU-stack,\"\",@progbits\n",
+    );
+    let table = t.path("table.o");
+    run_checked(
+        Command::new("clang-22")
+            .arg("-c")
+            .arg(&src)
+            .arg("-o")
+            .arg(&table),
+    );
+    for kind in ["-pie", "-no-pie"] {
+        let objs: [&Path; 2] = [&main, &table];
+        let lld = t.link(Driver::ClangLld, &objs, &[kind], &format!("lld{kind}"));
+        let rld = t.link(Driver::ClangRld, &objs, &[kind], &format!("rld{kind}"));
+        // The table's constructor runs in the main thread before main.
+        assert_output_is(&rld, &run(&rld, &[], &[]), "3\n", kind);
+        let init = find_section(&sections(&rld), ".init_array")
+            .unwrap()
+            .entsize;
+        assert_eq!(init, 0, "{kind}");
+        assert!(find_section(&sections(&rld), ".tdata").is_none(), "{kind}");
+        assert_same_file_as_lld(&rld, &lld, kind);
+    }
+}
+
 /// Two C++ objects, each with functions that unwind plainly and functions with a
 /// personality routine (two CIEs each): `.eh_frame` holds every CIE once, followed by the
 /// FDEs of all objects that use it (lld's layout; input by input, they would interleave),
