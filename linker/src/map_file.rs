@@ -36,36 +36,23 @@ pub fn render(link: &Image) -> String {
     for o in order {
         let base = if o.is_alloc() { link.addr(o) } else { 0 };
         line(base, o.size, o.align, 0, &o.name);
-        if o.synthetic.is_some() {
-            line(
-                base,
-                o.size,
-                o.align,
-                8,
-                &format!("<internal>:({})", o.name),
-            );
+        // `.eh_frame` records grouped by CIE across the inputs are one section of the
+        // linker's, as lld lists them.
+        let eh_frame = |&(f, i): &(FileId, u32)| {
+            link.objects[f as usize].sections[i as usize].kind
+                == crate::object_file::SectionKind::EhFrame
+        };
+        let grouped_eh_frame =
+            !link.opts.relocatable && !o.inputs.is_empty() && o.inputs.iter().all(eh_frame);
+        if o.synthetic.is_some() || grouped_eh_frame {
+            let what = format!("<internal>:({})", o.name);
+            line(base, o.size, o.align, 8, &what);
             continue;
         }
         let tail_what = |t: &crate::output_section::Tail| match t.kind {
             TailKind::Commons => "<internal>:(COMMON)".to_string(),
             _ => format!("<internal>:({})", o.name),
         };
-        // `.eh_frame` records grouped by CIE across the inputs: one section of the
-        // linker's, as lld lists it.
-        let eh_frame = |&(f, i): &(FileId, u32)| {
-            link.objects[f as usize].sections[i as usize].kind
-                == crate::object_file::SectionKind::EhFrame
-        };
-        if !link.opts.relocatable && !o.inputs.is_empty() && o.inputs.iter().all(eh_frame) {
-            line(
-                base,
-                o.size,
-                o.align,
-                8,
-                &format!("<internal>:({})", o.name),
-            );
-            continue;
-        }
         // Merged sections sit where their first member was: listed in address order.
         let mut tails = o.tails.iter().peekable();
         for &(file, sec) in &o.inputs {

@@ -312,15 +312,7 @@ fn apply_alloc_relocs(p: &mut Patch, actions: &[Action], base: u64) {
                 if fallback && !reaches {
                     // The GOT entry scanning kept for this case (GNU ld's "failed to
                     // convert GOTPCREL relocation" and lld-14's "out of range" avoided).
-                    let got = got_entry(p, offset, GotKind::Regular, t);
-                    p.write_sized(
-                        offset,
-                        r_type,
-                        got.wrapping_add(a).wrapping_sub(place),
-                        4,
-                        true,
-                        t,
-                    );
+                    load_from_got(p, offset, r_type, a, place, t);
                 } else {
                     relax_got_load(p, action, offset, sa.wrapping_sub(place), t);
                 }
@@ -330,15 +322,7 @@ fn apply_alloc_relocs(p: &mut Patch, actions: &[Action], base: u64) {
                 // relaxed.
                 let address = sa.wrapping_sub(a);
                 if action == Action::RelaxImmOrGot && i32::try_from(address).is_err() {
-                    let got = got_entry(p, offset, GotKind::Regular, t);
-                    p.write_sized(
-                        offset,
-                        r_type,
-                        got.wrapping_add(a).wrapping_sub(place),
-                        4,
-                        true,
-                        t,
-                    );
+                    load_from_got(p, offset, r_type, a, place, t);
                 } else {
                     relax_to_immediate(p, offset, address, t);
                 }
@@ -407,6 +391,20 @@ fn apply_alloc_relocs(p: &mut Patch, actions: &[Action], base: u64) {
             }
         }
     }
+}
+
+/// Leaves a GOTPCRELX instruction reading the target's GOT slot (G + A - P), where the
+/// relaxed form would not reach.
+fn load_from_got(p: &mut Patch, offset: u64, r_type: u32, a: i64, place: i64, t: Target) {
+    let got = got_entry(p, offset, GotKind::Regular, t);
+    p.write_sized(
+        offset,
+        r_type,
+        got.wrapping_add(a).wrapping_sub(place),
+        4,
+        true,
+        t,
+    );
 }
 
 /// Rewrites a GOTPCRELX load or call into a direct reference; `disp` is S + A - P.

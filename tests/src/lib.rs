@@ -601,6 +601,21 @@ impl Test {
         self.dir.join(rel)
     }
 
+    /// Assembles `source` (x86-64 assembly, clang-22's integrated assembler) into
+    /// `<stem>.o`, written beside it as `<stem>.s`.
+    pub fn assemble(&self, stem: &str, source: &str) -> PathBuf {
+        let src = self.write(&format!("{stem}.s"), source);
+        let obj = self.path(&format!("{stem}.o"));
+        run_checked(
+            Command::new("clang-22")
+                .arg("-c")
+                .arg(&src)
+                .arg("-o")
+                .arg(&obj),
+        );
+        obj
+    }
+
     /// Writes a file in the test directory (creating parent directories).
     pub fn write(&self, rel: &str, contents: impl AsRef<[u8]>) -> PathBuf {
         let p = self.path(rel);

@@ -331,15 +331,7 @@ int main(void) {
 #[test]
 fn got_reads_by_test_and_binops_become_immediates_as_lld() {
     let t = Test::new();
-    let src = t.write("ops.s", GOT_OPS);
-    let ops = t.path("ops.o");
-    run_checked(
-        Command::new("clang-22")
-            .arg("-c")
-            .arg(&src)
-            .arg("-o")
-            .arg(&ops),
-    );
+    let ops = t.assemble("ops", GOT_OPS);
     let main = t.compile(Clang, GOT_OPS_MAIN, &["-O2"]);
     let immediates = |exe: &Path| {
         let out = run_checked(
@@ -504,16 +496,7 @@ fn symbols_with_processor_specific_section_indices_are_absolute() {
 /// An object assembled from 70,000 pieces of assembly, `piece(i)` each (one section each).
 fn assembled(t: &Test, piece: impl Fn(usize) -> String) -> PathBuf {
     let asm: String = (0..70_000).map(piece).collect();
-    let s = t.write("many.s", asm);
-    let many = t.path("many.o");
-    run_checked(
-        Command::new("clang-22")
-            .arg("-c")
-            .arg(&s)
-            .arg("-o")
-            .arg(&many),
-    );
-    many
+    t.assemble("many", &asm)
 }
 
 /// The `.eh_frame_hdr` search table as (function name, FDE offset from the table) pairs, in
@@ -608,20 +591,12 @@ fn eh_frame_hdr_lists_the_functions_lld_lists() {
 #[test]
 fn eh_frame_hdr_lists_one_fde_per_address() {
     let t = Test::new();
-    let src = t.write(
-        "empty.s",
+    let asm = t.assemble(
+        "empty",
         "\t.text\n\t.globl empty\n\t.type empty,@function\nempty:\n\t.cfi_startproc\n\t.cfi_endproc\n\
          \t.size empty, 0\n\t.globl answer\n\t.type answer,@function\nanswer:\n\t.cfi_startproc\n\
          \tmovl $42, %eax\n\tret\n\t.cfi_endproc\n\t.size answer, .-answer\n\
          \t.section .note.GNU-stack,\"\",@progbits\n",
-    );
-    let asm = t.path("empty.o");
-    run_checked(
-        Command::new("clang-22")
-            .arg("-c")
-            .arg(&src)
-            .arg("-o")
-            .arg(&asm),
     );
     let main = t.compile(
         Clang,
@@ -930,18 +905,10 @@ fn tls_bss_alone_and_mixed_constructor_tables_as_lld() {
          int main(void) { counter++; printf(\"%d\\n\", counter); return 0; }\n",
         &["-O2"],
     );
-    let src = t.write(
-        "table.s",
+    let table = t.assemble(
+        "table",
         "\t.section .init_array,\"aw\",@init_array\n\t.p2align 3\n\t.quad from_table\n\
          \t.section .note.GNU-stack,\"\",@progbits\n",
-    );
-    let table = t.path("table.o");
-    run_checked(
-        Command::new("clang-22")
-            .arg("-c")
-            .arg(&src)
-            .arg("-o")
-            .arg(&table),
     );
     for kind in ["-pie", "-no-pie"] {
         let objs: [&Path; 2] = [&main, &table];

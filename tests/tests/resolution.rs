@@ -396,19 +396,11 @@ fn archive_members_load_in_lld_order() {
 #[test]
 fn definitions_come_before_references_within_an_object() {
     let t = Test::new();
-    let src = t.write(
-        "x.s",
+    let x = t.assemble(
+        "x",
         "\t.text\n\t.globl x_entry\n\t.type x_entry,@function\nx_entry:\n\tjmp foo\n\
          \t.globl bar\n\t.type bar,@function\nbar:\n\tmovl $1, %eax\n\tret\n\
          \t.section .note.GNU-stack,\"\",@progbits\n",
-    );
-    let x = t.path("x.o");
-    run_checked(
-        std::process::Command::new("clang-22")
-            .arg("-c")
-            .arg(&src)
-            .arg("-o")
-            .arg(&x),
     );
     let m1 = t.compile(
         Clang,
