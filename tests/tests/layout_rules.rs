@@ -886,10 +886,7 @@ fn a_static_program_is_the_program_lld_writes() {
          int main(int argc, char **argv) { printf(\"hello %zu\\n\", strlen(argv[0]) > 0); return 0; }\n",
         &["-O2"],
     );
-    let lld = t.link(Driver::ClangLld, &[&main], &["-static"], "lld-static");
-    let rld = t.link(Driver::ClangRld, &[&main], &["-static"], "rld-static");
-    assert_output_is(&rld, &run(&rld, &[], &[]), "hello 1\n", "rld");
-    assert_same_file_as_lld(&rld, &lld, "static");
+    link_as_lld(&t, &[&main], &["-static"], "-static", "hello 1\n");
 }
 
 /// Thread-local `.bss` with no `.tdata` sits after the code, outside the segment that
@@ -911,17 +908,13 @@ fn tls_bss_alone_and_mixed_constructor_tables_as_lld() {
          \t.section .note.GNU-stack,\"\",@progbits\n",
     );
     for kind in ["-pie", "-no-pie"] {
-        let objs: [&Path; 2] = [&main, &table];
-        let lld = t.link(Driver::ClangLld, &objs, &[kind], &format!("lld{kind}"));
-        let rld = t.link(Driver::ClangRld, &objs, &[kind], &format!("rld{kind}"));
         // The table's constructor runs in the main thread before main.
-        assert_output_is(&rld, &run(&rld, &[], &[]), "3\n", kind);
+        let rld = link_as_lld(&t, &[&main, &table], &[kind], kind, "3\n");
         let init = find_section(&sections(&rld), ".init_array")
             .unwrap()
             .entsize;
         assert_eq!(init, 0, "{kind}");
         assert!(find_section(&sections(&rld), ".tdata").is_none(), "{kind}");
-        assert_same_file_as_lld(&rld, &lld, kind);
     }
 }
 
@@ -967,6 +960,17 @@ fn eh_frame_groups_fdes_by_cie_as_lld() {
         assert_eq!(cies.len(), 3, "{kind}: {cies:?}");
         assert_same_file_as_lld(&rld, &lld, kind);
     }
+}
+
+/// Links `objs` with `flags` by lld and by rld (files named after `what`), checks that
+/// rld's program prints `expected` and is lld's file byte for byte (see
+/// [`assert_same_file_as_lld`]); returns rld's output.
+fn link_as_lld(t: &Test, objs: &[&Path], flags: &[&str], what: &str, expected: &str) -> PathBuf {
+    let lld = t.link(Driver::ClangLld, objs, flags, &format!("lld{what}"));
+    let rld = t.link(Driver::ClangRld, objs, flags, &format!("rld{what}"));
+    assert_output_is(&rld, &run(&rld, &[], &[]), expected, what);
+    assert_same_file_as_lld(&rld, &lld, what);
+    rld
 }
 
 /// `rld`'s output is `lld`'s byte for byte but for the build ID and `.comment` (which
@@ -1035,12 +1039,7 @@ void hfun(void) {}
     );
     let archive = t.archive("libw.a", &[&member]);
     for kind in ["-pie", "-no-pie"] {
-        let objs: [&Path; 2] = [&main, &archive];
-        let lld = t.link(Driver::ClangLld, &objs, &[kind], &format!("lld{kind}"));
-        assert_output_is(&lld, &run(&lld, &[], &[]), "0 0 1\n", "lld");
-        let rld = t.link(Driver::ClangRld, &objs, &[kind], &format!("rld{kind}"));
-        assert_output_is(&rld, &run(&rld, &[], &[]), "0 0 1\n", kind);
-        assert_same_file_as_lld(&rld, &lld, kind);
+        link_as_lld(&t, &[&main, &archive], &[kind], kind, "0 0 1\n");
     }
 }
 
@@ -1062,9 +1061,7 @@ int main(void) { printf("%zu\n", strlen("kept")); return 0; }
     );
     for kind in ["-pie", "-no-pie"] {
         let flags = [kind, "-Wl,--gc-sections"];
-        let lld = t.link(Driver::ClangLld, &[&main], &flags, &format!("lld{kind}"));
-        let rld = t.link(Driver::ClangRld, &[&main], &flags, &format!("rld{kind}"));
-        assert_output_is(&rld, &run(&rld, &[], &[]), "4\n", kind);
+        let rld = link_as_lld(&t, &[&main], &flags, kind, "4\n");
         let dynamic = symbols(&rld);
         for gone in ["strsignal", "quick_exit", "maybe"] {
             assert!(
@@ -1081,7 +1078,6 @@ int main(void) { printf("%zu\n", strlen("kept")); return 0; }
             1,
             "{kind}"
         );
-        assert_same_file_as_lld(&rld, &lld, kind);
     }
 }
 
@@ -1101,15 +1097,12 @@ int main(int argc, char **argv) { printf("kept string %f\n", argc * 0.75); retur
     );
     for kind in ["-pie", "-no-pie"] {
         let flags = [kind, "-Wl,--gc-sections"];
-        let lld = t.link(Driver::ClangLld, &[&main], &flags, &format!("lld{kind}"));
-        let rld = t.link(Driver::ClangRld, &[&main], &flags, &format!("rld{kind}"));
-        assert_output_is(&rld, &run(&rld, &[], &[]), "kept string 0.750000\n", kind);
+        let rld = link_as_lld(&t, &[&main], &flags, kind, "kept string 0.750000\n");
         let rodata = section_data(&rld, ".rodata");
         let has = |what: &[u8]| rodata.windows(what.len()).any(|w| w == what);
         assert!(has(b"kept string"), "{kind}");
         assert!(!has(b"dropped string"), "{kind}");
         assert!(!has(&1.25f64.to_le_bytes()), "{kind}: the constant 1.25");
-        assert_same_file_as_lld(&rld, &lld, kind);
     }
 }
 
@@ -1136,11 +1129,7 @@ fn merged_sections_sit_where_their_first_member_was() {
     );
     let last = t.compile(Clang, &table("last", 2), &["-O2"]);
     for kind in ["-pie", "-no-pie"] {
-        let objs: [&Path; 3] = [&first, &strings, &last];
-        let lld = t.link(Driver::ClangLld, &objs, &[kind], &format!("lld{kind}"));
-        let rld = t.link(Driver::ClangRld, &objs, &[kind], &format!("rld{kind}"));
-        assert_output_is(&rld, &run(&rld, &[], &[]), "8 9 none\n", kind);
-        assert_same_file_as_lld(&rld, &lld, kind);
+        link_as_lld(&t, &[&first, &strings, &last], &[kind], kind, "8 9 none\n");
     }
 }
 
