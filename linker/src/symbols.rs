@@ -1322,30 +1322,33 @@ impl Resolver {
         // `-y` lists a file's definitions before its references, as lld (which resolves
         // them in that order) does.
         let mut traced_refs = Vec::new();
-        // lld's symbol table holds the object's names from here, in its order.
-        for &id in ids {
-            self.symtab.touch(id);
-        }
         // Definitions first, then references (which may load members), as lld resolves
         // them: a member loaded for a reference finds this object's definitions in place.
-        let passes = [false, true]
-            .into_iter()
-            .flat_map(|refs| (0..ids.len()).map(move |k| (refs, k)));
-        for (refs, k) in passes {
+        // lld's symbol table holds the object's names from here, in its order.
+        let mut order: Vec<(u32, u32, bool)> = Vec::with_capacity(ids.len());
+        let mut refs: Vec<(u32, u32, bool)> = Vec::new();
+        {
+            let obj = &self.objects[file as usize];
+            for (k, &id) in ids.iter().enumerate() {
+                self.symtab.touch(id);
+                let section = obj.symbol_section(first_global + k);
+                let in_discarded = shndx::is_section(section)
+                    && obj.sections[section as usize].kind == SectionKind::Ignored
+                    && has_groups;
+                let at = (k as u32, section, in_discarded);
+                if section == shndx::UNDEF || in_discarded {
+                    refs.push(at);
+                } else {
+                    order.push(at);
+                }
+            }
+        }
+        order.extend(refs);
+        for (k, section, in_discarded) in order {
+            let k = k as usize;
             let (g, id) = (&names[k], ids[k]);
             let i = first_global + k;
             let esym = &symbols[i];
-            let (section, in_discarded) = {
-                let obj = &self.objects[file as usize];
-                let section = obj.symbol_section(i);
-                let discarded = shndx::is_section(section)
-                    && obj.sections[section as usize].kind == SectionKind::Ignored
-                    && has_groups;
-                (section, discarded)
-            };
-            if (section == shndx::UNDEF || in_discarded) != refs {
-                continue;
-            }
             let name = g.name;
             if let Some(v) = g.version {
                 if section != shndx::UNDEF {
