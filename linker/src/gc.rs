@@ -224,17 +224,18 @@ fn reach(
 ) -> Reach {
     let obj = &objects[file as usize];
     let (f, s, offset) = match obj.global_index(sym_index) {
-        Some(id) => match symtab.get(id).def {
-            SymbolDef::Defined {
-                file,
-                section,
-                value,
-            } => (file, section, value),
-            SymbolDef::Undefined | SymbolDef::Shared { .. } | SymbolDef::Lazy { .. } => {
-                return Reach::Outside(id)
+        Some(id) => {
+            let sym = symtab.get(id);
+            match sym.def {
+                SymbolDef::Defined {
+                    file,
+                    section,
+                    value,
+                } => (file, section, value),
+                _ if sym.is_outside() => return Reach::Outside(id),
+                _ => return Reach::Nothing,
             }
-            _ => return Reach::Nothing,
-        },
+        }
         None => {
             let sym = &obj.symbols[sym_index];
             let value = sym.st_value(LE);

@@ -265,8 +265,9 @@ pub fn write_output(
             }
             &Job::EhFrame { file, sec, lo, hi } => {
                 copy_eh_frame_pieces(link, link.placement, file, sec, piece, lo..hi);
+                // The window's address: its output section's plus `lo`.
                 let s = &link.objects[file as usize].sections[sec as usize];
-                let base = address(file, sec).wrapping_sub(s.offset).wrapping_add(lo);
+                let base = link.addr(link.output(s.output)).wrapping_add(lo);
                 crate::relocate::relocate_split_section(link, plan, file, sec, piece, base, lo..hi)
             }
             Job::Merged { group } => {
