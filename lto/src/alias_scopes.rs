@@ -159,16 +159,17 @@ fn write_scopes(
 pub(crate) fn add_attributes(ctx: &Context, f: Value, proven: MemoryAttributes) -> String {
     let mut added = Vec::new();
     let before = attribute(ctx, f, "memory", None).unwrap_or(llvm_memory::UNKNOWN);
-    let after = llvm_memory::restrict(before, proven.no_reads, proven.no_writes);
+    let mut after = llvm_memory::restrict(before, proven.no_reads, proven.no_writes);
+    if proven.only_arguments {
+        after = llvm_memory::keep_to_arguments(after);
+    }
     if after != before {
         attribute(ctx, f, "memory", Some(after));
-        let no_reads = llvm_memory::restrict(after, true, false) == after;
-        let no_writes = llvm_memory::restrict(after, false, true) == after;
-        added.push(llvm_memory::spelling(no_reads, no_writes));
+        added.push(llvm_memory::spelling(after));
     }
     if proven.no_free && attribute(ctx, f, "nofree", None).is_none() {
         attribute(ctx, f, "nofree", Some(0));
-        added.push("nofree");
+        added.push("nofree".to_string());
     }
     added.join(" ")
 }

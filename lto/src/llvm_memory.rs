@@ -78,14 +78,42 @@ pub fn captures_provenance(bits: u32) -> bool {
     (bits | (bits >> 4)) & PROVENANCE != 0
 }
 
-/// LLVM's spelling of an access kind on every location, for reports.
-pub fn spelling(no_reads: bool, no_writes: bool) -> &'static str {
-    match (no_reads, no_writes) {
-        (true, true) => "memory(none)",
-        (false, true) => "memory(read)",
-        (true, false) => "memory(write)",
-        (false, false) => "memory(readwrite)",
+/// `bits` without the locations a function keeping to its arguments does not touch:
+/// errno and other memory (argmem and memory no program can name stay).
+pub fn keep_to_arguments(bits: u32) -> u32 {
+    const ERRNO_AND_OTHER: u32 = 0b1111 << 4;
+    bits & !ERRNO_AND_OTHER
+}
+
+/// LLVM's spelling of an encoded `memory(...)`, as its IR printer writes it: the access
+/// to other memory first (or `none` when nothing is accessed), then each location accessed
+/// otherwise (`memory(argmem: readwrite, inaccessiblemem: write)`).
+pub fn spelling(bits: u32) -> String {
+    const NAMES: [&str; 6] = [
+        "argmem",
+        "inaccessiblemem",
+        "errnomem",
+        "",
+        "target_mem0",
+        "target_mem1",
+    ];
+    let access = |i: usize| match (bits >> (2 * i)) & 3 {
+        0 => "none",
+        READ => "read",
+        WRITE => "write",
+        _ => "readwrite",
+    };
+    let other = access(3);
+    let mut parts: Vec<String> = Vec::new();
+    if other != "none" || bits == 0 {
+        parts.push(other.to_string());
     }
+    for (i, name) in NAMES.iter().enumerate() {
+        if i != 3 && access(i) != other {
+            parts.push(format!("{name}: {}", access(i)));
+        }
+    }
+    format!("memory({})", parts.join(", "))
 }
 
 #[cfg(test)]
@@ -117,6 +145,23 @@ mod tests {
             effects(0b01_01_01_01_01_01)
         );
         assert_eq!(restrict(0b11, true, false), 0b10);
+    }
+
+    #[test]
+    fn spelled_as_llvm_prints_it() {
+        assert_eq!(spelling(0), "memory(none)");
+        assert_eq!(spelling(restrict(UNKNOWN, false, true)), "memory(read)");
+        assert_eq!(spelling(UNKNOWN), "memory(readwrite)");
+        assert_eq!(spelling(0b11), "memory(argmem: readwrite)");
+        assert_eq!(
+            spelling(keep_to_arguments(UNKNOWN)),
+            "memory(argmem: readwrite, inaccessiblemem: readwrite, target_mem0: readwrite, \
+             target_mem1: readwrite)"
+        );
+        assert_eq!(
+            spelling(0b01_01_01_01_01_11),
+            "memory(read, argmem: readwrite)"
+        );
     }
 
     #[test]

@@ -252,6 +252,30 @@ pub fn is_pure_intrinsic(intrinsic: &str) -> bool {
     PURE_INTRINSIC_FAMILIES.contains(&family)
 }
 
+/// Whether intrinsic `intrinsic` touches no memory but what its pointer arguments point to
+/// (and memory no program can name): it copies, sets, marks lifetimes or assumptions, or
+/// only computes.
+pub fn intrinsic_keeps_to_arguments(intrinsic: &str) -> bool {
+    let family = intrinsic.split('.').next().unwrap_or("");
+    matches!(
+        family,
+        "lifetime"
+            | "dbg"
+            | "assume"
+            | "expect"
+            | "memcpy"
+            | "memmove"
+            | "memset"
+            | "objectsize"
+            | "invariant"
+            | "launder"
+            | "strip"
+            | "ptrmask"
+            | "ssa"
+            | "prefetch"
+    ) || is_pure_intrinsic(intrinsic)
+}
+
 /// Intrinsic families that return their first argument.
 const RETURNS_FIRST_INTRINSICS: &[&str] = &[
     "launder.invariant.group",

@@ -163,6 +163,9 @@ pub struct MemoryAttributes {
     /// Writes no memory its callers can see.
     pub no_writes: bool,
     pub no_free: bool,
+    /// Touches no memory its callers can see but what its pointer arguments point to
+    /// (LLVM's `argmem`; memory no program can name, `inaccessiblemem`, aside).
+    pub only_arguments: bool,
 }
 
 /// One node of the call graph: a function, or outside code.
@@ -190,6 +193,8 @@ pub struct ModRef {
     touched_outside: Vec<Touched>,
     /// Components whose functions call each other or themselves.
     recursive: Vec<bool>,
+    /// Components whose functions keep to their arguments (see [`provenance`]).
+    only_arguments: Vec<bool>,
     /// Per module, per call site of a live caller: the caller and what it calls.
     sites: Vec<HashMap<u32, (FnNode, Vec<CallTarget>)>>,
 }
@@ -241,6 +246,7 @@ impl ModRef {
                 no_reads: !e.side_effects && e.reads.is_empty(),
                 no_writes: !e.side_effects && e.writes.is_empty(),
                 no_free: !e.frees,
+                only_arguments: self.only_arguments[self.component[self.node_of[&f]]],
             };
             if a != MemoryAttributes::default() {
                 out.push((f, a));
@@ -274,6 +280,8 @@ struct Builder<'a> {
     node_of: HashMap<GlobalId, FnNode>,
     /// Per node: its own accesses' effect and its callees. The last node is outside code.
     local: Vec<Effect>,
+    /// Per node: its own accesses and calls keep to its arguments (see [`provenance`]).
+    local_only_arguments: Vec<bool>,
     callees: Vec<Vec<FnNode>>,
     /// Object number → the function whose frame holds it (stack objects).
     frame_of: HashMap<u32, FnNode>,
@@ -301,6 +309,7 @@ impl<'a> Builder<'a> {
             functions,
             node_of,
             local: vec![Effect::default(); nodes],
+            local_only_arguments: (0..nodes).map(|n| n + 1 < nodes).collect(),
             callees: vec![Vec::new(); nodes],
             frame_of: HashMap::new(),
             sites: Vec::new(),
@@ -390,6 +399,8 @@ impl<'a> Builder<'a> {
         }
         for (m, module) in index.modules.iter().enumerate() {
             let m = m as u32;
+            let based = provenance::argument_based(module);
+            let based = |v: u32| based.get(v as usize).copied().unwrap_or(false);
             let node_of = std::mem::take(&mut self.node_of);
             let node = |f: u32| {
                 node_of
@@ -401,6 +412,9 @@ impl<'a> Builder<'a> {
             };
             for a in &module.accesses {
                 let Some(n) = node(a.function) else { continue };
+                if !based(a.ptr) {
+                    self.local_only_arguments[n] = false;
+                }
                 let t = self.pointees(m, a.ptr);
                 use crate::model::AccessKind::*;
                 if matches!(a.kind, Read | ReadWrite) {
@@ -413,6 +427,7 @@ impl<'a> Builder<'a> {
             for &f in &module.opaque_functions {
                 if let Some(n) = node(f) {
                     self.local[n] = Effect::anything();
+                    self.local_only_arguments[n] = false;
                 }
             }
             let mut args: HashMap<u32, Vec<u32>> = HashMap::new();
@@ -437,6 +452,11 @@ impl<'a> Builder<'a> {
                     continue;
                 };
                 let actuals = args.remove(&cs.id).unwrap_or_default();
+                if !actuals.iter().all(|&a| a == u32::MAX || based(a))
+                    || !self.callees_keep_to_arguments(m, &cs.callee)
+                {
+                    self.local_only_arguments[n] = false;
+                }
                 let mut targets = self.call_targets(m, &cs.callee, &actuals);
                 // The call itself copies what its `byval` arguments point to.
                 let mut copied = Touched::default();
@@ -502,6 +522,38 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Whether the functions outside the unit a call may reach touch only what their
+    /// arguments point to (those with bodies are judged on their own, in `solve`).
+    fn callees_keep_to_arguments(&mut self, m: u32, callee: &Callee) -> bool {
+        let targets = match *callee {
+            Callee::Direct(g) => match self.view.resolve(m, g) {
+                Target::Function(f) => vec![f],
+                _ => return false,
+            },
+            Callee::Indirect(v) => {
+                let t = self.pointees(m, v);
+                if t.anything || t.external {
+                    return false;
+                }
+                t.objects
+                    .iter()
+                    .filter_map(|&o| match self.pts.object(o) {
+                        Object::Global(f) => Some(f),
+                        _ => None,
+                    })
+                    .collect()
+            }
+        };
+        targets.into_iter().all(|f| {
+            self.node_of.contains_key(&f)
+                || self.view.tracked_definition(f)
+                || provenance::library_keeps_to_arguments(
+                    &self.view.index.global(f).name,
+                    &library::model(self.view.index, f),
+                )
+        })
+    }
+
     fn function_target(&mut self, m: u32, f: GlobalId, actuals: &[u32]) -> Vec<CallTarget> {
         if let Some(&n) = self.node_of.get(&f) {
             return vec![CallTarget::Function(n)];
@@ -526,28 +578,11 @@ impl<'a> Builder<'a> {
         }
         if let Some(intrinsic) = name.strip_prefix("llvm.") {
             let family = intrinsic.split('.').next().unwrap_or("");
-            let side_effects = !matches!(
-                family,
-                "lifetime"
-                    | "dbg"
-                    | "assume"
-                    | "expect"
-                    | "memcpy"
-                    | "memmove"
-                    | "memset"
-                    | "va_start"
-                    | "va_end"
-                    | "va_copy"
-                    | "objectsize"
-                    | "invariant"
-                    | "launder"
-                    | "strip"
-                    | "ptrmask"
-                    | "ssa"
-                    | "prefetch"
-                    | "stacksave"
-                    | "stackrestore"
-            ) && !library::is_pure_intrinsic(intrinsic);
+            let side_effects = !library::intrinsic_keeps_to_arguments(intrinsic)
+                && !matches!(
+                    family,
+                    "va_start" | "va_end" | "va_copy" | "stacksave" | "stackrestore"
+                );
             // Intrinsics touch memory only through their pointer arguments.
             return vec![CallTarget::Library(Effect {
                 reads: args.clone(),
@@ -675,20 +710,25 @@ impl<'a> Builder<'a> {
         let mut inside = vec![Effect::default(); count];
         let mut outside = vec![Effect::default(); count];
         let mut recursive = vec![false; count];
+        let mut only_arguments = vec![false; count];
         // Components come callees first.
         for c in 0..count {
             let mut e = Effect::default();
+            let mut keeps = true;
             for &n in &members[c] {
                 e.add(&self.local[n]);
+                keeps &= self.local_only_arguments[n];
                 for &callee in &self.callees[n] {
                     let cc = component[callee];
                     if cc == c {
                         recursive[c] = true;
                     } else {
                         e.add(&outside[cc]);
+                        keeps &= only_arguments[cc];
                     }
                 }
             }
+            only_arguments[c] = keeps;
             let frame = |o: u32| {
                 self.frame_of
                     .get(&o)
@@ -712,10 +752,12 @@ impl<'a> Builder<'a> {
             inside,
             outside,
             recursive,
+            only_arguments,
             sites: self.sites,
         }
     }
 }
 
+mod provenance;
 #[cfg(test)]
 mod tests;

@@ -393,27 +393,85 @@ fn calls_get_scopes_and_functions_attributes() {
         .expect("a DebugLoc on the MemoryAttributes remark");
     assert!(at.file.ends_with("alias/calls.c") && at.line > 0, "{at:?}");
     let preopt = llvm_dis(&t.path("rld/calls.0.0.preopt.bc"));
-    let define = preopt
-        .lines()
-        .find(|l| l.starts_with("define") && l.contains("@peek_through("))
-        .expect("peek_through in the preopt bitcode");
-    let group = define
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix('#'))
-        .expect("an attribute group");
-    let attributes = preopt
-        .lines()
-        .find(|l| l.starts_with(&format!("attributes #{group} ")))
-        .unwrap_or_default();
+    let attributes = function_attributes(&preopt, "peek_through");
     assert!(
         attributes.contains("memory(read)") && attributes.contains("nofree"),
         "peek_through's attributes: {attributes}"
     );
 }
 
+/// Functions that touch only what their arguments point to, through a call whose targets
+/// only the whole program knows (`cases/alias/argmem.c`): `fill_through` gets
+/// `memory(argmem: ...)`, which LLVM cannot infer through the indirect call;
+/// `count_through`, one of whose targets also writes a global, does not.
+#[test]
+fn functions_keeping_to_their_arguments_get_argmem() {
+    if is_standin() {
+        eprintln!("skipped: the attributes and their remarks are rld's own");
+        return;
+    }
+    let t = Test::new();
+    let obj = t.compile(Clang, "alias/argmem.c", &["-flto", "-O2"]);
+    let objs = [obj.as_path()];
+    let lld = t.link(
+        Driver::ClangLld,
+        &objs,
+        &strs(&lto_flags(None, &[])),
+        "lld/argmem",
+    );
+    let yaml = t.path("rld/argmem.yaml");
+    let flags = ["-Wl,--save-temps", "-Wl,--opt-remarks-passes=wpa-aa"];
+    let exe = t.link(
+        Driver::ClangRld,
+        &objs,
+        &strs(&lto_flags(Some(&yaml), &flags)),
+        "rld/argmem",
+    );
+    assert_same_output(&exe, &lld, &[], &[], Some("1 2 1 0 1\n"));
+    let remarks = remarks(&yaml);
+    let added = |function: &str| {
+        remarks
+            .iter()
+            .find(|r| r.pass == "wpa-aa" && r.name == "MemoryAttributes" && r.function == function)
+            .and_then(|r| r.args.iter().find(|a| a.0 == "Attributes"))
+            .map(|a| a.1.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        added("fill_through"),
+        "memory(argmem: readwrite, inaccessiblemem: readwrite, target_mem0: readwrite, \
+         target_mem1: readwrite) nofree"
+    );
+    assert_eq!(added("count_through"), "nofree");
+    let preopt = llvm_dis(&t.path("rld/argmem.0.0.preopt.bc"));
+    let fill = function_attributes(&preopt, "fill_through");
+    assert!(
+        fill.contains("memory(argmem: readwrite, inaccessiblemem"),
+        "{fill}"
+    );
+    let count = function_attributes(&preopt, "count_through");
+    assert!(!count.contains("memory("), "{count}");
+}
+
 fn llvm_dis(bitcode: &Path) -> String {
     let out = run_checked(Command::new("llvm-dis-22").arg(bitcode).arg("-o").arg("-"));
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The attribute group line of `function`'s definition in disassembled IR.
+fn function_attributes(ir: &str, function: &str) -> String {
+    let define = ir
+        .lines()
+        .find(|l| l.starts_with("define") && l.contains(&format!("@{function}(")))
+        .unwrap_or_else(|| panic!("{function} in the IR"));
+    let group = define
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix('#'))
+        .expect("an attribute group");
+    ir.lines()
+        .find(|l| l.starts_with(&format!("attributes #{group} ")))
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// Memory only the callees touch (a block one allocates and another reads, a local one

@@ -316,3 +316,87 @@ fn pointers_the_analysis_never_saw_assigned_may_touch_anything() {
     assert_eq!(s.call(m, site), ["anything"]);
     assert_eq!(s.reads(m, reader), ["anything"]);
 }
+
+/// `fill_through(fill, p) { fill(p); }` with fillers that write only through their
+/// argument keeps to its arguments; the same shape reaching a filler that also writes a
+/// global, or a pointer loaded from memory, or the C library's other memory, does not.
+#[test]
+fn functions_keeping_to_their_arguments_through_indirect_calls() {
+    let (mut p, m, main) = program();
+    let counter = p.var(m, "counter", Linkage::Internal, false);
+    let filler = |p: &mut TestProgram, name: &str, global: Option<u32>| {
+        let f = p.func(m, name);
+        let fp = p.param(m, f, 0);
+        let at = p.field(m, fp, Some(4));
+        p.access(m, f, at, AccessKind::Write);
+        if let Some(g) = global {
+            let ga = p.addr(m, f, g);
+            p.access(m, f, ga, AccessKind::ReadWrite);
+        }
+        f
+    };
+    let fill_a = filler(&mut p, "fill_a", None);
+    let fill_b = filler(&mut p, "fill_b", None);
+    let count = filler(&mut p, "count", Some(counter));
+    let through = |p: &mut TestProgram, name: &str, table: u32| {
+        let f = p.func(m, name);
+        let fp = p.param(m, f, 0);
+        let arg = p.param(m, f, 1);
+        p.icall(m, f, fp, &[arg]);
+        let ta = p.addr(m, main, table);
+        let entry = p.field(m, ta, None);
+        let target = p.load(m, entry);
+        let buf = p.stack(m, main, 8);
+        p.call(m, main, f, &[target, buf]);
+        f
+    };
+    let fills = p.var(m, "fills", Linkage::Internal, true);
+    p.init(m, fills, 0, fill_a);
+    p.init(m, fills, 8, fill_b);
+    let counts = p.var(m, "counts", Linkage::Internal, true);
+    p.init(m, counts, 0, fill_a);
+    p.init(m, counts, 8, count);
+    let fill_through = through(&mut p, "fill_through", fills);
+    let count_through = through(&mut p, "count_through", counts);
+    // deref(pp) { **pp = 0; }: the pointer it writes through was loaded, not given.
+    let deref = p.func(m, "deref");
+    let pp = p.param(m, deref, 0);
+    let inner = p.load(m, pp);
+    p.access(m, deref, inner, AccessKind::Write);
+    let slot = p.stack(m, main, 8);
+    p.call(m, main, deref, &[slot]);
+    // own(p) { int x; x = *p; strlen(p); free(p); }: its own frame, an argmem-only
+    // library function and the allocator keep to the argument; getenv reads other memory.
+    let strlen = p.libc(m, "strlen");
+    let free = p.libc(m, "free");
+    let getenv = p.libc(m, "getenv");
+    let own = p.func(m, "own");
+    let op = p.param(m, own, 0);
+    let x = p.stack(m, own, 4);
+    p.access(m, own, op, AccessKind::Read);
+    p.access(m, own, x, AccessKind::Write);
+    p.call(m, own, strlen, &[op]);
+    p.call(m, own, free, &[op]);
+    p.call(m, main, own, &[slot]);
+    let env = p.func(m, "env");
+    let ep = p.param(m, env, 0);
+    p.call(m, env, getenv, &[ep]);
+    p.call(m, main, env, &[slot]);
+    // global_arg(): passes a global's address to a filler: not an argument of its own.
+    let global_arg = p.func(m, "global_arg");
+    let ca = p.addr(m, global_arg, counter);
+    p.call(m, global_arg, fill_a, &[ca]);
+    p.call(m, main, global_arg, &[]);
+    for f in [fill_a, fill_b, count] {
+        p.call(m, main, f, &[slot]);
+    }
+    let s = Solved::of(&p);
+    let only = |f: u32| s.attributes(m, f).only_arguments;
+    assert!(only(fill_a) && only(fill_b) && only(fill_through) && only(own));
+    assert!(!only(count), "count writes a global");
+    assert!(!only(count_through), "count_through calls count");
+    assert!(!only(deref), "a loaded pointer is based on no argument");
+    assert!(!only(env), "getenv reads memory beyond its argument");
+    assert!(!only(global_arg), "a global's address is no argument");
+    assert!(!only(main));
+}
