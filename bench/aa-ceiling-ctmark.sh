@@ -23,6 +23,11 @@
 #   TS_BUILD=... RLD=/path/to/rld bench/aa-ceiling-ctmark.sh
 #   LINK_FLAGS="-Wl,--some-option" bench/aa-ceiling-ctmark.sh   # rld's analysis configured otherwise
 #   REMARKS=1 TS_BUILD=... bench/aa-ceiling-ctmark.sh           # what LLVM's passes did, instead
+#   STATIC=1 TS_BUILD=... bench/aa-ceiling-ctmark.sh            # the static columns only
+#
+# STATIC=1: no instrumented build or run; per program the pairs and the MayAlias answers
+# without and with rld's metadata (the first three columns of the table), in minutes rather
+# than hours: for comparing builds of rld's analysis (RLD=...).
 #
 # REMARKS=1: no instrumented build or run (nor aat-eval, nor --save-temps). Both links of each
 # program (the two run at once) write LLVM's optimization remarks of licm, gvn,
@@ -46,6 +51,7 @@ source "$repo/bench/ctmark-common.sh"
 programs="${PROGRAMS:-$ctmark_programs}"
 read -ra link_flags <<<"${LINK_FLAGS:-}"
 remarks="${REMARKS:-}"
+static="${STATIC:-}"
 passes='licm|gvn|loop-vectorize|slp-vectorizer|dse'
 mkdir -p "$work"
 # shellcheck source=bench/aa-ceiling/table.sh
@@ -150,7 +156,12 @@ if [[ -n $remarks ]]; then
     echo '|---|---|---|---|---|---|---|---|'
     all_off='' all_on=''
 else
-    ceiling_header
+    if [[ -n $static ]]; then
+        echo '| program | pairs | MayAlias, LLVM | MayAlias, rld | removed |'
+        echo '|---|---|---|---|---|'
+    else
+        ceiling_header
+    fi
 fi
 remarks_start=$(now)
 for prog in $programs; do
@@ -197,6 +208,10 @@ for prog in $programs; do
         continue
     fi
     echo "$prog: linked and evaluated in $(since "$start")" | tee -a "$log" >&2
+    if [[ -n $static ]]; then
+        static_row "$prog" "$work/off/$prog.eval" "$work/on/$prog.eval"
+        continue
+    fi
     on="$work/on/$prog"
     opt-22 "${plugin[@]}" -passes=aat-instrument "$on.0.0.preopt.bc" -o "$on.inst.bc"
     "$driver" -O0 "$on.inst.bc" "$work/runtime.o" -lstdc++ "${libs[@]}" -o "$on.inst"

@@ -28,3 +28,15 @@ ceiling_row() {
         "${f[unsound]}" "$ms"
     sed -n '2,$p' "$out"
 }
+
+# static_row PROG EVAL_WITHOUT EVAL_WITH: pairs and MayAlias answers without and with rld's
+# metadata, from aat-eval's output alone (its totals line and its MayAlias pairs).
+static_row() {
+    local pairs off on
+    pairs=$(awk '$1 == "T" { print $2 + $3 + $4 + $5 }' "$2")
+    off=$(grep -c '^M ' "$2" || true)
+    on=$(grep -c '^M ' "$3" || true)
+    printf '| %s | %s | %s (%s) | %s (%s) | %s |\n' "$1" "$pairs" \
+        "$off" "$(ceiling_pct "$off" "$pairs")" "$on" "$(ceiling_pct "$on" "$pairs")" \
+        "$(ceiling_pct $((off - on)) "$off")"
+}

@@ -78,6 +78,14 @@ pub(crate) fn call_remarks(
                 for &t in targets {
                     args.push(arg("Callee", index.global(t).name.clone()));
                 }
+                if let Some((_, added)) = outcome.call_attributes.iter().find(|c| c.0 == (m, site))
+                {
+                    args.push(arg(
+                        "String",
+                        "; the call now carries what they all say: ".into(),
+                    ));
+                    args.push(arg("Attributes", added.clone()));
+                }
                 let name = if promoted.contains(&(m, site)) {
                     "promoted"
                 } else {

@@ -77,6 +77,9 @@ pub struct CallOutcome {
     pub annotated: Vec<(u32, u32)>,
     /// Of those, sites promoted to direct calls.
     pub promoted: Vec<(u32, u32)>,
+    /// Indirect calls given their targets' attributes, with the attributes added (LLVM's
+    /// spelling).
+    pub call_attributes: Vec<((u32, u32), String)>,
     /// Instructions and functions given scoped-noalias metadata.
     pub alias: crate::alias_scopes::Annotated,
     /// Modules left without it because their bodies differ from their summaries.
@@ -307,6 +310,7 @@ impl CallOutcome {
     fn merge(&mut self, other: CallOutcome) {
         self.annotated.extend(other.annotated);
         self.promoted.extend(other.promoted);
+        self.call_attributes.extend(other.call_attributes);
         self.alias.functions += other.alias.functions;
         self.alias.instructions += other.alias.instructions;
         self.alias.attributes.extend(other.alias.attributes);
@@ -330,6 +334,8 @@ impl CallOutcome {
         }
         self.alias.attributes.sort();
         self.alias.attributes.dedup();
+        self.call_attributes.sort();
+        self.call_attributes.dedup_by(|a, b| a.0 == b.0);
     }
 }
 
@@ -536,7 +542,12 @@ pub(crate) fn prepare_partition<'ctx, 'a: 'ctx>(
         };
         match promote::apply_plan(ctx, &module, call, plan) {
             promote::Applied::Nothing => {}
-            promote::Applied::Annotated => outcome.annotated.push(site),
+            promote::Applied::Annotated(added) => {
+                outcome.annotated.push(site);
+                if !added.is_empty() {
+                    outcome.call_attributes.push((site, added));
+                }
+            }
             promote::Applied::Promoted => {
                 outcome.annotated.push(site);
                 outcome.promoted.push(site);

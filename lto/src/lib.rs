@@ -5,6 +5,7 @@
 pub mod alias_scopes;
 pub mod backend;
 pub mod backend_job;
+pub mod call_attributes;
 pub mod codegen;
 mod cut_check;
 pub mod distribute;

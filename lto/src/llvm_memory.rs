@@ -85,6 +85,39 @@ pub fn keep_to_arguments(bits: u32) -> u32 {
     bits & !ERRNO_AND_OTHER
 }
 
+/// LLVM's spelling of an encoded `captures(...)`: what is captured other than through the
+/// return value, then (where it differs) through it (`captures(none)`,
+/// `captures(address, ret: address, provenance)`).
+pub fn captures_spelling(bits: u32) -> String {
+    let components = |c: u32| {
+        let mut parts = Vec::new();
+        if c & 3 == 3 {
+            parts.push("address");
+        } else if c & 1 != 0 {
+            parts.push("address_is_null");
+        }
+        if c & 12 == 12 {
+            parts.push("provenance");
+        } else if c & 4 != 0 {
+            parts.push("read_provenance");
+        }
+        if parts.is_empty() {
+            "none".to_string()
+        } else {
+            parts.join(", ")
+        }
+    };
+    let (other, ret) = ((bits >> 4) & 15, bits & 15);
+    let mut parts = Vec::new();
+    if other != 0 || other == ret {
+        parts.push(components(other));
+    }
+    if other != ret {
+        parts.push(format!("ret: {}", components(ret)));
+    }
+    format!("captures({})", parts.join(", "))
+}
+
 /// LLVM's spelling of an encoded `memory(...)`, as its IR printer writes it: the access
 /// to other memory first (or `none` when nothing is accessed), then each location accessed
 /// otherwise (`memory(argmem: readwrite, inaccessiblemem: write)`).
@@ -161,6 +194,20 @@ mod tests {
         assert_eq!(
             spelling(0b01_01_01_01_01_11),
             "memory(read, argmem: readwrite)"
+        );
+    }
+
+    #[test]
+    fn captures_spelled_as_llvm_prints_them() {
+        assert_eq!(captures_spelling(0), "captures(none)");
+        assert_eq!(captures_spelling(0b0011_0011), "captures(address)");
+        assert_eq!(
+            captures_spelling(0b0011_1111),
+            "captures(address, ret: address, provenance)"
+        );
+        assert_eq!(
+            captures_spelling(0b1111),
+            "captures(ret: address, provenance)"
         );
     }
 

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::{xxh3_128, Xxh3};
 
 /// Ends every cache file, after the payload's hash.
-const MAGIC: &[u8; 8] = b"RLDPART3";
+const MAGIC: &[u8; 8] = b"RLDPART4";
 
 /// The key of partition `p`; `module_hashes[m]` is the hash of module `m`'s bitcode.
 pub fn key(job: &Job, p: u32, module_hashes: &[u128]) -> u128 {
@@ -143,6 +143,12 @@ fn put_sites(out: &mut Vec<u8>, sites: &[(u32, u32)]) {
 fn write_outcome(out: &mut Vec<u8>, o: &CallOutcome) {
     put_sites(out, &o.annotated);
     put_sites(out, &o.promoted);
+    put_u32(out, o.call_attributes.len() as u32);
+    for &((m, s), ref a) in &o.call_attributes {
+        put_u32(out, m);
+        put_u32(out, s);
+        put_bytes(out, a.as_bytes());
+    }
     put_u32(out, o.alias.functions as u32);
     put_u32(out, o.alias.instructions as u32);
     put_u32(out, o.alias.attributes.len() as u32);
@@ -220,6 +226,10 @@ fn read_outcome(r: &mut Reader) -> Option<CallOutcome> {
         promoted: r.sites()?,
         ..Default::default()
     };
+    for _ in 0..r.u32()? {
+        let site = (r.u32()?, r.u32()?);
+        o.call_attributes.push((site, r.string()?));
+    }
     o.alias.functions = r.u32()? as usize;
     o.alias.instructions = r.u32()? as usize;
     for _ in 0..r.u32()? {
@@ -240,6 +250,7 @@ mod tests {
         let mut o = CallOutcome {
             annotated: vec![(0, 1), (2, 3)],
             promoted: vec![(2, 3)],
+            call_attributes: vec![((0, 1), "memory(read) 1:captures(none)".into())],
             ..Default::default()
         };
         o.alias.functions = 4;
@@ -282,6 +293,7 @@ mod tests {
             (vec![(0, 1), (2, 3)], vec![(2, 3)], 4, 9)
         );
         assert_eq!(o.alias.attributes, outcome().alias.attributes);
+        assert_eq!(o.call_attributes, outcome().call_attributes);
         assert_eq!(o.alias_skipped[0].1, outcome().alias_skipped[0].1);
         assert_eq!(o.sites_skipped, outcome().sites_skipped);
         assert_eq!((o.bodies, o.bodies_read), (12, 5));

@@ -105,12 +105,13 @@ fn declare(module: LLVMModuleRef, call: LLVMValueRef, name: &str) -> Option<LLVM
 }
 
 /// What `apply_plan` did at a call site.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Applied {
     /// A target is missing from the merged module: the site is left alone.
     Nothing,
-    /// `!callees` attached.
-    Annotated,
+    /// `!callees` attached, and the targets' attributes the call now carries (LLVM's
+    /// spelling; see [`crate::call_attributes`]).
+    Annotated(String),
     /// `!callees` attached and the call promoted to direct calls.
     Promoted,
 }
@@ -140,7 +141,12 @@ pub fn apply_plan(ctx: &Context, module: &Module, call: Value, plan: &SitePlan) 
         );
         LLVMSetMetadata(call, md_kind(ctx, SITE_KIND), std::ptr::null_mut());
         if !plan.promote || LLVMIsACallInst(call).is_null() || is_musttail(call) {
-            return Applied::Annotated;
+            let added = if plan.complete {
+                crate::call_attributes::copy_targets_attributes(ctx, call, &targets)
+            } else {
+                String::new()
+            };
+            return Applied::Annotated(added);
         }
         promote(ctx, call, &targets, plan.complete);
     }

@@ -453,6 +453,92 @@ fn functions_keeping_to_their_arguments_get_argmem() {
     assert!(!count.contains("memory("), "{count}");
 }
 
+/// An indirect call with a known, complete set of targets carries what all of them say
+/// (`cases/alias/call_attrs.c`: every setter writes only through its argument and keeps
+/// no copy): `x`, whose address only that call is given, is then not captured, and LLVM
+/// does not read it again after a call to code outside LTO. Without the attributes (no
+/// called-value propagation, so no known targets) it does. Both links without rld's alias
+/// metadata, which would tell LLVM the same through scopes.
+#[test]
+fn indirect_calls_carry_their_targets_attributes() {
+    if is_standin() {
+        eprintln!("skipped: the attributes and their remarks are rld's own");
+        return;
+    }
+    let t = Test::new();
+    let objs = [
+        t.compile(Clang, "alias/call_attrs.c", &["-flto", "-O2"]),
+        t.compile(Clang, "alias/call_attrs_opaque.c", &["-O2"]),
+    ];
+    let objs: Vec<&Path> = objs.iter().map(PathBuf::as_path).collect();
+    let lld = t.link(
+        Driver::ClangLld,
+        &objs,
+        &strs(&lto_flags(None, &[])),
+        "lld/call_attrs",
+    );
+    // The loads of `twice`'s local after linking with `extra`.
+    let loads = |out: &str, extra: &[&str]| -> (usize, Vec<rld_tests::llvm_remarks::Remark>) {
+        let yaml = t.path(&format!("{out}.yaml"));
+        let flags = [
+            &[
+                "-Wl,--save-temps",
+                "-Wl,--no-wpa-aa-metadata",
+                "-Wl,--opt-remarks-passes=cvp",
+            ][..],
+            extra,
+        ]
+        .concat();
+        let exe = t.link(
+            Driver::ClangRld,
+            &objs,
+            &strs(&lto_flags(Some(&yaml), &flags)),
+            out,
+        );
+        assert_same_output(&exe, &lld, &[], &[], Some("4 6 2\n"));
+        let ir = llvm_dis(&t.path(&format!("{out}.0.4.opt.bc")));
+        let body: Vec<&str> = ir
+            .lines()
+            .skip_while(|l| !(l.starts_with("define") && l.contains("@twice(")))
+            .take_while(|l| *l != "}")
+            .collect();
+        assert!(!body.is_empty(), "twice in the optimized IR");
+        let n = body
+            .iter()
+            .filter(|l| l.contains("= load i32, ptr %"))
+            .count();
+        let remarks = if yaml.exists() {
+            remarks(&yaml)
+        } else {
+            Vec::new()
+        };
+        (n, remarks)
+    };
+    let (with, remarks) = loads("rld/call_attrs", &[]);
+    assert_eq!(
+        with, 1,
+        "x read again after opaque() with the call's attributes"
+    );
+    let site = remarks
+        .iter()
+        .find(|r| r.pass == "cvp" && r.name == "callees" && r.function == "twice")
+        .expect("a callees remark for twice's call");
+    let attributes = site
+        .args
+        .iter()
+        .find(|a| a.0 == "Attributes")
+        .map(|a| a.1.as_str());
+    assert_eq!(
+        attributes,
+        Some("memory(argmem: write) 0:captures(none) 0:writeonly")
+    );
+    let (without, _) = loads("nocvp/call_attrs", &["-Wl,--no-cvp"]);
+    assert_eq!(
+        without, 2,
+        "x not read again without the attributes: the test shows nothing"
+    );
+}
+
 fn llvm_dis(bitcode: &Path) -> String {
     let out = run_checked(Command::new("llvm-dis-22").arg(bitcode).arg("-o").arg("-"));
     String::from_utf8_lossy(&out.stdout).into_owned()
