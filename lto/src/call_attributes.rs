@@ -88,6 +88,13 @@ pub unsafe fn copy_targets_attributes(
             continue;
         }
         let index = i + 1;
+        // What the callee does with its own copy says nothing of the caller's pointer.
+        let by_value = ["byval", "inalloca", "preallocated"]
+            .into_iter()
+            .any(|n| kind(n).is_some_and(|k| on_call(call, index, k).is_some()));
+        if by_value {
+            continue;
+        }
         if let Some(captures) = captures {
             let all: Option<u64> = targets
                 .iter()
