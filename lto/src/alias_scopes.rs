@@ -18,7 +18,7 @@ use inkwell::context::Context;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::module::Module;
-use rld_summaries::alias::{FunctionAttributes, FunctionScopes};
+use rld_summaries::alias::{FunctionAttributes, FunctionScopes, ScopeMask};
 use rld_summaries::modref::MemoryAttributes;
 use rld_summaries::FunctionShape;
 use std::collections::HashMap;
@@ -112,16 +112,16 @@ fn write_scopes(
         let scopes: Vec<LLVMMetadataRef> = (0..f.scopes)
             .map(|s| md_node(ctx, &[md_string(ctx, &format!("{prefix}.{s}")), domain]))
             .collect();
-        let all = if f.scopes >= 64 {
-            u64::MAX
+        let all = if f.scopes >= ScopeMask::BITS {
+            ScopeMask::MAX
         } else {
-            (1u64 << f.scopes) - 1
+            (1 << f.scopes) - 1
         };
-        let mut lists: HashMap<u64, LLVMMetadataRef> = HashMap::new();
-        let mut list = |mask: u64| {
+        let mut lists: HashMap<ScopeMask, LLVMMetadataRef> = HashMap::new();
+        let mut list = |mask: ScopeMask| {
             *lists.entry(mask).or_insert_with(|| {
                 let members: Vec<LLVMMetadataRef> = (0..f.scopes)
-                    .filter(|s| mask & (1u64 << s) != 0)
+                    .filter(|s| mask & (1 << s) != 0)
                     .map(|s| scopes[s as usize])
                     .collect();
                 md_node(ctx, &members)

@@ -34,8 +34,11 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 /// Most scopes per function (the last one is "other" when the function touches more
-/// objects); one bit each in a `u64` mask.
-pub const MAX_SCOPES: usize = 48;
+/// objects); one bit each in a [`ScopeMask`].
+pub const MAX_SCOPES: usize = 128;
+
+/// A set of a function's scopes, one bit each.
+pub type ScopeMask = u128;
 
 /// The scoped-noalias annotation of one function.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,7 +51,7 @@ pub struct FunctionScopes {
     pub scopes: u32,
     /// Instruction position (in the function's instruction order) and the scopes it may
     /// touch, as a bit mask. `!noalias` is the complement within `0..scopes`.
-    pub instructions: Vec<(u32, u64)>,
+    pub instructions: Vec<(u32, ScopeMask)>,
     /// Abstract objects the function's accesses touch (before folding into "other").
     pub objects: usize,
     /// Annotated memory accesses (an instruction with two pointer operands counts twice).
@@ -363,23 +366,25 @@ fn function_scopes(
     }
     let scopes = if fits { ranked.len() + 1 } else { MAX_SCOPES } as u32;
     // Every scope of each object (what a call touching the object may touch).
-    let mut object_mask: HashMap<u32, u64> = HashMap::new();
+    let mut object_mask: HashMap<u32, ScopeMask> = HashMap::new();
     for (p, &s) in scope_of_piece.iter().enumerate() {
         if !touching[p].is_empty() {
-            *object_mask.entry(pieces.object(p)).or_default() |= 1u64 << s;
+            *object_mask.entry(pieces.object(p)).or_default() |= 1 << s;
         }
     }
-    let external_mask = escaped.iter().fold(1u64, |m, o| m | object_mask[o]);
+    let external_mask = escaped
+        .iter()
+        .fold(1 as ScopeMask, |m, o| m | object_mask[o]);
     let mut accesses = 0;
     let mut instructions = Vec::with_capacity(known.len());
     for (k, (inst, acc)) in known.iter().enumerate() {
         accesses += acc.len();
-        let mut mask = 0u64;
+        let mut mask: ScopeMask = 0;
         if acc.iter().any(|a| a.external) {
             mask |= external_mask;
         }
         for &p in &covered[k] {
-            mask |= 1u64 << scope_of_piece[p];
+            mask |= 1 << scope_of_piece[p];
         }
         instructions.push((*inst, mask));
     }
@@ -401,7 +406,7 @@ fn function_scopes(
     };
     let mut call_masks = Vec::with_capacity(calls.len());
     // Calls of one callee share its set: one mask per set.
-    let mut masks: HashMap<*const Touched, u64> = HashMap::new();
+    let mut masks: HashMap<*const Touched, ScopeMask> = HashMap::new();
     for (inst, t) in calls {
         let t: &Touched = t;
         let mask = *masks.entry(t as *const Touched).or_insert_with(|| {
@@ -411,7 +416,7 @@ fn function_scopes(
                 match object_mask.get(o) {
                     Some(&m) => mask |= m,
                     None if escaped_object(*o) => mask |= 1,
-                    None => mask |= 1u64 << hidden,
+                    None => mask |= 1 << hidden,
                 }
             }
             mask
@@ -490,8 +495,8 @@ impl Pieces {
 }
 
 /// Instruction counts by mask.
-fn by_mask(instructions: &[(u32, u64)]) -> Vec<(u64, u64)> {
-    let mut by_mask: HashMap<u64, u64> = HashMap::new();
+fn by_mask(instructions: &[(u32, ScopeMask)]) -> Vec<(ScopeMask, u64)> {
+    let mut by_mask: HashMap<ScopeMask, u64> = HashMap::new();
     for &(_, m) in instructions {
         *by_mask.entry(m).or_default() += 1;
     }
@@ -499,7 +504,7 @@ fn by_mask(instructions: &[(u32, u64)]) -> Vec<(u64, u64)> {
 }
 
 /// Pairs of instructions whose masks are disjoint (counted per distinct mask).
-fn disjoint_pairs(instructions: &[(u32, u64)]) -> u64 {
+fn disjoint_pairs(instructions: &[(u32, ScopeMask)]) -> u64 {
     let masks = by_mask(instructions);
     let mut pairs = 0;
     for (i, &(a, ca)) in masks.iter().enumerate() {
@@ -513,7 +518,7 @@ fn disjoint_pairs(instructions: &[(u32, u64)]) -> u64 {
 }
 
 /// Pairs of one instruction from each list with disjoint masks.
-fn crossing_disjoint_pairs(a: &[(u32, u64)], b: &[(u32, u64)]) -> u64 {
+fn crossing_disjoint_pairs(a: &[(u32, ScopeMask)], b: &[(u32, ScopeMask)]) -> u64 {
     let (a, b) = (by_mask(a), by_mask(b));
     let mut pairs = 0;
     for &(x, cx) in &a {
@@ -536,7 +541,7 @@ mod tests {
     /// memory, its size.
     type TestAccess<'a> = (&'a [(u32, Extent)], bool, Option<u64>);
 
-    fn masks(accesses: &[TestAccess]) -> Vec<u64> {
+    fn masks(accesses: &[TestAccess]) -> Vec<ScopeMask> {
         let per_inst = accesses
             .iter()
             .enumerate()
@@ -557,7 +562,7 @@ mod tests {
         f.instructions.iter().map(|&(_, m)| m).collect()
     }
 
-    fn apart(m: &[u64], a: usize, b: usize) -> bool {
+    fn apart(m: &[ScopeMask], a: usize, b: usize) -> bool {
         m[a] & m[b] == 0
     }
 
@@ -575,6 +580,25 @@ mod tests {
         assert!(!apart(&m, 1, 2));
         assert!(!apart(&m, 3, 0) && !apart(&m, 3, 1) && !apart(&m, 3, 2));
         assert!(apart(&m, 4, 1) && apart(&m, 4, 3));
+    }
+
+    /// A large function: 100 fields, each read by one instruction, get a scope each; past
+    /// [`MAX_SCOPES`], the rarest share the last one.
+    #[test]
+    fn up_to_max_scopes_pieces_keep_their_own_scope() {
+        use Extent::At;
+        let fields =
+            |n: u64| -> Vec<[(u32, Extent); 1]> { (0..n).map(|k| [(1, At(8 * k))]).collect() };
+        let hundred = fields(100);
+        let accesses: Vec<TestAccess> = hundred.iter().map(|l| (&l[..], false, Some(8))).collect();
+        let m = masks(&accesses);
+        assert!((0..100).all(|a| (0..a).all(|b| apart(&m, a, b))));
+        let many = fields(200);
+        let accesses: Vec<TestAccess> = many.iter().map(|l| (&l[..], false, Some(8))).collect();
+        let m = masks(&accesses);
+        let own = MAX_SCOPES - 2; // scope 0 is escaped memory, the last one "other"
+        assert!((0..own).all(|a| (0..200).all(|b| a == b || apart(&m, a, b))));
+        assert!(!apart(&m, own, 199), "the rarest share the last scope");
     }
 
     #[test]
