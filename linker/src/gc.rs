@@ -364,22 +364,23 @@ impl<'a> Walk<'a> {
 }
 
 /// Marks live sections; everything else allocatable is dropped from the output. Returns
-/// the symbols defined outside the objects that what is kept refers to, and the pieces of
-/// merge sections it refers to.
+/// the symbols defined outside the objects that what is kept refers to, and, with
+/// `pieces`, the pieces of merge sections it refers to (`-r` keeps every piece: the final
+/// link collects them).
 /// `kept(file, section)`: sections a linker script's `KEEP` names, roots too.
 pub fn collect_garbage(
     objects: &mut [ObjectFile],
     symtab: &SymbolTable,
     root_symbols: &[u32],
     kept: &(dyn Fn(&str, &str) -> bool + Sync),
-) -> (UsedOutside, PieceMarks) {
-    let pieces = PieceMarks::new(objects);
-    let marks = mark_live(objects, symtab, root_symbols, Some(pieces), &|_, obj, s| {
+    pieces: bool,
+) -> (UsedOutside, Option<PieceMarks>) {
+    let pieces = pieces.then(|| PieceMarks::new(objects));
+    let marks = mark_live(objects, symtab, root_symbols, pieces, &|_, obj, s| {
         let sec = &obj.sections[s];
         is_gc_root(sec.name, sec.sh_type, sec.flags, symtab) || kept(&obj.name, sec.name)
     });
-    let pieces = marks.pieces.unwrap_or_else(|| PieceMarks::new(&[]));
-    (marks.used, pieces)
+    (marks.used, marks.pieces)
 }
 
 /// Without `--gc-sections`: drops the functions of LTO partitions that nothing calls or

@@ -439,9 +439,14 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         let kept =
             |file: &str, section: &str| script.as_ref().is_some_and(|m| m.keeps(file, section));
         use rayon::prelude::*;
-        let (used, pieces) = gc::collect_garbage(&mut link.objects, &link.symtab, &gc_roots, &kept);
-        // `-r` keeps every piece (the final link collects).
-        link.piece_marks = (!opts.relocatable).then_some(pieces);
+        let (used, pieces) = gc::collect_garbage(
+            &mut link.objects,
+            &link.symtab,
+            &gc_roots,
+            &kept,
+            !opts.relocatable,
+        );
+        link.piece_marks = pieces;
         link.symtab
             .symbols
             .par_iter_mut()
