@@ -1392,6 +1392,45 @@ pub fn lto_flags(remarks: Option<&Path>, extra: &[&str]) -> Vec<String> {
     flags
 }
 
+/// Links `objs` by rld with LTO and `flags` into `out` (its remarks into `<out>.yaml`) and
+/// requires the program to behave like the reference `lld`'s, run with `args` (and to
+/// print `expected`, if given). Returns the program and its remarks' path.
+pub fn link_lto_like_lld(
+    t: &Test,
+    objs: &[&Path],
+    lld: &Path,
+    out: &str,
+    flags: &[&str],
+    args: &[&str],
+    expected: Option<&str>,
+) -> (PathBuf, PathBuf) {
+    let yaml = t.path(&format!("{out}.yaml"));
+    let exe = t.link(
+        Driver::ClangRld,
+        objs,
+        &strs(&lto_flags(Some(&yaml), flags)),
+        out,
+    );
+    assert_same_output(&exe, lld, args, &[], expected);
+    (exe, yaml)
+}
+
+/// LLVM 22's textual IR of a bitcode file.
+pub fn llvm_dis(bitcode: &Path) -> String {
+    let out = run_checked(Command::new("llvm-dis-22").arg(bitcode).arg("-o").arg("-"));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The lines of `function`'s definition in textual IR, from `define` to before its closing
+/// brace (none if it is not defined there).
+pub fn ir_function<'a>(ir: &'a str, function: &str) -> Vec<&'a str> {
+    let head = format!("@{function}(");
+    ir.lines()
+        .skip_while(|l| !(l.starts_with("define ") && l.contains(&head)))
+        .take_while(|l| *l != "}")
+        .collect()
+}
+
 /// "N of M function bodies read" from an LTO link's `--time` report: the bodies LLVM read
 /// of those in the modules the partitions loaded.
 pub fn bodies_read(stderr: &str) -> (u64, u64) {

@@ -268,31 +268,17 @@ fn the_loop_vectorizer_uses_it() {
     );
     // (vectorized, run-time overlap checks in mix)
     let vectorized = |out: &str, extra: &[&str]| -> (bool, usize) {
-        let yaml = t.path(&format!("{out}.yaml"));
         let flags = [
-            &[
-                "-Wl,--opt-remarks-passes=loop-vectorize",
-                "-Wl,--save-temps",
-            ][..],
-            extra,
-        ]
-        .concat();
-        let exe = t.link(
-            Driver::ClangRld,
-            &objs,
-            &strs(&lto_flags(Some(&yaml), &flags)),
-            out,
-        );
-        assert_same_output(&exe, &lld, &["512", "3"], &[], None);
+            "-Wl,--opt-remarks-passes=loop-vectorize",
+            "-Wl,--save-temps",
+        ];
+        let flags = [&flags[..], extra].concat();
+        let (_, yaml) = link_lto_like_lld(&t, &objs, &lld, out, &flags, &["512", "3"], None);
         let vectorized = remarks(&yaml)
             .iter()
             .any(|r| r.kind == "Passed" && r.name == "Vectorized" && r.function == "mix");
         let opt = llvm_dis(&t.path(&format!("{out}.0.4.opt.bc")));
-        let body: Vec<&str> = opt
-            .lines()
-            .skip_while(|l| !(l.starts_with("define") && l.contains("@mix(")))
-            .take_while(|l| *l != "}")
-            .collect();
+        let body = ir_function(&opt, "mix");
         assert!(!body.is_empty(), "no mix in {out}.0.4.opt.bc");
         let checks = body
             .iter()
@@ -333,19 +319,17 @@ fn calls_get_scopes_and_functions_attributes() {
     );
     // Whether LICM hoists the load of `scale` out of sum_with_hook's loop.
     let hoists_load = |out: &str, extra: &[&str]| -> bool {
-        let yaml = t.path(&format!("{out}.yaml"));
-        let flags = [
-            &["-Wl,--save-temps", "-Wl,--opt-remarks-passes=licm|wpa-aa"][..],
-            extra,
-        ]
-        .concat();
-        let exe = t.link(
-            Driver::ClangRld,
+        let flags = ["-Wl,--save-temps", "-Wl,--opt-remarks-passes=licm|wpa-aa"];
+        let flags = [&flags[..], extra].concat();
+        let (_, yaml) = link_lto_like_lld(
+            &t,
             &objs,
-            &strs(&lto_flags(Some(&yaml), &flags)),
+            &lld,
             out,
+            &flags,
+            &[],
+            Some("5292 0 200 0 201\n"),
         );
-        assert_same_output(&exe, &lld, &[], &[], Some("5292 0 200 0 201\n"));
         remarks(&yaml).iter().any(|r| {
             r.pass == "licm"
                 && r.kind == "Passed"
@@ -419,15 +403,16 @@ fn functions_keeping_to_their_arguments_get_argmem() {
         &strs(&lto_flags(None, &[])),
         "lld/argmem",
     );
-    let yaml = t.path("rld/argmem.yaml");
     let flags = ["-Wl,--save-temps", "-Wl,--opt-remarks-passes=wpa-aa"];
-    let exe = t.link(
-        Driver::ClangRld,
+    let (_, yaml) = link_lto_like_lld(
+        &t,
         &objs,
-        &strs(&lto_flags(Some(&yaml), &flags)),
+        &lld,
         "rld/argmem",
+        &flags,
+        &[],
+        Some("1 2 1 0 1\n"),
     );
-    assert_same_output(&exe, &lld, &[], &[], Some("1 2 1 0 1\n"));
     let remarks = remarks(&yaml);
     let added = |function: &str| {
         remarks
@@ -479,29 +464,15 @@ fn indirect_calls_carry_their_targets_attributes() {
     );
     // The loads of `twice`'s local after linking with `extra`.
     let loads = |out: &str, extra: &[&str]| -> (usize, Vec<rld_tests::llvm_remarks::Remark>) {
-        let yaml = t.path(&format!("{out}.yaml"));
         let flags = [
-            &[
-                "-Wl,--save-temps",
-                "-Wl,--no-wpa-aa-metadata",
-                "-Wl,--opt-remarks-passes=cvp",
-            ][..],
-            extra,
-        ]
-        .concat();
-        let exe = t.link(
-            Driver::ClangRld,
-            &objs,
-            &strs(&lto_flags(Some(&yaml), &flags)),
-            out,
-        );
-        assert_same_output(&exe, &lld, &[], &[], Some("4 6 2\n"));
+            "-Wl,--save-temps",
+            "-Wl,--no-wpa-aa-metadata",
+            "-Wl,--opt-remarks-passes=cvp",
+        ];
+        let flags = [&flags[..], extra].concat();
+        let (_, yaml) = link_lto_like_lld(&t, &objs, &lld, out, &flags, &[], Some("4 6 2\n"));
         let ir = llvm_dis(&t.path(&format!("{out}.0.4.opt.bc")));
-        let body: Vec<&str> = ir
-            .lines()
-            .skip_while(|l| !(l.starts_with("define") && l.contains("@twice(")))
-            .take_while(|l| *l != "}")
-            .collect();
+        let body = ir_function(&ir, "twice");
         assert!(!body.is_empty(), "twice in the optimized IR");
         let n = body
             .iter()
@@ -539,16 +510,11 @@ fn indirect_calls_carry_their_targets_attributes() {
     );
 }
 
-fn llvm_dis(bitcode: &Path) -> String {
-    let out = run_checked(Command::new("llvm-dis-22").arg(bitcode).arg("-o").arg("-"));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// The attribute group line of `function`'s definition in disassembled IR.
 fn function_attributes(ir: &str, function: &str) -> String {
-    let define = ir
-        .lines()
-        .find(|l| l.starts_with("define") && l.contains(&format!("@{function}(")))
+    let define = ir_function(ir, function)
+        .first()
+        .copied()
         .unwrap_or_else(|| panic!("{function} in the IR"));
     let group = define
         .split_whitespace()

@@ -121,14 +121,7 @@ fn rld_link(
     args: &[&str],
     expected: &str,
 ) -> LtoLink {
-    let yaml = t.path(&format!("{out}.yaml"));
-    let exe = t.link(
-        Driver::ClangRld,
-        objs,
-        &strs(&lto_flags(Some(&yaml), flags)),
-        out,
-    );
-    assert_same_output(&exe, lld, args, &[], Some(expected));
+    let (exe, yaml) = link_lto_like_lld(t, objs, lld, out, flags, args, Some(expected));
     LtoLink {
         remarks: remarks(&yaml),
         exe,
@@ -140,19 +133,14 @@ fn rld_link(
 
 /// The lines of `function`'s definition in `obj`'s disassembly.
 fn function_body(obj: &Path, function: &str) -> Vec<String> {
-    let out = run_checked(Command::new("llvm-dis-22").arg(obj).arg("-o").arg("-"));
-    let text = String::from_utf8_lossy(&out.stdout);
-    let head = format!("@{function}(");
-    let mut lines = text
-        .lines()
-        .skip_while(|l| !(l.starts_with("define ") && l.contains(&head)));
-    let Some(first) = lines.next() else {
-        panic!("no definition of {function} in {}", obj.display());
-    };
-    std::iter::once(first)
-        .chain(lines.take_while(|l| *l != "}"))
-        .map(str::to_string)
-        .collect()
+    let ir = llvm_dis(obj);
+    let lines = ir_function(&ir, function);
+    assert!(
+        !lines.is_empty(),
+        "no definition of {function} in {}",
+        obj.display()
+    );
+    lines.into_iter().map(str::to_string).collect()
 }
 
 /// Whether an IR line is a call through a register (`call i32 %5(i32 1)`), as
