@@ -44,8 +44,11 @@ pub(super) fn argument_based(module: &ModuleSummary) -> Vec<bool> {
             continue;
         };
         *slot = true;
-        if let Some(src) = from {
-            derived.push((src, dst));
+        match from {
+            // A value the summary does not number is based on nothing known.
+            Some(src) if src as usize >= n => not_based.push(dst),
+            Some(src) => derived.push((src, dst)),
+            None => {}
         }
     }
     // A value nothing defines (a constant the facts do not name) is based on nothing.
