@@ -177,21 +177,17 @@ pub(crate) fn add_attributes(ctx: &Context, f: Value, proven: MemoryAttributes) 
 /// The value of function `f`'s enum attribute `name` (0 for one without a value), if it
 /// has it; with `set`, gives it that value first.
 fn attribute(ctx: &Context, f: Value, name: &str, set: Option<u32>) -> Option<u32> {
+    use crate::call_attributes::{kind, on_function};
     let index = inkwell::llvm_sys::LLVMAttributeFunctionIndex;
-    // SAFETY: looking up an attribute kind by name and reading or changing the function
-    // attributes of a function in this context.
+    let kind = kind(name)?;
+    // SAFETY: reading or changing the function attributes of a function in this context.
     unsafe {
-        let kind = LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
-        if kind == 0 {
-            return None;
-        }
         if let Some(value) = set {
             LLVMRemoveEnumAttributeAtIndex(f.raw(), index, kind);
             let attr = LLVMCreateEnumAttribute(ctx.raw(), kind, u64::from(value));
             LLVMAddAttributeAtIndex(f.raw(), index, attr);
         }
-        let attr = LLVMGetEnumAttributeAtIndex(f.raw(), index, kind);
-        (!attr.is_null()).then(|| LLVMGetEnumAttributeValue(attr) as u32)
+        on_function(f.raw(), index, kind).map(|v| v as u32)
     }
 }
 

@@ -15,7 +15,7 @@ use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMAttributeFunctionIndex, LLVMTypeKind};
 
 /// An attribute kind's id, if this LLVM knows the name.
-fn kind(name: &str) -> Option<u32> {
+pub(crate) fn kind(name: &str) -> Option<u32> {
     // SAFETY: looking up an attribute kind by name.
     let k = unsafe { LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len()) };
     (k != 0).then_some(k)
@@ -23,7 +23,7 @@ fn kind(name: &str) -> Option<u32> {
 
 /// The value of enum or integer attribute `kind` at `index` of function `f` (0 for one
 /// without a value).
-unsafe fn on_function(f: LLVMValueRef, index: u32, kind: u32) -> Option<u64> {
+pub(crate) unsafe fn on_function(f: LLVMValueRef, index: u32, kind: u32) -> Option<u64> {
     let a = LLVMGetEnumAttributeAtIndex(f, index, kind);
     (!a.is_null()).then(|| LLVMGetEnumAttributeValue(a))
 }
@@ -82,6 +82,10 @@ pub unsafe fn copy_targets_attributes(
         .into_iter()
         .filter_map(|n| Some((n, kind(n)?)))
         .collect();
+    let by_value: Vec<u32> = ["byval", "inalloca", "preallocated"]
+        .into_iter()
+        .filter_map(kind)
+        .collect();
     for i in 0..arity {
         let arg = LLVMGetOperand(call, i);
         if LLVMGetTypeKind(LLVMTypeOf(arg)) != LLVMTypeKind::LLVMPointerTypeKind {
@@ -89,10 +93,7 @@ pub unsafe fn copy_targets_attributes(
         }
         let index = i + 1;
         // What the callee does with its own copy says nothing of the caller's pointer.
-        let by_value = ["byval", "inalloca", "preallocated"]
-            .into_iter()
-            .any(|n| kind(n).is_some_and(|k| on_call(call, index, k).is_some()));
-        if by_value {
+        if by_value.iter().any(|&k| on_call(call, index, k).is_some()) {
             continue;
         }
         if let Some(captures) = captures {

@@ -179,6 +179,17 @@ enum CallTarget {
     Library(Effect),
 }
 
+/// What a call may reach.
+enum Reach {
+    /// These globals (functions with bodies in the unit or not; a pointer may also be
+    /// found to point to a variable, which no call runs).
+    Functions(Vec<GlobalId>),
+    /// Anything: the callee pointer is unknown.
+    Anything,
+    /// Outside code.
+    Outside,
+}
+
 /// The analysis's result.
 pub struct ModRef {
     functions: Vec<GlobalId>,
@@ -452,12 +463,13 @@ impl<'a> Builder<'a> {
                     continue;
                 };
                 let actuals = args.remove(&cs.id).unwrap_or_default();
+                let reach = self.reach(m, &cs.callee);
                 if !actuals.iter().all(|&a| a == u32::MAX || based(a))
-                    || !self.callees_keep_to_arguments(m, &cs.callee)
+                    || !self.keeps_to_arguments(&reach)
                 {
                     self.local_only_arguments[n] = false;
                 }
-                let mut targets = self.call_targets(m, &cs.callee, &actuals);
+                let mut targets = self.targets_of(m, reach, &actuals);
                 // The call itself copies what its `byval` arguments point to.
                 let mut copied = Touched::default();
                 for &i in &cs.byval {
@@ -493,58 +505,59 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The targets of a call: functions with bodies, C library effects, outside code.
-    fn call_targets(&mut self, m: u32, callee: &Callee, actuals: &[u32]) -> Vec<CallTarget> {
-        let outside = CallTarget::Function(self.outside());
+    /// What a call may reach: the functions it may call, or anything, or outside code.
+    fn reach(&mut self, m: u32, callee: &Callee) -> Reach {
         match *callee {
             Callee::Direct(g) => match self.view.resolve(m, g) {
-                Target::Function(f) => self.function_target(m, f, actuals),
-                _ => vec![outside],
+                Target::Function(f) => Reach::Functions(vec![f]),
+                _ => Reach::Outside,
             },
             Callee::Indirect(v) => {
                 let t = self.pointees(m, v);
                 if t.anything {
-                    return vec![CallTarget::Library(Effect::anything())];
+                    return Reach::Anything;
                 }
                 if t.external {
-                    return vec![outside];
+                    return Reach::Outside;
                 }
-                let mut out = Vec::new();
-                for o in t.objects {
-                    if let Object::Global(f) = self.pts.object(o) {
-                        if self.view.index.global(f).kind == GlobalKind::Function {
-                            out.extend(self.function_target(m, f, actuals));
-                        }
-                    }
-                }
-                out
+                Reach::Functions(
+                    t.objects
+                        .iter()
+                        .filter_map(|&o| match self.pts.object(o) {
+                            Object::Global(f) => Some(f),
+                            _ => None,
+                        })
+                        .collect(),
+                )
             }
+        }
+    }
+
+    /// The targets of a call: functions with bodies, C library effects, outside code.
+    fn call_targets(&mut self, m: u32, callee: &Callee, actuals: &[u32]) -> Vec<CallTarget> {
+        let reach = self.reach(m, callee);
+        self.targets_of(m, reach, actuals)
+    }
+
+    fn targets_of(&mut self, m: u32, reach: Reach, actuals: &[u32]) -> Vec<CallTarget> {
+        match reach {
+            Reach::Anything => vec![CallTarget::Library(Effect::anything())],
+            Reach::Outside => vec![CallTarget::Function(self.outside())],
+            Reach::Functions(fs) => fs
+                .into_iter()
+                .filter(|&f| self.view.index.global(f).kind == GlobalKind::Function)
+                .flat_map(|f| self.function_target(m, f, actuals))
+                .collect(),
         }
     }
 
     /// Whether the functions outside the unit a call may reach touch only what their
     /// arguments point to (those with bodies are judged on their own, in `solve`).
-    fn callees_keep_to_arguments(&mut self, m: u32, callee: &Callee) -> bool {
-        let targets = match *callee {
-            Callee::Direct(g) => match self.view.resolve(m, g) {
-                Target::Function(f) => vec![f],
-                _ => return false,
-            },
-            Callee::Indirect(v) => {
-                let t = self.pointees(m, v);
-                if t.anything || t.external {
-                    return false;
-                }
-                t.objects
-                    .iter()
-                    .filter_map(|&o| match self.pts.object(o) {
-                        Object::Global(f) => Some(f),
-                        _ => None,
-                    })
-                    .collect()
-            }
+    fn keeps_to_arguments(&self, reach: &Reach) -> bool {
+        let Reach::Functions(fs) = reach else {
+            return false;
         };
-        targets.into_iter().all(|f| {
+        fs.iter().all(|&f| {
             self.node_of.contains_key(&f)
                 || self.view.tracked_definition(f)
                 || provenance::library_keeps_to_arguments(
