@@ -4,12 +4,19 @@
 //! it gets there, and parsing is most of the work. Each member is handed to the thread pool
 //! when it is fetched, and resolution takes the results in fetch order, parsing a member
 //! itself if no thread has started on it yet.
+//!
+//! The threads also parse ahead of resolution ([`Ahead`]): a member just parsed names the
+//! symbols it needs, and the archive members that define them will most likely be loaded
+//! next, so the thread starts on them at once. Only what gets parsed early depends on
+//! timing: resolution still takes every input in its own order, and a member it never
+//! loads is parsed for nothing (its errors, if any, are never reported).
 
 use crate::error::Result;
+use crate::name_table::HashedName as _;
 use crate::object_file::ObjectFile;
 use crate::symbols::{global_names, GlobalName};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 /// An input as the parse leaves it.
 pub enum Parsed {
@@ -27,6 +34,8 @@ struct Job {
     data: &'static [u8],
     /// Linker plugins are loaded: files with their IR are theirs to claim first.
     plugins: bool,
+    /// Once parsed, start on the archive members its references will load ([`Ahead`]).
+    follow: bool,
 }
 
 impl Job {
@@ -57,6 +66,93 @@ struct Slots {
     done: Condvar,
     /// Inputs submitted whose parse has not finished.
     unfinished: AtomicUsize,
+    /// The archives' members, for parsing ahead (set once the inputs are known).
+    ahead: OnceLock<Ahead>,
+}
+
+/// The members of the archives of a link (all but whole archives, whose members are all
+/// parsed anyway), for parsing ahead of resolution: which member first defines each name
+/// the archives index (the member a reference to it would load), and each member's parse
+/// once one started.
+pub struct Ahead {
+    /// (hash, name, archive, member), in the archives' order, first definition only; built
+    /// on the pool (parsing ahead starts when it is there).
+    index: OnceLock<hashbrown::HashTable<IndexEntry>>,
+    /// By archive and member.
+    members: Vec<Vec<AheadMember>>,
+    plugins: bool,
+}
+
+/// (hash, name, archive, member).
+type IndexEntry = (u64, &'static [u8], u32, u32);
+
+/// An archive's index as the archive reads it: each name and the member defining it.
+pub type ArchiveIndex = Vec<(&'static [u8], u32)>;
+
+struct AheadMember {
+    name: String,
+    data: &'static [u8],
+    /// [`UNCLAIMED`], [`CLAIMED`] while a thread submits its parse, else ticket + 1.
+    ticket: AtomicUsize,
+}
+
+const UNCLAIMED: usize = 0;
+const CLAIMED: usize = usize::MAX;
+
+/// One archive as [`Prefetch::plan_ahead`] takes it: its members (name, bytes) and, unless
+/// it is a whole archive, its index (name, member).
+pub struct AheadArchive {
+    pub members: Vec<(String, &'static [u8])>,
+    pub index: Option<ArchiveIndex>,
+}
+
+impl Ahead {
+    fn member(&self, archive: u32, member: u32) -> Option<&AheadMember> {
+        self.members.get(archive as usize)?.get(member as usize)
+    }
+
+    /// The members a parsed object's strong undefined references would load, in the
+    /// order it names them (empty until the index is built).
+    fn wanted_by(&self, obj: &ObjectFile, names: &[GlobalName]) -> Vec<(u32, u32)> {
+        use object::elf;
+        let Some(index) = self.index.get() else {
+            return Vec::new();
+        };
+        let mut wanted = Vec::new();
+        for (k, g) in names.iter().enumerate() {
+            let i = obj.first_global + k;
+            if obj.symbol_section(i) != crate::object_file::shndx::UNDEF
+                || obj.symbols[i].st_bind() == elf::STB_WEAK
+            {
+                continue;
+            }
+            let (name, hash) = (g.name(), g.hash());
+            if let Some(&(_, _, a, m)) = index.find(hash, |e| e.0 == hash && e.1 == name) {
+                let started = self.members[a as usize][m as usize]
+                    .ticket
+                    .load(Ordering::Relaxed);
+                if started == UNCLAIMED {
+                    wanted.push((a, m));
+                }
+            }
+        }
+        wanted
+    }
+}
+
+fn build_index(archives: Vec<Option<ArchiveIndex>>) -> hashbrown::HashTable<IndexEntry> {
+    let mut index = hashbrown::HashTable::new();
+    for (a, symbols) in archives.into_iter().enumerate() {
+        for (name, m) in symbols.into_iter().flatten() {
+            let hash = crate::name_table::name_hash(name);
+            if let hashbrown::hash_table::Entry::Vacant(v) =
+                index.entry(hash, |e: &IndexEntry| e.0 == hash && e.1 == name, |e| e.0)
+            {
+                v.insert((hash, name, a as u32, m));
+            }
+        }
+    }
+    index
 }
 
 /// The background parse; a ticket names one submitted input.
@@ -70,22 +166,88 @@ pub struct Prefetch {
 pub struct Ticket(usize);
 
 impl Prefetch {
-    /// Starts parsing `data` (named `name`) on the thread pool.
-    pub fn submit(&self, name: String, data: &'static [u8], plugins: bool) -> Ticket {
-        let job = Job {
+    /// Starts parsing `data` (named `name`) on the thread pool; `follow`: and then the
+    /// archive members its references will load (see [`Ahead`]).
+    pub fn submit(&self, name: String, data: &'static [u8], plugins: bool, follow: bool) -> Ticket {
+        Ticket(self.shared.submit(Job {
             name,
             data,
             plugins,
+            follow,
+        }))
+    }
+
+    /// Makes the archives of the link known (`archives`, numbered from 0 as resolution
+    /// numbers them), for parsing ahead; their index is built on the pool.
+    pub fn plan_ahead(&self, archives: Vec<AheadArchive>, plugins: bool) {
+        let mut indexes = Vec::with_capacity(archives.len());
+        let members = archives
+            .into_iter()
+            .map(|archive| {
+                indexes.push(archive.index);
+                let members = archive.members.into_iter();
+                members
+                    .map(|(name, data)| AheadMember {
+                        name,
+                        data,
+                        ticket: AtomicUsize::new(UNCLAIMED),
+                    })
+                    .collect()
+            })
+            .collect();
+        let ahead = Ahead {
+            index: OnceLock::new(),
+            members,
+            plugins,
         };
-        let ticket = {
-            let mut slots = lock(&self.shared.slots);
-            slots.push(Slot::Queued(job));
-            slots.len() - 1
-        };
-        self.shared.unfinished.fetch_add(1, Ordering::Relaxed);
+        if self.shared.ahead.set(ahead).is_err() {
+            return;
+        }
         let shared = Arc::clone(&self.shared);
-        rayon::spawn(move || shared.work(ticket));
-        Ticket(ticket)
+        rayon::spawn(move || {
+            let index = build_index(indexes);
+            if let Some(ahead) = shared.ahead.get() {
+                let _ = ahead.index.set(index);
+            }
+        });
+    }
+
+    /// The parse of member `member` of archive `archive`: the one a thread started ahead
+    /// (or an earlier call), else one started now. Each member's ticket is taken once.
+    pub fn member(
+        &self,
+        archive: u32,
+        member: u32,
+        name: &str,
+        data: &'static [u8],
+        plugins: bool,
+    ) -> Ticket {
+        let Some(m) = self
+            .shared
+            .ahead
+            .get()
+            .and_then(|a| a.member(archive, member))
+        else {
+            return self.submit(name.to_string(), data, plugins, true);
+        };
+        loop {
+            match m.ticket.load(Ordering::Acquire) {
+                UNCLAIMED => {
+                    if m.ticket
+                        .compare_exchange(UNCLAIMED, CLAIMED, Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
+                    {
+                        let ticket = self.submit(name.to_string(), data, plugins, true);
+                        m.ticket.store(ticket.0 + 1, Ordering::Release);
+                        return ticket;
+                    }
+                }
+                // A thread is between claiming it and recording its ticket (it may have
+                // been preempted there: let it run).
+                CLAIMED => std::thread::yield_now(),
+                t => return Ticket(t - 1),
+            }
+        }
     }
 
     /// Whether the thread pool may still be parsing (or have queued) a submitted input:
@@ -108,8 +270,13 @@ impl Prefetch {
                 Slot::Done(parsed) => return parsed,
                 Slot::Queued(job) => {
                     drop(slots);
+                    let follow = job.follow;
                     let parsed = job.run();
                     self.shared.unfinished.fetch_sub(1, Ordering::Relaxed);
+                    // Parsing ahead goes on from here too, or it would stop at the first
+                    // member resolution outran.
+                    let wanted = self.shared.wanted_after(&parsed, follow);
+                    self.shared.start(&wanted);
                     return parsed;
                 }
                 Slot::Parsing => {
@@ -127,7 +294,19 @@ impl Prefetch {
 }
 
 impl Slots {
-    fn work(&self, ticket: usize) {
+    fn submit(self: &Arc<Self>, job: Job) -> usize {
+        let ticket = {
+            let mut slots = lock(&self.slots);
+            slots.push(Slot::Queued(job));
+            slots.len() - 1
+        };
+        self.unfinished.fetch_add(1, Ordering::Relaxed);
+        let shared = Arc::clone(self);
+        rayon::spawn(move || shared.work(ticket));
+        ticket
+    }
+
+    fn work(self: &Arc<Self>, ticket: usize) {
         let job = {
             let mut slots = lock(&self.slots);
             match std::mem::replace(&mut slots[ticket], Slot::Parsing) {
@@ -139,13 +318,189 @@ impl Slots {
                 }
             }
         };
+        let follow = job.follow;
         let parsed = job.run();
+        let wanted = self.wanted_after(&parsed, follow);
         lock(&self.slots)[ticket] = Slot::Done(parsed);
         self.unfinished.fetch_sub(1, Ordering::Relaxed);
         self.done.notify_all();
+        self.start(&wanted);
+    }
+
+    /// The members to parse ahead after `parsed` (when it is to be followed).
+    fn wanted_after(&self, parsed: &Parsed, follow: bool) -> Vec<(u32, u32)> {
+        match (parsed, self.ahead.get()) {
+            (Parsed::Object(Ok(parsed)), Some(ahead)) if follow => {
+                ahead.wanted_by(&parsed.0, &parsed.1)
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Starts parsing the `wanted` members no one has started on.
+    fn start(self: &Arc<Self>, wanted: &[(u32, u32)]) {
+        let Some(ahead) = self.ahead.get() else {
+            return;
+        };
+        // Resolution loads the first reference's member first. A pool thread takes its
+        // own newest work first (so it is handed them last first); work from elsewhere
+        // waits in a queue, first in, first out.
+        let on_pool = rayon::current_thread_index().is_some();
+        let order: Box<dyn Iterator<Item = &(u32, u32)>> = if on_pool {
+            Box::new(wanted.iter().rev())
+        } else {
+            Box::new(wanted.iter())
+        };
+        for &(a, m) in order {
+            let member = &ahead.members[a as usize][m as usize];
+            let claimed = member.ticket.compare_exchange(
+                UNCLAIMED,
+                CLAIMED,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
+            if claimed.is_ok() {
+                let ticket = self.submit(Job {
+                    name: member.name.clone(),
+                    data: member.data,
+                    plugins: ahead.plugins,
+                    follow: true,
+                });
+                member.ticket.store(ticket + 1, Ordering::Release);
+            }
+        }
     }
 }
 
 fn lock(m: &Mutex<Vec<Slot>>) -> std::sync::MutexGuard<'_, Vec<Slot>> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An x86-64 relocatable object defining the `defined` functions and referring to the
+    /// `strong` and `weak` names.
+    fn object(defined: &[&str], strong: &[&str], weak: &[&str]) -> &'static [u8] {
+        use object::write::{Object, Symbol, SymbolSection};
+        use object::{
+            Architecture, BinaryFormat, Endianness, SymbolFlags, SymbolKind, SymbolScope,
+        };
+        let mut obj = Object::new(BinaryFormat::Elf, Architecture::X86_64, Endianness::Little);
+        let text = obj.section_id(object::write::StandardSection::Text);
+        let code = obj.append_section_data(text, &[0xc3; 16], 16);
+        for (k, name) in defined.iter().enumerate() {
+            obj.add_symbol(Symbol {
+                name: name.as_bytes().to_vec(),
+                value: code + k as u64,
+                size: 1,
+                kind: SymbolKind::Text,
+                scope: SymbolScope::Dynamic,
+                weak: false,
+                section: SymbolSection::Section(text),
+                flags: SymbolFlags::None,
+            });
+        }
+        let refs = strong
+            .iter()
+            .map(|n| (n, false))
+            .chain(weak.iter().map(|n| (n, true)));
+        for (name, weak) in refs {
+            obj.add_symbol(Symbol {
+                name: name.as_bytes().to_vec(),
+                value: 0,
+                size: 0,
+                kind: SymbolKind::Text,
+                scope: SymbolScope::Dynamic,
+                weak,
+                section: SymbolSection::Undefined,
+                flags: SymbolFlags::None,
+            });
+        }
+        Box::leak(obj.write().expect("object written").into_boxed_slice())
+    }
+
+    /// Waits (at most 10 s) until `done` holds.
+    fn eventually(what: &str, done: impl Fn() -> bool) {
+        let start = std::time::Instant::now();
+        while !done() {
+            assert!(start.elapsed().as_secs() < 10, "never: {what}");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    fn ticket_of(prefetch: &Prefetch, member: usize) -> usize {
+        let ahead = prefetch.shared.ahead.get().expect("planned");
+        ahead.members[0][member].ticket.load(Ordering::Acquire)
+    }
+
+    #[test]
+    fn a_parsed_object_starts_the_members_its_strong_references_load() {
+        let members = vec![
+            ("lib.a(a.o)".to_string(), object(&["unused"], &[], &[])),
+            (
+                "lib.a(b.o)".to_string(),
+                object(&["wanted"], &["deeper"], &[]),
+            ),
+            (
+                "lib.a(c.o)".to_string(),
+                object(&["weakly_wanted"], &[], &[]),
+            ),
+            ("lib.a(d.o)".to_string(), object(&["deeper"], &[], &[])),
+        ];
+        let index = vec![
+            (&b"unused"[..], 0),
+            (&b"wanted"[..], 1),
+            (&b"weakly_wanted"[..], 2),
+            (&b"deeper"[..], 3),
+            // A second definition: the first member that defines it is the one loaded.
+            (&b"wanted"[..], 0),
+        ];
+        let prefetch = Prefetch::default();
+        prefetch.plan_ahead(
+            vec![AheadArchive {
+                members: members.clone(),
+                index: Some(index),
+            }],
+            false,
+        );
+        let ahead = prefetch.shared.ahead.get().expect("planned");
+        eventually("the index is built", || ahead.index.get().is_some());
+
+        let main = object(&["main"], &["wanted", "nowhere"], &["weakly_wanted"]);
+        let ticket = prefetch.submit("main.o".into(), main, false, true);
+        assert!(matches!(prefetch.take(ticket), Parsed::Object(Ok(_))));
+        // b.o for `wanted`, and d.o for b.o's own reference, without resolution asking.
+        eventually("b.o starts", || ticket_of(&prefetch, 1) != UNCLAIMED);
+        eventually("d.o starts", || ticket_of(&prefetch, 3) != UNCLAIMED);
+        assert_eq!(
+            ticket_of(&prefetch, 0),
+            UNCLAIMED,
+            "not the later definition"
+        );
+        assert_eq!(
+            ticket_of(&prefetch, 2),
+            UNCLAIMED,
+            "a weak reference loads nothing"
+        );
+
+        // Resolution's fetch gets the parse started ahead: the same ticket, b.o's symbols.
+        let started = ticket_of(&prefetch, 1);
+        eventually("b.o's ticket is recorded", || {
+            ticket_of(&prefetch, 1) != CLAIMED
+        });
+        let (name, data) = &members[1];
+        let fetched = prefetch.member(0, 1, name, data, false);
+        assert_eq!(fetched.0 + 1, ticket_of(&prefetch, 1));
+        assert!(started == CLAIMED || started == fetched.0 + 1);
+        let Parsed::Object(Ok(parsed)) = prefetch.take(fetched) else {
+            panic!("b.o parsed");
+        };
+        assert_eq!(parsed.0.name, "lib.a(b.o)");
+        // A member nothing started: started now, and asked again, the same parse.
+        let (name, data) = &members[2];
+        let first = prefetch.member(0, 2, name, data, false);
+        assert_eq!(prefetch.member(0, 2, name, data, false), first);
+    }
 }

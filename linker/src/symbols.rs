@@ -528,6 +528,20 @@ impl Resolver {
             .sum();
         self.symtab.reserve(indexed);
         let mut summaries = self.summarize(&bitcode)?.into_iter();
+        // The archives, numbered as `add_archive` will number them, for parsing ahead.
+        if self.archives.is_empty() {
+            let archives = inputs
+                .iter()
+                .filter_map(|f| match f {
+                    InputFile::Archive(a) => Some(crate::prefetch::AheadArchive {
+                        members: a.members.iter().map(|m| (m.name.clone(), m.data)).collect(),
+                        index: (!a.whole).then(|| a.symbols.clone()),
+                    }),
+                    _ => None,
+                })
+                .collect();
+            self.prefetch.plan_ahead(archives, self.plugins.is_some());
+        }
         // Every object named on the command line is loaded, and every member of a whole
         // archive: all of them start parsing now, in the order resolution takes them (were
         // a whole archive's members submitted when resolution reaches it, the threads would
@@ -537,7 +551,7 @@ impl Resolver {
             .iter()
             .filter_map(|f| match f {
                 InputFile::Object { name, data } => {
-                    Some(self.prefetch.submit(name.clone(), data, plugins))
+                    Some(self.prefetch.submit(name.clone(), data, plugins, true))
                 }
                 _ => None,
             })
@@ -548,7 +562,7 @@ impl Resolver {
                 InputFile::Archive(a) if a.whole => Some(
                     a.members
                         .iter()
-                        .map(|m| self.prefetch.submit(m.name.clone(), m.data, plugins))
+                        .map(|m| self.prefetch.submit(m.name.clone(), m.data, plugins, false))
                         .collect(),
                 ),
                 _ => None,
@@ -877,9 +891,10 @@ impl Resolver {
             return;
         }
         let m = &self.archives[archive as usize].members[member as usize];
+        let plugins = self.plugins.is_some();
         let ticket = self
             .prefetch
-            .submit(m.name.clone(), m.data, self.plugins.is_some());
+            .member(archive, member, &m.name, m.data, plugins);
         self.speculated.insert((archive, member), ticket);
     }
 
@@ -1040,8 +1055,9 @@ impl Resolver {
                 Some(ticket) => ticket,
                 None => {
                     let m = &self.archives[archive as usize].members[member as usize];
+                    let plugins = self.plugins.is_some();
                     self.prefetch
-                        .submit(m.name.clone(), m.data, self.plugins.is_some())
+                        .member(archive, member, &m.name, m.data, plugins)
                 }
             };
             self.fetch_parsing(archive, member, ticket);
