@@ -14,7 +14,10 @@ that path). On the worker, the task writes the inputs into a private directory, 
 `common.args` + the job's `args` with every input and output path rewritten to that
 directory, and sends back the outputs' bytes, which are written where the JSON names them
 (each whole, or not at all). A worker that dies in the middle of a job is Dask's to handle:
-the scheduler runs the job again on another worker (up to its `allowed-failures`).
+the scheduler runs the job again on another worker (up to its `allowed-failures`). A job
+whose compiler was killed by a signal while its worker lived on (the host going down kills
+the compiler first; or the kernel's out-of-memory killer) is run again too, up to
+`SIGNAL_RETRIES` times: a signal says nothing about the input.
 
 With --shared-fs the files are not moved: each job runs in the linker's directory on a
 file system the workers share with it. lld's own jobs need that: a ThinLTO job's index file
@@ -28,6 +31,9 @@ import json
 import os
 import sys
 import time
+
+# How many times a job whose compiler died of a signal is run again.
+SIGNAL_RETRIES = 3
 
 
 def run_shared(args, outputs, cwd):
@@ -149,29 +155,44 @@ def main(argv):
     from distributed import Client, as_completed
 
     with Client(scheduler, timeout=timeout or 30) as client:
-        futures = {}
-        for job in spec["jobs"]:
+
+        def submit(job, attempt):
             key = f"dtlto-{os.getpid()}-{job['outputs'][0]}"
+            if attempt:
+                key += f"-again{attempt}"
             args = common_args + job["args"]
             if shared:
-                future = client.submit(
+                return client.submit(
                     run_shared, args, job["outputs"], os.getcwd(), key=key, pure=False
                 )
-            else:
-                files = dict(common_files)
-                files.update(contents(job["inputs"]))
-                future = client.submit(run_job, args, job["outputs"], files, key=key, pure=False)
-            futures[future] = job
+            files = dict(common_files)
+            files.update(contents(job["inputs"]))
+            return client.submit(run_job, args, job["outputs"], files, key=key, pure=False)
+
+        futures = {}
+        for job in spec["jobs"]:
+            futures[submit(job, 0)] = (job, 0)
         failed = False
         deadline = time.monotonic() + timeout if timeout else None
         try:
-            for future in as_completed(futures, timeout=timeout):
-                job = futures[future]
+            running = as_completed(futures, timeout=timeout)
+            for future in running:
+                job, attempt = futures[future]
                 try:
                     result = future.result()
                 except Exception as e:  # the job could not run (its workers died, ...)
                     print(f"dtlto-dask: job for {job['outputs'][0]} failed: {e}", file=sys.stderr)
                     failed = True
+                    continue
+                if result["status"] < 0 and attempt < SIGNAL_RETRIES:
+                    print(
+                        f"dtlto-dask: job for {job['outputs'][0]} on {result['where']}: "
+                        f"compiler killed by signal {-result['status']}; running it again",
+                        file=sys.stderr,
+                    )
+                    again = submit(job, attempt + 1)
+                    futures[again] = (job, attempt + 1)
+                    running.add(again)
                     continue
                 if result["status"] != 0:
                     sys.stderr.write(result["stderr"])
