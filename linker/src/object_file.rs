@@ -703,6 +703,12 @@ impl ObjectFile {
         resolve_shndx(&self.symbols[index], &self.symbol_shndx, index)
     }
 
+    /// Whether symbol `index` is a strong (not weak) undefined reference: one that loads
+    /// the archive member defining it.
+    pub fn is_strong_undefined(&self, index: usize) -> bool {
+        self.symbol_section(index) == shndx::UNDEF && self.symbols[index].st_bind() != elf::STB_WEAK
+    }
+
     /// Where a reference at `offset` of section `sec` is, as lld words it in diagnostics:
     /// `file.o:(function)` when a function symbol covers it, else `file.o:(.sec+0xOFF)`;
     /// preceded by the source file's name (its STT_FILE symbol) when it has one.

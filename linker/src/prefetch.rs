@@ -99,8 +99,9 @@ struct AheadMember {
 const UNCLAIMED: usize = 0;
 const CLAIMED: usize = usize::MAX;
 
-/// One archive as [`Prefetch::plan_ahead`] takes it: its members (name, bytes) and, unless
-/// it is a whole archive, its index (name, member).
+/// One archive as [`Prefetch::plan_ahead`] takes it: its members (name, bytes) and its
+/// index (name, member); neither for a whole archive, whose members are all fetched (and
+/// parsing) from the start.
 pub struct AheadArchive {
     pub members: Vec<(String, &'static [u8])>,
     pub index: Option<ArchiveIndex>,
@@ -114,16 +115,12 @@ impl Ahead {
     /// The members a parsed object's strong undefined references would load, in the
     /// order it names them (empty until the index is built).
     fn wanted_by(&self, obj: &ObjectFile, names: &[GlobalName]) -> Vec<(u32, u32)> {
-        use object::elf;
         let Some(index) = self.index.get() else {
             return Vec::new();
         };
         let mut wanted = Vec::new();
         for (k, g) in names.iter().enumerate() {
-            let i = obj.first_global + k;
-            if obj.symbol_section(i) != crate::object_file::shndx::UNDEF
-                || obj.symbols[i].st_bind() == elf::STB_WEAK
-            {
+            if !obj.is_strong_undefined(obj.first_global + k) {
                 continue;
             }
             let (name, hash) = (g.name(), g.hash());
@@ -212,8 +209,9 @@ impl Prefetch {
         });
     }
 
-    /// The parse of member `member` of archive `archive`: the one a thread started ahead
-    /// (or an earlier call), else one started now. Each member's ticket is taken once.
+    /// The parse of member `member` (named `name`, its bytes `data`) of archive `archive`:
+    /// the one a thread started ahead (or an earlier call), else one started now. Each
+    /// member's ticket is taken once.
     pub fn member(
         &self,
         archive: u32,
@@ -222,24 +220,15 @@ impl Prefetch {
         data: &'static [u8],
         plugins: bool,
     ) -> Ticket {
-        let Some(m) = self
-            .shared
-            .ahead
-            .get()
-            .and_then(|a| a.member(archive, member))
-        else {
+        let planned = self.shared.ahead.get();
+        let Some((ahead, m)) = planned.and_then(|a| Some((a, a.member(archive, member)?))) else {
             return self.submit(name.to_string(), data, plugins, true);
         };
         loop {
             match m.ticket.load(Ordering::Acquire) {
                 UNCLAIMED => {
-                    if m.ticket
-                        .compare_exchange(UNCLAIMED, CLAIMED, Ordering::AcqRel, Ordering::Acquire)
-                        .is_ok()
-                    {
-                        let ticket = self.submit(name.to_string(), data, plugins, true);
-                        m.ticket.store(ticket.0 + 1, Ordering::Release);
-                        return ticket;
+                    if let Some(ticket) = self.shared.start_member(ahead, m) {
+                        return Ticket(ticket);
                     }
                 }
                 // A thread is between claiming it and recording its ticket (it may have
@@ -345,30 +334,29 @@ impl Slots {
         // Resolution loads the first reference's member first. A pool thread takes its
         // own newest work first (so it is handed them last first); work from elsewhere
         // waits in a queue, first in, first out.
-        let on_pool = rayon::current_thread_index().is_some();
-        let order: Box<dyn Iterator<Item = &(u32, u32)>> = if on_pool {
-            Box::new(wanted.iter().rev())
-        } else {
-            Box::new(wanted.iter())
+        let start = |&(a, m): &(u32, u32)| {
+            self.start_member(ahead, &ahead.members[a as usize][m as usize]);
         };
-        for &(a, m) in order {
-            let member = &ahead.members[a as usize][m as usize];
-            let claimed = member.ticket.compare_exchange(
-                UNCLAIMED,
-                CLAIMED,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            );
-            if claimed.is_ok() {
-                let ticket = self.submit(Job {
-                    name: member.name.clone(),
-                    data: member.data,
-                    plugins: ahead.plugins,
-                    follow: true,
-                });
-                member.ticket.store(ticket + 1, Ordering::Release);
-            }
+        if rayon::current_thread_index().is_some() {
+            wanted.iter().rev().for_each(start);
+        } else {
+            wanted.iter().for_each(start);
         }
+    }
+
+    /// Starts parsing member `m` unless someone has: its ticket, if this call started it.
+    fn start_member(self: &Arc<Self>, ahead: &Ahead, m: &AheadMember) -> Option<usize> {
+        m.ticket
+            .compare_exchange(UNCLAIMED, CLAIMED, Ordering::AcqRel, Ordering::Acquire)
+            .ok()?;
+        let ticket = self.submit(Job {
+            name: m.name.clone(),
+            data: m.data,
+            plugins: ahead.plugins,
+            follow: true,
+        });
+        m.ticket.store(ticket + 1, Ordering::Release);
+        Some(ticket)
     }
 }
 

@@ -533,9 +533,13 @@ impl Resolver {
             let archives = inputs
                 .iter()
                 .filter_map(|f| match f {
+                    InputFile::Archive(a) if a.whole => Some(crate::prefetch::AheadArchive {
+                        members: Vec::new(),
+                        index: None,
+                    }),
                     InputFile::Archive(a) => Some(crate::prefetch::AheadArchive {
                         members: a.members.iter().map(|m| (m.name.clone(), m.data)).collect(),
-                        index: (!a.whole).then(|| a.symbols.clone()),
+                        index: Some(a.symbols.clone()),
                     }),
                     _ => None,
                 })
@@ -1272,9 +1276,7 @@ impl Resolver {
             // loading goes depth first, each right after the object that wants it.
             for ((obj, _), ids) in objects.iter().zip(&ids) {
                 for (k, &id) in ids.iter().enumerate() {
-                    let i = obj.first_global + k;
-                    let strong = obj.symbol_section(i) == shndx::UNDEF
-                        && obj.symbols[i].st_bind() != elf::STB_WEAK;
+                    let strong = obj.is_strong_undefined(obj.first_global + k);
                     if let (true, SymbolDef::Lazy { archive, member }) =
                         (strong, self.symtab.get(id).def)
                     {

@@ -40,6 +40,10 @@ use std::collections::{BTreeMap, HashMap};
 /// objects); one bit each in a [`ScopeMask`].
 pub const MAX_SCOPES: usize = 128;
 
+/// The last scope: "other", shared by the rarest groups when they do not all fit (and by
+/// what only calls touch, when no scope is left for it).
+const OTHER: usize = MAX_SCOPES - 1;
+
 /// A set of a function's scopes, one bit each.
 pub type ScopeMask = u128;
 
@@ -377,7 +381,6 @@ fn function_scopes(
         noalias_pairs,
         ..
     } = chosen;
-    let own = MAX_SCOPES - 1;
     // Objects a call touches that no access of the function names (memory a callee
     // allocates and another reads, a local only callees fill and read): the function's
     // own accesses never touch them, but two calls may both, and the inliner copies a
@@ -389,9 +392,9 @@ fn function_scopes(
             .any(|o| !object_mask.contains_key(o) && !escaped_object(*o))
     });
     let (scopes, hidden) = match hidden_needed {
-        false => (scopes, own as u32),
+        false => (scopes, OTHER as u32),
         true if scopes < MAX_SCOPES as u32 => (scopes + 1, scopes),
-        true => (scopes, own as u32),
+        true => (scopes, OTHER as u32),
     };
     let mut call_masks = Vec::with_capacity(calls.len());
     // Calls of one callee share its set: one mask per set.
@@ -466,11 +469,10 @@ impl Scoping {
         ranked.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.1[0].cmp(&b.1[0])));
         // Scope 0: escaped memory no access names; then one per group; the last is
         // "other" when they do not all fit; after them, one for what only calls touch.
-        let own = MAX_SCOPES - 1;
-        let fits = ranked.len() < own;
+        let fits = ranked.len() < OTHER;
         let mut scope_of_piece: Vec<u32> = vec![0; pieces.len()];
         for (k, (_, ps)) in ranked.iter().enumerate() {
-            let s = if fits || k < own - 1 { k + 1 } else { own };
+            let s = if fits || k < OTHER - 1 { k + 1 } else { OTHER };
             for &p in ps {
                 scope_of_piece[p] = s as u32;
             }
