@@ -12,7 +12,7 @@ use object::elf;
 use object::read::elf::{Rela as _, Sym as _};
 use rayon::prelude::*;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 const SHF_GNU_RETAIN: u64 = 0x20_0000;
 
@@ -519,55 +519,49 @@ fn mark_live(
     marks
 }
 
-/// `--as-needed` after `--gc-sections`: the shared libraries that kept sections still
-/// need, as lld decides it (a library is needed if a non-weak reference from a section
-/// that survived, or a root symbol, resolves to it). By library index; a library only
-/// dead code used gets no DT_NEEDED. Every kept section's relocations count, the
-/// unloaded ones' and `.eh_frame`'s included (a superset: never a library too few).
+/// `--as-needed` after `--gc-sections`: which of the shared libraries in `asked` (by
+/// library index) kept sections still need, as lld decides it (a library is needed if a
+/// non-weak reference from a section that survived, or a root symbol, resolves to it). A
+/// library only dead code used gets no DT_NEEDED. Every kept section's relocations count,
+/// the unloaded ones' and `.eh_frame`'s included (a superset: never a library too few).
+/// The walk stops once every library asked about is found needed: in a C++ program the
+/// first objects usually name them all, and the rest of the relocations (all of them, on a
+/// large link) need not be read.
 pub fn libraries_still_needed(
     objects: &[ObjectFile],
     symtab: &SymbolTable,
     roots: &[SymbolId],
-    libraries: usize,
+    asked: &[bool],
 ) -> Vec<bool> {
-    let mark = |mut needed: Vec<bool>, id: SymbolId| {
+    let found: Vec<AtomicBool> = asked.iter().map(|_| AtomicBool::new(false)).collect();
+    let left = AtomicUsize::new(asked.iter().filter(|&&a| a).count());
+    let reach = |id: SymbolId| {
         if let SymbolDef::Shared { dso, .. } = symtab.get(id).def {
-            if let Some(n) = needed.get_mut(dso as usize) {
-                *n = true;
+            let dso = dso as usize;
+            if asked.get(dso) == Some(&true) && !found[dso].swap(true, Ordering::Relaxed) {
+                left.fetch_sub(1, Ordering::Relaxed);
             }
         }
-        needed
     };
-    let from_roots = roots
-        .iter()
-        .fold(vec![false; libraries], |n, &id| mark(n, id));
-    let from_sections = objects
-        .par_iter()
-        .fold(
-            || vec![false; libraries],
-            |mut needed, obj| {
-                for s in obj.sections.iter().filter(|s| s.live) {
-                    for r in s.relocs {
-                        let index = r.r_sym(LE, false) as usize;
-                        let weak = obj
-                            .symbols
-                            .get(index)
-                            .is_some_and(|sym| sym.st_bind() == elf::STB_WEAK);
-                        if let (Some(id), false) = (obj.global_index(index), weak) {
-                            needed = mark(needed, id);
-                        }
-                    }
+    roots.iter().for_each(|&id| reach(id));
+    objects.par_iter().for_each(|obj| {
+        for s in obj.sections.iter().filter(|s| s.live) {
+            if left.load(Ordering::Relaxed) == 0 {
+                return;
+            }
+            for r in s.relocs {
+                let index = r.r_sym(LE, false) as usize;
+                let weak = obj
+                    .symbols
+                    .get(index)
+                    .is_some_and(|sym| sym.st_bind() == elf::STB_WEAK);
+                if let (Some(id), false) = (obj.global_index(index), weak) {
+                    reach(id);
                 }
-                needed
-            },
-        )
-        .reduce(|| vec![false; libraries], or);
-    or(from_roots, from_sections)
-}
-
-fn or(mut a: Vec<bool>, b: Vec<bool>) -> Vec<bool> {
-    a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
-    a
+            }
+        }
+    });
+    found.into_iter().map(AtomicBool::into_inner).collect()
 }
 
 /// What `--print-gc-sections` prints: a line per section garbage collection dropped, as lld
