@@ -359,8 +359,12 @@ pub struct Resolver {
     /// The linker plugins (`-plugin`), and the files they claimed.
     pub plugins: Option<crate::plugin_host::PluginHost>,
     pub plugin_files: Vec<PluginFile>,
-    /// The first file with each COMDAT group: (signature's hash, signature, file).
+    /// The first file with each COMDAT group whose signature was no symbol's name when the
+    /// group was first seen: (signature's hash, signature, file).
     comdats: hashbrown::HashTable<(u64, &'static [u8], FileId)>,
+    /// The first file with each COMDAT group whose signature is a symbol's name, by the
+    /// symbol's id (`FileId::MAX`: none yet). See [`Resolver::first_with_group`].
+    comdat_by_symbol: Vec<FileId>,
     /// `name@VERSION` of every versioned shared-library definition, for references that
     /// name a version.
     dso_versioned: FxHashMap<Vec<u8>, (DsoId, u32)>,
@@ -440,6 +444,7 @@ impl Resolver {
             plugins: None,
             plugin_files: Vec::new(),
             comdats: hashbrown::HashTable::new(),
+            comdat_by_symbol: Vec::new(),
             dso_versioned: FxHashMap::default(),
             pending: Vec::new(),
             speculated: FxHashMap::default(),
@@ -1291,6 +1296,50 @@ impl Resolver {
         Ok(())
     }
 
+    /// The first file with COMDAT group `g` of `obj` (whose global names and their ids are
+    /// `names` and `ids`): `file`, the number `obj` is about to take, if none had it.
+    ///
+    /// A group's signature is nearly always the name of a global symbol the group defines,
+    /// interned already with the object's names: the symbol's id stands for the signature
+    /// then, and finding the group costs one look into a table by id, where hashing and
+    /// comparing the signature (a long C++ name, in another object's memory) took a third
+    /// of resolving a C++ object. Signatures that are no global of their object go by name,
+    /// and both ways meet: a name that is a symbol's goes by its id, and a group recorded
+    /// by name before its name became a symbol's is looked for by name too.
+    fn first_with_group(
+        &mut self,
+        obj: &ObjectFile,
+        g: usize,
+        names: &[GlobalName],
+        ids: &[SymbolId],
+        file: FileId,
+    ) -> FileId {
+        let group = &obj.comdat_groups[g];
+        let sig = group.signature;
+        let own = (group.signature_symbol as usize)
+            .checked_sub(obj.first_global)
+            .filter(|&k| names.get(k).is_some_and(|n| std::ptr::eq(n.name, sig)))
+            .map(|k| ids[k]);
+        let find_by_name = |comdats: &hashbrown::HashTable<(u64, &'static [u8], FileId)>| {
+            comdats.find(group.hash, |c| c.1 == sig).map(|c| c.2)
+        };
+        if let Some(id) = own.or_else(|| self.symtab.lookup(sig)) {
+            let at = id as usize;
+            if at >= self.comdat_by_symbol.len() {
+                let len = (at + 1).max(self.symtab.symbols.len());
+                self.comdat_by_symbol.resize(len, FileId::MAX);
+            }
+            if self.comdat_by_symbol[at] == FileId::MAX {
+                self.comdat_by_symbol[at] = find_by_name(&self.comdats).unwrap_or(file);
+            }
+            return self.comdat_by_symbol[at];
+        }
+        match self.comdats.entry(group.hash, |c| c.1 == sig, |c| c.0) {
+            hashbrown::hash_table::Entry::Occupied(o) => o.get().2,
+            hashbrown::hash_table::Entry::Vacant(v) => v.insert((group.hash, sig, file)).get().2,
+        }
+    }
+
     /// Resolves the global symbols of `obj`, named `names` with ids `ids`. As in lld, the
     /// object takes its place among the files first, and a member one of its references
     /// loads is loaded then and there (with what it loads in turn), before the object's
@@ -1313,11 +1362,7 @@ impl Resolver {
             if self.adding_lto_object {
                 break;
             }
-            let (sig, hash) = (obj.comdat_groups[g].signature, obj.comdat_groups[g].hash);
-            let first = match self.comdats.entry(hash, |c| c.1 == sig, |c| c.0) {
-                hashbrown::hash_table::Entry::Occupied(o) => o.get().2,
-                hashbrown::hash_table::Entry::Vacant(v) => v.insert((hash, sig, file)).get().2,
-            };
+            let first = self.first_with_group(&obj, g, names, ids, file);
             if first != file {
                 let ObjectFile {
                     comdat_groups,
@@ -1677,4 +1722,68 @@ const MAX_LOAD_DEPTH: u32 = 256;
 /// A warning about an input, as the command line prints them.
 fn warn(msg: &str) {
     crate::diag::warn(msg);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use object::write::{Comdat, Object, Symbol as Sym, SymbolSection};
+    use object::{
+        Architecture, BinaryFormat, ComdatKind, Endianness, SymbolFlags, SymbolKind, SymbolScope,
+    };
+
+    /// An object with one COMDAT group `grp`, holding one function section; the group's
+    /// signature symbol is the global `grp` it defines, or a local of that name.
+    fn with_group(global: bool) -> &'static [u8] {
+        let mut obj = Object::new(BinaryFormat::Elf, Architecture::X86_64, Endianness::Little);
+        let text = obj.add_section(vec![], b".text.grp".to_vec(), object::SectionKind::Text);
+        obj.append_section_data(text, &[0xc3], 1);
+        let signature = obj.add_symbol(Sym {
+            name: b"grp".to_vec(),
+            value: 0,
+            size: 1,
+            kind: SymbolKind::Text,
+            scope: if global {
+                SymbolScope::Dynamic
+            } else {
+                SymbolScope::Compilation
+            },
+            weak: global,
+            section: SymbolSection::Section(text),
+            flags: SymbolFlags::None,
+        });
+        obj.add_comdat(Comdat {
+            kind: ComdatKind::Any,
+            symbol: signature,
+            sections: vec![text],
+        });
+        Box::leak(obj.write().expect("object written").into_boxed_slice())
+    }
+
+    /// Groups found by their signature symbol's id and groups found by name are one table:
+    /// whichever way the first copy was recorded, every later copy is a loser.
+    #[test]
+    fn the_first_copy_of_a_group_wins_however_its_signature_is_named() {
+        for order in [[false, true, false, true], [true, false, true, false]] {
+            let mut r = Resolver::new(&[], false, None);
+            let inputs = order
+                .iter()
+                .enumerate()
+                .map(|(i, &global)| InputFile::Object {
+                    name: format!("{i}.o"),
+                    data: with_group(global),
+                })
+                .collect();
+            r.add_inputs(inputs).expect("inputs added");
+            let kept: Vec<bool> = r
+                .objects
+                .iter()
+                .map(|o| {
+                    let text = o.sections.iter().find(|s| s.name == ".text.grp");
+                    text.expect("the group's section").kind != SectionKind::Ignored
+                })
+                .collect();
+            assert_eq!(kept, [true, false, false, false], "{order:?}");
+        }
+    }
 }
