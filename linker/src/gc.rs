@@ -6,7 +6,7 @@
 //! C-identifier sections whose `__start_`/`__stop_` symbols are used. `.eh_frame` is not a
 //! root; an FDE keeps its LSDA and personality only when its function is live.
 
-use crate::object_file::{shndx, FileId, ObjectFile, SectionKind, LE};
+use crate::object_file::{shndx, FileId, InputSection, ObjectFile, SectionKind, LE};
 use crate::symbols::{SymbolDef, SymbolId, SymbolTable};
 use object::elf;
 use object::read::elf::{Rela as _, Sym as _};
@@ -27,6 +27,14 @@ fn is_gc_root(name: &str, sh_type: u32, flags: u64, symtab: &SymbolTable) -> boo
         elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY | elf::SHT_NOTE
     ) {
         return true;
+    }
+    // Every name below but the C identifiers starts with a dot and one of these letters:
+    // the names of nearly all sections (`.text.`, `.rodata.`, `.data.`, `.bss.` and a
+    // symbol's name) are turned away without comparing more.
+    if let [b'.', second, ..] = name.as_bytes() {
+        if !matches!(second, b'i' | b'f' | b'p' | b'c' | b'd' | b'j') {
+            return false;
+        }
     }
     for prefix in [
         ".init_array",
@@ -65,30 +73,42 @@ const LIVE: u8 = 1;
 const MERGE: u8 = 2;
 
 impl LiveFlags {
+    /// The flags of every section, and per object, whatever else `each` finds on its one
+    /// pass over the object's sections (in parallel: a large link has a million sections).
     /// Non-allocatable sections start live (GC never drops them, and their relocations are
     /// not followed); ignored ones too, so that nothing marks them.
-    fn new(objects: &[ObjectFile]) -> Self {
+    fn new<T: Send>(
+        objects: &[ObjectFile],
+        each: impl Fn(usize, &ObjectFile, usize, &InputSection) -> Option<T> + Sync,
+    ) -> (Self, Vec<Vec<T>>) {
         let mut base = Vec::with_capacity(objects.len());
         let mut total = 0;
         for obj in objects {
             base.push(total);
             total += obj.sections.len();
         }
-        // A large link has a million sections: each object's flags are set on their own.
         let mut live: Vec<AtomicU8> = (0..total)
             .into_par_iter()
             .map(|_| AtomicU8::new(0))
             .collect();
         let (shares, _) =
             crate::write::split_places(&mut live, objects.iter().map(|o| o.sections.len()));
-        objects.par_iter().zip(shares).for_each(|(obj, share)| {
-            for (flag, s) in share.iter_mut().zip(&obj.sections) {
-                let live = s.kind == SectionKind::Ignored || !s.is_alloc();
-                let merge = s.kind == SectionKind::Merge && s.is_alloc();
-                *flag.get_mut() = (u8::from(live) * LIVE) | (u8::from(merge) * MERGE);
-            }
-        });
-        LiveFlags { base, live }
+        let found = objects
+            .par_iter()
+            .enumerate()
+            .zip(shares)
+            .map(|((f, obj), share)| {
+                let mut found = Vec::new();
+                for (i, (flag, s)) in share.iter_mut().zip(&obj.sections).enumerate() {
+                    let live = s.kind == SectionKind::Ignored || !s.is_alloc();
+                    let merge = s.kind == SectionKind::Merge && s.is_alloc();
+                    *flag.get_mut() = (u8::from(live) * LIVE) | (u8::from(merge) * MERGE);
+                    found.extend(each(f, obj, i, s));
+                }
+                found
+            })
+            .collect();
+        (LiveFlags { base, live }, found)
     }
 
     /// Marks the section: whether this call made it live, and whether it is a merge
@@ -127,18 +147,13 @@ pub struct PieceMarks {
 }
 
 impl PieceMarks {
-    fn new(objects: &[ObjectFile]) -> Self {
-        let mut sections: Vec<Vec<(u32, usize, u64)>> = objects
-            .par_iter()
-            .map(|obj| {
-                obj.sections
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| s.kind == SectionKind::Merge && s.is_alloc() && s.size > 0)
-                    .map(|(i, s)| (i as u32, 0, s.size))
-                    .collect()
-            })
-            .collect();
+    /// The tracked sections: allocated merge sections with contents.
+    fn tracks(s: &InputSection) -> bool {
+        s.kind == SectionKind::Merge && s.is_alloc() && s.size > 0
+    }
+
+    /// For `sections`, per object its tracked sections (index, 0, size), by index.
+    fn new(mut sections: Vec<Vec<(u32, usize, u64)>>) -> Self {
         let mut total = 0usize;
         for (_, start, size) in sections.iter_mut().flatten() {
             *start = total;
@@ -375,7 +390,6 @@ pub fn collect_garbage(
     kept: &(dyn Fn(&str, &str) -> bool + Sync),
     pieces: bool,
 ) -> (UsedOutside, Option<PieceMarks>) {
-    let pieces = pieces.then(|| PieceMarks::new(objects));
     let marks = mark_live(objects, symtab, root_symbols, pieces, &|_, obj, s| {
         let sec = &obj.sections[s];
         is_gc_root(sec.name, sec.sh_type, sec.flags, symtab) || kept(&obj.name, sec.name)
@@ -392,7 +406,7 @@ pub fn collect_garbage(
 /// (With one partition LLVM saw every use and already deleted what is unused.)
 pub fn collect_lto_leftovers(objects: &mut [ObjectFile], symtab: &SymbolTable, roots: &[u32]) {
     let candidates: Vec<Vec<bool>> = objects.iter().map(leftover_candidates).collect();
-    mark_live(objects, symtab, roots, None, &|file, obj, s| {
+    mark_live(objects, symtab, roots, false, &|file, obj, s| {
         let sec = &obj.sections[s];
         !candidates[file][s] || is_gc_root(sec.name, sec.sh_type, sec.flags, symtab)
     });
@@ -434,13 +448,37 @@ fn mark_live(
     objects: &mut [ObjectFile],
     symtab: &SymbolTable,
     root_symbols: &[u32],
-    pieces: Option<PieceMarks>,
+    pieces: bool,
     is_root: &(dyn Fn(usize, &ObjectFile, usize) -> bool + Sync),
 ) -> Marks {
+    // One pass over the sections finds the root sections and the merge sections whose
+    // pieces are tracked, and sets the flags.
+    let (flags, found) = LiveFlags::new(objects, |f, obj, i, s| {
+        let root = s.kind != SectionKind::Ignored
+            && s.kind != SectionKind::EhFrame
+            && s.is_alloc()
+            && is_root(f, obj, i);
+        let tracked = pieces && PieceMarks::tracks(s);
+        (root || tracked).then_some((i as u32, root, tracked.then_some(s.size)))
+    });
+    let mut roots: Vec<(FileId, u32)> = Vec::new();
+    let mut tracked: Vec<Vec<(u32, usize, u64)>> = Vec::with_capacity(found.len());
+    for (f, found) in found.into_iter().enumerate() {
+        let mut merges = Vec::new();
+        for (i, root, size) in found {
+            if root {
+                roots.push((f as FileId, i));
+            }
+            if let Some(size) = size {
+                merges.push((i, 0, size));
+            }
+        }
+        tracked.push(merges);
+    }
     let marks = Marks {
-        flags: LiveFlags::new(objects),
+        flags,
         used: UsedOutside::new(symtab.symbols.len()),
-        pieces,
+        pieces: pieces.then(|| PieceMarks::new(tracked)),
     };
     let mut frontier: Vec<(FileId, u32)> = root_symbols
         .iter()
@@ -454,19 +492,6 @@ fn mark_live(
         })
         .filter(|&(f, s, value)| marks.reach_section(f, s, value))
         .map(|(f, s, _)| (f, s))
-        .collect();
-    let roots: Vec<(FileId, u32)> = objects
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(f, obj)| {
-            obj.sections.iter().enumerate().filter_map(move |(i, s)| {
-                (s.kind != SectionKind::Ignored
-                    && s.kind != SectionKind::EhFrame
-                    && s.is_alloc()
-                    && is_root(f, obj, i))
-                .then_some((f as FileId, i as u32))
-            })
-        })
         .collect();
     frontier.extend(
         roots
