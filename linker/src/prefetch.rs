@@ -60,8 +60,11 @@ enum Slot {
     Taken,
 }
 
-#[derive(Default)]
 struct Slots {
+    /// The threads that parse: one fewer than the link's (at least one), so that the
+    /// resolving thread, whose work the others wait on, keeps a core of its own. None if
+    /// they could not be started: the link's own threads parse then.
+    pool: Option<rayon::ThreadPool>,
     slots: Mutex<Vec<Slot>>,
     done: Condvar,
     /// Inputs submitted whose parse has not finished.
@@ -153,9 +156,28 @@ fn build_index(archives: Vec<Option<ArchiveIndex>>) -> hashbrown::HashTable<Inde
 }
 
 /// The background parse; a ticket names one submitted input.
-#[derive(Default)]
 pub struct Prefetch {
     shared: Arc<Slots>,
+}
+
+impl Default for Prefetch {
+    fn default() -> Self {
+        let threads = rayon::current_num_threads().saturating_sub(1).max(1);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("rld-parse-{i}"))
+            .build()
+            .ok();
+        Prefetch {
+            shared: Arc::new(Slots {
+                pool,
+                slots: Mutex::default(),
+                done: Condvar::new(),
+                unfinished: AtomicUsize::new(0),
+                ahead: OnceLock::new(),
+            }),
+        }
+    }
 }
 
 /// One submitted input.
@@ -201,7 +223,7 @@ impl Prefetch {
             return;
         }
         let shared = Arc::clone(&self.shared);
-        rayon::spawn(move || {
+        self.shared.spawn(move || {
             let index = build_index(indexes);
             if let Some(ahead) = shared.ahead.get() {
                 let _ = ahead.index.set(index);
@@ -270,6 +292,18 @@ impl Prefetch {
                 }
                 Slot::Parsing => {
                     slots[ticket.0] = Slot::Parsing;
+                    // Rather than wait, this thread parses an input submitted later that
+                    // no thread has started (resolution will most likely want it soon).
+                    const LOOK: usize = 64;
+                    let idle = (ticket.0 + 1..slots.len())
+                        .take(LOOK)
+                        .find(|&t| matches!(slots[t], Slot::Queued(_)));
+                    if let Some(t) = idle {
+                        drop(slots);
+                        self.shared.work(t);
+                        slots = lock(&self.shared.slots);
+                        continue;
+                    }
                     slots = self
                         .shared
                         .done
@@ -283,6 +317,21 @@ impl Prefetch {
 }
 
 impl Slots {
+    fn spawn(&self, work: impl FnOnce() + Send + 'static) {
+        match &self.pool {
+            Some(pool) => pool.spawn(work),
+            None => rayon::spawn(work),
+        }
+    }
+
+    /// Whether this thread is one of those that parse.
+    fn on_pool(&self) -> bool {
+        match &self.pool {
+            Some(pool) => pool.current_thread_index().is_some(),
+            None => rayon::current_thread_index().is_some(),
+        }
+    }
+
     fn submit(self: &Arc<Self>, job: Job) -> usize {
         let ticket = {
             let mut slots = lock(&self.slots);
@@ -291,7 +340,7 @@ impl Slots {
         };
         self.unfinished.fetch_add(1, Ordering::Relaxed);
         let shared = Arc::clone(self);
-        rayon::spawn(move || shared.work(ticket));
+        self.spawn(move || shared.work(ticket));
         ticket
     }
 
@@ -337,7 +386,7 @@ impl Slots {
         let start = |&(a, m): &(u32, u32)| {
             self.start_member(ahead, &ahead.members[a as usize][m as usize]);
         };
-        if rayon::current_thread_index().is_some() {
+        if self.on_pool() {
             wanted.iter().rev().for_each(start);
         } else {
             wanted.iter().for_each(start);
