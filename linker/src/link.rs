@@ -458,8 +458,8 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
             });
         // Only `--as-needed` libraries can lose their DT_NEEDED: without one, no reference
         // need be looked at again.
-        if link.dsos.iter().any(|d| d.as_needed && d.needed) {
-            let asked: Vec<bool> = link.dsos.iter().map(|d| d.as_needed && d.needed).collect();
+        let asked: Vec<bool> = link.dsos.iter().map(|d| d.as_needed && d.needed).collect();
+        if asked.contains(&true) {
             let still_needed =
                 gc::libraries_still_needed(&link.objects, &link.symtab, &gc_roots, &asked);
             for (dso, still) in link.dsos.iter_mut().zip(still_needed) {

@@ -1320,9 +1320,6 @@ impl Resolver {
             .checked_sub(obj.first_global)
             .filter(|&k| names.get(k).is_some_and(|n| std::ptr::eq(n.name, sig)))
             .map(|k| ids[k]);
-        let find_by_name = |comdats: &hashbrown::HashTable<(u64, &'static [u8], FileId)>| {
-            comdats.find(group.hash, |c| c.1 == sig).map(|c| c.2)
-        };
         if let Some(id) = own.or_else(|| self.symtab.lookup(sig)) {
             let at = id as usize;
             if at >= self.comdat_by_symbol.len() {
@@ -1330,7 +1327,8 @@ impl Resolver {
                 self.comdat_by_symbol.resize(len, FileId::MAX);
             }
             if self.comdat_by_symbol[at] == FileId::MAX {
-                self.comdat_by_symbol[at] = find_by_name(&self.comdats).unwrap_or(file);
+                let by_name = self.comdats.find(group.hash, |c| c.1 == sig);
+                self.comdat_by_symbol[at] = by_name.map_or(file, |c| c.2);
             }
             return self.comdat_by_symbol[at];
         }
