@@ -15,6 +15,14 @@ if [ $# -lt 3 ]; then
 fi
 root=$1 ref=$2
 shift 2
+# A configuration that did not run has no passed.txt: that is no result, not "0 regressions"
+# (process substitution would hide sort's failure from set -e).
+for config in "$ref" "$@"; do
+  if [ ! -f "$root/$config/passed.txt" ]; then
+    echo "no results for $config ($root/$config/passed.txt is missing)" >&2
+    exit 2
+  fi
+done
 status=0
 for config in "$@"; do
   lost=$(comm -23 <(sort "$root/$ref/passed.txt") <(sort "$root/$config/passed.txt"))
