@@ -42,30 +42,6 @@ pub trait HashedName: Sync {
     fn hash(&self) -> u64;
 }
 
-/// A name and its hash, for names with nothing else to carry.
-pub struct Hashed {
-    pub name: &'static [u8],
-    pub hash: u64,
-}
-
-impl Hashed {
-    pub fn new(name: &'static [u8]) -> Hashed {
-        Hashed {
-            name,
-            hash: name_hash(name),
-        }
-    }
-}
-
-impl HashedName for Hashed {
-    fn name(&self) -> &'static [u8] {
-        self.name
-    }
-    fn hash(&self) -> u64 {
-        self.hash
-    }
-}
-
 /// A slot of a shard's table: an id, and the low half of its name's hash. The name itself
 /// is read from its symbol only to confirm a match (a table of names would hold 16 more
 /// bytes per slot for the whole link); the hash half lets the table grow without reading a

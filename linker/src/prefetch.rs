@@ -90,7 +90,7 @@ pub struct Ahead {
 type IndexEntry = (u64, &'static [u8], u32, u32);
 
 /// An archive's index as the archive reads it: each name and the member defining it.
-pub type ArchiveIndex = Vec<(&'static [u8], u32)>;
+pub type ArchiveIndex = std::sync::Arc<[crate::input::archive::IndexSymbol]>;
 
 struct AheadMember {
     name: String,
@@ -141,14 +141,16 @@ impl Ahead {
 }
 
 fn build_index(archives: Vec<Option<ArchiveIndex>>) -> hashbrown::HashTable<IndexEntry> {
-    let mut index = hashbrown::HashTable::new();
-    for (a, symbols) in archives.into_iter().enumerate() {
-        for (name, m) in symbols.into_iter().flatten() {
-            let hash = crate::name_table::name_hash(name);
+    // Room for every name up front: growing the table rehashed it a dozen times.
+    let names = archives.iter().flatten().map(|s| s.len()).sum();
+    let mut index = hashbrown::HashTable::with_capacity(names);
+    for (a, symbols) in archives.iter().enumerate() {
+        for s in symbols.iter().flat_map(|s| s.iter()) {
+            let (hash, name) = (s.hash, s.name);
             if let hashbrown::hash_table::Entry::Vacant(v) =
                 index.entry(hash, |e: &IndexEntry| e.0 == hash && e.1 == name, |e| e.0)
             {
-                v.insert((hash, name, a as u32, m));
+                v.insert((hash, name, a as u32, s.member));
             }
         }
     }
@@ -486,19 +488,20 @@ mod tests {
             ),
             ("lib.a(d.o)".to_string(), object(&["deeper"], &[], &[])),
         ];
-        let index = vec![
+        let index = [
             (&b"unused"[..], 0),
             (&b"wanted"[..], 1),
             (&b"weakly_wanted"[..], 2),
             (&b"deeper"[..], 3),
             // A second definition: the first member that defines it is the one loaded.
             (&b"wanted"[..], 0),
-        ];
+        ]
+        .map(|(name, member)| crate::input::archive::IndexSymbol::new(name, member));
         let prefetch = Prefetch::default();
         prefetch.plan_ahead(
             vec![AheadArchive {
                 members: members.clone(),
-                index: Some(index),
+                index: Some(index.into()),
             }],
             false,
         );

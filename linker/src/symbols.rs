@@ -8,7 +8,7 @@
 
 use crate::error::{LinkError, Result};
 use crate::input::{Archive, InputFile};
-use crate::name_table::{name_hash, Hashed};
+use crate::name_table::name_hash;
 use crate::object_file::{shndx, FileId, ObjectFile, SectionKind, LE};
 use crate::prefetch::{Parsed, Prefetch, Ticket};
 use crate::shared_file::{DsoId, SharedFile};
@@ -544,7 +544,7 @@ impl Resolver {
                     }),
                     InputFile::Archive(a) => Some(crate::prefetch::AheadArchive {
                         members: a.members.iter().map(|m| (m.name.clone(), m.data)).collect(),
-                        index: Some(a.symbols.clone()),
+                        index: Some(std::sync::Arc::clone(&a.symbols)),
                     }),
                     _ => None,
                 })
@@ -1091,18 +1091,10 @@ impl Resolver {
             self.fetch_parsing(a, m as u32, ticket);
         }
         // The index names are interned first (together: in parallel for a large index).
-        let names: Vec<Hashed> = {
-            use rayon::prelude::*;
-            self.archives[a as usize]
-                .symbols
-                .par_iter()
-                .with_min_len(4096)
-                .map(|&(n, _)| Hashed::new(n))
-                .collect()
-        };
+        let index = std::sync::Arc::clone(&self.archives[a as usize].symbols);
         let ids = self
             .symtab
-            .intern_batch(&[&names], true)
+            .intern_batch(&[&index[..]], true)
             .pop()
             .unwrap_or_default();
         // The index in order, as lld takes each member's symbols in turn: a member is
@@ -1116,14 +1108,14 @@ impl Resolver {
             while ahead < ids.len().min(k + AHEAD) {
                 let sym = self.symtab.get(ids[ahead]);
                 if sym.def == SymbolDef::Undefined && sym.is_wanted() {
-                    self.speculate(a, self.archives[a as usize].symbols[ahead].1);
+                    self.speculate(a, index[ahead].member);
                 }
                 ahead += 1;
             }
             let id = ids[k];
             // lld names a member's definitions as its walk of the archive reaches them.
             self.symtab.touch(id);
-            let (name, member) = self.archives[a as usize].symbols[k];
+            let (name, member) = (index[k].name, index[k].member);
             if self.is_common(id) {
                 if !self.fortran_common {
                     continue;

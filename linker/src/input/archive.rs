@@ -20,8 +20,9 @@ pub struct Archive {
     /// `--whole-archive` was in effect: every member is linked.
     pub whole: bool,
     pub members: Vec<ArchiveMember>,
-    /// Each defined global symbol and the member (index into `members`) that defines it.
-    pub symbols: Vec<(&'static [u8], u32)>,
+    /// Each defined global symbol and the member that defines it. Shared: parsing ahead
+    /// reads it on other threads while resolution walks it.
+    pub symbols: std::sync::Arc<[IndexSymbol]>,
     /// How many names the symbol index lists, read or not (a whole archive's is not): the
     /// room resolution makes in its table up front.
     pub index_names: usize,
@@ -31,6 +32,35 @@ pub struct Archive {
     pub lazy_object: bool,
 }
 
+/// A name an archive's index lists, with the member (index into `members`) defining it and
+/// the name's hash: hashed as the index is read, while its bytes are in cache, once for
+/// both resolution's table and the map that parsing ahead looks references up in.
+#[derive(Clone, Copy)]
+pub struct IndexSymbol {
+    pub name: &'static [u8],
+    pub hash: u64,
+    pub member: u32,
+}
+
+impl IndexSymbol {
+    pub fn new(name: &'static [u8], member: u32) -> IndexSymbol {
+        IndexSymbol {
+            name,
+            hash: crate::name_table::name_hash(name),
+            member,
+        }
+    }
+}
+
+impl crate::name_table::HashedName for IndexSymbol {
+    fn name(&self) -> &'static [u8] {
+        self.name
+    }
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+}
+
 impl Archive {
     /// An object between `--start-lib` and `--end-lib` (lld's lazy object): an archive of
     /// one member, named like the object, indexed by the globals it defines.
@@ -38,12 +68,12 @@ impl Archive {
         use object::{Object as _, ObjectSymbol as _};
         let file = object::File::parse(data)
             .map_err(|e| LinkError::bad_input(&name, format!("not a valid ELF object: {e}")))?;
-        let symbols: Vec<_> = file
+        let symbols: std::sync::Arc<[IndexSymbol]> = file
             .symbols()
             .filter(|s| s.is_global() && !s.is_undefined())
             .filter_map(|s| s.name_bytes().ok())
             .filter(|n| !n.is_empty())
-            .map(|n| (n, 0))
+            .map(|n| IndexSymbol::new(n, 0))
             .collect();
         Ok(Archive {
             index: &[],
@@ -114,7 +144,7 @@ impl Archive {
                 let sym = sym.map_err(|e| bad(format!("corrupt archive symbol table: {e}")))?;
                 let offset = sym.offset().0;
                 if let Some(&m) = by_offset.get(&offset) {
-                    symbols.push((sym.name(), m));
+                    symbols.push(IndexSymbol::new(sym.name(), m));
                 }
             }
         }
@@ -122,7 +152,7 @@ impl Archive {
             // No index (e.g. `ar rcS`): read each member's own symbol table instead.
             for (i, m) in members.iter().enumerate() {
                 for name in defined_globals(m.data) {
-                    symbols.push((name, i as u32));
+                    symbols.push(IndexSymbol::new(name, i as u32));
                 }
             }
         }
@@ -135,7 +165,7 @@ impl Archive {
             } else {
                 symbols.len()
             },
-            symbols,
+            symbols: symbols.into(),
             index: if indexed { symbol_index(data) } else { &[] },
             lazy_object: false,
         })
