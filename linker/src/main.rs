@@ -3,7 +3,8 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let restarted = rld::malloc_tuning::restore_callers_environment();
+    // Before any thread starts (and before the link's first allocations).
+    let tuned = rld::malloc_tuning::tune();
     // A panic is a bug in rld; say so plainly, without a Rust backtrace. The pending output
     // file is removed as the stack unwinds.
     std::panic::set_hook(Box::new(|info| {
@@ -72,11 +73,6 @@ fn main() -> ExitCode {
     if opts.print_help {
         return print_out(rld::args::help_text());
     }
-    // Still with one thread, and before anything is printed (the restarted process prints
-    // it): a large link starts again with glibc's allocator tuned.
-    if restarted.is_none() && rld::input::inputs_reach(&opts, rld::malloc_tuning::LARGE_INPUTS) {
-        rld::malloc_tuning::restart_tuned();
-    }
     if opts.print_version {
         let version = format!(
             "rld {} (compatible with GNU linkers)\n",
@@ -99,8 +95,8 @@ fn main() -> ExitCode {
         eprintln!("rld: error: no input files");
         return ExitCode::FAILURE;
     }
-    if let (Some(tunables), true) = (&restarted, opts.print_timing) {
-        eprintln!("rld: restarted with GLIBC_TUNABLES={tunables}");
+    if opts.print_timing && !tuned.is_empty() {
+        eprintln!("rld: malloc tuned: {tuned}");
     }
     // Before any thread starts: the process the caller waits for exits with the link's
     // outcome while the child frees its memory (mold's trick).

@@ -145,39 +145,33 @@ fn a_plugin_is_loaded_only_when_a_file_could_be_its() {
         .contains("cannot load plugin /nonexistent/plugin.so: no such file"));
 }
 
-/// A large link restarts rld with glibc's allocator tuned; what rld runs (here, a plugin in
-/// its process) sees the caller's environment, and the caller's tunables win over rld's.
-/// A small link is not restarted.
+/// rld tunes glibc's allocator in its own process (`mallopt`, no restart): what it runs
+/// (here, a plugin in its process) sees the caller's environment unchanged, the caller's
+/// tunables win over rld's, and everything printed before the link is printed once.
 #[test]
-fn a_large_link_is_restarted_tuned_and_its_callers_environment_kept() {
+fn malloc_is_tuned_in_process_and_the_callers_environment_kept() {
     if is_standin() {
-        eprintln!("skipped: the restart is rld's own");
+        eprintln!("skipped: the tuning is rld's own");
         return;
     }
     let t = Test::new();
     let s = setup(&t);
-    let data_object = |name: &str, bytes: usize| {
-        let asm = t.write(
-            &format!("{name}.s"),
-            format!(".data\n.globl big\nbig:\n.fill {bytes}, 1, 1\n.text\n.globl _start\n_start:\nret\n"),
-        );
-        let obj = t.path(&format!("{name}.o"));
-        run_checked(Command::new("as").arg(&asm).arg("-o").arg(&obj));
-        obj
-    };
-    // 40 MB of data: a link large enough to be restarted.
-    let (big, small) = (data_object("big", 40 << 20), data_object("small", 16));
-    let link = |name: &str, data: &Path, caller: Option<&str>| {
+    let asm = t.write(
+        "data.s",
+        ".data\n.globl big\nbig:\n.fill 4096, 1, 1\n.text\n.globl _start\n_start:\nret\n",
+    );
+    let data = t.path("data.o");
+    run_checked(Command::new("as").arg(&asm).arg("-o").arg(&data));
+    let link = |name: &str, caller: Option<&str>| {
         let env_file = t.path(&format!("{name}.env"));
         let mut cmd = Command::new(rld_path());
-        cmd.arg(data)
+        cmd.arg(&data)
             .arg(&s.ir)
             .arg(format!("-plugin={}", s.plugin.display()))
             .arg(format!("-plugin-opt=res={}", t.path("res").display()))
             .arg(format!("-plugin-opt=obj={}", s.compiled.display()))
             .arg(format!("-plugin-opt=libdir={}", s.lib_dir.display()))
             .arg(format!("-plugin-opt=env={}", env_file.display()))
-            // What is printed before the link starts is printed once, restarted or not.
             .args(["-e", "_start", "--time", "-v", "--color-diagnostics", "-o"])
             .arg(t.path(name))
             .env_remove("GLIBC_TUNABLES");
@@ -199,31 +193,32 @@ fn a_large_link_is_restarted_tuned_and_its_callers_environment_kept() {
         );
         (stderr, read(&env_file))
     };
-    let ours = "glibc.malloc.top_pad=16777216:glibc.malloc.mmap_threshold=33554432";
-    let (stderr, env) = link("plain", &big, None);
+    let (stderr, env) = link("plain", None);
     assert!(
-        stderr.contains(&format!("rld: restarted with GLIBC_TUNABLES={ours}\n")),
+        stderr.contains(
+            "rld: malloc tuned: glibc.malloc.top_pad=16777216:glibc.malloc.mmap_threshold=33554432\n"
+        ),
         "{stderr}"
     );
     assert_eq!(
         env,
         "GLIBC_TUNABLES=(unset)\nRLD_RESTARTED_WITH_TUNABLES=(unset)\n"
     );
-    let (stderr, env) = link("callers", &big, Some("glibc.malloc.top_pad=65536"));
+    let (stderr, env) = link("callers", Some("glibc.malloc.top_pad=65536"));
     assert!(
-        stderr.contains(
-            "rld: restarted with GLIBC_TUNABLES=glibc.malloc.top_pad=65536:glibc.malloc.mmap_threshold=33554432\n"
-        ),
+        stderr.contains("rld: malloc tuned: glibc.malloc.mmap_threshold=33554432\n"),
         "{stderr}"
     );
     assert_eq!(
         env,
         "GLIBC_TUNABLES=glibc.malloc.top_pad=65536\nRLD_RESTARTED_WITH_TUNABLES=(unset)\n"
     );
-    let (stderr, env) = link("small", &small, None);
-    assert!(!stderr.contains("restarted"), "{stderr}");
+    // Both set by the caller: nothing is tuned, and nothing said.
+    let both = "glibc.malloc.mmap_threshold=65536:glibc.malloc.top_pad=0";
+    let (stderr, env) = link("both", Some(both));
+    assert!(!stderr.contains("malloc tuned"), "{stderr}");
     assert_eq!(
         env,
-        "GLIBC_TUNABLES=(unset)\nRLD_RESTARTED_WITH_TUNABLES=(unset)\n"
+        format!("GLIBC_TUNABLES={both}\nRLD_RESTARTED_WITH_TUNABLES=(unset)\n")
     );
 }

@@ -261,38 +261,6 @@ pub fn collect_inputs(opts: &Options) -> Result<Inputs> {
     })
 }
 
-/// Whether the objects and archives the command line names hold `bytes` or more
-/// (shared libraries are mapped, not read through, and do not count): a quick measure of
-/// the link's size, from the files' sizes alone, which stops looking once it is reached.
-/// Libraries are searched as collection will search them, but a linker script's inputs are
-/// not followed.
-pub fn inputs_reach(opts: &Options, bytes: u64) -> bool {
-    let size = |path: &Path| {
-        let shared = path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().contains(".so"));
-        if shared {
-            0
-        } else {
-            std::fs::metadata(path).map_or(0, |m| m.len())
-        }
-    };
-    let sysroot = opts.sysroot.as_deref();
-    let mut total = 0u64;
-    opts.inputs.iter().any(|input| {
-        total += match input {
-            InputArg::File { path, .. } => size(path),
-            InputArg::Library { name, state } => {
-                let static_only = state.static_only || opts.static_link;
-                search::find_library(name, &opts.library_paths, static_only, sysroot)
-                    .map_or(0, |found| size(&found))
-            }
-            _ => 0,
-        };
-        total >= bytes
-    })
-}
-
 /// A library a linker plugin asked for (`add_input_library`), searched in `extra_dirs`
 /// first, unless it is already one of `loaded` (gcc's plugin names the libraries the
 /// command line already has, so that code it generates can use them).
