@@ -384,86 +384,188 @@ pub fn group_eh_frames(
     start: u64,
     aliases: &mut FxHashMap<(FileId, u32, u64), u64>,
 ) -> (u64, Vec<Vec<(u64, u64)>>) {
-    // A CIE (input, piece) and the FDEs that use it.
-    struct Group {
-        cie: Option<(usize, usize)>,
-        fdes: Vec<(usize, usize)>,
-    }
-    let mut groups: Vec<Group> = Vec::new();
-    let mut by_key: FxHashMap<CieKey, usize> = FxHashMap::default();
-    let mut dropped: Vec<(usize, usize, usize)> = Vec::new();
-    let new_group = |groups: &mut Vec<Group>, cie| {
-        groups.push(Group {
-            cie,
-            fdes: Vec::new(),
+    use rayon::prelude::*;
+    // Each input on its own (in parallel): its CIEs with their keys, and which of them each
+    // FDE uses. Only the CIEs need the inputs in order; that pass is per CIE, not per
+    // record, and the records are then placed in parallel again.
+    let mut scans: Vec<EhScan> = inputs
+        .par_iter()
+        .map(|((f, i), pieces)| EhScan::new(link, *f, *i, pieces))
+        .collect();
+
+    // Groups in the order their first record is met: each distinct CIE, and each FDE whose
+    // CIE is not before it in its input (a group of its own, after it).
+    let mut groups: Vec<EhGroup> = Vec::new();
+    let mut by_key: FxHashMap<CieKey, u32> = FxHashMap::default();
+    let mut group_of: Vec<Vec<(u32, bool)>> = Vec::with_capacity(scans.len());
+    for scan in scans.iter_mut() {
+        let mut new_group = |cie_len: u64| {
+            groups.push(EhGroup { cie_len, at: 0 });
+            (groups.len() - 1) as u32
+        };
+        let of = scan.starts.iter_mut().map(|s| match s {
+            EhStart::Cie { key, len, .. } => match key.take() {
+                Some(key) => match by_key.entry(key) {
+                    std::collections::hash_map::Entry::Occupied(o) => (*o.get(), false),
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        (*v.insert(new_group(*len)), true)
+                    }
+                },
+                None => (new_group(*len), true),
+            },
+            EhStart::Orphan => (new_group(0), false),
         });
-        groups.len() - 1
-    };
-    for (k, ((f, i), pieces)) in inputs.iter().enumerate() {
-        let s = &link.objects[*f as usize].sections[*i as usize];
-        // This input's CIEs by offset, with their groups.
-        let mut cies: Vec<(u64, usize)> = Vec::new();
+        group_of.push(of.collect());
+    }
+    // Each group's place: its CIE, then its FDEs, input by input.
+    let mut fde_bytes = vec![0u64; groups.len()];
+    for (scan, of) in scans.iter().zip(&group_of) {
+        for &(_, s, len) in &scan.fdes {
+            fde_bytes[of[s as usize].0 as usize] += len;
+        }
+    }
+    let mut off = start;
+    let mut cursor = vec![0u64; groups.len()];
+    for (g, group) in groups.iter_mut().enumerate() {
+        group.at = off;
+        cursor[g] = off + group.cie_len;
+        off = cursor[g] + fde_bytes[g];
+    }
+    // Where each input's FDEs of each group start (inputs in order).
+    let mut bases: Vec<Vec<(u32, u64)>> = Vec::with_capacity(scans.len());
+    for (scan, of) in scans.iter().zip(&group_of) {
+        let mut base: Vec<(u32, u64)> = Vec::new();
+        for &(_, s, len) in &scan.fdes {
+            let g = of[s as usize].0;
+            if !base.iter().any(|b| b.0 == g) {
+                base.push((g, cursor[g as usize]));
+            }
+            cursor[g as usize] += len;
+        }
+        bases.push(base);
+    }
+
+    // Every record placed, each input on its own.
+    let placed: Vec<(Vec<(u64, u64)>, Vec<(u64, u64)>)> = inputs
+        .par_iter_mut()
+        .zip(scans.par_iter())
+        .zip(group_of.par_iter())
+        .zip(bases.par_iter_mut())
+        .map(|(((entry, scan), of), base)| {
+            let pieces = &mut entry.1;
+            let (mut spans, mut dropped) = (Vec::new(), Vec::new());
+            for (s, start) in scan.starts.iter().enumerate() {
+                let EhStart::Cie { piece, len, .. } = *start else {
+                    continue;
+                };
+                let (g, owner) = of[s];
+                let p = &mut pieces[piece as usize];
+                if owner {
+                    p.output_offset = groups[g as usize].at;
+                    spans.push((p.output_offset, len));
+                } else {
+                    dropped.push((p.input_offset, groups[g as usize].at));
+                    p.output_offset = u64::MAX;
+                }
+            }
+            for &(j, s, len) in &scan.fdes {
+                let g = of[s as usize].0;
+                let next = base
+                    .iter_mut()
+                    .find(|b| b.0 == g)
+                    .expect("a base per group");
+                pieces[j as usize].output_offset = next.1;
+                spans.push((next.1, len));
+                next.1 += len;
+            }
+            // In the order they are in the output, stretches of adjacent records joined.
+            spans.sort_unstable_by_key(|&(at, _)| at);
+            let mut runs: Vec<(u64, u64)> = Vec::new();
+            for (at, len) in spans {
+                match runs.last_mut() {
+                    Some(run) if run.1 == at => run.1 = at + len,
+                    _ => runs.push((at, at + len)),
+                }
+            }
+            (runs, dropped)
+        })
+        .collect();
+    let mut runs = Vec::with_capacity(placed.len());
+    for (((f, i), _), (r, dropped)) in inputs.iter().zip(placed) {
+        for (input_offset, at) in dropped {
+            aliases.insert((*f, *i, input_offset), at);
+        }
+        runs.push(r);
+    }
+    (off, runs)
+}
+
+/// A group of [`group_eh_frames`]: the length of its CIE (0 for an FDE's own group), and
+/// where the group starts.
+struct EhGroup {
+    cie_len: u64,
+    at: u64,
+}
+
+/// A record that may start a group of [`group_eh_frames`].
+enum EhStart {
+    /// A CIE: its piece, its key (None: one that is never the same as another), its length.
+    Cie {
+        piece: u32,
+        key: Option<CieKey>,
+        len: u64,
+    },
+    /// An FDE whose CIE is not before it in its input.
+    Orphan,
+}
+
+/// One `.eh_frame` input as [`group_eh_frames`] needs it: the records that may start a
+/// group, in order, and each kept FDE's piece, start (index into `starts`) and length.
+struct EhScan {
+    starts: Vec<EhStart>,
+    fdes: Vec<(u32, u32, u64)>,
+}
+
+impl EhScan {
+    fn new(link: &Link, f: FileId, i: u32, pieces: &[Piece]) -> EhScan {
+        let s = &link.objects[f as usize].sections[i as usize];
+        let mut scan = EhScan {
+            starts: Vec::new(),
+            fdes: Vec::new(),
+        };
+        // This input's CIEs by offset, with their starts.
+        let mut cies: Vec<(u64, u32)> = Vec::new();
         for (j, p) in pieces.iter().enumerate() {
             if p.output_offset == u64::MAX {
                 continue;
             }
             let at = p.input_offset as usize;
-            match fde_cie_pointer(s.data, at) {
+            let len = eh_record_len(s.data, at);
+            let start = match fde_cie_pointer(s.data, at) {
                 None => {
-                    let len = eh_record_len(s.data, at);
-                    let g = match cie_key(link, *f, s, p.input_offset, len) {
-                        Some(key) => match by_key.get(&key) {
-                            Some(&g) => {
-                                dropped.push((k, j, g));
-                                g
-                            }
-                            None => {
-                                let g = new_group(&mut groups, Some((k, j)));
-                                by_key.insert(key, g);
-                                g
-                            }
-                        },
-                        None => new_group(&mut groups, Some((k, j))),
-                    };
-                    cies.push((p.input_offset, g));
+                    cies.push((p.input_offset, scan.starts.len() as u32));
+                    scan.starts.push(EhStart::Cie {
+                        piece: j as u32,
+                        key: cie_key(link, f, s, p.input_offset, len),
+                        len,
+                    });
+                    continue;
                 }
                 Some(id) => {
                     let cie_in = (p.input_offset + 4).wrapping_sub(u64::from(id));
-                    // An FDE whose CIE is not there keeps a group of its own, after it.
-                    let g = match cies.iter().find(|c| c.0 == cie_in) {
-                        Some(&(_, g)) => g,
-                        None => new_group(&mut groups, None),
-                    };
-                    groups[g].fdes.push((k, j));
+                    match cies.iter().find(|c| c.0 == cie_in) {
+                        Some(&(_, start)) => start,
+                        None => {
+                            scan.starts.push(EhStart::Orphan);
+                            (scan.starts.len() - 1) as u32
+                        }
+                    }
                 }
-            }
+            };
+            scan.fdes.push((j as u32, start, len));
         }
+        scan
     }
-    let mut runs: Vec<Vec<(u64, u64)>> = vec![Vec::new(); inputs.len()];
-    let mut off = start;
-    let mut cie_offsets = vec![0u64; groups.len()];
-    for (g, group) in groups.iter().enumerate() {
-        for (k, j) in group.cie.iter().chain(&group.fdes).copied() {
-            let ((f, i), pieces) = &mut inputs[k];
-            let data = link.objects[*f as usize].sections[*i as usize].data;
-            let len = eh_record_len(data, pieces[j].input_offset as usize);
-            if group.cie == Some((k, j)) {
-                cie_offsets[g] = off;
-            }
-            pieces[j].output_offset = off;
-            match runs[k].last_mut() {
-                Some(run) if run.1 == off => run.1 = off + len,
-                _ => runs[k].push((off, off + len)),
-            }
-            off += len;
-        }
-    }
-    for (k, j, g) in dropped {
-        let ((f, i), pieces) = &mut inputs[k];
-        aliases.insert((*f, *i, pieces[j].input_offset), cie_offsets[g]);
-        pieces[j].output_offset = u64::MAX;
-    }
-    (off, runs)
 }
 
 /// The CIEs placed so far in one output `.eh_frame`, by content. Every object compiled

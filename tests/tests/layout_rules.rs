@@ -962,6 +962,83 @@ fn eh_frame_groups_fdes_by_cie_as_lld() {
     }
 }
 
+/// Hand-written `.eh_frame` records: an object with a CIE, a second copy of it, and another
+/// CIE, each followed by an FDE; a second object with the other CIE first. Every distinct
+/// CIE is kept once, in the order first met, with the FDEs of both objects that use it
+/// after it (those of the dropped copy too), as lld lays them out; with `--gc-sections`
+/// the FDE of a function dropped goes and the rest close up. lld's file byte for byte.
+#[test]
+fn eh_frame_records_group_under_their_first_equal_cie_as_lld() {
+    let t = Test::new();
+    // A CIE whose return-address column is `ra`: 16 and 15 make two different CIEs.
+    let cie = |label: &str, ra: u32| {
+        format!(
+            "{label}:\n\t.long {label}_end - {label}_start\n{label}_start:\n\t.long 0\n\t.byte 1\n\
+             \t.asciz \"zR\"\n\t.uleb128 1\n\t.sleb128 -8\n\t.uleb128 {ra}\n\t.uleb128 1\n\
+             \t.byte 0x1b\n\t.byte 0x0c, 7, 8\n\t.balign 4, 0\n{label}_end:\n"
+        )
+    };
+    let fde = |label: &str, cie: &str, func: &str| {
+        format!(
+            "{label}:\n\t.long {label}_end - {label}_start\n{label}_start:\n\
+             \t.long {label}_start - {cie}\n\t.long {func} - .\n\t.long {func}_end - {func}\n\
+             \t.uleb128 0\n\t.balign 4, 0\n{label}_end:\n"
+        )
+    };
+    let funcs = |names: &[&str]| -> String {
+        names
+            .iter()
+            .map(|f| {
+                format!(
+                    "\t.section .text.{f},\"ax\",@progbits\n\t.globl {f}\n\t.type {f},@function\n\
+                     {f}:\n\tmovl $1, %eax\n\tret\n{f}_end:\n"
+                )
+            })
+            .collect()
+    };
+    let first = format!(
+        "{}\t.section .eh_frame,\"a\",@unwind\n{}{}{}{}{}{}\t.section .note.GNU-stack,\"\",@progbits\n",
+        funcs(&["f1", "f2", "f3"]),
+        cie(".Lc1", 16),
+        fde(".Lf1", ".Lc1", "f1"),
+        cie(".Lc1b", 16),
+        fde(".Lf2", ".Lc1b", "f2"),
+        cie(".Lc2", 15),
+        fde(".Lf3", ".Lc2", "f3"),
+    );
+    let second = format!(
+        "{}\t.section .eh_frame,\"a\",@unwind\n{}{}{}{}\t.section .note.GNU-stack,\"\",@progbits\n",
+        funcs(&["g1", "g2"]),
+        cie(".Ld2", 15),
+        fde(".Lg1", ".Ld2", "g1"),
+        cie(".Ld1", 16),
+        fde(".Lg2", ".Ld1", "g2"),
+    );
+    let a = t.assemble("records_a", &first);
+    let b = t.assemble("records_b", &second);
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nint f1(void), f2(void), f3(void), g1(void), g2(void);\n\
+         int main(void) {\n  printf(\"%d\\n\", f1() + f3() + g1() + g2());\n  return 0;\n}\n",
+        &["-O2", "-fno-asynchronous-unwind-tables"],
+    );
+    let rld = link_as_lld(&t, &[&main, &a, &b], &[], "", "4\n");
+    // The start files' CIE and the two of the objects.
+    assert_eq!(cies(&rld).len(), 3, "{:?}", cies(&rld));
+    // f2, which nothing calls, is kept without --gc-sections: its FDE too, under the
+    // first copy of its CIE.
+    let fdes = |exe: &Path| {
+        let out = run_checked(Command::new("readelf").args(["-wf"]).arg(exe));
+        String::from_utf8_lossy(&out.stdout)
+            .matches(" FDE cie=")
+            .count()
+    };
+    let all = fdes(&rld);
+    let gc = link_as_lld(&t, &[&main, &a, &b], &["-Wl,--gc-sections"], "gc", "4\n");
+    assert_eq!(cies(&gc).len(), 3, "{:?}", cies(&gc));
+    assert_eq!(fdes(&gc), all - 1, "f2's FDE goes with f2");
+}
+
 /// Links `objs` with `flags` by lld and by rld (files named after `what`), checks that
 /// rld's program prints `expected` and is lld's file byte for byte (see
 /// [`assert_same_file_as_lld`]); returns rld's output.
