@@ -446,7 +446,7 @@ pub fn group_eh_frames(
     }
 
     // Every record placed, each input on its own.
-    let placed: Vec<(Vec<(u64, u64)>, Vec<(u64, u64)>)> = inputs
+    let placed: Vec<EhPlaced> = inputs
         .par_iter_mut()
         .zip(scans.par_iter())
         .zip(group_of.par_iter())
@@ -499,6 +499,10 @@ pub fn group_eh_frames(
     }
     (off, runs)
 }
+
+/// One input placed by [`group_eh_frames`]: its runs, and its CIEs dropped for an equal one
+/// (offset in the input, output offset of the one kept).
+type EhPlaced = (Vec<(u64, u64)>, Vec<(u64, u64)>);
 
 /// A group of [`group_eh_frames`]: the length of its CIE (0 for an FDE's own group), and
 /// where the group starts.
