@@ -1105,20 +1105,16 @@ pub fn gnu_property_features(link: &Link) -> u32 {
     if link.opts.z_ibt {
         forced |= object::elf::GNU_PROPERTY_X86_FEATURE_1_IBT;
     }
-    let mut features = u32::MAX;
-    let mut any = false;
-    for o in &link.objects {
-        if !o.sections.iter().any(|s| s.is_kept() && s.is_alloc()) {
-            continue;
-        }
-        any = true;
-        features &= o.x86_features.unwrap_or(0);
-    }
-    if any {
-        features | forced
-    } else {
-        forced
-    }
+    // The objects that put something in the image, each with its features: in parallel,
+    // as finding an object's first kept section can mean passing every section
+    // `--gc-sections` removed.
+    let features = link
+        .objects
+        .par_iter()
+        .filter(|o| o.sections.iter().any(|s| s.is_kept() && s.is_alloc()))
+        .map(|o| o.x86_features.unwrap_or(0))
+        .reduce_with(|a, b| a & b);
+    features.map_or(forced, |f| f | forced)
 }
 
 /// Which run of the memory image a section belongs to; segments follow these classes.

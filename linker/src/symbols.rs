@@ -305,15 +305,31 @@ impl SymbolTable {
     /// Every id in lld's order ([`Symbol::rank`]); those no input named (the linker's own)
     /// after them, in id order.
     pub fn in_lld_order(&self) -> Vec<SymbolId> {
-        let mut order = vec![SymbolId::MAX; self.next_rank as usize];
-        let mut rest = Vec::new();
-        for (id, sym) in self.symbols.iter().enumerate() {
-            match order.get_mut(sym.rank as usize) {
-                Some(slot) => *slot = id as SymbolId,
-                None => rest.push(id as SymbolId),
-            }
-        }
-        order.retain(|&id| id != SymbolId::MAX);
+        use rayon::prelude::*;
+        use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+        // Ranks are distinct, so each slot is written once: in parallel, a pass over every
+        // symbol's record being most of the work.
+        let slots: Vec<AtomicU32> = (0..self.next_rank)
+            .into_par_iter()
+            .map(|_| AtomicU32::new(SymbolId::MAX))
+            .collect();
+        let rest: Vec<SymbolId> = self
+            .symbols
+            .par_iter()
+            .enumerate()
+            .filter_map(|(id, sym)| match slots.get(sym.rank as usize) {
+                Some(slot) => {
+                    slot.store(id as SymbolId, Relaxed);
+                    None
+                }
+                None => Some(id as SymbolId),
+            })
+            .collect();
+        let mut order: Vec<SymbolId> = slots
+            .into_iter()
+            .map(AtomicU32::into_inner)
+            .filter(|&id| id != SymbolId::MAX)
+            .collect();
         order.extend(rest);
         order
     }
