@@ -136,20 +136,20 @@ pub fn merge_sections(
     lld_order: bool,
     marks: Option<&crate::gc::PieceMarks>,
 ) -> Merged {
-    // The sections and their groups, in input order (the search in parallel: objects
-    // have thousands of sections, few of them mergeable).
+    // The sections and their groups, in input order (each object lists its merge
+    // sections: objects have thousands of sections, few of them mergeable).
     let found: Vec<Vec<(u32, GroupKey, u64)>> = objects
         .par_iter()
         .map(|obj| {
-            obj.sections
+            obj.merges
                 .iter()
-                .enumerate()
+                .map(|&i| (i, &obj.sections[i as usize]))
                 .filter(|(_, sec)| {
                     sec.kind == SectionKind::Merge
                         && sec.live
                         && sec.output != crate::object_file::NO_OUTPUT
                 })
-                .map(|(i, sec)| (i as u32, group_key(sec), section_align(sec)))
+                .map(|(i, sec)| (i, group_key(sec), section_align(sec)))
                 .collect()
         })
         .collect();

@@ -156,6 +156,8 @@ pub struct ObjectFile {
     /// Its `.eh_frame` sections (most objects have one or none), found once here rather
     /// than by scanning every section of a large link again.
     pub eh_frames: Vec<u32>,
+    /// Its SHF_MERGE sections ([`SectionKind::Merge`] when parsed), for the same reason.
+    pub merges: Vec<u32>,
 }
 
 /// One CIE or FDE of an `.eh_frame` section, with the relocations inside it.
@@ -520,12 +522,16 @@ impl ObjectFile {
             });
         }
 
-        let mut eh_frames = Vec::new();
+        let (mut eh_frames, mut merges) = (Vec::new(), Vec::new());
         for (i, s) in sections.iter().enumerate() {
-            if s.kind == SectionKind::EhFrame {
-                check_eh_frame(s.data)
-                    .map_err(|msg| bad(&name, format!("corrupt .eh_frame: {msg}")))?;
-                eh_frames.push(i as u32);
+            match s.kind {
+                SectionKind::EhFrame => {
+                    check_eh_frame(s.data)
+                        .map_err(|msg| bad(&name, format!("corrupt .eh_frame: {msg}")))?;
+                    eh_frames.push(i as u32);
+                }
+                SectionKind::Merge => merges.push(i as u32),
+                _ => {}
             }
         }
 
@@ -674,6 +680,7 @@ impl ObjectFile {
             x86_isa_needed,
             from_lto: false,
             eh_frames,
+            merges,
         })
     }
 
