@@ -202,39 +202,60 @@ pub fn merge_sections(
     // Each thread takes the pieces whose hash falls in its share and finds, for each, the
     // first occurrence of the same bytes in the same group: every thread scans the pieces
     // in input order, so the first one it finds is it, whatever the thread count. A piece
-    // carries its bytes and group into the table: comparing them reads nothing else.
-    let threads = rayon::current_num_threads().max(1);
+    // carries its bytes and group into the table: comparing them reads nothing else. In a
+    // final link a thread's share is a set of lld's shards ([`lld_shard`]), so that it
+    // also deals the unique pieces it finds to their shards, in input order (below).
+    let threads = rayon::current_num_threads().clamp(1, SHARDS);
+    let owner = |span: &Span, hash: u64| {
+        if lld_order {
+            lld_shard(span.hash) % threads
+        } else {
+            share_of(hash, threads)
+        }
+    };
     // A dead piece keeps u32::MAX: it has no place.
     let rep: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(u32::MAX)).collect();
-    (0..threads).into_par_iter().for_each(|t| {
-        let mut table: HashTable<Candidate> = HashTable::with_capacity(total as usize / threads);
-        for (s, pieces) in spans.iter().enumerate() {
-            let m = &sections[s];
-            let data = data_of(m);
-            let salt = u64::from(m.group).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            for (p, span) in pieces.iter().enumerate() {
-                let hash = span.hash ^ salt;
-                if !span.live || share_of(hash, threads) != t {
-                    continue;
-                }
-                let c = Candidate {
-                    bytes: &data[span.start as usize..span.end as usize],
-                    group: m.group,
-                    piece: first[s] + p as u32,
-                    hash,
-                };
-                let found = table.find(hash, |f| f.group == c.group && f.bytes == c.bytes);
-                let first_seen = match found {
-                    Some(f) => f.piece,
-                    None => {
-                        table.insert_unique(hash, c, |f| f.hash);
-                        c.piece
+    // Per thread, in a final link: each group's shards' unique pieces it found, in input
+    // order, as (section, piece), by group * SHARDS + shard.
+    let mut dealt: Vec<Vec<Vec<(u32, u32)>>> = (0..threads)
+        .into_par_iter()
+        .map(|t| {
+            let mut table: HashTable<Candidate> =
+                HashTable::with_capacity(total as usize / threads);
+            let mut dealt = vec![Vec::new(); if lld_order { groups.len() * SHARDS } else { 0 }];
+            for (s, pieces) in spans.iter().enumerate() {
+                let m = &sections[s];
+                let data = data_of(m);
+                let salt = u64::from(m.group).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                for (p, span) in pieces.iter().enumerate() {
+                    let hash = span.hash ^ salt;
+                    if !span.live || owner(span, hash) != t {
+                        continue;
                     }
-                };
-                rep[c.piece as usize].store(first_seen, Ordering::Relaxed);
+                    let c = Candidate {
+                        bytes: &data[span.start as usize..span.end as usize],
+                        group: m.group,
+                        piece: first[s] + p as u32,
+                        hash,
+                    };
+                    let found = table.find(hash, |f| f.group == c.group && f.bytes == c.bytes);
+                    let first_seen = match found {
+                        Some(f) => f.piece,
+                        None => {
+                            table.insert_unique(hash, c, |f| f.hash);
+                            if lld_order {
+                                let b = m.group as usize * SHARDS + lld_shard(span.hash);
+                                dealt[b].push((s as u32, p as u32));
+                            }
+                            c.piece
+                        }
+                    };
+                    rep[c.piece as usize].store(first_seen, Ordering::Relaxed);
+                }
             }
-        }
-    });
+            dealt
+        })
+        .collect();
     let rep: Vec<u32> = rep.into_iter().map(AtomicU32::into_inner).collect();
 
     // The unique pieces laid out as lld lays them out: each group's pieces are dealt to
@@ -244,17 +265,25 @@ pub fn merge_sections(
     // are the addresses of whatever comes after them (code included).
     let aligns: Vec<usize> = groups.iter().map(|g| g.align as usize).collect();
     // Each group's shards' unique pieces, in input order: (section, piece).
-    let mut buckets: Vec<Vec<(u32, u32)>> = vec![Vec::new(); groups.len() * SHARDS];
-    for (s, pieces) in spans.iter().enumerate() {
-        let group = sections[s].group as usize;
-        for (p, span) in pieces.iter().enumerate() {
-            let piece = (first[s] + p as u32) as usize;
-            if rep[piece] as usize == piece {
-                let shard = if lld_order { lld_shard(span.hash) } else { 0 };
-                buckets[group * SHARDS + shard].push((s as u32, p as u32));
+    let buckets: Vec<Vec<(u32, u32)>> = if lld_order {
+        (0..groups.len() * SHARDS)
+            .map(|b| std::mem::take(&mut dealt[(b % SHARDS) % threads][b]))
+            .collect()
+    } else {
+        // A relocatable output keeps one shard per group: its pieces, found by all the
+        // threads, in input order.
+        let mut buckets = vec![Vec::new(); groups.len() * SHARDS];
+        for (s, pieces) in spans.iter().enumerate() {
+            let group = sections[s].group as usize;
+            for p in 0..pieces.len() {
+                let piece = (first[s] + p as u32) as usize;
+                if rep[piece] as usize == piece {
+                    buckets[group * SHARDS].push((s as u32, p as u32));
+                }
             }
         }
-    }
+        buckets
+    };
     let span_of = |(s, p): (u32, u32)| &spans[s as usize][p as usize];
     // Each shard's size, its pieces laid out from 0.
     let sizes: Vec<usize> = buckets
