@@ -126,8 +126,11 @@ impl Ahead {
             if !obj.is_strong_undefined(obj.first_global + k) {
                 continue;
             }
-            let (name, hash) = (g.name(), g.hash());
-            if let Some(&(_, _, a, m)) = index.find(hash, |e| e.0 == hash && e.1 == name) {
+            // By the hash alone: the bytes of a name that is in the index (most are) would be
+            // read from another member's memory to confirm it, and a parse ahead is only a
+            // guess (a member no reference loads is parsed for nothing, and nothing more).
+            let hash = g.hash();
+            if let Some(&(_, _, a, m)) = index.find(hash, |e| e.0 == hash) {
                 let started = self.members[a as usize][m as usize]
                     .ticket
                     .load(Ordering::Relaxed);
