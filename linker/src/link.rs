@@ -740,17 +740,24 @@ fn gc_root_symbols(link: &Link) -> Vec<SymbolId> {
         .filter_map(|n| link.symtab.lookup(n.as_bytes()))
         .collect();
     let export_all = opts.export_dynamic || opts.is_shared();
-    for (id, sym) in link.symtab.symbols.iter().enumerate() {
-        let exported = matches!(sym.def, SymbolDef::Defined { .. })
-            && matches!(
-                sym.visibility,
-                object::elf::STV_DEFAULT | object::elf::STV_PROTECTED
-            )
-            && (export_all || sym.dso_ref || link.dynamic_list.contains(sym.name));
-        if exported {
-            roots.push(id as SymbolId);
-        }
-    }
+    // A pass over every symbol: on all threads.
+    use rayon::prelude::*;
+    let exported: Vec<SymbolId> = link
+        .symtab
+        .symbols
+        .par_iter()
+        .enumerate()
+        .filter(|(_, sym)| {
+            matches!(sym.def, SymbolDef::Defined { .. })
+                && matches!(
+                    sym.visibility,
+                    object::elf::STV_DEFAULT | object::elf::STV_PROTECTED
+                )
+                && (export_all || sym.dso_ref || link.dynamic_list.contains(sym.name))
+        })
+        .map(|(id, _)| id as SymbolId)
+        .collect();
+    roots.extend(exported);
     roots
 }
 
@@ -857,14 +864,17 @@ fn check_symbol_versions(
     resolver: &crate::symbols::Resolver,
     script: Option<&crate::version_script::VersionScript>,
 ) -> Result<()> {
+    // The few symbols with a version, found on all threads.
+    use rayon::prelude::*;
+    let versioned: Vec<&crate::symbols::Symbol> = (resolver.symtab.symbols)
+        .par_iter()
+        .filter(|sym| sym.version.is_some() && sym.is_defined_locally())
+        .collect();
     let mut errors = Vec::new();
-    for sym in &resolver.symtab.symbols {
+    for sym in versioned {
         let Some(v) = sym.version.as_deref() else {
             continue;
         };
-        if !sym.is_defined_locally() {
-            continue;
-        }
         if script.and_then(|s| s.node_index(v.name)).is_none() {
             let version = String::from_utf8_lossy(v.name);
             errors.push(format!(

@@ -22,9 +22,11 @@ use rustc_hash::FxHashMap;
 /// as they are defined ([`decide_preemption`]).
 pub fn compute_preemption(link: &mut Link) {
     let rules = BindingRules::new(link.opts, link.is_dynamic, &link.dynamic_list);
-    for sym in link.symtab.symbols.iter_mut() {
-        rules.binding(sym).set(sym);
-    }
+    // Each symbol on its own: on all threads.
+    link.symtab
+        .symbols
+        .par_iter_mut()
+        .for_each(|sym| rules.binding(sym).set(sym));
 }
 
 /// Decides symbol `id`, which the linker has just defined (`__start_`, `--defsym`, a

@@ -1623,12 +1623,28 @@ impl Resolver {
 
     /// A library resolved by a strong reference from the output is needed (`--as-needed`).
     fn mark_needed_libraries(&mut self) {
-        for sym in &self.symtab.symbols {
-            if let SymbolDef::Shared { dso, .. } = sym.def {
-                if sym.has_strong_ref {
-                    self.dsos[dso as usize].needed = true;
-                }
-            }
+        use rayon::prelude::*;
+        // A pass over every symbol: on all threads, each with its own flags.
+        let count = self.dsos.len();
+        let needed = self
+            .symtab
+            .symbols
+            .par_iter()
+            .fold(
+                || vec![false; count],
+                |mut needed, sym| {
+                    if let (SymbolDef::Shared { dso, .. }, true) = (sym.def, sym.has_strong_ref) {
+                        needed[dso as usize] = true;
+                    }
+                    needed
+                },
+            )
+            .reduce(
+                || vec![false; count],
+                |a, b| a.iter().zip(b).map(|(x, y)| *x || y).collect(),
+            );
+        for (dso, needed) in self.dsos.iter_mut().zip(needed) {
+            dso.needed |= needed;
         }
     }
 }
