@@ -2178,15 +2178,16 @@ fn linker_symbol_value(link: &Image, what: &LinkerSymbol) -> u64 {
 
 /// The address of every global symbol.
 fn symbol_addresses(link: &Image) -> Vec<u64> {
-    let mut addrs = vec![0u64; link.symtab.symbols.len()];
     let commons_base = link
         .outputs
         .iter()
         .find(|o| o.tail(TailKind::Commons).is_some())
         .map(|o| link.segments.sections.addr(o));
-    for (id, sym) in link.symtab.symbols.iter().enumerate() {
+    // Each symbol on its own: on all threads (a defined symbol's address reads its section's
+    // record, in another object's memory).
+    let address = |(id, sym): (usize, &crate::symbols::Symbol)| {
         let id32 = id as u32;
-        addrs[id] = if let Some(&slot) = link.tables.copies.slots.get(&id32) {
+        if let Some(&slot) = link.tables.copies.slots.get(&id32) {
             crate::synthetic::copy_address(link, slot)
         } else if let Some(&i) = link
             .tables
@@ -2217,9 +2218,14 @@ fn symbol_addresses(link: &Image) -> Vec<u64> {
                 | SymbolDef::Bitcode { .. }
                 | SymbolDef::Plugin { .. } => 0,
             }
-        };
-    }
-    addrs
+        }
+    };
+    link.symtab
+        .symbols
+        .par_iter()
+        .enumerate()
+        .map(address)
+        .collect()
 }
 
 /// The address of every global symbol, by id: definitions, commons, copies and PLT
