@@ -198,6 +198,9 @@ pub fn write_output(
             continue;
         }
         // In parallel: a large output section has hundreds of thousands of inputs.
+        // (An input's jobs as an iterator of either kind: a list per input would be an
+        // allocation per input section.)
+        use rayon::iter::Either;
         jobs.par_extend(o.inputs.par_iter().flat_map_iter(|&(f, i)| {
             let s = &link.objects[f as usize].sections[i as usize];
             let runs = match s.kind {
@@ -205,20 +208,18 @@ pub fn write_output(
                 SectionKind::EhFrame => link.placement.eh_runs.get(&(f, i)).map_or(&[][..], |r| r),
                 _ => {
                     let job = Job::Input { file: f, sec: i };
-                    return vec![(o_offset + s.offset, s.size, job)];
+                    return Either::Left(std::iter::once((o_offset + s.offset, s.size, job)));
                 }
             };
-            runs.iter()
-                .map(|&(lo, hi)| {
-                    let job = Job::EhFrame {
-                        file: f,
-                        sec: i,
-                        lo,
-                        hi,
-                    };
-                    (o_offset + lo, hi - lo, job)
-                })
-                .collect()
+            Either::Right(runs.iter().map(move |&(lo, hi)| {
+                let job = Job::EhFrame {
+                    file: f,
+                    sec: i,
+                    lo,
+                    hi,
+                };
+                (o_offset + lo, hi - lo, job)
+            }))
         }));
         for t in &o.tails {
             if let TailKind::Merged(g) = t.kind {
@@ -234,7 +235,9 @@ pub fn write_output(
         jobs.push((*off, t.bytes.len() as u64, Job::Bytes(i)));
     }
     jobs.retain(|j| j.1 > 0);
-    jobs.sort_by_key(|j| j.0);
+    // Pieces that do not overlap (checked below) start at distinct offsets: any sort gives
+    // the one order.
+    jobs.par_sort_unstable_by_key(|j| j.0);
     let first = jobs.first().map_or(buf.len(), |j| j.0 as usize);
     let mut consumed = first as u64;
     for (off, size, _) in &jobs {
