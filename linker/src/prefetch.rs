@@ -26,6 +26,8 @@ pub enum Parsed {
     Bitcode,
     /// Carries a plugin's IR: offered to the plugins, in order, before it is parsed.
     ForPlugin,
+    /// A shared library.
+    Shared(Result<Box<crate::shared_file::SharedFile>>),
 }
 
 /// What to parse.
@@ -36,11 +38,18 @@ struct Job {
     plugins: bool,
     /// Once parsed, start on the archive members its references will load ([`Ahead`]).
     follow: bool,
+    /// A shared library: the soname it gets if it names none, and whether it is linked
+    /// `--as-needed`.
+    shared: Option<(String, bool)>,
 }
 
 impl Job {
     fn run(self) -> Parsed {
-        if rld_lto_api::is_bitcode(self.data) {
+        if let Some((soname, as_needed)) = self.shared {
+            let dso =
+                crate::shared_file::SharedFile::parse(self.name, soname, self.data, as_needed);
+            Parsed::Shared(dso.map(Box::new))
+        } else if rld_lto_api::is_bitcode(self.data) {
             Parsed::Bitcode
         } else if self.plugins && crate::object_file::has_gcc_lto_sections(self.data) {
             Parsed::ForPlugin
@@ -198,6 +207,27 @@ impl Prefetch {
             data,
             plugins,
             follow,
+            shared: None,
+        }))
+    }
+
+    /// Starts parsing shared library `data` (named `name`; see [`SharedFile::parse`] for
+    /// the rest) on the thread pool.
+    ///
+    /// [`SharedFile::parse`]: crate::shared_file::SharedFile::parse
+    pub fn submit_shared(
+        &self,
+        name: String,
+        soname: String,
+        data: &'static [u8],
+        as_needed: bool,
+    ) -> Ticket {
+        Ticket(self.shared.submit(Job {
+            name,
+            data,
+            plugins: false,
+            follow: false,
+            shared: Some((soname, as_needed)),
         }))
     }
 
@@ -408,6 +438,7 @@ impl Slots {
             data: m.data,
             plugins: ahead.plugins,
             follow: true,
+            shared: None,
         });
         m.ticket.store(ticket + 1, Ordering::Release);
         Some(ticket)

@@ -593,6 +593,24 @@ impl Resolver {
                 _ => None,
             })
             .collect();
+        // Shared libraries too, after those (they usually come last).
+        let mut shared_tickets: VecDeque<Ticket> = inputs
+            .iter()
+            .filter_map(|f| match f {
+                InputFile::Shared {
+                    name,
+                    soname,
+                    data,
+                    as_needed,
+                } => Some(self.prefetch.submit_shared(
+                    name.clone(),
+                    soname.clone(),
+                    data,
+                    *as_needed,
+                )),
+                _ => None,
+            })
+            .collect();
         for input in inputs {
             let mark = self.pending.len();
             match input {
@@ -609,6 +627,7 @@ impl Resolver {
                         // Classified as ELF by the same magic: not reached, but an error
                         // (from the ELF reader) rather than a panic if it were.
                         Parsed::Bitcode => self.add_object(name, data)?,
+                        Parsed::Shared(_) => unreachable!("objects are parsed as objects"),
                     }
                 }
                 InputFile::Archive(archive) => {
@@ -621,14 +640,12 @@ impl Resolver {
                     };
                     self.add_archive(archive, parsing)?
                 }
-                InputFile::Shared {
-                    name,
-                    soname,
-                    data,
-                    as_needed,
-                } => {
-                    let dso = SharedFile::parse(name, soname, data, as_needed)?;
-                    self.add_shared(dso);
+                InputFile::Shared { .. } => {
+                    let ticket = shared_tickets.pop_front().expect("one ticket per library");
+                    match self.prefetch.take(ticket) {
+                        Parsed::Shared(dso) => self.add_shared(*dso?),
+                        _ => unreachable!("a shared library's parse gives a shared library"),
+                    }
                 }
                 InputFile::Bitcode { name, data } => {
                     let summary = summaries.next().expect("one summary per bitcode input");
@@ -891,6 +908,7 @@ impl Resolver {
                         self.add_object(name, data)?;
                     }
                 }
+                Parsed::Shared(_) => unreachable!("archive members are parsed as objects"),
                 Parsed::Bitcode => {
                     let (name, data) = (member.name.clone(), member.data);
                     self.add_parsed_objects(std::mem::take(&mut batch))?;

@@ -81,6 +81,26 @@ fn rejects_truncated_object() {
     assert_rejected(&t, &[&truncated], &[], &["truncated.o"]);
 }
 
+/// A damaged shared library is an error naming it; libraries are parsed in the
+/// background, but the first error in command-line order is still the one reported.
+#[test]
+fn rejects_truncated_shared_library_in_command_line_order() {
+    let t = Test::new();
+    let start = t.compile(Clang, START, &[]);
+    let lib = t.compile(Clang, "int from_lib(void) { return 7; }\n", &["-fPIC"]);
+    let so = t.link(Driver::ClangRld, &[&lib], &["-shared"], "libgood.so");
+    let bytes = std::fs::read(&so).unwrap();
+    let broken = t.write("libbroken.so", &bytes[..bytes.len() / 3]);
+    assert_rejected(&t, &[&start, &broken], &[], &["libbroken.so"]);
+    let obj = t.compile(Clang, "int f(void) { return 1; }\n", &[]);
+    let obj_bytes = std::fs::read(&obj).unwrap();
+    let truncated = t.write("truncated.o", &obj_bytes[..200.min(obj_bytes.len() / 2)]);
+    let stderr = assert_rejected(&t, &[&start, &broken, &truncated], &[], &["libbroken.so"]);
+    assert!(!stderr.contains("truncated.o"), "{stderr}");
+    let stderr = assert_rejected(&t, &[&start, &truncated, &broken], &[], &["truncated.o"]);
+    assert!(!stderr.contains("libbroken.so"), "{stderr}");
+}
+
 #[test]
 fn rejects_corrupt_archive() {
     let t = Test::new();
