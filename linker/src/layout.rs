@@ -59,6 +59,9 @@ pub fn assign_input_sections(link: &mut Link) {
         .map(|(f, obj)| group_by_output(f as u32, obj, &rules))
         .collect();
     let mut by_key: FxHashMap<OutputKey, OutputId> = FxHashMap::default();
+    // The outputs whose inputs disagree on their entry size (known from the groups, each
+    // checked on its own: a pass over every input section here would be a cache miss each).
+    let mut mixed_entsize: rustc_hash::FxHashSet<OutputId> = Default::default();
     // Per object, per group: its output (the sections learn it below, in parallel).
     let mut placed: Vec<Vec<(OutputId, Vec<u32>)>> = Vec::with_capacity(grouped.len());
     for (f, groups) in grouped.into_iter().enumerate() {
@@ -81,6 +84,9 @@ pub fn assign_input_sections(link: &mut Link) {
             }
             if o.inputs.is_empty() {
                 o.entsize = g.entsize;
+            }
+            if !g.same_entsize || g.entsize != o.entsize {
+                mixed_entsize.insert(out);
             }
             o.inputs.extend(g.sections.iter().map(|&i| (f as u32, i)));
             file_outputs.push((out, g.sections));
@@ -149,9 +155,7 @@ pub fn assign_input_sections(link: &mut Link) {
         }
         // The entry size stays if the inputs agree on it (lld's rule); a relocatable output
         // stays mergeable only then.
-        let objects = &link.objects;
-        let entsize = |&(f, i): &(u32, u32)| objects[f as usize].sections[i as usize].entsize;
-        if !o.inputs.iter().all(|x| u64::from(entsize(x)) == o.entsize) {
+        if mixed_entsize.contains(&o.id) {
             o.entsize = 0;
             if rules.relocatable {
                 o.flags &= !u64::from(SHF_MERGE | SHF_STRINGS);
@@ -189,6 +193,8 @@ struct KeyGroup {
     has_progbits: bool,
     /// The first one's entry size.
     entsize: u64,
+    /// Every one of them has that entry size.
+    same_entsize: bool,
     sections: Vec<u32>,
 }
 
@@ -266,11 +272,13 @@ fn group_by_output(
                 flags: 0,
                 has_progbits: false,
                 entsize: entsize.into(),
+                same_entsize: true,
                 sections: Vec::new(),
             });
             groups.len() - 1
         });
         let g = &mut groups[g];
+        g.same_entsize &= g.entsize == u64::from(entsize);
         g.flags |= flags;
         g.has_progbits |= sh_type != SHT_NOBITS;
         g.sections.push(i as u32);
