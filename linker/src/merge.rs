@@ -12,9 +12,9 @@
 //! different alignments share a group, whose pieces all take the largest (lld's rule).
 //!
 //! The work is parallel where it pays: each section is split and its pieces hashed on its
-//! own; pieces are then deduplicated in shares by hash, each share on its own thread; one
-//! pass in input order deals the unique pieces to lld's shards, and each shard lays out and
-//! copies its pieces in parallel.
+//! own; pieces are then deduplicated in shares by hash, each share (a set of lld's shards)
+//! on its own thread, which deals the unique pieces it finds to their shards in input
+//! order; and each shard lays out and copies its pieces in parallel.
 
 use crate::object_file::{FileId, ObjectFile, Piece, SectionKind};
 use crate::output_section::OutputId;

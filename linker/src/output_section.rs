@@ -385,9 +385,9 @@ pub fn group_eh_frames(
     aliases: &mut FxHashMap<(FileId, u32, u64), u64>,
 ) -> (u64, Vec<Vec<(u64, u64)>>) {
     use rayon::prelude::*;
-    // Each input on its own (in parallel): its CIEs with their keys, and which of them each
-    // FDE uses. Only the CIEs need the inputs in order; that pass is per CIE, not per
-    // record, and the records are then placed in parallel again.
+    // Each input on its own (in parallel): its CIEs with their keys, which of them each FDE
+    // uses, and how many bytes of FDEs each has. The passes in input order below go over
+    // the CIEs only, not every record; the records are then placed in parallel again.
     let mut scans: Vec<EhScan> = inputs
         .par_iter()
         .map(|((f, i), pieces)| EhScan::new(link, *f, *i, pieces))
@@ -420,8 +420,8 @@ pub fn group_eh_frames(
     // Each group's place: its CIE, then its FDEs, input by input.
     let mut fde_bytes = vec![0u64; groups.len()];
     for (scan, of) in scans.iter().zip(&group_of) {
-        for &(_, s, len) in &scan.fdes {
-            fde_bytes[of[s as usize].0 as usize] += len;
+        for (&(g, _), bytes) in of.iter().zip(&scan.fde_bytes) {
+            fde_bytes[g as usize] += bytes;
         }
     }
     let mut off = start;
@@ -435,12 +435,14 @@ pub fn group_eh_frames(
     let mut bases: Vec<Vec<(u32, u64)>> = Vec::with_capacity(scans.len());
     for (scan, of) in scans.iter().zip(&group_of) {
         let mut base: Vec<(u32, u64)> = Vec::new();
-        for &(_, s, len) in &scan.fdes {
-            let g = of[s as usize].0;
+        for (&(g, _), &bytes) in of.iter().zip(&scan.fde_bytes) {
+            if bytes == 0 {
+                continue;
+            }
             if !base.iter().any(|b| b.0 == g) {
                 base.push((g, cursor[g as usize]));
             }
-            cursor[g as usize] += len;
+            cursor[g as usize] += bytes;
         }
         bases.push(base);
     }
@@ -524,9 +526,11 @@ enum EhStart {
 }
 
 /// One `.eh_frame` input as [`group_eh_frames`] needs it: the records that may start a
-/// group, in order, and each kept FDE's piece, start (index into `starts`) and length.
+/// group, in order, with the bytes of the FDEs that go with each, and each kept FDE's
+/// piece, start (index into `starts`) and length.
 struct EhScan {
     starts: Vec<EhStart>,
+    fde_bytes: Vec<u64>,
     fdes: Vec<(u32, u32, u64)>,
 }
 
@@ -535,6 +539,7 @@ impl EhScan {
         let s = &link.objects[f as usize].sections[i as usize];
         let mut scan = EhScan {
             starts: Vec::new(),
+            fde_bytes: Vec::new(),
             fdes: Vec::new(),
         };
         // This input's CIEs by offset, with their starts.
@@ -567,6 +572,10 @@ impl EhScan {
                 }
             };
             scan.fdes.push((j as u32, start, len));
+        }
+        scan.fde_bytes = vec![0; scan.starts.len()];
+        for &(_, start, len) in &scan.fdes {
+            scan.fde_bytes[start as usize] += len;
         }
         scan
     }
