@@ -866,15 +866,15 @@ fn check_symbol_versions(
 ) -> Result<()> {
     // The few symbols with a version, found on all threads.
     use rayon::prelude::*;
-    let versioned: Vec<&crate::symbols::Symbol> = (resolver.symtab.symbols)
+    let versioned: Vec<_> = resolver
+        .symtab
+        .symbols
         .par_iter()
-        .filter(|sym| sym.version.is_some() && sym.is_defined_locally())
+        .filter_map(|sym| Some((sym, sym.version.as_deref()?)))
+        .filter(|(sym, _)| sym.is_defined_locally())
         .collect();
     let mut errors = Vec::new();
-    for sym in versioned {
-        let Some(v) = sym.version.as_deref() else {
-            continue;
-        };
+    for (sym, v) in versioned {
         if script.and_then(|s| s.node_index(v.name)).is_none() {
             let version = String::from_utf8_lossy(v.name);
             errors.push(format!(
