@@ -239,22 +239,13 @@ fn write_rela(link: &Image, index: &FxHashMap<u32, u32>, r: &DynReloc, out: &mut
 fn write_plt(link: &Image, buf: &mut [u8]) {
     let plt = link.synthetic_addr(Synthetic::Plt) as i64;
     let gotplt = link.synthetic_addr(Synthetic::GotPlt) as i64;
-    let rel = |target: i64, next_insn: i64| ((target - next_insn) as i32).to_le_bytes();
     let mut pos = 0usize;
     if !link.tables.plt.lazy.is_empty() {
         write_plt0(buf, plt, gotplt);
         pos = 16;
         for i in 0..link.tables.plt.lazy.len() {
-            let entry = plt + pos as i64;
-            let slot = link.gotplt_slot(i as u32, false) as i64;
-            let b = &mut buf[pos..pos + 16];
-            // jmpq *slot(%rip); pushq $i; jmpq PLT0
-            b[0..2].copy_from_slice(&[0xff, 0x25]);
-            b[2..6].copy_from_slice(&rel(slot, entry + 6));
-            b[6] = 0x68;
-            b[7..11].copy_from_slice(&(i as u32).to_le_bytes());
-            b[11] = 0xe9;
-            b[12..16].copy_from_slice(&rel(plt, entry + 16));
+            let (entry, slot) = (plt + pos as i64, link.gotplt_slot(i as u32, false) as i64);
+            lazy_entry(&mut buf[pos..pos + 16], entry, slot, i as u32, plt);
             pos += 16;
         }
     }
@@ -266,18 +257,21 @@ fn write_plt(link: &Image, buf: &mut [u8]) {
         plt
     };
     for i in 0..link.tables.plt.iplt.len() {
-        let entry = plt + pos as i64;
-        let slot = link.gotplt_slot(i as u32, true) as i64;
-        let b = &mut buf[pos..pos + 16];
-        // jmpq *slot(%rip); pushq $i; jmpq PLT0
-        b[0..2].copy_from_slice(&[0xff, 0x25]);
-        b[2..6].copy_from_slice(&rel(slot, entry + 6));
-        b[6] = 0x68;
-        b[7..11].copy_from_slice(&(i as u32).to_le_bytes());
-        b[11] = 0xe9;
-        b[12..16].copy_from_slice(&rel(plt0, entry + 16));
+        let (entry, slot) = (plt + pos as i64, link.gotplt_slot(i as u32, true) as i64);
+        lazy_entry(&mut buf[pos..pos + 16], entry, slot, i as u32, plt0);
         pos += 16;
     }
+}
+
+/// A lazy-binding PLT entry at address `entry`: `jmpq *slot(%rip); pushq $index; jmpq target`.
+fn lazy_entry(b: &mut [u8], entry: i64, slot: i64, index: u32, target: i64) {
+    let rel = |to: i64, next_insn: i64| ((to - next_insn) as i32).to_le_bytes();
+    b[0..2].copy_from_slice(&[0xff, 0x25]);
+    b[2..6].copy_from_slice(&rel(slot, entry + 6));
+    b[6] = 0x68;
+    b[7..11].copy_from_slice(&index.to_le_bytes());
+    b[11] = 0xe9;
+    b[12..16].copy_from_slice(&rel(target, entry + 16));
 }
 
 /// PLT0, pushing the link map and jumping to the resolver (the same in both layouts).
