@@ -103,6 +103,10 @@ pub fn help_text() -> &'static str {
             let names: Vec<String> = spec.names.iter().map(|n| spec.usage(n)).collect();
             let _ = writeln!(s, "  {:<38} {}", names.join(", "), spec.help);
         }
+        // GNU ld and lld end with this line, and libtool's configure greps it
+        // (`: supported targets:.* elf`) to decide that the linker can build shared
+        // libraries: without it, every package built with libtool gets static ones only.
+        s.push_str("\nrld: supported targets: elf64-x86-64\n");
         s
     })
 }
@@ -1552,6 +1556,14 @@ mod tests {
         assert!(o.print_version && o.inputs.is_empty());
         assert!(parse("--version").print_version && parse("-V").print_version);
         assert!(parse("--help").print_help && help_text().starts_with("Usage: rld"));
+        // libtool's test for a linker that builds shared libraries.
+        let targets = help_text()
+            .lines()
+            .find(|l| l.contains(": supported targets:"));
+        assert!(targets.is_some_and(|l| l
+            .split(": supported targets:")
+            .nth(1)
+            .is_some_and(|t| t.contains(" elf"))));
         for usage in [
             "-o FILE, --output=FILE",
             "--build-id[=STYLE]",

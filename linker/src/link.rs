@@ -838,15 +838,21 @@ fn hide_local_symbols(
         .filter(|(_, sym)| sym.is_defined_locally())
         .filter(|(_, sym)| {
             let name = crate::symbols::base_name(sym.name);
-            let default_version = sym.version.as_ref().is_some_and(|v| !v.hidden);
-            match script.assign(name) {
-                Assignment::Local => !default_version,
-                Assignment::Global(node) => {
-                    sym.version.is_none()
-                        && !script.node_name(node).is_empty()
-                        && hidden_version_defined(symtab, name, node)
-                }
-                Assignment::Unlisted => false,
+            match sym.version.as_deref() {
+                // `foo@VER`: by the patterns of VER's node alone.
+                Some(v) if v.hidden => script
+                    .node_position(v.name)
+                    .is_some_and(|node| script.assign_hidden(name, node) == Assignment::Local),
+                // `foo@@VER`: the version `.symver` gave it wins over the script.
+                Some(_) => false,
+                None => match script.assign(name) {
+                    Assignment::Local => true,
+                    Assignment::Global(node) => {
+                        !script.node_name(node).is_empty()
+                            && hidden_version_defined(symtab, name, node)
+                    }
+                    Assignment::Unlisted => false,
+                },
             }
         })
         .map(|(i, _)| i)

@@ -72,6 +72,9 @@ pub struct VersionScript {
     /// Exact `global:` names outside `extern "C++"` blocks, in script order, with their
     /// node: `--no-undefined-version` requires each to be defined.
     named_globals: Vec<(Vec<u8>, usize)>,
+    /// Exact names outside `extern "C++"` blocks by (name, node), for hidden versions
+    /// ([`VersionScript::assign_hidden`]).
+    exact_in_node: FxHashMap<(Vec<u8>, usize), Assignment>,
 }
 
 impl VersionScript {
@@ -271,6 +274,9 @@ impl VersionScript {
             if !local {
                 self.named_globals.push((pattern.clone(), node));
             }
+            self.exact_in_node
+                .entry((pattern.clone(), node))
+                .or_insert(assignment);
             // The first node to name a symbol exactly keeps it.
             self.exact.entry(pattern).or_insert(assignment);
         }
@@ -309,6 +315,33 @@ impl VersionScript {
             }
         }
         Assignment::Unlisted
+    }
+
+    /// The assignment of `name@VER`, a definition with the hidden version of node `node`
+    /// (VER): only that node's patterns apply, as `PATTERN@VER` (lld's rule; GNU ld comes
+    /// to the same), so its `local: *` hides it unless it names the symbol, and naming the
+    /// symbol in another node does not keep it.
+    pub fn assign_hidden(&self, name: &[u8], node: usize) -> Assignment {
+        if let Some(&a) = self.exact_in_node.get(&(name.to_vec(), node)) {
+            return a;
+        }
+        let demangled = self
+            .globs
+            .iter()
+            .any(|g| g.cxx && g.node == node)
+            .then(|| crate::demangle::demangle(name))
+            .flatten();
+        let cxx_name = demangled.as_ref().map_or(name, |d| d.as_bytes());
+        self.globs
+            .iter()
+            .filter(|g| g.node == node)
+            .find(|g| glob_match(&g.pattern, if g.cxx { cxx_name } else { name }))
+            .map_or(Assignment::Unlisted, |g| g.assignment)
+    }
+
+    /// The position of the node named `name` among the script's nodes.
+    pub fn node_position(&self, name: &[u8]) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name.as_bytes() == name)
     }
 
     /// The name of node `node` ("" for an anonymous one).

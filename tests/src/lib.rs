@@ -1023,6 +1023,17 @@ pub fn exported_names(path: &Path) -> Vec<String> {
     names
 }
 
+/// The exported names of a shared library with their versions (`name@@V`), sorted.
+pub fn exports(path: &Path) -> Vec<String> {
+    let mut v: Vec<String> = symbols(path)
+        .into_iter()
+        .filter(|s| s.table == ".dynsym" && s.ndx != "UND" && !s.name.is_empty())
+        .map(|s| format!("{}@{}", s.name, s.version.unwrap_or_default()))
+        .collect();
+    v.sort();
+    v
+}
+
 /// The symbols of both `.dynsym` and `.symtab`, from `readelf -sW`.
 pub fn symbols(path: &Path) -> Vec<Symbol> {
     let text = tool_stdout("readelf", &["-sW"], path);

@@ -631,17 +631,6 @@ fn undefined_symbol_source_lines_match_lld() {
     }
 }
 
-/// The exported names of a shared library with their versions (`name@@V`), sorted.
-fn exports(path: &Path) -> Vec<String> {
-    let mut v: Vec<String> = symbols(path)
-        .into_iter()
-        .filter(|s| s.table == ".dynsym" && s.ndx != "UND" && !s.name.is_empty())
-        .map(|s| format!("{}@{}", s.name, s.version.unwrap_or_default()))
-        .collect();
-    v.sort();
-    v
-}
-
 /// Which pattern of a version script wins, as lld decides (exact names, then globs of the
 /// last node first, `global:` before `local:`, then `*` of the first node), and
 /// `extern "C++"` patterns matching demangled names, quoted ones exactly.
@@ -2176,6 +2165,45 @@ fn symver_default_version_beats_local_star() {
     assert!(ours.iter().any(|e| e == "foo@VER_2"), "{ours:?}");
     assert!(!ours.iter().any(|e| e.starts_with("helper")), "{ours:?}");
     assert_eq!(ours, exports(&lld));
+}
+
+/// A hidden version `foo@V1` answers to the patterns of node V1 alone, as in lld-22 and GNU
+/// ld: V1's `local: *` hides it although V2 names foo (rld exported it, by foo's entry in
+/// V2), naming foo in V1 keeps it, and a `local: *` of another node leaves it exported.
+#[test]
+fn a_hidden_version_answers_to_its_own_node() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "int foo_1(void) { return 1; }\nint foo_2(void) { return 2; }\n\
+         int bar(void) { return 3; }\n\
+         __asm__(\".symver foo_1, foo@V1\");\n__asm__(\".symver foo_2, foo@@V2\");\n",
+        &["-fPIC", "-O1"],
+    );
+    for (name, text, want) in [
+        (
+            "named-elsewhere",
+            "V1 { global: bar; local: *; };\nV2 { global: foo; } V1;\n",
+            &["bar@V1", "foo@V2"][..],
+        ),
+        (
+            "named-in-its-node",
+            "V1 { global: bar; foo; local: *; };\nV2 { global: foo; } V1;\n",
+            &["bar@V1", "foo@V1", "foo@V2"][..],
+        ),
+        (
+            "local-elsewhere",
+            "V1 { global: bar; };\nV2 { global: foo; local: *; } V1;\n",
+            &["bar@V1", "foo@V1", "foo@V2"][..],
+        ),
+    ] {
+        let map = t.write(&format!("{name}.map"), text);
+        let script = format!("-Wl,--version-script={}", map.display());
+        let (lld, rld) = both(&t, &[&obj], &["-shared", &script], &format!("{name}.so"));
+        let ours = exports(&rld);
+        assert_eq!(ours, want, "{name}");
+        assert_eq!(ours, exports(&lld), "{name}");
+    }
 }
 
 /// `-z rewrite-endbr` (mold's): a function only called directly starts with a NOP instead of
