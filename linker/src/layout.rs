@@ -2224,6 +2224,7 @@ fn symbol_addresses(link: &Image) -> Vec<u64> {
                 SymbolDef::Undefined
                 | SymbolDef::Lazy { .. }
                 | SymbolDef::Bitcode { .. }
+                | SymbolDef::BitcodeAsm { .. }
                 | SymbolDef::Plugin { .. } => 0,
             }
         }

@@ -93,6 +93,7 @@ impl<'a> BindingRules<'a> {
             SymbolDef::Defined { .. }
             | SymbolDef::Common { .. }
             | SymbolDef::Bitcode { .. }
+            | SymbolDef::BitcodeAsm { .. }
             | SymbolDef::Plugin { .. }
             | SymbolDef::Synthetic => {
                 let listed = dynamic_list.lists(sym.name);

@@ -51,6 +51,10 @@ pub enum SymbolDef {
         module: u32,
         index: u32,
     },
+    /// Defined by the inline asm of LLVM bitcode module `module` (until LTO replaces it).
+    BitcodeAsm {
+        module: u32,
+    },
     /// Defined by symbol `index` of the file a linker plugin claimed as `file` (until the
     /// plugin's objects replace it).
     Plugin {
@@ -140,6 +144,7 @@ impl Symbol {
                 | SymbolDef::Common { .. }
                 | SymbolDef::Synthetic
                 | SymbolDef::Bitcode { .. }
+                | SymbolDef::BitcodeAsm { .. }
                 | SymbolDef::Plugin { .. }
         )
     }
@@ -709,7 +714,10 @@ impl Resolver {
         }
         self.adding_lto_object = false;
         for sym in self.symtab.symbols.iter_mut() {
-            if let SymbolDef::Bitcode { .. } | SymbolDef::Plugin { .. } = sym.def {
+            if let SymbolDef::Bitcode { .. }
+            | SymbolDef::BitcodeAsm { .. }
+            | SymbolDef::Plugin { .. } = sym.def
+            {
                 sym.def = SymbolDef::Undefined;
                 sym.weak = true;
             }
@@ -742,7 +750,7 @@ impl Resolver {
                 SymbolDef::Defined { file, .. } | SymbolDef::Common { file, .. } => {
                     self.objects.get(file as usize).map(|o| o.name.as_str())
                 }
-                SymbolDef::Bitcode { module, .. } => {
+                SymbolDef::Bitcode { module, .. } | SymbolDef::BitcodeAsm { module } => {
                     self.bitcode.get(module as usize).map(|m| m.name.as_str())
                 }
                 SymbolDef::Plugin { file, .. } => self
@@ -825,6 +833,31 @@ impl Resolver {
                     index: i as u32,
                 };
                 self.add_defined(id, def, g.linkage.is_weak_for_linker(), sym_type, 0, &name);
+            }
+        }
+        // Then the symbols of its inline asm, as lld takes them from LLVM's IR symbol table
+        // (`.symver` aliases by their versioned names: `foo@@VER` defines foo).
+        for a in &summary.asm_symbols {
+            let full: &'static [u8] = Box::leak(a.name.clone().into_bytes().into_boxed_slice());
+            let (sym_name, version, versioned_name) = split_symver(full, a.defined);
+            let what = if a.defined {
+                "definition of"
+            } else {
+                "reference to"
+            };
+            self.trace_symbol(&name, sym_name, what);
+            let id = self.symtab.intern_touched(sym_name);
+            if a.defined {
+                if let Some(v) = version {
+                    self.symtab.get_mut(id).version = Some(Box::new(v));
+                }
+                let def = SymbolDef::BitcodeAsm { module };
+                self.add_defined(id, def, a.weak, elf::STT_NOTYPE, 0, &name);
+            } else {
+                if versioned_name {
+                    self.bind_versioned_reference(id, sym_name);
+                }
+                self.add_bitcode_reference(id, a.weak, elf::STT_NOTYPE);
             }
         }
         self.bitcode.push(BitcodeModule {
@@ -969,8 +1002,15 @@ impl Resolver {
             if s.name.is_empty() {
                 continue;
             }
-            let sym_name: &'static [u8] = Box::leak(s.name.clone().into_bytes().into_boxed_slice());
+            let full: &'static [u8] = Box::leak(s.name.clone().into_bytes().into_boxed_slice());
+            // gcc names a `symver` attribute's alias `foo@@VER`, as the assembler would.
+            let (sym_name, version, versioned_name) = split_symver(full, s.is_definition());
             let id = self.symtab.intern_touched(sym_name);
+            if let Some(v) = version {
+                self.symtab.get_mut(id).version = Some(Box::new(v));
+            } else if versioned_name {
+                self.bind_versioned_reference(id, sym_name);
+            }
             let vis = match s.visibility {
                 Visibility::HIDDEN => elf::STV_HIDDEN,
                 Visibility::INTERNAL => elf::STV_INTERNAL,
@@ -1212,11 +1252,16 @@ impl Resolver {
                 data,
             }])?
             .remove(0);
-        Ok(summary.globals.iter().any(|g| {
+        let by_ir = summary.globals.iter().any(|g| {
             g.name.as_bytes() == name
                 && !g.flags.contains(GlobalFlags::DECLARATION)
                 && g.linkage != Linkage::Common
-        }))
+        });
+        let by_asm = summary
+            .asm_symbols
+            .iter()
+            .any(|a| a.defined && a.name.as_bytes() == name);
+        Ok(by_ir || by_asm)
     }
 
     fn add_shared(&mut self, dso: SharedFile) {
@@ -1443,15 +1488,7 @@ impl Resolver {
                 }
             }
             if g.versioned_name {
-                let sym = self.symtab.get_mut(id);
-                if sym.def == SymbolDef::Undefined {
-                    if let Some(&(dso, index)) = self.dso_versioned.get(name) {
-                        let s = &self.dsos[dso as usize].symbols[index as usize];
-                        sym.def = SymbolDef::Shared { dso, index };
-                        sym.sym_type = s.sym_type;
-                        sym.size = s.size;
-                    }
-                }
+                self.bind_versioned_reference(id, name);
             }
             if !self.adding_lto_object {
                 self.symtab.get_mut(id).native_ref = true;
@@ -1511,6 +1548,20 @@ impl Resolver {
             self.trace_symbol(&obj_name, name, "reference to");
         }
         Ok(())
+    }
+
+    /// A name with an `@` not yet defined binds to a shared library's symbol of that
+    /// version (`foo@VER` names version VER of foo).
+    fn bind_versioned_reference(&mut self, id: SymbolId, name: &[u8]) {
+        let sym = self.symtab.get_mut(id);
+        if sym.def == SymbolDef::Undefined {
+            if let Some(&(dso, index)) = self.dso_versioned.get(name) {
+                let s = &self.dsos[dso as usize].symbols[index as usize];
+                sym.def = SymbolDef::Shared { dso, index };
+                sym.sym_type = s.sym_type;
+                sym.size = s.size;
+            }
+        }
     }
 
     fn add_undefined(&mut self, id: SymbolId, file: FileId, weak: bool, sym_type: u8) {
@@ -1599,14 +1650,21 @@ impl Resolver {
             | SymbolDef::Shared { .. }
             | SymbolDef::Synthetic => true,
             // LTO's output object defines what the bitcode did.
-            SymbolDef::Bitcode { .. } | SymbolDef::Plugin { .. } if self.adding_lto_object => true,
+            SymbolDef::Bitcode { .. } | SymbolDef::BitcodeAsm { .. } | SymbolDef::Plugin { .. }
+                if self.adding_lto_object =>
+            {
+                true
+            }
             SymbolDef::Common { .. } => {
                 if !weak && self.warn_common && !self.adding_lto_object {
                     warn(&format!("common {} is overridden", sym.display_name()));
                 }
                 !weak
             }
-            SymbolDef::Defined { .. } | SymbolDef::Bitcode { .. } | SymbolDef::Plugin { .. } => {
+            SymbolDef::Defined { .. }
+            | SymbolDef::Bitcode { .. }
+            | SymbolDef::BitcodeAsm { .. }
+            | SymbolDef::Plugin { .. } => {
                 if sym.weak && !weak {
                     true
                 } else if !sym.weak && !weak {
@@ -1677,7 +1735,9 @@ fn definer<'a>(
 ) -> &'a str {
     match def {
         SymbolDef::Defined { file, .. } => objects.get(file as usize).map(|o| o.name.as_str()),
-        SymbolDef::Bitcode { module, .. } => bitcode.get(module as usize).map(|m| m.name.as_str()),
+        SymbolDef::Bitcode { module, .. } | SymbolDef::BitcodeAsm { module } => {
+            bitcode.get(module as usize).map(|m| m.name.as_str())
+        }
         SymbolDef::Plugin { file, .. } => plugin_files.get(file as usize).map(|f| f.name.as_str()),
         _ => None,
     }
@@ -1708,33 +1768,51 @@ impl crate::name_table::HashedName for GlobalName {
 pub fn global_names(obj: &ObjectFile) -> Vec<GlobalName> {
     (obj.first_global..obj.symbols.len())
         .map(|i| {
-            let section = obj.symbol_section(i);
-            let (mut name, at) = obj.symbol_name_and_at(i);
-            // `.symver`: `foo@@VER` defines foo (default version VER); `foo@VER` is its own
-            // symbol (a hidden version), and so is a reference to `foo@VER`.
-            let mut version = None;
-            if let Some(at) = at {
-                if name.get(at + 1) == Some(&b'@') {
-                    version = Some(SymVersion {
-                        name: &name[at + 2..],
-                        hidden: false,
-                    });
-                    name = &name[..at];
-                } else if section != shndx::UNDEF {
-                    version = Some(SymVersion {
-                        name: &name[at + 1..],
-                        hidden: true,
-                    });
-                }
-            }
+            let defined = obj.symbol_section(i) != shndx::UNDEF;
+            let (name, at) = obj.symbol_name_and_at(i);
+            let (name, version, versioned_name) = split_version(name, at, defined);
             GlobalName {
                 name,
                 hash: name_hash(name),
                 version,
-                versioned_name: at.is_some() && version.is_none_or(|v| v.hidden),
+                versioned_name,
             }
         })
         .collect()
+}
+
+/// A global's name as resolution takes it, by `.symver`'s rules (lld's, GNU ld's), `at`
+/// being the position of its first `@`: `foo@@VER` defines foo (default version VER);
+/// `foo@VER` is its own symbol (a hidden version), and so is a reference to `foo@VER`.
+/// Returns the name, the version, and whether the name keeps an `@`.
+fn split_version(
+    name: &'static [u8],
+    at: Option<usize>,
+    defined: bool,
+) -> (&'static [u8], Option<SymVersion>, bool) {
+    let Some(at) = at else {
+        return (name, None, false);
+    };
+    if name.get(at + 1) == Some(&b'@') {
+        let version = SymVersion {
+            name: &name[at + 2..],
+            hidden: false,
+        };
+        return (&name[..at], Some(version), false);
+    }
+    let version = defined.then(|| SymVersion {
+        name: &name[at + 1..],
+        hidden: true,
+    });
+    (name, version, true)
+}
+
+/// [`split_version`] of a name not yet searched for its `@`.
+pub(crate) fn split_symver(
+    name: &'static [u8],
+    defined: bool,
+) -> (&'static [u8], Option<SymVersion>, bool) {
+    split_version(name, memchr::memchr(b'@', name), defined)
 }
 
 /// `--wrap`: undefined references to a wrapped name go to its replacement; definitions

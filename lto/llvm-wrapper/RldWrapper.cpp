@@ -18,6 +18,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LLVMRemarkStreamer.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ModuleSymbolTable.h"
 #include "llvm/Remarks/RemarkStreamer.h"
 #include "llvm/Support/CodeGen.h"
 #include "llvm/Support/CommandLine.h"
@@ -162,6 +163,27 @@ extern "C" const char *rld_comdat_name(LLVMValueRef G, size_t *Len) {
   StringRef Name = C->getName();
   *Len = Name.size();
   return Name.data();
+}
+
+// The global symbols of a module's inline asm as LLVM's IR symbol table lists them, the
+// list lld resolves (a `.symver` alias under its versioned name): `Each` gets each name
+// and whether it is defined and weak. The asm is parsed by the target's asm parser, which
+// the caller has initialized; asm it cannot parse yields no symbols, as in lld.
+extern "C" void rld_module_asm_symbols(LLVMModuleRef M, void *Ctx,
+                                       void (*Each)(void *Ctx, const char *Name,
+                                                    size_t Len, bool Defined,
+                                                    bool Weak)) {
+  Module *Mod = unwrap(M);
+  if (Mod->getModuleInlineAsm().empty())
+    return;
+  ModuleSymbolTable::CollectAsmSymbols(
+      *Mod, [&](StringRef Name, object::BasicSymbolRef::Flags Flags) {
+        if (!(Flags & object::BasicSymbolRef::SF_Global))
+          return;
+        Each(Ctx, Name.data(), Name.size(),
+             !(Flags & object::BasicSymbolRef::SF_Undefined),
+             Flags & object::BasicSymbolRef::SF_Weak);
+      });
 }
 
 extern "C" void rld_delete_function_body(LLVMValueRef Fn) {

@@ -36,6 +36,11 @@ extern "C" {
     ) -> *mut RawRemarks;
     fn rld_remarks_end(handle: *mut RawRemarks, error: *mut *mut c_char) -> bool;
     fn rld_delete_function_body(function: inkwell::llvm_sys::prelude::LLVMValueRef);
+    fn rld_module_asm_symbols(
+        module: LLVMModuleRef,
+        ctx: *mut std::ffi::c_void,
+        each: extern "C" fn(*mut std::ffi::c_void, *const c_char, usize, bool, bool),
+    );
     fn rld_alias_to_declaration(alias: inkwell::llvm_sys::prelude::LLVMValueRef);
     fn rld_parse_lazy(
         ctx: LLVMContextRef,
@@ -354,6 +359,52 @@ pub(crate) fn comdat_name(g: crate::ir::Value) -> Option<String> {
         let bytes = std::slice::from_raw_parts(ptr.cast::<u8>(), len);
         Some(String::from_utf8_lossy(bytes).into_owned())
     }
+}
+
+/// Whether `module` has module-level inline asm.
+pub(crate) fn has_inline_asm(module: &inkwell::module::Module) -> bool {
+    let mut len = 0usize;
+    // SAFETY: the module is live; LLVM returns a pointer to its own string and its length.
+    unsafe { inkwell::llvm_sys::core::LLVMGetModuleInlineAsm(module.as_mut_ptr(), &mut len) };
+    len > 0
+}
+
+/// The global symbols of `module`'s inline asm (see `rld_module_asm_symbols`); the X86
+/// target, with its asm parser, must be initialized.
+pub(crate) fn module_asm_symbols(
+    module: &inkwell::module::Module,
+) -> Vec<rld_summaries::AsmSymbol> {
+    extern "C" fn each(
+        ctx: *mut std::ffi::c_void,
+        name: *const c_char,
+        len: usize,
+        defined: bool,
+        weak: bool,
+    ) {
+        // SAFETY: `ctx` is the Vec handed in below, alive for the call; `name` points to
+        // `len` bytes LLVM keeps for the duration of this callback.
+        let (out, bytes) = unsafe {
+            (
+                &mut *ctx.cast::<Vec<rld_summaries::AsmSymbol>>(),
+                std::slice::from_raw_parts(name.cast::<u8>(), len),
+            )
+        };
+        out.push(rld_summaries::AsmSymbol {
+            name: String::from_utf8_lossy(bytes).into_owned(),
+            defined,
+            weak,
+        });
+    }
+    let mut out: Vec<rld_summaries::AsmSymbol> = Vec::new();
+    // SAFETY: the module is live for the call; the callback only pushes onto `out`.
+    unsafe {
+        rld_module_asm_symbols(
+            module.as_mut_ptr(),
+            (&mut out as *mut Vec<rld_summaries::AsmSymbol>).cast(),
+            each,
+        )
+    };
+    out
 }
 
 /// Replaces an alias (or ifunc) by a declaration of the same name (aliases cannot be declarations).

@@ -221,8 +221,34 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
         }
     }
     special_globals(&mut summary, &index, &globals);
+    asm_symbols(&mut summary, module);
     facts.finish(&mut summary);
     summary
+}
+
+/// The symbols of the module's inline asm, and the definitions it names: LLVM's LTO keeps
+/// those as if listed in `llvm.compiler.used` (code it cannot see uses them; a `.symver`
+/// of an internalized or dropped function fails to assemble), and they must be compiled
+/// beside the asm.
+fn asm_symbols(summary: &mut ModuleSummary, module: &Module) {
+    if !crate::shim::has_inline_asm(module) {
+        return;
+    }
+    // The asm parser reads the asm.
+    inkwell::targets::Target::initialize_x86(&inkwell::targets::InitializationConfig::default());
+    summary.asm_symbols = crate::shim::module_asm_symbols(module);
+    let named: HashSet<&str> = summary
+        .asm_symbols
+        .iter()
+        .filter(|a| !a.defined)
+        .map(|a| a.name.as_str())
+        .collect();
+    for g in &mut summary.globals {
+        if !g.is_declaration() && named.contains(g.name.as_str()) {
+            g.flags
+                .insert(GlobalFlags::COMPILER_USED | GlobalFlags::ASM_REFERENCED);
+        }
+    }
 }
 
 fn describe(g: Value) -> GlobalSummary {

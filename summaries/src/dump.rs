@@ -100,6 +100,14 @@ fn write_dump(s: &ModuleSummary, out: &mut String) -> std::fmt::Result {
     }
 
     writeln!(out)?;
+    writeln!(out, "inline asm symbols: {}", s.asm_symbols.len())?;
+    for a in &s.asm_symbols {
+        let what = if a.defined { "defines" } else { "names" };
+        let weak = if a.weak { " (weak)" } else { "" };
+        writeln!(out, "  {what} {}{weak}", a.name)?;
+    }
+
+    writeln!(out)?;
     writeln!(out, "initializer pointers: {}", s.initializers.len())?;
     for ip in &s.initializers {
         writeln!(
@@ -227,6 +235,7 @@ mod tests {
             "destructors: 1\n  priority 101 helper\n",
             "  #0 main -> helper at dir/tu1.c:4:12\n  #1 main -> indirect %7\n",
             "  table+0 -> helper\n  table+18446744073709551615 -> ext\n",
+            "inline asm symbols: 2\n  defines helper@@V_2\n  names asm_ref (weak)\n",
             "facts: 16 (address_of 1, copy 1, field_addr 4, load 1, store 1, argument 1, \
              call_argument 1, call_result 1, return 1, escape 1, stack_object 2, \
              array_element 1) over 8 values\n",

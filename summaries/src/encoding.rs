@@ -11,7 +11,7 @@ use crate::model::*;
 
 /// Version of the on-disk summary format this crate reads and writes. Readers accept exactly
 /// this version: any change to the layout or to the meaning of a field bumps it.
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 
 /// The first eight bytes of every encoded summary.
 pub const MAGIC: &[u8; 8] = b"RLDSUMRY";
@@ -75,7 +75,7 @@ pub enum SummaryError {
 
 /// Every flag bit this version knows; others are rejected so that a newer writer's flags are
 /// never silently dropped.
-const KNOWN_FLAGS: u32 = (GlobalFlags::BLOCK_ADDRESS << 1) - 1;
+const KNOWN_FLAGS: u32 = (GlobalFlags::ASM_REFERENCED << 1) - 1;
 
 // Codes of the enums on disk. Their order is part of the format (FORMAT.md).
 const KINDS: [GlobalKind; 4] = [
@@ -250,6 +250,11 @@ pub fn encode(s: &ModuleSummary) -> Vec<u8> {
         w.uleb(d.params.len() as u64);
         w.0.extend(d.params.iter().map(|p| p.0));
     }
+    w.uleb(s.asm_symbols.len() as u64);
+    for a in &s.asm_symbols {
+        w.str(&a.name);
+        w.0.push(u8::from(a.defined) | u8::from(a.weak) << 1);
+    }
     w.0
 }
 
@@ -364,6 +369,7 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
     const MIN_ACCESS: usize = 6;
     const MIN_SHAPE: usize = 10;
     const MIN_DECLARED: usize = 4;
+    const MIN_ASM_SYMBOL: usize = 2;
 
     let n = r.count("global", MIN_GLOBAL)?;
     s.globals.reserve_exact(n);
@@ -603,6 +609,17 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
             memory: MemoryEffects(memory),
             nofree,
             params,
+        });
+    }
+    let n = r.count("asm symbol", MIN_ASM_SYMBOL)?;
+    s.asm_symbols.reserve_exact(n);
+    for _ in 0..n {
+        let name = r.string()?;
+        let flags = r.bits("asm symbol flags", 3)?;
+        s.asm_symbols.push(AsmSymbol {
+            name,
+            defined: flags & 1 != 0,
+            weak: flags & 2 != 0,
         });
     }
 
@@ -946,8 +963,8 @@ mod tests {
             source_file: "a.c".to_string(),
             ..Default::default()
         };
-        let mut expected = b"RLDSUMRY\x09\x00\x00\x00\x03a.o\x03a.c".to_vec();
-        expected.extend_from_slice(&[0; 11]);
+        let mut expected = b"RLDSUMRY\x0a\x00\x00\x00\x03a.o\x03a.c".to_vec();
+        expected.extend_from_slice(&[0; 12]);
         assert_eq!(encode(&s), expected);
     }
 
@@ -1046,10 +1063,10 @@ mod tests {
     #[test]
     fn version_mismatch_names_both_versions() {
         let mut bytes = encode(&full_summary());
-        bytes[8..12].copy_from_slice(&10u32.to_le_bytes());
+        bytes[8..12].copy_from_slice(&9u32.to_le_bytes());
         assert_eq!(
             decode(&bytes).unwrap_err().to_string(),
-            "unsupported summary version 10 (this rld reads 9)"
+            "unsupported summary version 9 (this rld reads 10)"
         );
     }
 

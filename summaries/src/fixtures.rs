@@ -209,6 +209,18 @@ pub(crate) fn full_summary() -> ModuleSummary {
                 ParamEffects::default(),
             ],
         }],
+        asm_symbols: vec![
+            AsmSymbol {
+                name: "helper@@V_2".to_string(),
+                defined: true,
+                weak: false,
+            },
+            AsmSymbol {
+                name: "asm_ref".to_string(),
+                defined: false,
+                weak: true,
+            },
+        ],
     }
 }
 

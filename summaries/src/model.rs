@@ -131,7 +131,8 @@ impl GlobalFlags {
     pub const EXPLICIT_SECTION: u32 = 32;
     /// Listed in `llvm.used`: must be kept even if nothing references it.
     pub const USED: u32 = 64;
-    /// Listed in `llvm.compiler.used`.
+    /// Listed in `llvm.compiler.used`, or named by the module's inline asm (LLVM's own LTO
+    /// adds those to `llvm.compiler.used`: code it cannot see uses them).
     pub const COMPILER_USED: u32 = 128;
     /// `unnamed_addr`: its address is not significant, only its contents.
     pub const UNNAMED_ADDR: u32 = 256;
@@ -142,9 +143,12 @@ impl GlobalFlags {
     /// Its initializer or body holds the address of a basic block of a function it refers
     /// to (a computed-goto table): it must be compiled together with that function.
     pub const BLOCK_ADDRESS: u32 = 2048;
+    /// A definition the module's inline asm names (a `.symver` of it, a call from asm): it
+    /// is compiled beside that asm, in the same object.
+    pub const ASM_REFERENCED: u32 = 4096;
 
     /// Every flag with its `dump` name, in bit order.
-    pub const NAMES: [(u32, &'static str); 12] = [
+    pub const NAMES: [(u32, &'static str); 13] = [
         (Self::DECLARATION, "declaration"),
         (Self::DSO_LOCAL, "dso_local"),
         (Self::THREAD_LOCAL, "thread_local"),
@@ -157,6 +161,7 @@ impl GlobalFlags {
         (Self::IN_COMDAT, "in_comdat"),
         (Self::RETURNS_NOALIAS, "returns_noalias"),
         (Self::BLOCK_ADDRESS, "block_address"),
+        (Self::ASM_REFERENCED, "asm_referenced"),
     ];
 
     /// Whether every bit of `f` is set.
@@ -522,6 +527,17 @@ pub struct DeclaredEffects {
     pub params: Vec<ParamEffects>,
 }
 
+/// A global symbol the module's inline asm defines or names, as LLVM's IR symbol table
+/// lists it (`ModuleSymbolTable::CollectAsmSymbols`): lld resolves these like the module's
+/// IR globals. A `.symver` alias appears under its versioned name (`foo@@VER`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AsmSymbol {
+    pub name: String,
+    /// Defined by the asm (else only referenced).
+    pub defined: bool,
+    pub weak: bool,
+}
+
 /// Everything rld knows about one bitcode module.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ModuleSummary {
@@ -546,6 +562,8 @@ pub struct ModuleSummary {
     /// Declared functions whose declarations carry memory or parameter attributes; a
     /// declaration missing here may do anything.
     pub declared: Vec<DeclaredEffects>,
+    /// The global symbols of the module's inline asm.
+    pub asm_symbols: Vec<AsmSymbol>,
 }
 
 impl ModuleSummary {

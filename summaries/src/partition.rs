@@ -478,8 +478,15 @@ pub fn partition(input: &PartitionInput) -> PartitionPlan {
         let mut parts: Vec<u32> = owner[m].iter().flatten().copied().collect();
         parts.sort_unstable();
         parts.dedup();
-        // A module with no definition left still has module-level parts to emit once.
-        home[m] = parts.first().copied().unwrap_or(0);
+        // A module with no definition left still has module-level parts to emit once; its
+        // inline asm goes where the definitions it names are.
+        let asm_named = index.modules[m]
+            .globals
+            .iter()
+            .zip(&owner[m])
+            .find(|(g, _)| g.flags.contains(GlobalFlags::ASM_REFERENCED))
+            .and_then(|(_, &p)| p);
+        home[m] = asm_named.or(parts.first().copied()).unwrap_or(0);
         if parts.is_empty() {
             parts.push(0);
         }
@@ -633,10 +640,17 @@ fn units(input: &PartitionInput, defs: &Defs) -> Vec<usize> {
         }
     };
     let mut comdats: HashMap<(u32, &str), usize> = HashMap::new();
+    let mut asm_named: HashMap<u32, usize> = HashMap::new();
     for (d, &id) in defs.ids.iter().enumerate() {
         let g = input.index.global(id);
         if let Some(c) = &g.comdat {
             let first = *comdats.entry((id.module, c.as_str())).or_insert(d);
+            union(first, d);
+        }
+        // What a module's inline asm names sits beside that asm (a `.symver` needs its
+        // target defined in the same object): all of them together, in its home partition.
+        if g.flags.contains(GlobalFlags::ASM_REFERENCED) {
+            let first = *asm_named.entry(id.module).or_insert(d);
             union(first, d);
         }
         // Block addresses only exist beside their function's body.

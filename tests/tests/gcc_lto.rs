@@ -113,6 +113,34 @@ fn a_shared_library_from_gcc_ir_exports_what_gnu_ld_exports() {
     assert!(!exported_names(&rld).contains(&"helper".to_string()));
 }
 
+/// gcc's `symver` attribute under `-flto` (xz's liblzma): gcc's IR names the aliases
+/// `foo@@V2` and `foo@V1`, and rld resolves them as versioned names, as GNU ld does, so
+/// the version script finds foo (before, the link failed: "version script assignment of
+/// 'V2' to symbol 'foo' failed: symbol not defined"). The plugin gets GNU ld's
+/// resolutions, and the library exports what GNU ld's exports.
+#[test]
+fn symver_attributes_in_gcc_ir_version_a_shared_library_as_gnu_ld() {
+    let t = Test::new();
+    let src = "__attribute__((__symver__(\"foo@@V2\"))) int foo_2(void) { return 2; }\n\
+               __attribute__((__symver__(\"foo@V1\"))) int foo_1(void) { return 1; }\n\
+               int bar(void) { return 3; }\n";
+    let lib = t.compile(Gcc, src, &["-O2", "-flto", "-fPIC"]);
+    let map = t.write(
+        "v.map",
+        "V1 { global: bar; foo; local: *; };\nV2 { global: foo; } V1;\n",
+    );
+    let script = format!("-Wl,--version-script={}", map.display());
+    let (gnu, rld, _) = link_both(&t, &[&lib], &["-shared", &script], "libsv.so");
+    let ours = exports(&rld);
+    for want in ["foo@V1", "foo@V2", "bar@V1"] {
+        assert!(ours.iter().any(|e| e == want), "{want} missing: {ours:?}");
+    }
+    // (GNU ld also exports each version's own name, `V1@`, absolute.)
+    let mut theirs = exports(&gnu);
+    theirs.retain(|e| !e.ends_with('@'));
+    assert_eq!(ours, theirs);
+}
+
 /// Checks a failed link through `gcc -B<rld>`: an error naming `mentions`, no crash, no
 /// output file.
 fn assert_link_fails(t: &Test, objs: &[&Path], flags: &[&str], mentions: &[&str]) {

@@ -1006,3 +1006,71 @@ fn a_constructor_called_through_its_alias_is_kept() {
         );
     }
 }
+
+/// `.symver` in bitcode, as xz's liblzma builds with `-flto`: the module's inline asm
+/// defines `foo@@V2` and `foo@V1` for functions the version script makes local. rld takes
+/// the asm's symbols as lld does (from LLVM's IR symbol table), so the script's versions
+/// find foo, and LTO keeps the functions the asm names, beside the asm in any partition
+/// (before, the link failed: "version script assignment of 'V2' to symbol 'foo' failed:
+/// symbol not defined", and LLVM could not assemble a `.symver` of a dropped function).
+/// The library exports what lld's exports, and a program calling `foo` gets version V2.
+/// (lld-22 cannot link it with 16 partitions: "default version symbol foo@@V2 must be
+/// defined", its asm and foo_2 in different partitions.)
+#[test]
+fn symver_in_bitcode_versions_a_shared_library_as_lld() {
+    let t = Test::new();
+    let fillers: String = (0..120)
+        .map(|i| format!("int filler{i}(int x) {{ int s = 0; for (int k = 0; k < x; k++) s += k * {i} ^ (s >> 3); return s; }}\n"))
+        .collect();
+    let src = format!(
+        "{fillers}int foo_2(void) {{ return 2; }}\nint foo_1(void) {{ return 1; }}\n\
+         __asm__(\".symver foo_2,foo@@V2\");\n__asm__(\".symver foo_1,foo@V1\");\n\
+         int bar(void) {{ return filler7(3) + 3; }}\n"
+    );
+    let lib = t.compile(Clang, &src, &["-O2", "-flto", "-fPIC"]);
+    let map = t.write(
+        "v.map",
+        "V1 { global: bar; foo; filler*; local: *; };\nV2 { global: foo; } V1;\n",
+    );
+    let script = format!("-Wl,--version-script={}", map.display());
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nint foo(void); int bar(void);\n\
+         int main(void) { printf(\"%d %d\\n\", foo(), bar()); return 0; }\n",
+        &["-O2"],
+    );
+    let lld = t.link(
+        Driver::ClangLld,
+        &[&lib],
+        &["-shared", "-flto", &script],
+        "lld/libsv.so",
+    );
+    let theirs = exports(&lld);
+    for want in ["foo@V1", "foo@V2", "bar@V1"] {
+        assert!(
+            theirs.iter().any(|e| e == want),
+            "{want} missing: {theirs:?}"
+        );
+    }
+    for partitions in ["1", "16"] {
+        let cut = format!("-Wl,--lto-partitions={partitions}");
+        let flags = ["-shared", "-flto", &script, &cut];
+        let name = format!("libsv{partitions}.so");
+        let rld = t.link(Driver::ClangRld, &[&lib], &flags, &format!("rld/{name}"));
+        assert_eq!(exports(&rld), theirs, "{partitions} partitions");
+        let dir = rld.parent().unwrap().display().to_string();
+        let flags = [
+            format!("-L{dir}"),
+            format!("-l:{name}"),
+            format!("-Wl,-rpath,{dir}"),
+        ];
+        let exe = t.link(
+            Driver::ClangRld,
+            &[&main],
+            &strs(&flags),
+            &format!("main{partitions}"),
+        );
+        let out = run(&exe, &[], &[]);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "2 24\n");
+    }
+}
