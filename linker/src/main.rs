@@ -74,8 +74,11 @@ fn main() -> ExitCode {
         return print_out(rld::args::help_text());
     }
     if opts.print_version {
+        // `v` before the number: libtool reads a version line with " 0." or " 1." in it as
+        // GNU ld older than 2.11, without anonymous version scripts, and then ignores
+        // `-export-symbols-regex` (a library built so exported its internals).
         let version = format!(
-            "rld {} (compatible with GNU linkers)\n",
+            "rld v{} (compatible with GNU linkers)\n",
             env!("CARGO_PKG_VERSION")
         );
         if opts.inputs.is_empty() {

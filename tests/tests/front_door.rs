@@ -186,6 +186,44 @@ fn under_gnu_ld_names_nothing_is_added() {
 /// What rld prints on standard output (`--help`, `--print-driver`, `--version`) may go to a
 /// reader that stops early (`rld --help | head -1`): rld ends quietly and successfully, not
 /// with an internal error.
+/// libtool's tests of the linker (libtool.m4, as `configure` scripts run them with
+/// `LD=rld`): a GNU-compatible linker, one that builds shared libraries (its `--help` names
+/// an ELF target), and one recent enough for anonymous version scripts (its `-v` is no
+/// GNU ld before 2.11). rld failed the second (libraries came out static only) and the
+/// third (`-export-symbols-regex` was ignored: jq's libjq exported 272 symbols, not 172).
+#[test]
+fn libtool_takes_rld_for_a_gnu_ld_with_shared_libraries_and_version_scripts() {
+    let script = r#"
+case `"$LD" -v 2>&1 </dev/null` in
+*GNU* | *'with BFD'*) echo gnu_ld=yes ;;
+*) echo gnu_ld=no ;;
+esac
+if "$LD" --help 2>&1 | grep ': supported targets:.* elf' > /dev/null; then
+  echo shared=yes
+else
+  echo shared=no
+fi
+case `"$LD" -v 2>&1 | sed -e 's/([^)]\+)\s\+//'` in
+  *GNU\ gold*) echo anon=yes ;;
+  *\ [01].* | *\ 2.[0-9].* | *\ 2.10.*) echo anon=no ;;
+  *\ 2.11.93.0.2\ *) echo anon=yes ;;
+  *\ 2.11.92.0.12\ *) echo anon=yes ;;
+  *\ 2.11.*) echo anon=no ;;
+  *) echo anon=yes ;;
+esac
+"#;
+    let out = run_checked(
+        Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .env("LD", rld_path()),
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "gnu_ld=yes\nshared=yes\nanon=yes\n"
+    );
+}
+
 #[test]
 fn a_reader_that_stops_early_is_not_an_error() {
     for args in [&["--help"][..], &["--print-driver", "a.o"], &["--version"]] {
