@@ -484,8 +484,8 @@ pub fn partition(input: &PartitionInput) -> PartitionPlan {
             .globals
             .iter()
             .zip(&owner[m])
-            .find(|(g, _)| g.flags.contains(GlobalFlags::ASM_REFERENCED))
-            .and_then(|(_, &p)| p);
+            .filter(|(g, _)| g.flags.contains(GlobalFlags::ASM_REFERENCED))
+            .find_map(|(_, &p)| p);
         home[m] = asm_named.or(parts.first().copied()).unwrap_or(0);
         if parts.is_empty() {
             parts.push(0);

@@ -396,6 +396,34 @@ fn a_computed_goto_table_stays_with_its_function() {
     assert_ne!(plan.owner(id(0, main)), plan.owner(id(0, interp)));
 }
 
+/// What a module's inline asm names (`.symver foo_2, foo@@V2`) is compiled in one
+/// partition, and that partition emits the module's asm: the assembler needs a `.symver`
+/// target defined in the same object.
+#[test]
+fn what_inline_asm_names_sits_with_the_asm() {
+    let mut b = Builder::new(1);
+    let main = b.func(0, "main", Linkage::External, 6000);
+    let big = b.func(0, "big", Linkage::External, 6000);
+    b.calls(0, main, big);
+    let foo_1 = b.func(0, "foo_1", Linkage::External, 10);
+    let foo_2 = b.func(0, "foo_2", Linkage::External, 10);
+    // Walked from `big`, the two would land in its partition; `main`'s is the module's
+    // first.
+    b.calls(0, big, foo_1);
+    b.calls(0, big, foo_2);
+    for f in [foo_1, foo_2] {
+        b.g(0, f)
+            .flags
+            .insert(GlobalFlags::COMPILER_USED | GlobalFlags::ASM_REFERENCED);
+    }
+    let (_, plan) = b.plan(Some(2));
+    assert_eq!(plan.count(), 2);
+    let at = plan.owner(id(0, foo_2)).unwrap();
+    assert_eq!(plan.owner(id(0, foo_1)), Some(at));
+    assert!(plan.is_home(at, 0));
+    assert_ne!(plan.owner(id(0, main)), plan.owner(id(0, big)));
+}
+
 /// Functions f0..f59 called in a chain from main, with sizes from a fixed sequence
 /// (relative to the partition size).
 fn chain(grow: Option<(usize, u32)>, requested: Option<u32>) -> (CombinedIndex, PartitionPlan) {
