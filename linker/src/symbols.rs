@@ -1257,10 +1257,14 @@ impl Resolver {
                 && !g.flags.contains(GlobalFlags::DECLARATION)
                 && g.linkage != Linkage::Common
         });
-        let by_asm = summary
-            .asm_symbols
-            .iter()
-            .any(|a| a.defined && a.name.as_bytes() == name);
+        // (`foo@@VER` from a `.symver` defines foo.)
+        let by_asm = summary.asm_symbols.iter().any(|a| {
+            let full = a.name.as_bytes();
+            a.defined
+                && full
+                    .strip_prefix(name)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"@@"))
+        });
         Ok(by_ir || by_asm)
     }
 
