@@ -58,20 +58,15 @@ pub fn run(
                 .iter()
                 .enumerate()
                 .map(|(i, s)| {
-                    // Under the name resolution gave it (`foo@@VER` is foo).
                     let name = s.name.as_bytes();
-                    let at = memchr::memchr(b'@', name);
-                    let key = match at {
-                        Some(at) if name.get(at + 1) == Some(&b'@') => &name[..at],
-                        _ => name,
-                    };
+                    let key = crate::symbols::resolution_name(name);
                     let sym = r.symtab.lookup(key).map(|id| r.symtab.get(id));
                     // A `symver` alias is not exported as far as the plugin is told: GNU ld
                     // matches the version script against the versioned name, which
                     // `local: *` takes. gcc keeps the alias all the same (its `.symver`
                     // gives the output its version).
                     let exported =
-                        at.is_none() && sym.is_some_and(|sym| rules.binding(sym).exported);
+                        !name.contains(&b'@') && sym.is_some_and(|sym| rules.binding(sym).exported);
                     resolution(
                         s,
                         sym,

@@ -1257,14 +1257,10 @@ impl Resolver {
                 && !g.flags.contains(GlobalFlags::DECLARATION)
                 && g.linkage != Linkage::Common
         });
-        // (`foo@@VER` from a `.symver` defines foo.)
-        let by_asm = summary.asm_symbols.iter().any(|a| {
-            let full = a.name.as_bytes();
-            a.defined
-                && full
-                    .strip_prefix(name)
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"@@"))
-        });
+        let by_asm = summary
+            .asm_symbols
+            .iter()
+            .any(|a| a.defined && resolution_name(a.name.as_bytes()) == name);
         Ok(by_ir || by_asm)
     }
 
@@ -1809,6 +1805,15 @@ fn split_version(
         hidden: true,
     });
     (name, version, true)
+}
+
+/// The name resolution files `name` under: `foo@@VER` (a default version) is foo; any other
+/// name is itself (see [`split_version`]).
+pub(crate) fn resolution_name(name: &[u8]) -> &[u8] {
+    match memchr::memchr(b'@', name) {
+        Some(at) if name.get(at + 1) == Some(&b'@') => &name[..at],
+        _ => name,
+    }
 }
 
 /// [`split_version`] of a name not yet searched for its `@`.

@@ -173,11 +173,8 @@ extern "C" void rld_module_asm_symbols(LLVMModuleRef M, void *Ctx,
                                        void (*Each)(void *Ctx, const char *Name,
                                                     size_t Len, bool Defined,
                                                     bool Weak)) {
-  Module *Mod = unwrap(M);
-  if (Mod->getModuleInlineAsm().empty())
-    return;
   ModuleSymbolTable::CollectAsmSymbols(
-      *Mod, [&](StringRef Name, object::BasicSymbolRef::Flags Flags) {
+      *unwrap(M), [&](StringRef Name, object::BasicSymbolRef::Flags Flags) {
         if (!(Flags & object::BasicSymbolRef::SF_Global))
           return;
         Each(Ctx, Name.data(), Name.size(),
