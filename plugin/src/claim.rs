@@ -18,7 +18,8 @@ pub struct ClaimedModule {
     pub handle: usize,
     pub data: Vec<u8>,
     pub summary: ModuleSummary,
-    /// `reported[i]` is the global index (into `summary.globals`) of symbol `i`.
+    /// `reported[i]` is the global index (into `summary.globals`) of symbol `i`; the
+    /// module's inline-asm symbols follow those in `host_symbols`.
     pub reported: Vec<u32>,
     /// The symbols as the host was given them. Hosts keep the array and its strings (GNU
     /// ld reads names and fills resolutions through it later), so they live as long as
@@ -121,6 +122,10 @@ pub struct HostSymbols {
 unsafe impl Send for HostSymbols {}
 
 /// With `v2` false the symbols carry no type (v1 hosts read those bytes as part of `def`).
+/// After the IR globals come the names the module's inline asm defines or needs that no IR
+/// global reports (LLVMgold's irsymtab does the same): the host then pulls archive members
+/// for what only asm calls, and sees `foo@@V2` defined by a `.symver`, so that a version
+/// script's `foo` finds it (mold warned "symbol not found" without them).
 fn host_symbols(summary: &ModuleSummary, reported: &[u32], v2: bool) -> HostSymbols {
     let mut strings = Vec::new();
     let mut string = |s: &str| -> *mut c_char {
@@ -129,7 +134,7 @@ fn host_symbols(summary: &ModuleSummary, reported: &[u32], v2: bool) -> HostSymb
         strings.push(c);
         p
     };
-    let symbols = reported
+    let mut symbols: Vec<api::Symbol> = reported
         .iter()
         .map(|&i| {
             let g = &summary.globals[i as usize];
@@ -150,6 +155,37 @@ fn host_symbols(summary: &ModuleSummary, reported: &[u32], v2: bool) -> HostSymb
             }
         })
         .collect();
+    let in_ir: std::collections::HashSet<&str> = reported
+        .iter()
+        .map(|&i| summary.globals[i as usize].name.as_str())
+        .collect();
+    for a in &summary.asm_symbols {
+        if in_ir.contains(a.name.as_str()) {
+            continue;
+        }
+        let def = match (a.defined, a.weak) {
+            (true, false) => api::SymbolKind::DEF,
+            (true, true) => api::SymbolKind::WEAKDEF,
+            (false, false) => api::SymbolKind::UNDEF,
+            (false, true) => api::SymbolKind::WEAKUNDEF,
+        };
+        symbols.push(api::Symbol {
+            name: string(&a.name),
+            version: std::ptr::null_mut(),
+            def: def.0 as c_char,
+            symbol_type: if v2 {
+                api::SymbolType::UNKNOWN.0 as c_char
+            } else {
+                0
+            },
+            section_kind: api::SectionKind::DEFAULT.0 as c_char,
+            unused: 0,
+            visibility: api::Visibility::DEFAULT.0,
+            size: 0,
+            comdat_key: std::ptr::null_mut(),
+            resolution: api::Resolution::UNKNOWN.0,
+        });
+    }
     HostSymbols {
         symbols,
         _strings: strings,

@@ -149,6 +149,37 @@ fn bitcode_archive_members_are_claimed_at_their_offset() {
     }
 }
 
+/// A name only a module's inline asm defines is reported to the host like LLVMgold
+/// reports it: mold, which reads the symbols the plugin reports, took the member for it
+/// and then failed the link with the name undefined.
+#[test]
+fn what_only_inline_asm_defines_resolves_references() {
+    let t = Test::new();
+    let member = t.compile(
+        Clang,
+        "__asm__(\".globl asm_only\\n.type asm_only,@function\\n\"\n\
+         \"asm_only:\\n movl $7, %eax\\n ret\\n\");\n\
+         int beside_the_asm(void) { return 1; }\n",
+        &LTO,
+    );
+    let archive = t.archive("libasm.a", &[&member]);
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nint asm_only(void);\n\
+         int main(void) { printf(\"%d\\n\", asm_only()); return 0; }\n",
+        &["-O2"],
+    );
+    for host in PluginHost::ALL {
+        t.check_plugin_program(
+            false,
+            host,
+            &[&main, &archive],
+            &["-flto", "-O2"],
+            Some("7\n"),
+        );
+    }
+}
+
 #[test]
 fn save_temps_keeps_the_intermediate_files() {
     let t = Test::new();
