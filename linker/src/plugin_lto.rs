@@ -120,8 +120,11 @@ fn resolution(
     };
     if s.is_definition() {
         return match sym.def {
+            // A shared library's reference or definition makes the symbol visible from
+            // outside (`exported`), not used by a regular object: GNU ld's
+            // `non_ir_ref_dynamic`, which lets gcc drop a COMDAT copy the library has too.
             SymbolDef::Plugin { file, index } if (file, index) == at => {
-                if root || sym.native_ref || sym.bitcode_ref || sym.dso_ref {
+                if root || sym.native_ref || sym.bitcode_ref {
                     Resolution::PREVAILING_DEF
                 } else if exported {
                     Resolution::PREVAILING_DEF_IRONLY_EXP

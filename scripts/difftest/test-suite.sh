@@ -16,6 +16,9 @@
 #               rld-t1    rld -Wl,--threads=1
 #               rld-dist  rld -Wl,--thinlto-distributor=scripts/dtlto-local (distributed LTO:
 #                         every partition is a job run by a separate process)
+#               plugin-bfd, plugin-gold, plugin-mold
+#                         rld's LTO as a plugin (librld_plugin.so beside $RLD, or
+#                         $RLD_PLUGIN) in GNU ld, gold or mold, through scripts/rld-plugin-ld
 #   SUBDIRS     the test-suite's TEST_SUITE_SUBDIRS (default CTMark; e.g. "MultiSource;SingleSource")
 #
 # Needs cmake, ninja and lit (pip install lit). Every configuration compiles with the same
@@ -55,6 +58,16 @@ case $config in
   rld-nocvp) ldflags="--ld-path=$rld -Wl,--no-cvp" ;;
   rld-t1) ldflags="--ld-path=$rld -Wl,--threads=1" ;;
   rld-dist) ldflags="--ld-path=$rld -Wl,--thinlto-distributor=$repo/scripts/dtlto-local" ;;
+  plugin-bfd | plugin-gold | plugin-mold)
+    # The wrapper picks its linker by its own name.
+    host=${config#plugin-}
+    name=rld-plugin-ld.$host
+    [ "$host" = mold ] && name=rld-plugin-mold
+    bin=$(realpath -m "$2/plugin-bin")
+    mkdir -p "$bin" && ln -sf "$repo/scripts/rld-plugin-ld" "$bin/$name"
+    export RLD_PLUGIN=${RLD_PLUGIN:-$(dirname "$rld")/librld_plugin.so}
+    [ -f "$RLD_PLUGIN" ] || { echo "no rld plugin at $RLD_PLUGIN (set RLD_PLUGIN)" >&2; exit 2; }
+    ldflags="--ld-path=$bin/$name" ;;
   *) echo "unknown CONFIG '$config'" >&2; exit 2 ;;
 esac
 if [ "$config" != lld ] && [ ! -x "$rld" ]; then

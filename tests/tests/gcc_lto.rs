@@ -113,6 +113,55 @@ fn a_shared_library_from_gcc_ir_exports_what_gnu_ld_exports() {
     assert!(!exported_names(&rld).contains(&"helper".to_string()));
 }
 
+/// A shared library that defines or references a name the IR defines makes it visible
+/// from outside, not used by regular objects: GNU ld resolves it PREVAILING_DEF_IRONLY_EXP
+/// (`non_ir_ref_dynamic`), and gcc may then drop a COMDAT copy the library also has. rld
+/// said PREVAILING_DEF, and gcc kept and exported `std::ctype<char>::do_widen` and
+/// `basic_string::_M_construct` from programs and libraries that libstdc++.so also
+/// defines them for (snappy's libraries; GNU ld's export neither).
+#[test]
+fn what_a_shared_library_also_defines_or_calls_is_visible_not_used() {
+    let t = Test::new();
+    let dso_obj = t.compile(
+        Gcc,
+        "int from_exe(void);\nint in_both(void) { return 1; }\n\
+         int call_back(void) { return from_exe() + 10; }\n",
+        &["-O2", "-fPIC"],
+    );
+    let dso = t.link(Driver::GccLd, &[&dso_obj], &["-shared"], "libboth.so");
+    let main = t.compile(
+        Gcc,
+        "#include <stdio.h>\nint call_back(void);\n\
+         __attribute__((noinline)) int from_exe(void) { return 5; }\n\
+         __attribute__((noinline)) int in_both(void) { return 2; }\n\
+         int main(void) { printf(\"%d %d\\n\", call_back(), in_both()); return 0; }\n",
+        &["-O2", "-flto"],
+    );
+    let rpath = format!("-Wl,-rpath,{}", t.dir().display());
+    let (gnu, rld, res) = link_both(&t, &[&main, &dso], &[&rpath], "both");
+    assert_same_output(&rld, &gnu, &[], &[], Some("15 2\n"));
+    for name in ["from_exe", "in_both"] {
+        assert!(
+            res.contains(&format!("PREVAILING_DEF_IRONLY_EXP {name}")),
+            "{res}"
+        );
+    }
+    assert_eq!(exported_names(&rld), exported_names(&gnu));
+
+    // The same with C++: inline members of libstdc++'s templates, in a library.
+    let lib = t.compile_cxx(
+        Gcc,
+        "#include <iostream>\n#include <string>\n\
+         int lib_entry(const char *s) { std::string str(s); std::cout << str << std::endl;\n\
+         return (int)str.size(); }\n",
+        &["-O2", "-flto", "-fPIC"],
+    );
+    let flags = ["-O2", "-flto", "-shared"];
+    let gnu = t.link_cxx(Driver::GccLd, &[&lib], &flags, "libcxx-gnu.so", true);
+    let rld = t.link_cxx(Driver::GccRld, &[&lib], &flags, "libcxx-rld.so", true);
+    assert_eq!(exported_names(&rld), exported_names(&gnu));
+}
+
 /// gcc's `symver` attribute under `-flto` (xz's liblzma): gcc's IR names the aliases
 /// `foo@@V2` and `foo@V1`, and rld resolves them as versioned names, as GNU ld does, so
 /// the version script finds foo (before, the link failed: "version script assignment of
