@@ -93,6 +93,14 @@ pub fn run_lto(
     dynamic_list: &crate::dynamic_list::DynamicList,
 ) -> Result<Vec<Vec<u8>>> {
     let is_dynamic = opts.is_dynamic_with(!r.dsos.is_empty());
+    // What the command line names (`-u`, the entry point, `-init`, `-fini`) is used from
+    // outside the bitcode like a native object's reference (lld marks it so): exported as
+    // any other definition, omittable or not.
+    for name in root_names(opts) {
+        if let Some(id) = r.symtab.lookup(name.as_bytes()) {
+            r.symtab.get_mut(id).lto_can_omit = false;
+        }
+    }
     // The driver takes the summaries; the resolver keeps only what it still asks (globals).
     let summaries = r
         .bitcode

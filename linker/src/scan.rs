@@ -99,9 +99,12 @@ impl<'a> BindingRules<'a> {
                 let listed = dynamic_list.lists(sym.name);
                 // --export-dynamic-symbol: exported, and never bound locally (lld).
                 let export = dynamic_list.exports(sym.name);
-                let exported = is_dynamic
-                    && exportable
-                    && (opts.export_dynamic || shared || sym.dso_ref || listed || export);
+                // What every module that needs has its own copy of is exported only where a
+                // native object uses it (lld's `ltoCanOmit`).
+                let export_all =
+                    (opts.export_dynamic || shared) && (sym.native_ref || !sym.lto_can_omit);
+                let exported =
+                    is_dynamic && exportable && (export_all || sym.dso_ref || listed || export);
                 let symbolic = opts.symbolic.binds_locally(sym.sym_type, sym.weak) && !export;
                 // With a dynamic list, a shared library's other symbols bind locally (lld).
                 let interposable = dynamic_list.is_empty() || listed || export;

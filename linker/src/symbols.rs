@@ -92,6 +92,11 @@ pub struct Symbol {
     /// Some LLVM bitcode module references it: to a linker plugin, a reference from outside
     /// the files it claimed.
     pub bitcode_ref: bool,
+    /// Every bitcode definition of it may be left out of the symbol table (LLVM's
+    /// `canBeOmittedFromSymbolTable`), and none came after a definition that may not: lld's
+    /// `ltoCanOmit`. Unless a native object or the command line uses it, `-shared` and
+    /// `--export-dynamic` do not export it, and LTO may internalize it.
+    pub lto_can_omit: bool,
     /// The version an object gave its definition with `.symver` (`foo@@VER`, or `foo@VER`
     /// when `hidden`): it overrides the version script's node.
     /// Boxed: few symbols have one, and every symbol of a large link is held to its end.
@@ -128,6 +133,7 @@ impl Symbol {
             dso_strong_ref: false,
             native_ref: false,
             bitcode_ref: false,
+            lto_can_omit: false,
             version: None,
             in_dynsym: false,
             preemptible: false,
@@ -828,6 +834,19 @@ impl Resolver {
                 let weak = g.linkage == Linkage::ExternalWeak;
                 self.add_bitcode_reference(id, weak, sym_type);
             } else if g.linkage != Linkage::AvailableExternally {
+                // lld's rule: omittable while every definition so far is (lazy, common and
+                // shared ones do not count).
+                let sym = self.symtab.get_mut(id);
+                let defined_before = matches!(
+                    sym.def,
+                    SymbolDef::Defined { .. }
+                        | SymbolDef::Synthetic
+                        | SymbolDef::Bitcode { .. }
+                        | SymbolDef::BitcodeAsm { .. }
+                        | SymbolDef::Plugin { .. }
+                );
+                sym.lto_can_omit = g.flags.contains(GlobalFlags::CAN_OMIT)
+                    && (!defined_before || sym.lto_can_omit);
                 let def = SymbolDef::Bitcode {
                     module,
                     index: i as u32,

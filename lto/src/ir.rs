@@ -259,6 +259,12 @@ impl Value {
         unsafe { LLVMGetUnnamedAddress(self.0) != LLVMUnnamedAddr::LLVMNoUnnamedAddr }
     }
 
+    /// `unnamed_addr` itself, not `local_unnamed_addr`.
+    pub fn has_global_unnamed_addr(self) -> bool {
+        // SAFETY: `self` is a global value.
+        unsafe { LLVMGetUnnamedAddress(self.0) == LLVMUnnamedAddr::LLVMGlobalUnnamedAddr }
+    }
+
     pub fn initializer(self) -> Option<Value> {
         if !LLVMIsAGlobalVariableSafe(self) {
             return None;

@@ -10,7 +10,7 @@ use crate::ir::{module_globals, DataLayout, Value};
 use inkwell::context::Context;
 use inkwell::module::Module;
 use rld_summaries::{
-    CallSite, Callee, GlobalFlags, GlobalKind, GlobalSummary, ModuleSummary, Structor,
+    CallSite, Callee, GlobalFlags, GlobalKind, GlobalSummary, Linkage, ModuleSummary, Structor,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -251,6 +251,23 @@ fn asm_symbols(summary: &mut ModuleSummary, module: &Module) {
     }
 }
 
+/// LLVM's `GlobalValue::canBeOmittedFromSymbolTable`, which lld and LLVMgold consult: a
+/// `linkonce_odr` definition whose address nothing may compare. (`local_unnamed_addr`
+/// suffices unless it is a variable that can be written: such a variable must be one
+/// object across shared libraries.)
+fn can_be_omitted_from_symbol_table(g: Value, kind: GlobalKind) -> bool {
+    if g.linkage() != Linkage::LinkOnceODR || g.is_declaration() {
+        return false;
+    }
+    if g.has_global_unnamed_addr() {
+        return true;
+    }
+    if kind == GlobalKind::Variable && !g.is_global_constant() {
+        return false;
+    }
+    g.has_unnamed_addr()
+}
+
 fn describe(g: Value) -> GlobalSummary {
     let kind = g.global_kind().unwrap_or(GlobalKind::Variable);
     let mut flags = GlobalFlags::default();
@@ -281,6 +298,9 @@ fn describe(g: Value) -> GlobalSummary {
     }
     if g.has_unnamed_addr() {
         flags.insert(GlobalFlags::UNNAMED_ADDR);
+    }
+    if can_be_omitted_from_symbol_table(g, kind) {
+        flags.insert(GlobalFlags::CAN_OMIT);
     }
     if kind == GlobalKind::Function && g.returns_noalias() {
         flags.insert(GlobalFlags::RETURNS_NOALIAS);

@@ -6,7 +6,7 @@ use crate::claim::ClaimedModule;
 use crate::host::HostApi;
 use rld_lto_driver::{Host, SymbolFacts};
 use rld_plugin_api as api;
-use rld_summaries::{GlobalId, Visibility};
+use rld_summaries::{GlobalFlags, GlobalId, Visibility};
 use std::collections::HashMap;
 
 /// The resolved link, as the driver asks about it.
@@ -63,6 +63,17 @@ impl<'a> Resolved<'a> {
         shared: bool,
     ) -> Resolved<'a> {
         let mut symbols: HashMap<String, SymbolFacts> = HashMap::new();
+        // LLVMgold's `CanOmitFromDynSym`: every claimed module's symbol of the name is a
+        // definition LLVM may leave out of the symbol table (a reference from IR counts
+        // against it).
+        let mut can_omit: HashMap<&str, bool> = HashMap::new();
+        for (module, _) in modules {
+            for &index in &module.reported {
+                let g = &module.summary.globals[index as usize];
+                let omittable = !g.is_declaration() && g.flags.contains(GlobalFlags::CAN_OMIT);
+                *can_omit.entry(g.name.as_str()).or_insert(true) &= omittable;
+            }
+        }
         for (m, (module, resolutions)) in modules.iter().enumerate() {
             for (&index, &r) in module.reported.iter().zip(resolutions.iter()) {
                 let g = &module.summary.globals[index as usize];
@@ -87,10 +98,15 @@ impl<'a> Resolved<'a> {
                         facts.native_ref = true;
                     }
                     api::Resolution::PREVAILING_DEF_IRONLY => facts.prevailing = Some(id),
+                    // Exported because a shared library exports everything: not what every
+                    // module that needs it has its own copy of, which LLVMgold lets LTO
+                    // internalize. (In an executable the host says the same of what a
+                    // shared library references, which must stay: that is kept.)
                     api::Resolution::PREVAILING_DEF_IRONLY_EXP => {
                         facts.prevailing = Some(id);
-                        facts.exported = true;
-                        facts.in_dynsym = true;
+                        let omit = shared && can_omit.get(g.name.as_str()) == Some(&true);
+                        facts.exported = !omit;
+                        facts.in_dynsym = !omit;
                     }
                     // A reference the host bound to a shared library's definition.
                     api::Resolution::RESOLVED_DYN => facts.dso_ref = true,

@@ -225,7 +225,7 @@ mod tests {
         for expected in [
             "module libfoo.a(tu1.o) (source /src/tu1.c)",
             "global main\n  function, external, default\n  flags: dso_local\n  refs: table\n  calls: helper, ext\n  at dir/tu1.c:3:0\n",
-            "global helper\n  function, linkonce_odr, hidden\n  flags: unnamed_addr in_comdat\n  comdat: helper\n",
+            "global helper\n  function, linkonce_odr, hidden\n  flags: unnamed_addr in_comdat can_omit\n  comdat: helper\n",
             "  section: .data.rel.ro.tables\n",
             "global alias_of_helper\n  alias, weak_odr, protected\n  aliasee: helper\n",
             "global memcpy_ifunc\n  ifunc, weak, default\n  resolver: resolve_memcpy\n",

@@ -39,7 +39,7 @@ pub(crate) fn full_summary() -> ModuleSummary {
     helper.comdat = Some("helper".to_string());
     helper
         .flags
-        .insert(GlobalFlags::IN_COMDAT | GlobalFlags::UNNAMED_ADDR);
+        .insert(GlobalFlags::IN_COMDAT | GlobalFlags::UNNAMED_ADDR | GlobalFlags::CAN_OMIT);
     let mut table = global("table", GlobalKind::Variable, Linkage::Internal);
     table
         .flags

@@ -146,9 +146,14 @@ impl GlobalFlags {
     /// A definition the module's inline asm names (a `.symver` of it, a call from asm): it
     /// is compiled beside that asm, in the same object.
     pub const ASM_REFERENCED: u32 = 4096;
+    /// LLVM's `canBeOmittedFromSymbolTable`: a `linkonce_odr` definition whose address no
+    /// one can compare (`unnamed_addr`, or `local_unnamed_addr` and not a writable
+    /// variable). Every module that needs it has its own copy, so lld keeps it out of
+    /// `.dynsym` unless a native object uses it, and LTO may internalize it.
+    pub const CAN_OMIT: u32 = 8192;
 
     /// Every flag with its `dump` name, in bit order.
-    pub const NAMES: [(u32, &'static str); 13] = [
+    pub const NAMES: [(u32, &'static str); 14] = [
         (Self::DECLARATION, "declaration"),
         (Self::DSO_LOCAL, "dso_local"),
         (Self::THREAD_LOCAL, "thread_local"),
@@ -162,6 +167,7 @@ impl GlobalFlags {
         (Self::RETURNS_NOALIAS, "returns_noalias"),
         (Self::BLOCK_ADDRESS, "block_address"),
         (Self::ASM_REFERENCED, "asm_referenced"),
+        (Self::CAN_OMIT, "can_omit"),
     ];
 
     /// Whether every bit of `f` is set.

@@ -1074,3 +1074,113 @@ fn symver_in_bitcode_versions_a_shared_library_as_lld() {
         assert_eq!(String::from_utf8_lossy(&out.stdout), "2 24\n");
     }
 }
+
+/// An inline function or a constant that every module using it has its own copy of
+/// (`linkonce_odr` with `unnamed_addr`: LLVM's `canBeOmittedFromSymbolTable`) is not
+/// exported by `-shared` or `-E` alone, as lld leaves it out: LTO internalizes it. A
+/// native object that also has it, `-u`, or a shared library's reference keeps it
+/// exported; so does a writable variable (one object across libraries). Exports are
+/// lld's in each case. (rld exported all of them: snappy's library had 14 more dynamic
+/// symbols than lld's.)
+#[test]
+fn omittable_inline_definitions_are_exported_as_lld_exports_them() {
+    let t = Test::new();
+    let src = "struct Acc { int v = 0;\n\
+               __attribute__((noinline)) int add(int x) { v += x * 3; return v; } };\n\
+               inline int shared_counter = 0;\n\
+               inline const int table[4] = {1, 2, 3, 4};\n\
+               __attribute__((noinline)) inline int in_native_too(int x) { return x * 7; }\n\
+               int lib_entry(int n) { Acc a; for (int i = 0; i < n; i++) a.add(i);\n\
+               shared_counter += table[n & 3]; return a.v + in_native_too(n); }\n";
+    let lib = t.compile_cxx(Clang, src, &["-O2", "-flto", "-fPIC"]);
+    // A native object with its own copy of one of them.
+    let native = t.compile_cxx(
+        Clang,
+        "__attribute__((noinline)) inline int in_native_too(int x) { return x * 7; }\n\
+         int native_user(int x) { return in_native_too(x + 1); }\n",
+        &["-O2", "-fPIC"],
+    );
+    let add = "_ZN3Acc3addEi";
+    let counter = "shared_counter";
+    let cases: [(&str, Vec<&Path>, Vec<String>); 3] = [
+        ("plain", vec![&lib], vec![]),
+        ("native", vec![&lib, &native], vec![]),
+        ("u", vec![&lib], vec![format!("-Wl,-u,{add}")]),
+    ];
+    for (name, objs, extra) in cases {
+        let mut flags = vec!["-O2", "-flto", "-shared"];
+        flags.extend(extra.iter().map(String::as_str));
+        let lld = t.link_cxx(
+            Driver::ClangLld,
+            &objs,
+            &flags,
+            &format!("lld/{name}.so"),
+            true,
+        );
+        let rld = t.link_cxx(
+            Driver::ClangRld,
+            &objs,
+            &flags,
+            &format!("rld/{name}.so"),
+            true,
+        );
+        let ours = exported_names(&rld);
+        assert_eq!(ours, exported_names(&lld), "{name}");
+        assert!(ours.iter().any(|n| n.contains(counter)), "{name}: {ours:?}");
+        let has_add = ours.iter().any(|n| n == add);
+        assert_eq!(has_add, name == "u", "{name}: {ours:?}");
+        let has_native = ours.iter().any(|n| n.contains("in_native_too"));
+        assert_eq!(has_native, name == "native", "{name}: {ours:?}");
+    }
+
+    // Executables with -E: the inline function stays out, unless a shared library the
+    // program links calls it.
+    let dso_obj = t.compile_cxx(
+        Clang,
+        "struct Acc { int v = 0; int add(int x); };\n\
+         int from_lib(int n) { Acc a; return a.add(n); }\n",
+        &["-O2", "-fPIC"],
+    );
+    let dso = t.link_cxx(
+        Driver::ClangLld,
+        &[&dso_obj],
+        &["-shared"],
+        "libcb.so",
+        true,
+    );
+    let alone = t.compile_cxx(
+        Clang,
+        "#include <cstdio>\nint lib_entry(int n);\n\
+         int main() { std::printf(\"%d\\n\", lib_entry(5)); return 0; }\n",
+        &["-O2", "-flto"],
+    );
+    let calls_back = t.compile_cxx(
+        Clang,
+        "#include <cstdio>\nint lib_entry(int n); int from_lib(int n);\n\
+         int main() { std::printf(\"%d %d\\n\", lib_entry(5), from_lib(4)); return 0; }\n",
+        &["-O2", "-flto"],
+    );
+    let rpath = format!("-Wl,-rpath,{}", t.dir().display());
+    let dso_path = dso.display().to_string();
+    let programs: [(&str, &Path, Vec<&str>, &str); 2] = [
+        ("alone", &alone, vec![], "65\n"),
+        (
+            "calls-back",
+            &calls_back,
+            vec![&dso_path, &rpath],
+            "65 12\n",
+        ),
+    ];
+    for (tag, main, extra, expected) in programs {
+        let mut flags = vec!["-O2", "-flto", "-Wl,-E"];
+        flags.extend(extra);
+        let objs = [main, lib.as_path()];
+        let lld = t.link_cxx(Driver::ClangLld, &objs, &flags, &format!("lld/{tag}"), true);
+        let rld = t.link_cxx(Driver::ClangRld, &objs, &flags, &format!("rld/{tag}"), true);
+        assert_same_output(&rld, &lld, &[], &[], Some(expected));
+        let ours = exported_names(&rld);
+        assert_eq!(ours, exported_names(&lld), "{tag}");
+        let has_add = ours.iter().any(|n| n == add);
+        assert_eq!(has_add, tag == "calls-back", "{tag}: {ours:?}");
+    }
+}

@@ -298,3 +298,40 @@ fn files_that_are_not_bitcode_are_left_to_the_host() {
         );
     }
 }
+
+/// In a shared library, what every module that needs it has its own copy of
+/// (`linkonce_odr` with `unnamed_addr`) is not exported, as with LLVMgold.so: LTO
+/// internalizes it. A writable inline variable stays exported.
+#[test]
+fn omittable_inline_definitions_leave_a_shared_library_as_with_llvmgold() {
+    let t = Test::new();
+    let lib = t.compile_cxx(
+        Clang,
+        "struct Acc { int v = 0;\n\
+         __attribute__((noinline)) int add(int x) { v += x * 3; return v; } };\n\
+         inline int shared_counter = 0;\n\
+         int lib_entry(int n) { Acc a; for (int i = 0; i < n; i++) a.add(i);\n\
+         return a.v + shared_counter++; }\n",
+        &["-O2", "-flto", "-fPIC"],
+    );
+    for host in PluginHost::ALL {
+        let name = host_name(host);
+        let so = t.link_cxx(
+            Driver::Plugin(host),
+            &[&lib],
+            &["-O2", "-flto", "-shared"],
+            &format!("{name}/libacc.so"),
+            true,
+        );
+        let exported = exported_names(&so);
+        assert!(
+            exported.iter().any(|n| n == "_Z9lib_entryi")
+                && exported.iter().any(|n| n == "shared_counter"),
+            "{name}: {exported:?}"
+        );
+        assert!(
+            !exported.iter().any(|n| n == "_ZN3Acc3addEi"),
+            "{name}: the inline member is exported: {exported:?}"
+        );
+    }
+}
