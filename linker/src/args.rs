@@ -561,6 +561,8 @@ const SPECS: &[Spec] = &[
     flag(&["--warn-common"], "Warn when a common symbol meets another or a definition",
         |p| p.o.warn_common = true),
     flag(&["--no-warn-common"], "Do not warn about common symbols (default)", |p| p.o.warn_common = false),
+    flag(&["--gnu-unique"], "Keep STB_GNU_UNIQUE bindings (default)", |p| p.o.gnu_unique = true),
+    flag(&["--no-gnu-unique"], "Write STB_GNU_UNIQUE definitions as global", |p| p.o.gnu_unique = false),
     flag(&["--print-icf-sections"], "List the sections --icf folds", |p| p.o.print_icf_sections = true),
     flag(&["--no-print-icf-sections"], "Do not list them (default)", |p| p.o.print_icf_sections = false),
     flag(&["--verbose"], "Name each file on standard error as it is opened", |p| p.o.verbose = true),

@@ -320,6 +320,9 @@ pub struct Options {
     pub retain_symbols_file: Option<PathBuf>,
     /// `--warn-common`: warn when a common symbol meets another or a definition.
     pub warn_common: bool,
+    /// `--gnu-unique` (default): a definition bound `STB_GNU_UNIQUE` keeps that binding in
+    /// the output; `--no-gnu-unique` makes it global (lld's option).
+    pub gnu_unique: bool,
     /// `--fortran-common`: an archive member defining a symbol that is so far only common
     /// is loaded, and its definition wins (GNU ld, lld up to 14); off by default, as in
     /// lld since 15.
@@ -488,6 +491,7 @@ impl Default for Options {
             dependency_file: None,
             verbose: false,
             warn_common: false,
+            gnu_unique: true,
             fortran_common: false,
             retain_symbols_file: None,
             reproduce: None,

@@ -618,10 +618,9 @@ fn global_symbol<'a>(link: &'a Image, id32: u32) -> Option<(bool, OutSym<'a>)> {
         && (sym.is_defined_locally() || sym.is_undefined());
     let bind = if hidden {
         STB_LOCAL
-    } else if sym.weak && sym.is_defined_locally() || undefined && !sym.has_strong_ref {
-        STB_WEAK
     } else {
-        STB_GLOBAL
+        let weak = sym.weak && sym.is_defined_locally() || undefined && !sym.has_strong_ref;
+        sym.output_binding(weak, link.opts.gnu_unique)
     };
     let ty = if ifunc_entry {
         STT_FUNC
@@ -683,11 +682,8 @@ fn relocatable_symbol<'a>(link: &'a Image, id: u32) -> Option<OutSym<'a>> {
         _ => return None,
     };
     let undefined = section == SymSection::Undefined;
-    let bind = if (sym.weak && !undefined) || (undefined && sym.is_undef_weak()) {
-        STB_WEAK
-    } else {
-        STB_GLOBAL
-    };
+    let weak = (sym.weak && !undefined) || (undefined && sym.is_undef_weak());
+    let bind = sym.output_binding(weak, link.opts.gnu_unique);
     Some(OutSym {
         name: sym.name,
         info: (bind << 4) | sym.sym_type,

@@ -69,6 +69,11 @@ pub struct Symbol {
     pub def: SymbolDef,
     /// Binding of the definition, or for an undefined symbol: whether every reference is weak.
     pub weak: bool,
+    /// The definition is bound `STB_GNU_UNIQUE` (g++'s inline functions' statics, template
+    /// static members): the dynamic loader binds every loaded object's references to one
+    /// copy, even across `dlopen(RTLD_LOCAL)`. Resolution treats it as global (as lld and
+    /// GNU ld do); the output keeps the binding.
+    pub unique: bool,
     /// Most constraining visibility seen in any object (hidden once a version script makes
     /// the symbol local).
     pub visibility: u8,
@@ -123,6 +128,7 @@ impl Symbol {
             name,
             def: SymbolDef::Undefined,
             weak: true,
+            unique: false,
             visibility: elf::STV_DEFAULT,
             declared_visibility: None,
             sym_type: elf::STT_NOTYPE,
@@ -172,6 +178,18 @@ impl Symbol {
             self.def,
             SymbolDef::Undefined | SymbolDef::Lazy { .. } | SymbolDef::Shared { .. }
         )
+    }
+
+    /// The binding the output gives a global symbol that is `weak` there: a
+    /// `STB_GNU_UNIQUE` definition keeps its binding unless `--no-gnu-unique`.
+    pub fn output_binding(&self, weak: bool, gnu_unique: bool) -> u8 {
+        if weak {
+            elf::STB_WEAK
+        } else if self.unique && gnu_unique {
+            elf::STB_GNU_UNIQUE
+        } else {
+            elf::STB_GLOBAL
+        }
     }
 
     pub fn is_undef_weak(&self) -> bool {
@@ -1554,6 +1572,9 @@ impl Resolver {
                     esym.st_size(LE),
                     &obj_name,
                 );
+                if bind == elf::STB_GNU_UNIQUE && self.symtab.get(id).def == def {
+                    self.symtab.get_mut(id).unique = true;
+                }
                 // The defining object's copy of the name (equal bytes) from now on: the
                 // first copy interned may be an archive index's, whose pages are given
                 // back after resolution.
@@ -1706,6 +1727,7 @@ impl Resolver {
         if replace {
             sym.def = def;
             sym.weak = weak;
+            sym.unique = false;
             sym.sym_type = sym_type;
             sym.size = size;
         }

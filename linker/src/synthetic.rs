@@ -402,7 +402,7 @@ fn write_dynsym(link: &Image, dynamic: &DynamicTables, buf: &mut [u8]) {
         } else {
             !sym.has_strong_ref
         };
-        let bind = if weak { STB_WEAK } else { STB_GLOBAL };
+        let bind = sym.output_binding(weak, link.opts.gnu_unique);
         put_u32(e, 0, name);
         e[4] = (bind << 4) | (sym_type & 0xf);
         e[5] = sym.visibility & 3;

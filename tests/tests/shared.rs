@@ -5,7 +5,7 @@
 //! executable using a library's function and data addresses. Everything is
 //! compared with the same build linked by lld-22.
 
-use rld_tests::Compiler::Clang;
+use rld_tests::Compiler::{Clang, Gcc};
 use rld_tests::*;
 use std::path::PathBuf;
 
@@ -596,4 +596,96 @@ fn copies_of_read_only_library_data_are_relro_as_lld() {
             exe.display()
         );
     }
+}
+
+// ---------------------------------------------------------------------------
+// STB_GNU_UNIQUE
+
+/// The binding readelf shows for `name` in `table` of `path` (a `UNIQUE` binding reads
+/// `<OS specific>: 10` where the ELF header does not say GNU).
+fn binding_of(path: &std::path::Path, table: &str, name: &str) -> String {
+    let text = tool_stdout("readelf", &["-sW"], path);
+    let mut current = "";
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("Symbol table '") {
+            current = rest.split('\'').next().unwrap_or("");
+        } else if current == table && line.split_whitespace().last() == Some(name) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            return if line.contains("<OS specific>: 10") {
+                "UNIQUE".to_string()
+            } else {
+                f[4].to_string()
+            };
+        }
+    }
+    panic!("no {name} in {table} of {}", path.display());
+}
+
+/// g++ gives an inline function's static `STB_GNU_UNIQUE` binding, so that every loaded
+/// library with a copy uses one instance, even when loaded `RTLD_LOCAL`. The libraries
+/// keep the binding in `.dynsym` and `.symtab` (and `-r` keeps it), as lld's and GNU ld's
+/// do; `--no-gnu-unique` makes it global, as lld's option does. (rld made it global: two
+/// plugins each had their own counter, and the program printed 1 1 2 instead of 1 2 3.)
+#[test]
+fn gnu_unique_statics_stay_one_instance_across_rtld_local_libraries() {
+    let t = Test::new();
+    let plugin = |n: u32| {
+        t.compile_cxx(
+            Gcc,
+            &format!(
+                "inline int &counter() {{ static int c = 0; return c; }}\n\
+                 extern \"C\" int bump{n}() {{ return ++counter(); }}\n"
+            ),
+            &["-O2", "-fPIC"],
+        )
+    };
+    let (p1, p2) = (plugin(1), plugin(2));
+    let name = "_ZZ7countervE1c";
+    assert_eq!(
+        binding_of(&p1, ".symtab", name),
+        "UNIQUE",
+        "g++ no longer writes UNIQUE"
+    );
+    let main = t.compile(
+        Clang,
+        "#include <dlfcn.h>\n#include <stdio.h>\n\
+         int main(int argc, char **argv) {\n\
+           void *h1 = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL), *h2 = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);\n\
+           if (!h1 || !h2) { printf(\"%s\\n\", dlerror()); return 1; }\n\
+           int (*b1)(void) = (int (*)(void))dlsym(h1, \"bump1\"), (*b2)(void) = (int (*)(void))dlsym(h2, \"bump2\");\n\
+           int a = b1(), b = b2(), c = b1(); printf(\"%d %d %d\\n\", a, b, c); return 0; }\n",
+        &["-O2"],
+    );
+    let exe = t.link(Driver::ClangLld, &[&main], &["-ldl"], "main");
+    let cases: [(&str, &[&str], &str, &str); 2] = [
+        ("unique", &[], "1 2 3\n", "UNIQUE"),
+        ("global", &["-Wl,--no-gnu-unique"], "1 1 2\n", "GLOBAL"),
+    ];
+    for (tag, extra, expected, bind) in cases {
+        for driver in [Driver::ClangLld, Driver::ClangRld, Driver::GccRld] {
+            let d = driver.name();
+            let libs: Vec<PathBuf> = [&p1, &p2]
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let flags = [&["-shared"], extra].concat();
+                    t.link_cxx(
+                        driver,
+                        &[p],
+                        &flags,
+                        &format!("{d}/{tag}/p{}.so", i + 1),
+                        true,
+                    )
+                })
+                .collect();
+            for table in [".dynsym", ".symtab"] {
+                assert_eq!(binding_of(&libs[0], table, name), bind, "{d} {tag} {table}");
+            }
+            let args: Vec<String> = libs.iter().map(|l| l.display().to_string()).collect();
+            let out = run(&exe, &strs(&args), &[]);
+            assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{d} {tag}");
+        }
+    }
+    let r = t.link(Driver::Rld, &[&p1], &["-r"], "p1-r.o");
+    assert_eq!(binding_of(&r, ".symtab", name), "UNIQUE");
 }
