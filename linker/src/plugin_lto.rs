@@ -67,6 +67,15 @@ pub fn run(
                     // gives the output its version).
                     let exported =
                         !name.contains(&b'@') && sym.is_some_and(|sym| rules.binding(sym).exported);
+                    // An `--as-needed` library nothing but IR needs is not loaded yet
+                    // where GNU ld answers: what only it defines is still undefined.
+                    let sym = sym.filter(|sym| match sym.def {
+                        SymbolDef::Shared { dso, .. } => {
+                            let dso = &r.dsos[dso as usize];
+                            dso.needed || !dso.as_needed
+                        }
+                        _ => true,
+                    });
                     resolution(
                         s,
                         sym,

@@ -92,6 +92,12 @@ pub struct Symbol {
     /// Some shared library references it with a non-weak undefined symbol: that pulls the
     /// defining archive member in, as an object's reference would.
     dso_strong_ref: bool,
+    /// Its strong references so far are all from files a linker plugin claimed (gcc's IR):
+    /// they fetch archive members, but a versioned definition they resolve to (libm's
+    /// `ceil@@GLIBC_2.2.5`) makes no `--as-needed` library needed: GNU ld decides that from
+    /// the objects the plugin's LTO returns, where the reference may be gone (gcc expands
+    /// `ceil` inline). An unversioned one does, as in GNU ld.
+    plugin_ref_only: bool,
     /// Some native (non-bitcode) object references or defines it: LTO must keep it visible.
     pub native_ref: bool,
     /// Some LLVM bitcode module references it: to a linker plugin, a reference from outside
@@ -137,6 +143,7 @@ impl Symbol {
             ref_file: None,
             dso_ref: false,
             dso_strong_ref: false,
+            plugin_ref_only: false,
             native_ref: false,
             bitcode_ref: false,
             lto_can_omit: false,
@@ -519,7 +526,9 @@ impl Resolver {
     fn add_root(&mut self, name: &str) -> SymbolId {
         let name: &'static [u8] = Box::leak(name.to_owned().into_bytes().into_boxed_slice());
         let id = self.symtab.intern_touched(name);
-        self.symtab.get_mut(id).has_strong_ref = true;
+        let sym = self.symtab.get_mut(id);
+        sym.has_strong_ref = true;
+        sym.plugin_ref_only = false;
         id
     }
 
@@ -917,6 +926,7 @@ impl Resolver {
         let sym = self.symtab.get_mut(id);
         if !weak {
             sym.has_strong_ref = true;
+            sym.plugin_ref_only = false;
         }
         match sym.def {
             SymbolDef::Undefined if sym.sym_type == elf::STT_NOTYPE => sym.sym_type = sym_type,
@@ -1069,7 +1079,12 @@ impl Resolver {
                 let weak = s.kind != SymbolKind::DEF;
                 self.add_defined(id, def, weak, sym_type, s.size, &name);
             } else {
-                self.add_ir_reference(id, s.kind == SymbolKind::WEAKUNDEF, sym_type);
+                let weak = s.kind == SymbolKind::WEAKUNDEF;
+                let strong_before = self.symtab.get(id).has_strong_ref;
+                self.add_ir_reference(id, weak, sym_type);
+                if !weak && !strong_before {
+                    self.symtab.get_mut(id).plugin_ref_only = true;
+                }
             }
         }
         self.plugin_files.push(PluginFile {
@@ -1611,6 +1626,7 @@ impl Resolver {
         }
         if !weak {
             sym.has_strong_ref = true;
+            sym.plugin_ref_only = false;
         }
         match sym.def {
             SymbolDef::Undefined if sym.sym_type == elf::STT_NOTYPE => {
@@ -1743,6 +1759,7 @@ impl Resolver {
         use rayon::prelude::*;
         // A pass over every symbol: on all threads, each with its own flags.
         let count = self.dsos.len();
+        let dsos = &self.dsos;
         let needed = self
             .symtab
             .symbols
@@ -1750,8 +1767,13 @@ impl Resolver {
             .fold(
                 || vec![false; count],
                 |mut needed, sym| {
-                    if let (SymbolDef::Shared { dso, .. }, true) = (sym.def, sym.has_strong_ref) {
-                        needed[dso as usize] = true;
+                    if let (SymbolDef::Shared { dso, index }, true) = (sym.def, sym.has_strong_ref)
+                    {
+                        let versioned =
+                            || dsos[dso as usize].symbols[index as usize].version.is_some();
+                        if !(sym.plugin_ref_only && versioned()) {
+                            needed[dso as usize] = true;
+                        }
                     }
                     needed
                 },

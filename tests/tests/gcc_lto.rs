@@ -162,6 +162,34 @@ fn what_a_shared_library_also_defines_or_calls_is_visible_not_used() {
     assert_eq!(exported_names(&rld), exported_names(&gnu));
 }
 
+/// `--as-needed` is decided by the objects gcc's LTO returns, as GNU ld decides it: the IR
+/// of `ceil(k * c)` names `ceil`, which gcc then expands inline, so libm is not needed
+/// (rld kept `NEEDED libm.so.6`: double-conversion's library). A call that stays keeps it.
+#[test]
+fn as_needed_libraries_are_the_ones_the_lto_output_uses() {
+    let t = Test::new();
+    let folded = t.compile(
+        Gcc,
+        "#include <math.h>\nstatic double scale = 0.30102999566398114;\n\
+         int lib_digits(int k) { return (int)ceil(k * scale); }\n",
+        &["-O2", "-flto", "-fPIC"],
+    );
+    let called = t.compile(
+        Gcc,
+        "#include <math.h>\ndouble lib_cbrt(double x) { return cbrt(x) + 1; }\n",
+        &["-O2", "-flto", "-fPIC"],
+    );
+    let needs_libm = |path: &Path| {
+        tool_stdout("readelf", &["-dW"], path).contains("Shared library: [libm.so.6]")
+    };
+    for (name, obj, libm) in [("folded", &folded, false), ("called", &called, true)] {
+        let flags = ["-shared", "-Wl,--as-needed", "-lm"];
+        let (gnu, rld, _) = link_both(&t, &[obj.as_path()], &flags, &format!("lib{name}.so"));
+        assert_eq!(needs_libm(&gnu), libm, "{name}: GNU ld");
+        assert_eq!(needs_libm(&rld), libm, "{name}: rld");
+    }
+}
+
 /// gcc's `symver` attribute under `-flto` (xz's liblzma): gcc's IR names the aliases
 /// `foo@@V2` and `foo@V1`, and rld resolves them as versioned names, as GNU ld does, so
 /// the version script finds foo (before, the link failed: "version script assignment of
