@@ -10,24 +10,32 @@
 #
 #   gcc-ld        gcc, GNU ld (the reference for the gcc configurations)
 #   gcc-rld       gcc -B<dir with ld = rld>
-#   gcc-lto-rld   the same with -flto=auto: rld hosts gcc's LTO plugin
+#   gcc-lto-ld    gcc -flto=auto, GNU ld (the reference for the next one)
+#   gcc-lto-rld   the same with rld: rld hosts gcc's LTO plugin
 #   clang-lto-lld clang-22 -flto, lld-22 (the reference for the next one)
 #   clang-lto-rld clang-22 -flto --ld-path=rld: rld's own LTO
 #
-# (default: all five). Each prints `debian PACKAGE CONFIG: configure RC, build RC, check
+# (default: all six). Each prints `debian PACKAGE CONFIG: configure RC, build RC, check
 # RC, N links by rld`; the trees stay in WORKDIR/PACKAGE-CONFIG with log-*.txt, and every
 # command line rld was given in rld-calls.log. A link through the wrapper is counted so
-# that a configuration claiming rld really used it. RLD (default target/release/rld, with
-# its librld_plugin.so beside it) is the linker under test.
+# that a configuration claiming rld really used it. Then every shared library an rld
+# configuration built is compared with its reference's: defined dynamic symbols (binding
+# and name), NEEDED and SONAME; a difference prints `differs:` and the lines. RLD (default
+# target/release/rld, with its librld_plugin.so beside it) is the linker under test.
 #
 # Packages with a recipe below: gmp, xz-utils, expat, pcre2, nettle, jq, libyaml, json-c,
-# libffi. Each recipe is the package's plain ./configure (or cmake) build and its check
-# target, static libraries off, so that the shared libraries are the ones rld links.
+# libffi, snappy, double-conversion, re2, leveldb, libjsoncpp, tinyxml2, fmtlib,
+# libsodium, zlib, lz4, libuv1, libpng1.6, and two variants of other packages' sources:
+# leveldb-static (its static build, whose test programs are the large ones) and zlib-uv
+# (libz.so with --undefined-version: zlib's configure probe links its version script
+# against a stub, which rld and lld refuse by default, and zlib then builds libz.a only).
+# Each recipe is the package's plain ./configure (or cmake) build and its check target,
+# static libraries off, so that the shared libraries are the ones rld links.
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n '2,24p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,32p' "$0"; exit 2; }
 work=$(realpath -m "$1"); package=$2; shift 2
 configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(gcc-ld gcc-rld gcc-lto-rld clang-lto-lld clang-lto-rld)
+[ ${#configs[@]} -gt 0 ] || configs=(gcc-ld gcc-rld gcc-lto-ld gcc-lto-rld clang-lto-lld clang-lto-rld)
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 rld=$(realpath "${RLD:-$repo/target/release/rld}")
 [ -x "$rld" ] || { echo "debian.sh: no rld at $rld (cargo build --release -p rld -p rld-plugin)" >&2; exit 1; }
@@ -41,16 +49,27 @@ exec "$rld" "\$@"
 EOF
 chmod +x "$work/ldbin/ld"
 
-if ! ls -d "$work/src/$package"-*/ > /dev/null 2>&1; then
-  (cd "$work/src" && apt-get source "$package") || {
-    echo "debian.sh: apt-get source $package failed (is deb-src enabled?)" >&2; exit 1; }
+# A variant builds another package's source.
+case "$package" in
+  leveldb-static) source=leveldb ;;
+  zlib-uv) source=zlib ;;
+  *) source=$package ;;
+esac
+# The unpacked tree: NAME-VERSION, VERSION starting with a digit.
+find_tree() { ls -d "$work/src/$source"-[0-9]*/ 2>/dev/null | head -1; }
+if [ -z "$(find_tree)" ]; then
+  (cd "$work/src" && apt-get source "$source") || {
+    echo "debian.sh: apt-get source $source failed (is deb-src enabled?)" >&2; exit 1; }
 fi
-tree=$(ls -d "$work/src/$package"-*/ | head -1)
+tree=$(find_tree)
 
 # The package's build and tests: configure, build, check (run inside the copied tree).
 recipe() {
   # Some Debian tarballs ship configure.ac only.
   ac() { [ -x ./configure ] || autoreconf -fi; }
+  # cmake out of tree in bld/, shared libraries, the configuration's archiver.
+  cm() { mkdir -p bld && cd bld && cmake .. -DCMAKE_BUILD_TYPE=None -DBUILD_SHARED_LIBS=ON \
+    ${AR:+-DCMAKE_AR=$(command -v "$AR")} ${RANLIB:+-DCMAKE_RANLIB=$(command -v "$RANLIB")} "$@"; }
   case "$package" in
     gmp) configure() { ac && ./configure --enable-cxx --disable-static; } ;;
     xz-utils) configure() { ac && ./configure --disable-static --disable-doc --disable-nls; } ;;
@@ -67,10 +86,60 @@ recipe() {
         -DCMAKE_SHARED_LINKER_FLAGS="$LDFLAGS -Wl,--undefined-version" \
         ${AR:+-DCMAKE_AR=$(command -v "$AR")} ${RANLIB:+-DCMAKE_RANLIB=$(command -v "$RANLIB")}; }
       check() { USE_VALGRIND=0 ctest -j2 --output-on-failure; } ;;
+    # C++ packages (cmake, shared libraries, the package's own ctest suite).
+    # snappy appends -Werror for clang unless CXXFLAGS already matches it; clang-22 warns in snappy-test.cc.
+    snappy) configure() { CXXFLAGS="$CXXFLAGS -Werror -Wno-error" cm -DSNAPPY_BUILD_BENCHMARKS=OFF -DSNAPPY_USE_BUNDLED_GTEST=OFF \
+        -DSNAPPY_USE_BUNDLED_BENCHMARK_LIB=OFF -DSNAPPY_ENABLE_RTTI=ON; }
+      check() { ctest -j2 --output-on-failure; } ;;
+    double-conversion) configure() { cm -DBUILD_TESTING=ON; }
+      check() { ctest -j2 --output-on-failure; } ;;
+    # re2 (+dfsg) ships without its generated tables: make them as Debian's build does (REBUILD_TABLES=1,
+    # unicode-data from /usr/share/unicode).
+    re2) configure() { perl re2/make_perl_groups.pl > re2/perl_groups.cc &&
+        python3 re2/make_unicode_groups.py > re2/unicode_groups.cc &&
+        python3 re2/make_unicode_casefold.py > re2/unicode_casefold.cc && cm -DRE2_BUILD_TESTING=ON; }
+      check() { ctest -j2 --output-on-failure; } ;;
+    leveldb) configure() { cm -DLEVELDB_BUILD_BENCHMARKS=OFF; }
+      check() { ctest -j2 --output-on-failure; } ;;
+    # jsoncpp's two readerwriter tests write the same test/data/*.actual files: run them serially (as Debian does).
+    # leveldb-static (leveldb's source): leveldb builds its big leveldb_tests only without
+    # BUILD_SHARED_LIBS, so this variant links the static library into the test programs.
+    leveldb-static) configure() { cm -DBUILD_SHARED_LIBS=OFF -DLEVELDB_BUILD_BENCHMARKS=OFF; }
+      check() { ctest -j2 --output-on-failure; } ;;
+    libjsoncpp) configure() { cm -DBUILD_STATIC_LIBS=OFF -DBUILD_OBJECT_LIBS=OFF -DJSONCPP_WITH_POST_BUILD_UNITTEST=OFF; }
+      check() { ctest -j1 --output-on-failure; } ;;
+    tinyxml2) configure() { cm -Dtinyxml2_BUILD_TESTING=ON -DBUILD_TESTING=ON; }
+      check() { ctest -j2 --output-on-failure; } ;;
+    fmtlib) configure() { cm -DFMT_DOC=OFF -DFMT_TEST=ON -DCMAKE_POSITION_INDEPENDENT_CODE=ON; }
+      check() { ctest -j2 --output-on-failure; } ;;
+    # C packages.
+    libsodium) configure() { ac && ./configure --disable-static; } ;;
+    # zlib's own configure (reads CC/CFLAGS/LDFLAGS/AR): libz.so with zlib.map; `make test` runs
+    # example/minigzip static, shared and 64-bit-offset builds.
+    zlib) configure() { ./configure; }
+      check() { make test; } ;;
+    # zlib-uv (zlib's source): zlib's configure probes shared-library support by linking a stub with
+    # zlib.map, which names symbols the stub lacks; rld (like lld >= 16) refuses that by default, and zlib then
+    # silently builds libz.a only. --undefined-version gets the shared library built and tested (testshared).
+    zlib-uv) configure() { LDSHARED="$CC -shared -Wl,-soname,libz.so.1,--version-script,zlib.map -Wl,--undefined-version" ./configure; }
+      check() { make test; } ;;
+    # lz4: plain Makefiles; liblz4.so is linked -fvisibility=hidden; the lz4 CLI links the objects.
+    # check = the package's `make check` (test-lz4-essentials) + frametest/fuzzer (time-boxed) + the
+    # lz4 CLI relinked against liblz4.so (lz4-wlib) round-tripping a file.
+    lz4) configure() { :; }
+      build() { export CPPFLAGS="-DLZ4F_PUBLISH_STATIC_FUNCTIONS -DLZ4_PUBLISH_STATIC_FUNCTIONS"  # as Debian
+        make -j2 lib lz4 && make -C programs lz4-wlib; }
+      check() { make check && make -C tests test-frametest test-fuzzer FUZZER_TIME=-T15s &&
+        LD_LIBRARY_PATH=$PWD/lib programs/lz4-wlib -9 -f lib/lz4.c /tmp/lz4-wlib.$$.lz4 &&
+        LD_LIBRARY_PATH=$PWD/lib programs/lz4-wlib -d -f /tmp/lz4-wlib.$$.lz4 /tmp/lz4-wlib.$$ &&
+        cmp lib/lz4.c /tmp/lz4-wlib.$$ && echo lz4-wlib roundtrip ok; } ;;
+    libuv1) configure() { ac && ./configure --disable-static; }
+      check() { RES_OPTIONS=attempts:0 UV_TEST_TIMEOUT_MULTIPLIER=2 make check; } ;;
+    libpng1.6) configure() { ac && ./configure --disable-static; } ;;
     *) echo "debian.sh: no recipe for $package" >&2; exit 1 ;;
   esac
   declare -F check > /dev/null || check() { make -j2 -k check; }
-  build() { make -j2; }
+  declare -F build > /dev/null || build() { make -j2; }
 }
 
 for config in "${configs[@]}"; do
@@ -83,6 +152,8 @@ for config in "${configs[@]}"; do
     gcc-ld) cc="gcc" cxx="g++" flags="" ;;
     gcc-rld) cc="gcc -B$lb/" cxx="g++ -B$lb/" flags="" ;;
     gcc-lto-rld) cc="gcc -B$lb/" cxx="g++ -B$lb/" flags="-flto=auto"
+      export AR=gcc-ar RANLIB=gcc-ranlib NM=gcc-nm ;;
+    gcc-lto-ld) cc="gcc" cxx="g++" flags="-flto=auto"   # reference for gcc-lto-rld (not in the default list)
       export AR=gcc-ar RANLIB=gcc-ranlib NM=gcc-nm ;;
     clang-lto-lld) cc="clang-22 -Qunused-arguments -fuse-ld=lld" cxx="clang++-22 -Qunused-arguments -fuse-ld=lld" flags="-flto"
       export AR=llvm-ar-22 RANLIB=llvm-ranlib-22 NM=llvm-nm-22 ;;
@@ -105,3 +176,24 @@ for config in "${configs[@]}"; do
   )
   echo "debian $package $config: $(paste -sd, "$dir/steps.txt" | sed 's/,/, /g'), $(wc -l < "$RLD_CALLS") links by rld"
 done
+
+# The shared libraries of each rld configuration against its reference's.
+exports() { readelf --dyn-syms -W "$1" | awk '$1 ~ /:$/ && $7 != "UND" && $8 != "" { print $5, $8 }' | sort -u; }
+dynamic() { readelf -dW "$1" | grep -E '\((NEEDED|SONAME)\)' | awk '{ $1 = ""; print }' | sort; }
+compare() { # REFERENCE RLD
+  local a="$work/$package-$1" b="$work/$package-$2" f d
+  [ -d "$a" ] && [ -d "$b" ] || return 0
+  (cd "$a" && find . -name '*.so*' -type f | sort) | while read -r f; do
+    file -L "$a/$f" | grep -q 'ELF.*shared object' || continue
+    if [ ! -f "$b/$f" ]; then echo "debian $package $2: $f missing (built by $1)"; continue; fi
+    d=$(diff <(exports "$a/$f"; dynamic "$a/$f") <(exports "$b/$f"; dynamic "$b/$f") | grep '^[<>]' || true)
+    if [ -n "$d" ]; then
+      echo "debian $package $2: $f differs from $1's:"; echo "$d" | head -20 | sed 's/^/  /'
+    else
+      echo "debian $package $2: $f as $1's ($(exports "$b/$f" | wc -l) exports)"
+    fi
+  done
+}
+compare gcc-ld gcc-rld
+compare gcc-lto-ld gcc-lto-rld
+compare clang-lto-lld clang-lto-rld
