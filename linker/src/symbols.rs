@@ -1080,9 +1080,10 @@ impl Resolver {
                 self.add_defined(id, def, weak, sym_type, s.size, &name);
             } else {
                 let weak = s.kind == SymbolKind::WEAKUNDEF;
-                let strong_before = self.symtab.get(id).has_strong_ref;
+                let before = self.symtab.get(id);
+                let only_plugins = !before.has_strong_ref || before.plugin_ref_only;
                 self.add_ir_reference(id, weak, sym_type);
-                if !weak && !strong_before {
+                if !weak && only_plugins {
                     self.symtab.get_mut(id).plugin_ref_only = true;
                 }
             }

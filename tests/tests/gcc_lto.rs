@@ -179,12 +179,22 @@ fn as_needed_libraries_are_the_ones_the_lto_output_uses() {
         "#include <math.h>\ndouble lib_cbrt(double x) { return cbrt(x) + 1; }\n",
         &["-O2", "-flto", "-fPIC"],
     );
+    // Two objects of IR naming it, as in a library of several files.
+    let folded_too = t.compile(
+        Gcc,
+        "#include <math.h>\nint lib_tens(int k) { return (int)ceil(k / 10.0) + k; }\n",
+        &["-O2", "-flto", "-fPIC"],
+    );
     let needs_libm = |path: &Path| {
         tool_stdout("readelf", &["-dW"], path).contains("Shared library: [libm.so.6]")
     };
-    for (name, obj, libm) in [("folded", &folded, false), ("called", &called, true)] {
+    let cases: [(&str, Vec<&Path>, bool); 2] = [
+        ("folded", vec![&folded, &folded_too], false),
+        ("called", vec![&called], true),
+    ];
+    for (name, objs, libm) in cases {
         let flags = ["-shared", "-Wl,--as-needed", "-lm"];
-        let (gnu, rld, _) = link_both(&t, &[obj.as_path()], &flags, &format!("lib{name}.so"));
+        let (gnu, rld, _) = link_both(&t, &objs, &flags, &format!("lib{name}.so"));
         assert_eq!(needs_libm(&gnu), libm, "{name}: GNU ld");
         assert_eq!(needs_libm(&rld), libm, "{name}: rld");
     }
