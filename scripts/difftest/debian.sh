@@ -178,7 +178,12 @@ for config in "${configs[@]}"; do
 done
 
 # The shared libraries of each rld configuration against its reference's.
-exports() { readelf --dyn-syms -W "$1" | awk '$1 ~ /:$/ && $7 != "UND" && $8 != "" { print $5, $8 }' | sort -u; }
+# (readelf names a GNU_UNIQUE binding so only when the header says GNU, as GNU ld's does;
+# lld's and rld's say System V.)
+exports() {
+  readelf --dyn-syms -W "$1" | sed 's/<OS specific>: 10/UNIQUE/' |
+    awk '$1 ~ /:$/ && $7 != "UND" && $8 != "" { print $5, $8 }' | sort -u
+}
 dynamic() { readelf -dW "$1" | grep -E '\((NEEDED|SONAME)\)' | awk '{ $1 = ""; print }' | sort; }
 compare() { # REFERENCE RLD
   local a="$work/$package-$1" b="$work/$package-$2" f d
