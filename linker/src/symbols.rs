@@ -199,6 +199,13 @@ impl Symbol {
         }
     }
 
+    /// A strong reference from an object, bitcode or the command line: not (only) from
+    /// files a plugin claimed.
+    fn note_strong_ref(&mut self) {
+        self.has_strong_ref = true;
+        self.plugin_ref_only = false;
+    }
+
     pub fn is_undef_weak(&self) -> bool {
         self.is_undefined() && !self.has_strong_ref
     }
@@ -526,9 +533,7 @@ impl Resolver {
     fn add_root(&mut self, name: &str) -> SymbolId {
         let name: &'static [u8] = Box::leak(name.to_owned().into_bytes().into_boxed_slice());
         let id = self.symtab.intern_touched(name);
-        let sym = self.symtab.get_mut(id);
-        sym.has_strong_ref = true;
-        sym.plugin_ref_only = false;
+        self.symtab.get_mut(id).note_strong_ref();
         id
     }
 
@@ -864,14 +869,8 @@ impl Resolver {
                 // lld's rule: omittable while every definition so far is (lazy, common and
                 // shared ones do not count).
                 let sym = self.symtab.get_mut(id);
-                let defined_before = matches!(
-                    sym.def,
-                    SymbolDef::Defined { .. }
-                        | SymbolDef::Synthetic
-                        | SymbolDef::Bitcode { .. }
-                        | SymbolDef::BitcodeAsm { .. }
-                        | SymbolDef::Plugin { .. }
-                );
+                let defined_before =
+                    sym.is_defined_locally() && !matches!(sym.def, SymbolDef::Common { .. });
                 sym.lto_can_omit = g.flags.contains(GlobalFlags::CAN_OMIT)
                     && (!defined_before || sym.lto_can_omit);
                 let def = SymbolDef::Bitcode {
@@ -925,8 +924,7 @@ impl Resolver {
     fn add_ir_reference(&mut self, id: SymbolId, weak: bool, sym_type: u8) {
         let sym = self.symtab.get_mut(id);
         if !weak {
-            sym.has_strong_ref = true;
-            sym.plugin_ref_only = false;
+            sym.note_strong_ref();
         }
         match sym.def {
             SymbolDef::Undefined if sym.sym_type == elf::STT_NOTYPE => sym.sym_type = sym_type,
@@ -1626,8 +1624,7 @@ impl Resolver {
             sym.ref_file = Some(file);
         }
         if !weak {
-            sym.has_strong_ref = true;
-            sym.plugin_ref_only = false;
+            sym.note_strong_ref();
         }
         match sym.def {
             SymbolDef::Undefined if sym.sym_type == elf::STT_NOTYPE => {

@@ -138,21 +138,18 @@ fn host_symbols(summary: &ModuleSummary, reported: &[u32], v2: bool) -> HostSymb
         .iter()
         .map(|&i| {
             let g = &summary.globals[i as usize];
-            api::Symbol {
-                name: string(&g.name),
-                version: std::ptr::null_mut(),
-                def: kind(g).0 as c_char,
-                symbol_type: if v2 { symbol_type(g).0 as c_char } else { 0 },
-                section_kind: api::SectionKind::DEFAULT.0 as c_char,
-                unused: 0,
-                visibility: visibility(g).0,
-                size: 0,
-                comdat_key: g
-                    .comdat
-                    .as_deref()
-                    .map_or(std::ptr::null_mut(), &mut string),
-                resolution: api::Resolution::UNKNOWN.0,
-            }
+            let name = string(&g.name);
+            let comdat = g
+                .comdat
+                .as_deref()
+                .map_or(std::ptr::null_mut(), &mut string);
+            host_symbol(
+                name,
+                kind(g),
+                v2.then(|| symbol_type(g)),
+                visibility(g),
+                comdat,
+            )
         })
         .collect();
     let in_ir: std::collections::HashSet<&str> = reported
@@ -169,26 +166,40 @@ fn host_symbols(summary: &ModuleSummary, reported: &[u32], v2: bool) -> HostSymb
             (false, false) => api::SymbolKind::UNDEF,
             (false, true) => api::SymbolKind::WEAKUNDEF,
         };
-        symbols.push(api::Symbol {
-            name: string(&a.name),
-            version: std::ptr::null_mut(),
-            def: def.0 as c_char,
-            symbol_type: if v2 {
-                api::SymbolType::UNKNOWN.0 as c_char
-            } else {
-                0
-            },
-            section_kind: api::SectionKind::DEFAULT.0 as c_char,
-            unused: 0,
-            visibility: api::Visibility::DEFAULT.0,
-            size: 0,
-            comdat_key: std::ptr::null_mut(),
-            resolution: api::Resolution::UNKNOWN.0,
-        });
+        symbols.push(host_symbol(
+            string(&a.name),
+            def,
+            v2.then_some(api::SymbolType::UNKNOWN),
+            api::Visibility::DEFAULT,
+            std::ptr::null_mut(),
+        ));
     }
     HostSymbols {
         symbols,
         _strings: strings,
+    }
+}
+
+/// One `ld_plugin_symbol`, unresolved; `symbol_type` only for hosts that read it (v1 hosts
+/// read those bytes as part of `def`).
+fn host_symbol(
+    name: *mut c_char,
+    def: api::SymbolKind,
+    symbol_type: Option<api::SymbolType>,
+    visibility: api::Visibility,
+    comdat_key: *mut c_char,
+) -> api::Symbol {
+    api::Symbol {
+        name,
+        version: std::ptr::null_mut(),
+        def: def.0 as c_char,
+        symbol_type: symbol_type.map_or(0, |t| t.0 as c_char),
+        section_kind: api::SectionKind::DEFAULT.0 as c_char,
+        unused: 0,
+        visibility: visibility.0,
+        size: 0,
+        comdat_key,
+        resolution: api::Resolution::UNKNOWN.0,
     }
 }
 
