@@ -476,11 +476,12 @@ pub(crate) fn prepare_partition<'ctx, 'a: 'ctx>(
         outcome.bodies += bodies;
         let layout = crate::ir::DataLayout::of_module(&module);
         place_globals(job, p, m, &globals, actions, layout, &mut after_link);
-        // What is left is what materializing reads.
+        // What is left is what materializing reads (listed again: an alias made a
+        // declaration is gone from the module, and from memory).
         outcome.bodies_read += if read_first {
             bodies
         } else {
-            function_bodies(&globals)
+            function_bodies(&module_globals(&module))
         };
         let home = job.partitions.is_home(p, m);
         if !home {
@@ -855,14 +856,16 @@ fn place_globals(
                 }
             }
             Placement::Elsewhere => {
-                match for_aliases.remove(&i) {
-                    Some(aliases) if keep_for_aliases(g, m, &aliases) => {}
-                    _ => to_declaration(g),
-                }
+                // Named first: an alias made a declaration is a new value (the alias is
+                // erased), which takes over the name.
                 if shared {
                     after_link
                         .changes
                         .insert(g.name(), Change::ShareDeclaration);
+                }
+                match for_aliases.remove(&i) {
+                    Some(aliases) if keep_for_aliases(g, m, &aliases) => {}
+                    _ => to_declaration(g),
                 }
             }
         }

@@ -635,3 +635,36 @@ fn label_addresses_stay_with_the_body_they_point_into() {
         );
     }
 }
+
+/// A C++ class's out-of-line constructor (`D::D()`, C1, an alias of the base-object
+/// constructor) in one module, called from `main` in the other.
+const CTOR_ALIAS: [&str; 2] = [
+    "partitions/ctor_alias.cpp",
+    "partitions/ctor_alias_main.cpp",
+];
+
+/// The partition without the alias declares it hidden, as every symbol the partitions
+/// share: the alias was made a declaration (a new value) before its name was read, from
+/// freed memory, which lost the name here (and crashed mold, whose allocator reuses it).
+#[test]
+fn an_alias_another_partition_owns_is_a_hidden_declaration() {
+    let t = Test::new();
+    let objs: Vec<PathBuf> = CTOR_ALIAS
+        .iter()
+        .map(|src| t.compile_cxx(Clang, src, &["-flto", "-O2", "-fno-exceptions"]))
+        .collect();
+    let exe = link_both(&t, &objs, &["-Wl,--lto-partitions=2", "-Wl,--save-temps"]);
+    assert_eq!(String::from_utf8_lossy(&run(&exe, &[], &[]).stdout), "42\n");
+    let objects = partition_objects(&exe);
+    let ctor = "_ZN1DC1Ev";
+    let owner = defining_partition(&objects, ctor);
+    let caller = defining_partition(&objects, "main");
+    assert_ne!(
+        owner, caller,
+        "the test needs main apart from the constructor"
+    );
+    let refs = find_symbols(&symbols(&objects[caller]), ".symtab", ctor);
+    assert_eq!(refs.len(), 1, "{refs:#?}");
+    assert!(!refs[0].is_defined());
+    assert_eq!(refs[0].vis, "HIDDEN", "{refs:#?}");
+}

@@ -335,3 +335,28 @@ fn omittable_inline_definitions_leave_a_shared_library_as_with_llvmgold() {
         );
     }
 }
+
+/// A C++ constructor alias one partition owns and the other calls: every host links and
+/// runs it. The plugin read the alias's name after replacing it with a declaration, from
+/// freed memory, which mold's allocator had reused (a crash in 8 of the LLVM test-suite's
+/// C++ programs).
+#[test]
+fn a_constructor_alias_across_partitions_links_in_every_host() {
+    let t = Test::new();
+    let objs: Vec<PathBuf> = [
+        "partitions/ctor_alias.cpp",
+        "partitions/ctor_alias_main.cpp",
+    ]
+    .iter()
+    .map(|src| t.compile_cxx(Clang, src, &["-O2", "-flto"]))
+    .collect();
+    for host in PluginHost::ALL {
+        t.check_plugin_program(
+            true,
+            host,
+            &paths(&objs),
+            &["-flto", "-O2", "-Wl,-plugin-opt=lto-partitions=2"],
+            Some("42\n"),
+        );
+    }
+}
