@@ -475,6 +475,9 @@ pub(crate) fn prepare_partition<'ctx, 'a: 'ctx>(
         let bodies = function_bodies(&globals);
         outcome.bodies += bodies;
         let layout = crate::ir::DataLayout::of_module(&module);
+        // Taken while the list is the summary's: placing makes declarations of aliases
+        // (new functions, which shift the indices of every variable and alias).
+        let dropped = dropped_functions(&globals, actions);
         place_globals(job, p, m, &globals, actions, layout, &mut after_link);
         // What is left is what materializing reads (listed again: an alias made a
         // declaration is gone from the module, and from memory).
@@ -498,7 +501,7 @@ pub(crate) fn prepare_partition<'ctx, 'a: 'ctx>(
         tag_sites(ctx, &globals, m, job, &mut outcome);
         annotate_aliases(ctx, &module, m, p, job, &mut outcome);
         let keep_keys = job.partitions.count() == 1;
-        rewrite_structor_lists(&module, &globals, actions, keep_keys, &mut after_link);
+        rewrite_structor_lists(&module, &dropped, keep_keys, &mut after_link);
         next_in_order = crate::shim::number_in_link_order(&module, next_in_order);
         match &merged {
             None => merged = Some(module),
@@ -1044,34 +1047,36 @@ unsafe fn erase_new_global(v: inkwell::llvm_sys::prelude::LLVMValueRef, kind: Op
 /// (see [`crate::ir::Value::rewrite_structors`]).
 fn rewrite_structor_lists(
     module: &Module,
-    globals: &[crate::ir::Value],
-    actions: &[Action],
+    dropped: &std::collections::HashSet<crate::ir::Value>,
     keep_keys: bool,
     after_link: &mut AfterLink,
 ) {
-    let mut dropped: Option<std::collections::HashSet<crate::ir::Value>> = None;
     for name in ["llvm.global_ctors", "llvm.global_dtors"] {
+        // The `llvm.*` lists another partition emits are gone from this module already.
         if let Some(list) = crate::ir::named_global(module, name) {
-            // Only dropped globals are looked at: the `llvm.*` lists another partition
-            // emits are gone from this module already (their actions are Keep).
-            let dropped = dropped.get_or_insert_with(|| {
-                globals
-                    .iter()
-                    .zip(actions)
-                    .filter(|&(g, &a)| {
-                        a == Action::Drop
-                            && g.global_kind() == Some(GlobalKind::Function)
-                            && !g.is_intrinsic()
-                    })
-                    .map(|(&g, _)| g)
-                    .collect()
-            });
             if !list.rewrite_structors(|f| !dropped.contains(&f), keep_keys) {
                 // Nothing left to run: the list is gone, as it may be in every module.
                 after_link.defined.remove(name);
             }
         }
     }
+}
+
+/// The functions the link drops, from `globals` numbered as the summary numbers them.
+/// Functions outlive what placing does to a module (it deletes bodies, not functions),
+/// so the set stays valid.
+fn dropped_functions(
+    globals: &[crate::ir::Value],
+    actions: &[Action],
+) -> std::collections::HashSet<crate::ir::Value> {
+    globals
+        .iter()
+        .zip(actions)
+        .filter(|&(g, &a)| {
+            a == Action::Drop && g.global_kind() == Some(GlobalKind::Function) && !g.is_intrinsic()
+        })
+        .map(|(&g, _)| g)
+        .collect()
 }
 
 /// How many of `globals` are functions with a body (read or still in the bitcode).
