@@ -182,6 +182,18 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
                         }
                     }
                 }
+                // The function's own operands (its personality function, prefix and
+                // prologue data), which LLVM's summary counts as references too: a
+                // personality defined in the LTO unit (Rust's `rust_eh_personality`, with
+                // the standard library's bitcode) is used by nothing else, and the
+                // unwinder calls it from outside.
+                for op in g.operands() {
+                    let before = refs.len();
+                    constant_refs(&index, op, &mut refs, &mut seen);
+                    for &r in &refs[before..] {
+                        address_taken[r as usize] = true;
+                    }
+                }
                 facts.function(gi as u32, g, &call_ids);
             }
             Some(GlobalKind::Variable) => {

@@ -1184,3 +1184,25 @@ fn omittable_inline_definitions_are_exported_as_lld_exports_them() {
         assert_eq!(has_add, tag == "calls-back", "{tag}: {ours:?}");
     }
 }
+
+/// A personality function the LTO unit defines and only a function's `personality` names
+/// (Rust's `rust_eh_personality` when the standard library's bitcode is linked in, as
+/// Cargo's `lto = true` with `-Clinker-plugin-lto` does): it is a reference, as in LLVM's
+/// summary, so the definition stays and the unwind table's reference to it resolves.
+#[test]
+fn a_personality_defined_in_bitcode_is_kept() {
+    let t = Test::new();
+    let ir = t.compile(Clang, "lto/own_personality.ll", &["-O2", "-flto"]);
+    let native = t.compile(Clang, "lto/step.c", &["-O2"]);
+    for partitions in ["1", "2"] {
+        t.check_program(
+            &[&ir, &native],
+            &[
+                "-flto",
+                "-O2",
+                &format!("-Wl,--lto-partitions={partitions}"),
+            ],
+            Some("42\n"),
+        );
+    }
+}
