@@ -25,14 +25,15 @@
 #
 # Packages with a recipe below: gmp, xz-utils, expat, pcre2, nettle, jq, libyaml, json-c,
 # libffi, snappy, double-conversion, re2, leveldb, libjsoncpp, tinyxml2, fmtlib,
-# libsodium, zlib, lz4, libuv1, libpng1.6, and two variants of other packages' sources:
+# libsodium, zlib, lz4, libuv1, libpng1.6, yaml-cpp, pugixml, libzstd, brotli, and two variants
+# of other packages' sources:
 # leveldb-static (its static build, whose test programs are the large ones) and zlib-uv
 # (libz.so with --undefined-version: zlib's configure probe links its version script
 # against a stub, which rld and lld refuse by default, and zlib then builds libz.a only).
 # Each recipe is the package's plain ./configure (or cmake) build and its check target,
 # static libraries off, so that the shared libraries are the ones rld links.
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n '2,32p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,34p' "$0"; exit 2; }
 work=$(realpath -m "$1"); package=$2; shift 2
 configs=("$@")
 [ ${#configs[@]} -gt 0 ] || configs=(gcc-ld gcc-rld gcc-lto-ld gcc-lto-rld clang-lto-lld clang-lto-rld)
@@ -144,6 +145,34 @@ recipe() {
     libuv1) configure() { { [ -x ./configure ] || ./autogen.sh; } && ./configure --disable-static; }
       check() { as_user RES_OPTIONS=attempts:0 UV_TEST_TIMEOUT_MULTIPLIER=2 make check; } ;;
     libpng1.6) configure() { ac && ./configure --disable-static; } ;;
+    # yaml-cpp: libyaml-cpp.so and its gtest/gmock suite (yaml-cpp-tests, one ctest test); the system
+    # googletest sources (/usr/src/googletest) are built alongside, shared too.
+    yaml-cpp) configure() { cm -DYAML_BUILD_SHARED_LIBS=ON -DYAML_CPP_BUILD_TESTS=ON -DYAML_CPP_BUILD_TOOLS=ON; }
+      check() { ctest -j2 --output-on-failure; } ;;
+    # pugixml: libpugixml.so (shared only) and its pugixml-check suite (one ctest test, run in the source tree).
+    pugixml) configure() { cm -DPUGIXML_BUILD_TESTS=ON; }
+      check() { ctest -j2 --output-on-failure; } ;;
+    # libzstd: plain Makefiles. libzstd.so (lib/, -fvisibility=hidden, with the x86-64 .S decoder), and the
+    # zstd CLI relinked against it (zstd-dll, kept as programs/zstd-dll; 1.5.4's zstd-dll target needs the
+    # hidden pool/threading/common/error objects linked in locally, with any linker: upstream fixed it in
+    # 1.5.5). check = the package's `make check` (playTests.sh, short, object-linked zstd) + fuzzer and
+    # zstreamtest (time-boxed) + zstreamtest-dll on libzstd.so + playTests.sh again with zstd-dll. lib/ builds
+    # in a fixed obj/shared (by default its directory is named by a hash of CC, so the comparison missed it).
+    libzstd) configure() { :; }
+      build() { make -j2 -C lib libzstd BUILD_DIR=obj/shared && make -j2 -C programs zstd-dll \
+          ZSTDLIB_LOCAL_SRC="xxhash.c pool.c threading.c zstd_common.c error_private.c" && cp programs/zstd programs/zstd-dll; }
+      check() { make check && make -C tests test-fuzzer test-zstream test-pool FUZZERTEST=-T15s ZSTREAM_TESTTIME=-T15s &&
+        make -C tests zstreamtest-dll && LD_LIBRARY_PATH=$PWD/lib tests/zstreamtest-dll -T15s &&
+        (top=$PWD && cd tests && LD_LIBRARY_PATH=$top/lib ZSTD_BIN=$top/programs/zstd-dll DATAGEN_BIN=./datagen ./playTests.sh) &&
+        echo zstd-dll playTests ok; } ;;
+    # brotli: upstream's autotools build (./bootstrap writes configure; Debian's cmake build always adds static
+    # libraries and links the CLI statically): libbrotli{common,dec,enc}.so, the brotli CLI linked against
+    # them. check = the package's compatibility and roundtrip scripts (they run bin/brotli) + its Python
+    # tests (the _brotli extension built with setup.py build_ext, linked by CXX, as Debian's pybuild does).
+    brotli) configure() { ./bootstrap && ./configure --disable-static; }
+      check() { mkdir -p bin/tmp && printf '#!/bin/sh\nexec "%s/brotli" "$@"\n' "$PWD" > bin/brotli && chmod +x bin/brotli &&
+        tests/compatibility_test.sh && tests/roundtrip_test.sh && echo brotli cli tests ok &&
+        python3 setup.py build_ext --inplace && (cd python && python3 -m unittest discover -v -p '*_test.py'); } ;;
     *) echo "debian.sh: no recipe for $package" >&2; exit 1 ;;
   esac
   declare -F check > /dev/null || check() { make -j2 -k check; }
