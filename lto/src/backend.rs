@@ -477,7 +477,15 @@ pub(crate) fn prepare_partition<'ctx, 'a: 'ctx>(
         let layout = crate::ir::DataLayout::of_module(&module);
         // Taken while the list is the summary's: placing makes declarations of aliases
         // (new functions, which shift the indices of every variable and alias).
-        let dropped = dropped_functions(&globals, actions);
+        // Only where a list exists (as it may in no module).
+        let has_structors = ["llvm.global_ctors", "llvm.global_dtors"]
+            .iter()
+            .any(|name| crate::ir::named_global(&module, name).is_some());
+        let dropped = if has_structors {
+            dropped_functions(&globals, actions)
+        } else {
+            Default::default()
+        };
         place_globals(job, p, m, &globals, actions, layout, &mut after_link);
         // What is left is what materializing reads (listed again: an alias made a
         // declaration is gone from the module, and from memory).

@@ -90,6 +90,22 @@ fn constant_refs(
     }
 }
 
+/// [`constant_refs`] of an operand whose globals' addresses escape into code or data:
+/// each is also marked address-taken.
+fn address_refs(
+    index: &HashMap<Value, u32>,
+    v: Value,
+    out: &mut Vec<u32>,
+    address_taken: &mut [bool],
+    seen: &mut HashSet<Value>,
+) {
+    let before = out.len();
+    constant_refs(index, v, out, seen);
+    for &r in &out[before..] {
+        address_taken[r as usize] = true;
+    }
+}
+
 pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
     let globals = module_globals(module);
     let index: HashMap<Value, u32> = globals
@@ -175,11 +191,7 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
                         {
                             summary.globals[gi].flags.insert(GlobalFlags::BLOCK_ADDRESS);
                         }
-                        let before = refs.len();
-                        constant_refs(&index, op, &mut refs, &mut seen);
-                        for &r in &refs[before..] {
-                            address_taken[r as usize] = true;
-                        }
+                        address_refs(&index, op, &mut refs, &mut address_taken, &mut seen);
                     }
                 }
                 // The function's own operands (its personality function, prefix and
@@ -188,11 +200,7 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
                 // the standard library's bitcode) is used by nothing else, and the
                 // unwinder calls it from outside.
                 for op in g.operands() {
-                    let before = refs.len();
-                    constant_refs(&index, op, &mut refs, &mut seen);
-                    for &r in &refs[before..] {
-                        address_taken[r as usize] = true;
-                    }
+                    address_refs(&index, op, &mut refs, &mut address_taken, &mut seen);
                 }
                 facts.function(gi as u32, g, &call_ids);
             }
