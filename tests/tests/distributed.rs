@@ -368,8 +368,13 @@ fn an_interrupted_distributed_link_leaves_no_job_file() {
         let dir = t.path(&format!("out-{signal}"));
         std::fs::create_dir_all(&dir).unwrap();
         // --no-fork: the signal goes to the process that links (a Ctrl-C reaches every
-        // process of the terminal's group, the linking child among them).
-        let mut child = Command::new(rld_path())
+        // process of the terminal's group, the linking child among them). rld keeps a
+        // signal its parent ignores ignored, as a shell's background jobs ignore SIGINT:
+        // coreutils' env gives it the default action, so the test does not depend on how
+        // it was started (it would wait out the distributor instead).
+        let mut child = Command::new("env")
+            .arg("--default-signal=INT,TERM")
+            .arg(rld_path())
             .args(["-flto", "--no-fork"])
             .arg("--lto-partitions=2")
             .arg(format!("--thinlto-distributor={}", dist.display()))
