@@ -301,15 +301,20 @@ fn run_distributor(d: &Distribution, json: &Path) -> Result<(), LtoError> {
     let shown = d.distributor.display();
     let mut command = std::process::Command::new(&program);
     command.args(&d.distributor_args).arg(json);
-    if d.timeout.is_some() {
-        // A group of its own, so that a timeout stops whatever it started too (its jobs
-        // would otherwise go on, holding the linker's standard streams open).
+    // A group of its own, so that a timeout or an interrupted link stops whatever it
+    // started too (its jobs would otherwise go on, holding the linker's standard streams
+    // open and writing objects after the link removed its files). Without a timeout, only
+    // where this process's signal handler passes interruptions on: else it stays in the
+    // linker's group, which a terminal's Ctrl-C reaches.
+    let own_group = d.timeout.is_some() || crate::interrupt::can_end_child_group();
+    if own_group {
         use std::os::unix::process::CommandExt;
         command.process_group(0);
     }
     let mut child = command
         .spawn()
         .map_err(|e| failed(format!("{shown}: {e}")))?;
+    let _group = own_group.then(|| crate::interrupt::ChildGroup::new(child.id()));
     let status = match d.timeout {
         None => child.wait(),
         Some(limit) => {

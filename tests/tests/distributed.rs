@@ -359,11 +359,24 @@ fn llvm_s_remarks_come_back_from_the_jobs() {
     );
 }
 
+/// The distributor and its jobs end with the link: a job that would write its object a
+/// second later writes nothing (left running, it would leave the object behind once the
+/// link had removed its files).
 #[test]
 fn an_interrupted_distributed_link_leaves_no_job_file() {
     let t = Test::new();
     let objs = objects(&t);
-    let dist = script(&t, "hangs.sh", "exec sleep 60");
+    // The jobs' objects (OUT.lto.P.PID.native.o beside each .bc), written after a pause.
+    let dist = script(
+        &t,
+        "slow.sh",
+        r#"json=$1
+outs=$(ls "${json%/*}"/*.bc | sed 's/\.bc$/.native.o/')
+: > "${json%/*}/../started"
+sleep 1
+for o in $outs; do : > "$o"; done
+exec sleep 60"#,
+    );
     for signal in ["TERM", "INT"] {
         let dir = t.path(&format!("out-{signal}"));
         std::fs::create_dir_all(&dir).unwrap();
@@ -386,19 +399,23 @@ fn an_interrupted_distributed_link_leaves_no_job_file() {
             .spawn()
             .unwrap();
         // Until the jobs are written and the distributor runs.
+        let started = t.path("started");
         let start = std::time::Instant::now();
-        while !leftovers(&dir, &[])
-            .iter()
-            .any(|n| n.ends_with(".dist-file.json"))
-        {
+        while !started.exists() {
             assert!(
                 start.elapsed().as_secs() < 60,
-                "no JSON file in {}",
-                dir.display()
+                "the distributor did not start: {:?}",
+                leftovers(&dir, &[])
             );
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        assert!(leftovers(&dir, &[]).iter().any(|n| n.ends_with(".bc")));
+        std::fs::remove_file(&started).unwrap();
+        let files = leftovers(&dir, &[]);
+        assert!(
+            files.iter().any(|n| n.ends_with(".dist-file.json"))
+                && files.iter().any(|n| n.ends_with(".bc")),
+            "{files:?}"
+        );
         run_checked(
             Command::new("kill")
                 .arg(format!("-{signal}"))
@@ -406,6 +423,8 @@ fn an_interrupted_distributed_link_leaves_no_job_file() {
         );
         let status = child.wait().unwrap();
         assert!(!status.success());
+        // Longer than the jobs' pause.
+        std::thread::sleep(std::time::Duration::from_millis(1500));
         assert_eq!(
             leftovers(&dir, &[]),
             Vec::<String>::new(),
