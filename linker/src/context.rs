@@ -243,6 +243,10 @@ pub struct Link<'o> {
     pub version_script: Option<crate::version_script::VersionScript>,
     /// Linker scripts' symbol assignments and `ASSERT`s (see `input::ScriptFacts`).
     pub scripts: crate::input::ScriptFacts,
+    /// The x86 feature bits every object that puts something in the image has, once asked
+    /// (see `layout::gnu_property_features`): the sections kept are final by then, and
+    /// finding them passes every section.
+    pub x86_features: std::sync::OnceLock<u32>,
 }
 
 /// What a linker script's `SECTIONS` gives the layout and the writer, once laid out.
@@ -286,6 +290,7 @@ impl<'o> Link<'o> {
             dynamic_list: inputs.dynamic_list,
             version_script: inputs.version_script,
             scripts: inputs.scripts,
+            x86_features: std::sync::OnceLock::new(),
         }
     }
 

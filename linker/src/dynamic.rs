@@ -93,11 +93,8 @@ pub fn build_dynamic_tables(link: &Link, tables: &Tables) -> DynamicTables {
     // Undefined symbols first: .gnu.hash covers only the defined tail of .dynsym.
     let mut undefined = Vec::new();
     let mut defined = Vec::new();
-    for id in link.symtab.in_lld_order() {
+    for id in link.symtab.in_lld_order_where(|sym| sym.in_dynsym) {
         let sym = link.symtab.get(id);
-        if !sym.in_dynsym {
-            continue;
-        }
         // Names in the order the symbols were first seen, as lld adds them (before it sorts
         // `.dynsym` for the hash table).
         t.add_string(base_name(sym.name));

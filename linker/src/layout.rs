@@ -1084,8 +1084,6 @@ pub fn build_id_len(b: &crate::options::BuildId) -> Option<u64> {
     }
 }
 
-/// The x86 feature bits (IBT, SHSTK) every input object has (0 if any lacks them), and SHSTK
-/// if `-z shstk` forces it.
 /// The output's `.note.gnu.property` properties (type, value), by type: the x86 features
 /// every input has, and with `-z x86-64-*` the ISA level it and the inputs need (GNU ld's
 /// merge; without the option no ISA level is written, as lld writes none).
@@ -1105,7 +1103,13 @@ pub fn gnu_properties(link: &Link) -> Vec<(u32, u32)> {
     properties
 }
 
+/// The x86 feature bits (IBT, SHSTK) every input object has (0 if any lacks them), and SHSTK
+/// or IBT where `-z shstk` or `-z ibt` forces them.
 pub fn gnu_property_features(link: &Link) -> u32 {
+    *link.x86_features.get_or_init(|| features_of_inputs(link))
+}
+
+fn features_of_inputs(link: &Link) -> u32 {
     let mut forced = 0;
     if link.opts.z_shstk {
         forced |= object::elf::GNU_PROPERTY_X86_FEATURE_1_SHSTK;

@@ -377,6 +377,29 @@ impl SymbolTable {
         order
     }
 
+    /// The ids of the symbols `keep` accepts, in the order of [`Self::in_lld_order`]: for a
+    /// few symbols of many (`.dynsym`'s), cheaper than ordering all of them.
+    pub fn in_lld_order_where(&self, keep: impl Fn(&Symbol) -> bool + Sync) -> Vec<SymbolId> {
+        use rayon::prelude::*;
+        let mut kept: Vec<(bool, u32, SymbolId)> = self
+            .symbols
+            .par_iter()
+            .enumerate()
+            .filter(|(_, sym)| keep(sym))
+            .map(|(id, sym)| {
+                let id = id as SymbolId;
+                // Unranked symbols (the linker's own) last, in id order.
+                if sym.rank < self.next_rank {
+                    (false, sym.rank, id)
+                } else {
+                    (true, 0, id)
+                }
+            })
+            .collect();
+        kept.par_sort_unstable();
+        kept.into_iter().map(|(_, _, id)| id).collect()
+    }
+
     pub fn get_mut(&mut self, id: SymbolId) -> &mut Symbol {
         &mut self.symbols[id as usize]
     }
@@ -1946,6 +1969,24 @@ mod tests {
             sections: vec![text],
         });
         Box::leak(obj.write().expect("object written").into_boxed_slice())
+    }
+
+    /// The order of a few symbols is their order among all: ranked ones by rank (which is
+    /// not their id's order), the linker's own after them by id.
+    #[test]
+    fn a_few_symbols_keep_their_place_in_lld_s_order() {
+        let mut t = SymbolTable::default();
+        let names: [&'static [u8]; 6] = [b"a", b"b", b"c", b"d", b"e", b"f"];
+        let ids: Vec<SymbolId> = names.iter().map(|n| t.intern(n)).collect();
+        // Ranks in another order than the ids; `b` and `e` stay unranked.
+        for &i in &[3, 0, 5, 2] {
+            t.touch(ids[i]);
+        }
+        let all = t.in_lld_order();
+        assert_eq!(all, [ids[3], ids[0], ids[5], ids[2], ids[1], ids[4]]);
+        let odd = |sym: &Symbol| matches!(sym.name, b"a" | b"c" | b"e" | b"f");
+        let expected: Vec<SymbolId> = all.iter().copied().filter(|&id| odd(t.get(id))).collect();
+        assert_eq!(t.in_lld_order_where(odd), expected);
     }
 
     /// Groups found by their signature symbol's id and groups found by name are one table:
