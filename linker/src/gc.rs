@@ -607,13 +607,19 @@ pub fn removed_sections(objects: &[ObjectFile]) -> Vec<String> {
 /// function is live.
 fn for_each_live_fde_reloc(obj: &ObjectFile, sec: usize, mut f: impl FnMut(usize, i64)) {
     for record in crate::object_file::eh_frame_records(&obj.sections[sec]) {
+        // An FDE's first relocation is its function's address: one with no other (no
+        // LSDA) reaches nothing, and whether its function lives need not be looked up.
+        let reaching = &record.relocs[usize::from(!record.is_cie).min(record.relocs.len())..];
+        if reaching.is_empty() {
+            continue;
+        }
         let live = record.is_cie
             || record.fde_target().is_some_and(|sym| {
                 let s = obj.symbol_section(sym);
                 shndx::is_section(s) && obj.sections[s as usize].is_kept()
             });
         if live {
-            for r in record.relocs.iter().skip(usize::from(!record.is_cie)) {
+            for r in reaching {
                 f(r.r_sym(LE, false) as usize, r.r_addend(LE));
             }
         }
