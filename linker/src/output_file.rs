@@ -19,8 +19,26 @@
 //! same).
 
 use crate::error::{LinkError, Result};
+use rld_lto_api::interrupt;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+
+/// A temporary file's name, guarded from before the file exists: an interrupting signal
+/// removes the file until the guard is dropped (the file renamed or removed).
+struct Temporary {
+    path: PathBuf,
+    _guard: interrupt::Guard,
+}
+
+impl Temporary {
+    fn new(path: PathBuf) -> Temporary {
+        let guard = interrupt::Guard::new(&path);
+        Temporary {
+            path,
+            _guard: guard,
+        }
+    }
+}
 
 /// The output being produced: nothing is visible at its destination until [`commit`].
 ///
@@ -30,7 +48,7 @@ pub struct PendingOutput {
     /// Permissions of a new regular file, before the umask.
     mode: u32,
     /// The temporary file of a regular-file destination, removed unless committed.
-    tmp: Option<PathBuf>,
+    tmp: Option<Temporary>,
     committed: bool,
     /// The previous output may be written over in place.
     reuse: bool,
@@ -177,18 +195,19 @@ impl PendingOutput {
         }
         match &self.dest {
             Destination::RegularFile(dest) => {
-                let tmp = self
-                    .tmp
-                    .clone()
-                    .expect("buffer() created the temporary file");
                 if let Some(file) = &image.file {
                     write_in_parallel(file, &image.map, 0).map_err(|e| LinkError::io(dest, e))?;
                 }
                 // The file's pages are the kernel's to write back: no fsync, like other
                 // linkers.
                 drop(image);
-                std::fs::rename(&tmp, dest).map_err(|e| LinkError::io(dest, e))?;
-                interrupt::forget();
+                let tmp = self
+                    .tmp
+                    .as_ref()
+                    .expect("buffer() created the temporary file");
+                std::fs::rename(&tmp.path, dest).map_err(|e| LinkError::io(dest, e))?;
+                // Renamed: no longer the temporary file to remove.
+                self.tmp = None;
             }
             Destination::Special(path) => {
                 let mut f = std::fs::OpenOptions::new()
@@ -218,9 +237,8 @@ impl PendingOutput {
 
 impl Drop for PendingOutput {
     fn drop(&mut self) {
-        if let (false, Some(tmp)) = (self.committed, &self.tmp) {
-            let _ = std::fs::remove_file(tmp);
-            interrupt::forget();
+        if let (false, Some(tmp)) = (self.committed, self.tmp.take()) {
+            let _ = std::fs::remove_file(&tmp.path);
         }
     }
 }
@@ -229,7 +247,7 @@ impl Drop for PendingOutput {
 /// the mode a new file would get, so the output is as if new. None, with `dest` as it was,
 /// where that is not safe or possible: not a regular file with this one name, another
 /// user's, small (nothing to gain), or a running program (ETXTBSY).
-fn take_previous(dest: &Path, mode: u32) -> Option<(std::fs::File, PathBuf)> {
+fn take_previous(dest: &Path, mode: u32) -> Option<(std::fs::File, Temporary)> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
     let owned_single_file = |m: &std::fs::Metadata| {
         // SAFETY: geteuid has no preconditions and cannot fail.
@@ -242,25 +260,24 @@ fn take_previous(dest: &Path, mode: u32) -> Option<(std::fs::File, PathBuf)> {
     // A new file gives the name (exclusive, unpredictable) and the mode the umask makes.
     let (fresh, tmp) = create_temporary(dest, mode).ok()?;
     // Not taken after all: the temporary name is given up (and no longer guarded).
-    let give_up = |tmp: &Path| {
-        let _ = std::fs::remove_file(tmp);
-        interrupt::forget();
+    let give_up = |tmp: Temporary| {
+        let _ = std::fs::remove_file(&tmp.path);
         None
     };
     let Ok(meta) = fresh.metadata() else {
-        return give_up(&tmp);
+        return give_up(tmp);
     };
     let new_mode = meta.permissions().mode() & 0o7777;
     drop(fresh);
     // Over the new file, which only loses its name.
-    if std::fs::rename(dest, &tmp).is_err() {
-        return give_up(&tmp);
+    if std::fs::rename(dest, &tmp.path).is_err() {
+        return give_up(tmp);
     }
     let file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
         .custom_flags(libc::O_NOFOLLOW)
-        .open(&tmp)
+        .open(&tmp.path)
         .ok()
         // Checked again: `dest` may have changed since it was looked at.
         .filter(|f| f.metadata().is_ok_and(|m| owned_single_file(&m)))
@@ -271,12 +288,11 @@ fn take_previous(dest: &Path, mode: u32) -> Option<(std::fs::File, PathBuf)> {
     match file {
         Some(file) => Some((file, tmp)),
         None => {
-            if std::fs::rename(&tmp, dest).is_ok() {
-                interrupt::forget();
+            if std::fs::rename(&tmp.path, dest).is_ok() {
                 return None;
             }
             // `dest` was taken meanwhile; what was there would have been replaced anyway.
-            give_up(&tmp)
+            give_up(tmp)
         }
     }
 }
@@ -323,7 +339,7 @@ fn release_in_background(dest: &Path) {
 /// symlink there points to) under a name nobody can predict, so no one can make rld write
 /// or chmod a file of their choosing. Errors name the output, which is what the user asked
 /// for.
-fn create_temporary(dest: &Path, mode: u32) -> Result<(std::fs::File, PathBuf)> {
+fn create_temporary(dest: &Path, mode: u32) -> Result<(std::fs::File, Temporary)> {
     use std::hash::{BuildHasher, Hasher};
     use std::os::unix::fs::OpenOptionsExt;
     let name = dest
@@ -338,17 +354,17 @@ fn create_temporary(dest: &Path, mode: u32) -> Result<(std::fs::File, PathBuf)> 
         h.write_u32(attempt);
         let tmp = dest.with_file_name(format!(".{name}.rld-{:016x}.tmp", h.finish()));
         // Guarded from before it exists: a signal right after it is created removes it.
-        interrupt::remove_on_signal(&tmp);
+        let tmp = Temporary::new(tmp);
         match std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create_new(true)
             .mode(mode)
-            .open(&tmp)
+            .open(&tmp.path)
         {
             Ok(file) => return Ok((file, tmp)),
             Err(e) => {
-                interrupt::forget();
+                drop(tmp);
                 if e.kind() != std::io::ErrorKind::AlreadyExists {
                     return Err(LinkError::cannot_open_output(dest, e));
                 }
@@ -360,79 +376,6 @@ fn create_temporary(dest: &Path, mode: u32) -> Result<(std::fs::File, PathBuf)> 
         dest,
         last.unwrap_or_else(|| std::io::Error::other("no temporary file could be created")),
     ))
-}
-
-/// Removing the temporary file when the process is interrupted: a signal handler may only
-/// make async-signal-safe calls, so the path waits, as a C string, in a static.
-mod interrupt {
-    use std::ffi::CString;
-    use std::os::unix::ffi::OsStrExt;
-    use std::path::Path;
-    use std::sync::atomic::{AtomicPtr, Ordering};
-    use std::sync::Once;
-
-    static PATH: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
-    const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
-
-    extern "C" fn on_signal(sig: libc::c_int) {
-        let path = PATH.swap(std::ptr::null_mut(), Ordering::SeqCst);
-        // SAFETY: unlink, signal and raise are async-signal-safe; `path` is a C string
-        // leaked by `remove_on_signal` and never freed while it is in PATH.
-        unsafe {
-            if !path.is_null() {
-                libc::unlink(path);
-            }
-            // Die of the signal, as the parent expects.
-            libc::signal(sig, libc::SIG_DFL);
-            libc::raise(sig);
-        }
-    }
-
-    /// Installs the handlers (once), which remove the path given to `remove_on_signal`.
-    pub(super) fn install() {
-        static INSTALL: Once = Once::new();
-        INSTALL.call_once(|| {
-            for sig in SIGNALS {
-                // SAFETY: plain sigaction calls with zeroed, then filled, structures; a
-                // signal the parent ignores (nohup) stays ignored.
-                unsafe {
-                    let mut old: libc::sigaction = std::mem::zeroed();
-                    if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
-                        || old.sa_sigaction == libc::SIG_IGN
-                    {
-                        continue;
-                    }
-                    let mut action: libc::sigaction = std::mem::zeroed();
-                    action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-                    libc::sigemptyset(&mut action.sa_mask);
-                    libc::sigaction(sig, &action, std::ptr::null_mut());
-                }
-            }
-        });
-    }
-
-    /// From now on an interrupting signal removes `path` first.
-    pub(super) fn remove_on_signal(path: &Path) {
-        install();
-        let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
-            return;
-        };
-        let old = PATH.swap(c.into_raw(), Ordering::SeqCst);
-        free(old);
-    }
-
-    /// The temporary file is gone (renamed or removed): nothing to do on a signal.
-    pub(super) fn forget() {
-        free(PATH.swap(std::ptr::null_mut(), Ordering::SeqCst));
-    }
-
-    fn free(path: *mut libc::c_char) {
-        if !path.is_null() {
-            // SAFETY: every pointer stored in PATH came from CString::into_raw, and the
-            // swap that took it out of PATH made this the only owner.
-            drop(unsafe { CString::from_raw(path) });
-        }
-    }
 }
 
 #[cfg(test)]

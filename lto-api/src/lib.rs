@@ -6,6 +6,7 @@
 mod backend;
 mod bitcode;
 mod host;
+pub mod interrupt;
 mod memory_report;
 mod options;
 mod plugin_opt;

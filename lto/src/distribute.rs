@@ -56,14 +56,14 @@ struct JobFiles {
 /// `--save-temps`.
 struct Temporaries {
     files: Vec<PathBuf>,
-    guards: Vec<crate::interrupt::Guard>,
+    guards: Vec<rld_lto_api::interrupt::Guard>,
     keep: bool,
 }
 
 impl Temporaries {
     fn add(&mut self, path: &Path) {
         if !self.keep {
-            self.guards.push(crate::interrupt::Guard::new(path));
+            self.guards.push(rld_lto_api::interrupt::Guard::new(path));
         }
         self.files.push(path.to_path_buf());
     }
@@ -306,7 +306,7 @@ fn run_distributor(d: &Distribution, json: &Path) -> Result<(), LtoError> {
     // open and writing objects after the link removed its files). Without a timeout, only
     // where this process's signal handler passes interruptions on: else it stays in the
     // linker's group, which a terminal's Ctrl-C reaches.
-    let own_group = d.timeout.is_some() || crate::interrupt::can_end_child_group();
+    let own_group = d.timeout.is_some() || rld_lto_api::interrupt::can_end_child_group();
     if own_group {
         use std::os::unix::process::CommandExt;
         command.process_group(0);
@@ -314,7 +314,7 @@ fn run_distributor(d: &Distribution, json: &Path) -> Result<(), LtoError> {
     let mut child = command
         .spawn()
         .map_err(|e| failed(format!("{shown}: {e}")))?;
-    let _group = own_group.then(|| crate::interrupt::ChildGroup::new(child.id()));
+    let _group = own_group.then(|| rld_lto_api::interrupt::ChildGroup::new(child.id()));
     let status = match d.timeout {
         None => child.wait(),
         Some(limit) => {

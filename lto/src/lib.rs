@@ -12,7 +12,6 @@ pub mod distribute;
 pub mod error;
 pub mod facts;
 pub mod fatal;
-mod interrupt;
 pub mod ir;
 pub mod isolate;
 pub mod job_options;

@@ -1,10 +1,14 @@
-//! Files removed if the link is interrupted (SIGINT, SIGTERM, SIGHUP): a distributed link's
-//! job files, which must not outlive it. A signal handler may only make async-signal-safe
-//! calls, so each path waits, as a C string, in a fixed table of slots. The handler first
-//! ends the distributor that is running, if any, with its jobs (they would otherwise go on
-//! and write their objects after the files were removed), then removes the files, then
-//! hands the signal to the handler that was there before (the linker's, which removes its
-//! own temporary output and ends the process), or ends the process with it.
+//! Files removed if the link is interrupted (SIGINT, SIGTERM, SIGHUP): the linker's
+//! temporary output and a distributed link's job files, which must not outlive it. A
+//! signal handler may only make async-signal-safe calls, so each path waits, as a C string,
+//! in a fixed table of slots. The handler first ends the distributor that is running, if
+//! any, with its jobs (they would otherwise go on and write their objects after the files
+//! were removed), then removes the files, then hands the signal to the handler that was
+//! there before, or ends the process with it.
+//!
+//! The `rld` binary and the LTO library it loads each have their own copy of this module
+//! and its table: the library's handler, installed later, passes the signal on to the
+//! binary's. In a linker plugin, the host's handler comes after.
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -86,7 +90,9 @@ extern "C" fn on_signal(sig: libc::c_int) {
     }
 }
 
-fn install() {
+/// Installs the handlers (once). The linker does it before it creates any file, so that
+/// its handler is in place before the LTO library's, which passes signals on to it.
+pub fn install() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         // SAFETY: plain sigaction calls with zeroed, then filled, structures; a signal the
@@ -123,17 +129,17 @@ fn install() {
 /// Whether an interrupting signal reaches this process's handler, which can pass it on to a
 /// child's process group (else a child is best left in this process's group, where a
 /// terminal's Ctrl-C reaches it directly).
-pub(crate) fn can_end_child_group() -> bool {
+pub fn can_end_child_group() -> bool {
     install();
     HANDLES_ALL.load(Ordering::SeqCst)
 }
 
 /// While it lives, an interrupting signal ends the process group `group` (a child that leads
 /// it, and whatever that started) before the files are removed.
-pub(crate) struct ChildGroup(());
+pub struct ChildGroup(());
 
 impl ChildGroup {
-    pub(crate) fn new(group: u32) -> ChildGroup {
+    pub fn new(group: u32) -> ChildGroup {
         install();
         CHILD_GROUP.store(group as i32, Ordering::SeqCst);
         ChildGroup(())
@@ -147,12 +153,12 @@ impl Drop for ChildGroup {
 }
 
 /// While it lives, an interrupting signal removes its file.
-pub(crate) struct Guard {
+pub struct Guard {
     slot: Option<usize>,
 }
 
 impl Guard {
-    pub(crate) fn new(path: &Path) -> Guard {
+    pub fn new(path: &Path) -> Guard {
         install();
         let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
             return Guard { slot: None };
