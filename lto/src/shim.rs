@@ -303,6 +303,33 @@ pub fn materialize_all(module: &inkwell::module::Module) -> Result<(), String> {
     }
 }
 
+/// Gives `module`'s declarations of C library functions the attributes LLVM itself infers
+/// for them (its `inferattrs` pass, which the LTO pipeline runs first on the merged module):
+/// bitcode from an older compiler, or one that did not run the pass, then tells the
+/// analyses what LLVM 22 knows, e.g. that `fwrite` only reads its buffer.
+pub fn infer_library_attributes(module: &inkwell::module::Module) -> Result<(), String> {
+    use inkwell::llvm_sys::error::{LLVMDisposeErrorMessage, LLVMGetErrorMessage};
+    use inkwell::llvm_sys::transforms::pass_builder::LLVMRunPasses;
+    let options = inkwell::passes::PassBuilderOptions::create();
+    // SAFETY: a live module and options; no target machine is allowed (the library
+    // functions come from the module's triple); the error, if any, is read and disposed.
+    unsafe {
+        let error = LLVMRunPasses(
+            module.as_mut_ptr(),
+            c"inferattrs".as_ptr(),
+            ptr::null_mut(),
+            options.as_mut_ptr(),
+        );
+        if error.is_null() {
+            return Ok(());
+        }
+        let message = LLVMGetErrorMessage(error);
+        let text = CStr::from_ptr(message).to_string_lossy().into_owned();
+        LLVMDisposeErrorMessage(message);
+        Err(text)
+    }
+}
+
 /// Writes `module`'s bitcode to `path`, keeping the order of each value's uses, so that
 /// the module read back optimizes and compiles to the same bytes as this one.
 pub fn write_bitcode(

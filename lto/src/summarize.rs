@@ -38,6 +38,10 @@ pub fn parse_module<'c, 'a: 'c>(
 pub fn summarize_bitcode(name: &str, data: &[u8]) -> Result<ModuleSummary, LtoError> {
     let ctx = Context::create();
     let module = parse_module(&ctx, name, data)?;
+    // The summary's own copy of the module: what the declarations say is what LLVM will
+    // know once its pipeline has run `inferattrs` on them.
+    crate::fatal::reading(name, || crate::shim::infer_library_attributes(&module))
+        .map_err(|msg| LtoError::Llvm(format!("{name}: inferring library attributes: {msg}")))?;
     Ok(crate::fatal::reading(name, || {
         summarize_module(name, &module)
     }))

@@ -11,7 +11,7 @@ use crate::model::*;
 
 /// Version of the on-disk summary format this crate reads and writes. Readers accept exactly
 /// this version: any change to the layout or to the meaning of a field bumps it.
-pub const FORMAT_VERSION: u32 = 12;
+pub const FORMAT_VERSION: u32 = 13;
 
 /// The first eight bytes of every encoded summary.
 pub const MAGIC: &[u8; 8] = b"RLDSUMRY";
@@ -963,7 +963,7 @@ mod tests {
             source_file: "a.c".to_string(),
             ..Default::default()
         };
-        let mut expected = b"RLDSUMRY\x0c\x00\x00\x00\x03a.o\x03a.c".to_vec();
+        let mut expected = b"RLDSUMRY\x0d\x00\x00\x00\x03a.o\x03a.c".to_vec();
         expected.extend_from_slice(&[0; 12]);
         assert_eq!(encode(&s), expected);
     }
@@ -1066,7 +1066,7 @@ mod tests {
         bytes[8..12].copy_from_slice(&9u32.to_le_bytes());
         assert_eq!(
             decode(&bytes).unwrap_err().to_string(),
-            "unsupported summary version 9 (this rld reads 12)"
+            "unsupported summary version 9 (this rld reads 13)"
         );
     }
 

@@ -3,7 +3,8 @@
 //!
 //! The facts come from LLVM itself:
 //! - **Declarations' attributes** ([`DeclaredEffects`]): what clang and LLVM's library-call
-//!   inference (`inferLibFuncAttributes`) attach to `strlen`, `fread`, `printf`, ... —
+//!   inference (`inferLibFuncAttributes`, which the summarizer runs on each module, as LLVM's
+//!   LTO pipeline does) attach to `strlen`, `fread`, `printf`, ... —
 //!   where the function may read and write (`argmemonly`, `readonly`, ...), which pointer
 //!   arguments it keeps (`nocapture`), reads or writes through, or returns (`returned`),
 //!   whether it frees, whether its result is fresh memory (`noalias`). Every declaration of

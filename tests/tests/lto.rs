@@ -632,6 +632,55 @@ fn dump_summary_names_globals() {
     );
 }
 
+/// What the analyses read of a C library function is what LLVM 22 knows of it: clang-14
+/// declares `fwrite(ptr nocapture, ...)`, and LLVM 22's `inferattrs`, which its LTO
+/// pipeline runs on the merged module, adds that `fwrite` only reads its buffer and
+/// `fread` only writes its own. The summary of clang-14 bitcode says so too.
+#[test]
+fn library_declarations_carry_what_llvm_infers() {
+    if is_standin() {
+        eprintln!("skipped: --dump-summary is rld's own");
+        return;
+    }
+    let t = Test::new();
+    let obj = t.compile(
+        Compiler::Clang14,
+        "#include <stdio.h>\n\
+         size_t put(const char *b, size_t n, FILE *f) { return fwrite(b, 1, n, f); }\n\
+         size_t get(char *b, size_t n, FILE *f) { return fread(b, 1, n, f); }\n",
+        &["-flto", "-O2"],
+    );
+    let ir = llvm_dis(&obj);
+    assert!(
+        ir.lines()
+            .any(|l| l.starts_with("declare") && l.contains("@fwrite(") && !l.contains("readonly")),
+        "clang-14 already declares fwrite readonly: the test shows nothing\n{ir}"
+    );
+    let out = run_checked(Command::new(rld_path()).arg("--dump-summary").arg(&obj));
+    let dump = String::from_utf8_lossy(&out.stdout);
+    let declared = |name: &str| {
+        let block = dump
+            .split("\n\n")
+            .find(|b| b.starts_with(&format!("global {name}\n")))
+            .unwrap_or_else(|| panic!("no {name} in\n{dump}"));
+        let line = block
+            .lines()
+            .find(|l| l.trim_start().starts_with("declared:"));
+        line.unwrap_or_else(|| panic!("{name} declares nothing\n{block}"))
+            .to_string()
+    };
+    assert!(
+        declared("fwrite").contains("params(nocapture readonly, -, -, nocapture)"),
+        "{}",
+        declared("fwrite")
+    );
+    assert!(
+        declared("fread").contains("params(nocapture writeonly, -, -, nocapture)"),
+        "{}",
+        declared("fread")
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Bad input
 
