@@ -168,48 +168,70 @@ impl Child {
         while unsafe { libc::waitpid(self.pid, &mut status, 0) } < 0
             && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
         {}
-        (parse_frames(&bytes), status)
+        (parse_frames(bytes), status)
     }
 }
 
 /// Frames: a tag byte, a little-endian u64 length, that many bytes. A truncated last
-/// frame (the child died writing it) is dropped.
-fn parse_frames(mut bytes: &[u8]) -> Vec<Frame> {
-    let mut frames = Vec::new();
-    while bytes.len() >= 9 {
-        let tag = bytes[0];
-        let len = u64::from_le_bytes(bytes[1..9].try_into().unwrap());
-        let end = usize::try_from(len).ok().and_then(|l| l.checked_add(9));
-        let Some(body) = end.and_then(|end| bytes.get(9..end)) else {
+/// frame (the child died writing it) is dropped. The frames' bodies are cut out of
+/// `bytes` from the end, each moved into a vector of its own only if another frame follows
+/// it: a compiled partition's object (one frame, possibly hundreds of megabytes) keeps the
+/// buffer it was read into.
+fn parse_frames(mut bytes: Vec<u8>) -> Vec<Frame> {
+    let mut spans = Vec::new();
+    let mut at = 0usize;
+    while bytes.len() - at >= 9 {
+        let tag = bytes[at];
+        let len = u64::from_le_bytes(bytes[at + 1..at + 9].try_into().unwrap());
+        let end = usize::try_from(len)
+            .ok()
+            .and_then(|l| l.checked_add(at + 9))
+            .filter(|&end| end <= bytes.len());
+        let Some(end) = end else {
             break;
         };
-        frames.push(match tag {
-            SUMMARY => Frame::Summary(body.to_vec()),
-            RESULT => Frame::Result(body.to_vec()),
-            FAILED => Frame::Failed(body.to_vec()),
-            _ => Frame::Error(String::from_utf8_lossy(body).into_owned()),
-        });
-        bytes = &bytes[9 + body.len()..];
+        spans.push((tag, at + 9, end));
+        at = end;
     }
+    let mut frames = Vec::with_capacity(spans.len());
+    for &(tag, start, end) in spans.iter().rev() {
+        bytes.truncate(end);
+        let body = if spans.len() == 1 {
+            // The only frame: its body is the buffer past the header.
+            bytes.drain(..9);
+            std::mem::take(&mut bytes)
+        } else {
+            bytes.split_off(start)
+        };
+        frames.push(match tag {
+            SUMMARY => Frame::Summary(body),
+            RESULT => Frame::Result(body),
+            FAILED => Frame::Failed(body),
+            _ => Frame::Error(String::from_utf8_lossy(&body).into_owned()),
+        });
+    }
+    frames.reverse();
     frames
 }
 
 fn write_frame(fd: libc::c_int, tag: u8, body: &[u8]) {
-    let mut frame = Vec::with_capacity(9 + body.len());
-    frame.push(tag);
-    frame.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    frame.extend_from_slice(body);
-    let mut rest = &frame[..];
-    while !rest.is_empty() {
-        // SAFETY: writing our own buffer to our own pipe.
-        let n = unsafe { libc::write(fd, rest.as_ptr().cast(), rest.len()) };
-        if n <= 0 {
-            if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
+    let mut header = [0u8; 9];
+    header[0] = tag;
+    header[1..].copy_from_slice(&(body.len() as u64).to_le_bytes());
+    for mut rest in [&header[..], body] {
+        while !rest.is_empty() {
+            // SAFETY: writing our own buffer to our own pipe.
+            let n = unsafe { libc::write(fd, rest.as_ptr().cast(), rest.len()) };
+            if n <= 0 {
+                if n < 0
+                    && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+                {
+                    continue;
+                }
+                return;
             }
-            return;
+            rest = &rest[n as usize..];
         }
-        rest = &rest[n as usize..];
     }
 }
 
@@ -534,13 +556,21 @@ mod tests {
             bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
             bytes.extend_from_slice(body);
         }
-        let frames = parse_frames(&bytes);
+        let frames = parse_frames(bytes.clone());
         assert_eq!(frames.len(), 3);
+        assert!(matches!(&frames[0], Frame::Summary(b) if b == b"abc"));
         assert!(matches!(&frames[1], Frame::Error(m) if m == "bad"));
-        assert_eq!(parse_frames(&bytes[..bytes.len() - 1]).len(), 2);
+        assert!(matches!(&frames[2], Frame::Summary(b) if b.is_empty()));
+        // One frame: its body is the buffer it came in.
+        let mut one = vec![RESULT];
+        one.extend_from_slice(&5u64.to_le_bytes());
+        one.extend_from_slice(b"objectTRAILING");
+        let frames = parse_frames(one);
+        assert!(matches!(&frames[..], [Frame::Result(b)] if b == b"objec"));
+        assert_eq!(parse_frames(bytes[..bytes.len() - 1].to_vec()).len(), 2);
         // A length no buffer has: no frame, no allocation.
         let mut huge = vec![SUMMARY];
         huge.extend_from_slice(&u64::MAX.to_le_bytes());
-        assert!(parse_frames(&huge).is_empty());
+        assert!(parse_frames(huge.clone()).is_empty());
     }
 }
