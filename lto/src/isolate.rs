@@ -174,9 +174,9 @@ impl Child {
 
 /// Frames: a tag byte, a little-endian u64 length, that many bytes. A truncated last
 /// frame (the child died writing it) is dropped. The frames' bodies are cut out of
-/// `bytes` from the end, each moved into a vector of its own only if another frame follows
-/// it: a compiled partition's object (one frame, possibly hundreds of megabytes) keeps the
-/// buffer it was read into.
+/// `bytes` from the end, each later frame's into a vector of its own, and the first keeps
+/// the buffer: a compiled partition's object (one frame, possibly hundreds of megabytes)
+/// is not copied.
 fn parse_frames(mut bytes: Vec<u8>) -> Vec<Frame> {
     let mut spans = Vec::new();
     let mut at = 0usize;
@@ -196,8 +196,8 @@ fn parse_frames(mut bytes: Vec<u8>) -> Vec<Frame> {
     let mut frames = Vec::with_capacity(spans.len());
     for &(tag, start, end) in spans.iter().rev() {
         bytes.truncate(end);
-        let body = if spans.len() == 1 {
-            // The only frame: its body is the buffer past the header.
+        let body = if start == 9 {
+            // The first frame: its body is what is left of the buffer past the header.
             bytes.drain(..9);
             std::mem::take(&mut bytes)
         } else {
