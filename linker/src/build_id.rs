@@ -14,7 +14,9 @@
 use crate::options::BuildId;
 use rayon::prelude::*;
 
-const CHUNK: usize = 1 << 20;
+/// The bytes of a region hashed on their own; a region's digest is that of its chunks'
+/// digests, so a writer that makes a region a chunk at a time hashes it as it goes.
+pub const CHUNK: usize = 1 << 20;
 
 /// How the regions of the output are hashed: the styles that hash the output at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,21 +39,27 @@ impl Digest {
 
     /// The digest of one region: of its 1 MiB chunks' digests.
     pub fn region(self, data: &[u8]) -> Vec<u8> {
+        let chunks: Vec<u8> = data
+            .par_chunks(CHUNK)
+            .flat_map_iter(|c| self.chunk(c))
+            .collect();
+        self.of_chunks(&chunks)
+    }
+
+    /// The digest of one chunk of a region (its [`CHUNK`] bytes from a multiple of
+    /// [`CHUNK`] into the region; the last may be shorter).
+    pub fn chunk(self, data: &[u8]) -> Vec<u8> {
         match self {
-            Digest::Fast => {
-                let chunks: Vec<u8> = data
-                    .par_chunks(CHUNK)
-                    .flat_map_iter(|c| xxhash_rust::xxh3::xxh3_64(c).to_le_bytes())
-                    .collect();
-                xxhash_rust::xxh3::xxh3_64(&chunks).to_le_bytes().to_vec()
-            }
-            Digest::Tree => {
-                let chunks: Vec<u8> = data
-                    .par_chunks(CHUNK)
-                    .flat_map_iter(|c| *blake3::hash(c).as_bytes())
-                    .collect();
-                blake3::hash(&chunks).as_bytes().to_vec()
-            }
+            Digest::Fast => xxhash_rust::xxh3::xxh3_64(data).to_le_bytes().to_vec(),
+            Digest::Tree => blake3::hash(data).as_bytes().to_vec(),
+        }
+    }
+
+    /// The digest of a region from its chunks' digests, concatenated in order.
+    pub fn of_chunks(self, chunks: &[u8]) -> Vec<u8> {
+        match self {
+            Digest::Fast => xxhash_rust::xxh3::xxh3_64(chunks).to_le_bytes().to_vec(),
+            Digest::Tree => blake3::hash(chunks).as_bytes().to_vec(),
         }
     }
 

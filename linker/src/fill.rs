@@ -54,19 +54,39 @@ impl Fillers {
         Fillers { ranges }
     }
 
+    /// Whether any of the file's bytes `at..end` lie in a section with a pattern (where
+    /// none do, a gap there is zeros).
+    pub fn covers(&self, at: u64, end: u64) -> bool {
+        let first = self.ranges.partition_point(|r| r.1 <= at);
+        self.ranges.get(first).is_some_and(|r| r.0 < end)
+    }
+
     /// Fills what of `gap` (the file's bytes from offset `at`, which nothing else writes)
     /// lies in a section with a pattern, each section's part starting with the pattern's
     /// first byte (lld starts it at each gap).
     pub fn fill_gap(&self, at: u64, gap: &mut [u8]) {
-        if gap.is_empty() {
+        self.fill_gap_window(at, at, gap);
+    }
+
+    /// Fills `window`, the file's bytes from offset `at`, as [`Fillers::fill_gap`] fills
+    /// them when the gap starts at `gap_start` (at or before `at`): a long gap made a
+    /// piece at a time gets the bytes it would get whole.
+    pub fn fill_gap_window(&self, gap_start: u64, at: u64, window: &mut [u8]) {
+        if window.is_empty() {
             return;
         }
-        let end = at + gap.len() as u64;
+        let end = at + window.len() as u64;
         let first = self.ranges.partition_point(|r| r.1 <= at);
         for &(start, stop, p) in self.ranges[first..].iter().take_while(|r| r.0 < end) {
             let from = start.max(at);
             let to = stop.min(end);
-            fill(&mut gap[(from - at) as usize..(to - at) as usize], p);
+            // Where the pattern starts: the section's start, or the gap's in the section.
+            let phase = ((from - start.max(gap_start)) % 4) as usize;
+            let rotated = std::array::from_fn(|k| p[(k + phase) % 4]);
+            fill(
+                &mut window[(from - at) as usize..(to - at) as usize],
+                rotated,
+            );
         }
     }
 }
@@ -97,6 +117,31 @@ mod tests {
         let mut gap = vec![0u8; 4];
         fillers.fill_gap(30, &mut gap);
         assert_eq!(gap, [0; 4]);
+    }
+
+    #[test]
+    fn a_gap_filled_a_window_at_a_time_gets_the_bytes_it_gets_whole() {
+        let fillers = Fillers {
+            ranges: vec![
+                (10, 21, [1, 2, 3, 4]),
+                (23, 37, [5, 6, 7, 8]),
+                (40, 50, TRAP),
+            ],
+        };
+        let mut whole = vec![0u8; 45];
+        fillers.fill_gap(3, &mut whole);
+        for size in 1..8 {
+            let mut pieces = vec![0u8; 45];
+            for (k, window) in pieces.chunks_mut(size).enumerate() {
+                fillers.fill_gap_window(3, 3 + (k * size) as u64, window);
+            }
+            assert_eq!(pieces, whole, "windows of {size} bytes");
+        }
+        assert!(!fillers.covers(0, 10));
+        assert!(fillers.covers(0, 11));
+        assert!(!fillers.covers(21, 23));
+        assert!(fillers.covers(36, 38));
+        assert!(!fillers.covers(50, 1000));
     }
 
     #[test]

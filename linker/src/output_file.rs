@@ -68,6 +68,9 @@ pub struct OutputBuffer {
     map: memmap2::MmapMut,
     /// The temporary file the image is written to at commit (a regular-file destination).
     file: Option<std::fs::File>,
+    /// Whether what is never written of `file` reads as zeros: a new file, not the
+    /// previous output written over in place.
+    fresh: bool,
 }
 
 impl OutputBuffer {
@@ -76,6 +79,12 @@ impl OutputBuffer {
     /// goes to a device or standard output.
     pub fn file(&self) -> Option<std::fs::File> {
         self.file.as_ref().and_then(|f| f.try_clone().ok())
+    }
+
+    /// Whether what the writer leaves unwritten of [`OutputBuffer::file`] reads as zeros
+    /// (otherwise it holds the previous output's bytes: see [`zero_range`]).
+    pub fn unwritten_reads_zero(&self) -> bool {
+        self.fresh
     }
 
     /// Says the writer put every byte of the image in [`OutputBuffer::file`] itself.
@@ -93,6 +102,37 @@ pub fn write_in_parallel(file: &std::fs::File, bytes: &[u8], offset: u64) -> std
         .par_chunks(PIECE)
         .enumerate()
         .try_for_each(|(i, piece)| file.write_all_at(piece, offset + (i * PIECE) as u64))
+}
+
+/// Makes `len` bytes of `file` from `offset` zeros without writing them where the file
+/// system can (a hole, as a gap never written in a new file is); writes zeros otherwise.
+pub fn zero_range(file: &std::fs::File, offset: u64, len: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::FileExt;
+    let (Ok(at), Ok(n)) = (libc::off_t::try_from(offset), libc::off_t::try_from(len)) else {
+        return Err(std::io::Error::from_raw_os_error(libc::EFBIG));
+    };
+    // SAFETY: fallocate reads no memory of ours; the descriptor is open for the call.
+    let punched = unsafe {
+        libc::fallocate(
+            file.as_raw_fd(),
+            libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+            at,
+            n,
+        )
+    };
+    if punched == 0 {
+        return Ok(());
+    }
+    const PIECE: u64 = 1 << 20;
+    let zeros = vec![0u8; PIECE.min(len) as usize];
+    let mut done = 0;
+    while done < len {
+        let piece = PIECE.min(len - done) as usize;
+        file.write_all_at(&zeros[..piece], offset + done)?;
+        done += piece as u64;
+    }
+    Ok(())
 }
 
 impl std::ops::Deref for OutputBuffer {
@@ -169,8 +209,10 @@ impl PendingOutput {
         let map = memmap2::MmapMut::map_anon(len).map_err(|e| LinkError::io(display, e))?;
         let _ = map.advise(memmap2::Advice::HugePage);
         let mut file = None;
+        let mut fresh = true;
         if let Destination::RegularFile(dest) = &self.dest {
             let previous = self.reuse.then(|| take_previous(dest, self.mode)).flatten();
+            fresh = previous.is_none();
             let (f, tmp) = match previous {
                 Some(taken) => taken,
                 None => {
@@ -182,7 +224,7 @@ impl PendingOutput {
             f.set_len(size).map_err(|e| LinkError::io(dest, e))?;
             file = Some(f);
         }
-        Ok(OutputBuffer { map, file })
+        Ok(OutputBuffer { map, file, fresh })
     }
 
     /// Makes the finished image visible at the destination.

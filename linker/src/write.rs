@@ -170,6 +170,7 @@ pub fn write_output(
     // Each finished part of the image goes to the file at once, by the thread that wrote
     // it, while its bytes are in that core's cache.
     let through = map.file();
+    let unwritten_reads_zero = map.unwritten_reads_zero();
     let buf: &mut [u8] = &mut map;
 
     // Collect every independent piece with its file range, then write them in parallel.
@@ -306,16 +307,30 @@ pub fn write_output(
     };
     // Past the last job: padding and the section header table, written with the headers.
     let jobs_end = consumed as usize;
-    let parts = cut_parts(&jobs, jobs_end as u64);
+    // The headers' region runs to the first job, unless that leaves a long gap after them,
+    // which is then a part of its own (see `cut_parts`).
+    let headers_end = link.segments.headers_size() as usize;
+    let head_end = if first.saturating_sub(headers_end) as u64 >= GAP_BYTES {
+        headers_end
+    } else {
+        first
+    };
+    let parts = cut_parts(&jobs, head_end as u64, jobs_end as u64);
     let id_note = link.synthetic_section(Synthetic::BuildId);
     let digest = Digest::of_style(&link.opts.build_id).filter(|_| id_note.is_some());
     let through = through.filter(|_| !jobs.is_empty());
     let (errors, part_digests) = match &through {
         Some(file) => {
-            let dest = (file, link.opts.output.as_path());
-            write_parts_through(&jobs, &parts, &run, dest, digest)
+            let dest = Destination {
+                file,
+                path: link.opts.output.as_path(),
+                unwritten_reads_zero,
+            };
+            write_parts_through(&jobs, &parts, &run, &dest, digest)
         }
         None => {
+            run.fillers
+                .fill_gap(head_end as u64, &mut buf[head_end..first]);
             let rest = &mut buf[first..jobs_end];
             (run.jobs(&jobs, jobs_end as u64, rest), Vec::new())
         }
@@ -406,7 +421,7 @@ pub fn write_output(
                         .map(|p| d.region(&buf[p.start as usize..p.end as usize]))
                         .collect()
                 };
-                let mut regions = vec![d.region(&buf[..first])];
+                let mut regions = vec![d.region(&buf[..head_end])];
                 regions.extend(parts_digests);
                 regions.push(d.region(&buf[jobs_end..]));
                 regions
@@ -421,7 +436,7 @@ pub fn write_output(
         // What was written after the parts: the headers, the section header table, the
         // build ID (only its bytes: the rest of the note went out with its part, and the
         // image holds none of it).
-        let mut last = vec![(0, first), (jobs_end, buf.len())];
+        let mut last = vec![(0, head_end), (jobs_end, buf.len())];
         if let Some(id_sec) = id_note {
             let at = link.offset(id_sec) as usize;
             last.push((at + 16, at + id_sec.size as usize));
@@ -573,21 +588,30 @@ type JobWork<'a> = dyn Fn(&mut [u8], &Job) -> Vec<String> + Sync + 'a;
 /// longer).
 const PART_JOBS: usize = 16;
 const PART_BYTES: u64 = 1 << 20;
+/// A gap between jobs at least this long is a part of its own, made a chunk at a time
+/// (an alignment in an input can ask for gigabytes of padding: no buffer of its size is
+/// made), and never written where it is zeros: the output then has a hole there, as lld's
+/// (a mapped file it never touches there) has.
+const GAP_BYTES: u64 = 1 << 20;
 
-/// Consecutive jobs that are finished together: hashed for the build ID as one region,
-/// and, when the output goes to its file at once, written with one `pwrite`.
+/// Consecutive jobs that are finished together, or a long gap between jobs: hashed for
+/// the build ID as one region, and, when the output goes to its file at once, written
+/// with one `pwrite` (a gap, a chunk at a time where it is not zeros).
 struct Part {
+    /// The jobs; none for a gap.
     jobs: std::ops::Range<usize>,
     /// Where the part starts and ends in the file (its first job's offset; the next
-    /// part's first job's, or the end of the last job).
+    /// part's start, or the end of the last job).
     start: u64,
     end: u64,
 }
 
-/// The parts of `jobs` (sorted by file offset, without overlaps; the last ends at `end`),
-/// found by halving the list until a half is small enough: a function of the jobs alone,
-/// never of the threads or the destination, since the build ID hashes each part.
-fn cut_parts(jobs: &[(u64, u64, Job)], end: u64) -> Vec<Part> {
+/// The parts of the file's bytes `start..end` given to `jobs` (sorted by file offset,
+/// without overlaps, the first at or after `start`, the last ending at `end`): each long
+/// gap (from `start` to the first job, or between two jobs) a part, and each run of jobs
+/// between them cut by halving until a half is small enough. A function of the jobs
+/// alone, never of the threads or the destination, since the build ID hashes each part.
+fn cut_parts(jobs: &[(u64, u64, Job)], start: u64, end: u64) -> Vec<Part> {
     fn cut(jobs: &[(u64, u64, Job)], range: std::ops::Range<usize>, end: u64, out: &mut Vec<Part>) {
         let start = jobs[range.start].0;
         if end - start <= PART_BYTES || range.len() <= PART_JOBS {
@@ -602,11 +626,38 @@ fn cut_parts(jobs: &[(u64, u64, Job)], end: u64) -> Vec<Part> {
         cut(jobs, range.start..mid, jobs[mid].0, out);
         cut(jobs, mid..range.end, end, out);
     }
+    let gap = |start, end| Part {
+        jobs: 0..0,
+        start,
+        end,
+    };
     let mut out = Vec::new();
-    if !jobs.is_empty() {
-        cut(jobs, 0..jobs.len(), end, &mut out);
+    let first = jobs.first().map_or(end, |j| j.0);
+    if first > start {
+        out.push(gap(start, first));
+    }
+    let mut run = 0;
+    for (k, &(offset, size, _)) in jobs.iter().enumerate() {
+        let (done, next) = (offset + size, jobs.get(k + 1).map_or(end, |j| j.0));
+        if next - done >= GAP_BYTES {
+            cut(jobs, run..k + 1, done, &mut out);
+            out.push(gap(done, next));
+            run = k + 1;
+        }
+    }
+    if run < jobs.len() {
+        cut(jobs, run..jobs.len(), end, &mut out);
     }
     out
+}
+
+/// The file the parts go to.
+struct Destination<'a> {
+    file: &'a std::fs::File,
+    path: &'a std::path::Path,
+    /// Whether bytes never written read as zeros (a new file), so that a gap of zeros
+    /// need not be written at all.
+    unwritten_reads_zero: bool,
 }
 
 /// Runs each part's jobs into a buffer of its own, hashes it (`digest`, for the build ID)
@@ -619,16 +670,20 @@ fn write_parts_through(
     jobs: &[(u64, u64, Job)],
     parts: &[Part],
     run: &Run,
-    (file, path): (&std::fs::File, &std::path::Path),
+    dest: &Destination,
     digest: Option<Digest>,
 ) -> (Vec<String>, Vec<Vec<u8>>) {
     use std::os::unix::fs::FileExt;
     // Buffers go back to a shared pool rather than to each thread: a thread waiting inside
     // a part's own parallel work may start another part.
     let pool = std::sync::Mutex::new(Vec::<Vec<u8>>::new());
+    let zero_chunk = std::sync::OnceLock::new();
     let done: Vec<(Vec<String>, Option<Vec<u8>>)> = parts
         .par_iter()
         .map(|p| {
+            if p.jobs.is_empty() {
+                return write_gap(p, run.fillers, dest, digest, &zero_chunk);
+            }
             let mut buf = pool
                 .lock()
                 .map(|mut b| b.pop())
@@ -640,8 +695,8 @@ fn write_parts_through(
             buf.resize((p.end - p.start) as usize, 0);
             let mut errors = run.jobs(&jobs[p.jobs.clone()], p.end, &mut buf);
             let d = digest.map(|d| d.region(&buf));
-            if let Err(e) = file.write_all_at(&buf, p.start) {
-                errors.push(format!("cannot write {}: {e}", path.display()));
+            if let Err(e) = dest.file.write_all_at(&buf, p.start) {
+                errors.push(format!("cannot write {}: {e}", dest.path.display()));
             }
             if let Ok(mut b) = pool.lock() {
                 b.push(buf);
@@ -656,6 +711,56 @@ fn write_parts_through(
         digests.extend(d);
     }
     (errors, digests)
+}
+
+/// Writes a gap part a build-ID chunk at a time, in parallel: where a chunk is zeros, the
+/// file gets no bytes (a new file reads zeros there; the previous output written over is
+/// zeroed), and the chunk's digest is the one every full chunk of zeros has
+/// (`zero_chunk`, computed once). Returns the errors and the part's digest.
+fn write_gap(
+    p: &Part,
+    fillers: &Fillers,
+    dest: &Destination,
+    digest: Option<Digest>,
+    zero_chunk: &std::sync::OnceLock<Vec<u8>>,
+) -> (Vec<String>, Option<Vec<u8>>) {
+    use crate::build_id::CHUNK;
+    use std::os::unix::fs::FileExt;
+    let chunks = (p.end - p.start).div_ceil(CHUNK as u64);
+    let done: Vec<(Option<String>, Vec<u8>)> = (0..chunks)
+        .into_par_iter()
+        .map(|k| {
+            let at = p.start + k * CHUNK as u64;
+            let len = (p.end - at).min(CHUNK as u64) as usize;
+            if fillers.covers(at, at + len as u64) {
+                let mut bytes = vec![0u8; len];
+                fillers.fill_gap_window(p.start, at, &mut bytes);
+                let error = dest.file.write_all_at(&bytes, at).err();
+                return (
+                    error.map(|e| e.to_string()),
+                    digest.map_or_else(Vec::new, |d| d.chunk(&bytes)),
+                );
+            }
+            let error = (!dest.unwritten_reads_zero)
+                .then(|| crate::output_file::zero_range(dest.file, at, len as u64).err())
+                .flatten();
+            let d = match digest {
+                Some(d) if len == CHUNK => {
+                    zero_chunk.get_or_init(|| d.chunk(&vec![0; CHUNK])).clone()
+                }
+                Some(d) => d.chunk(&vec![0; len]),
+                None => Vec::new(),
+            };
+            (error.map(|e| e.to_string()), d)
+        })
+        .collect();
+    let mut errors = Vec::new();
+    let mut chunk_digests = Vec::new();
+    for (e, d) in done {
+        errors.extend(e.map(|e| format!("cannot write {}: {e}", dest.path.display())));
+        chunk_digests.extend(d);
+    }
+    (errors, digest.map(|d| d.of_chunks(&chunk_digests)))
 }
 
 /// What is done for each job and each gap between jobs.
@@ -692,5 +797,51 @@ impl Run<'_> {
             self.fillers.fill_gap(off + size, gap);
         }
         errors
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parts of `jobs` as (first job, jobs, start, end).
+    fn parts_of(jobs: &[(u64, u64)], start: u64, end: u64) -> Vec<(usize, usize, u64, u64)> {
+        let jobs: Vec<(u64, u64, Job)> = jobs.iter().map(|&(o, s)| (o, s, Job::Bytes(0))).collect();
+        cut_parts(&jobs, start, end)
+            .iter()
+            .map(|p| (p.jobs.start, p.jobs.len(), p.start, p.end))
+            .collect()
+    }
+
+    #[test]
+    fn a_long_gap_is_a_part_of_its_own_and_the_parts_cover_every_byte() {
+        const G: u64 = GAP_BYTES;
+        // Short gaps stay inside a part; one as long as GAP_BYTES, before the first job
+        // or between two, is a part without jobs.
+        assert_eq!(
+            parts_of(&[(100, 10), (200, 10)], 100, 210),
+            [(0, 2, 100, 210)]
+        );
+        assert_eq!(
+            parts_of(&[(100, 10), (110 + G, 10)], 100, 120 + G),
+            [
+                (0, 1, 100, 110),
+                (0, 0, 110, 110 + G),
+                (1, 1, 110 + G, 120 + G)
+            ]
+        );
+        assert_eq!(
+            parts_of(&[(64 + G, 8)], 64, 72 + G),
+            [(0, 0, 64, 64 + G), (0, 1, 64 + G, 72 + G)]
+        );
+        // Many jobs around a gap: consecutive parts, each run cut as before.
+        let mut jobs: Vec<(u64, u64)> = (0..40).map(|k| (k * 16, 16)).collect();
+        jobs.extend((0..40).map(|k| (4 * G + k * 16, 16)));
+        let parts = parts_of(&jobs, 0, 4 * G + 640);
+        assert_eq!(parts.first().map(|p| p.2), Some(0));
+        assert_eq!(parts.last().map(|p| p.3), Some(4 * G + 640));
+        assert!(parts.windows(2).all(|w| w[0].3 == w[1].2), "{parts:?}");
+        let gaps: Vec<_> = parts.iter().filter(|p| p.1 == 0).collect();
+        assert_eq!(gaps, [&(0, 0, 640, 4 * G)]);
     }
 }

@@ -511,3 +511,74 @@ fn a_running_previous_output_is_left_to_run() {
         "temporary files left"
     );
 }
+
+#[test]
+fn a_long_alignment_gap_is_a_hole_in_the_file_and_code_s_gap_is_traps() {
+    // An input may ask for any alignment: here 16 MiB for data and 4 MiB for a function.
+    // The padding is never made in memory, nor written where it is zeros (the file has a
+    // hole there, as lld's output has); in code it is traps, as lld writes it. The bytes
+    // are the same whether the output is a new file, the previous output written over in
+    // place (full of 0xab here, which shows any byte left unwritten), or standard output.
+    let t = Test::new();
+    let gaps = t.assemble(
+        "gaps",
+        ".section .rodata.big,\"a\"\n.balign 16777216\n.globl big\nbig: .byte 40\n\
+         .section .text.far,\"ax\",@progbits\n.balign 4194304\n.globl far_fn\n\
+         far_fn: movl $2, %eax\n ret\n",
+    );
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nextern const char big;\nint far_fn(void);\n\
+         int main(void) { printf(\"%d\\n\", big + far_fn()); return 0; }\n",
+        &["-O2"],
+    );
+    // Linked without `Test::link`'s `objdump -d`, which would list 4 MiB of traps.
+    let link = |out: &str| {
+        let (res, cmd) = t.try_link(Driver::ClangRld, &[&main, &gaps], &[], out);
+        assert!(
+            res.status.success() && res.stderr.is_empty(),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&res.stderr)
+        );
+        t.path(out)
+    };
+    let fresh = link("fresh.out");
+    assert_readelf_clean(&fresh);
+    assert_output_is(&fresh, &run(&fresh, &[], &[]), "42\n", "fresh.out");
+    let expected = std::fs::read(&fresh).unwrap();
+    assert!(expected.len() > 20 << 20, "{} bytes", expected.len());
+    let on_disk = std::os::unix::fs::MetadataExt::blocks(&std::fs::metadata(&fresh).unwrap()) * 512;
+    assert!(
+        on_disk < 8 << 20,
+        "{on_disk} bytes on disk for a file of {}: the gaps were written",
+        expected.len()
+    );
+
+    let old = t.write("prog.out", vec![0xabu8; expected.len()]);
+    let out = link("prog.out");
+    assert_eq!(out, old);
+    assert!(
+        std::fs::read(&out).unwrap() == expected,
+        "written over the previous output: differs from the new file"
+    );
+
+    let mut cmd = t.link_command(
+        Driver::ClangRld,
+        &[&main, &gaps],
+        &["-Wl,-o,-"],
+        &t.path("unused"),
+    );
+    assert!(
+        run_checked(&mut cmd).stdout == expected,
+        "written to stdout: differs from the new file"
+    );
+
+    let lld = t.link(Driver::ClangLld, &[&main, &gaps], &[], "lld.out");
+    let text = section_data(&fresh, ".text");
+    assert!(
+        text == section_data(&lld, ".text"),
+        ".text differs from lld's"
+    );
+    assert!(text.len() > 4 << 20);
+    assert!(text.windows(4096).any(|w| w.iter().all(|&b| b == 0xcc)));
+}
