@@ -8,10 +8,11 @@
 //! batch afterwards hands out the real ids in order.
 
 use crate::symbols::SymbolId;
-use hashbrown::HashTable;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
+/// How many names ahead the serial loop asks for a name's slot.
+const PREFETCH_AHEAD: usize = 8;
 /// A fixed number, not the thread count: each thread takes a share of them.
 const SHARD_BITS: u32 = 5;
 const SHARDS: usize = 1 << SHARD_BITS;
@@ -30,8 +31,8 @@ pub fn name_hash(name: &[u8]) -> u64 {
     rustc_hash::FxBuildHasher.hash_one(name)
 }
 
-/// hashbrown takes the bucket from the low bits and a tag from the top seven: the shard
-/// comes from bits in between, so that names sharing a shard still spread over its table.
+/// A shard's table takes the slot from the low bits: the shard comes from bits above
+/// them, so that names sharing a shard still spread over its table.
 fn shard_of(hash: u64) -> usize {
     (hash >> 32) as usize & (SHARDS - 1)
 }
@@ -58,16 +59,84 @@ fn half_of(hash: u64) -> u32 {
     hash as u32
 }
 
-/// The hash the table places a slot by: made from the half it keeps (hashbrown takes the
-/// bucket from the low bits and a tag from the top seven, so the half is in both).
-fn spread(half: u32) -> u64 {
-    u64::from(half) << 32 | u64::from(half)
+/// A shard's table of slots: open addressing with linear probing, so that a look-up reads
+/// one cache line (eight slots) whose place follows from the hash alone, and a loop can ask
+/// for it a few names ahead ([`SlotTable::prefetch`]): resolution interns hundreds of
+/// thousands of names into tables of megabytes, and each look-up that waited for memory
+/// was most of its cost.
+#[derive(Default)]
+struct SlotTable {
+    /// A power of two of them (or none), at most three quarters used; `EMPTY` ids free.
+    slots: Vec<Slot>,
+    len: usize,
+}
+
+/// The id of a free slot (no id, real or provisional, has every bit set).
+const EMPTY: SymbolId = SymbolId::MAX;
+
+impl SlotTable {
+    fn prefetch(&self, half: u32) {
+        if !self.slots.is_empty() {
+            let home = half as usize & (self.slots.len() - 1);
+            crate::cache_hint::prefetch(self.slots.as_ptr().wrapping_add(home));
+        }
+    }
+
+    /// The place of the slot with `half` whose id `eq` accepts.
+    fn position(&self, half: u32, mut eq: impl FnMut(SymbolId) -> bool) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = half as usize & mask;
+        loop {
+            let slot = self.slots[at];
+            if slot.id == EMPTY {
+                return None;
+            }
+            if slot.half == half && eq(slot.id) {
+                return Some(at);
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    fn find(&self, half: u32, eq: impl FnMut(SymbolId) -> bool) -> Option<SymbolId> {
+        self.position(half, eq).map(|at| self.slots[at].id)
+    }
+
+    /// Adds a slot for a name not in the table.
+    fn insert(&mut self, half: u32, id: SymbolId) {
+        self.reserve(1);
+        let mask = self.slots.len() - 1;
+        let mut at = half as usize & mask;
+        while self.slots[at].id != EMPTY {
+            at = (at + 1) & mask;
+        }
+        self.slots[at] = Slot { id, half };
+        self.len += 1;
+    }
+
+    /// Makes room for `additional` more slots (moving the slots by their halves: no name
+    /// is read).
+    fn reserve(&mut self, additional: usize) {
+        let need = self.len + additional;
+        if need * 4 <= self.slots.len() * 3 {
+            return;
+        }
+        let size = (need * 4).div_ceil(3).next_power_of_two().max(16);
+        let old = std::mem::replace(&mut self.slots, vec![Slot { id: EMPTY, half: 0 }; size]);
+        self.len = 0;
+        for slot in old.into_iter().filter(|s| s.id != EMPTY) {
+            self.insert(slot.half, slot.id);
+        }
+    }
 }
 
 /// One shard.
 #[derive(Default)]
 struct Shard {
-    table: HashTable<Slot>,
+    table: SlotTable,
     /// The names new in the batch being interned, in order of first appearance.
     fresh: Vec<(&'static [u8], u64)>,
 }
@@ -98,12 +167,9 @@ impl Shard {
         hash: u64,
         name_of: &F,
     ) -> Option<SymbolId> {
-        let half = half_of(hash);
-        self.table
-            .find(spread(half), |e| {
-                e.half == half && name_in(&self.fresh, e.id, name_of) == name
-            })
-            .map(|e| e.id)
+        self.table.find(half_of(hash), |id| {
+            name_in(&self.fresh, id, name_of) == name
+        })
     }
 
     /// The id of `name` in a batch: its real id if it is known, else a provisional one.
@@ -114,27 +180,15 @@ impl Shard {
         hash: u64,
         name_of: &F,
     ) -> u32 {
-        let local = self.fresh.len();
-        let provisional = PROVISIONAL | ((local as u32) << SHARD_BITS) | shard as u32;
-        let fresh = &self.fresh;
-        let half = half_of(hash);
-        let entry = self.table.entry(
-            spread(half),
-            |e| e.half == half && name_in(fresh, e.id, name_of) == name,
-            |e| spread(e.half),
-        );
-        match entry {
-            hashbrown::hash_table::Entry::Occupied(e) => e.get().id,
-            hashbrown::hash_table::Entry::Vacant(e) => {
-                assert!(local < LOCAL_MAX, "too many new symbols in one batch");
-                e.insert(Slot {
-                    id: provisional,
-                    half,
-                });
-                self.fresh.push((name, hash));
-                provisional | FIRST
-            }
+        if let Some(id) = self.find(name, hash, name_of) {
+            return id;
         }
+        let local = self.fresh.len();
+        assert!(local < LOCAL_MAX, "too many new symbols in one batch");
+        let provisional = PROVISIONAL | ((local as u32) << SHARD_BITS) | shard as u32;
+        self.table.insert(half_of(hash), provisional);
+        self.fresh.push((name, hash));
+        provisional | FIRST
     }
 }
 
@@ -171,25 +225,25 @@ impl NameTable {
     ) -> (SymbolId, bool) {
         let table = &mut self.shards[shard_of(hash)].table;
         let half = half_of(hash);
-        let entry = table.entry(
-            spread(half),
-            |e| e.half == half && name_of(e.id) == name,
-            |e| spread(e.half),
-        );
-        match entry {
-            hashbrown::hash_table::Entry::Occupied(e) => (e.get().id, false),
-            hashbrown::hash_table::Entry::Vacant(e) => {
-                e.insert(Slot { id: next, half });
+        match table.find(half, |id| name_of(id) == name) {
+            Some(id) => (id, false),
+            None => {
+                table.insert(half, next);
                 (next, true)
             }
         }
+    }
+
+    /// Asks for the memory interning a name of `hash` will read first.
+    fn prefetch(&self, hash: u64) {
+        self.shards[shard_of(hash)].table.prefetch(half_of(hash));
     }
 
     /// Makes room for `additional` more names.
     pub fn reserve(&mut self, additional: usize) {
         let each = additional.div_ceil(SHARDS);
         for shard in &mut self.shards {
-            shard.table.reserve(each, |e| spread(e.half));
+            shard.table.reserve(each);
         }
     }
 
@@ -215,7 +269,10 @@ impl NameTable {
             let mut ids = Vec::with_capacity(files.len());
             for f in files {
                 let mut file_ids = Vec::with_capacity(f.len());
-                for n in f.iter() {
+                for (k, n) in f.iter().enumerate() {
+                    if let Some(ahead) = f.get(k + PREFETCH_AHEAD) {
+                        self.prefetch(ahead.hash());
+                    }
                     let name_at = |id: SymbolId| {
                         if id >= known {
                             new_names[base + (id - known) as usize]
@@ -290,11 +347,11 @@ impl NameTable {
             .for_each(|(shard, real)| {
                 for (local, &id) in real.iter().enumerate() {
                     let half = half_of(shard.fresh[local].1);
-                    let at = shard.table.find_mut(spread(half), |e| {
-                        e.id & PROVISIONAL != 0 && local_of(e.id) == local
-                    });
-                    if let Some(e) = at {
-                        e.id = id;
+                    let at = shard
+                        .table
+                        .position(half, |e| e & PROVISIONAL != 0 && local_of(e) == local);
+                    if let Some(at) = at {
+                        shard.table.slots[at].id = id;
                     }
                 }
                 shard.fresh.clear();
@@ -374,6 +431,34 @@ mod tests {
         table.reserve(10_000);
         for (id, &n) in names.iter().enumerate() {
             assert_eq!(table.intern(n, hash, 99, &name_of), (id as SymbolId, false));
+        }
+    }
+
+    #[test]
+    fn slots_probe_past_the_end_of_the_table_and_survive_growth() {
+        let mut table = SlotTable::default();
+        // Halves whose home is the last slot of 16: later ones wrap around to the start.
+        for id in 0..5 {
+            table.insert(15 + 16 * id, id);
+        }
+        for id in 0..5 {
+            assert_eq!(table.find(15 + 16 * id, |_| true), Some(id));
+            assert_eq!(table.find(15, |found| found == id), (id == 0).then_some(id));
+        }
+        assert_eq!(table.find(14, |_| true), None);
+        // Growing moves every slot, by its half alone.
+        for id in 5..1000u32 {
+            table.insert(id.wrapping_mul(0x9e37_79b9), id);
+        }
+        assert!(table.slots.len().is_power_of_two() && table.len * 4 <= table.slots.len() * 3);
+        for id in 0..5 {
+            assert_eq!(table.find(15 + 16 * id, |found| found == id), Some(id));
+        }
+        for id in 5..1000u32 {
+            assert_eq!(
+                table.find(id.wrapping_mul(0x9e37_79b9), |found| found == id),
+                Some(id)
+            );
         }
     }
 
