@@ -1536,12 +1536,6 @@ impl Resolver {
         {
             let obj = &self.objects[file as usize];
             for (k, &id) in ids.iter().enumerate() {
-                // The rules below read each symbol's record, at random in a table of
-                // tens of megabytes: asked for ahead, it is in the cache by then.
-                if let Some(&ahead) = ids.get(k + RECORD_AHEAD) {
-                    let record = self.symtab.symbols.as_ptr().wrapping_add(ahead as usize);
-                    crate::cache_hint::prefetch(record);
-                }
                 self.symtab.touch(id);
                 let section = obj.symbol_section(first_global + k);
                 let in_discarded = shndx::is_section(section)
@@ -1940,9 +1934,6 @@ const MAX_LOAD_DEPTH: u32 = 256;
 fn warn(msg: &str) {
     crate::diag::warn(msg);
 }
-
-/// How many symbols ahead the loop over an object's symbols asks for a symbol's record.
-const RECORD_AHEAD: usize = 8;
 
 #[cfg(test)]
 mod tests {
