@@ -94,14 +94,46 @@ impl OutputBuffer {
 }
 
 /// Writes `bytes` at `offset` of `file`, in pieces written at once by the pool's threads.
-pub fn write_in_parallel(file: &std::fs::File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+/// With `skip_zeros` (the file reads zeros wherever nothing was written: a new file), a
+/// block of 64 KiB that is all zeros is not written, so that a long run of padding (an
+/// alignment in an input can ask for gigabytes) leaves a hole, as lld's output has, rather
+/// than blocks on disk.
+pub fn write_in_parallel(
+    file: &std::fs::File,
+    bytes: &[u8],
+    offset: u64,
+    skip_zeros: bool,
+) -> std::io::Result<()> {
     use rayon::prelude::*;
     use std::os::unix::fs::FileExt;
     const PIECE: usize = 4 << 20;
+    const BLOCK: usize = 64 << 10;
     bytes
         .par_chunks(PIECE)
         .enumerate()
-        .try_for_each(|(i, piece)| file.write_all_at(piece, offset + (i * PIECE) as u64))
+        .try_for_each(|(i, piece)| {
+            let at = offset + (i * PIECE) as u64;
+            if !skip_zeros {
+                return file.write_all_at(piece, at);
+            }
+            // Runs of blocks that are not all zeros, each written at once.
+            let mut run: Option<usize> = None;
+            for (k, block) in piece.chunks(BLOCK).enumerate() {
+                let zero = block.iter().all(|&b| b == 0);
+                match (run, zero) {
+                    (None, false) => run = Some(k * BLOCK),
+                    (Some(from), true) => {
+                        file.write_all_at(&piece[from..k * BLOCK], at + from as u64)?;
+                        run = None;
+                    }
+                    _ => {}
+                }
+            }
+            match run {
+                Some(from) => file.write_all_at(&piece[from..], at + from as u64),
+                None => Ok(()),
+            }
+        })
 }
 
 /// Makes `len` bytes of `file` from `offset` zeros without writing them where the file
@@ -238,7 +270,8 @@ impl PendingOutput {
         match &self.dest {
             Destination::RegularFile(dest) => {
                 if let Some(file) = &image.file {
-                    write_in_parallel(file, &image.map, 0).map_err(|e| LinkError::io(dest, e))?;
+                    write_in_parallel(file, &image.map, 0, image.fresh)
+                        .map_err(|e| LinkError::io(dest, e))?;
                 }
                 // The file's pages are the kernel's to write back: no fsync, like other
                 // linkers.

@@ -442,8 +442,13 @@ pub fn write_output(
             last.push((at + 16, at + id_sec.size as usize));
         }
         for (from, to) in last {
-            crate::output_file::write_in_parallel(file, &buf[from..to], from as u64)
-                .map_err(|e| LinkError::io(&link.opts.output, e))?;
+            crate::output_file::write_in_parallel(
+                file,
+                &buf[from..to],
+                from as u64,
+                unwritten_reads_zero,
+            )
+            .map_err(|e| LinkError::io(&link.opts.output, e))?;
         }
         map.written_through();
     }

@@ -573,6 +573,35 @@ fn a_long_alignment_gap_is_a_hole_in_the_file_and_code_s_gap_is_traps() {
         "written to stdout: differs from the new file"
     );
 
+    // `-r` output has the gaps too (sections keep their alignment in the file), and is
+    // written the same way: a hole where they are zeros.
+    let (res, cmd) = t.try_link(Driver::Rld, &[&gaps], &["-r"], "gaps-r.o");
+    assert!(
+        res.status.success(),
+        "{cmd}: {}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let relocatable = t.path("gaps-r.o");
+    let size = std::fs::metadata(&relocatable).unwrap().len();
+    let on_disk =
+        std::os::unix::fs::MetadataExt::blocks(&std::fs::metadata(&relocatable).unwrap()) * 512;
+    assert!(
+        size > 16 << 20 && on_disk < 8 << 20,
+        "-r output: {on_disk} bytes on disk of {size}"
+    );
+    let (res, cmd) = t.try_link(Driver::ClangRld, &[&main, &relocatable], &[], "from-r.out");
+    assert!(
+        res.status.success(),
+        "{cmd}: {}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    assert_output_is(
+        &fresh,
+        &run(&t.path("from-r.out"), &[], &[]),
+        "42\n",
+        "from-r.out",
+    );
+
     let lld = t.link(Driver::ClangLld, &[&main, &gaps], &[], "lld.out");
     let text = section_data(&fresh, ".text");
     assert!(
