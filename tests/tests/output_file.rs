@@ -533,8 +533,8 @@ fn a_long_alignment_gap_is_a_hole_in_the_file_and_code_s_gap_is_traps() {
         &["-O2"],
     );
     // Linked without `Test::link`'s `objdump -d`, which would list 4 MiB of traps.
-    let link = |out: &str| {
-        let (res, cmd) = t.try_link(Driver::ClangRld, &[&main, &gaps], &[], out);
+    let link = |driver: Driver, objs: &[&Path], flags: &[&str], out: &str| {
+        let (res, cmd) = t.try_link(driver, objs, flags, out);
         assert!(
             res.status.success() && res.stderr.is_empty(),
             "{cmd}: {}",
@@ -542,20 +542,22 @@ fn a_long_alignment_gap_is_a_hole_in_the_file_and_code_s_gap_is_traps() {
         );
         t.path(out)
     };
-    let fresh = link("fresh.out");
+    let on_disk =
+        |p: &Path| std::os::unix::fs::MetadataExt::blocks(&std::fs::metadata(p).unwrap()) * 512;
+    let fresh = link(Driver::ClangRld, &[&main, &gaps], &[], "fresh.out");
     assert_readelf_clean(&fresh);
     assert_output_is(&fresh, &run(&fresh, &[], &[]), "42\n", "fresh.out");
     let expected = std::fs::read(&fresh).unwrap();
     assert!(expected.len() > 20 << 20, "{} bytes", expected.len());
-    let on_disk = std::os::unix::fs::MetadataExt::blocks(&std::fs::metadata(&fresh).unwrap()) * 512;
+    let on_disk_fresh = on_disk(&fresh);
     assert!(
-        on_disk < 8 << 20,
-        "{on_disk} bytes on disk for a file of {}: the gaps were written",
+        on_disk_fresh < 8 << 20,
+        "{on_disk_fresh} bytes on disk for a file of {}: the gaps were written",
         expected.len()
     );
 
     let old = t.write("prog.out", vec![0xabu8; expected.len()]);
-    let out = link("prog.out");
+    let out = link(Driver::ClangRld, &[&main, &gaps], &[], "prog.out");
     assert_eq!(out, old);
     assert!(
         std::fs::read(&out).unwrap() == expected,
@@ -575,32 +577,15 @@ fn a_long_alignment_gap_is_a_hole_in_the_file_and_code_s_gap_is_traps() {
 
     // `-r` output has the gaps too (sections keep their alignment in the file), and is
     // written the same way: a hole where they are zeros.
-    let (res, cmd) = t.try_link(Driver::Rld, &[&gaps], &["-r"], "gaps-r.o");
-    assert!(
-        res.status.success(),
-        "{cmd}: {}",
-        String::from_utf8_lossy(&res.stderr)
-    );
-    let relocatable = t.path("gaps-r.o");
+    let relocatable = link(Driver::Rld, &[&gaps], &["-r"], "gaps-r.o");
     let size = std::fs::metadata(&relocatable).unwrap().len();
-    let on_disk =
-        std::os::unix::fs::MetadataExt::blocks(&std::fs::metadata(&relocatable).unwrap()) * 512;
+    let on_disk_r = on_disk(&relocatable);
     assert!(
-        size > 16 << 20 && on_disk < 8 << 20,
-        "-r output: {on_disk} bytes on disk of {size}"
+        size > 16 << 20 && on_disk_r < 8 << 20,
+        "-r output: {on_disk_r} bytes on disk of {size}"
     );
-    let (res, cmd) = t.try_link(Driver::ClangRld, &[&main, &relocatable], &[], "from-r.out");
-    assert!(
-        res.status.success(),
-        "{cmd}: {}",
-        String::from_utf8_lossy(&res.stderr)
-    );
-    assert_output_is(
-        &fresh,
-        &run(&t.path("from-r.out"), &[], &[]),
-        "42\n",
-        "from-r.out",
-    );
+    let from_r = link(Driver::ClangRld, &[&main, &relocatable], &[], "from-r.out");
+    assert_output_is(&from_r, &run(&from_r, &[], &[]), "42\n", "from-r.out");
 
     let lld = t.link(Driver::ClangLld, &[&main, &gaps], &[], "lld.out");
     let text = section_data(&fresh, ".text");
