@@ -129,7 +129,19 @@ pub struct ComdatGroup {
     pub hash: u64,
     /// The symbol naming the group (`sh_info` of its section), which `-r` output keeps.
     pub signature_symbol: u32,
-    pub members: Vec<u32>,
+    pub members: GroupMembers,
+}
+
+/// The section indices of a COMDAT group, read in place from its section (every one
+/// checked to be a section of the object when it was parsed): a C++ object has a group
+/// per inline function, and a list of its own for each would be an allocation each.
+#[derive(Clone, Copy)]
+pub struct GroupMembers(&'static [object::U32<object::LittleEndian>]);
+
+impl GroupMembers {
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().map(|m| m.get(LE))
+    }
 }
 
 pub struct ObjectFile {
@@ -323,17 +335,19 @@ pub fn checked_eh_frame_places(data: &[u8]) -> impl Iterator<Item = EhPlace> + '
 /// each FDE at its (possibly merged) CIE: records that fit the section, and each FDE's CIE
 /// pointer naming the start of a CIE before it.
 fn check_eh_frame(data: &[u8]) -> std::result::Result<(), String> {
-    let mut cies = rustc_hash::FxHashSet::default();
+    // The records come in order of their offsets, so the CIEs' list is sorted (and an
+    // object has one or two: no set is worth building).
+    let mut cies = Vec::new();
     for place in eh_frame_places(data) {
         let place = place?;
         if place.terminator {
             continue;
         }
         if place.id == 0 {
-            cies.insert(place.start);
+            cies.push(place.start);
         } else {
             let cie = (place.start + 4).checked_sub(place.id as usize);
-            if !cie.is_some_and(|c| cies.contains(&c)) {
+            if cie.is_none_or(|c| cies.binary_search(&c).is_err()) {
                 return Err(format!(
                     "FDE at offset {:#x} points to no CIE before it",
                     place.start
@@ -603,19 +617,14 @@ impl ObjectFile {
                         .ok_or_else(|| bad(&name, "group signature symbol out of range"))?;
                     let signature = read_str(strtab, sym.st_name(LE))
                         .ok_or_else(|| bad(&name, "group signature has a bad name"))?;
-                    let mut member_ids = Vec::with_capacity(members.len());
-                    for m in members {
-                        let m = m.get(LE) as usize;
-                        if m >= sections.len() {
-                            return Err(bad(&name, "group member section out of range"));
-                        }
-                        member_ids.push(m as u32);
+                    if members.iter().any(|m| m.get(LE) as usize >= sections.len()) {
+                        return Err(bad(&name, "group member section out of range"));
                     }
                     comdat_groups.push(ComdatGroup {
                         signature,
                         hash: crate::name_table::name_hash(signature),
                         signature_symbol: sig_index as u32,
-                        members: member_ids,
+                        members: GroupMembers(members),
                     });
                 }
                 elf::SHT_NOTE if sections[i].name == ".note.gnu.property" => {
@@ -972,6 +981,18 @@ mod tests {
                 "{pointer}"
             );
         }
+        // Two CIEs: an FDE may use the first (the CIEs' list is searched, not its last).
+        let mut two = cie(1);
+        two.extend(cie(1));
+        let fde_at = two.len();
+        two.extend(record(16, (fde_at + 4) as u32));
+        assert_eq!(check_eh_frame(&two), Ok(()));
+        // Pointing between them, it points to none.
+        let mut between = two[..fde_at].to_vec();
+        between.extend(record(16, (fde_at + 4 - 8) as u32));
+        assert!(check_eh_frame(&between)
+            .unwrap_err()
+            .contains("points to no CIE"));
         // A CIE the reader does not know.
         let unknown = check_eh_frame(&cie(99)).unwrap_err();
         assert!(unknown.starts_with("CIE at offset 0x0: "), "{unknown}");

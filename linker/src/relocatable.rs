@@ -275,7 +275,7 @@ fn drop_duplicate_groups(link: &mut Link) {
             let live = group
                 .members
                 .iter()
-                .any(|&m| obj.sections[m as usize].is_kept());
+                .any(|m| obj.sections[m as usize].is_kept());
             if live {
                 by_signature
                     .entry(group.signature)
@@ -310,8 +310,9 @@ fn drop_duplicate_groups(link: &mut Link) {
     }
     for (f, g) in losers {
         let obj = &mut link.objects[f as usize];
-        for k in 0..obj.comdat_groups[g].members.len() {
-            let m = obj.comdat_groups[g].members[k] as usize;
+        let members = obj.comdat_groups[g].members;
+        for m in members.iter() {
+            let m = m as usize;
             obj.sections[m].kind = SectionKind::Ignored;
             obj.sections[m].live = false;
         }
@@ -327,7 +328,7 @@ fn kept_groups(link: &Link) -> Vec<Group> {
             let members: Vec<u32> = g
                 .members
                 .iter()
-                .filter_map(|&m| {
+                .filter_map(|m| {
                     let s = &obj.sections[m as usize];
                     let placed = link.outputs.position(s.output).filter(|_| s.is_kept());
                     placed.map(|p| p as u32)

@@ -1512,7 +1512,7 @@ impl Resolver {
                     sections,
                     ..
                 } = &mut obj;
-                for &m in &comdat_groups[g].members {
+                for m in comdat_groups[g].members.iter() {
                     let s = &mut sections[m as usize];
                     s.kind = SectionKind::Ignored;
                     s.live = false;

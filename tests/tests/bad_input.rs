@@ -289,6 +289,37 @@ fn rejects_a_huge_section_alignment_and_takes_a_huge_bss_in_stride() {
     assert!(std::fs::metadata(&out).unwrap().len() < 1 << 20);
 }
 
+/// A COMDAT group that names a section the object does not have is an error naming the
+/// file, whichever of the group's members it is (they are read in place from the group's
+/// section, each checked when the object is read).
+#[test]
+fn rejects_a_comdat_group_naming_a_missing_section() {
+    let t = Test::new();
+    let obj = t.compile_cxx(
+        Clang,
+        "inline int twice(int x) { return 2 * x; }\nint use(int x) { return twice(x); }\n\
+         extern \"C\" void _start(void) { for (;;) {} }\n",
+        &["-O0"],
+    );
+    let bytes = std::fs::read(&obj).unwrap();
+    // The flag word, then the members (`twice`'s code, at least).
+    let (at, size) = elf_offsets::section_bytes(&bytes, ".group");
+    assert!(size >= 8, "a group of {size} bytes");
+    for member in 0..size / 4 - 1 {
+        let mut b = bytes.clone();
+        let word = at + 4 + 4 * member;
+        b[word..word + 4].copy_from_slice(&0xffffu32.to_le_bytes());
+        let name = format!("member{member}.o");
+        let bad = t.write(&name, b);
+        assert_rejected(
+            &t,
+            &[&bad],
+            &[],
+            &[&name, "group member section out of range"],
+        );
+    }
+}
+
 /// A `.tbss` or `.bss` of 2^64-1 bytes (a corrupt `sh_size`) cannot end below 2^64 wherever
 /// it starts: for every kind of output, an error naming the input and its section, and no
 /// output (rld used to write a `PT_TLS` of memsz 0xfffffffffffffff0, which glibc's loader
