@@ -1531,8 +1531,10 @@ impl Resolver {
         // Definitions first, then references (which may load members), as lld resolves
         // them: a member loaded for a reference finds this object's definitions in place.
         // lld's symbol table holds the object's names from here, in its order.
-        let mut order: Vec<(u32, u32, bool)> = Vec::with_capacity(ids.len());
-        let mut refs: Vec<(u32, u32, bool)> = Vec::new();
+        // Definitions from the front, references from the back (then turned around): one
+        // list, with no second one to grow for the references.
+        let mut order: Vec<(u32, u32, bool)> = vec![(0, 0, false); ids.len()];
+        let (mut defs, mut refs) = (0, ids.len());
         {
             let obj = &self.objects[file as usize];
             for (k, &id) in ids.iter().enumerate() {
@@ -1543,13 +1545,15 @@ impl Resolver {
                     && has_groups;
                 let at = (k as u32, section, in_discarded);
                 if section == shndx::UNDEF || in_discarded {
-                    refs.push(at);
+                    refs -= 1;
+                    order[refs] = at;
                 } else {
-                    order.push(at);
+                    order[defs] = at;
+                    defs += 1;
                 }
             }
         }
-        order.extend(refs);
+        order[defs..].reverse();
         for (k, section, in_discarded) in order {
             let k = k as usize;
             let (g, id) = (&names[k], ids[k]);
