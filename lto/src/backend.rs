@@ -370,17 +370,18 @@ pub(crate) fn isolated(
 ) -> Option<Result<(Vec<u8>, CallOutcome), LtoError>> {
     let bytes = crate::isolate::in_child(what, || {
         let (object, outcome) = work()?;
-        let mut bytes = (outcome.alias_time.as_nanos() as u64)
-            .to_le_bytes()
-            .to_vec();
-        bytes.extend(crate::object_cache::encode(&object, &outcome));
+        // The object is copied once, into a buffer of the frame's size.
+        let mut bytes = Vec::with_capacity(object.len() + 512);
+        bytes.extend_from_slice(&(outcome.alias_time.as_nanos() as u64).to_le_bytes());
+        crate::object_cache::encode_into(&mut bytes, &object, &outcome);
         Ok(bytes)
     })?;
     Some(bytes.and_then(|bytes| {
         let garbage = || LtoError::Llvm(format!("{what}: the process sent garbage"));
-        let (nanos, entry) = bytes.split_first_chunk::<8>().ok_or_else(garbage)?;
-        let (object, mut outcome) = crate::object_cache::decode(entry).ok_or_else(garbage)?;
-        outcome.alias_time = std::time::Duration::from_nanos(u64::from_le_bytes(*nanos));
+        let nanos = u64::from_le_bytes(*bytes.first_chunk::<8>().ok_or_else(garbage)?);
+        let (object, mut outcome) =
+            crate::object_cache::decode_in_place(bytes, 8).ok_or_else(garbage)?;
+        outcome.alias_time = std::time::Duration::from_nanos(nanos);
         Ok((object, outcome))
     }))
 }

@@ -110,9 +110,30 @@ pub fn store(dir: &Path, key: u128, object: &[u8], outcome: &CallOutcome) {
 /// compiling child process sends back.
 pub(crate) fn encode(object: &[u8], outcome: &CallOutcome) -> Vec<u8> {
     let mut payload = Vec::with_capacity(object.len() + 256);
-    put_bytes(&mut payload, object);
-    write_outcome(&mut payload, outcome);
+    encode_into(&mut payload, object, outcome);
     payload
+}
+
+/// [`encode`], appended to `out` (an object can be hundreds of megabytes: written once).
+pub(crate) fn encode_into(out: &mut Vec<u8>, object: &[u8], outcome: &CallOutcome) {
+    put_bytes(out, object);
+    write_outcome(out, outcome);
+}
+
+/// What [`encode`] wrote from byte `at` of `buffer` on, the object kept in `buffer` (moved
+/// to its start rather than copied out: a compiling child's object can be a gigabyte);
+/// `None` on anything short or malformed.
+pub(crate) fn decode_in_place(mut buffer: Vec<u8>, at: usize) -> Option<(Vec<u8>, CallOutcome)> {
+    let mut r = Reader(buffer.get(at..)?);
+    let len = r.bytes()?.len();
+    let outcome = read_outcome(&mut r)?;
+    if !r.0.is_empty() {
+        return None;
+    }
+    let start = at + 8;
+    buffer.truncate(start + len);
+    buffer.drain(..start);
+    Some((buffer, outcome))
 }
 
 /// What [`encode`] wrote; `None` on anything short or malformed.
@@ -274,6 +295,24 @@ mod tests {
             },
         ));
         o
+    }
+
+    #[test]
+    fn a_child_s_frame_gives_its_object_in_place() {
+        let mut frame = b"nanosecs".to_vec();
+        encode_into(&mut frame, b"\x7fELF object", &outcome());
+        let copy = decode(&frame[8..]).expect("decodes");
+        let (object, o) = decode_in_place(frame.clone(), 8).expect("decodes in place");
+        assert_eq!(object, b"\x7fELF object");
+        assert_eq!(object, copy.0);
+        assert_eq!(o.call_attributes, copy.1.call_attributes);
+        assert_eq!((o.bodies, o.bodies_read), (12, 5));
+        // Short, or with bytes after the outcome: refused, as by `decode`.
+        assert!(decode_in_place(frame[..frame.len() - 1].to_vec(), 8).is_none());
+        let mut longer = frame.clone();
+        longer.push(0);
+        assert!(decode_in_place(longer, 8).is_none());
+        assert!(decode_in_place(frame[..4].to_vec(), 8).is_none());
     }
 
     #[test]
