@@ -617,14 +617,15 @@ impl ObjectFile {
                         .ok_or_else(|| bad(&name, "group signature symbol out of range"))?;
                     let signature = read_str(strtab, sym.st_name(LE))
                         .ok_or_else(|| bad(&name, "group signature has a bad name"))?;
-                    if members.iter().any(|m| m.get(LE) as usize >= sections.len()) {
+                    let members = GroupMembers(members);
+                    if members.iter().any(|m| m as usize >= sections.len()) {
                         return Err(bad(&name, "group member section out of range"));
                     }
                     comdat_groups.push(ComdatGroup {
                         signature,
                         hash: crate::name_table::name_hash(signature),
                         signature_symbol: sig_index as u32,
-                        members: GroupMembers(members),
+                        members,
                     });
                 }
                 elf::SHT_NOTE if sections[i].name == ".note.gnu.property" => {

@@ -88,12 +88,14 @@ fn path(dir: &Path, key: u128) -> PathBuf {
 
 /// The cached object and outcome of `key`, if a sound entry exists.
 pub fn load(dir: &Path, key: u128) -> Option<(Vec<u8>, CallOutcome)> {
-    let bytes = std::fs::read(path(dir, key)).ok()?;
-    let (payload, trailer) = bytes.split_at(bytes.len().checked_sub(24)?);
+    let mut bytes = std::fs::read(path(dir, key)).ok()?;
+    let payload_len = bytes.len().checked_sub(24)?;
+    let (payload, trailer) = bytes.split_at(payload_len);
     if &trailer[16..] != MAGIC || trailer[..16] != xxh3_128(payload).to_le_bytes() {
         return None;
     }
-    decode(payload)
+    bytes.truncate(payload_len);
+    decode_in_place(bytes, 0)
 }
 
 /// Stores an entry (written aside, then renamed: a concurrent link never reads half of it).
@@ -120,9 +122,9 @@ pub(crate) fn encode_into(out: &mut Vec<u8>, object: &[u8], outcome: &CallOutcom
     write_outcome(out, outcome);
 }
 
-/// What [`encode`] wrote from byte `at` of `buffer` on, the object kept in `buffer` (moved
-/// to its start rather than copied out: a compiling child's object can be a gigabyte);
-/// `None` on anything short or malformed.
+/// What [`encode`] wrote from byte `at` of `buffer` on (a cache entry's payload, a
+/// compiling child's frame), the object kept in `buffer`: moved to its start rather than
+/// copied out, since an object can be a gigabyte. `None` on anything short or malformed.
 pub(crate) fn decode_in_place(mut buffer: Vec<u8>, at: usize) -> Option<(Vec<u8>, CallOutcome)> {
     let mut r = Reader(buffer.get(at..)?);
     let len = r.bytes()?.len();
@@ -134,14 +136,6 @@ pub(crate) fn decode_in_place(mut buffer: Vec<u8>, at: usize) -> Option<(Vec<u8>
     buffer.truncate(start + len);
     buffer.drain(..start);
     Some((buffer, outcome))
-}
-
-/// What [`encode`] wrote; `None` on anything short or malformed.
-pub(crate) fn decode(payload: &[u8]) -> Option<(Vec<u8>, CallOutcome)> {
-    let mut r = Reader(payload);
-    let object = r.bytes()?.to_vec();
-    let outcome = read_outcome(&mut r)?;
-    r.0.is_empty().then_some((object, outcome))
 }
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {
@@ -301,13 +295,13 @@ mod tests {
     fn a_child_s_frame_gives_its_object_in_place() {
         let mut frame = b"nanosecs".to_vec();
         encode_into(&mut frame, b"\x7fELF object", &outcome());
-        let copy = decode(&frame[8..]).expect("decodes");
+        let copy = decode_in_place(frame[8..].to_vec(), 0).expect("decodes from its start");
         let (object, o) = decode_in_place(frame.clone(), 8).expect("decodes in place");
         assert_eq!(object, b"\x7fELF object");
         assert_eq!(object, copy.0);
         assert_eq!(o.call_attributes, copy.1.call_attributes);
         assert_eq!((o.bodies, o.bodies_read), (12, 5));
-        // Short, or with bytes after the outcome: refused, as by `decode`.
+        // Short, or with bytes after the outcome: refused.
         assert!(decode_in_place(frame[..frame.len() - 1].to_vec(), 8).is_none());
         let mut longer = frame.clone();
         longer.push(0);
