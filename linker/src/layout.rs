@@ -1228,6 +1228,9 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
         // Last in the RELRO class: after its NOBITS sections too.
         Some(RelroPadding) => 50,
         None => match o.name.as_str() {
+            // An input's `.interp` (a shared library that also runs as a program) first,
+            // where lld puts it.
+            ".interp" => 0,
             _ if o.sh_type == SHT_NOTE => 1,
             // After the inputs' read-only data, `.gcc_except_table` among them in input
             // order (lld creates its `.eh_frame_hdr` and `.eh_frame` after the inputs';
@@ -1312,7 +1315,7 @@ fn program_headers(link: &Link) -> Vec<u32> {
 /// The program headers other than `PT_PHDR` and the loads, in lld's order: those that go
 /// before the loads (`PT_INTERP`) and those after them.
 pub(crate) fn special_headers(link: &Link) -> (Vec<u32>, Vec<u32>) {
-    let lead = if link.outputs.has_synthetic(Synthetic::Interp) {
+    let lead = if interp_section(link).is_some() {
         vec![PT_INTERP]
     } else {
         Vec::new()
@@ -1400,14 +1403,10 @@ pub(crate) fn special_segments(
     let mut segments = Vec::new();
     for &ty in types {
         match ty {
-            PT_INTERP => segments.push(section_segment(
-                link,
-                places,
-                Synthetic::Interp,
-                PT_INTERP,
-                PF_R,
-                1,
-            )),
+            PT_INTERP => {
+                let o = interp_section(link).expect("PT_INTERP only with an .interp");
+                segments.push(output_segment(places, o, PT_INTERP, PF_R, o.align));
+            }
             PT_DYNAMIC => segments.push(section_segment(
                 link,
                 places,
@@ -1860,11 +1859,22 @@ fn headers_class(link: &Link) -> Class {
     }
 }
 
+/// The section `PT_INTERP` names: rld's own `.interp`, or one the inputs bring (lld's rule:
+/// any `.interp` in the output, so that a shared library such as libcap.so, which carries
+/// its loader's name and an entry point, also runs as a program).
+pub(crate) fn interp_section<'a>(link: &'a Link) -> Option<&'a OutputSection> {
+    link.synthetic_section(Synthetic::Interp).or_else(|| {
+        link.outputs
+            .iter()
+            .find(|o| o.name == ".interp" && o.is_alloc())
+    })
+}
+
 /// Whether a PT_LOAD maps the ELF and program headers: not under `-n`/`-N` (lld's
 /// choice: the first segment starts at the first section, aligned as `-n` aligns), unless
 /// the loader reads them through PT_PHDR (an interpreter is named).
 fn headers_loaded(link: &Link) -> bool {
-    !(link.opts.nmagic || link.opts.omagic) || link.outputs.has_synthetic(Synthetic::Interp)
+    !(link.opts.nmagic || link.opts.omagic) || interp_section(link).is_some()
 }
 
 /// Whether a section of `class` starts a PT_LOAD after one of class `current` (None at the
@@ -1972,6 +1982,17 @@ pub(crate) fn section_segment(
     align: u64,
 ) -> Segment {
     let o = link.synthetic_section(which).unwrap();
+    output_segment(places, o, p_type, flags, align)
+}
+
+/// The segment of type `p_type` that is output section `o`.
+fn output_segment(
+    places: &SectionPlaces,
+    o: &OutputSection,
+    p_type: u32,
+    flags: u32,
+    align: u64,
+) -> Segment {
     let place = places.of(o);
     Segment {
         p_type,

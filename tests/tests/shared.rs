@@ -689,3 +689,64 @@ fn gnu_unique_statics_stay_one_instance_across_rtld_local_libraries() {
     let r = t.link(Driver::Rld, &[&p1], &["-r"], "p1-r.o");
     assert_eq!(binding_of(&r, ".symtab", name), "UNIQUE");
 }
+
+// ---------------------------------------------------------------------------
+// A shared library that is also a program
+
+/// libcap.so and libpsx.so run as programs: their objects carry the loader's name in an
+/// `.interp` section and the link names an entry point (`-e __so_start`). lld (and GNU ld)
+/// give any output `.interp` a `PT_INTERP`, lld's first after `PT_PHDR` and the section
+/// first in the image; without it the kernel starts the library's entry with nothing
+/// relocated, and it crashes. The library still loads as a library.
+#[test]
+fn a_library_with_an_interp_section_runs_as_a_program() {
+    let t = Test::new();
+    let lib = t.compile(
+        Clang,
+        "#include <stdio.h>\n#include <stdlib.h>\n\
+         const char loader[] __attribute__((section(\".interp\"))) = \"/lib64/ld-linux-x86-64.so.2\";\n\
+         int answer(void) { return 42; }\n\
+         __attribute__((force_align_arg_pointer)) void so_start(void) {\n\
+           printf(\"run as a program: %d\\n\", answer());\n  exit(0);\n}\n",
+        &["-O2", "-fPIC"],
+    );
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nint answer(void);\n\
+         int main(void) { printf(\"loaded as a library: %d\\n\", answer()); return 0; }\n",
+        &["-O2"],
+    );
+    let flags = ["-shared", "-Wl,-e,so_start"];
+    let headers = |so: &std::path::Path| -> Vec<String> {
+        tool_stdout("readelf", &["-lW"], so)
+            .lines()
+            .skip_while(|l| !l.contains("Type"))
+            .skip(1)
+            .take_while(|l| !l.trim().is_empty())
+            .filter_map(|l| l.split_whitespace().next().map(String::from))
+            .filter(|ty| ty.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+            .collect()
+    };
+    let lld = t.link(Driver::ClangLld, &[&lib], &flags, "clang-lld/libprog.so");
+    let want = "run as a program: 42\n";
+    let reference = run(&lld, &[], &[]);
+    assert_output_is(&lld, &reference, want, "lld's library run as a program");
+    for d in Driver::RLD_DRIVERS {
+        let dir = d.name();
+        let so = t.link(d, &[&lib], &flags, &format!("{dir}/libprog.so"));
+        let got = run(&so, &[], &[]);
+        assert_output_is(&so, &got, want, "rld's library run as a program");
+        let ours = headers(&so);
+        assert_eq!(ours[..2], ["PHDR", "INTERP"], "{ours:?}");
+        assert_eq!(ours, headers(&lld), "program headers");
+        let l = format!("-L{}", t.path(dir).display());
+        let exe = t.link(d, &[&main], &[&l, "-lprog"], &format!("{dir}/main"));
+        let got = run(&exe, &[], &[("LD_LIBRARY_PATH", ".")]);
+        assert_output_is(
+            &exe,
+            &got,
+            "loaded as a library: 42\n",
+            "the library loaded",
+        );
+    }
+}
