@@ -899,17 +899,24 @@ fn check_symbol_versions(
 }
 
 /// `--no-undefined-version`: every symbol a version script names exactly must be defined
-/// (lld's and GNU ld's check; rustc passes it with the scripts it writes).
+/// (lld's and GNU ld's check; rustc passes it with the scripts it writes). A name in node
+/// V is also defined by a hidden version `name@V` that `.symver` gave (lld's rule:
+/// libxcrypt's map lists `encrypt` under GLIBC_2.2.5, which only `encrypt@GLIBC_2.2.5`
+/// defines).
 fn check_version_script_names(
     symtab: &crate::symbols::SymbolTable,
     script: &crate::version_script::VersionScript,
 ) -> Result<()> {
+    let defined = |name: &[u8]| {
+        symtab
+            .lookup(name)
+            .is_some_and(|id| symtab.get(id).is_defined_locally())
+    };
     let errors: Vec<String> = script
         .named_globals()
-        .filter(|(name, _)| {
-            symtab
-                .lookup(name)
-                .is_none_or(|id| !symtab.get(id).is_defined_locally())
+        .filter(|(name, node)| {
+            !defined(name)
+                && (node.is_empty() || !defined(&[*name, b"@", node.as_bytes()].concat()))
         })
         .map(|(name, node)| {
             let node = if node.is_empty() { "global" } else { node };

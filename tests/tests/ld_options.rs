@@ -2206,6 +2206,50 @@ fn a_hidden_version_answers_to_its_own_node() {
     }
 }
 
+/// A version script may name a symbol that only a hidden version defines: libxcrypt's map
+/// lists `encrypt` under GLIBC_2.2.5, and only `.symver _crypt_encrypt, encrypt@GLIBC_2.2.5`
+/// defines it. lld (with its default `--no-undefined-version`) and GNU ld take `name@NODE`
+/// as the definition; a name that nothing defines, in any version, is still refused.
+#[test]
+fn a_name_only_a_hidden_version_defines_satisfies_its_node() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "int enc_impl(void) { return 1; }\nint crypt(void) { return 2; }\n\
+         int xc_impl(void) { return 3; }\n\
+         __asm__(\".symver enc_impl, encrypt@GLIBC_2.2.5\");\n\
+         __asm__(\".symver xc_impl, xcrypt@XCRYPT_2.0\");\n",
+        &["-fPIC", "-O1"],
+    );
+    let map = t.write(
+        "xcrypt.map",
+        "GLIBC_2.2.5 { global: encrypt; crypt; local: *; };\n\
+         XCRYPT_2.0 { global: xcrypt; } GLIBC_2.2.5;\n",
+    );
+    let script = format!("-Wl,--version-script={}", map.display());
+    let (lld, rld) = both(&t, &[&obj], &["-shared", &script], "xcrypt.so");
+    let ours = exports(&rld);
+    assert_eq!(
+        ours,
+        [
+            "crypt@GLIBC_2.2.5",
+            "encrypt@GLIBC_2.2.5",
+            "xcrypt@XCRYPT_2.0"
+        ]
+    );
+    assert_eq!(ours, exports(&lld));
+    // `xcrypt` under the wrong node: `xcrypt@GLIBC_2.2.5` is not defined.
+    let map = t.write(
+        "wrong.map",
+        "GLIBC_2.2.5 { global: encrypt; xcrypt; local: *; };\nXCRYPT_2.0 { } GLIBC_2.2.5;\n",
+    );
+    let script = format!("-Wl,--version-script={}", map.display());
+    let [lld, rld] = run_both(&t, &[&obj], &["-shared", &script], "wrong.so");
+    let refusal = "version script assignment of 'GLIBC_2.2.5' to symbol 'xcrypt' failed";
+    assert!(!lld.ok && lld.stderr.contains(refusal), "{}", lld.stderr);
+    assert!(!rld.ok && rld.stderr.contains(refusal), "{}", rld.stderr);
+}
+
 /// `-z rewrite-endbr` (mold's): a function only called directly starts with a NOP instead of
 /// its `endbr64`; one whose address is taken, `main` (called through a pointer by libc) and
 /// anything a shared library exports keep theirs; the program runs unchanged. clang and gcc
