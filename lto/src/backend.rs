@@ -356,24 +356,26 @@ fn remark_file(path: &Path, count: u32, p: u32) -> PathBuf {
 /// structures go with the child without being torn down.
 fn compile_isolated(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoError> {
     let compile = || compile_partition(job, p);
+    let here = || compile().map(|(object, outcome)| (object.to_vec(), outcome));
     if !crate::in_children() {
-        return compile();
+        return here();
     }
-    isolated(&format!("compiling partition {p}"), compile).unwrap_or_else(compile)
+    isolated(&format!("compiling partition {p}"), compile).unwrap_or_else(here)
 }
 
 /// Runs `work` in a forked child (`isolate::in_child`) and passes its object and outcome
 /// back; None where no child could be started.
-pub(crate) fn isolated(
+pub(crate) fn isolated<O: AsRef<[u8]>>(
     what: &str,
-    work: impl FnOnce() -> Result<(Vec<u8>, CallOutcome), LtoError>,
+    work: impl FnOnce() -> Result<(O, CallOutcome), LtoError>,
 ) -> Option<Result<(Vec<u8>, CallOutcome), LtoError>> {
     let bytes = crate::isolate::in_child(what, || {
         let (object, outcome) = work()?;
         // The object is copied once, into a buffer of the frame's size.
+        let object = object.as_ref();
         let mut bytes = Vec::with_capacity(object.len() + 512);
         bytes.extend_from_slice(&(outcome.alias_time.as_nanos() as u64).to_le_bytes());
-        crate::object_cache::encode_into(&mut bytes, &object, &outcome);
+        crate::object_cache::encode_into(&mut bytes, object, &outcome);
         Ok(bytes)
     })?;
     Some(bytes.and_then(|bytes| {
@@ -387,7 +389,10 @@ pub(crate) fn isolated(
 }
 
 /// Reads, links, optimizes and compiles partition `p` in a context of its own.
-fn compile_partition(job: &Job, p: u32) -> Result<(Vec<u8>, CallOutcome), LtoError> {
+fn compile_partition(
+    job: &Job,
+    p: u32,
+) -> Result<(crate::codegen::Emitted, CallOutcome), LtoError> {
     let cfg = job.cfg;
     let ctx = Context::create();
     let (module, outcome) = prepare_partition(&ctx, job, p)?;

@@ -6,6 +6,7 @@
 
 use crate::error::LtoError;
 use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{FileType, TargetTriple};
@@ -32,6 +33,23 @@ pub struct RemarkSettings {
     pub with_hotness: bool,
 }
 
+/// A compiled object in the buffer LLVM wrote it to: a child passes it on to its parent
+/// from there, so a large object is not copied once more on the way.
+pub struct Emitted(MemoryBuffer<'static>);
+
+impl std::ops::Deref for Emitted {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.0.as_slice()
+    }
+}
+
+impl AsRef<[u8]> for Emitted {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
 /// Optimizes `module` with LLVM's LTO pipeline at `s.opt_level` and compiles it; `after_opt`
 /// sees the optimized module (`--save-temps`).
 pub fn optimize_and_emit(
@@ -39,7 +57,7 @@ pub fn optimize_and_emit(
     module: &Module,
     s: &CodegenSettings,
     after_opt: impl FnOnce(&Module) -> Result<(), LtoError>,
-) -> Result<Vec<u8>, LtoError> {
+) -> Result<Emitted, LtoError> {
     let triple = {
         let t = module.get_triple();
         if t.as_str().to_bytes().is_empty() {
@@ -79,5 +97,5 @@ pub fn optimize_and_emit(
         r.finish()
             .map_err(|e| LtoError::Llvm(format!("optimization remarks: {e}")))?;
     }
-    Ok(object.as_slice().to_vec())
+    Ok(Emitted(object))
 }
