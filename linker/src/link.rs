@@ -340,7 +340,12 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         write_report(path, &resolver.archive_stats())?;
     }
     check_symbol_versions(&resolver, version_script.as_ref())?;
-    if let (Some(script), false) = (&version_script, opts.undefined_version) {
+    // gcc's IR lists no symbol its top-level asm defines (libxcrypt's `.symver` aliases):
+    // with gcc's LTO the names are checked against the objects it returns.
+    let names_after_plugin = !resolver.plugin_files.is_empty();
+    if let (Some(script), false, false) =
+        (&version_script, opts.undefined_version, names_after_plugin)
+    {
         check_version_script_names(&resolver.symtab, script)?;
     }
     if let Some(script) = &version_script {
@@ -386,11 +391,24 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
             (name, &*Box::leak(object.into_boxed_slice()))
         }));
     }
+    // gcc's LTO alone: GNU ld's view of `--as-needed` libraries for the code it returns.
+    let gnu_ld_rescan = !resolver.plugin_files.is_empty() && resolver.bitcode.is_empty();
+    if gnu_ld_rescan {
+        resolver.forget_unneeded_libraries();
+    }
     if !lto_objects.is_empty() {
         resolver.add_lto_objects(lto_objects)?;
     }
     if !plugin_libraries.is_empty() {
         resolver.add_inputs(plugin_libraries)?;
+    }
+    if gnu_ld_rescan {
+        resolver.remember_unneeded_libraries();
+    }
+    if let (Some(script), false, true) =
+        (&version_script, opts.undefined_version, names_after_plugin)
+    {
+        check_version_script_names(&resolver.symtab, script)?;
     }
     let mut link = Link::new(
         opts,

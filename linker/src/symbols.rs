@@ -450,6 +450,14 @@ pub struct Resolver {
     /// `name@VERSION` of every versioned shared-library definition, for references that
     /// name a version.
     dso_versioned: FxHashMap<Vec<u8>, (DsoId, u32)>,
+    /// Archive members an `--as-needed` library's definition took the place of (symbol,
+    /// archive, member): GNU ld forgets such a library's symbols while nothing needs it,
+    /// so that code gcc's LTO generates takes those symbols from the archive
+    /// ([`Resolver::forget_unneeded_libraries`]).
+    shadowed_members: Vec<(SymbolId, u32, u32)>,
+    /// What [`Resolver::forget_unneeded_libraries`] took back: each symbol's library
+    /// definition, its type and size.
+    forgotten: Vec<(SymbolId, SymbolDef, u8, u64)>,
     /// Archive members fetched and not yet added, a stack: the next to add on top. Each
     /// is parsing in the background from the moment it is fetched.
     pending: Vec<(u32, u32, Ticket)>,
@@ -528,6 +536,8 @@ impl Resolver {
             comdats: hashbrown::HashTable::new(),
             comdat_by_symbol: Vec::new(),
             dso_versioned: FxHashMap::default(),
+            shadowed_members: Vec::new(),
+            forgotten: Vec::new(),
             pending: Vec::new(),
             speculated: FxHashMap::default(),
             any_lazy: false,
@@ -786,6 +796,41 @@ impl Resolver {
         self.settle(mark)?;
         self.mark_needed_libraries();
         Ok(())
+    }
+
+    /// gcc's LTO (GNU ld's rule): an `--as-needed` library that nothing needed when it was
+    /// read is not loaded, so the calls gcc's code generation adds (`__addtf3` for
+    /// `__float128` arithmetic) take the archive member that library had shadowed
+    /// (libgcc.a's, before libgcc_s.so on gcc's command line), and the library gets no
+    /// `DT_NEEDED` for them. Undone for what the objects do not use by
+    /// [`Resolver::remember_unneeded_libraries`].
+    pub fn forget_unneeded_libraries(&mut self) {
+        for &(id, archive, member) in &self.shadowed_members {
+            let sym = self.symtab.get_mut(id);
+            let SymbolDef::Shared { dso, .. } = sym.def else {
+                continue;
+            };
+            let d = &self.dsos[dso as usize];
+            if !d.as_needed || d.needed || self.fetched[archive as usize][member as usize] {
+                continue;
+            }
+            self.forgotten.push((id, sym.def, sym.sym_type, sym.size));
+            sym.def = SymbolDef::Lazy { archive, member };
+        }
+    }
+
+    /// The library definitions [`Resolver::forget_unneeded_libraries`] took back where no
+    /// archive member took their place.
+    pub fn remember_unneeded_libraries(&mut self) {
+        for (id, def, sym_type, size) in std::mem::take(&mut self.forgotten) {
+            let sym = self.symtab.get_mut(id);
+            if let SymbolDef::Lazy { .. } | SymbolDef::Undefined = sym.def {
+                sym.def = def;
+                sym.sym_type = sym_type;
+                sym.size = size;
+            }
+        }
+        self.mark_needed_libraries();
     }
 
     /// Whether an archive or shared library of this name (its path) is already an input.
@@ -1385,6 +1430,9 @@ impl Resolver {
             sym.dso_ref = true;
             // A hidden reference must be satisfied inside the output, never by a library.
             if sym.is_undefined() && sym.visibility == elf::STV_DEFAULT {
+                if let (SymbolDef::Lazy { archive, member }, true) = (sym.def, dso.as_needed) {
+                    self.shadowed_members.push((id, archive, member));
+                }
                 sym.def = SymbolDef::Shared {
                     dso: d,
                     index: i as u32,

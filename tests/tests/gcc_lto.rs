@@ -200,6 +200,108 @@ fn as_needed_libraries_are_the_ones_the_lto_output_uses() {
     }
 }
 
+/// Calls gcc's code generation adds (`__addtf3` for `__float128` arithmetic) bind as GNU
+/// ld binds them: `--as-needed` libgcc_s.so, which nothing needed when it was read, is not
+/// loaded, and libgcc.a (before it on gcc's command line) gives the function. rld bound
+/// them to libgcc_s.so and added `NEEDED libgcc_s.so.1` (Debian mpfr4's libmpfr.so). A
+/// library function the output does call keeps its library.
+#[test]
+fn calls_gcc_s_code_generation_adds_come_from_libgcc_as_with_gnu_ld() {
+    let t = Test::new();
+    let lib = t.compile(
+        Gcc,
+        "__float128 lib_add(__float128 a, __float128 b) { return a + b; }\n\
+         double lib_run(double x) { return (double)lib_add((__float128)x, (__float128)2.5); }\n",
+        &["-O2", "-flto", "-fPIC"],
+    );
+    let main = t.compile(
+        Gcc,
+        "#include <stdio.h>\n#include <stdlib.h>\ndouble lib_run(double);\n\
+         int main(int argc, char **argv) {\n\
+           printf(\"%g\\n\", lib_run(atof(argc > 1 ? argv[1] : \"1\")));\n  return 0;\n}\n",
+        &["-O2"],
+    );
+    let facts = |so: &Path| {
+        let dynamic = tool_stdout("readelf", &["-dW"], so);
+        let dynsym = tool_stdout("readelf", &["--dyn-syms", "-W"], so);
+        (
+            dynamic.contains("[libgcc_s.so.1]"),
+            dynsym.contains("UND __addtf3"),
+        )
+    };
+    let (gnu, rld, _) = link_both(&t, &[&lib], &["-shared"], "libf128.so");
+    assert_eq!(facts(&gnu), (false, false), "GNU ld's library");
+    assert_eq!(
+        facts(&rld),
+        facts(&gnu),
+        "rld's library (NEEDED libgcc_s, __addtf3 imported)"
+    );
+    for (so, dir) in [(&gnu, "gnu"), (&rld, "rld")] {
+        let dir = t.path(dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(so, dir.join("libf128.so")).unwrap();
+        let l = format!("-L{}", dir.display());
+        let exe = t.link(
+            Driver::GccLd,
+            &[&main],
+            &[&l, "-lf128"],
+            &format!("{}/main", dir.display()),
+        );
+        let out = run(&exe, &["4"], &[("LD_LIBRARY_PATH", dir.to_str().unwrap())]);
+        assert_output_is(&exe, &out, "6.5\n", "a program using the library");
+    }
+}
+
+/// gcc's IR lists no symbol its top-level asm defines: libxcrypt's compatibility alias
+/// `.symver _crypt_encrypt, encrypt@GLIBC_2.2.5` is invisible until gcc's LTO returns the
+/// object, and rld (lld's default `--no-undefined-version`) refused the version script that
+/// names `encrypt`. The names are checked against the objects gcc returns: the library
+/// exports what GNU ld's does, and a name nothing defines is still refused.
+#[test]
+fn version_script_names_defined_by_asm_in_gcc_ir_are_checked_after_lto() {
+    let t = Test::new();
+    let lib = t.compile(
+        Gcc,
+        "__attribute__((used)) int enc_impl(void) { return 1; }\n\
+         int crypt(void) { return 2; }\n\
+         __asm__(\".symver enc_impl, encrypt@GLIBC_2.2.5\");\n",
+        &["-O2", "-flto", "-fPIC"],
+    );
+    let map = t.write(
+        "a.map",
+        "GLIBC_2.2.5 { global: encrypt; crypt; local: *; };\n",
+    );
+    let script = format!("-Wl,--version-script={}", map.display());
+    let (gnu, rld, _) = link_both(&t, &[&lib], &["-shared", &script], "libxc.so");
+    let ours = exports(&rld);
+    assert_eq!(ours, ["crypt@GLIBC_2.2.5", "encrypt@GLIBC_2.2.5"]);
+    // GNU ld also exports the version's name as an absolute symbol; lld and rld do not.
+    assert_eq!(
+        ours,
+        exports(&gnu)
+            .into_iter()
+            .filter(|e| !e.starts_with("GLIBC_2.2.5@"))
+            .collect::<Vec<_>>()
+    );
+    let map = t.write(
+        "b.map",
+        "GLIBC_2.2.5 { global: encrypt; crypt; nothere; local: *; };\n",
+    );
+    let script = format!("-Wl,--version-script={}", map.display());
+    let flags = ["-O2", "-flto", "-shared", &script];
+    let (res, _) = t.try_link(Driver::GccRld, &[&lib], &flags, "libnothere.so");
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        !res.status.success(),
+        "a name nothing defines must be refused"
+    );
+    assert!(
+        stderr.contains("version script assignment of 'GLIBC_2.2.5' to symbol 'nothere' failed")
+            && !stderr.contains("'encrypt'"),
+        "{stderr}"
+    );
+}
+
 /// gcc's `symver` attribute under `-flto` (xz's liblzma): gcc's IR names the aliases
 /// `foo@@V2` and `foo@V1`, and rld resolves them as versioned names, as GNU ld does, so
 /// the version script finds foo (before, the link failed: "version script assignment of
