@@ -148,7 +148,7 @@ fn compress_one(link: &Image, plan: &RelocPlan, index: u32) -> Compressed {
         let s = &link.objects[f as usize].sections[i as usize];
         if s.kind == SectionKind::Regular {
             let at = s.offset as usize;
-            let piece = &mut image[at..at + s.size as usize];
+            let piece = &mut image[at..at + s.size() as usize];
             errors.extend(crate::relocate::relocate_section(
                 link, plan, f, i, piece, 0,
             ));

@@ -411,7 +411,7 @@ impl<'o> Link<'o> {
                     let sec = obj.symbol_section(i as usize) as usize;
                     obj.sections
                         .get(sec)
-                        .map_or("?".to_string(), |s| s.name.to_string())
+                        .map_or("?".to_string(), |s| s.name().to_string())
                 } else {
                     String::from_utf8_lossy(name).into_owned()
                 }

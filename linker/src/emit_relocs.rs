@@ -39,7 +39,7 @@ pub(crate) fn relocation_sections(link: &Image, index: &SymtabIndex) -> Vec<Copi
                 if !s.is_kept() || s.kind == SectionKind::Merge {
                     continue;
                 }
-                for r in s.relocs {
+                for r in s.relocs() {
                     // A dropped `.eh_frame` record has no place in the output.
                     let Some(place) = link.section_address(file, sec, r.r_offset(LE)) else {
                         continue;

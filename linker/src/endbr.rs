@@ -46,7 +46,7 @@ pub fn find(link: &Image) -> Rewrites {
             let at = sym.st_value(LE);
             let starts_with_endbr = usize::try_from(at)
                 .ok()
-                .and_then(|at| s.data.get(at..at + 4))
+                .and_then(|at| s.data().get(at..at + 4))
                 .is_some_and(|b| b == ENDBR64);
             let code = s.is_kept()
                 && s.kind == SectionKind::Regular
@@ -93,7 +93,7 @@ fn taken_addresses(link: &Image) -> FxHashSet<(FileId, u32, u64)> {
             if !s.is_kept() || !s.is_alloc() || s.kind == SectionKind::EhFrame {
                 continue;
             }
-            for r in s.relocs {
+            for r in s.relocs() {
                 if r.r_type(LE, false) == elf::R_X86_64_PLT32 {
                     continue;
                 }

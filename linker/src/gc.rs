@@ -149,7 +149,7 @@ pub struct PieceMarks {
 impl PieceMarks {
     /// The tracked sections: allocated merge sections with contents.
     fn tracks(s: &InputSection) -> bool {
-        s.kind == SectionKind::Merge && s.is_alloc() && s.size > 0
+        s.kind == SectionKind::Merge && s.is_alloc() && s.size() > 0
     }
 
     /// For `sections`, per object its tracked sections (index, 0, size), by index.
@@ -358,7 +358,7 @@ impl<'a> Walk<'a> {
         'a: 's,
     {
         while let Some((file, sec)) = queue.pop_front() {
-            for r in self.objects[file as usize].sections[sec as usize].relocs {
+            for r in self.objects[file as usize].sections[sec as usize].relocs() {
                 let sym = r.r_sym(LE, false) as usize;
                 match reach(self.objects, self.symtab, file, sym, r.r_addend(LE)) {
                     Reach::Section(f, s, offset) => {
@@ -392,7 +392,7 @@ pub fn collect_garbage(
 ) -> (UsedOutside, Option<PieceMarks>) {
     let marks = mark_live(objects, symtab, root_symbols, pieces, &|_, obj, s| {
         let sec = &obj.sections[s];
-        is_gc_root(sec.name, sec.sh_type, sec.flags, symtab) || kept(&obj.name, sec.name)
+        is_gc_root(sec.name(), sec.sh_type, sec.flags, symtab) || kept(&obj.name, sec.name())
     });
     (marks.used, marks.pieces)
 }
@@ -408,7 +408,7 @@ pub fn collect_lto_leftovers(objects: &mut [ObjectFile], symtab: &SymbolTable, r
     let candidates: Vec<Vec<bool>> = objects.iter().map(leftover_candidates).collect();
     mark_live(objects, symtab, roots, false, &|file, obj, s| {
         let sec = &obj.sections[s];
-        !candidates[file][s] || is_gc_root(sec.name, sec.sh_type, sec.flags, symtab)
+        !candidates[file][s] || is_gc_root(sec.name(), sec.sh_type, sec.flags, symtab)
     });
 }
 
@@ -459,7 +459,7 @@ fn mark_live(
             && s.is_alloc()
             && is_root(f, obj, i);
         let tracked = pieces && PieceMarks::tracks(s);
-        (root || tracked).then_some((i as u32, root, tracked.then_some(s.size)))
+        (root || tracked).then_some((i as u32, root, tracked.then_some(s.size())))
     });
     let mut roots: Vec<(FileId, u32)> = Vec::new();
     let mut tracked: Vec<Vec<(u32, usize, u64)>> = Vec::with_capacity(found.len());
@@ -574,7 +574,7 @@ pub fn libraries_still_needed(
             if left.load(Ordering::Relaxed) == 0 {
                 return;
             }
-            for r in s.relocs {
+            for r in s.relocs() {
                 let index = r.r_sym(LE, false) as usize;
                 let weak = obj
                     .symbols
@@ -596,7 +596,11 @@ pub fn removed_sections(objects: &[ObjectFile]) -> Vec<String> {
     for obj in objects {
         for s in &obj.sections {
             if s.kind != SectionKind::Ignored && s.is_alloc() && !s.live {
-                out.push(format!("removing unused section {}:({})", obj.name, s.name));
+                out.push(format!(
+                    "removing unused section {}:({})",
+                    obj.name,
+                    s.name()
+                ));
             }
         }
     }

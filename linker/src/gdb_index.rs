@@ -56,11 +56,11 @@ pub fn build(link: &Image) -> Vec<u8> {
 fn relocated(link: &Image, file: u32, name: &str) -> Option<(Vec<u8>, u64)> {
     let obj = &link.objects[file as usize];
     let i = obj.sections.iter().position(|s| {
-        s.name == name && s.is_kept() && s.output != NO_OUTPUT && s.kind == SectionKind::Regular
+        s.name() == name && s.is_kept() && s.output != NO_OUTPUT && s.kind == SectionKind::Regular
     })?;
     let s = &obj.sections[i];
-    let mut bytes = s.data.to_vec();
-    for r in s.relocs {
+    let mut bytes = s.data().to_vec();
+    for r in s.relocs() {
         let sym = r.r_sym(LE, false) as usize;
         let target = link.target(file, sym);
         let addend = r.r_addend(LE);
@@ -148,7 +148,7 @@ fn read_object(link: &Image, file: u32, loaded: &[(u64, u64)]) -> Option<Contrib
 
     let obj = &link.objects[file as usize];
     for name in [".debug_gnu_pubnames", ".debug_gnu_pubtypes"] {
-        let Some(i) = obj.sections.iter().position(|s| s.name == name) else {
+        let Some(i) = obj.sections.iter().position(|s| s.name() == name) else {
             continue;
         };
         let Some((bytes, _)) = relocated(link, file, name) else {
@@ -156,7 +156,7 @@ fn read_object(link: &Image, file: u32, loaded: &[(u64, u64)]) -> Option<Contrib
         };
         // Names are never relocated: take them from the input's bytes, which live as long
         // as the link.
-        read_pubnames(&bytes, obj.sections[i].data, &unit_at, &mut out.names);
+        read_pubnames(&bytes, obj.sections[i].data(), &unit_at, &mut out.names);
     }
     Some(out)
 }

@@ -179,19 +179,19 @@ fn candidates(link: &Link, level: Icf) -> Vec<SectionRef> {
         for (i, s) in obj.sections.iter().enumerate() {
             let r = (f as FileId, i as u32);
             let writable = s.flags & u64::from(elf::SHF_WRITE) != 0
-                && s.name != ".data.rel.ro"
-                && !s.name.starts_with(".data.rel.ro.");
+                && s.name() != ".data.rel.ro"
+                && !s.name().starts_with(".data.rel.ro.");
             let eligible = s.is_kept()
                 && s.kind == SectionKind::Regular
                 && s.is_alloc()
                 && s.sh_type == elf::SHT_PROGBITS
                 && !writable
                 && s.flags & u64::from(elf::SHF_LINK_ORDER | elf::SHF_TLS) == 0
-                && s.name != ".init"
-                && s.name != ".fini"
+                && s.name() != ".init"
+                && s.name() != ".fini"
                 // `__start_NAME`/`__stop_NAME` enumerate such sections: folding would
                 // change what they see.
-                && !crate::gc::is_c_identifier(s.name)
+                && !crate::gc::is_c_identifier(s.name())
                 && !unique.contains(&r);
             if eligible {
                 out.push(r);
@@ -238,7 +238,7 @@ fn address_significant(link: &Link, level: Icf) -> rustc_hash::FxHashSet<Section
         };
         match obj.sections.iter().find(|s| s.sh_type == SHT_LLVM_ADDRSIG) {
             Some(addrsig) => {
-                let mut data = addrsig.data;
+                let mut data = addrsig.data();
                 while let Some((sym, rest)) = uleb128(data) {
                     data = rest;
                     let sym = usize::try_from(sym).unwrap_or(usize::MAX);
@@ -301,17 +301,19 @@ fn describe(
 ) -> (Vec<u8>, Vec<Target>) {
     let obj = &link.objects[f as usize];
     let sec = &obj.sections[s as usize];
-    let mut constant = Vec::with_capacity(sec.data.len() + 24 * sec.relocs.len() + 24);
+    let mut constant = Vec::with_capacity(sec.data().len() + 24 * sec.relocs().len() + 24);
     constant.extend_from_slice(&sec.flags.to_le_bytes());
-    constant.extend_from_slice(&sec.size.to_le_bytes());
+    constant.extend_from_slice(&sec.size().to_le_bytes());
     // Sections of different output sections stay apart (their code is placed apart).
-    let output =
-        crate::output_section::output_section_name(sec.name, link.opts.z_keep_text_section_prefix);
+    let output = crate::output_section::output_section_name(
+        sec.name(),
+        link.opts.z_keep_text_section_prefix,
+    );
     constant.extend_from_slice(output.as_bytes());
     constant.push(0);
-    constant.extend_from_slice(sec.data);
-    let mut targets = Vec::with_capacity(sec.relocs.len());
-    for r in sec.relocs {
+    constant.extend_from_slice(sec.data());
+    let mut targets = Vec::with_capacity(sec.relocs().len());
+    for r in sec.relocs() {
         constant.extend_from_slice(&r.r_type(LE, false).to_le_bytes());
         constant.extend_from_slice(&r.r_offset(LE).to_le_bytes());
         let addend = r.r_addend(LE);
@@ -378,29 +380,29 @@ fn target(
 /// constant) and `at`'s offset in it: equal pieces get one address in the output.
 fn merged_piece(sec: &crate::object_file::InputSection, at: i64) -> Option<(Vec<u8>, i64)> {
     let at = usize::try_from(at).ok()?;
-    if at >= sec.data.len() {
+    if at >= sec.data().len() {
         return None;
     }
     let (start, end) = if sec.flags & u64::from(elf::SHF_STRINGS) != 0 {
-        let start = sec.data[..at]
+        let start = sec.data()[..at]
             .iter()
             .rposition(|&b| b == 0)
             .map_or(0, |p| p + 1);
-        let end = at + sec.data[at..].iter().position(|&b| b == 0)? + 1;
+        let end = at + sec.data()[at..].iter().position(|&b| b == 0)? + 1;
         (start, end)
     } else {
         let size = Some(usize::from(sec.entsize)).filter(|&e| e > 0)?;
         let start = at - at % size;
-        (start, (start + size).min(sec.data.len()))
+        (start, (start + size).min(sec.data().len()))
     };
-    Some((sec.data[start..end].to_vec(), (at - start) as i64))
+    Some((sec.data()[start..end].to_vec(), (at - start) as i64))
 }
 
 /// `--print-icf-sections`, as lld words it.
 pub fn report(link: &Link, folded: &Folded) -> Vec<String> {
     let name = |(f, s): SectionRef| {
         let obj = &link.objects[f as usize];
-        format!("{}:({})", obj.name, obj.sections[s as usize].name)
+        format!("{}:({})", obj.name, obj.sections[s as usize].name())
     };
     let mut out = Vec::new();
     for (keep, gone) in &folded.groups {

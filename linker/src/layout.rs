@@ -127,7 +127,7 @@ pub fn assign_input_sections(link: &mut Link) {
             o.inputs.sort_by_cached_key(|&(f, i)| {
                 let obj = &objects[f as usize];
                 let s = &obj.sections[i as usize];
-                map.rank(&obj.name, s.name, u64::from(s.align))
+                map.rank(&obj.name, s.name(), u64::from(s.align))
             });
         }
     }
@@ -148,7 +148,7 @@ pub fn assign_input_sections(link: &mut Link) {
             // `.ctors.N` before `.init_array.M`), then input order; the unprioritized
             // tables stay in input order.
             o.inputs.sort_by_cached_key(|&(f, i)| {
-                let name = objects[f as usize].sections[i as usize].name;
+                let name = objects[f as usize].sections[i as usize].name();
                 let priority = init_priority(name);
                 (priority, if priority < 65536 { name } else { "" })
             });
@@ -212,10 +212,10 @@ fn group_by_output(
         if !s.is_kept() {
             continue;
         }
-        if !s.is_alloc() && rules.strip_debug && s.name.starts_with(".debug") {
+        if !s.is_alloc() && rules.strip_debug && s.name().starts_with(".debug") {
             continue;
         }
-        let input_name: &'static str = s.name;
+        let input_name: &'static str = s.name();
         let mut scripted = rules.script.and_then(|m| m.place(&obj.name, input_name));
         // `-r`: a COMDAT group's members stay sections of their own (GNU ld's rule), so
         // the final link can still drop the group whole; a script can only discard them.
@@ -292,14 +292,20 @@ fn group_by_output(
 /// each object's constructors keep their order. Relocations move with their pointers.
 fn reverse_pointer_table(sec: &mut crate::object_file::InputSection) {
     use object::read::elf::Rela as _;
-    let size = sec.data.len();
+    let size = sec.data().len();
     if size < 16 || !size.is_multiple_of(8) || sec.sh_type == SHT_NOBITS {
         return;
     }
-    let data: Vec<u8> = sec.data.chunks_exact(8).rev().flatten().copied().collect();
+    let data: Vec<u8> = sec
+        .data()
+        .chunks_exact(8)
+        .rev()
+        .flatten()
+        .copied()
+        .collect();
     let mirror = |off: u64| (size as u64 - 8 - (off & !7)) | (off & 7);
     let relocs: Vec<crate::object_file::Rela> = sec
-        .relocs
+        .relocs()
         .iter()
         .map(|r| {
             let le = crate::object_file::LE;
@@ -311,8 +317,9 @@ fn reverse_pointer_table(sec: &mut crate::object_file::InputSection) {
         })
         .collect();
     // Sections live as long as the link, like the mapped inputs they come from.
-    sec.data = Box::leak(data.into_boxed_slice());
-    sec.relocs = Box::leak(relocs.into_boxed_slice());
+    sec.set_data(Box::leak(data.into_boxed_slice()));
+    sec.set_relocs(Box::leak(relocs.into_boxed_slice()))
+        .expect("as many relocations as the section had");
 }
 
 /// An upper bound of the loaded image's size before layout (allocated input sections with
@@ -355,7 +362,7 @@ fn estimated_image_size(link: &Link) -> u64 {
             o.sections
                 .iter()
                 .filter(|s| s.is_kept() && s.is_alloc())
-                .map(|s| s.size.saturating_add(u64::from(s.align)))
+                .map(|s| s.size().saturating_add(u64::from(s.align)))
                 .fold(0, u64::saturating_add)
         })
         .reduce(|| 0, u64::saturating_add);
@@ -392,9 +399,9 @@ fn address_space_error(link: &Link, o: &OutputSection, addr: u64) -> LinkError {
     for &(f, i) in &o.inputs {
         let obj = &link.objects[f as usize];
         let s = &obj.sections[i as usize];
-        if s.kind != SectionKind::Merge && !fits(s.offset, s.size) {
-            let what = format!("{}:({})", obj.name, s.name);
-            return overflow_error(&what, s.size, &at(s.offset));
+        if s.kind != SectionKind::Merge && !fits(s.offset, s.size()) {
+            let what = format!("{}:({})", obj.name, s.name());
+            return overflow_error(&what, s.size(), &at(s.offset));
         }
     }
     let internal = format!("<internal>:({})", o.name);
@@ -451,7 +458,7 @@ fn check_address_space(link: &Link, segments: &Segments) -> Result<()> {
             .and_then(|o| o.inputs.last())
             .map(|&(f, i)| {
                 let obj = &link.objects[f as usize];
-                format!("{}:({})", obj.name, obj.sections[i as usize].name)
+                format!("{}:({})", obj.name, obj.sections[i as usize].name())
             })
             .unwrap_or_else(|| "<internal>:(TLS)".into());
         return Err(LinkError::Link(format!(
@@ -598,13 +605,13 @@ pub fn place_inputs(link: &mut Link) -> Result<Placement> {
                     let obj = &mut link.objects[f as usize];
                     let sec = &mut obj.sections[i as usize];
                     let offset = size.checked_next_multiple_of(u64::from(sec.align));
-                    let Some(end) = offset.and_then(|at| at.checked_add(sec.size)) else {
-                        let what = format!("{}:({})", obj.name, sec.name);
+                    let Some(end) = offset.and_then(|at| at.checked_add(sec.size())) else {
+                        let what = format!("{}:({})", obj.name, sec.name());
                         let (at, out) = (offset.unwrap_or(size), &link.outputs[o].name);
                         let at = format!("offset {at:#x} of output section {out}");
-                        return Err(overflow_error(&what, sec.size, &at));
+                        return Err(overflow_error(&what, sec.size(), &at));
                     };
-                    sec.offset = end - sec.size;
+                    sec.offset = end - sec.size();
                     size = end;
                     align = align.max(u64::from(sec.align));
                 }
@@ -1969,7 +1976,7 @@ pub fn asks_for_executable_stack(link: &Link) -> bool {
     link.objects.iter().any(|o| {
         o.sections
             .iter()
-            .any(|s| s.name == ".note.GNU-stack" && s.flags & u64::from(SHF_EXECINSTR) != 0)
+            .any(|s| s.name() == ".note.GNU-stack" && s.flags & u64::from(SHF_EXECINSTR) != 0)
     })
 }
 

@@ -48,6 +48,7 @@ pub mod script_expr;
 pub mod script_layout;
 pub mod shared_file;
 pub mod source_line;
+pub mod static_ptr;
 pub mod static_symtab;
 pub mod sym_section;
 pub mod symbols;

@@ -617,7 +617,7 @@ fn dependencies_report(link: &Link) -> String {
                 continue;
             }
             let mut seen = rustc_hash::FxHashSet::default();
-            for r in sec.relocs {
+            for r in sec.relocs() {
                 let index = r.r_sym(crate::object_file::LE, false) as usize;
                 if index < obj.first_global
                     || index >= obj.symbols.len()
@@ -638,7 +638,7 @@ fn dependencies_report(link: &Link) -> String {
                     {
                         let other = &link.objects[file as usize];
                         match other.sections.get(section as usize) {
-                            Some(s) => format!("{}:({})", other.name, s.name),
+                            Some(s) => format!("{}:({})", other.name, s.name()),
                             None => continue,
                         }
                     }
@@ -654,7 +654,8 @@ fn dependencies_report(link: &Link) -> String {
                 let _ = writeln!(
                     out,
                     "{}:({})\t{provider}\t{kind}\t{name}",
-                    obj.name, sec.name
+                    obj.name,
+                    sec.name()
                 );
             }
         }
@@ -799,7 +800,7 @@ fn warn_permissions(link: &Link, segments: &crate::context::Segments) {
             let executable = obj
                 .sections
                 .iter()
-                .any(|s| s.name == ".note.GNU-stack" && s.flags & u64::from(SHF_EXECINSTR) != 0);
+                .any(|s| s.name() == ".note.GNU-stack" && s.flags & u64::from(SHF_EXECINSTR) != 0);
             if executable {
                 crate::diag::warn(&format!(
                     "{}: requires executable stack (because the .note.GNU-stack section is \

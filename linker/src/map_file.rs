@@ -76,14 +76,17 @@ pub fn render(link: &Image) -> String {
                     .filter(|p| p.output_offset != u64::MAX)
                     .map(|p| {
                         p.output_offset
-                            + crate::output_section::eh_record_len(s.data, p.input_offset as usize)
+                            + crate::output_section::eh_record_len(
+                                s.data(),
+                                p.input_offset as usize,
+                            )
                             - s.offset
                     })
                     .max()
                     .unwrap_or(0),
-                _ => s.size,
+                _ => s.size(),
             };
-            let what = format!("{}:({})", obj.name, s.name);
+            let what = format!("{}:({})", obj.name, s.name());
             line(base + s.offset, size, u64::from(s.align), 8, &what);
             if let Some(list) = symbols.get(&(file, sec)) {
                 for sym in list {

@@ -175,14 +175,14 @@ pub fn merge_sections(
             });
         }
     }
-    let data_of = |m: &Member| objects[m.file as usize].sections[m.sec as usize].data;
+    let data_of = |m: &Member| objects[m.file as usize].sections[m.sec as usize].data();
 
     // Each section split into pieces, each piece hashed.
     let spans: Vec<Vec<Span>> = sections
         .par_iter()
         .map(|m| {
             let sec = &objects[m.file as usize].sections[m.sec as usize];
-            let mut spans = split(sec.data, sec.flags, sec.entsize.max(1) as usize);
+            let mut spans = split(sec.data(), sec.flags, sec.entsize.max(1) as usize);
             if let Some(refs) = marks.and_then(|marks| marks.section(m.file, m.sec)) {
                 for span in &mut spans {
                     span.live = refs.any(span.start, span.end);

@@ -549,8 +549,8 @@ impl EhScan {
                 continue;
             }
             let at = p.input_offset as usize;
-            let len = eh_record_len(s.data, at);
-            let start = match fde_cie_pointer(s.data, at) {
+            let len = eh_record_len(s.data(), at);
+            let start = match fde_cie_pointer(s.data(), at) {
                 None => {
                     cies.push((p.input_offset, scan.starts.len() as u32));
                     scan.starts.push(EhStart::Cie {
@@ -612,10 +612,10 @@ impl CieTable {
             }
             p.output_offset -= removed;
             let start = p.input_offset as usize;
-            if input.data.get(start + 4..start + 8) != Some(&[0, 0, 0, 0][..]) {
+            if input.data().get(start + 4..start + 8) != Some(&[0, 0, 0, 0][..]) {
                 continue;
             }
-            let len = eh_record_len(input.data, start);
+            let len = eh_record_len(input.data(), start);
             let Some(key) = cie_key(link, file, input, p.input_offset, len) else {
                 continue;
             };
@@ -644,10 +644,10 @@ fn cie_key(
     start: u64,
     len: u64,
 ) -> Option<CieKey> {
-    let bytes = input.data[start as usize..(start + len) as usize].to_vec();
-    let first = input.relocs.partition_point(|r| r.r_offset(LE) < start);
+    let bytes = input.data()[start as usize..(start + len) as usize].to_vec();
+    let first = input.relocs().partition_point(|r| r.r_offset(LE) < start);
     let mut relocs = Vec::new();
-    for r in &input.relocs[first..] {
+    for r in &input.relocs()[first..] {
         let offset = r.r_offset(LE);
         if offset >= start + len {
             break;
@@ -671,7 +671,7 @@ pub fn split_eh_frame(obj: &ObjectFile, sec_index: usize) -> (Vec<Piece>, u64, u
     let mut fdes = 0;
     let sec = &obj.sections[sec_index];
     let mut records = crate::object_file::eh_frame_records(sec);
-    for place in crate::object_file::checked_eh_frame_places(sec.data) {
+    for place in crate::object_file::checked_eh_frame_places(sec.data()) {
         // Input terminators (crtend.o's) are dropped, with any symbol on them (as lld drops
         // `__FRAME_END__`): the output gets one at its very end, after every object's
         // records (the LTO object comes last).

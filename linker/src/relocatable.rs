@@ -63,7 +63,7 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
         .map(|o| {
             o.inputs.iter().any(|&(f, i)| {
                 let s = &link.objects[f as usize].sections[i as usize];
-                s.kind != SectionKind::Merge && !s.relocs.is_empty()
+                s.kind != SectionKind::Merge && !s.relocs().is_empty()
             })
         })
         .collect();
@@ -377,7 +377,7 @@ fn write_output_section(link: &Link, placement: &Placement, k: u32, out: &mut [u
             }
             SectionKind::Regular => {
                 if s.sh_type != SHT_NOBITS {
-                    out[at..at + s.data.len()].copy_from_slice(s.data);
+                    out[at..at + s.data().len()].copy_from_slice(s.data());
                 }
             }
         }

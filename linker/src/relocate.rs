@@ -39,7 +39,9 @@ impl Patch<'_> {
         if self.errors.len() < 20 {
             self.errors.push(format!(
                 "{}:({}+{:#x}): {msg}",
-                self.link.objects[self.file as usize].name, self.sec.name, offset
+                self.link.objects[self.file as usize].name,
+                self.sec.name(),
+                offset
             ));
         }
     }
@@ -114,7 +116,7 @@ pub fn relocate_section(
 ) -> Vec<String> {
     let sec = &link.objects[file as usize].sections[sec_index as usize];
     if sec.sh_type != SHT_NOBITS {
-        buf.copy_from_slice(sec.data);
+        buf.copy_from_slice(sec.data());
     }
     let mut p = Patch {
         link,
@@ -159,14 +161,14 @@ pub fn relocate_split_section(
 
 fn apply_nonalloc_relocs(p: &mut Patch) {
     let link = p.link;
-    for r in p.sec.relocs {
+    for r in p.sec.relocs() {
         let r_type = r.r_type(LE, false);
         let offset = r.r_offset(LE);
         let t = link.target(p.file, r.r_sym(LE, false) as usize);
         let a = r.r_addend(LE);
         let live = target_is_live(link, t);
         let value = if !live {
-            tombstone(p.sec.name) as i64
+            tombstone(p.sec.name()) as i64
         } else {
             let s = link.target_address(t) as i64;
             match r_type {
@@ -236,7 +238,7 @@ fn apply_alloc_relocs(p: &mut Patch, actions: &[Action], base: u64) {
     let link = p.link;
     let got_base = link.synthetic_addr(Synthetic::GotPlt) as i64;
     let is_eh = p.sec.kind == SectionKind::EhFrame;
-    for (r, &action) in p.sec.relocs.iter().zip(actions) {
+    for (r, &action) in p.sec.relocs().iter().zip(actions) {
         if action == Action::Skip {
             continue;
         }

@@ -311,7 +311,7 @@ fn scan_file(
                 obj.sections
                     .iter()
                     .filter(|s| scanned(s))
-                    .map(|s| s.relocs.len())
+                    .map(|s| s.relocs().len())
                     .sum(),
             ),
             starts: Vec::with_capacity(obj.sections.len() + 1),
@@ -334,9 +334,9 @@ fn scan_file(
         }
         scan.actions
             .actions
-            .resize(base + s.relocs.len(), Action::Skip);
+            .resize(base + s.relocs().len(), Action::Skip);
         let mut skip_next = false;
-        for (i, r) in s.relocs.iter().enumerate() {
+        for (i, r) in s.relocs().iter().enumerate() {
             if std::mem::take(&mut skip_next) {
                 continue;
             }
@@ -371,7 +371,7 @@ fn scan_file(
                 r_type,
                 writable: s.flags & u64::from(SHF_WRITE) != 0,
                 insn: matches!(r_type, R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX)
-                    .then(|| GotInsn::at(s.data, offset, r_type, r.r_addend(LE)))
+                    .then(|| GotInsn::at(s.data(), offset, r_type, r.r_addend(LE)))
                     .flatten(),
             };
             let mut decision = classify(out, facts, site);
@@ -460,7 +460,7 @@ fn scan_file(
 
 /// Whether the scan decides a section's relocations: those of a kept allocated section.
 fn scanned(s: &crate::object_file::InputSection) -> bool {
-    s.is_kept() && s.is_alloc() && !s.relocs.is_empty()
+    s.is_kept() && s.is_alloc() && !s.relocs().is_empty()
 }
 
 /// An undefined symbol's references, as the error reports them.
@@ -551,7 +551,8 @@ pub fn warn_text_relocations(link: &Link, tables: &Tables) {
         });
         crate::diag::warn(&format!(
             "{}: relocation {against}in read-only section `{}'",
-            obj.name, obj.sections[s as usize].name
+            obj.name,
+            obj.sections[s as usize].name()
         ));
     }
     let what = if link.opts.is_shared() {
@@ -617,7 +618,7 @@ fn grant(
 
 fn refusal_message(link: &Link, file: FileId, r: &Request, refusal: Refusal) -> String {
     let obj = &link.objects[file as usize];
-    let section = obj.sections[r.sec as usize].name;
+    let section = obj.sections[r.sec as usize].name();
     let name = &obj.name;
     let target = link.target_name(r.target);
     let reloc = reloc_name(r.r_type);
@@ -731,7 +732,7 @@ fn needs_local_definition(
                 sym.display_name(),
                 dso.name,
                 link.objects[file as usize].name,
-                link.objects[file as usize].sections[site.sec as usize].name
+                link.objects[file as usize].sections[site.sec as usize].name()
             ));
             return;
         }

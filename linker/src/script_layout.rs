@@ -172,8 +172,8 @@ pub fn apply_constraints(link: &mut Link) {
                     && s.flags & u64::from(SHF_WRITE) != 0
                     && patterns
                         .iter()
-                        .any(|p| glob_match(p.as_bytes(), s.name.as_bytes()))
-                    && map.first_match(&obj.name, s.name).map(|m| m.command) == Some(k)
+                        .any(|p| glob_match(p.as_bytes(), s.name().as_bytes()))
+                    && map.first_match(&obj.name, s.name()).map(|m| m.command) == Some(k)
             })
         });
         if writable == (constraint == Constraint::ReadWrite) {
@@ -1432,14 +1432,14 @@ fn replace_inputs<'e>(
                 for &(f, s) in &o.inputs {
                     let obj = &link.objects[f as usize];
                     let sec = &obj.sections[s as usize];
-                    if map.rank(&obj.name, sec.name, u64::from(sec.align)).0 != j {
+                    if map.rank(&obj.name, sec.name(), u64::from(sec.align)).0 != j {
                         continue;
                     }
                     let here = addr.wrapping_add(offset);
                     let aligned = here.next_multiple_of(u64::from(sec.align).max(1));
                     offset = aligned - addr;
                     moves.push((f, s, offset));
-                    offset += sec.size;
+                    offset += sec.size();
                 }
             }
             OutputItem::Assign(a) if a.name == "." => {
@@ -1501,8 +1501,8 @@ fn inside_offset(link: &Link, map: &InputMap, i: usize, item: usize) -> u64 {
             .filter_map(|&(f, s)| {
                 let obj = &link.objects[f as usize];
                 let sec = &obj.sections[s as usize];
-                let (rank, _) = map.rank(&obj.name, sec.name, u64::from(sec.align));
-                (rank < item).then_some(sec.offset + sec.size)
+                let (rank, _) = map.rank(&obj.name, sec.name(), u64::from(sec.align));
+                (rank < item).then_some(sec.offset + sec.size())
             })
             .max()
             .unwrap_or(0)

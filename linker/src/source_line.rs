@@ -20,11 +20,11 @@ const SECTION_SHIFT: u32 = 40;
 
 /// Where `offset` of section `sec` comes from: the source file's path and the line.
 pub fn line_of(obj: &ObjectFile, sec: u32, offset: u64) -> Option<(String, u64)> {
-    let find = |name: &str| obj.sections.iter().position(|s| s.name == name);
+    let find = |name: &str| obj.sections.iter().position(|s| s.name() == name);
     let line = find(".debug_line")?;
     let relocated = relocated(obj, line)?;
-    let line_str = find(".debug_line_str").map_or(&[][..], |i| obj.sections[i].data);
-    let str_ = find(".debug_str").map_or(&[][..], |i| obj.sections[i].data);
+    let line_str = find(".debug_line_str").map_or(&[][..], |i| obj.sections[i].data());
+    let str_ = find(".debug_str").map_or(&[][..], |i| obj.sections[i].data());
     let sections = Sections {
         line: DebugLine::new(&relocated, gimli::LittleEndian),
         line_str: DebugLineStr::new(line_str, gimli::LittleEndian),
@@ -49,8 +49,8 @@ pub fn line_of(obj: &ObjectFile, sec: u32, offset: u64) -> Option<(String, u64)>
 /// `.debug_line` with its relocations applied as described above.
 fn relocated(obj: &ObjectFile, line: usize) -> Option<Vec<u8>> {
     let s = &obj.sections[line];
-    let mut data = s.data.to_vec();
-    for r in s.relocs {
+    let mut data = s.data().to_vec();
+    for r in s.relocs() {
         let at = usize::try_from(r.r_offset(LE)).ok()?;
         let sym = r.r_sym(LE, false) as usize;
         let esym = obj.symbols.get(sym)?;

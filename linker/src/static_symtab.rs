@@ -529,7 +529,9 @@ fn local_symbols<'a>(
 fn eh_frame_offset(s: &InputSection, offset: u64) -> u64 {
     let word = |at: u64, k: u64| -> Option<u32> {
         let at = usize::try_from(at + 4 * k).ok()?;
-        Some(u32::from_le_bytes(s.data.get(at..at + 4)?.try_into().ok()?))
+        Some(u32::from_le_bytes(
+            s.data().get(at..at + 4)?.try_into().ok()?,
+        ))
     };
     // Each piece with its record's end and kind (None for a terminator).
     let record = |p: &Piece| -> Option<(u64, bool)> {

@@ -2060,7 +2060,7 @@ mod tests {
                 .objects
                 .iter()
                 .map(|o| {
-                    let text = o.sections.iter().find(|s| s.name == ".text.grp");
+                    let text = o.sections.iter().find(|s| s.name() == ".text.grp");
                     text.expect("the group's section").kind != SectionKind::Ignored
                 })
                 .collect();

@@ -450,13 +450,13 @@ fn fde_starts(link: &Image, file: FileId, sec: u32, eh_addr: u64) -> Vec<(u64, u
     let s = &link.objects[file as usize].sections[sec as usize];
     let mut starts = Vec::new();
     for p in s.pieces.iter().filter(|p| p.output_offset != u64::MAX) {
-        if fde_cie_pointer(s.data, p.input_offset as usize).is_none() {
+        if fde_cie_pointer(s.data(), p.input_offset as usize).is_none() {
             continue;
         }
         let pc_begin = p.input_offset + 8;
-        let i = s.relocs.partition_point(|r| r.r_offset(LE) < pc_begin);
+        let i = s.relocs().partition_point(|r| r.r_offset(LE) < pc_begin);
         // Layout keeps an FDE only if this relocation is there.
-        let Some(r) = s.relocs.get(i).filter(|r| r.r_offset(LE) == pc_begin) else {
+        let Some(r) = s.relocs().get(i).filter(|r| r.r_offset(LE) == pc_begin) else {
             continue;
         };
         let target = link.target(file, r.r_sym(LE, false) as usize);

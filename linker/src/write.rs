@@ -209,7 +209,7 @@ pub fn write_output(
                 SectionKind::EhFrame => link.placement.eh_runs.get(&(f, i)).map_or(&[][..], |r| r),
                 _ => {
                     let job = Job::Input { file: f, sec: i };
-                    return Either::Left(std::iter::once((o_offset + s.offset, s.size, job)));
+                    return Either::Left(std::iter::once((o_offset + s.offset, s.size(), job)));
                 }
             };
             Either::Right(runs.iter().map(move |&(lo, hi)| {
@@ -472,10 +472,10 @@ pub(crate) fn copy_eh_frame_pieces(
             continue;
         }
         let start = p.input_offset as usize;
-        let len = eh_record_len(s.data, start) as usize;
+        let len = eh_record_len(s.data(), start) as usize;
         let dst = (p.output_offset - window.start) as usize;
-        out[dst..dst + len].copy_from_slice(&s.data[start..start + len]);
-        if let Some(id) = fde_cie_pointer(s.data, start) {
+        out[dst..dst + len].copy_from_slice(&s.data()[start..start + len]);
+        if let Some(id) = fde_cie_pointer(s.data(), start) {
             let cie_in = (p.input_offset + 4).wrapping_sub(u64::from(id));
             // The CIE is here, or an equal one placed earlier stands for it.
             let cie_out = s
