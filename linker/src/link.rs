@@ -341,12 +341,18 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     }
     check_symbol_versions(&resolver, version_script.as_ref())?;
     // gcc's IR lists no symbol its top-level asm defines (libxcrypt's `.symver` aliases):
-    // with gcc's LTO the names are checked against the objects it returns.
-    let names_after_plugin = !resolver.plugin_files.is_empty();
-    if let (Some(script), false, false) =
-        (&version_script, opts.undefined_version, names_after_plugin)
-    {
-        check_version_script_names(&resolver.symtab, script)?;
+    // with gcc's LTO a name the IR does not define may still be defined by the objects it
+    // returns (and one the IR defines may be gone from them: checked here, as lld does).
+    let mut version_names_unseen = Vec::new();
+    if let (Some(script), false) = (&version_script, opts.undefined_version) {
+        let missing = undefined_version_script_names(&resolver.symtab, script.named_globals());
+        if resolver.plugin_files.is_empty() {
+            refuse_undefined_version_script_names(&missing)?;
+        }
+        version_names_unseen = missing
+            .into_iter()
+            .map(|(name, node)| (name.to_vec(), node.to_string()))
+            .collect();
     }
     if let Some(script) = &version_script {
         hide_local_symbols(&mut resolver.symtab, script);
@@ -405,10 +411,14 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     if gnu_ld_rescan {
         resolver.remember_unneeded_libraries();
     }
-    if let (Some(script), false, true) =
-        (&version_script, opts.undefined_version, names_after_plugin)
-    {
-        check_version_script_names(&resolver.symtab, script)?;
+    if !version_names_unseen.is_empty() {
+        let names = version_names_unseen
+            .iter()
+            .map(|(name, node)| (name.as_slice(), node.as_str()));
+        refuse_undefined_version_script_names(&undefined_version_script_names(
+            &resolver.symtab,
+            names,
+        ))?;
     }
     let mut link = Link::new(
         opts,
@@ -921,22 +931,31 @@ fn check_symbol_versions(
 /// (lld's and GNU ld's check; rustc passes it with the scripts it writes). A name in node
 /// V is also defined by a hidden version `name@V` that `.symver` gave (lld's rule:
 /// libxcrypt's map lists `encrypt` under GLIBC_2.2.5, which only `encrypt@GLIBC_2.2.5`
-/// defines).
-fn check_version_script_names(
+/// defines). Returns the names (with their nodes) not defined so far.
+fn undefined_version_script_names<'a>(
     symtab: &crate::symbols::SymbolTable,
-    script: &crate::version_script::VersionScript,
-) -> Result<()> {
+    names: impl Iterator<Item = (&'a [u8], &'a str)>,
+) -> Vec<(&'a [u8], &'a str)> {
     let defined = |name: &[u8]| {
         symtab
             .lookup(name)
             .is_some_and(|id| symtab.get(id).is_defined_locally())
     };
-    let errors: Vec<String> = script
-        .named_globals()
+    names
         .filter(|(name, node)| {
             !defined(name)
                 && (node.is_empty() || !defined(&[*name, b"@", node.as_bytes()].concat()))
         })
+        .collect()
+}
+
+/// The error for version-script names nothing defines, if any.
+fn refuse_undefined_version_script_names(missing: &[(&[u8], &str)]) -> Result<()> {
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let errors = missing
+        .iter()
         .map(|(name, node)| {
             let node = if node.is_empty() { "global" } else { node };
             format!(
@@ -945,9 +964,5 @@ fn check_version_script_names(
             )
         })
         .collect();
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(LinkError::Many(errors))
-    }
+    Err(LinkError::Many(errors))
 }

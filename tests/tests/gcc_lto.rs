@@ -255,8 +255,10 @@ fn calls_gcc_s_code_generation_adds_come_from_libgcc_as_with_gnu_ld() {
 /// gcc's IR lists no symbol its top-level asm defines: libxcrypt's compatibility alias
 /// `.symver _crypt_encrypt, encrypt@GLIBC_2.2.5` is invisible until gcc's LTO returns the
 /// object, and rld (lld's default `--no-undefined-version`) refused the version script that
-/// names `encrypt`. The names are checked against the objects gcc returns: the library
-/// exports what GNU ld's does, and a name nothing defines is still refused.
+/// names `encrypt`. A name is defined if the IR or the objects gcc returns define it: the
+/// library exports what GNU ld's does, a program whose unused `show` gcc drops still links
+/// (libxcrypt's configure probe, which then left libcrypt.so without versions), and a name
+/// nothing defines is still refused.
 #[test]
 fn version_script_names_defined_by_asm_in_gcc_ir_are_checked_after_lto() {
     let t = Test::new();
@@ -282,6 +284,24 @@ fn version_script_names_defined_by_asm_in_gcc_ir_are_checked_after_lto() {
             .into_iter()
             .filter(|e| !e.starts_with("GLIBC_2.2.5@"))
             .collect::<Vec<_>>()
+    );
+    let probe = t.compile(
+        Gcc,
+        "int show, hide;\nint main(void) { return 0; }\n",
+        &["-O2", "-flto"],
+    );
+    let map = t.write("probe.map", "V1 { global: show; local: *; };\n");
+    let script = format!("-Wl,--version-script={}", map.display());
+    let (res, _) = t.try_link(
+        Driver::GccRld,
+        &[&probe],
+        &["-O2", "-flto", &script],
+        "probe",
+    );
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
     );
     let map = t.write(
         "b.map",
