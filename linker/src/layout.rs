@@ -2141,12 +2141,23 @@ pub fn define_linker_symbols(link: &mut Link) {
             } else {
                 crate::symbols::merge_visibility(sym.visibility, wanted)
             };
-        } else if sym.visibility == STV_DEFAULT {
+        } else if sym.visibility == STV_DEFAULT && !exported_like_a_definition(&name) {
             sym.visibility = STV_HIDDEN;
         }
         link.linker_symbols.insert(id, what);
         crate::scan::decide_preemption(link, id);
     }
+}
+
+/// The linker's symbols that keep the visibility of their references, as a definition in
+/// an object would: lld defines them with default visibility and GNU ld's scripts as plain
+/// (or PROVIDEd) symbols, so a shared library that uses them exports them (libgc.so's
+/// `_end`) and may be preempted; the others are hidden.
+fn exported_like_a_definition(name: &str) -> bool {
+    matches!(
+        name,
+        "__bss_start" | "end" | "_end" | "edata" | "_edata" | "etext" | "_etext" | "__etext"
+    )
 }
 
 fn linker_symbol_value(link: &Image, what: &LinkerSymbol) -> u64 {

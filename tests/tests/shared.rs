@@ -750,3 +750,69 @@ fn a_library_with_an_interp_section_runs_as_a_program() {
         );
     }
 }
+
+/// `_end`, `end`, `_edata`, `edata`, `etext`, `_etext` and `__bss_start` are the linker's
+/// but keep default visibility, in lld and GNU ld alike: a shared library that uses one
+/// exports it and reaches it through the GOT, so the program's own `_end`, which it exports
+/// for the library, preempts it. rld made them hidden: libgc.so, which finds its data through
+/// `_end`, exported it with GNU ld and lld and not with rld.
+#[test]
+fn end_symbols_a_library_uses_are_exported_and_preemptible() {
+    let t = Test::new();
+    let lib = t.compile(
+        Clang,
+        "extern char _end[], end[], _edata[], edata[], etext[], _etext[], __bss_start[];\n\
+         char *lib_sym(int i) {\n\
+           char *t[] = {_end, end, _edata, edata, etext, _etext, __bss_start};\n\
+           return t[i];\n}\n",
+        &["-O2", "-fPIC"],
+    );
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nextern char _end[];\nchar *lib_sym(int);\n\
+         int main(void) {\n  int n = 0;\n  for (int i = 0; i < 7; i++) n += lib_sym(i) != 0;\n\
+           printf(\"%d %s\\n\", n, lib_sym(0) == _end ? \"the program's\" : \"its own\");\n\
+           return 0;\n}\n",
+        &["-O2", "-fPIC"],
+    );
+    let lld = t.link(
+        Driver::ClangLld,
+        &[&lib],
+        &["-shared"],
+        "clang-lld/libend.so",
+    );
+    let want = exports(&lld);
+    for name in [
+        "_end@",
+        "end@",
+        "_edata@",
+        "edata@",
+        "etext@",
+        "_etext@",
+        "__bss_start@",
+    ] {
+        assert!(
+            want.iter().any(|e| e == name),
+            "lld exports {name}: {want:?}"
+        );
+    }
+    // The program defines `_end` too, and exports it to the library that uses it (lld's
+    // and GNU ld's rule for a definition a linked library also has), with `-E` or not.
+    for exe_flags in [&[][..], &["-Wl,-E"][..]] {
+        for d in ALL_DRIVERS {
+            let dir = d.name();
+            let so = t.link(d, &[&lib], &["-shared"], &format!("{dir}/libend.so"));
+            assert_eq!(exports(&so), want, "{dir}: exports");
+            let l = format!("-L{}", t.path(dir).display());
+            let flags = [&[l.as_str(), "-lend"], exe_flags].concat();
+            let exe = t.link(d, &[&main], &flags, &format!("{dir}/main"));
+            let got = run(&exe, &[], &[("LD_LIBRARY_PATH", ".")]);
+            assert_output_is(
+                &exe,
+                &got,
+                "7 the program's\n",
+                &format!("{dir} {exe_flags:?}"),
+            );
+        }
+    }
+}
