@@ -25,15 +25,16 @@
 #
 # Packages with a recipe below: gmp, xz-utils, expat, pcre2, nettle, jq, libyaml, json-c,
 # libffi, snappy, double-conversion, re2, leveldb, libjsoncpp, tinyxml2, fmtlib,
-# libsodium, zlib, lz4, libuv1, libpng1.6, yaml-cpp, pugixml, libzstd, brotli, and two variants
-# of other packages' sources:
+# libsodium, zlib, lz4, libuv1, libpng1.6, yaml-cpp, pugixml, libzstd, brotli, libcap2, libxcrypt,
+# mpfr4, acl, libunwind, libbsd, libgc, libsigsegv, libgcrypt20, libtasn1-6, libevent, and two
+# variants of other packages' sources:
 # leveldb-static (its static build, whose test programs are the large ones) and zlib-uv
 # (libz.so with --undefined-version: zlib's configure probe links its version script
 # against a stub, which rld and lld refuse by default, and zlib then builds libz.a only).
 # Each recipe is the package's plain ./configure (or cmake) build and its check target,
 # static libraries off, so that the shared libraries are the ones rld links.
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n '2,34p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,35p' "$0"; exit 2; }
 work=$(realpath -m "$1"); package=$2; shift 2
 configs=("$@")
 [ ${#configs[@]} -gt 0 ] || configs=(gcc-ld gcc-rld gcc-lto-ld gcc-lto-rld clang-lto-lld clang-lto-rld)
@@ -173,6 +174,38 @@ recipe() {
       check() { mkdir -p bin/tmp && printf '#!/bin/sh\nexec "%s/brotli" "$@"\n' "$PWD" > bin/brotli && chmod +x bin/brotli &&
         tests/compatibility_test.sh && tests/roundtrip_test.sh && echo brotli cli tests ok &&
         python3 setup.py build_ext --inplace && (cd python && python3 -m unittest discover -v -p '*_test.py'); } ;;
+    # libcap2: plain Makefiles (Make.Rules sets CC with :=, so it is given on make's command line, with
+    # Debian's GOLANG=no FORCELINKPAM=yes). libcap.so and libpsx.so are also programs (linked -e __so_start,
+    # run by `make test` as libcapsotest/libpsxsotest); psx wraps pthread_create (--wrap); pam_cap.so.
+    libcap2) configure() { :; }
+      capmake() { make CC="$CC" BUILD_CC="$CC" AR="${AR:-ar}" RANLIB="${RANLIB:-ranlib}" GOLANG=no FORCELINKPAM=yes "$@"; }
+      build() { capmake -j2; }
+      check() { capmake test; } ;;
+    # libxcrypt: libcrypt.so with glibc's compatibility symbols (crypt@GLIBC_2.2.5 beside crypt@@XCRYPT_2.0,
+    # .symver in its objects); its ~50 test programs (-Werror off: clang-22 warns in its tests).
+    libxcrypt) configure() { ac && ./configure --disable-static --disable-failure-tokens --disable-werror; } ;;
+    # mpfr4: libmpfr.so (thread-local caches: TLS in a shared library) and its ~190 test programs.
+    mpfr4) configure() { ac && ./configure --disable-static; } ;;
+    # acl: libacl.so and the getfacl/setfacl tools; its tests run the tools (on this tree's filesystem).
+    acl) configure() { ac && ./configure --disable-static; } ;;
+    # libunwind: libunwind.so and friends unwind through .eh_frame/.eh_frame_hdr (and .debug_frame) of the
+    # programs the linker wrote; its ~35 test programs (Gtest-*/Ltest-*, crasher, signal frames, TLS).
+    libunwind) configure() { ac && ./configure --disable-static --disable-documentation; } ;;
+    # libbsd: libbsd.so with a version script of twelve nodes (LIBBSD_0.0 .. LIBBSD_0.11) and its tests.
+    libbsd) configure() { ac && ./configure --disable-static; } ;;
+    # libgc (Boehm GC): finds its roots through the linker's symbols (__data_start, _end, ...) and
+    # dl_iterate_phdr; libgc.so, libgccpp.so, libcord.so and its gctest/threads tests.
+    libgc) configure() { ac && ./configure --disable-static --enable-cplusplus; } ;;
+    # libsigsegv: stack-overflow and page-fault handlers (signals on an alternate stack); its tests.
+    libsigsegv) configure() { ac && ./configure --disable-static --enable-shared; } ;;
+    # libgcrypt20: libgcrypt.so (x86-64 assembly, CPU-feature dispatch, a version script) and its tests.
+    # Its libgcrypt.vers names gcry_md_get and gcry_pk_register, which nothing defines: lld-22 and rld
+    # refuse that by default (GNU ld does not), so every configuration links with --undefined-version.
+    libgcrypt20) configure() { ac && LDFLAGS="$LDFLAGS -Wl,--undefined-version" ./configure --disable-static --disable-doc; } ;;
+    # libtasn1-6: libtasn1.so and its tests.
+    libtasn1-6) configure() { ac && ./configure --disable-static --disable-doc; } ;;
+    # libevent: libevent{,_core,_extra,_pthreads,_openssl}.so and its regression suite.
+    libevent) configure() { ac && ./configure --disable-static --disable-samples; } ;;
     *) echo "debian.sh: no recipe for $package" >&2; exit 1 ;;
   esac
   declare -F check > /dev/null || check() { make -j2 -k check; }
