@@ -190,9 +190,16 @@ recipe() {
     acl) configure() { ac && ./configure --disable-static; } ;;
     # libunwind: libunwind.so and friends unwind through .eh_frame/.eh_frame_hdr (and .debug_frame) of the
     # programs the linker wrote; its ~35 test programs (Gtest-*/Ltest-*, crasher, signal frames, TLS).
-    libunwind) configure() { ac && ./configure --disable-static --disable-documentation; } ;;
+    # libunwind-ptrace.so calls liblzma without linking it (libunwind.so does): lld-22 and rld refuse
+    # a program linked against it (--no-allow-shlib-undefined, the executables' default); GNU ld finds the
+    # symbols in the libraries the other libraries need. Every configuration links with
+    # --allow-shlib-undefined.
+    libunwind) configure() { ac && LDFLAGS="$LDFLAGS -Wl,--allow-shlib-undefined" ./configure --disable-static --disable-documentation; } ;;
     # libbsd: libbsd.so with a version script of twelve nodes (LIBBSD_0.0 .. LIBBSD_0.11) and its tests.
-    libbsd) configure() { ac && ./configure --disable-static; } ;;
+    # Its configure probes version scripts with one naming a symbol the probe does not define, which lld-22
+    # and rld refuse by default (GNU ld does not): libbsd.so is then built without its script and its
+    # .symver aliases name versions nothing defines. Every configuration links with --undefined-version.
+    libbsd) configure() { ac && LDFLAGS="$LDFLAGS -Wl,--undefined-version" ./configure --disable-static; } ;;
     # libgc (Boehm GC): finds its roots through the linker's symbols (__data_start, _end, ...) and
     # dl_iterate_phdr; libgc.so, libgccpp.so, libcord.so and its gctest/threads tests.
     libgc) configure() { ac && ./configure --disable-static --enable-cplusplus; } ;;
@@ -203,9 +210,12 @@ recipe() {
     # refuse that by default (GNU ld does not), so every configuration links with --undefined-version.
     libgcrypt20) configure() { ac && LDFLAGS="$LDFLAGS -Wl,--undefined-version" ./configure --disable-static --disable-doc; } ;;
     # libtasn1-6: libtasn1.so and its tests.
-    libtasn1-6) configure() { ac && ./configure --disable-static --disable-doc; } ;;
+    # Its configure (gnulib's version-script probe) defines no symbol its script names: with lld-22 and rld
+    # (default --no-undefined-version) the library would be built unversioned; --undefined-version everywhere.
+    libtasn1-6) configure() { ac && LDFLAGS="$LDFLAGS -Wl,--undefined-version" ./configure --disable-static --disable-doc; } ;;
     # libevent: libevent{,_core,_extra,_pthreads,_openssl}.so and its regression suite.
-    libevent) configure() { ac && ./configure --disable-static --disable-samples; } ;;
+    # Debian's patches touch configure.ac: regenerated first (the tarball's is of another automake).
+    libevent) configure() { autoreconf -fi && ./configure --disable-static --disable-samples; } ;;
     *) echo "debian.sh: no recipe for $package" >&2; exit 1 ;;
   esac
   declare -F check > /dev/null || check() { make -j2 -k check; }
