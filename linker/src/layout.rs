@@ -2128,7 +2128,11 @@ pub fn define_linker_symbols(link: &mut Link) {
             continue;
         }
         let always = name == "_GLOBAL_OFFSET_TABLE_" || dynamic && name == "_DYNAMIC";
-        if sym.ref_file.is_none() && !always {
+        // `_end` and the like are also the output's own where only a linked library has
+        // one (lld and GNU ld: libcord.so, linked with libgc.so, which exports `_end`,
+        // defines and exports its own).
+        let from_library = sym.dso_ref && exported_like_a_definition(&name);
+        if sym.ref_file.is_none() && !always && !from_library {
             continue;
         }
         sym.def = SymbolDef::Synthetic;

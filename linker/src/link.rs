@@ -339,7 +339,11 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     if let Some(path) = &opts.print_archive_stats {
         write_report(path, &resolver.archive_stats())?;
     }
-    check_symbol_versions(&resolver, version_script.as_ref())?;
+    // Only a shared library's versions are its own to define; a program may give a symbol
+    // any version (lld's rule: libxcrypt's configure probes `symver` on a program).
+    if opts.is_shared() {
+        check_symbol_versions(&resolver, version_script.as_ref())?;
+    }
     // gcc's IR lists no symbol its top-level asm defines (libxcrypt's `.symver` aliases):
     // with gcc's LTO a name the IR does not define may still be defined by the objects it
     // returns (and one the IR defines may be gone from them: checked here, as lld does).

@@ -2250,6 +2250,27 @@ fn a_name_only_a_hidden_version_defines_satisfies_its_node() {
     assert!(!rld.ok && rld.stderr.contains(refusal), "{}", rld.stderr);
 }
 
+/// A `.symver` version no version script defines: an error in a shared library, whose
+/// versions are its own to define, and nothing in a program (lld's rule). rld refused the
+/// program too, and libxcrypt's configure, probing gcc's `symver` attribute on a program,
+/// took it for a compiler without one.
+#[test]
+fn a_program_may_give_a_symbol_a_version_no_script_defines() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "void bar(void) {}\n__asm__(\".symver bar, foo@2.0\");\nint main(void) { return 0; }\n",
+        &["-O1", "-fPIC"],
+    );
+    let [lld, rld] = run_both(&t, &[&obj], &[], "program");
+    assert!(lld.ok, "{}", lld.stderr);
+    assert!(rld.ok, "{}", rld.stderr);
+    let [lld, rld] = run_both(&t, &[&obj], &["-shared"], "library.so");
+    let refusal = "symbol foo@2.0 has undefined version 2.0";
+    assert!(!lld.ok && lld.stderr.contains(refusal), "{}", lld.stderr);
+    assert!(!rld.ok && rld.stderr.contains(refusal), "{}", rld.stderr);
+}
+
 /// `-z rewrite-endbr` (mold's): a function only called directly starts with a NOP instead of
 /// its `endbr64`; one whose address is taken, `main` (called through a pointer by libc) and
 /// anything a shared library exports keep theirs; the program runs unchanged. clang and gcc

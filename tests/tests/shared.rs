@@ -754,8 +754,9 @@ fn a_library_with_an_interp_section_runs_as_a_program() {
 /// `_end`, `end`, `_edata`, `edata`, `etext`, `_etext` and `__bss_start` are the linker's
 /// but keep default visibility, in lld and GNU ld alike: a shared library that uses one
 /// exports it and reaches it through the GOT, so the program's own `_end`, which it exports
-/// for the library, preempts it. rld made them hidden: libgc.so, which finds its data through
-/// `_end`, exported it with GNU ld and lld and not with rld.
+/// for the library, preempts it; a library that links one exporting `_end` defines its own.
+/// rld made them hidden: libgc.so, which finds its data through `_end`, exported it with
+/// GNU ld and lld and not with rld, nor did the libraries linked with it.
 #[test]
 fn end_symbols_a_library_uses_are_exported_and_preemptible() {
     let t = Test::new();
@@ -814,5 +815,18 @@ fn end_symbols_a_library_uses_are_exported_and_preemptible() {
                 &format!("{dir} {exe_flags:?}"),
             );
         }
+    }
+    // A library that only links one exporting `_end` (libcord.so with libgc.so) defines
+    // and exports its own, as lld and GNU ld do.
+    let other = t.compile(Clang, "int other(void) { return 1; }\n", &["-O2", "-fPIC"]);
+    let with = |d: Driver| {
+        let l = format!("-L{}", t.path(d.name()).display());
+        let so = format!("{}/libother.so", d.name());
+        exports(&t.link(d, &[&other], &["-shared", &l, "-lend"], &so))
+    };
+    let want = with(Driver::ClangLld);
+    assert!(want.iter().any(|e| e == "_end@"), "{want:?}");
+    for d in Driver::RLD_DRIVERS {
+        assert_eq!(with(d), want, "{}: libother.so's exports", d.name());
     }
 }
