@@ -353,10 +353,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         if resolver.plugin_files.is_empty() {
             refuse_undefined_version_script_names(&missing)?;
         }
-        version_names_unseen = missing
-            .into_iter()
-            .map(|(name, node)| (name.to_vec(), node.to_string()))
-            .collect();
+        version_names_unseen = missing;
     }
     if let Some(script) = &version_script {
         hide_local_symbols(&mut resolver.symtab, script);
@@ -416,9 +413,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         resolver.remember_unneeded_libraries();
     }
     if !version_names_unseen.is_empty() {
-        let names = version_names_unseen
-            .iter()
-            .map(|(name, node)| (name.as_slice(), node.as_str()));
+        let names = version_names_unseen.into_iter();
         refuse_undefined_version_script_names(&undefined_version_script_names(
             &resolver.symtab,
             names,
