@@ -314,6 +314,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     resolver.trace_files = opts.trace;
     resolver.warn_common = opts.warn_common;
     resolver.fortran_common = opts.fortran_common;
+    resolver.keep_excluded = opts.relocatable;
     if opts.why_extract.is_some() {
         resolver.why_extract = Some(Vec::new());
     }

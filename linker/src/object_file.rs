@@ -273,6 +273,9 @@ pub struct ObjectFile {
     pub eh_frames: Vec<u32>,
     /// Its SHF_MERGE sections ([`SectionKind::Merge`] when parsed), for the same reason.
     pub merges: Vec<u32>,
+    /// Only gcc's IR is inside (`__gnu_lto_slim`): a final link cannot use it without gcc's
+    /// plugin ([`ObjectFile::refuse_gcc_lto_slim`]); `-r` copies it.
+    pub gcc_lto_slim: bool,
 }
 
 /// One CIE or FDE of an `.eh_frame` section, with the relocations inside it.
@@ -547,15 +550,7 @@ impl ObjectFile {
                 _ => {}
             }
         }
-        if defines_gcc_lto_slim(symbols, strtab) {
-            // Only GCC's IR is inside: linking the empty native part would fail later with
-            // an undefined symbol that names the wrong problem (GNU ld: "plugin needed").
-            return Err(bad(
-                &name,
-                "GCC LTO object (gcc -flto) holding only GCC's IR, which rld does not read: \
-                 build it without -flto, with -ffat-lto-objects, or with clang -flto",
-            ));
-        }
+        let gcc_lto_slim = defines_gcc_lto_slim(symbols, strtab);
         let symbol_shndx = if shndx_table.is_empty() {
             Vec::new()
         } else {
@@ -795,6 +790,7 @@ impl ObjectFile {
             from_lto: false,
             eh_frames,
             merges,
+            gcc_lto_slim,
         })
     }
 
@@ -913,6 +909,39 @@ fn resolve_shndx(sym: &Sym, shndx_table: &[u32], index: usize) -> u32 {
         elf::SHN_COMMON | SHN_X86_64_LCOMMON => shndx::COMMON,
         s if s >= elf::SHN_LORESERVE => shndx::ABS,
         s => u32::from(s),
+    }
+}
+
+impl ObjectFile {
+    /// The error for an object holding only gcc's IR in a final link: linking its empty
+    /// native part would fail later with an undefined symbol that names the wrong problem
+    /// (GNU ld: "plugin needed").
+    pub fn refuse_gcc_lto_slim(&self) -> Result<()> {
+        if !self.gcc_lto_slim {
+            return Ok(());
+        }
+        Err(bad(
+            &self.name,
+            "GCC LTO object (gcc -flto) holding only GCC's IR, which rld does not read: \
+             build it without -flto, with -ffat-lto-objects, or with clang -flto",
+        ))
+    }
+
+    /// Takes the SHF_EXCLUDE sections a final link leaves out into the link (for `-r`),
+    /// those that would otherwise be copied whole: the rest of what parsing ignores stays
+    /// ignored (relocation and symbol tables, LLVM's metadata the linker consumes).
+    pub fn keep_excluded_sections(&mut self) {
+        let exclude = u64::from(elf::SHF_EXCLUDE);
+        for s in self.sections.iter_mut().skip(1) {
+            if s.kind == SectionKind::Ignored
+                && s.flags & exclude != 0
+                && classify_section(s.name(), s.sh_type, s.flags & !exclude, false)
+                    == SectionKind::Regular
+            {
+                s.kind = SectionKind::Regular;
+                s.live = true;
+            }
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! (`LDPR_*`, what GNU ld would report), the plugins run all-symbols-read, and the objects
 //! and libraries they add come back to take the claimed files' place.
 
-use crate::error::{LinkError, Result};
+use crate::error::Result;
 use crate::input::{self, InputFile};
 use crate::options::{Options, OutputKind};
 use crate::plugin_host::PluginSymbol;
@@ -36,13 +36,6 @@ pub fn run(
     r: &mut Resolver,
     dynamic_list: &crate::dynamic_list::DynamicList,
 ) -> Result<PluginResult> {
-    if opts.relocatable {
-        return Err(LinkError::bad_input(
-            &r.plugin_files[0].name,
-            "-r with GCC LTO objects is not supported: build them without -flto or with \
-             -ffat-lto-objects",
-        ));
-    }
     // Exported symbols are decided by the same rules the output will use.
     let is_dynamic = opts.is_dynamic_with(!r.dsos.is_empty());
     let rules = crate::scan::BindingRules::new(opts, is_dynamic, dynamic_list);
@@ -65,8 +58,10 @@ pub fn run(
                     // matches the version script against the versioned name, which
                     // `local: *` takes. gcc keeps the alias all the same (its `.symver`
                     // gives the output its version).
-                    let exported =
-                        !name.contains(&b'@') && sym.is_some_and(|sym| rules.binding(sym).exported);
+                    // `-r`: a later link may use any definition (GNU ld's rule).
+                    let exported = opts.relocatable
+                        || !name.contains(&b'@')
+                            && sym.is_some_and(|sym| rules.binding(sym).exported);
                     // An `--as-needed` library nothing but IR needs is not loaded yet
                     // where GNU ld answers: what only it defines is still undefined.
                     let sym = sym.filter(|sym| match sym.def {
@@ -76,13 +71,8 @@ pub fn run(
                         }
                         _ => true,
                     });
-                    resolution(
-                        s,
-                        sym,
-                        (f as u32, i as u32),
-                        roots.contains(s.name.as_bytes()),
-                        exported,
-                    )
+                    let root = roots.contains(s.name.as_bytes());
+                    resolution(s, sym, (f as u32, i as u32), root, exported)
                 })
                 .collect();
             (file.handle, res)

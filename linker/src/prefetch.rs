@@ -30,12 +30,24 @@ pub enum Parsed {
     Shared(Result<Box<crate::shared_file::SharedFile>>),
 }
 
+/// Which inputs the linker plugins are offered before rld parses them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PluginOffers {
+    /// No plugin is loaded.
+    Nothing,
+    /// Files with gcc's IR (`.gnu.lto_*` sections), the only ones a plugin claims.
+    Ir,
+    /// Every object: for `-r`, gcc's plugin returns its IR only if it claimed every input
+    /// (else machine code), and GNU ld offers it every file.
+    Everything,
+}
+
 /// What to parse.
 struct Job {
     name: String,
     data: &'static [u8],
-    /// Linker plugins are loaded: files with their IR are theirs to claim first.
-    plugins: bool,
+    /// What linker plugins are offered first.
+    plugins: PluginOffers,
     /// Once parsed, start on the archive members its references will load ([`Ahead`]).
     follow: bool,
     /// A shared library: the soname it gets if it names none, and whether it is linked
@@ -51,7 +63,11 @@ impl Job {
             Parsed::Shared(dso.map(Box::new))
         } else if rld_lto_api::is_bitcode(self.data) {
             Parsed::Bitcode
-        } else if self.plugins && crate::object_file::has_gcc_lto_sections(self.data) {
+        } else if match self.plugins {
+            PluginOffers::Nothing => false,
+            PluginOffers::Ir => crate::object_file::has_gcc_lto_sections(self.data),
+            PluginOffers::Everything => true,
+        } {
             Parsed::ForPlugin
         } else {
             Parsed::Object(ObjectFile::parse(self.name, self.data).map(|obj| {
@@ -92,7 +108,7 @@ pub struct Ahead {
     index: OnceLock<hashbrown::HashTable<IndexEntry>>,
     /// By archive and member.
     members: Vec<Vec<AheadMember>>,
-    plugins: bool,
+    plugins: PluginOffers,
 }
 
 /// (hash, name, archive, member).
@@ -201,7 +217,13 @@ pub struct Ticket(usize);
 impl Prefetch {
     /// Starts parsing `data` (named `name`) on the thread pool; `follow`: and then the
     /// archive members its references will load (see [`Ahead`]).
-    pub fn submit(&self, name: String, data: &'static [u8], plugins: bool, follow: bool) -> Ticket {
+    pub fn submit(
+        &self,
+        name: String,
+        data: &'static [u8],
+        plugins: PluginOffers,
+        follow: bool,
+    ) -> Ticket {
         Ticket(self.shared.submit(Job {
             name,
             data,
@@ -225,7 +247,7 @@ impl Prefetch {
         Ticket(self.shared.submit(Job {
             name,
             data,
-            plugins: false,
+            plugins: PluginOffers::Nothing,
             follow: false,
             shared: Some((soname, as_needed)),
         }))
@@ -233,7 +255,7 @@ impl Prefetch {
 
     /// Makes the archives of the link known (`archives`, numbered from 0 as resolution
     /// numbers them), for parsing ahead; their index is built on the pool.
-    pub fn plan_ahead(&self, archives: Vec<AheadArchive>, plugins: bool) {
+    pub fn plan_ahead(&self, archives: Vec<AheadArchive>, plugins: PluginOffers) {
         let mut indexes = Vec::with_capacity(archives.len());
         let members = archives
             .into_iter()
@@ -275,7 +297,7 @@ impl Prefetch {
         member: u32,
         name: &str,
         data: &'static [u8],
-        plugins: bool,
+        plugins: PluginOffers,
     ) -> Ticket {
         let planned = self.shared.ahead.get();
         let Some((ahead, m)) = planned.and_then(|a| Some((a, a.member(archive, member)?))) else {
@@ -537,13 +559,13 @@ mod tests {
                 members: members.clone(),
                 index: Some(index.into()),
             }],
-            false,
+            PluginOffers::Nothing,
         );
         let ahead = prefetch.shared.ahead.get().expect("planned");
         eventually("the index is built", || ahead.index.get().is_some());
 
         let main = object(&["main"], &["wanted", "nowhere"], &["weakly_wanted"]);
-        let ticket = prefetch.submit("main.o".into(), main, false, true);
+        let ticket = prefetch.submit("main.o".into(), main, PluginOffers::Nothing, true);
         assert!(matches!(prefetch.take(ticket), Parsed::Object(Ok(_))));
         // b.o for `wanted`, and d.o for b.o's own reference, without resolution asking.
         eventually("b.o starts", || ticket_of(&prefetch, 1) != UNCLAIMED);
@@ -565,7 +587,7 @@ mod tests {
             ticket_of(&prefetch, 1) != CLAIMED
         });
         let (name, data) = &members[1];
-        let fetched = prefetch.member(0, 1, name, data, false);
+        let fetched = prefetch.member(0, 1, name, data, PluginOffers::Nothing);
         assert_eq!(fetched.0 + 1, ticket_of(&prefetch, 1));
         assert!(started == CLAIMED || started == fetched.0 + 1);
         let Parsed::Object(Ok(parsed)) = prefetch.take(fetched) else {
@@ -574,7 +596,10 @@ mod tests {
         assert_eq!(parsed.0.name, "lib.a(b.o)");
         // A member nothing started: started now, and asked again, the same parse.
         let (name, data) = &members[2];
-        let first = prefetch.member(0, 2, name, data, false);
-        assert_eq!(prefetch.member(0, 2, name, data, false), first);
+        let first = prefetch.member(0, 2, name, data, PluginOffers::Nothing);
+        assert_eq!(
+            prefetch.member(0, 2, name, data, PluginOffers::Nothing),
+            first
+        );
     }
 }

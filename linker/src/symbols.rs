@@ -10,7 +10,7 @@ use crate::error::{LinkError, Result};
 use crate::input::{Archive, InputFile};
 use crate::name_table::name_hash;
 use crate::object_file::{shndx, FileId, ObjectFile, SectionKind, LE};
-use crate::prefetch::{Parsed, Prefetch, Ticket};
+use crate::prefetch::{Parsed, PluginOffers, Prefetch, Ticket};
 use crate::shared_file::{DsoId, SharedFile};
 use object::elf;
 use object::read::elf::Sym as _;
@@ -492,6 +492,9 @@ pub struct Resolver {
     pub warn_common: bool,
     /// See `Options::fortran_common`.
     pub fortran_common: bool,
+    /// `-r`: SHF_EXCLUDE sections are copied (a later link decides about them), as lld and
+    /// GNU ld do: gcc's and clang's IR in fat LTO objects, gcc's own LTO output for `-r`.
+    pub keep_excluded: bool,
 }
 
 /// Why an archive member was loaded (`--why-extract`).
@@ -555,6 +558,7 @@ impl Resolver {
             current_file: String::new(),
             warn_common: false,
             fortran_common: false,
+            keep_excluded: false,
         };
         for root in roots {
             r.add_root(root);
@@ -641,13 +645,13 @@ impl Resolver {
                     _ => None,
                 })
                 .collect();
-            self.prefetch.plan_ahead(archives, self.plugins.is_some());
+            self.prefetch.plan_ahead(archives, self.plugin_offers());
         }
         // Every object named on the command line is loaded, and every member of a whole
         // archive: all of them start parsing now, in the order resolution takes them (were
         // a whole archive's members submitted when resolution reaches it, the threads would
         // run dry at the end of each archive).
-        let plugins = self.plugins.is_some();
+        let plugins = self.plugin_offers();
         let mut tickets: VecDeque<Ticket> = inputs
             .iter()
             .filter_map(|f| match f {
@@ -1080,15 +1084,24 @@ impl Resolver {
             return;
         }
         let m = &self.archives[archive as usize].members[member as usize];
-        let plugins = self.plugins.is_some();
+        let plugins = self.plugin_offers();
         let ticket = self
             .prefetch
             .member(archive, member, &m.name, m.data, plugins);
         self.speculated.insert((archive, member), ticket);
     }
 
-    /// Offers a file that carries a plugin's IR (`.gnu.lto_*` sections) to the plugins; a
-    /// file one of them claims takes part in resolution through the symbols it reported.
+    /// What the plugins are offered before rld parses it (see [`PluginOffers`]).
+    fn plugin_offers(&self) -> PluginOffers {
+        match (&self.plugins, self.keep_excluded) {
+            (None, _) => PluginOffers::Nothing,
+            (Some(_), false) => PluginOffers::Ir,
+            (Some(_), true) => PluginOffers::Everything,
+        }
+    }
+
+    /// Offers a file to the plugins (one with gcc's IR; with `-r`, every object); a file
+    /// one of them claims takes part in resolution through the symbols it reported.
     fn offer_to_plugins(
         &mut self,
         name: &str,
@@ -1257,7 +1270,7 @@ impl Resolver {
                 Some(ticket) => ticket,
                 None => {
                     let m = &self.archives[archive as usize].members[member as usize];
-                    let plugins = self.plugins.is_some();
+                    let plugins = self.plugin_offers();
                     self.prefetch
                         .member(archive, member, &m.name, m.data, plugins)
                 }
@@ -1546,6 +1559,11 @@ impl Resolver {
         self.note_current_file(&obj.name);
         self.trace_file(&obj.name);
 
+        if self.keep_excluded {
+            obj.keep_excluded_sections();
+        } else {
+            obj.refuse_gcc_lto_slim()?;
+        }
         // First copy of each COMDAT group wins; the losers' sections never take part. The
         // LTO object's groups always stay: they hold the definitions the bitcode prevailed
         // with, even where a native member with the same group was loaded earlier.

@@ -26,10 +26,10 @@
 # Packages with a recipe below: gmp, xz-utils, expat, pcre2, nettle, jq, libyaml, json-c,
 # libffi, snappy, double-conversion, re2, leveldb, libjsoncpp, tinyxml2, fmtlib,
 # libsodium, zlib, lz4, libuv1, libpng1.6, yaml-cpp, pugixml, libzstd, brotli, libcap2, libxcrypt,
-# mpfr4, acl, libunwind, libbsd, libgc, libsigsegv, libgcrypt20, libtasn1-6, libevent, and two
-# variants of other packages' sources:
-# leveldb-static (its static build, whose test programs are the large ones) and zlib-uv
-# (libz.so with --undefined-version: zlib's configure probe links its version script
+# mpfr4, acl, libunwind, libbsd, libgc, libsigsegv, libgcrypt20, libtasn1-6, libevent, elfutils,
+# e2fsprogs, busybox, gawk, libarchive, tcl8.6, and three variants of other packages' sources: leveldb-static (its
+# static build, whose test programs are the large ones), busybox-static (Debian's static
+# busybox) and zlib-uv (libz.so with --undefined-version: zlib's configure probe links its version script
 # against a stub, which rld and lld refuse by default, and zlib then builds libz.a only).
 # Each recipe is the package's plain ./configure (or cmake) build and its check target,
 # static libraries off, so that the shared libraries are the ones rld links.
@@ -55,6 +55,7 @@ chmod +x "$work/ldbin/ld"
 case "$package" in
   leveldb-static) source=leveldb ;;
   zlib-uv) source=zlib ;;
+  busybox-static) source=busybox ;;
   *) source=$package ;;
 esac
 # The unpacked tree: NAME-VERSION, VERSION starting with a digit.
@@ -217,6 +218,38 @@ recipe() {
     # libevent: libevent{,_core,_extra,_pthreads,_openssl}.so and its regression suite.
     # Debian's patches touch configure.ac: regenerated first (the tarball's is of another automake).
     libevent) configure() { autoreconf -fi && ./configure --disable-static --disable-samples; } ;;
+    # elfutils: libelf.so, libdw.so (version scripts with many nodes, symbol versions) and the eu- tools;
+    # its ~230 tests run the tools on themselves and on the libraries the linker wrote (elflint among
+    # them). elfutils needs gcc's C extensions: its configure refuses clang, in both clang configurations.
+    # libelf.map names elf_scncnt, which nothing defines: lld-22 and rld refuse that by default (GNU ld
+    # does not), so every configuration links with --undefined-version.
+    elfutils) configure() { ac && LDFLAGS="$LDFLAGS -Wl,--undefined-version" ./configure --disable-debuginfod --disable-libdebuginfod; } ;;
+    # e2fsprogs: libext2fs.so, libcom_err.so, libe2p.so, libss.so, ... (--enable-elf-shlibs; its own
+    # makefiles link them with version scripts) and its ~380 tests of e2fsck/mke2fs/debugfs on images.
+    e2fsprogs) configure() { ac && ./configure --enable-elf-shlibs --disable-fuse2fs; } ;;
+    # busybox: Debian's configuration of the one program (kbuild: `-r` links of each directory's
+    # built-in.o, then scripts/trylink with --gc-sections, --sort-common, --sort-section=alignment and a
+    # --start-group of archives) and its own testsuite, run as Debian runs it.
+    # busybox-static (busybox's source): Debian's static flavour (glibc's static archive: IFUNCs
+    # through IRELATIVE relocations, TLS without a dynamic loader).
+    busybox|busybox-static) configure() { local flavour=deb; [ "$package" = busybox ] || flavour=static
+        cp debian/config/pkg/$flavour .config && { yes '' || :; } | bbmake oldconfig; }
+      bbmake() { make CC="$CC" HOSTCC=gcc AR="${AR:-ar}" SKIP_STRIP=y CONFIG_EXTRA_CFLAGS="$CFLAGS" \
+        CONFIG_EXTRA_LDFLAGS="$CFLAGS $LDFLAGS" V=1 "$@"; }
+      build() { bbmake -j2 all && bbmake busybox.links; }
+      check() { rm -f testsuite/mdev.tests && { [ ! -f debian/testsuite-linux.diff ] || patch -p1 < debian/testsuite-linux.diff; } &&
+        cd testsuite && SKIP_KNOWN_BUGS=y LANG=C.UTF-8 LC_ALL=C.UTF-8 SKIP_INTERNET_TESTS=y SHELL=/bin/sh ECHO=/bin/echo ./runtest; } ;;
+    # gawk: the gawk program (exports its API to extensions: -Wl,-E) and the extensions it loads at run
+    # time (filefuncs.so, ordchr.so, ... with `gawk -l`); its ~500 tests, the extensions' among them.
+    gawk) configure() { ac && ./configure; } ;;
+    # libarchive: libarchive.so (version script-less, many optional codecs: zlib, bz2, lzma, zstd, xml2,
+    # acl, crypto) and its four test programs (libarchive_test, bsdtar_test, bsdcpio_test, bsdcat_test).
+    libarchive) configure() { ac && ./configure --disable-static; } ;;
+    # tcl8.6: libtcl8.6.so with its stubs library libtclstub8.6.a (-fPIC objects linked into loadable
+    # extensions), tclsh, and the test suite (`make test`: ~150 files of tcltest, dlopen of tcltest's
+    # own extension among them).
+    tcl8.6) configure() { cd unix && ./configure --enable-shared --enable-threads; }
+      check() { make test; } ;;
     *) echo "debian.sh: no recipe for $package" >&2; exit 1 ;;
   esac
   declare -F check > /dev/null || check() { make -j2 -k check; }

@@ -400,16 +400,63 @@ fn a_plugin_that_cannot_be_loaded_is_named() {
     }
 }
 
+/// `gcc -flto -r` (kbuild's `built-in.o`, busybox's among them), as with GNU ld: of IR
+/// only, the plugin gets the resolutions of a relocatable output (every definition may
+/// be used by a later link) and returns the IR merged into one object, which the output
+/// carries; with a native object among the inputs (every object is offered to the
+/// plugin, as GNU ld offers them), it returns machine code and says so. The final links
+/// of either, by rld or GNU ld, run as GNU ld's.
 #[test]
-fn relocatable_links_of_gcc_ir_are_refused_by_name() {
+fn relocatable_links_of_gcc_ir_keep_the_ir_as_gnu_ld() {
     let t = Test::new();
-    let obj = t.compile(Gcc, "gcc_lto/lib.c", &["-O2", "-flto"]);
-    assert_link_fails(
-        &t,
-        &[&obj],
-        &["-r", "-nostdlib"],
-        &["lib", "-r with GCC LTO objects"],
-    );
+    let p = program(&t);
+    let (ir, native, archive) = (&p.objects[..2], &p.objects[2], &p.objects[3]);
+    let (gnu, rld, res) = link_both(&t, &paths(ir), &["-r", "-nostdlib"], "partial");
+    assert!(res.contains("PREVAILING_DEF_IRONLY_EXP "), "{res}");
+    let ir_sections = |p: &Path| {
+        section_names(&sections(p))
+            .into_iter()
+            .filter(|n| n.starts_with(".gnu.lto_"))
+            .map(|n| {
+                n.rsplit_once('.')
+                    .map_or(n.clone(), |(stem, _hash)| stem.to_string())
+            })
+            .collect::<BTreeSet<_>>()
+    };
+    let merged = ir_sections(&rld);
+    assert!(merged.contains(".gnu.lto_.symtab"), "{merged:?}");
+    assert_eq!(merged, ir_sections(&gnu));
+    let expected = "sum=1515 weak=1 strong=-1 var=7 undef=null pid=yes\n";
+    let flags = ["-O2", "-flto"];
+    let from_gnu = t.link(Driver::GccLd, &[&gnu, native, archive], &flags, "from-gnu");
+    for (linker, name) in [
+        (Driver::GccRld, "from-rld"),
+        (Driver::GccLd, "from-rld-gnu"),
+    ] {
+        let exe = t.link(linker, &[&rld, native, archive], &flags, name);
+        assert_same_output(&exe, &from_gnu, &[], &[], Some(expected));
+    }
+
+    let mixed = paths(&p.objects[..3]);
+    let flags_r = ["-O2", "-flto", "-r", "-nostdlib"];
+    let [gnu, rld] = [
+        (Driver::GccLd, "mixed-gnu.o"),
+        (Driver::GccRld, "mixed-rld.o"),
+    ]
+    .map(|(linker, out)| {
+        let (res, cmd) = t.try_link(linker, &mixed, &flags_r, out);
+        // GNU ld prints the plugin's warning on stdout, rld on stderr.
+        let said = [res.stdout, res.stderr].concat();
+        let said = String::from_utf8_lossy(&said);
+        assert!(res.status.success(), "{cmd}\n{said}");
+        assert!(said.contains("-flinker-output=nolto-rel"), "{cmd}\n{said}");
+        let out = t.path(out);
+        assert_eq!(ir_sections(&out), BTreeSet::new(), "{cmd}");
+        out
+    });
+    let from_gnu = t.link(Driver::GccLd, &[&gnu, archive], &flags, "mixed-from-gnu");
+    let exe = t.link(Driver::GccRld, &[&rld, archive], &flags, "mixed-from-rld");
+    assert_same_output(&exe, &from_gnu, &[], &[], Some(expected));
 }
 
 /// The section header (its offset in the file, its index) of the first section whose name

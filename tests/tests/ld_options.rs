@@ -2873,6 +2873,57 @@ fn relocatable_link_of_a_script_input() {
     );
 }
 
+/// `-r` keeps SHF_EXCLUDE sections (gcc's and clang's IR in fat LTO objects), as lld-22
+/// and GNU ld do: same-named ones are concatenated with their relocations, a losing
+/// COMDAT copy's is dropped with its group, and the final link leaves them all out.
+#[test]
+fn relocatable_links_keep_excluded_sections_as_lld() {
+    let t = Test::new();
+    let source = |n: u32| {
+        format!(
+            ".text\n.globl f{n}\nf{n}: ret\n\
+             .section .keepme,\"e\",@progbits\n.quad f{n}\n.quad {n}\n\
+             .section .grouped,\"eG\",@progbits,sig,comdat\n.quad {n}\n"
+        )
+    };
+    let a = t.assemble("a", &source(1));
+    let b = t.assemble("b", &source(2));
+    let args = ["-r", a.to_str().unwrap(), b.to_str().unwrap()];
+    let [lld, rld] = direct_both(&t, &args, "ab.o");
+    assert!(lld.0 && rld.0, "{}{}", lld.1, rld.1);
+    for name in [".keepme", ".grouped"] {
+        let (want, got) = (sections(&lld.2), sections(&rld.2));
+        let (want, got) = (find_section(&want, name), find_section(&got, name));
+        let got = got.unwrap_or_else(|| panic!("rld's -r output has no {name}"));
+        let want = want.expect("lld keeps it");
+        assert_eq!((&got.flags, got.size), (&want.flags, want.size), "{name}");
+        assert!(got.flags.contains('E'), "{name}: {}", got.flags);
+        assert_eq!(
+            section_data(&rld.2, name),
+            section_data(&lld.2, name),
+            "{name}"
+        );
+    }
+    // Both copies' relocations, against each file's function.
+    let relocs = |p: &Path| {
+        tool_stdout("readelf", &["-rW"], p)
+            .lines()
+            .filter(|l| l.contains("R_X86_64_64"))
+            .map(|l| l.split_whitespace().last().unwrap_or_default().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(relocs(&rld.2), relocs(&lld.2));
+    assert_eq!(relocs(&rld.2).len(), 2, "{:?}", relocs(&rld.2));
+    // The final link leaves them out.
+    let main = t.compile(Clang, "int main(void) { return 0; }\n", &["-O2"]);
+    let exe = t.link(Driver::ClangRld, &[&main, &rld.2], &[], "exe");
+    let names = section_names(&sections(&exe));
+    assert!(
+        !names.iter().any(|n| n == ".keepme" || n == ".grouped"),
+        "{names:?}"
+    );
+}
+
 /// Undefined Rust symbols are shown demangled as lld-22 shows them: v0 names (`_R...`,
 /// `-C symbol-mangling-version=v0`) without the crates' hashes, legacy ones with theirs.
 #[test]
