@@ -294,7 +294,7 @@ const SPECS: &[Spec] = &[
         p.o.discard_all = false;
         p.o.discard_none = true;
     }),
-    arg(&["--compress-debug-sections"], "zlib|none", "Compress the .debug_* output sections (SHF_COMPRESSED, zlib)",
+    arg(&["--compress-debug-sections"], "zlib|zstd|none", "Compress the .debug_* output sections (SHF_COMPRESSED)",
         Value(Parser::compress_debug_sections)),
     flag(&["--fork"], "Link in a child process and exit as soon as the output is written (default)", |p| p.o.fork = true),
     flag(&["--no-fork"], "Link in this process, which exits when it has freed everything", |p| p.o.fork = false),
@@ -867,9 +867,12 @@ impl Parser {
     }
 
     fn compress_debug_sections(&mut self, v: &str) -> Result<(), ArgsError> {
+        use crate::compressed::DebugCompression;
         self.o.compress_debug_sections = match v {
-            "zlib" => true,
-            "none" => false,
+            // GNU ld's name for the same format.
+            "zlib" | "zlib-gabi" => Some(DebugCompression::Zlib),
+            "zstd" => Some(DebugCompression::Zstd),
+            "none" => None,
             _ => return Err(invalid(&self.opt, v)),
         };
         Ok(())

@@ -1,7 +1,8 @@
 //! Debug sections compressed by the compiler (`-gz`): SHF_COMPRESSED sections (an
-//! `Elf64_Chdr`, then a zlib stream) and the older GNU `.zdebug_*` form ("ZLIB", the size
-//! as 8 big-endian bytes, then a zlib stream). They are linked as their uncompressed
-//! contents, as GNU ld and lld do; relocations refer to uncompressed offsets anyway.
+//! `Elf64_Chdr`, then a zlib or zstd stream) and the older GNU `.zdebug_*` form ("ZLIB",
+//! the size as 8 big-endian bytes, then a zlib stream). They are linked as their
+//! uncompressed contents, as GNU ld and lld do; relocations refer to uncompressed offsets
+//! anyway. `--compress-debug-sections` compresses the output's the same two ways.
 
 use crate::context::{Link, Segments};
 use crate::error::{LinkError, Result};
@@ -26,6 +27,19 @@ pub struct Inflated {
 /// and is refused before anything that size is allocated.
 const MAX_RATIO: u64 = 1100;
 
+/// zstd expands at most one 128 KiB block from a 4-byte RLE block: a header claiming more
+/// than that ratio is corrupt. (Below it, the buffer grows as data really comes out.)
+const MAX_ZSTD_RATIO: u64 = 33_000;
+
+/// How `--compress-debug-sections` compresses (lld-22's and GNU ld's two formats).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DebugCompression {
+    /// `ELFCOMPRESS_ZLIB`, at zlib's fastest level (as lld).
+    Zlib,
+    /// `ELFCOMPRESS_ZSTD`: smaller and faster to read back than zlib.
+    Zstd,
+}
+
 /// The uncompressed form of a compressed section; None if it is not compressed.
 pub fn inflate(
     name: &'static str,
@@ -39,16 +53,11 @@ pub fn inflate(
         let ch_type = u32::from_le_bytes(data[0..4].try_into().unwrap_or_default());
         let size = u64::from_le_bytes(data[8..16].try_into().unwrap_or_default());
         let align = u64::from_le_bytes(data[16..24].try_into().unwrap_or_default());
-        match ch_type {
-            elf::ELFCOMPRESS_ZLIB => {}
-            elf::ELFCOMPRESS_ZSTD => {
-                return Err("zstd-compressed debug sections are not supported \
-                     (compile with -gz=zlib, or without -gz)"
-                    .into())
-            }
+        let data = match ch_type {
+            elf::ELFCOMPRESS_ZLIB => zlib(&data[24..], size)?,
+            elf::ELFCOMPRESS_ZSTD => zstd(&data[24..], size)?,
             t => return Err(format!("unknown compression type {t}")),
-        }
-        let data = zlib(&data[24..], size)?;
+        };
         return Ok(Some(Inflated {
             name,
             flags: flags & !u64::from(elf::SHF_COMPRESSED),
@@ -83,9 +92,34 @@ fn zlib(stream: &[u8], size: u64) -> Result<&'static [u8], String> {
         ));
     }
     let mut out = Vec::with_capacity(size as usize);
-    let mut decoder = flate2::read::ZlibDecoder::new(stream).take(size + 1);
+    let decoder = flate2::read::ZlibDecoder::new(stream);
+    read_exactly(decoder, size, &mut out)?;
+    Ok(Box::leak(out.into_boxed_slice()))
+}
+
+/// Decompresses zstd frames that must produce exactly `size` bytes, as [`zlib`] does.
+fn zstd(stream: &[u8], size: u64) -> Result<&'static [u8], String> {
+    if size > (stream.len() as u64).saturating_mul(MAX_ZSTD_RATIO) + 4096 {
+        return Err(format!(
+            "claims {size} bytes uncompressed from {} compressed",
+            stream.len()
+        ));
+    }
+    // Room for what real debug information compresses from; more only as it comes out.
+    let likely = (stream.len() as u64).saturating_mul(16).min(size);
+    let mut out = Vec::with_capacity(likely as usize);
+    let decoder = zstd::stream::read::Decoder::with_buffer(stream)
+        .map_err(|e| format!("corrupt compressed data: {e}"))?;
+    read_exactly(decoder, size, &mut out)?;
+    Ok(Box::leak(out.into_boxed_slice()))
+}
+
+/// Reads `decoder` to its end into `out`, which must then hold exactly `size` bytes (one
+/// more is read at most, to tell a longer stream).
+fn read_exactly(decoder: impl Read, size: u64, out: &mut Vec<u8>) -> Result<(), String> {
     decoder
-        .read_to_end(&mut out)
+        .take(size + 1)
+        .read_to_end(out)
         .map_err(|e| format!("corrupt compressed data: {e}"))?;
     if out.len() as u64 != size {
         return Err(format!(
@@ -93,12 +127,12 @@ fn zlib(stream: &[u8], size: u64) -> Result<&'static [u8], String> {
             out.len()
         ));
     }
-    Ok(Box::leak(out.into_boxed_slice()))
+    Ok(())
 }
 
-/// `--compress-debug-sections=zlib`, as lld does it: every non-empty `.debug_*` output
-/// section is relocated into a buffer of its own, compressed (zlib, fastest level, as
-/// lld), and written as an `Elf64_Chdr` and the stream, unless that is no smaller; the
+/// `--compress-debug-sections=zlib|zstd`, as lld does it: every non-empty `.debug_*`
+/// output section is relocated into a buffer of its own, compressed, and written as an
+/// `Elf64_Chdr` and the stream, unless that is no smaller; the
 /// section keeps its other flags (`.debug_str` is MSC); the file offsets of what follows
 /// are laid out again.
 pub fn compress_outputs(
@@ -110,6 +144,9 @@ pub fn compress_outputs(
     contents: &mut Contents,
     plan: &RelocPlan,
 ) -> Result<()> {
+    let Some(how) = link.opts.compress_debug_sections else {
+        return Ok(());
+    };
     let chosen: Vec<u32> = link
         .outputs
         .iter()
@@ -124,7 +161,7 @@ pub fn compress_outputs(
     );
     let done: Vec<(u32, Compressed)> = chosen
         .par_iter()
-        .map(|&i| (i, compress_one(&image, plan, i)))
+        .map(|&i| (i, compress_one(&image, plan, i, how)))
         .collect();
     for (i, bytes) in done {
         let bytes = bytes.map_err(LinkError::Many)?;
@@ -140,7 +177,7 @@ pub fn compress_outputs(
 type Compressed = std::result::Result<Vec<u8>, Vec<String>>;
 
 /// Output section `index` relocated, then compressed behind its header.
-fn compress_one(link: &Image, plan: &RelocPlan, index: u32) -> Compressed {
+fn compress_one(link: &Image, plan: &RelocPlan, index: u32, how: DebugCompression) -> Compressed {
     let o = &link.outputs[index as usize];
     let mut image = vec![0u8; o.size as usize];
     let mut errors = Vec::new();
@@ -163,23 +200,41 @@ fn compress_one(link: &Image, plan: &RelocPlan, index: u32) -> Compressed {
     if !errors.is_empty() {
         return Err(errors);
     }
-    deflate_section(&image, o.align).map_err(|e| vec![format!("compressing {}: {e}", o.name)])
+    compress_section(&image, o.align, how).map_err(|e| vec![format!("compressing {}: {e}", o.name)])
 }
 
-/// A section's bytes as an SHF_COMPRESSED section's contents: its `Elf64_Chdr` (zlib, the
-/// size, the alignment) and the stream, at zlib's fastest level (as lld).
-pub fn deflate_section(bytes: &[u8], align: u64) -> std::io::Result<Vec<u8>> {
+/// A section's bytes as an SHF_COMPRESSED section's contents: its `Elf64_Chdr` (the
+/// format, the size, the alignment) and the stream, at the format's fastest level (lld's
+/// choice for zlib; zstd's fastest still compresses debug information better than zlib).
+pub fn compress_section(
+    bytes: &[u8],
+    align: u64,
+    how: DebugCompression,
+) -> std::io::Result<Vec<u8>> {
+    let ch_type = match how {
+        DebugCompression::Zlib => elf::ELFCOMPRESS_ZLIB,
+        DebugCompression::Zstd => elf::ELFCOMPRESS_ZSTD,
+    };
     let mut out = Vec::with_capacity(24 + bytes.len() / 3);
-    out.extend_from_slice(&elf::ELFCOMPRESS_ZLIB.to_le_bytes());
+    out.extend_from_slice(&ch_type.to_le_bytes());
     out.extend_from_slice(&0u32.to_le_bytes());
     out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
     out.extend_from_slice(&align.to_le_bytes());
-    let mut encoder = flate2::write::ZlibEncoder::new(out, flate2::Compression::fast());
-    encoder.write_all(bytes)?;
-    encoder.finish()
+    match how {
+        DebugCompression::Zlib => {
+            let mut encoder = flate2::write::ZlibEncoder::new(out, flate2::Compression::fast());
+            encoder.write_all(bytes)?;
+            encoder.finish()
+        }
+        DebugCompression::Zstd => {
+            let mut encoder = zstd::stream::write::Encoder::new(out, 1)?;
+            encoder.write_all(bytes)?;
+            encoder.finish()
+        }
+    }
 }
 
-/// Makes `o` the SHF_COMPRESSED section `bytes` (from [`deflate_section`]) hold, and gives
+/// Makes `o` the SHF_COMPRESSED section `bytes` (from [`compress_section`]) hold, and gives
 /// them back, if they are smaller than it; otherwise `o` stays as it is (as lld-22 undoes a
 /// compression that does not shrink the section).
 pub fn adopt(o: &mut crate::output_section::OutputSection, bytes: Vec<u8>) -> Option<Vec<u8>> {
@@ -238,26 +293,48 @@ mod tests {
         let d = inflate(".zdebug_line", 0, leak(gnu)).unwrap().unwrap();
         assert_eq!((d.name, d.data), (".debug_line", &text[..]));
         assert!(inflate(".debug_str", 0, b"plain").unwrap().is_none());
+        // What rld writes reads back, in both formats.
+        for how in [DebugCompression::Zlib, DebugCompression::Zstd] {
+            let packed = compress_section(&text, 4, how).unwrap();
+            assert!(packed.len() < text.len(), "{how:?}");
+            let d = inflate(".debug_info", flags, leak(packed))
+                .unwrap()
+                .unwrap();
+            assert_eq!((d.data, d.align), (&text[..], 4), "{how:?}");
+        }
     }
 
     #[test]
     fn lies_and_damage_are_errors() {
         let text = vec![7u8; 1000];
         let flags = u64::from(elf::SHF_COMPRESSED);
-        // A size the stream cannot have, a size too large to believe, a broken stream,
-        // zstd, a header cut short.
+        // A size the stream cannot have, a size too large to believe, a broken stream, the
+        // same three in zstd, an unknown format, a header cut short.
         let mut wrong = chdr(elf::ELFCOMPRESS_ZLIB, 999, 1);
         wrong.extend(deflate(&text));
         let mut huge = chdr(elf::ELFCOMPRESS_ZLIB, 1 << 40, 1);
         huge.extend(deflate(&text));
         let mut broken = chdr(elf::ELFCOMPRESS_ZLIB, 1000, 1);
         broken.extend_from_slice(&[0x78, 0x9c, 0xff, 0xff, 0xff]);
-        let zstd = chdr(elf::ELFCOMPRESS_ZSTD, 1000, 1);
+        let zstd_of = |size: u64, stream: &[u8]| {
+            let mut z = chdr(elf::ELFCOMPRESS_ZSTD, size, 1);
+            z.extend_from_slice(stream);
+            z
+        };
+        let packed = zstd::bulk::compress(&text, 1).unwrap();
+        let mut unknown = chdr(7, 1000, 1);
+        unknown.extend(deflate(&text));
         for (data, words) in [
             (wrong, "not the 999"),
             (huge, "claims"),
             (broken, "corrupt"),
-            (zstd, "zstd"),
+            (zstd_of(1001, &packed), "not the 1001"),
+            (zstd_of(1 << 40, &packed), "claims"),
+            (
+                zstd_of(1000, &[0x28, 0xb5, 0x2f, 0xfd, 0xff, 0xff]),
+                "corrupt",
+            ),
+            (unknown, "unknown compression type 7"),
             (vec![1, 0, 0], "too short"),
         ] {
             let e = inflate(".debug_info", flags, leak(data)).err().unwrap();

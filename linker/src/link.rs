@@ -553,7 +553,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         ..Contents::default()
     };
     timer.phase("layout");
-    if opts.compress_debug_sections {
+    if opts.compress_debug_sections.is_some() {
         crate::compressed::compress_outputs(
             &mut link,
             &tables,

@@ -289,8 +289,9 @@ pub struct Options {
     pub icf: crate::icf::Icf,
     /// `--print-icf-sections`: list what folding kept and removed.
     pub print_icf_sections: bool,
-    /// `--compress-debug-sections=zlib`: `.debug_*` output sections zlib-compressed.
-    pub compress_debug_sections: bool,
+    /// `--compress-debug-sections=zlib|zstd`: how `.debug_*` output sections are
+    /// compressed (None: they are not).
+    pub compress_debug_sections: Option<crate::compressed::DebugCompression>,
     /// `--exclude-libs LIB,LIB,...` values, as given.
     pub exclude_libs: Vec<String>,
     /// `--version-script FILE`, in order.
@@ -463,7 +464,7 @@ impl Default for Options {
             print_gc_sections: false,
             icf: crate::icf::Icf::None,
             print_icf_sections: false,
-            compress_debug_sections: false,
+            compress_debug_sections: None,
             android_relr_tags: false,
             android_packed_relocs: false,
             no_warnings: false,

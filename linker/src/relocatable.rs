@@ -399,9 +399,9 @@ fn compress_debug_sections(
     link: &mut Link,
     placement: &Placement,
 ) -> Result<FxHashMap<u32, Vec<u8>>> {
-    if !link.opts.compress_debug_sections {
+    let Some(how) = link.opts.compress_debug_sections else {
         return Ok(FxHashMap::default());
-    }
+    };
     let chosen: Vec<u32> = (0..link.outputs.len() as u32)
         .filter(|&k| crate::compressed::is_compressible(&link.outputs[k as usize]))
         .collect();
@@ -411,7 +411,7 @@ fn compress_debug_sections(
             let o = &link.outputs[k as usize];
             let mut bytes = vec![0u8; o.size as usize];
             write_output_section(link, placement, k, &mut bytes);
-            (k, crate::compressed::deflate_section(&bytes, o.align))
+            (k, crate::compressed::compress_section(&bytes, o.align, how))
         })
         .collect();
     let mut compressed = FxHashMap::default();

@@ -951,100 +951,120 @@ fn compressed_input_debug_sections() {
     }
 }
 
-/// `--compress-debug-sections=zlib` (lld's and GNU ld's): every `.debug_*` section of the
-/// output is SHF_COMPRESSED, and holds, uncompressed, exactly the bytes of the same link
-/// without the option; debuggers' view (the line table) is lld's. `=none` compresses
-/// nothing.
+/// `--compress-debug-sections=zlib|zstd` (lld's and GNU ld's): every `.debug_*` section of
+/// the output is SHF_COMPRESSED in the format asked for, and holds, uncompressed, exactly
+/// the bytes of the same link without the option; debuggers' view (the line table) is
+/// lld's. `=none` compresses nothing. `-r` compresses too, and the final link reads the
+/// compressed inputs back.
 #[test]
-fn compress_debug_sections_zlib() {
+fn compress_debug_sections_zlib_and_zstd() {
     let t = Test::new();
     let objs = basic_objects(&t, &["-O0", "-g"]);
-    let zlib = ["-Wl,--compress-debug-sections=zlib"];
-    let packed = t.check_program(&paths(&objs), &zlib, Some(BASIC_OUT));
     let none = t.link(
         Driver::ClangRld,
         &paths(&objs),
         &["-Wl,--compress-debug-sections=none"],
         "none.out",
     );
-    let lld = t.link(Driver::ClangLld, &paths(&objs), &zlib, "lld-zlib.out");
     let debug = |p: &Path| -> Vec<Section> {
         sections(p)
             .into_iter()
             .filter(|s| s.name.starts_with(".debug_"))
             .collect()
     };
+    // The format word of a compressed section's header (1 zlib, 2 zstd).
+    let ch_type = |p: &Path, name: &str| {
+        let bytes = section_data(p, name);
+        u32::from_le_bytes(bytes[..4].try_into().unwrap())
+    };
     let dump = |p: &Path, name: &str| tool_stdout("readelf", &["-z", "-x", name], p);
-    let lines = |p: &Path| tool_stdout("llvm-dwarfdump-22", &["--debug-line"], p);
-    assert!(debug(&none).iter().all(|s| !s.flags.contains('C')));
-    assert_eq!(packed.len(), Driver::RLD_DRIVERS.len());
-    for (exe, driver) in packed.iter().zip(Driver::RLD_DRIVERS) {
-        let plain = t.link(
-            driver,
-            &paths(&objs),
-            &[],
-            &format!("plain-{}", driver.name()),
-        );
-        let sections = debug(exe);
-        let compressed = sections.iter().filter(|s| s.flags.contains('C')).count();
-        assert!(compressed >= 4, "{}", exe.display());
-        let plain_sections = debug(&plain);
-        for s in &sections {
-            // The flags but SHF_COMPRESSED are the uncompressed section's (`.debug_str` is
-            // MSC); a section compression would not shrink stays as it is.
-            let p = find_section(&plain_sections, &s.name).unwrap();
-            assert_eq!(s.flags.replace('C', ""), p.flags, "{}", s.name);
-            if !s.flags.contains('C') {
-                assert_eq!(s.size, p.size, "{}", s.name);
-            }
-            let contents = |p: &Path| {
-                dump(p, &s.name)
-                    .lines()
-                    .filter(|l| l.starts_with("  0x"))
-                    .map(str::to_string)
-                    .collect::<Vec<_>>()
-            };
-            assert_eq!(contents(exe), contents(&plain), "{}", s.name);
-        }
-        let rows = |p: &Path| lines(p).lines().filter(|l| l.starts_with("0x")).count();
-        assert_eq!(rows(exe), rows(&lld), "{}", exe.display());
-        let str_flags = |p: &Path| find_section(&debug(p), ".debug_str").unwrap().flags;
-        assert_eq!(str_flags(exe), "MSC");
-        assert_eq!(str_flags(exe), str_flags(&lld));
-    }
-    // `-r` compresses too (as lld-22), and the final link reads it back.
-    let rel = t.link(
-        Driver::Rld,
-        &paths(&objs),
-        &["-r", "--compress-debug-sections=zlib"],
-        "zlib.o",
-    );
-    let lld_rel = t.path("lld-zlib.o");
-    let mut lld_r = std::process::Command::new("ld.lld-22");
-    lld_r
-        .arg("-r")
-        .arg("--compress-debug-sections=zlib")
-        .args(&objs)
-        .arg("-o")
-        .arg(&lld_rel);
-    run_checked(&mut lld_r);
-    for name in [".debug_info", ".debug_str"] {
-        let flags = |p: &Path| find_section(&debug(p), name).unwrap().flags;
-        assert!(flags(&rel).contains('C'), "{name}: {}", flags(&rel));
-        assert_eq!(flags(&rel), flags(&lld_rel), "{name}");
-    }
-    let from_rel = t.check_program(&[&rel], &[], Some(BASIC_OUT));
-    let plain = t.link(Driver::ClangRld, &paths(&objs), &[], "plain-again");
-    assert_eq!(
-        tool_stdout("llvm-dwarfdump-22", &["--debug-line"], &from_rel[0])
-            .lines()
-            .filter(|l| l.starts_with("0x"))
-            .count(),
-        tool_stdout("llvm-dwarfdump-22", &["--debug-line"], &plain)
+    let line_rows = |p: &Path| {
+        tool_stdout("llvm-dwarfdump-22", &["--debug-line"], p)
             .lines()
             .filter(|l| l.starts_with("0x"))
             .count()
-    );
+    };
+    assert!(debug(&none).iter().all(|s| !s.flags.contains('C')));
+    let plain: Vec<PathBuf> = Driver::RLD_DRIVERS
+        .iter()
+        .map(|&driver| {
+            let out = format!("plain-{}", driver.name());
+            t.link(driver, &paths(&objs), &[], &out)
+        })
+        .collect();
+    for (format, word) in [("zlib", 1), ("zstd", 2)] {
+        let flag = format!("--compress-debug-sections={format}");
+        let wl = format!("-Wl,{flag}");
+        let packed = t.check_program(&paths(&objs), &[&wl], Some(BASIC_OUT));
+        let lld = t.link(
+            Driver::ClangLld,
+            &paths(&objs),
+            &[&wl],
+            &format!("lld-{format}"),
+        );
+        assert_eq!(packed.len(), Driver::RLD_DRIVERS.len());
+        for (exe, plain) in packed.iter().zip(&plain) {
+            let sections = debug(exe);
+            let compressed: Vec<&Section> =
+                sections.iter().filter(|s| s.flags.contains('C')).collect();
+            assert!(compressed.len() >= 4, "{format}: {}", exe.display());
+            for s in &compressed {
+                assert_eq!(ch_type(exe, &s.name), word, "{format}: {}", s.name);
+                assert_eq!(ch_type(&lld, &s.name), word, "lld, {format}: {}", s.name);
+            }
+            let plain_sections = debug(plain);
+            for s in &sections {
+                // The flags but SHF_COMPRESSED are the uncompressed section's (`.debug_str`
+                // is MSC); a section compression would not shrink stays as it is.
+                let p = find_section(&plain_sections, &s.name).unwrap();
+                assert_eq!(s.flags.replace('C', ""), p.flags, "{}", s.name);
+                if !s.flags.contains('C') {
+                    assert_eq!(s.size, p.size, "{}", s.name);
+                }
+                let contents = |p: &Path| {
+                    dump(p, &s.name)
+                        .lines()
+                        .filter(|l| l.starts_with("  0x"))
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(contents(exe), contents(plain), "{format}: {}", s.name);
+            }
+            assert_eq!(
+                line_rows(exe),
+                line_rows(&lld),
+                "{format}: {}",
+                exe.display()
+            );
+            let str_flags = |p: &Path| find_section(&debug(p), ".debug_str").unwrap().flags;
+            assert_eq!(str_flags(exe), "MSC");
+            assert_eq!(str_flags(exe), str_flags(&lld));
+        }
+        // `-r` compresses too (as lld-22), and the final link reads it back.
+        let rel = t.link(
+            Driver::Rld,
+            &paths(&objs),
+            &["-r", &flag],
+            &format!("{format}.o"),
+        );
+        let lld_rel = t.path(&format!("lld-{format}.o"));
+        let mut lld_r = std::process::Command::new("ld.lld-22");
+        lld_r
+            .arg("-r")
+            .arg(&flag)
+            .args(&objs)
+            .arg("-o")
+            .arg(&lld_rel);
+        run_checked(&mut lld_r);
+        for name in [".debug_info", ".debug_str"] {
+            let flags = |p: &Path| find_section(&debug(p), name).unwrap().flags;
+            assert!(flags(&rel).contains('C'), "{name}: {}", flags(&rel));
+            assert_eq!(flags(&rel), flags(&lld_rel), "{name}");
+            assert_eq!(ch_type(&rel, name), word, "{format} -r: {name}");
+        }
+        let from_rel = t.check_program(&[&rel], &[], Some(BASIC_OUT));
+        assert_eq!(line_rows(&from_rel[0]), line_rows(&plain[0]), "{format}");
+    }
 }
 
 /// `--version-script`: `global:` symbols are exported under their version node (with the
