@@ -296,6 +296,8 @@ const SPECS: &[Spec] = &[
     }),
     arg(&["--compress-debug-sections"], "zlib|zstd|none", "Compress the .debug_* output sections (SHF_COMPRESSED)",
         Value(Parser::compress_debug_sections)),
+    arg(&["--sort-section"], "name|alignment", "Order the sections of a linker script's descriptions by name or alignment where no SORT nested in them does",
+        Value(Parser::sort_section)),
     flag(&["--fork"], "Link in a child process and exit as soon as the output is written (default)", |p| p.o.fork = true),
     flag(&["--no-fork"], "Link in this process, which exits when it has freed everything", |p| p.o.fork = false),
     // lld's spelling: only `--threads=N`, so `--threads foo.o` keeps foo.o an input.
@@ -863,6 +865,16 @@ impl Parser {
             _ => return Err(invalid(&self.opt, v)),
         };
         self.o.hash_style = HashStyle { sysv, gnu };
+        Ok(())
+    }
+
+    fn sort_section(&mut self, v: &str) -> Result<(), ArgsError> {
+        use crate::input::script::Sort;
+        self.o.sort_section = match v {
+            "name" => Sort::Name,
+            "alignment" => Sort::Alignment,
+            _ => return Err(invalid(&self.opt, v)),
+        };
         Ok(())
     }
 

@@ -37,11 +37,9 @@ const FLAG_MASK: u64 =
 /// tables sorted by priority) and computes its offset there.
 pub fn assign_input_sections(link: &mut Link) {
     crate::script_layout::apply_constraints(link);
-    let script = link
-        .scripts
-        .sections
-        .as_ref()
-        .map(|(_, commands)| crate::script_layout::InputMap::new(commands));
+    let script = link.scripts.sections.as_ref().map(|(_, commands)| {
+        crate::script_layout::InputMap::new(commands).sorting_sections_by(link.opts.sort_section)
+    });
     let rules = Rules {
         strip_debug: link.opts.strip_debug || link.opts.strip_all,
         keep_text_prefix: link.opts.z_keep_text_section_prefix,

@@ -289,6 +289,9 @@ pub struct Options {
     pub icf: crate::icf::Icf,
     /// `--print-icf-sections`: list what folding kept and removed.
     pub print_icf_sections: bool,
+    /// `--sort-section=name|alignment`: the order of linker-script descriptions' sections
+    /// where no nested `SORT` gives one (`Sort::None`: input order).
+    pub sort_section: crate::input::script::Sort,
     /// `--compress-debug-sections=zlib|zstd`: how `.debug_*` output sections are
     /// compressed (None: they are not).
     pub compress_debug_sections: Option<crate::compressed::DebugCompression>,
@@ -464,6 +467,7 @@ impl Default for Options {
             print_gc_sections: false,
             icf: crate::icf::Icf::None,
             print_icf_sections: false,
+            sort_section: crate::input::script::Sort::None,
             compress_debug_sections: None,
             android_relr_tags: false,
             android_packed_relocs: false,

@@ -42,6 +42,9 @@ pub struct InputMap<'a> {
     commands: &'a [SectionsCommand],
     /// Per command, its output section's name (leaked: output keys are `'static`).
     names: Vec<Option<&'static str>>,
+    /// `--sort-section`: the order of a description without a nested `SORT`, inside (or
+    /// without) its own.
+    sort_section: Sort,
 }
 
 impl<'a> InputMap<'a> {
@@ -55,7 +58,21 @@ impl<'a> InputMap<'a> {
                 _ => None,
             })
             .collect();
-        InputMap { commands, names }
+        InputMap {
+            commands,
+            names,
+            sort_section: Sort::None,
+        }
+    }
+
+    /// The map with `--sort-section`'s order (lld's and GNU ld's rule: a description
+    /// without `SORT` is sorted by it; one with a single `SORT` by that, then by it;
+    /// `SORT_NONE` stays in input order).
+    pub fn sorting_sections_by(self, sort_section: Sort) -> InputMap<'a> {
+        InputMap {
+            sort_section,
+            ..self
+        }
     }
 
     /// The output section for input section `section` of `file`: `Some(Some(name))` for a
@@ -72,21 +89,25 @@ impl<'a> InputMap<'a> {
     }
 
     /// Where the section goes inside its output: the input section description that
-    /// matched it (descriptions in script order), and the key its `SORT` orders by.
-    pub fn rank(&self, file: &str, section: &str, align: u64) -> (usize, SortKey) {
+    /// matched it (descriptions in script order), and the keys its `SORT`s order by
+    /// (outer, then inner).
+    pub fn rank(&self, file: &str, section: &str, align: u64) -> (usize, SortKey, SortKey) {
+        let key = |sort: Sort| match sort {
+            Sort::None | Sort::Never => SortKey::None,
+            Sort::Name => SortKey::Name(section.to_string()),
+            Sort::Alignment => SortKey::Alignment(std::cmp::Reverse(align)),
+            Sort::InitPriority => SortKey::Priority(crate::output_section::init_priority(section)),
+        };
         match self.first_match(file, section) {
             Some(m) => {
-                let key = match m.sort {
-                    Sort::None => SortKey::None,
-                    Sort::Name => SortKey::Name(section.to_string()),
-                    Sort::Alignment => SortKey::Alignment(std::cmp::Reverse(align)),
-                    Sort::InitPriority => {
-                        SortKey::Priority(crate::output_section::init_priority(section))
-                    }
+                let inner = match (m.sort, m.inner_sort) {
+                    (Sort::Never, _) => Sort::None,
+                    (_, Sort::None) => self.sort_section,
+                    (_, inner) => inner,
                 };
-                (m.item, key)
+                (m.item, key(m.sort), key(inner))
             }
-            None => (usize::MAX, SortKey::None),
+            None => (usize::MAX, SortKey::None, SortKey::None),
         }
     }
 
@@ -103,6 +124,7 @@ impl<'a> InputMap<'a> {
                     sections,
                     keep,
                     sort,
+                    inner_sort,
                     exclude,
                 } = item
                 else {
@@ -122,6 +144,7 @@ impl<'a> InputMap<'a> {
                         item: j,
                         keep: *keep,
                         sort: *sort,
+                        inner_sort: *inner_sort,
                     });
                 }
             }
@@ -131,12 +154,13 @@ impl<'a> InputMap<'a> {
 }
 
 /// A pattern that matched: its command, its item in the output description, `KEEP`,
-/// `SORT`.
+/// `SORT` and a `SORT` nested in it.
 struct Match {
     command: usize,
     item: usize,
     keep: bool,
     sort: Sort,
+    inner_sort: Sort,
 }
 
 /// What `SORT...` orders the sections of one description by.
@@ -1501,7 +1525,7 @@ fn inside_offset(link: &Link, map: &InputMap, i: usize, item: usize) -> u64 {
             .filter_map(|&(f, s)| {
                 let obj = &link.objects[f as usize];
                 let sec = &obj.sections[s as usize];
-                let (rank, _) = map.rank(&obj.name, sec.name(), u64::from(sec.align));
+                let (rank, ..) = map.rank(&obj.name, sec.name(), u64::from(sec.align));
                 (rank < item).then_some(sec.offset + sec.size())
             })
             .max()

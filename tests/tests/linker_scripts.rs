@@ -503,6 +503,87 @@ fn sections_order_inputs_by_description_and_sort() {
     assert_eq!(run(&rld, &[], &[]).status.code(), Some(0));
 }
 
+/// `--sort-section=name|alignment` orders a description's sections where no `SORT` nested
+/// in it does (inside a single `SORT`, among the sections it ranks equal), and nested
+/// `SORT`s order by the outer key then the inner one; `SORT_NONE` keeps input order: the
+/// functions land where lld puts them in every combination.
+#[test]
+fn sort_section_and_nested_sorts_order_sections_as_lld() {
+    let t = Test::new();
+    let function = |section: &str, align: u32, name: &str| {
+        format!(
+            ".section {section},\"ax\",@progbits\n.p2align {align}\n.globl {name}\n{name}: ret\n"
+        )
+    };
+    let first = [
+        function(".text.c", 2, "fc"),
+        function(".text.a", 3, "fa"),
+        function(".text.d", 5, "fd"),
+        function(".text.b", 5, "fb"),
+        function(".text.e", 3, "fe"),
+        ".text\n.globl _start\n_start: mov $60, %eax\nxor %edi, %edi\nsyscall\n".to_string(),
+    ]
+    .concat();
+    let second = [function(".text.a", 5, "fa2"), function(".text.c", 3, "fc2")].concat();
+    let objs = [t.assemble("first", &first), t.assemble("second", &second)];
+    let functions = |p: &Path| -> Vec<String> {
+        let mut f: Vec<(u64, String)> = symbols(p)
+            .into_iter()
+            .filter(|s| s.table == ".symtab" && s.name.starts_with('f'))
+            .map(|s| (s.value, s.name))
+            .collect();
+        f.sort();
+        f.into_iter().map(|(_, n)| n).collect()
+    };
+    let cases = [
+        ("*(.text.*)", None, "fc fa fd fb fe fa2 fc2"),
+        ("*(.text.*)", Some("name"), "fa fa2 fb fc fc2 fd fe"),
+        ("*(.text.*)", Some("alignment"), "fd fb fa2 fa fe fc2 fc"),
+        (
+            "*(SORT_BY_ALIGNMENT(.text.*))",
+            Some("name"),
+            "fa2 fb fd fa fc2 fe fc",
+        ),
+        (
+            "*(SORT_BY_NAME(.text.*))",
+            Some("alignment"),
+            "fa2 fa fb fc2 fc fd fe",
+        ),
+        (
+            "*(SORT_BY_NAME(SORT_BY_ALIGNMENT(.text.*)))",
+            None,
+            "fa2 fa fb fc2 fc fd fe",
+        ),
+        (
+            "*(SORT_BY_ALIGNMENT(SORT_BY_NAME(.text.*)))",
+            None,
+            "fa2 fb fd fa fc2 fe fc",
+        ),
+        (
+            "*(SORT_NONE(.text.*))",
+            Some("name"),
+            "fc fa fd fb fe fa2 fc2",
+        ),
+    ];
+    for (k, (pattern, sort, want)) in cases.into_iter().enumerate() {
+        let script = t.write(
+            &format!("sort{k}.ld"),
+            format!(
+                "SECTIONS {{\n  . = 0x400000 + SIZEOF_HEADERS;\n  .text : {{ *(.text) {pattern} }}\n}}\n"
+            ),
+        );
+        let option = sort.map(|s| format!("--sort-section={s}"));
+        let mut flags = vec!["-static", "-T", script.to_str().unwrap()];
+        flags.extend(option.as_deref());
+        let lld = lld_link(&t, &paths(&objs), &flags, &format!("lld/prog{k}"));
+        let rld = t.link(Driver::Rld, &paths(&objs), &flags, &format!("rld/prog{k}"));
+        let ours = functions(&rld).join(" ");
+        assert_eq!(ours, functions(&lld).join(" "), "{pattern} {sort:?}");
+        assert_eq!(ours, want, "{pattern} {sort:?}");
+        assert_eq!(run(&rld, &[], &[]).status.code(), Some(0));
+    }
+}
+
 /// `MEMORY` regions with `> REGION` and `AT > REGION` (code and initialized data in
 /// "rom", data running in "ram"), `LOADADDR` and symbols inside output sections, as
 /// embedded start-up code uses them: sections, segments (with their load addresses) and

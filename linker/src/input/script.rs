@@ -158,6 +158,9 @@ pub enum OutputItem {
         sections: Vec<String>,
         keep: bool,
         sort: Sort,
+        /// The inner `SORT...` of a nested one (`SORT_BY_NAME(SORT_BY_ALIGNMENT(...))`):
+        /// the order among sections the outer one ranks equal.
+        inner_sort: Sort,
         /// `EXCLUDE_FILE(...)`: files (globs) whose sections this description skips.
         exclude: Vec<String>,
     },
@@ -169,12 +172,18 @@ pub enum OutputItem {
     },
 }
 
+/// An input section description's section patterns, its `SORT` and the one nested in it,
+/// and the `EXCLUDE_FILE` globs among them.
+type SectionPatterns = (Vec<String>, [Sort; 2], Vec<String>);
+
 /// How the sections one input section description matches are ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Sort {
-    /// In input order.
+    /// No `SORT`: in input order, unless `--sort-section` names an order.
     #[default]
     None,
+    /// `SORT_NONE`: in input order, whatever `--sort-section` says.
+    Never,
     /// `SORT`/`SORT_BY_NAME`: by section name.
     Name,
     /// `SORT_BY_ALIGNMENT`: most aligned first.
@@ -1060,7 +1069,8 @@ impl<'a> Parser<'a> {
                     self.expect_open("KEEP")?;
                     let mut exclude = self.exclude_files()?;
                     let file = self.expect_name("KEEP")?;
-                    let (sections, sort, inner) = self.section_patterns(&file, t.line)?;
+                    let (sections, [sort, inner_sort], inner) =
+                        self.section_patterns(&file, t.line)?;
                     exclude.extend(inner);
                     self.expect_close("KEEP", t.line)?;
                     items.push(OutputItem::Input {
@@ -1068,6 +1078,7 @@ impl<'a> Parser<'a> {
                         sections,
                         keep: true,
                         sort,
+                        inner_sort,
                         exclude,
                     });
                 }
@@ -1108,24 +1119,28 @@ impl<'a> Parser<'a> {
                     self.pos -= 1;
                     let mut exclude = self.exclude_files()?;
                     let file = self.expect_name("EXCLUDE_FILE")?;
-                    let (sections, sort, inner) = self.section_patterns(&file, t.line)?;
+                    let (sections, [sort, inner_sort], inner) =
+                        self.section_patterns(&file, t.line)?;
                     exclude.extend(inner);
                     items.push(OutputItem::Input {
                         file,
                         sections,
                         keep: false,
                         sort,
+                        inner_sort,
                         exclude,
                     });
                 }
                 Tok::Word(file) | Tok::Quoted(file) => {
                     let file = file.to_string();
-                    let (sections, sort, exclude) = self.section_patterns(&file, t.line)?;
+                    let (sections, [sort, inner_sort], exclude) =
+                        self.section_patterns(&file, t.line)?;
                     items.push(OutputItem::Input {
                         file,
                         sections,
                         keep: false,
                         sort,
+                        inner_sort,
                         exclude,
                     });
                 }
@@ -1249,10 +1264,11 @@ impl<'a> Parser<'a> {
         &mut self,
         file: &str,
         line: usize,
-    ) -> Result<(Vec<String>, Sort, Vec<String>), ScriptError> {
+    ) -> Result<SectionPatterns, ScriptError> {
         self.expect_punct('(', &format!("`(` and section names after {file}"))?;
         let mut patterns = Vec::new();
-        let mut sort = Sort::None;
+        // The outer `SORT...` and, nested in it, the inner one.
+        let mut sort = [Sort::None; 2];
         let mut depth = 0;
         let mut exclude = Vec::new();
         loop {
@@ -1283,19 +1299,26 @@ impl<'a> Parser<'a> {
                         ),
                     line,
                     ..
-                }) if depth == 0 => {
-                    sort = match w {
+                }) if depth < 2 && (depth == 0 || sort[0] != Sort::Never) => {
+                    sort[depth] = match w {
                         "SORT" | "SORT_BY_NAME" => Sort::Name,
                         "SORT_BY_ALIGNMENT" => Sort::Alignment,
                         "SORT_BY_INIT_PRIORITY" => Sort::InitPriority,
-                        _ => Sort::None,
+                        _ => Sort::Never,
                     };
                     self.expect_open(w)?;
                     depth += 1;
                     let _ = line;
                 }
                 Some(Token {
-                    tok: Tok::Word(w @ ("SORT" | "SORT_BY_NAME" | "SORT_BY_ALIGNMENT")),
+                    tok:
+                        Tok::Word(
+                            w @ ("SORT"
+                            | "SORT_BY_NAME"
+                            | "SORT_BY_ALIGNMENT"
+                            | "SORT_BY_INIT_PRIORITY"
+                            | "SORT_NONE"),
+                        ),
                     line,
                     ..
                 }) => return Err(self.unsupported(w, line)),
@@ -1873,6 +1896,7 @@ GROUP ( /lib/x86_64-linux-gnu/libm.so.6  AS_NEEDED ( /lib/x86_64-linux-gnu/libmv
                 sections: vec![".text".into(), ".text.*".into()],
                 keep: false,
                 sort: Sort::None,
+                inner_sort: Sort::None,
                 exclude: vec![],
             }]
         );
