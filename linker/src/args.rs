@@ -402,6 +402,10 @@ const SPECS: &[Spec] = &[
     // Not folding identical code is always correct, only larger.
     arg(&["--icf"], "none|all|safe", "Fold identical read-only sections: all of them, or (safe) those whose address no object takes (clang's .llvm_addrsig)", Value(Parser::icf)),
     heading("Dynamic linking"),
+    flag(&["--ignore-data-address-equality"], "Let a non-PIC program copy a library's protected variable (the library keeps its own address for it)",
+        |p| p.o.ignore_data_address_equality = true),
+    flag(&["--ignore-function-address-equality"], "Let a non-PIC program take a library's protected function's address through a PLT entry (the library keeps its own)",
+        |p| p.o.ignore_function_address_equality = true),
     flag(&["--no-dynamic-linker"], "Do not request a program interpreter (no PT_INTERP)",
         |p| p.o.no_dynamic_linker = true),
     arg(&["-I", "--dynamic-linker"], "FILE", "Use FILE as the program interpreter",

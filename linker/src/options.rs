@@ -179,6 +179,11 @@ pub struct Options {
     /// `-z copyreloc` (default) / `-z nocopyreloc`: whether a non-PIC executable may copy a
     /// shared library's variable.
     pub z_copyreloc: bool,
+    /// `--ignore-data-address-equality` / `--ignore-function-address-equality` (lld's): a
+    /// non-PIC executable may copy a library's protected variable / give its protected
+    /// function a canonical PLT entry, though the library then sees another address.
+    pub ignore_data_address_equality: bool,
+    pub ignore_function_address_equality: bool,
     /// DF_1 flags asked for by `-z initfirst|interpose|nodefaultlib|global`.
     pub z_flags_1: u32,
     /// `-z stack-size=N`: PT_GNU_STACK's p_memsz (the main thread's stack size, for the
@@ -429,6 +434,8 @@ impl Default for Options {
             report_shlib_undefined: None,
             z_flags_1: 0,
             z_copyreloc: true,
+            ignore_data_address_equality: false,
+            ignore_function_address_equality: false,
             z_stack_size: None,
             warn_unresolved: false,
             undefined_version: false,

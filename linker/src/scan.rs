@@ -723,10 +723,17 @@ fn needs_local_definition(
         return;
     }
     // A copy or a canonical PLT entry makes the executable's address the symbol's address
-    // for everyone; a library that binds its protected symbol to itself would disagree.
+    // for everyone; a library that binds its protected symbol to itself would disagree,
+    // unless the command line says that does not matter (lld's rule: for a variable or a
+    // function, by its type).
     if let SymbolDef::Shared { dso, index } = sym.def {
         let dso = &link.dsos[dso as usize];
-        if dso.symbols[index as usize].visibility == STV_PROTECTED {
+        let disagreement_allowed = match sym.sym_type {
+            STT_OBJECT => link.opts.ignore_data_address_equality,
+            STT_FUNC => link.opts.ignore_function_address_equality,
+            _ => false,
+        };
+        if dso.symbols[index as usize].visibility == STV_PROTECTED && !disagreement_allowed {
             errors.push(format!(
                 "cannot preempt symbol: {}\n>>> defined in {}\n>>> referenced by {}:({})",
                 sym.display_name(),

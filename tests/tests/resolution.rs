@@ -297,13 +297,18 @@ fn whole_archive_loads_every_member() {
 }
 
 /// A non-PIC executable cannot take a protected library variable's address with a copy
-/// relocation (the library keeps using its own copy): lld says "cannot preempt symbol".
+/// relocation, nor a protected function's with a canonical PLT entry (the library keeps
+/// using its own): lld says "cannot preempt symbol". `--ignore-data-address-equality` and
+/// `--ignore-function-address-equality` (lld's) allow each, and the program then runs as
+/// lld's: the library still reads its own copy of the variable.
 #[test]
 fn copy_relocation_against_protected_symbol_is_an_error() {
     let t = Test::new();
     let lib = t.compile(
         Gcc,
-        "__attribute__((visibility(\"protected\"))) int pvar = 5;\nint get_pvar(void) { return pvar; }\n",
+        "__attribute__((visibility(\"protected\"))) int pvar = 5;\nint get_pvar(void) { return pvar; }\n\
+         __attribute__((visibility(\"protected\"))) int pfun(void) { return 7; }\n\
+         void *pfun_address(void) { return (void *)pfun; }\n",
         &["-fPIC"],
     );
     let main = t.compile(
@@ -311,6 +316,13 @@ fn copy_relocation_against_protected_symbol_is_an_error() {
         "#include <stdio.h>\nextern int pvar;\nint get_pvar(void);\nint main(void) { pvar = 9; printf(\"%d %d\\n\", pvar, get_pvar()); return 0; }\n",
         &["-fno-pie"],
     );
+    let fun = t.compile(
+        Gcc,
+        "#include <stdio.h>\nint pfun(void);\nvoid *pfun_address(void);\n\
+         int main(void) { int (*f)(void) = pfun; printf(\"%d %d\\n\", f(), (void *)f == pfun_address()); return 0; }\n",
+        &["-fno-pie"],
+    );
+    let mut outputs = Vec::new();
     for d in ALL_DRIVERS {
         let libso = t.link(
             d,
@@ -318,15 +330,33 @@ fn copy_relocation_against_protected_symbol_is_an_error() {
             &["-shared"],
             &format!("{}/libprot.so", d.name()),
         );
-        let out = format!("{}/main", d.name());
-        let (res, cmd) = t.try_link(d, &[&main, &libso], &["-no-pie"], &out);
-        assert!(!res.status.success(), "{cmd} succeeded");
-        let stderr = String::from_utf8_lossy(&res.stderr);
-        assert!(
-            stderr.contains("cannot preempt symbol: pvar"),
-            "{cmd}:\n{stderr}"
-        );
-        assert!(!t.path(&out).exists(), "{cmd} left an output");
+        for (obj, name, option) in [
+            (&main, "pvar", "-Wl,--ignore-data-address-equality"),
+            (&fun, "pfun", "-Wl,--ignore-function-address-equality"),
+        ] {
+            let out = format!("{}/{name}", d.name());
+            let (res, cmd) = t.try_link(d, &[obj, &libso], &["-no-pie"], &out);
+            assert!(!res.status.success(), "{cmd} succeeded");
+            let stderr = String::from_utf8_lossy(&res.stderr);
+            assert!(
+                stderr.contains(&format!("cannot preempt symbol: {name}")),
+                "{cmd}:\n{stderr}"
+            );
+            assert!(!t.path(&out).exists(), "{cmd} left an output");
+            if d == Driver::GccLd {
+                continue; // GNU ld has neither option.
+            }
+            let rpath = format!("-Wl,-rpath,{}", t.path(d.name()).display());
+            let allowed = format!("{}/{name}-allowed", d.name());
+            let exe = t.link(d, &[obj, &libso], &["-no-pie", option, &rpath], &allowed);
+            let res = run(&exe, &[], &[]);
+            assert!(res.status.success(), "{}", exe.display());
+            outputs.push((d, name, String::from_utf8_lossy(&res.stdout).into_owned()));
+        }
+    }
+    for (d, name, out) in &outputs {
+        let want = if *name == "pvar" { "9 5\n" } else { "7 0\n" };
+        assert_eq!(out, want, "{d:?} {name}");
     }
 }
 
