@@ -296,6 +296,15 @@ const SPECS: &[Spec] = &[
     }),
     arg(&["--compress-debug-sections"], "zlib|zstd|none", "Compress the .debug_* output sections (SHF_COMPRESSED)",
         Value(Parser::compress_debug_sections)),
+    arg(&["--symbol-ordering-file"], "FILE", "Put the sections defining the symbols FILE lists (one per line) first in their output sections, in that order",
+        Value(|p, v| {
+            p.o.symbol_ordering_file = Some(v.into());
+            Ok(())
+        })),
+    flag(&["--warn-symbol-ordering"], "Warn about --symbol-ordering-file symbols that cannot be ordered (default)",
+        |p| p.o.warn_symbol_ordering = true),
+    flag(&["--no-warn-symbol-ordering"], "Do not warn about --symbol-ordering-file symbols that cannot be ordered",
+        |p| p.o.warn_symbol_ordering = false),
     arg(&["--sort-section"], "name|alignment", "Order the sections of a linker script's descriptions by name or alignment where no SORT nested in them does",
         Value(Parser::sort_section)),
     flag(&["--fork"], "Link in a child process and exit as soon as the output is written (default)", |p| p.o.fork = true),

@@ -225,6 +225,8 @@ pub struct Link<'o> {
     /// Sections identical code folding removed, each with the section kept in its place
     /// (none before it runs, or without `--icf`).
     pub folded_into: FxHashMap<(FileId, u32), (FileId, u32)>,
+    /// `--symbol-ordering-file`'s rank of each section it orders (none without it).
+    pub section_order: crate::symbol_order::SectionOrder,
     /// The output has .dynamic (any shared library, PIE or shared output).
     pub is_dynamic: bool,
     /// What each symbol the linker defines stands for (`SymbolDef::Synthetic` symbols: each
@@ -284,6 +286,7 @@ impl<'o> Link<'o> {
             symtab: resolved.symtab,
             outputs: OutputSections::default(),
             folded_into: FxHashMap::default(),
+            section_order: Default::default(),
             linker_symbols: FxHashMap::default(),
             script_absolute: Default::default(),
             piece_marks: None,

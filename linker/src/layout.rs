@@ -117,16 +117,24 @@ pub fn assign_input_sections(link: &mut Link) {
             }
         }
     }
+    // `--symbol-ordering-file`: its sections first, in its order (0: not listed).
+    let order = &link.section_order;
+    let ordered = |section: (u32, u32)| order.get(&section).copied().unwrap_or(0);
     if let Some(map) = &script {
-        // Inside a script's output section, sections go description by description (then
-        // as a `SORT` orders them), not in input order.
+        // Inside a script's output section, sections go description by description (in
+        // each, the ordering file's first, then as a `SORT` orders them), not in input order.
         for o in link.outputs.iter_mut() {
             let objects = &link.objects;
             o.inputs.sort_by_cached_key(|&(f, i)| {
                 let obj = &objects[f as usize];
                 let s = &obj.sections[i as usize];
-                map.rank(&obj.name, s.name(), u64::from(s.align))
+                let (item, outer, inner) = map.rank(&obj.name, s.name(), u64::from(s.align));
+                (item, ordered((f, i)), outer, inner)
             });
+        }
+    } else if !order.is_empty() {
+        for o in link.outputs.iter_mut() {
+            o.inputs.sort_by_key(|&section| ordered(section));
         }
     }
     for o in link.outputs.iter_mut() {

@@ -51,6 +51,7 @@ pub mod source_line;
 pub mod static_ptr;
 pub mod static_symtab;
 pub mod sym_section;
+pub mod symbol_order;
 pub mod symbols;
 pub mod synthetic;
 pub mod tables;

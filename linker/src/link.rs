@@ -263,6 +263,11 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
             version_script = Some(crate::version_script::VersionScript::default_version(&name));
         }
     }
+    // Read before the inputs: a missing file fails the link at once.
+    let symbol_order = match &opts.symbol_ordering_file {
+        Some(path) => crate::symbol_order::read(path, opts.warn_symbol_ordering)?,
+        None => Vec::new(),
+    };
     let mut timer = Timer::new(opts.print_timing);
     // An executable's previous output is written over in place where safe (mold's speed-up);
     // a shared library may be mapped by running programs, and `-r` has its own writer.
@@ -444,6 +449,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     }
     if opts.relocatable {
         crate::script_layout::check_supported(&link)?;
+        link.section_order = crate::symbol_order::section_order(&link, &symbol_order);
         return crate::relocatable::write(&mut link, pending, &mut timer);
     }
     check_shlib_undefined(&link)?;
@@ -517,6 +523,9 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         timer.phase("fold identical sections");
     }
 
+    if !symbol_order.is_empty() {
+        link.section_order = crate::symbol_order::section_order(&link, &symbol_order);
+    }
     // Output sections first: linker-defined symbols such as __start_foo need them.
     layout::assign_input_sections(&mut link);
     crate::script_layout::apply_subalign(&mut link)?;

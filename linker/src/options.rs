@@ -294,6 +294,10 @@ pub struct Options {
     pub icf: crate::icf::Icf,
     /// `--print-icf-sections`: list what folding kept and removed.
     pub print_icf_sections: bool,
+    /// `--symbol-ordering-file FILE`: symbols whose sections go first, in this order.
+    pub symbol_ordering_file: Option<std::path::PathBuf>,
+    /// `--warn-symbol-ordering` (default) / `--no-warn-symbol-ordering`.
+    pub warn_symbol_ordering: bool,
     /// `--sort-section=name|alignment`: the order of linker-script descriptions' sections
     /// where no nested `SORT` gives one (`Sort::None`: input order).
     pub sort_section: crate::input::script::Sort,
@@ -475,6 +479,8 @@ impl Default for Options {
             icf: crate::icf::Icf::None,
             print_icf_sections: false,
             sort_section: crate::input::script::Sort::None,
+            symbol_ordering_file: None,
+            warn_symbol_ordering: true,
             compress_debug_sections: None,
             android_relr_tags: false,
             android_packed_relocs: false,

@@ -2873,6 +2873,125 @@ fn relocatable_link_of_a_script_input() {
     );
 }
 
+/// `--symbol-ordering-file` (lld's): the sections defining the listed symbols, global or
+/// local, code or data, go first in their output sections in the file's order; lld's
+/// warnings name the symbols that cannot be ordered (absolute, shared, in a section
+/// `--gc-sections` removed), the names no symbol has and the names listed twice, and
+/// `--no-warn-symbol-ordering` silences them. Addresses and warnings as lld-22's; with a
+/// linker script, each description is ordered on its own.
+#[test]
+fn symbol_ordering_file_as_lld() {
+    let t = Test::new();
+    let a = t.assemble(
+        "a",
+        ".section .text.fa,\"ax\",@progbits\n.globl fa\nfa: ret\n\
+         .section .text.fb,\"ax\",@progbits\n.globl fb\nfb: call fa\nret\n\
+         .section .text.lc,\"ax\",@progbits\nlc: ret\n\
+         .section .text.fd,\"ax\",@progbits\n.globl fd\nfd: ret\n\
+         .section .text.gone,\"ax\",@progbits\n.globl gone\ngone: ret\n\
+         .section .data.da,\"aw\",@progbits\n.globl da\nda: .quad 1\n\
+         .section .data.db,\"aw\",@progbits\n.globl db\ndb: .quad 2\n\
+         .globl absolute\nabsolute = 0x1234\n\
+         .text\n.globl _start\n_start: call fb\ncall fd\ncall lc\ncall shared_fn\n\
+         mov da(%rip), %rax\nmov db(%rip), %rax\nmov $60, %eax\nxor %edi, %edi\nsyscall\n",
+    );
+    let lib = t.assemble(
+        "lib",
+        ".globl shared_fn\n.type shared_fn,@function\nshared_fn: ret\n",
+    );
+    let so = t.path("lib.so");
+    run_checked(
+        std::process::Command::new("ld.lld-22")
+            .args(["-shared", "-o"])
+            .arg(&so)
+            .arg(&lib),
+    );
+    let order = t.write(
+        "order.txt",
+        "fd\n# a comment\n\nlc\ndb\nfd\nshared_fn\nabsolute\ngone\nmissing_sym\nda\nfb\n",
+    );
+    let script = t.write(
+        "two.ld",
+        "SECTIONS {\n  . = 0x10000;\n  .text : { *(.text.f*) *(.text .text.*) }\n  \
+         .data : { *(.data.*) }\n}\n",
+    );
+    let sorted_symbols = |p: &Path| -> Vec<String> {
+        let mut s: Vec<(u64, String)> = symbols(p)
+            .into_iter()
+            .filter(|s| s.table == ".symtab" && !s.name.is_empty() && s.typ != "FILE")
+            .filter(|s| s.ndx != "ABS" && s.ndx != "UND" && !s.name.starts_with('_'))
+            .map(|s| (s.value, s.name))
+            .collect();
+        s.sort();
+        s.into_iter().map(|(_, n)| n).collect()
+    };
+    let warnings = |stderr: &str| -> Vec<String> {
+        let mut w: Vec<String> = stderr
+            .lines()
+            .filter_map(|l| l.split_once("warning: ").map(|(_, w)| w.to_string()))
+            .collect();
+        w.sort();
+        w
+    };
+    let objs = [a.to_str().unwrap(), so.to_str().unwrap()];
+    let cases: [(&str, Vec<&str>); 3] = [
+        ("plain", vec!["--gc-sections"]),
+        ("quiet", vec!["--gc-sections", "--no-warn-symbol-ordering"]),
+        ("script", vec!["-T", script.to_str().unwrap()]),
+    ];
+    for (name, extra) in cases {
+        let mut args = vec![
+            "-e",
+            "_start",
+            "--symbol-ordering-file",
+            order.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        args.extend(objs);
+        let [lld, rld] = direct_both(&t, &args, &format!("{name}.out"));
+        assert!(lld.0 && rld.0, "{name}: {}{}", lld.1, rld.1);
+        assert_eq!(sorted_symbols(&rld.2), sorted_symbols(&lld.2), "{name}");
+        assert_eq!(warnings(&rld.1), warnings(&lld.1), "{name}");
+        match name {
+            "plain" => {
+                assert_eq!(sorted_symbols(&rld.2), ["fd", "lc", "fb", "fa", "db", "da"]);
+                assert!(
+                    rld.1.contains("unable to order discarded symbol: gone"),
+                    "{}",
+                    rld.1
+                );
+                assert!(rld.1.contains("duplicate ordered symbol: fd"), "{}", rld.1);
+            }
+            "quiet" => assert!(!rld.1.contains("warning"), "{}", rld.1),
+            _ => {}
+        }
+    }
+    // Through the compiler drivers, a program whose functions the file reorders runs as
+    // lld's, with them where it put them.
+    let obj = t.compile(
+        Clang,
+        "#include <stdio.h>\nint alpha(int x) { return x + 1; }\nint zeta(int x) { return x * 2; }\n\
+         int main(void) { printf(\"%d\\n\", zeta(alpha(20))); return 0; }\n",
+        &["-O1", "-ffunction-sections", "-fno-inline"],
+    );
+    let order = t.write("c-order.txt", "zeta\nmain\n");
+    let flag = format!("-Wl,--symbol-ordering-file={}", order.display());
+    for exe in t.check_program(&[&obj], &[&flag], Some("42\n")) {
+        let at = |name: &str| {
+            symbols(&exe)
+                .into_iter()
+                .find(|s| s.table == ".symtab" && s.name == name)
+                .map(|s| s.value)
+                .unwrap()
+        };
+        assert!(
+            at("zeta") < at("main") && at("main") < at("alpha"),
+            "{}",
+            exe.display()
+        );
+    }
+}
+
 /// `-r` keeps SHF_EXCLUDE sections (gcc's and clang's IR in fat LTO objects), as lld-22
 /// and GNU ld do: same-named ones are concatenated with their relocations, a losing
 /// COMDAT copy's is dropped with its group, and the final link leaves them all out.

@@ -1,0 +1,145 @@
+//! `--symbol-ordering-file` (lld's): the sections that define the listed symbols go first
+//! in their output sections, in the file's order, so that a program's hot or start-up code
+//! sits together. The rest keep their places after them; in a linker script, each input
+//! section description is ordered on its own. Symbols that cannot be ordered (undefined,
+//! shared, absolute, linker-defined, or in a discarded section) and names that match no
+//! symbol are warned about, as lld does, unless `--no-warn-symbol-ordering`.
+
+use crate::context::Link;
+use crate::diag;
+use crate::error::{LinkError, Result};
+use crate::object_file::{shndx, FileId};
+use crate::symbols::SymbolDef;
+use object::elf;
+use rustc_hash::FxHashMap;
+use std::path::Path;
+
+/// The names of an ordering file, in order: one per line, blank lines and `#` comments
+/// left out (lld's reading); a name given twice keeps its first place.
+pub fn read(path: &Path, warn: bool) -> Result<Vec<String>> {
+    let text = std::fs::read(path).map_err(|e| LinkError::cannot_open(path, e))?;
+    let text = String::from_utf8_lossy(&text);
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut names = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if seen.insert(line) {
+            names.push(line.to_string());
+        } else if warn {
+            diag::warn(&format!(
+                "{}: duplicate ordered symbol: {line}",
+                path.display()
+            ));
+        }
+    }
+    Ok(names)
+}
+
+/// Each ordered section's rank: the place of the first listed symbol it defines, counted
+/// from `-(names)` up (negative: before every unlisted section, whose rank is 0).
+pub type SectionOrder = FxHashMap<(FileId, u32), i32>;
+
+/// The rank of every section a listed symbol (global or local) defines, warning about the
+/// listed symbols that cannot be ordered and the names no symbol has.
+pub fn section_order(link: &Link, names: &[String]) -> SectionOrder {
+    let warn = link.opts.warn_symbol_ordering;
+    let start = -(names.len().min(i32::MAX as usize) as i32);
+    let rank: FxHashMap<&[u8], i32> = names
+        .iter()
+        .enumerate()
+        .map(|(k, n)| (n.as_bytes(), start.saturating_add(k as i32)))
+        .collect();
+    let mut present = rustc_hash::FxHashSet::default();
+    let mut order = SectionOrder::default();
+    let mut place = |section: (FileId, u32), r: i32| {
+        let section = link.folded_into.get(&section).copied().unwrap_or(section);
+        let slot = order.entry(section).or_insert(0);
+        *slot = (*slot).min(r);
+    };
+    let report = |file: &str, what: &str, name: &str| {
+        if warn {
+            diag::warn(&format!("{file}: unable to order {what} symbol: {name}"));
+        }
+    };
+    for sym in &link.symtab.symbols {
+        let Some(&r) = rank.get(sym.name) else {
+            continue;
+        };
+        present.insert(sym.name);
+        let name = String::from_utf8_lossy(sym.name);
+        match sym.def {
+            SymbolDef::Defined { file, section, .. } => {
+                let obj = &link.objects[file as usize];
+                if !shndx::is_section(section) {
+                    report(&obj.name, "absolute", &name);
+                } else if kept(link, file, section) {
+                    place((file, section), r);
+                } else {
+                    report(&obj.name, "discarded", &name);
+                }
+            }
+            SymbolDef::Shared { dso, .. } => {
+                report(&link.dsos[dso as usize].name, "shared", &name);
+            }
+            SymbolDef::Synthetic => report("<internal>", "synthetic", &name),
+            SymbolDef::Undefined if link.opts.reports_undefined() => {
+                let file = sym
+                    .ref_file
+                    .map_or("<internal>", |f| link.objects[f as usize].name.as_str());
+                report(file, "undefined", &name);
+            }
+            // Archive members never loaded, common symbols (placed by the linker), an
+            // undefined symbol where those are allowed.
+            _ => {}
+        }
+    }
+    for (f, obj) in link.objects.iter().enumerate() {
+        for (index, s) in obj
+            .symbols
+            .iter()
+            .enumerate()
+            .take(obj.first_global)
+            .skip(1)
+        {
+            if matches!(s.st_type(), elf::STT_SECTION | elf::STT_FILE) {
+                continue;
+            }
+            let local = obj.symbol_name(index);
+            let Some(&r) = rank.get(local) else {
+                continue;
+            };
+            present.insert(local);
+            let section = obj.symbol_section(index);
+            if !shndx::is_section(section) {
+                report(&obj.name, "absolute", &String::from_utf8_lossy(local));
+            } else if kept(link, f as FileId, section) {
+                place((f as FileId, section), r);
+            } else {
+                report(&obj.name, "discarded", &String::from_utf8_lossy(local));
+            }
+        }
+    }
+    if warn {
+        for name in names.iter().filter(|n| !present.contains(n.as_bytes())) {
+            diag::warn(&format!("symbol ordering file: no such symbol: {name}"));
+        }
+    }
+    order
+}
+
+/// Whether a section is in the output, itself or as the copy `--icf` kept in its place.
+fn kept(link: &Link, file: FileId, section: u32) -> bool {
+    let in_output = |(f, s): (FileId, u32)| {
+        link.objects[f as usize]
+            .sections
+            .get(s as usize)
+            .is_some_and(|s| s.is_kept())
+    };
+    in_output((file, section))
+        || link
+            .folded_into
+            .get(&(file, section))
+            .is_some_and(|&kept| in_output(kept))
+}
