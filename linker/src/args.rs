@@ -330,6 +330,15 @@ const SPECS: &[Spec] = &[
         |p| p.state.static_only = true),
     flag(&["-Bdynamic", "-dy", "-call_shared"], "Following -l also find shared libraries (default)",
         |p| p.state.static_only = false),
+    arg(&["-b", "--format"], "binary|elf|default", "Read the following input files as raw data (binary) or as objects, archives and libraries (elf, default)",
+        Value(|p, v| {
+            p.state.binary = match v {
+                "binary" => true,
+                "elf" | "default" | "elf64-x86-64" | "elf64-little" => false,
+                _ => return Err(invalid(&p.opt, v)),
+            };
+            Ok(())
+        })),
     flag(&["--start-lib"], "Treat the following objects as archive members (until --end-lib)",
         |p| p.state.lazy = true),
     flag(&["--end-lib"], "End --start-lib", |p| p.state.lazy = false),

@@ -30,6 +30,9 @@ pub struct InputState {
     /// Between `--start-lib` and `--end-lib`: objects are linked only if something needs
     /// them, as archive members are.
     pub lazy: bool,
+    /// `-b binary` / `--format=binary`: files are raw data (see `input::binary`), until
+    /// `-b elf` or `-b default`.
+    pub binary: bool,
 }
 
 /// One input in command-line order.

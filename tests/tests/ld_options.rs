@@ -2873,6 +2873,90 @@ fn relocatable_link_of_a_script_input() {
     );
 }
 
+/// `-b binary` (`--format=binary`), as lld-22 and GNU ld: a file linked as raw data is a
+/// `.data` section with `_binary_NAME_start`, `_end` and the absolute `_size`, NAME the
+/// path as given with other characters than letters and digits made `_`; `-b default`
+/// goes back to objects. `-r` makes the object (the same symbols as lld's and GNU ld's),
+/// and a program reads the bytes through the symbols.
+#[test]
+fn binary_inputs_become_data_with_their_symbols() {
+    let t = Test::new();
+    let blob = t.write("res/blob-1.bin", b"rld\0binary\n\0\x01\x02");
+    let rel = |linker: &str, out: &str| {
+        let out = t.path(out);
+        run_checked(
+            std::process::Command::new(linker)
+                .current_dir(t.path(""))
+                .args([
+                    "-m",
+                    "elf_x86_64",
+                    "-r",
+                    "-b",
+                    "binary",
+                    "res/blob-1.bin",
+                    "-o",
+                ])
+                .arg(&out),
+        );
+        out
+    };
+    // (name, value, absolute), and the type, which lld and GNU ld disagree on (OBJECT and
+    // NOTYPE): rld's is lld's.
+    let globals = |p: &Path| -> Vec<(String, u64, bool, String)> {
+        let mut g: Vec<_> = symbols(p)
+            .into_iter()
+            .filter(|s| s.table == ".symtab" && s.bind == "GLOBAL")
+            .map(|s| (s.name, s.value, s.ndx == "ABS", s.typ))
+            .collect();
+        g.sort();
+        g
+    };
+    let untyped = |g: Vec<(String, u64, bool, String)>| -> Vec<(String, u64, bool)> {
+        g.into_iter().map(|(n, v, a, _)| (n, v, a)).collect()
+    };
+    let ours = rel(&rld_path().display().to_string(), "rld.o");
+    let (lld, gnu) = (rel("ld.lld-22", "lld.o"), rel("ld", "gnu.o"));
+    assert_eq!(globals(&ours), globals(&lld));
+    assert_eq!(untyped(globals(&ours)), untyped(globals(&gnu)));
+    assert!(
+        globals(&ours).contains(&(
+            "_binary_res_blob_1_bin_size".into(),
+            14,
+            true,
+            "OBJECT".into()
+        )),
+        "{:?}",
+        globals(&ours)
+    );
+    assert_eq!(section_data(&ours, ".data"), std::fs::read(&blob).unwrap());
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nextern const char _binary_res_blob_1_bin_start[], _binary_res_blob_1_bin_end[];\n\
+         extern const char _binary_res_blob_1_bin_size[];\n\
+         int main(void) { long n = _binary_res_blob_1_bin_end - _binary_res_blob_1_bin_start;\n\
+         printf(\"%ld %ld %s\\n\", n, (long)_binary_res_blob_1_bin_size, _binary_res_blob_1_bin_start + 4); return 0; }\n",
+        &["-O1", "-fno-pie"],
+    );
+    let expected = "14 14 binary\n\n";
+    t.check_program(&[&main, &ours], &["-no-pie"], Some(expected));
+    // On the command line, between -b binary and -b default (the driver's files after it
+    // are objects again).
+    let exe = t.link(
+        Driver::ClangRld,
+        &[&main],
+        &["-no-pie", "-Wl,-b,binary,res/blob-1.bin,-b,default"],
+        "direct",
+    );
+    assert_output_is(
+        &exe,
+        &run(&exe, &[], &[]),
+        expected,
+        "-b binary on the command line",
+    );
+    let (res, _) = t.try_link(Driver::Rld, &[&main], &["-b", "pdf"], "bad");
+    assert!(String::from_utf8_lossy(&res.stderr).contains("pdf"));
+}
+
 /// `--symbol-ordering-file` (lld's): the sections defining the listed symbols, global or
 /// local, code or data, go first in their output sections in the file's order; lld's
 /// warnings name the symbols that cannot be ordered (absolute, shared, in a section

@@ -4,6 +4,7 @@
 //! Nothing here resolves symbols; that needs the order this module preserves.
 
 pub mod archive;
+pub mod binary;
 pub mod script;
 pub mod search;
 
@@ -331,6 +332,15 @@ impl Collector<'_> {
             ));
         }
         let data = map_file(path)?;
+        if state.binary {
+            let object = binary::object_for(&display, data)
+                .map_err(|e| LinkError::bad_input(&display, e))?;
+            self.push(InputFile::Object {
+                name: display,
+                data: Box::leak(object.into_boxed_slice()),
+            });
+            return Ok(());
+        }
         match identify(data) {
             FileType::Relocatable if state.lazy => {
                 let archive = Archive::of_lazy_object(display, path, data)?;
