@@ -165,6 +165,19 @@ fn distinct(class: &[u32]) -> usize {
 /// The sections that may be folded, in input order.
 fn candidates(link: &Link, level: Icf) -> Vec<SectionRef> {
     let mut unique = address_significant(link, level);
+    // `--keep-unique SYMBOL` (lld's): its section is never folded.
+    for name in &link.opts.keep_unique {
+        let def = link
+            .symtab
+            .lookup(name.as_bytes())
+            .map(|id| link.symtab.get(id).def);
+        match def {
+            Some(SymbolDef::Defined { file, section, .. }) if shndx::is_section(section) => {
+                unique.insert((file, section));
+            }
+            _ => crate::diag::warn(&format!("could not find symbol {name} to keep unique")),
+        }
+    }
     // Identical code may still catch different exceptions: a function with a language-
     // specific data area (its FDE points to one) is never folded, as in lld.
     for (f, obj) in link.objects.iter().enumerate() {

@@ -297,6 +297,8 @@ pub struct Options {
     pub icf: crate::icf::Icf,
     /// `--print-icf-sections`: list what folding kept and removed.
     pub print_icf_sections: bool,
+    /// `--keep-unique SYMBOL`s: their sections are never folded.
+    pub keep_unique: Vec<String>,
     /// `--symbol-ordering-file FILE`: symbols whose sections go first, in this order.
     pub symbol_ordering_file: Option<std::path::PathBuf>,
     /// `--warn-symbol-ordering` (default) / `--no-warn-symbol-ordering`.
@@ -481,6 +483,7 @@ impl Default for Options {
             print_gc_sections: false,
             icf: crate::icf::Icf::None,
             print_icf_sections: false,
+            keep_unique: Vec::new(),
             sort_section: crate::input::script::Sort::None,
             symbol_ordering_file: None,
             warn_symbol_ordering: true,

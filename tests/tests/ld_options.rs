@@ -1889,6 +1889,28 @@ fn icf_folds_what_lld_folds() {
             assert_same_output(&ours.output, &lld.output, &[], &[], Some(expected));
         }
     }
+    // `--keep-unique` (lld's): the named symbol's section stays apart, and a name no
+    // symbol has is warned about, in lld's words.
+    let flags = [
+        "-Wl,--icf=all",
+        "-Wl,--print-icf-sections",
+        "-Wl,--keep-unique=add_b",
+        "-Wl,--keep-unique=no_such_symbol",
+    ];
+    let [lld, ours] = run_both(&t, &paths(&c), &flags, "unique");
+    assert!(lld.ok && ours.ok, "{}\n{}", lld.stderr, ours.stderr);
+    assert_eq!(
+        icf_groups(&ours.stdout),
+        icf_groups(&lld.stdout),
+        "{}",
+        ours.cmd
+    );
+    assert!(!ours.stdout.contains(".text.add_b"), "{}", ours.stdout);
+    assert!(ours.stdout.contains(".text.add_c"), "{}", ours.stdout);
+    for res in [&lld, &ours] {
+        let warning = "could not find symbol no_such_symbol to keep unique";
+        assert!(res.stderr.contains(warning), "{}\n{}", res.cmd, res.stderr);
+    }
     // In the output: add_b is add_a, the function with other constants is not.
     let plain = t.link(Driver::ClangRld, &paths(&c), &[], "plain");
     let map = t.path("folded.map");
