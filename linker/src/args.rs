@@ -305,6 +305,17 @@ const SPECS: &[Spec] = &[
         |p| p.o.warn_symbol_ordering = true),
     flag(&["--no-warn-symbol-ordering"], "Do not warn about --symbol-ordering-file symbols that cannot be ordered",
         |p| p.o.warn_symbol_ordering = false),
+    arg(&["--orphan-handling"], "place|warn|error", "What to do with the sections a linker script's SECTIONS does not place: place them (default), warn, or refuse",
+        Value(|p, v| {
+            use crate::options::OrphanHandling;
+            p.o.orphan_handling = match v {
+                "place" => OrphanHandling::Place,
+                "warn" => OrphanHandling::Warn,
+                "error" => OrphanHandling::Error,
+                _ => return Err(invalid(&p.opt, v)),
+            };
+            Ok(())
+        })),
     arg(&["--sort-section"], "name|alignment", "Order the sections of a linker script's descriptions by name or alignment where no SORT nested in them does",
         Value(Parser::sort_section)),
     flag(&["--fork"], "Link in a child process and exit as soon as the output is written (default)", |p| p.o.fork = true),

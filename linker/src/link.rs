@@ -548,6 +548,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     layout::create_synthetic_sections(&mut link, &tables, &placement, &dynamic)?;
     timer.phase("  dynamic tables");
     crate::script_layout::check_supported(&link)?;
+    crate::script_layout::report_orphans(&link)?;
     layout::sort_output_sections(&mut link);
     let mut segments = layout::assign_addresses(&mut link, None)?;
     crate::script_layout::check_addresses(&link, &segments)?;

@@ -35,6 +35,19 @@ pub struct InputState {
     pub binary: bool,
 }
 
+/// `--orphan-handling`: what becomes of the sections a linker script's `SECTIONS` does
+/// not place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OrphanHandling {
+    /// Placed where lld places them, silently (the default).
+    #[default]
+    Place,
+    /// Placed, each with a warning.
+    Warn,
+    /// Each an error.
+    Error,
+}
+
 /// One input in command-line order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputArg {
@@ -299,6 +312,8 @@ pub struct Options {
     pub print_icf_sections: bool,
     /// `--keep-unique SYMBOL`s: their sections are never folded.
     pub keep_unique: Vec<String>,
+    /// `--orphan-handling=place|warn|error`.
+    pub orphan_handling: OrphanHandling,
     /// `--symbol-ordering-file FILE`: symbols whose sections go first, in this order.
     pub symbol_ordering_file: Option<std::path::PathBuf>,
     /// `--warn-symbol-ordering` (default) / `--no-warn-symbol-ordering`.
@@ -484,6 +499,7 @@ impl Default for Options {
             icf: crate::icf::Icf::None,
             print_icf_sections: false,
             keep_unique: Vec::new(),
+            orphan_handling: OrphanHandling::Place,
             sort_section: crate::input::script::Sort::None,
             symbol_ordering_file: None,
             warn_symbol_ordering: true,

@@ -52,6 +52,7 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
     layout::assign_input_sections(link);
     crate::script_layout::apply_subalign(link)?;
     crate::script_layout::relocatable_order(link)?;
+    crate::script_layout::report_orphans(link)?;
     let placement = layout::place_inputs(link)?;
     timer.phase("output sections");
 

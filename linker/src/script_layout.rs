@@ -1548,6 +1548,62 @@ fn synthetic_input_name<'a>(
     })
 }
 
+/// `--orphan-handling=warn|error` (lld's): every section a laying-out `SECTIONS` does not
+/// place, the inputs' in input order and then the linker's own, in lld's words
+/// ("`FILE:(NAME)` is being placed in 'NAME'"); warned about, or each an error.
+pub fn report_orphans(link: &Link) -> Result<()> {
+    use crate::options::OrphanHandling;
+    let policy = link.opts.orphan_handling;
+    if policy == OrphanHandling::Place || !link.scripts.lays_out() {
+        return Ok(());
+    }
+    let map = InputMap::new(commands(link));
+    let mut orphans = Vec::new();
+    for obj in &link.objects {
+        for s in obj.sections.iter().filter(|s| s.is_kept()) {
+            if map.place(&obj.name, s.name()).is_none() {
+                let at = link
+                    .outputs
+                    .position(s.output)
+                    .map(|k| &link.outputs[k].name);
+                let placed_in = at.map_or(s.name(), |n| n.as_str());
+                orphans.push(format!(
+                    "{}:({}) is being placed in '{placed_in}'",
+                    obj.name,
+                    s.name()
+                ));
+            }
+        }
+    }
+    for o in link.outputs.iter() {
+        let Some(name) = synthetic_input_name(link, o) else {
+            continue;
+        };
+        if map.place("", name).is_none() {
+            orphans.push(format!(
+                "<internal>:({name}) is being placed in '{}'",
+                o.name
+            ));
+        }
+    }
+    // The symbol and section-name tables are sections too (lld's are synthetic ones).
+    let tables: &[&str] = if link.opts.strip_all {
+        &[".shstrtab"]
+    } else {
+        &[".symtab", ".shstrtab", ".strtab"]
+    };
+    for name in tables.iter().filter(|&&n| map.place("", n).is_none()) {
+        orphans.push(format!("<internal>:({name}) is being placed in '{name}'"));
+    }
+    if policy == OrphanHandling::Error && !orphans.is_empty() {
+        return Err(LinkError::Many(orphans));
+    }
+    for line in &orphans {
+        crate::diag::warn(line);
+    }
+    Ok(())
+}
+
 /// Expressions inside `SECTIONS`: the link's symbols, the counter, and the addresses of
 /// the sections placed so far.
 struct ScriptEnv<'a> {

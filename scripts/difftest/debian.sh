@@ -241,10 +241,14 @@ recipe() {
         cd testsuite && SKIP_KNOWN_BUGS=y LANG=C.UTF-8 LC_ALL=C.UTF-8 SKIP_INTERNET_TESTS=y SHELL=/bin/sh ECHO=/bin/echo ./runtest; } ;;
     # gawk: the gawk program (exports its API to extensions: -Wl,-E) and the extensions it loads at run
     # time (filefuncs.so, ordchr.so, ... with `gawk -l`); its ~500 tests, the extensions' among them.
-    gawk) configure() { ac && ./configure; } ;;
+    # Debian's tarball leaves out the manual's sources, so doc/ is not built.
+    gawk) configure() { ac && ./configure; }
+      build() { make -j2 SUBDIRS="support . extension extras awklib po test"; }
+      check() { make -k check SUBDIRS="support . extension extras awklib po test"; } ;;
     # libarchive: libarchive.so (version script-less, many optional codecs: zlib, bz2, lzma, zstd, xml2,
     # acl, crypto) and its four test programs (libarchive_test, bsdtar_test, bsdcpio_test, bsdcat_test).
-    libarchive) configure() { ac && ./configure --disable-static; } ;;
+    # Debian's patches touch the build files: regenerated first (its libtool is another's).
+    libarchive) configure() { autoreconf -fi && ./configure --disable-static; } ;;
     # tcl8.6: libtcl8.6.so with its stubs library libtclstub8.6.a (-fPIC objects linked into loadable
     # extensions), tclsh, and the test suite (`make test`: ~150 files of tcltest, dlopen of tcltest's
     # own extension among them).

@@ -584,6 +584,95 @@ fn sort_section_and_nested_sorts_order_sections_as_lld() {
     }
 }
 
+/// `--orphan-handling=warn|error` (lld's): every section a laying-out script does not
+/// place, the inputs' and the linker's own (the symbol tables here), is named in lld's
+/// words; `warn` links, `error` refuses the link, `place` (the default) is silent, and a
+/// link without `SECTIONS` has no orphans.
+#[test]
+fn orphan_handling_as_lld() {
+    let t = Test::new();
+    let obj = t.assemble(
+        "orph",
+        ".text\n.globl _start\n_start: call helper\nmov $60, %eax\nxor %edi, %edi\nsyscall\n\
+         .section .text.helper,\"ax\",@progbits\nhelper: ret\n\
+         .section .rodata.table,\"a\",@progbits\n.quad 1\n\
+         .section .stray,\"aw\",@progbits\n.quad 2\n",
+    );
+    let script = t.write(
+        "orph.ld",
+        "SECTIONS {\n  . = 0x400000 + SIZEOF_HEADERS;\n  .text : { *(.text) }\n  \
+         . = ALIGN(0x1000);\n  .rodata : { *(.rodata.*) }\n  . = ALIGN(0x1000);\n  \
+         .comment 0 : { *(.comment) }\n}\n",
+    );
+    let lines = |stderr: &str, kind: &str| -> Vec<String> {
+        let mut l: Vec<String> = stderr
+            .lines()
+            .filter_map(|l| {
+                l.split_once(&format!("{kind}: "))
+                    .map(|(_, m)| m.to_string())
+            })
+            .collect();
+        l.sort();
+        l
+    };
+    let base = ["-static", "-T", script.to_str().unwrap()];
+    let run_both = |extra: &[&str], out: &str| {
+        let flags: Vec<&str> = base.iter().chain(extra).copied().collect();
+        let lld = std::process::Command::new("ld.lld-22")
+            .args(&flags)
+            .arg(&obj)
+            .arg("-o")
+            .arg(t.path(&format!("lld-{out}")))
+            .output()
+            .unwrap();
+        let (rld, cmd) = t.try_link(Driver::Rld, &[&obj], &flags, &format!("rld-{out}"));
+        (lld, rld, cmd)
+    };
+    let (lld, rld, cmd) = run_both(&["--orphan-handling=warn"], "warn");
+    assert!(lld.status.success() && rld.status.success(), "{cmd}");
+    let (want, got) = (
+        lines(&String::from_utf8_lossy(&lld.stderr), "warning"),
+        lines(&String::from_utf8_lossy(&rld.stderr), "warning"),
+    );
+    assert_eq!(got, want, "{cmd}");
+    for orphan in [
+        "orph.o:(.text.helper) is being placed in '.text.helper'",
+        "<internal>:(.symtab) is being placed in '.symtab'",
+    ] {
+        assert!(got.iter().any(|l| l.ends_with(orphan)), "{orphan}: {got:?}");
+    }
+    // The orphans go where lld puts them, and the program runs.
+    let (ours, theirs) = (t.path("rld-warn"), t.path("lld-warn"));
+    assert_eq!(image(&ours).0, image(&theirs).0, "{cmd}");
+    assert_eq!(run(&ours, &[], &[]).status.code(), Some(0));
+    let (lld, rld, cmd) = run_both(&["--orphan-handling=error"], "error");
+    assert!(!lld.status.success() && !rld.status.success(), "{cmd}");
+    assert_eq!(
+        lines(&String::from_utf8_lossy(&rld.stderr), "error"),
+        lines(&String::from_utf8_lossy(&lld.stderr), "error"),
+        "{cmd}"
+    );
+    assert!(!t.path("rld-error").exists(), "{cmd} left an output");
+    for extra in [&["--orphan-handling=place"][..], &[]] {
+        let (_, rld, cmd) = run_both(extra, "place");
+        assert!(
+            rld.status.success() && !String::from_utf8_lossy(&rld.stderr).contains("placed"),
+            "{cmd}"
+        );
+    }
+    let (res, cmd) = t.try_link(
+        Driver::Rld,
+        &[&obj],
+        &["-static", "--orphan-handling=warn"],
+        "no-script",
+    );
+    assert!(
+        res.status.success() && res.stderr.is_empty(),
+        "{cmd}: {}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+}
+
 /// `MEMORY` regions with `> REGION` and `AT > REGION` (code and initialized data in
 /// "rom", data running in "ram"), `LOADADDR` and symbols inside output sections, as
 /// embedded start-up code uses them: sections, segments (with their load addresses) and
