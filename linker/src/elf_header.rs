@@ -7,6 +7,8 @@ use object::elf::{EM_X86_64, SHN_LORESERVE, SHN_XINDEX};
 /// The fields of the ELF header that differ between outputs.
 pub struct FileHeader {
     pub e_type: u16,
+    /// `EI_OSABI` (see [`output_osabi`]).
+    pub osabi: u8,
     pub entry: u64,
     /// Program headers (right after this header), or none.
     pub phnum: u16,
@@ -21,7 +23,10 @@ impl FileHeader {
     /// into section 0 (the ELF extended numbering: e_shnum 0 with the count in its sh_size,
     /// e_shstrndx SHN_XINDEX with the index in its sh_link), which must be in `buf`.
     pub fn write(&self, buf: &mut [u8]) {
-        buf[0..16].copy_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        let osabi = self.osabi;
+        buf[0..16].copy_from_slice(&[
+            0x7f, b'E', b'L', b'F', 2, 1, 1, osabi, 0, 0, 0, 0, 0, 0, 0, 0,
+        ]);
         buf[16..18].copy_from_slice(&self.e_type.to_le_bytes());
         buf[18..20].copy_from_slice(&EM_X86_64.to_le_bytes());
         put_u32(buf, 20, 1);
@@ -85,4 +90,19 @@ impl SectionHeader {
         put_u64(b, 48, self.align);
         put_u64(b, 56, self.entsize);
     }
+}
+
+/// The output's `EI_OSABI`, as lld decides it: with `-m` (what compiler drivers pass), the
+/// emulation's (none for `elf_x86_64`); without, the first input object's that names one
+/// (one with GNU extensions, such as IFUNCs or unique symbols, says `ELFOSABI_GNU`).
+pub fn output_osabi(link: &crate::context::Link) -> u8 {
+    if link.opts.emulation.is_some() {
+        return object::elf::ELFOSABI_NONE;
+    }
+    link.objects
+        .iter()
+        .filter(|o| !o.from_lto)
+        .filter_map(|o| o.data.get(7).copied())
+        .find(|&osabi| osabi != object::elf::ELFOSABI_NONE)
+        .unwrap_or(object::elf::ELFOSABI_NONE)
 }

@@ -250,6 +250,7 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
     }
     FileHeader {
         e_type: ET_REL,
+        osabi: crate::elf_header::output_osabi(link),
         entry: 0,
         phnum: 0,
         shoff,

@@ -499,21 +499,20 @@ fn creation_order(link: &Link, i: usize) -> (u32, usize) {
     (1, made)
 }
 
-/// lld's rank of an output section (its getSectionRank): one bit per decision of the usual
-/// layout, most significant first, so that the number of leading bits two ranks share
-/// says how alike the sections are.
+/// lld's rank of an output section (its getSectionRank, as of lld 19): one bit per
+/// decision of the usual layout, most significant first, so that the number of leading
+/// bits two ranks share says how alike the sections are. Among read-only sections the low
+/// bits order `.interp`, notes and the other non-PROGBITS ones before PROGBITS data, which
+/// lld keeps nearest the code.
 fn orphan_rank(link: &Link, o: &crate::output_section::OutputSection) -> u32 {
     const NOT_ADDR_SET: u32 = 1 << 27;
     const NOT_ALLOC: u32 = 1 << 26;
     const MAIN_PARTITION: u32 = 1 << 18;
-    const NOT_PART_EHDR: u32 = 1 << 17;
-    const NOT_PART_PHDR: u32 = 1 << 16;
-    const NOT_INTERP: u32 = 1 << 15;
-    const NOT_NOTE: u32 = 1 << 14;
-    const WRITE: u32 = 1 << 13;
-    const EXEC_WRITE: u32 = 1 << 12;
-    const EXEC: u32 = 1 << 11;
-    const RODATA: u32 = 1 << 10;
+    const WRITE: u32 = 1 << 14;
+    const EXEC_WRITE: u32 = 1 << 13;
+    const EXEC: u32 = 1 << 12;
+    const RODATA: u32 = 1 << 11;
+    const LARGE: u32 = 1 << 10;
     const NOT_RELRO: u32 = 1 << 9;
     const NOT_TLS: u32 = 1 << 8;
     const BSS: u32 = 1 << 7;
@@ -525,38 +524,52 @@ fn orphan_rank(link: &Link, o: &crate::output_section::OutputSection) -> u32 {
     if !o.is_alloc() {
         return rank | NOT_ALLOC;
     }
-    rank |= NOT_PART_EHDR | NOT_PART_PHDR;
-    if o.name == ".interp" {
-        return rank;
-    }
-    rank |= NOT_INTERP;
-    if o.sh_type == SHT_NOTE {
-        return rank;
-    }
-    rank |= NOT_NOTE;
-    rank |= match (o.is_exec(), o.is_writable()) {
-        (true, true) => EXEC_WRITE,
-        (true, false) => EXEC,
-        (false, true) => WRITE,
-        (false, false) if o.sh_type == SHT_PROGBITS => RODATA,
-        (false, false) => 0,
-    };
-    if class_of(link, o) != Class::Relro {
-        rank |= NOT_RELRO;
-    }
-    if !o.is_tls() {
-        rank |= NOT_TLS;
-    }
-    if o.is_nobits() {
-        rank |= BSS;
+    // SHF_X86_64_LARGE: the psABI's medium and large code models' data.
+    const SHF_X86_64_LARGE: u64 = 0x1000_0000;
+    let large = o.flags & SHF_X86_64_LARGE != 0;
+    match (o.is_exec(), o.is_writable()) {
+        (false, false) => {
+            // Large read-only data (`.lrodata`) goes further from the code: no LARGE bit.
+            if !large {
+                rank |= LARGE;
+            }
+            rank |= if o.name == ".interp" {
+                2
+            } else if o.sh_type == SHT_NOTE {
+                3
+            } else if o.sh_type != SHT_PROGBITS {
+                4
+            } else {
+                RODATA
+            };
+        }
+        (true, write) => rank |= if write { EXEC_WRITE } else { EXEC },
+        (false, true) => {
+            rank |= WRITE;
+            if !o.is_tls() {
+                rank |= NOT_TLS;
+            }
+            if class_of(link, o) != Class::Relro {
+                rank |= NOT_RELRO;
+            }
+            if large {
+                rank |= LARGE;
+            }
+            if o.is_nobits() {
+                rank |= BSS;
+            }
+        }
     }
     rank
 }
 
-/// Where orphan `i` goes among the sections placed so far (lld's findOrphanPos): after the
-/// last of the sections most like it (the most leading rank bits in common) whose rank is
-/// not above its own; at the end if no section with contents follows that place. Sections
-/// the script keeps without contents are no anchors.
+/// Where orphan `i` goes among the sections placed so far (lld's findOrphanPos, as of lld
+/// 19): the anchor is the section most like it (the most leading rank bits in common),
+/// the last of several whose rank is not above its own (else the first); it goes after
+/// the anchor and the sections as like it that follow, or, if the anchor ranks above it
+/// (and the script has no PHDRS or MEMORY, which keep it after), right after the section
+/// with contents before the anchor; at the end if no section with contents follows that
+/// place. Sections the script keeps without contents are no anchors.
 fn orphan_position(link: &Link, ranks: &[u32], placed: &[usize], i: usize) -> usize {
     let rank = ranks[i];
     let filled = |p: usize| {
@@ -570,30 +583,37 @@ fn orphan_position(link: &Link, ranks: &[u32], placed: &[usize], i: usize) -> us
             -1
         }
     };
-    if placed.is_empty() {
-        return 0;
-    }
-    // The first of the closest.
-    let mut best = 0;
-    for k in 1..placed.len() {
-        if proximity(placed[k]) > proximity(placed[best]) {
-            best = k;
+    let mut anchor = None;
+    let mut closest = 0;
+    for (k, &p) in placed.iter().enumerate() {
+        let near = proximity(p);
+        if near > closest || (near == closest && ranks[p] <= rank) {
+            closest = near;
+            anchor = Some(k);
         }
     }
-    let closest = proximity(placed[best]);
-    let mut at = best;
-    while at < placed.len() {
-        let p = placed[at];
-        if filled(p) && (proximity(p) != closest || rank < ranks[p]) {
-            break;
+    let Some(anchor) = anchor else {
+        return placed.len();
+    };
+    let must_follow = !link.scripts.phdrs.is_empty() || !link.scripts.memory.is_empty();
+    let at = if ranks[placed[anchor]] <= rank || must_follow {
+        let mut at = anchor + 1;
+        for (k, &p) in placed.iter().enumerate().skip(anchor + 1) {
+            if !filled(p) {
+                continue;
+            }
+            if proximity(p) != closest {
+                break;
+            }
+            at = k + 1;
         }
-        at += 1;
-    }
-    // Right after the last section with contents before that place.
-    let at = placed[..at]
-        .iter()
-        .rposition(|&p| filled(p))
-        .map_or(0, |k| k + 1);
+        at
+    } else {
+        placed[..anchor]
+            .iter()
+            .rposition(|&p| filled(p))
+            .map_or(0, |k| k + 1)
+    };
     if !placed[at..].iter().any(|&p| filled(p)) {
         return placed.len();
     }
@@ -631,17 +651,33 @@ fn steps<'a>(link: &'a Link<'a>) -> Vec<Step<'a>> {
     let flush = |pending: &mut Vec<usize>, out: &mut Vec<Step<'a>>| {
         out.extend(pending.drain(..).map(|p| Step::Output(p, None)));
     };
-    for c in commands(link) {
+    // Orphans placed after the last script section with contents go after every command
+    // (lld's findOrphanPos: "at the very end, past any other commands"), moves of `.` and
+    // sections the script keeps empty included.
+    let filled = |i: usize| {
+        let o = &link.outputs[i];
+        !o.inputs.is_empty() || o.synthetic.is_some() || o.size > 0
+    };
+    let last_filled = commands(link).iter().rposition(|c| {
+        matches!(c, SectionsCommand::Output(d)
+            if link.outputs.iter().position(|o| o.name == d.name).is_some_and(filled))
+    });
+    let flush_at = |k: usize, pending: &mut Vec<usize>, out: &mut Vec<Step<'a>>| {
+        if last_filled.is_none_or(|last| k <= last) {
+            flush(pending, out);
+        }
+    };
+    for (k, c) in commands(link).iter().enumerate() {
         match c {
             SectionsCommand::Assign(a) => {
                 if a.name == "." {
-                    flush(&mut pending, &mut out);
+                    flush_at(k, &mut pending, &mut out);
                 }
                 out.push(Step::Assign(a, assignment, None));
                 assignment += 1;
             }
             SectionsCommand::Output(d) => {
-                flush(&mut pending, &mut out);
+                flush_at(k, &mut pending, &mut out);
                 let Some(i) = link.outputs.iter().position(|o| o.name == d.name) else {
                     // An empty section: its symbols are still defined there; its moves of
                     // `.` move nothing.
@@ -708,7 +744,7 @@ fn program_header_count(link: &Link, headers_loaded: bool) -> usize {
     // The current load: its flags and first section (None: the headers only).
     let mut current: Option<(u32, Option<usize>)> = headers_loaded.then_some((PF_R, None));
     for i in 0..link.outputs.len() {
-        if !link.outputs[i].is_alloc() {
+        if !link.outputs[i].is_alloc() || takes_no_load(&link.outputs[i]) {
             continue;
         }
         if !current.is_some_and(|(flags, first)| joins(link, &sets, i, first, flags)) {
@@ -816,14 +852,21 @@ fn joins(link: &Link, sets: &[Vec<usize>], i: usize, first: Option<usize>, flags
     region == region_of(link, first) && same_lma_region
 }
 
-/// Whether allocated output section `i` is the first after the RELRO sections.
+/// Whether allocated output section `i` is the first after the RELRO sections (those in a
+/// load: `.tbss` is in none).
 fn starts_after_relro(link: &Link, i: usize) -> bool {
     let relro = |o: &crate::output_section::OutputSection| segment_class(link, o) == Class::Relro;
     !relro(&link.outputs[i])
         && link.outputs[..i]
             .iter()
-            .rfind(|o| o.is_alloc())
+            .rfind(|o| o.is_alloc() && !takes_no_load(o))
             .is_some_and(relro)
+}
+
+/// `.tbss` and the like (TLS without contents): only the TLS template describes them; no
+/// `PT_LOAD` does (lld's needsPtLoad).
+fn takes_no_load(o: &crate::output_section::OutputSection) -> bool {
+    o.is_tls() && o.is_nobits()
 }
 
 /// With `PHDRS`: per output section, the program headers (indices in `PHDRS`) it is in:
@@ -988,6 +1031,11 @@ pub fn assign_addresses(link: &mut Link, previous: Option<&SectionPlaces>) -> Se
             let place = places.of(o);
             (place.addr, o.size, o.is_nobits(), place.lma)
         };
+        if !listed && takes_no_load(&link.outputs[i]) {
+            // Only PT_TLS holds it: it starts no load and joins none (lld).
+            places.set(&link.outputs[i], SectionPlace { addr, offset, lma });
+            continue;
+        }
         match loads.last_mut() {
             Some(load) if joins(link, &sets, i, first, load.flags) => {
                 if !nobits {

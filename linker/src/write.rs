@@ -541,6 +541,7 @@ fn write_headers(link: &Image, buf: &mut [u8], shoff: u64, shnum: u32, shstrndx:
     };
     FileHeader {
         e_type,
+        osabi: crate::elf_header::output_osabi(link),
         entry: entry_address(link),
         phnum: link.segments.headers.len() as u16,
         shoff,
