@@ -1299,7 +1299,11 @@ impl<'a> Parser<'a> {
                         ),
                     line,
                     ..
-                }) if depth < 2 && (depth == 0 || sort[0] != Sort::Never) => {
+                }) => {
+                    // One `SORT` may sit in another (not in `SORT_NONE`); no deeper.
+                    if depth >= 2 || (depth == 1 && sort[0] == Sort::Never) {
+                        return Err(self.unsupported(w, line));
+                    }
                     sort[depth] = match w {
                         "SORT" | "SORT_BY_NAME" => Sort::Name,
                         "SORT_BY_ALIGNMENT" => Sort::Alignment,
@@ -1308,20 +1312,7 @@ impl<'a> Parser<'a> {
                     };
                     self.expect_open(w)?;
                     depth += 1;
-                    let _ = line;
                 }
-                Some(Token {
-                    tok:
-                        Tok::Word(
-                            w @ ("SORT"
-                            | "SORT_BY_NAME"
-                            | "SORT_BY_ALIGNMENT"
-                            | "SORT_BY_INIT_PRIORITY"
-                            | "SORT_NONE"),
-                        ),
-                    line,
-                    ..
-                }) => return Err(self.unsupported(w, line)),
                 Some(Token {
                     tok: Tok::Word(w) | Tok::Quoted(w),
                     ..
