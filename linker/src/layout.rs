@@ -259,7 +259,8 @@ fn group_by_output(
             member,
         );
         let sh_type = match (s.sh_type, name) {
-            (SHT_X86_64_UNWIND, _) => SHT_PROGBITS,
+            // `-r` keeps the input's type, as lld and GNU ld do.
+            (SHT_X86_64_UNWIND, _) if !rules.relocatable => SHT_PROGBITS,
             // `.ctors`/`.dtors` (PROGBITS) folded into the arrays keep the arrays' type.
             (_, ".init_array") => SHT_INIT_ARRAY,
             (_, ".fini_array") => SHT_FINI_ARRAY,

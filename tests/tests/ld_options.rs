@@ -3100,13 +3100,14 @@ fn symbol_ordering_file_as_lld() {
 
 /// `-r` keeps SHF_EXCLUDE sections (gcc's and clang's IR in fat LTO objects), as lld-22
 /// and GNU ld do: same-named ones are concatenated with their relocations, a losing
-/// COMDAT copy's is dropped with its group, and the final link leaves them all out.
+/// COMDAT copy's is dropped with its group, and the final link leaves them all out; and
+/// `.eh_frame` keeps its input type.
 #[test]
 fn relocatable_links_keep_excluded_sections_as_lld() {
     let t = Test::new();
     let source = |n: u32| {
         format!(
-            ".text\n.globl f{n}\nf{n}: ret\n\
+            ".text\n.globl f{n}\nf{n}: .cfi_startproc\nret\n.cfi_endproc\n\
              .section .keepme,\"e\",@progbits\n.quad f{n}\n.quad {n}\n\
              .section .grouped,\"eG\",@progbits,sig,comdat\n.quad {n}\n"
         )
@@ -3116,6 +3117,10 @@ fn relocatable_links_keep_excluded_sections_as_lld() {
     let args = ["-r", a.to_str().unwrap(), b.to_str().unwrap()];
     let [lld, rld] = direct_both(&t, &args, "ab.o");
     assert!(lld.0 && rld.0, "{}{}", lld.1, rld.1);
+    // `.eh_frame` keeps the input's type (clang's SHT_X86_64_UNWIND), as in lld's.
+    let eh_type = |p: &Path| find_section(&sections(p), ".eh_frame").map(|s| s.typ);
+    assert_eq!(eh_type(&rld.2), eh_type(&lld.2));
+    assert_eq!(eh_type(&rld.2).as_deref(), Some("X86_64_UNWIND"));
     for name in [".keepme", ".grouped"] {
         let (want, got) = (sections(&lld.2), sections(&rld.2));
         let (want, got) = (find_section(&want, name), find_section(&got, name));
