@@ -42,6 +42,17 @@ pub enum PluginOffers {
     Everything,
 }
 
+impl PluginOffers {
+    /// Whether the ELF object `data` goes to the plugins first.
+    fn offers(self, data: &[u8]) -> bool {
+        match self {
+            PluginOffers::Nothing => false,
+            PluginOffers::Ir => crate::object_file::has_gcc_lto_sections(data),
+            PluginOffers::Everything => true,
+        }
+    }
+}
+
 /// What to parse.
 struct Job {
     name: String,
@@ -63,11 +74,7 @@ impl Job {
             Parsed::Shared(dso.map(Box::new))
         } else if rld_lto_api::is_bitcode(self.data) {
             Parsed::Bitcode
-        } else if match self.plugins {
-            PluginOffers::Nothing => false,
-            PluginOffers::Ir => crate::object_file::has_gcc_lto_sections(self.data),
-            PluginOffers::Everything => true,
-        } {
+        } else if self.plugins.offers(self.data) {
             Parsed::ForPlugin
         } else {
             Parsed::Object(ObjectFile::parse(self.name, self.data).map(|obj| {
