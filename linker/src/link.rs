@@ -449,7 +449,9 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     }
     if opts.relocatable {
         crate::script_layout::check_supported(&link)?;
-        link.section_order = crate::symbol_order::section_order(&link, &symbol_order);
+        if !symbol_order.is_empty() {
+            link.section_order = crate::symbol_order::section_order(&link, &symbol_order);
+        }
         return crate::relocatable::write(&mut link, pending, &mut timer);
     }
     check_shlib_undefined(&link)?;
