@@ -473,6 +473,9 @@ fn check_address_space(link: &Link, segments: &Segments) -> Result<()> {
             tls.memsz, tls.align
         )));
     }
+    // A script that puts sections on top of each other makes segments that wrap: the
+    // overlap is the error to report (lld's), not their size.
+    crate::script_layout::check_addresses(link, segments)?;
     for seg in &segments.headers {
         if seg.vaddr.checked_add(seg.memsz).is_none()
             || seg.offset.checked_add(seg.filesz).is_none()

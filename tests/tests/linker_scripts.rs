@@ -433,6 +433,26 @@ fn sections_refusals() {
         "{err}"
     );
     assert!(!t.path("back").exists());
+    // Two sections given one address: the overlap is reported, not the size of the
+    // segment it would make.
+    let twice = t.write(
+        "twice.ld",
+        "SECTIONS { .text 0x400000 : { *(.text*) } _etext = .; data_start = .; _end = .;\n\
+         .rodata 0x400000 : { *(.rodata*) } }",
+    );
+    let kinds = t.assemble("kinds", ORPHAN_KINDS);
+    let (res, _) = t.try_link(
+        Driver::Rld,
+        &[&kinds],
+        &["-static", "-T", twice.to_str().unwrap()],
+        "twice",
+    );
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        err.contains("twice.ld: section ") && err.contains(" overlaps "),
+        "{err}"
+    );
+    assert!(!err.contains("segment"), "{err}");
     for (text, what) in [
         (
             "SECTIONS { .data (DSECT) : { *(.data) } }",
@@ -584,16 +604,9 @@ fn sort_section_and_nested_sorts_order_sections_as_lld() {
     }
 }
 
-/// Orphans of every kind (code, a note, large read-only data, other read-only data, TLS,
-/// writable data, bss) go where lld-22 puts them around a script's sections: lld 19's
-/// ranks (notes and `.interp` among the read-only sections, large data apart) and its
-/// choice among equally similar anchors (the last one not ranked above the orphan).
-#[test]
-fn orphans_of_every_kind_go_where_lld_puts_them() {
-    let t = Test::new();
-    let obj = t.assemble(
-        "kinds",
-        ".text\n.globl _start\n_start: call helper\nmov $60, %eax\nxor %edi, %edi\nsyscall\n\
+/// Sections of every kind for a script to leave as orphans, around `_start`.
+const ORPHAN_KINDS: &str =
+    ".text\n.globl _start\n_start: call helper\nmov $60, %eax\nxor %edi, %edi\nsyscall\n\
          .section .text.helper,\"ax\",@progbits\nhelper: ret\n\
          .section .rodata.table,\"a\",@progbits\n.quad 1\n\
          .section .stray,\"aw\",@progbits\n.quad 2\n\
@@ -601,8 +614,16 @@ fn orphans_of_every_kind_go_where_lld_puts_them() {
          .section .tbss.x,\"awT\",@nobits\n.long 0\n\
          .section .lrodata.big,\"aRl\",@progbits\n.quad 3\n\
          .section .myro,\"a\",@progbits\n.quad 4\n\
-         .section .bss.z,\"aw\",@nobits\n.quad 0\n",
-    );
+         .section .bss.z,\"aw\",@nobits\n.quad 0\n";
+
+/// Orphans of every kind (code, a note, large read-only data, other read-only data, TLS,
+/// writable data, bss) go where lld-22 puts them around a script's sections: lld 19's
+/// ranks (notes and `.interp` among the read-only sections, large data apart) and its
+/// choice among equally similar anchors (the last one not ranked above the orphan).
+#[test]
+fn orphans_of_every_kind_go_where_lld_puts_them() {
+    let t = Test::new();
+    let obj = t.assemble("kinds", ORPHAN_KINDS);
     let script = t.write(
         "kinds.ld",
         "SECTIONS {\n  . = 0x400000 + SIZEOF_HEADERS;\n  .text : { *(.text) }\n  \
