@@ -305,6 +305,10 @@ const SPECS: &[Spec] = &[
         |p| p.o.warn_symbol_ordering = true),
     flag(&["--no-warn-symbol-ordering"], "Do not warn about --symbol-ordering-file symbols that cannot be ordered",
         |p| p.o.warn_symbol_ordering = false),
+    flag(&["--check-sections"], "Refuse a linker script's sections that overlap (default)",
+        |p| p.o.check_sections = true),
+    flag(&["--no-check-sections"], "Let a linker script's sections overlap",
+        |p| p.o.check_sections = false),
     arg(&["--orphan-handling"], "place|warn|error", "What to do with the sections a linker script's SECTIONS does not place: place them (default), warn, or refuse",
         Value(|p, v| {
             use crate::options::OrphanHandling;

@@ -314,6 +314,9 @@ pub struct Options {
     pub keep_unique: Vec<String>,
     /// `--orphan-handling=place|warn|error`.
     pub orphan_handling: OrphanHandling,
+    /// `--check-sections` (default) / `--no-check-sections`: whether a script's sections
+    /// may not overlap.
+    pub check_sections: bool,
     /// `--symbol-ordering-file FILE`: symbols whose sections go first, in this order.
     pub symbol_ordering_file: Option<std::path::PathBuf>,
     /// `--warn-symbol-ordering` (default) / `--no-warn-symbol-ordering`.
@@ -500,6 +503,7 @@ impl Default for Options {
             print_icf_sections: false,
             keep_unique: Vec::new(),
             orphan_handling: OrphanHandling::Place,
+            check_sections: true,
             sort_section: crate::input::script::Sort::None,
             symbol_ordering_file: None,
             warn_symbol_ordering: true,

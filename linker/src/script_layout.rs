@@ -337,6 +337,9 @@ pub fn check_addresses(link: &Link, segments: &Segments) -> Result<()> {
             (false, _) => {}
         }
     }
+    if !link.opts.check_sections {
+        return Ok(());
+    }
     let mut previous: Option<&crate::output_section::OutputSection> = None;
     // `.tbss` takes no address space: the sections after it overlap it; an `OVERLAY`'s
     // sections share their addresses by design.

@@ -453,6 +453,20 @@ fn sections_refusals() {
         "{err}"
     );
     assert!(!err.contains("segment"), "{err}");
+    // `--no-check-sections` (GNU ld's and lld's) lets them overlap, as lld-22 lays them.
+    let small = t.assemble(
+        "small",
+        ".text\n.globl _start\n_start: ret\n.section .rodata.t,\"a\",@progbits\n.quad 1\n",
+    );
+    let flags = [
+        "-static",
+        "--no-check-sections",
+        "-T",
+        twice.to_str().unwrap(),
+    ];
+    let lld = lld_link(&t, &[&small], &flags, "lld/overlap");
+    let rld = t.link(Driver::Rld, &[&small], &flags, "rld/overlap");
+    assert_eq!(image(&rld).0, image(&lld).0);
     for (text, what) in [
         (
             "SECTIONS { .data (DSECT) : { *(.data) } }",
