@@ -340,30 +340,30 @@ pub fn check_addresses(link: &Link, segments: &Segments) -> Result<()> {
     if !link.opts.check_sections {
         return Ok(());
     }
-    let mut previous: Option<&crate::output_section::OutputSection> = None;
     // `.tbss` takes no address space: the sections after it overlap it; an `OVERLAY`'s
-    // sections share their addresses by design.
+    // sections share their addresses by design. The others, in address order (a script
+    // may place a later section below an earlier one, in another region or at an address
+    // of its own), must not overlap (lld's check).
     let in_overlay = |i: usize| description(link, i).is_some_and(|d| d.overlay);
-    for (_, o) in link
+    let mut placed: Vec<(u64, &crate::output_section::OutputSection)> = link
         .outputs
         .iter()
         .enumerate()
         .filter(|(i, o)| o.is_alloc() && !(o.is_tls() && o.is_nobits()) && !in_overlay(*i))
-    {
-        let addr = segments.sections.addr(o);
-        if let Some(p) = previous {
-            let p_addr = segments.sections.addr(p);
-            let end = p_addr.checked_add(p.size);
-            if end.is_none_or(|end| addr < end) || addr.checked_add(o.size).is_none() {
-                return Err(LinkError::Link(format!(
-                    "{origin}: section {} at {addr:#x} overlaps {} ({p_addr:#x} to {:#x})",
-                    o.name,
-                    p.name,
-                    p_addr.wrapping_add(p.size)
-                )));
-            }
+        .map(|(_, o)| (segments.sections.addr(o), o))
+        .collect();
+    placed.sort_by_key(|&(addr, _)| addr);
+    for pair in placed.windows(2) {
+        let ((p_addr, p), (addr, o)) = (pair[0], pair[1]);
+        let end = p_addr.checked_add(p.size);
+        if end.is_none_or(|end| addr < end) || addr.checked_add(o.size).is_none() {
+            return Err(LinkError::Link(format!(
+                "{origin}: section {} at {addr:#x} overlaps {} ({p_addr:#x} to {:#x})",
+                o.name,
+                p.name,
+                p_addr.wrapping_add(p.size)
+            )));
         }
-        previous = Some(o);
     }
     Ok(())
 }

@@ -618,6 +618,28 @@ fn sort_section_and_nested_sorts_order_sections_as_lld() {
     }
 }
 
+/// A later section may sit below an earlier one (another `MEMORY` region, an address of its
+/// own) when they do not overlap: laid out as lld-22 lays it out (rld refused it as an
+/// overlap, comparing each section only with the one before it).
+#[test]
+fn sections_below_earlier_ones_as_lld() {
+    let t = Test::new();
+    let obj = t.assemble(
+        "low",
+        ".text\n.globl _start\n_start: ret\n.section .rodata.t,\"a\",@progbits\n.quad 1\n",
+    );
+    let script = t.write(
+        "low.ld",
+        "MEMORY {\n  big (rwx) : ORIGIN = 0x100000, LENGTH = 2048M\n  \
+         odd (rx) : ORIGIN = 0x90000000, LENGTH = 1000\n}\n\
+         SECTIONS {\n  .text : { *(.text) } > odd\n  .rodata : { *(.rodata*) } > big\n}\n",
+    );
+    let flags = ["-static", "-T", script.to_str().unwrap()];
+    let lld = lld_link(&t, &[&obj], &flags, "lld/low");
+    let rld = t.link(Driver::Rld, &[&obj], &flags, "rld/low");
+    assert_eq!(image(&rld), image(&lld));
+}
+
 /// Sections of every kind for a script to leave as orphans, around `_start`.
 const ORPHAN_KINDS: &str =
     ".text\n.globl _start\n_start: call helper\nmov $60, %eax\nxor %edi, %edi\nsyscall\n\
