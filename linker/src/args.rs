@@ -305,6 +305,8 @@ const SPECS: &[Spec] = &[
         |p| p.o.warn_symbol_ordering = true),
     flag(&["--no-warn-symbol-ordering"], "Do not warn about --symbol-ordering-file symbols that cannot be ordered",
         |p| p.o.warn_symbol_ordering = false),
+    flag(&["--print-memory-usage"], "Print how much of each MEMORY region the output uses",
+        |p| p.o.print_memory_usage = true),
     flag(&["--check-sections"], "Refuse a linker script's sections that overlap (default)",
         |p| p.o.check_sections = true),
     flag(&["--no-check-sections"], "Let a linker script's sections overlap",

@@ -261,6 +261,9 @@ pub struct ScriptResults {
     pub errors: Vec<String>,
     /// Where the data commands go: (output section, address, item of its description).
     pub data_places: Vec<(usize, u64, usize)>,
+    /// Each `MEMORY` region: its name, origin and length, and how far the sections placed
+    /// in it (or loaded in it) reach (`--print-memory-usage`).
+    pub memory: Vec<(String, u64, u64, u64)>,
 }
 
 /// What the link starts from: the command line's lists and scripts, read before the

@@ -554,6 +554,9 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     layout::sort_output_sections(&mut link);
     let mut segments = layout::assign_addresses(&mut link, None)?;
     crate::script_layout::check_addresses(&link, &segments)?;
+    if opts.print_memory_usage {
+        print!("{}", crate::script_layout::memory_usage(&segments.script));
+    }
     let (relr, android_rela) =
         settle_packed_relocations(&mut link, &tables, &placement, &mut segments, &dynamic)?;
     let sym_addr = layout::compute_all_symbol_addresses(&link, &tables, &placement, &segments)?;

@@ -317,6 +317,8 @@ pub struct Options {
     /// `--check-sections` (default) / `--no-check-sections`: whether a script's sections
     /// may not overlap.
     pub check_sections: bool,
+    /// `--print-memory-usage`: the `MEMORY` regions' use, on standard output.
+    pub print_memory_usage: bool,
     /// `--symbol-ordering-file FILE`: symbols whose sections go first, in this order.
     pub symbol_ordering_file: Option<std::path::PathBuf>,
     /// `--warn-symbol-ordering` (default) / `--no-warn-symbol-ordering`.
@@ -504,6 +506,7 @@ impl Default for Options {
             keep_unique: Vec::new(),
             orphan_handling: OrphanHandling::Place,
             check_sections: true,
+            print_memory_usage: false,
             sort_section: crate::input::script::Sort::None,
             symbol_ordering_file: None,
             warn_symbol_ordering: true,

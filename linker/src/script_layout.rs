@@ -1135,6 +1135,7 @@ fn walk(
     let mut data_places: Vec<(usize, u64, usize)>;
     let mut errors = Vec::new();
     let mut assigned = Assigned::after(before);
+    let memory;
     {
         let env_link: &Link = link;
         let steps = steps(env_link);
@@ -1371,6 +1372,10 @@ fn walk(
             })
             .map(|(&(i, j), &at)| (i, at, j))
             .collect();
+        memory = regions
+            .into_iter()
+            .map(|(name, start, end, reached)| (name, start, end - start, reached))
+            .collect();
     }
     let mut places = SectionPlaces::for_outputs(&link.outputs);
     for (i, addr, lma) in addresses {
@@ -1394,6 +1399,7 @@ fn walk(
         values,
         errors: located(link, errors),
         data_places,
+        memory,
     };
     (places, script, assigned)
 }
@@ -1958,6 +1964,7 @@ pub fn insert_values(link: &Link, segments: &Segments) -> ScriptResults {
         values,
         errors: located(link, errors),
         data_places: Vec::new(),
+        memory: Vec::new(),
     }
 }
 
@@ -1995,4 +2002,29 @@ fn record(link: &Link, values: &mut Vec<(u64, Option<u32>)>, k: usize, v: Value)
         .and_then(|p| link.outputs.get(p as usize))
         .map(|o| o.index);
     values[k] = (v.value, section);
+}
+
+/// `--print-memory-usage` (GNU ld's and lld's table, on standard output): per `MEMORY`
+/// region, how much the sections placed in it use, of how much.
+pub fn memory_usage(results: &ScriptResults) -> String {
+    fn size(n: u64) -> String {
+        match n {
+            // (0 is "0 GB", as in GNU ld's and lld's table.)
+            n if n & 0x3fff_ffff == 0 => format!("{:>10} GB", n >> 30),
+            n if n & 0xf_ffff == 0 => format!("{:>10} MB", n >> 20),
+            n if n & 0x3ff == 0 => format!("{:>10} KB", n >> 10),
+            n => format!(" {n:>10} B"),
+        }
+    }
+    let mut out = String::from("Memory region         Used Size  Region Size  %age Used\n");
+    for (name, origin, length, reached) in &results.memory {
+        let used = reached.saturating_sub(*origin);
+        out.push_str(&format!("{name:>16}: {}", size(used)));
+        if *length != 0 {
+            let percent = used as f64 * 100.0 / *length as f64;
+            out.push_str(&format!("{}    {percent:6.2}%", size(*length)));
+        }
+        out.push('\n');
+    }
+    out
 }

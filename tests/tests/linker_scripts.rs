@@ -620,7 +620,8 @@ fn sort_section_and_nested_sorts_order_sections_as_lld() {
 
 /// A later section may sit below an earlier one (another `MEMORY` region, an address of its
 /// own) when they do not overlap: laid out as lld-22 lays it out (rld refused it as an
-/// overlap, comparing each section only with the one before it).
+/// overlap, comparing each section only with the one before it). `--print-memory-usage`
+/// prints the regions' use as lld does.
 #[test]
 fn sections_below_earlier_ones_as_lld() {
     let t = Test::new();
@@ -638,6 +639,28 @@ fn sections_below_earlier_ones_as_lld() {
     let lld = lld_link(&t, &[&obj], &flags, "lld/low");
     let rld = t.link(Driver::Rld, &[&obj], &flags, "rld/low");
     assert_eq!(image(&rld), image(&lld));
+    // `--print-memory-usage` (GNU ld's and lld's table), byte for byte as lld prints it.
+    let usage = [
+        "-static",
+        "--print-memory-usage",
+        "-T",
+        script.to_str().unwrap(),
+    ];
+    let theirs = std::process::Command::new("ld.lld-22")
+        .args(usage)
+        .arg(&obj)
+        .arg("-o")
+        .arg(t.path("lld/usage"))
+        .output()
+        .unwrap();
+    let (ours, cmd) = t.try_link(Driver::Rld, &[&obj], &usage, "rld/usage");
+    assert!(ours.status.success(), "{cmd}");
+    let table = String::from_utf8_lossy(&ours.stdout);
+    assert_eq!(table, String::from_utf8_lossy(&theirs.stdout), "{cmd}");
+    assert!(
+        table.contains("             odd:           1 B       1000 B      0.10%"),
+        "{table}"
+    );
 }
 
 /// Sections of every kind for a script to leave as orphans, around `_start`.
