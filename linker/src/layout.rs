@@ -443,7 +443,7 @@ fn address_space_error(link: &Link, o: &OutputSection, addr: u64) -> LinkError {
 
 /// After either layout: every allocated section (`.tbss` too: the TLS template) ends below
 /// 2^64, the TLS block's size can be rounded to its alignment (the thread pointer's offsets
-/// are computed from it), and so does every segment.
+/// are computed from it), a script's sections do not overlap, and every segment fits.
 fn check_address_space(link: &Link, segments: &Segments) -> Result<()> {
     let places = &segments.sections;
     for o in link.outputs.iter().filter(|o| o.is_alloc()) {
@@ -473,8 +473,8 @@ fn check_address_space(link: &Link, segments: &Segments) -> Result<()> {
             tls.memsz, tls.align
         )));
     }
-    // A script that puts sections on top of each other makes segments that wrap: the
-    // overlap is the error to report (lld's), not their size.
+    // A script's sections, which must not overlap: sections on top of each other make
+    // segments that wrap, and the overlap is the error to report (lld's), not their size.
     crate::script_layout::check_addresses(link, segments)?;
     for seg in &segments.headers {
         if seg.vaddr.checked_add(seg.memsz).is_none()
@@ -1544,9 +1544,9 @@ pub fn assign_addresses(link: &mut Link, previous: Option<&SectionPlaces>) -> Re
     let segments = if link.scripts.lays_out() {
         let segments = crate::script_layout::assign_addresses(link, previous);
         // A script's own errors (a bad expression makes its addresses meaningless) are
-        // reported first, by `script_layout::check_addresses`.
+        // reported first.
         if !segments.script.errors.is_empty() {
-            return Ok(segments);
+            return Err(LinkError::Many(segments.script.errors.clone()));
         }
         segments
     } else {

@@ -553,7 +553,6 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     crate::script_layout::report_orphans(&link)?;
     layout::sort_output_sections(&mut link);
     let mut segments = layout::assign_addresses(&mut link, None)?;
-    crate::script_layout::check_addresses(&link, &segments)?;
     if opts.print_memory_usage {
         print!("{}", crate::script_layout::memory_usage(&segments.script));
     }

@@ -310,15 +310,13 @@ pub fn check_supported(link: &Link) -> Result<()> {
     Ok(())
 }
 
-/// After the layout: every allocated section must start at or after the end of the one
-/// before it (a script may move the counter back; lld refuses the overlap too).
+/// After the layout (and the script's own errors, reported first by
+/// `layout::assign_addresses`): the RELRO sections must be contiguous, and no allocated
+/// sections may overlap (a script may move the counter back; lld refuses the overlap too).
 pub fn check_addresses(link: &Link, segments: &Segments) -> Result<()> {
     let Some((origin, _)) = &link.scripts.sections else {
         return Ok(());
     };
-    if !segments.script.errors.is_empty() {
-        return Err(LinkError::Many(segments.script.errors.clone()));
-    }
     // PT_GNU_RELRO is one range: nothing else may sit between its sections (lld).
     let relro = |o: &crate::output_section::OutputSection| {
         o.is_alloc() && segment_class(link, o) == Class::Relro
@@ -438,11 +436,7 @@ pub fn relocatable_order(link: &mut Link) -> Result<()> {
 /// sections the script names are dropped unless their description keeps them.
 pub fn order(link: &Link) -> Vec<usize> {
     let present = |i: usize| {
-        let o = &link.outputs[i];
-        o.size > 0
-            || o.synthetic.is_some()
-            || !o.inputs.is_empty()
-            || description(link, i).is_some_and(kept_when_empty)
+        has_contents(&link.outputs[i]) || description(link, i).is_some_and(kept_when_empty)
     };
     let mut placed: Vec<usize> = Vec::new();
     for c in commands(link) {
@@ -575,10 +569,7 @@ fn orphan_rank(link: &Link, o: &crate::output_section::OutputSection) -> u32 {
 /// place. Sections the script keeps without contents are no anchors.
 fn orphan_position(link: &Link, ranks: &[u32], placed: &[usize], i: usize) -> usize {
     let rank = ranks[i];
-    let filled = |p: usize| {
-        let o = &link.outputs[p];
-        !o.inputs.is_empty() || o.synthetic.is_some() || o.size > 0
-    };
+    let filled = |p: usize| has_contents(&link.outputs[p]);
     let proximity = |p: usize| -> i32 {
         if filled(p) {
             (rank ^ ranks[p]).leading_zeros() as i32
@@ -657,13 +648,9 @@ fn steps<'a>(link: &'a Link<'a>) -> Vec<Step<'a>> {
     // Orphans placed after the last script section with contents go after every command
     // (lld's findOrphanPos: "at the very end, past any other commands"), moves of `.` and
     // sections the script keeps empty included.
-    let filled = |i: usize| {
-        let o = &link.outputs[i];
-        !o.inputs.is_empty() || o.synthetic.is_some() || o.size > 0
-    };
     let last_filled = commands(link).iter().rposition(|c| {
         matches!(c, SectionsCommand::Output(d)
-            if link.outputs.iter().position(|o| o.name == d.name).is_some_and(filled))
+            if link.outputs.iter().find(|o| o.name == d.name).is_some_and(has_contents))
     });
     let flush_at = |k: usize, pending: &mut Vec<usize>, out: &mut Vec<Step<'a>>| {
         if last_filled.is_none_or(|last| k <= last) {
@@ -864,6 +851,12 @@ fn starts_after_relro(link: &Link, i: usize) -> bool {
             .iter()
             .rfind(|o| o.is_alloc() && !takes_no_load(o))
             .is_some_and(relro)
+}
+
+/// Whether output section `o` has contents (lld's hasInputSections): inputs, the
+/// linker's own contents, or a size a script gave it. Only such sections anchor orphans.
+fn has_contents(o: &crate::output_section::OutputSection) -> bool {
+    !o.inputs.is_empty() || o.synthetic.is_some() || o.size > 0
 }
 
 /// `.tbss` and the like (TLS without contents): only the TLS template describes them; no
