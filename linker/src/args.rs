@@ -605,12 +605,12 @@ const SPECS: &[Spec] = &[
     flag(&["--gnu-unique"], "Keep STB_GNU_UNIQUE bindings (default)", |p| p.o.gnu_unique = true),
     flag(&["--no-gnu-unique"], "Write STB_GNU_UNIQUE definitions as global", |p| p.o.gnu_unique = false),
     flag(&["--print-icf-sections"], "List the sections --icf folds", |p| p.o.print_icf_sections = true),
+    flag(&["--no-print-icf-sections"], "Do not list them (default)", |p| p.o.print_icf_sections = false),
     arg(&["--keep-unique"], "SYMBOL", "Never fold the section that defines SYMBOL (--icf)",
         Value(|p, v| {
             p.o.keep_unique.push(v.to_string());
             Ok(())
         })),
-    flag(&["--no-print-icf-sections"], "Do not list them (default)", |p| p.o.print_icf_sections = false),
     flag(&["--verbose"], "Name each file on standard error as it is opened", |p| p.o.verbose = true),
     flag(&["--time"], "Print how long each link phase took", |p| p.o.print_timing = true),
     flag(&["-v", "-V", "--version"], "Print the version (and link if there are inputs)",

@@ -85,12 +85,7 @@ pub fn inflate(
 /// Inflates a zlib stream that must produce exactly `size` bytes. The buffer lives as
 /// long as the mapped inputs do (to the end of the link).
 fn zlib(stream: &[u8], size: u64) -> Result<&'static [u8], String> {
-    if size > (stream.len() as u64).saturating_mul(MAX_RATIO) + 4096 {
-        return Err(format!(
-            "claims {size} bytes uncompressed from {} compressed",
-            stream.len()
-        ));
-    }
+    believable(stream, size, MAX_RATIO)?;
     let mut out = Vec::with_capacity(size as usize);
     let decoder = flate2::read::ZlibDecoder::new(stream);
     read_exactly(decoder, size, &mut out)?;
@@ -99,12 +94,7 @@ fn zlib(stream: &[u8], size: u64) -> Result<&'static [u8], String> {
 
 /// Decompresses zstd frames that must produce exactly `size` bytes, as [`zlib`] does.
 fn zstd(stream: &[u8], size: u64) -> Result<&'static [u8], String> {
-    if size > (stream.len() as u64).saturating_mul(MAX_ZSTD_RATIO) + 4096 {
-        return Err(format!(
-            "claims {size} bytes uncompressed from {} compressed",
-            stream.len()
-        ));
-    }
+    believable(stream, size, MAX_ZSTD_RATIO)?;
     // Room for what real debug information compresses from; more only as it comes out.
     let likely = (stream.len() as u64).saturating_mul(16).min(size);
     let mut out = Vec::with_capacity(likely as usize);
@@ -112,6 +102,18 @@ fn zstd(stream: &[u8], size: u64) -> Result<&'static [u8], String> {
         .map_err(|e| format!("corrupt compressed data: {e}"))?;
     read_exactly(decoder, size, &mut out)?;
     Ok(Box::leak(out.into_boxed_slice()))
+}
+
+/// Refuses a header's uncompressed `size` that `stream` could not expand to at the
+/// format's largest `ratio`, before anything that size is allocated.
+fn believable(stream: &[u8], size: u64, ratio: u64) -> Result<(), String> {
+    if size > (stream.len() as u64).saturating_mul(ratio) + 4096 {
+        return Err(format!(
+            "claims {size} bytes uncompressed from {} compressed",
+            stream.len()
+        ));
+    }
+    Ok(())
 }
 
 /// Reads `decoder` to its end into `out`, which must then hold exactly `size` bytes (one

@@ -53,14 +53,25 @@ pub fn section_order(link: &Link, names: &[String]) -> SectionOrder {
         .collect();
     let mut present = rustc_hash::FxHashSet::default();
     let mut order = SectionOrder::default();
-    let mut place = |section: (FileId, u32), r: i32| {
-        let section = link.folded_into.get(&section).copied().unwrap_or(section);
-        let slot = order.entry(section).or_insert(0);
-        *slot = (*slot).min(r);
-    };
-    let report = |file: &str, what: &str, name: &str| {
+    let report = |file: &str, what: &str, name: &[u8]| {
         if warn {
+            let name = String::from_utf8_lossy(name);
             diag::warn(&format!("{file}: unable to order {what} symbol: {name}"));
+        }
+    };
+    // A symbol defined at `section` of `file` (a global's definition or a local): its
+    // section takes rank `r` unless an earlier name gave it a better one.
+    let mut define = |file: FileId, section: u32, name: &[u8], r: i32| {
+        let obj_name = &link.objects[file as usize].name;
+        if !shndx::is_section(section) {
+            report(obj_name, "absolute", name);
+        } else if kept(link, file, section) {
+            let at = (file, section);
+            let at = link.folded_into.get(&at).copied().unwrap_or(at);
+            let slot = order.entry(at).or_insert(0);
+            *slot = (*slot).min(r);
+        } else {
+            report(obj_name, "discarded", name);
         }
     };
     for sym in &link.symtab.symbols {
@@ -68,27 +79,18 @@ pub fn section_order(link: &Link, names: &[String]) -> SectionOrder {
             continue;
         };
         present.insert(sym.name);
-        let name = String::from_utf8_lossy(sym.name);
+        let name = sym.name;
         match sym.def {
-            SymbolDef::Defined { file, section, .. } => {
-                let obj = &link.objects[file as usize];
-                if !shndx::is_section(section) {
-                    report(&obj.name, "absolute", &name);
-                } else if kept(link, file, section) {
-                    place((file, section), r);
-                } else {
-                    report(&obj.name, "discarded", &name);
-                }
-            }
+            SymbolDef::Defined { file, section, .. } => define(file, section, name, r),
             SymbolDef::Shared { dso, .. } => {
-                report(&link.dsos[dso as usize].name, "shared", &name);
+                report(&link.dsos[dso as usize].name, "shared", name);
             }
-            SymbolDef::Synthetic => report("<internal>", "synthetic", &name),
+            SymbolDef::Synthetic => report("<internal>", "synthetic", name),
             SymbolDef::Undefined if link.opts.reports_undefined() => {
                 let file = sym
                     .ref_file
                     .map_or("<internal>", |f| link.objects[f as usize].name.as_str());
-                report(file, "undefined", &name);
+                report(file, "undefined", name);
             }
             // Archive members never loaded, common symbols (placed by the linker), an
             // undefined symbol where those are allowed.
@@ -111,14 +113,7 @@ pub fn section_order(link: &Link, names: &[String]) -> SectionOrder {
                 continue;
             };
             present.insert(local);
-            let section = obj.symbol_section(index);
-            if !shndx::is_section(section) {
-                report(&obj.name, "absolute", &String::from_utf8_lossy(local));
-            } else if kept(link, f as FileId, section) {
-                place((f as FileId, section), r);
-            } else {
-                report(&obj.name, "discarded", &String::from_utf8_lossy(local));
-            }
+            define(f as FileId, obj.symbol_section(index), local, r);
         }
     }
     if warn {
