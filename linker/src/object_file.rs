@@ -994,6 +994,20 @@ pub fn has_gcc_lto_sections(data: &[u8]) -> bool {
     })
 }
 
+/// The LLVM bitcode an object built with clang's `-ffat-lto-objects` carries beside its
+/// machine code (section `.llvm.lto`, as LLVM's `IRObjectFile::findBitcodeInMemBuffer`
+/// looks for it), and where it starts in `data`; None if there is none or it is not bitcode.
+pub fn fat_lto_bitcode(data: &'static [u8]) -> Option<(&'static [u8], u64)> {
+    let header = elf::FileHeader64::<object::LittleEndian>::parse(data).ok()?;
+    let sections = header.sections(LE, data).ok()?;
+    let section = sections
+        .iter()
+        .find(|sh| sections.section_name(LE, sh) == Ok(b".llvm.lto"))?;
+    let bitcode = section.data(LE, data).ok()?;
+    let offset = bitcode.as_ptr() as u64 - data.as_ptr() as u64;
+    rld_lto_api::is_bitcode(bitcode).then_some((bitcode, offset))
+}
+
 /// gcc marks an object whose sections hold only its IR (no machine code) with the common
 /// symbol `__gnu_lto_slim` (only common symbols are compared: every object is asked).
 fn defines_gcc_lto_slim(symbols: &[Sym], strtab: &[u8]) -> bool {

@@ -200,6 +200,10 @@ pub struct Options {
     /// function a canonical PLT entry, though the library then sees another address.
     pub ignore_data_address_equality: bool,
     pub ignore_function_address_equality: bool,
+    /// `--fat-lto-objects` (lld's; clang passes it for `-flto -ffat-lto-objects`): an object
+    /// carrying LLVM bitcode in a `.llvm.lto` section is linked through its bitcode, not its
+    /// machine code.
+    pub fat_lto_objects: bool,
     /// DF_1 flags asked for by `-z initfirst|interpose|nodefaultlib|global`.
     pub z_flags_1: u32,
     /// `-z stack-size=N`: PT_GNU_STACK's p_memsz (the main thread's stack size, for the
@@ -464,6 +468,7 @@ impl Default for Options {
             z_flags_1: 0,
             z_copyreloc: true,
             ignore_data_address_equality: false,
+            fat_lto_objects: false,
             ignore_function_address_equality: false,
             z_stack_size: None,
             warn_unresolved: false,

@@ -1255,3 +1255,65 @@ fn a_personality_defined_in_bitcode_is_kept() {
         );
     }
 }
+
+/// `clang -flto -ffat-lto-objects` objects carry bitcode (`.llvm.lto`) beside their machine
+/// code, and clang's link passes lld `--fat-lto-objects`: the bitcode is linked, from
+/// command-line objects and archive members alike (LTO inlines across them), as lld links
+/// it; `--no-fat-lto-objects` (the default) links the machine code.
+#[test]
+fn fat_lto_objects_link_through_their_bitcode_as_lld() {
+    let t = Test::new();
+    let fat = ["-O2", "-flto", "-ffat-lto-objects"];
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nint twice(int); int add_one(int);\n\
+         int main(int argc, char **argv) { printf(\"%d\\n\", add_one(twice(argc))); return 0; }\n",
+        &fat,
+    );
+    let one = t.compile(Clang, "int add_one(int x) { return x + 1; }\n", &fat);
+    let two = t.compile(Clang, "int twice(int x) { return x * 2; }\n", &fat);
+    assert!(
+        !std::fs::read(&two).unwrap().starts_with(b"BC"),
+        "not an ELF object"
+    );
+    let lib = t.archive("libtwice.a", &[&two]);
+    for linked_as in ["fat", "native"] {
+        let mut flags = vec![&fat[..], &["-fuse-ld=lld"]].concat();
+        if linked_as == "native" {
+            flags.push("-Wl,--no-fat-lto-objects");
+        }
+        let link = |ld: &Path, out: &str| {
+            let exe = t.path(&format!("{out}-{linked_as}"));
+            let mut cmd = Command::new("clang-22");
+            cmd.args(&flags)
+                .arg(format!("--ld-path={}", ld.display()))
+                .args([&main, &one, &lib])
+                .arg("-o")
+                .arg(&exe);
+            let shown = command_line(&cmd);
+            let out = run_checked(&mut cmd);
+            assert!(
+                out.stderr.is_empty(),
+                "{shown}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            exe
+        };
+        let lld = link(Path::new("/usr/bin/ld.lld-22"), "lld");
+        let rld = link(&rld_path(), "rld");
+        assert_same_output(&rld, &lld, &["x"], &[], Some("5\n"));
+        for callee in ["twice", "add_one"] {
+            // Inlined and gone only when the bitcode was linked.
+            assert_eq!(
+                nm_has(&lld, callee),
+                linked_as == "native",
+                "lld {linked_as}"
+            );
+            assert_eq!(
+                nm_has(&rld, callee),
+                linked_as == "native",
+                "rld {linked_as}"
+            );
+        }
+    }
+}

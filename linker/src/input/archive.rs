@@ -91,6 +91,17 @@ impl Archive {
         })
     }
 
+    /// `--fat-lto-objects`: each member carrying LLVM bitcode beside its machine code is
+    /// linked through the bitcode (the index's names are the same: both define them).
+    pub fn take_fat_lto_bitcode(&mut self) {
+        for m in &mut self.members {
+            if let Some((bitcode, offset)) = crate::object_file::fat_lto_bitcode(m.data) {
+                m.data = bitcode;
+                m.offset += offset;
+            }
+        }
+    }
+
     pub fn parse(name: String, path: &Path, data: &'static [u8], whole: bool) -> Result<Archive> {
         let bad = |msg: String| LinkError::bad_input(&name, msg);
         let file = ArchiveFile::parse(data).map_err(|e| bad(format!("corrupt archive: {e}")))?;

@@ -192,7 +192,7 @@ enum Collected {
 
 /// The inputs collected, in order, with their archives indexed. If collection stopped at an
 /// error, `stopped` is it: an archive before it that is corrupt is the first error, though.
-fn finish(files: Vec<Collected>, stopped: Result<()>) -> Result<Vec<InputFile>> {
+fn finish(opts: &Options, files: Vec<Collected>, stopped: Result<()>) -> Result<Vec<InputFile>> {
     use rayon::prelude::*;
     let files: Vec<Result<InputFile>> = files
         .into_par_iter()
@@ -203,7 +203,13 @@ fn finish(files: Vec<Collected>, stopped: Result<()>) -> Result<Vec<InputFile>> 
                 path,
                 data,
                 whole,
-            } => Archive::parse(display, &path, data, whole).map(InputFile::Archive),
+            } => {
+                let mut archive = Archive::parse(display, &path, data, whole)?;
+                if opts.fat_lto_objects {
+                    archive.take_fat_lto_bitcode();
+                }
+                Ok(InputFile::Archive(archive))
+            }
         })
         .collect();
     let files = files.into_iter().collect::<Result<Vec<_>>>()?;
@@ -257,7 +263,7 @@ pub fn collect_inputs(opts: &Options) -> Result<Inputs> {
         Ok(())
     });
     Ok(Inputs {
-        files: finish(std::mem::take(&mut c.files), stopped)?,
+        files: finish(opts, std::mem::take(&mut c.files), stopped)?,
         scripts: c.scripts,
     })
 }
@@ -293,7 +299,7 @@ pub fn collect_plugin_library(
         ..InputState::default()
     };
     let stopped = c.add_library(name, state, 0);
-    finish(c.files, stopped)
+    finish(opts, c.files, stopped)
 }
 
 impl Collector<'_> {
@@ -341,7 +347,17 @@ impl Collector<'_> {
             });
             return Ok(());
         }
-        match identify(data) {
+        let fat_bitcode = || {
+            let fat = self.opts.fat_lto_objects;
+            fat.then(|| crate::object_file::fat_lto_bitcode(data))
+                .flatten()
+        };
+        let kind = match identify(data) {
+            FileType::Relocatable if fat_bitcode().is_some() => FileType::Bitcode,
+            kind => kind,
+        };
+        let data = fat_bitcode().map_or(data, |(bitcode, _)| bitcode);
+        match kind {
             FileType::Relocatable if state.lazy => {
                 let archive = Archive::of_lazy_object(display, path, data)?;
                 self.push(InputFile::Archive(archive));
