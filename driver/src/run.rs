@@ -107,6 +107,8 @@ pub fn run(
         cache_dir: opts.cache_dir.clone(),
         llvm_args: opts.llvm_args.clone(),
         distribution: distribution(&opts.distribution, link, host),
+        profile: opts.profile.clone(),
+        dwo_dir: opts.dwo_dir.clone(),
     };
     let declared_attributes = if partitions.count() > 1 {
         declared_attributes(&index, &aliases)

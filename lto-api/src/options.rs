@@ -42,6 +42,37 @@ pub struct LtoOptions {
     pub icp_max_targets: usize,
     /// `--thinlto-distributor=` and its companions: the partitions as jobs of a distributor.
     pub distribution: DistributionOptions,
+    /// Profiles for LLVM's pipeline (AutoFDO, context-sensitive PGO).
+    pub profile: ProfileOptions,
+    /// `-plugin-opt=dwo_dir=DIR` (clang passes it for `-gsplit-dwarf -flto`): each
+    /// partition's split DWARF goes to `DIR/<partition>.dwo`, as lld names its tasks'.
+    pub dwo_dir: Option<PathBuf>,
+}
+
+/// Profile-guided optimization in the LTO pipeline: the profiles lld's LTO hands LLVM's
+/// pass builder (`PGOOptions`, llvm/lib/LTO/LTOBackend.cpp). Profiles applied when the
+/// bitcode was compiled (`-fprofile-use`) are in the bitcode already and need none of this.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct ProfileOptions {
+    /// `--lto-sample-profile=` / `-plugin-opt=sample-profile=` (clang's
+    /// `-fprofile-sample-use` with `-flto`): an AutoFDO sample profile, read again after
+    /// cross-module inlining.
+    pub sample: Option<PathBuf>,
+    /// `--lto-cs-profile-file=` / `-plugin-opt=cs-profile-path=`: the context-sensitive
+    /// profile to use, or with `cs_generate` the name the instrumented program writes its
+    /// counts to.
+    pub cs_file: Option<PathBuf>,
+    /// `--lto-cs-profile-generate` / `-plugin-opt=cs-profile-generate`
+    /// (`-fcs-profile-generate`): instrument after inlining, for a context-sensitive profile.
+    pub cs_generate: bool,
+}
+
+impl ProfileOptions {
+    /// The profiles LLVM reads (not the one `cs_generate` makes the program write).
+    pub fn inputs(&self) -> Vec<&std::path::Path> {
+        let cs_use = self.cs_file.as_deref().filter(|_| !self.cs_generate);
+        self.sample.as_deref().into_iter().chain(cs_use).collect()
+    }
 }
 
 /// lld-22's options for distributed ThinLTO ("DTLTO"), which rld's partitions use.
@@ -83,6 +114,8 @@ impl Default for LtoOptions {
             cvp_max_targets: rld_summaries::cvp::DEFAULT_MAX_TARGETS,
             icp_max_targets: 2,
             distribution: DistributionOptions::default(),
+            profile: ProfileOptions::default(),
+            dwo_dir: None,
         }
     }
 }

@@ -60,6 +60,9 @@ pub fn apply_plugin_opt(opts: &mut LtoOptions, v: &str) -> Result<PluginOpt, Plu
         Some(("opt-remarks-filename", f)) => opts.remarks_filename = Some(f.into()),
         Some(("opt-remarks-passes", re)) => opts.remarks_passes = Some(re.into()),
         Some(("opt-remarks-format", f)) => opts.remarks_format = Some(f.into()),
+        Some(("sample-profile", f)) => opts.profile.sample = Some(f.into()),
+        Some(("cs-profile-path", f)) => opts.profile.cs_file = Some(f.into()),
+        Some(("dwo_dir", dir)) => opts.dwo_dir = Some(dir.into()),
         // LLVMgold's `=FILE` form also lists the objects whose index it wrote.
         Some(("thinlto-index-only", _)) => return Ok(PluginOpt::Ignored(NO_INDEX_FILES)),
         _ => match v {
@@ -69,6 +72,7 @@ pub fn apply_plugin_opt(opts: &mut LtoOptions, v: &str) -> Result<PluginOpt, Plu
             "no-wpa-aa" => opts.wpa_aa = false,
             "no-wpa-aa-metadata" => opts.wpa_aa_metadata = false,
             "opt-remarks-with-hotness" => opts.remarks_with_hotness = true,
+            "cs-profile-generate" => opts.profile.cs_generate = true,
             // Full or thin LTO is decided per module by whether it carries a summary.
             "thinlto" => {}
             "thinlto-index-only" => return Ok(PluginOpt::Ignored(NO_INDEX_FILES)),
@@ -127,6 +131,10 @@ mod tests {
             "opt-remarks-passes=inline",
             "opt-remarks-format=bitstream",
             "opt-remarks-with-hotness",
+            "sample-profile=a.prof",
+            "cs-profile-generate",
+            "cs-profile-path=cs_%m.profraw",
+            "dwo_dir=out-dwo",
             "save-temps",
             "no-cvp",
             "no-wpa-aa",
@@ -146,6 +154,11 @@ mod tests {
         assert_eq!(o.remarks_format.as_deref(), Some("bitstream"));
         assert!(o.remarks_with_hotness && o.save_temps);
         assert!(!o.cvp && !o.wpa_aa && !o.wpa_aa_metadata);
+        assert_eq!(o.profile.sample, Some("a.prof".into()));
+        assert_eq!(o.profile.cs_file, Some("cs_%m.profraw".into()));
+        assert!(o.profile.cs_generate);
+        assert_eq!(o.profile.inputs(), [std::path::Path::new("a.prof")]);
+        assert_eq!(o.dwo_dir, Some("out-dwo".into()));
     }
 
     #[test]

@@ -29,6 +29,13 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
+#include "llvm/Analysis/AliasAnalysis.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
+#include "llvm/Support/PGOOptions.h"
+#include "llvm/Support/VirtualFileSystem.h"
 
 #include <memory>
 #include <string>
@@ -456,4 +463,110 @@ extern "C" void rld_sort_in_link_order(LLVMModuleRef MRef) {
   auto Rest = List.begin();
   for (auto &[Key, F] : Numbered)
     List.insert(Rest, F);
+}
+
+// The profile-guided optimization lld's LTO configures (llvm/lib/LTO/LTOBackend.cpp,
+// runNewPMPasses, LLVM 22): an AutoFDO sample profile first; else context-sensitive
+// instrumentation (CSProfile names the file the program writes) or a context-sensitive
+// profile to use. None when no profile is named.
+static std::optional<PGOOptions> ltoPGOOptions(const char *SampleProfile,
+                                               const char *CSProfile,
+                                               bool CSGenerate) {
+  std::string CS = CSProfile ? CSProfile : "";
+  if (SampleProfile && *SampleProfile)
+    return PGOOptions(SampleProfile, "", "", /*MemoryProfile=*/"",
+                      PGOOptions::SampleUse, PGOOptions::NoCSAction,
+                      PGOOptions::ColdFuncOpt::Default,
+                      /*DebugInfoForProfiling=*/true);
+  if (CSGenerate)
+    return PGOOptions("", CS, "", /*MemoryProfile=*/"", PGOOptions::IRUse,
+                      PGOOptions::CSIRInstr);
+  if (!CS.empty())
+    return PGOOptions(CS, "", "", /*MemoryProfile=*/"", PGOOptions::IRUse,
+                      PGOOptions::CSIRUse);
+  return std::nullopt;
+}
+
+// LLVMRunPasses (llvm/lib/Passes/PassBuilderBindings.cpp) with the profiles of
+// ltoPGOOptions handed to the pass builder and the target machine, as lld's LTO hands them:
+// without a profile it runs exactly what LLVMRunPasses runs. Returns false and sets
+// *ErrorMessage if the pipeline text does not parse.
+extern "C" bool rld_run_lto_passes(LLVMModuleRef M, LLVMTargetMachineRef TMRef,
+                                   const char *Passes, bool Vectorize,
+                                   const char *SampleProfile,
+                                   const char *CSProfile, bool CSGenerate,
+                                   char **ErrorMessage) {
+  *ErrorMessage = nullptr;
+  TargetMachine *TM = reinterpret_cast<TargetMachine *>(TMRef);
+  Module *Mod = unwrap(M);
+  std::optional<PGOOptions> PGOOpt =
+      ltoPGOOptions(SampleProfile, CSProfile, CSGenerate);
+  TM->setPGOOption(PGOOpt);
+
+  PipelineTuningOptions PTO;
+  PTO.LoopVectorization = Vectorize;
+  PTO.SLPVectorization = Vectorize;
+  PassInstrumentationCallbacks PIC;
+  PassBuilder PB(TM, PTO, PGOOpt, &PIC);
+
+  LoopAnalysisManager LAM;
+  FunctionAnalysisManager FAM;
+  CGSCCAnalysisManager CGAM;
+  ModuleAnalysisManager MAM;
+  PB.registerLoopAnalyses(LAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerModuleAnalyses(MAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+
+  StandardInstrumentations SI(Mod->getContext(), /*DebugLogging=*/false,
+                              /*VerifyEach=*/false);
+  SI.registerCallbacks(PIC, &MAM);
+  ModulePassManager MPM;
+  if (Error Err = PB.parsePassPipeline(MPM, Passes)) {
+    setError(ErrorMessage, toString(std::move(Err)));
+    return false;
+  }
+  MPM.run(*Mod, MAM);
+  return true;
+}
+
+// LLVMTargetMachineEmitToMemoryBuffer (llvm/lib/Target/TargetMachineC.cpp) for an object
+// whose DWARF is split: the .dwo part goes to DwoPath (as lld's LTO writes it with
+// -plugin-opt=dwo_dir=), the object keeps skeleton units naming it. Returns null and sets
+// *ErrorMessage on failure.
+extern "C" LLVMMemoryBufferRef rld_emit_split_dwarf_object(LLVMTargetMachineRef TMRef,
+                                                           LLVMModuleRef M,
+                                                           const char *DwoPath,
+                                                           char **ErrorMessage) {
+  *ErrorMessage = nullptr;
+  TargetMachine *TM = reinterpret_cast<TargetMachine *>(TMRef);
+  Module *Mod = unwrap(M);
+  std::error_code EC;
+  ToolOutputFile Dwo(DwoPath, EC, sys::fs::OF_None);
+  if (EC) {
+    setError(ErrorMessage, "cannot write " + std::string(DwoPath) + ": " + EC.message());
+    return nullptr;
+  }
+  TM->Options.MCOptions.SplitDwarfFile = DwoPath;
+  Mod->setDataLayout(TM->createDataLayout());
+  SmallVector<char, 0> Code;
+  {
+    raw_svector_ostream OS(Code);
+    legacy::PassManager PM;
+    if (TM->addPassesToEmitFile(PM, OS, &Dwo.os(), CodeGenFileType::ObjectFile)) {
+      setError(ErrorMessage, "the target cannot emit an object file");
+      return nullptr;
+    }
+    PM.run(*Mod);
+  }
+  Dwo.os().close();
+  if (Dwo.os().has_error()) {
+    setError(ErrorMessage, "cannot write " + std::string(DwoPath) + ": " +
+                               Dwo.os().error().message());
+    Dwo.os().clear_error();
+    return nullptr;
+  }
+  Dwo.keep();
+  return LLVMCreateMemoryBufferWithMemoryRangeCopy(Code.data(), Code.size(), "");
 }

@@ -59,6 +59,10 @@ pub struct LtoConfig {
     /// `--thinlto-distributor=`: the partitions are compiled as jobs of an external
     /// distributor instead of in this process.
     pub distribution: Option<crate::distribute::Distribution>,
+    /// AutoFDO and context-sensitive PGO profiles for LLVM's pipeline.
+    pub profile: rld_lto_api::ProfileOptions,
+    /// `-plugin-opt=dwo_dir=`: split DWARF, partition `p`'s in `DIR/p.dwo`.
+    pub dwo_dir: Option<PathBuf>,
 }
 
 /// Called-value propagation's results to apply: per module, local functions to give unique
@@ -135,6 +139,16 @@ pub struct Compiled {
 pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
     Target::initialize_x86(&InitializationConfig::default());
     crate::fatal::install_handler();
+    check_profile_files(&job.cfg.profile)?;
+    if let Some(dir) = &job.cfg.dwo_dir {
+        // As lld's LTO: the directory is made if need be.
+        std::fs::create_dir_all(dir).map_err(|e| {
+            LtoError::Llvm(format!(
+                "cannot create the .dwo directory {}: {e}",
+                dir.display()
+            ))
+        })?;
+    }
     let count = job.partitions.count();
     let cache = cache_keys(job);
     let mut results: Vec<Option<PartitionResult>> = (0..count).map(|_| None).collect();
@@ -290,16 +304,29 @@ struct PartitionOutput {
 fn cache_keys(job: &Job) -> Option<(PathBuf, Vec<u128>)> {
     use rayon::prelude::*;
     let dir = job.cfg.cache_dir.clone()?;
-    if job.cfg.save_temps.is_some() || job.cfg.pipeline_remarks.is_some() {
+    // A cached object would leave its `.dwo` file unwritten.
+    if job.cfg.save_temps.is_some()
+        || job.cfg.pipeline_remarks.is_some()
+        || job.cfg.dwo_dir.is_some()
+    {
         return None;
     }
+    // The profiles' contents decide the code as much as the bitcode does.
+    let profiles: Vec<u128> = job
+        .cfg
+        .profile
+        .inputs()
+        .iter()
+        .map(|p| std::fs::read(p).map(|bytes| xxhash_rust::xxh3::xxh3_128(&bytes)))
+        .collect::<Result<_, _>>()
+        .ok()?;
     let hashes: Vec<u128> = job
         .inputs
         .par_iter()
         .map(|i| xxhash_rust::xxh3::xxh3_128(i.data))
         .collect();
     let keys = (0..job.partitions.count())
-        .map(|p| crate::object_cache::key(job, p, &hashes))
+        .map(|p| crate::object_cache::key(job, p, &hashes, &profiles))
         .collect();
     Some((dir, keys))
 }
@@ -406,6 +433,17 @@ fn compile_partition(
     Ok((bytes, outcome))
 }
 
+/// A profile LLVM cannot open would stop each partition's compilation with LLVM's own
+/// message (and its exit): refused once, naming the file, before any starts.
+fn check_profile_files(profile: &rld_lto_api::ProfileOptions) -> Result<(), LtoError> {
+    for path in profile.inputs() {
+        std::fs::File::open(path).map_err(|e| {
+            LtoError::Llvm(format!("cannot read the profile {}: {e}", path.display()))
+        })?;
+    }
+    Ok(())
+}
+
 /// How partition `p` of `count` is optimized and compiled.
 pub(crate) fn codegen_settings(cfg: &LtoConfig, count: u32, p: u32) -> CodegenSettings {
     CodegenSettings {
@@ -420,6 +458,8 @@ pub(crate) fn codegen_settings(cfg: &LtoConfig, count: u32, p: u32) -> CodegenSe
                 passes: passes.clone(),
                 with_hotness: cfg.remarks_with_hotness,
             }),
+        profile: cfg.profile.clone(),
+        dwo: cfg.dwo_dir.as_ref().map(|dir| dir.join(format!("{p}.dwo"))),
     }
 }
 

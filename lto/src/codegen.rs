@@ -8,7 +8,6 @@ use crate::error::LtoError;
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
-use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{FileType, TargetTriple};
 use std::path::PathBuf;
 
@@ -22,6 +21,11 @@ pub struct CodegenSettings {
     pub pic: bool,
     /// LLVM's own remarks for this partition, if asked for.
     pub remarks: Option<RemarkSettings>,
+    /// Profiles the pipeline reads (or, for context-sensitive PGO, instruments for).
+    pub profile: rld_lto_api::ProfileOptions,
+    /// Split DWARF: the `.dwo` file this partition's debug information goes to, the object
+    /// keeping skeleton units that name it.
+    pub dwo: Option<PathBuf>,
 }
 
 /// Where LLVM's remarks of one partition go.
@@ -83,16 +87,16 @@ pub fn optimize_and_emit(
         format!("lto<O{}>", s.opt_level.min(3))
     };
     // As lld's LTO configures the pipeline: the vectorizers run from -O2 on.
-    let options = PassBuilderOptions::create();
-    options.set_loop_vectorization(s.opt_level > 1);
-    options.set_loop_slp_vectorization(s.opt_level > 1);
-    module
-        .run_passes(&pipeline, &tm, options)
-        .map_err(|e| LtoError::Llvm(format!("optimization failed: {}", e.to_string().trim())))?;
+    crate::shim::run_lto_passes(module, &tm, &pipeline, s.opt_level > 1, &s.profile)
+        .map_err(|e| LtoError::Llvm(format!("optimization failed: {}", e.trim())))?;
     after_opt(module)?;
-    let object = tm
-        .write_to_memory_buffer(module, FileType::Object)
-        .map_err(|e| LtoError::Llvm(format!("code generation failed: {}", e.to_string().trim())))?;
+    let object = match &s.dwo {
+        Some(dwo) => crate::shim::emit_split_dwarf_object(&tm, module, dwo),
+        None => tm
+            .write_to_memory_buffer(module, FileType::Object)
+            .map_err(|e| e.to_string()),
+    }
+    .map_err(|e| LtoError::Llvm(format!("code generation failed: {}", e.trim())))?;
     if let Some(r) = remarks {
         r.finish()
             .map_err(|e| LtoError::Llvm(format!("optimization remarks: {e}")))?;

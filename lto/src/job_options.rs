@@ -4,6 +4,7 @@
 //! path or option), values as raw bytes, the first record naming the format.
 
 use crate::codegen::{CodegenSettings, RemarkSettings};
+use std::os::unix::ffi::OsStrExt as _;
 use std::path::PathBuf;
 
 const FORMAT: &str = "rld-lto-job 1";
@@ -60,6 +61,19 @@ impl JobOptions {
             }
             put("remarks-hotness", if r.with_hotness { b"1" } else { b"0" });
         }
+        let path = |p: &std::path::Path| p.as_os_str().as_bytes().to_vec();
+        if let Some(f) = &c.profile.sample {
+            put("sample-profile", &path(f));
+        }
+        if let Some(f) = &c.profile.cs_file {
+            put("cs-profile", &path(f));
+        }
+        if c.profile.cs_generate {
+            put("cs-profile-generate", b"1");
+        }
+        if let Some(f) = &c.dwo {
+            put("dwo", &path(f));
+        }
         for a in &self.llvm_args {
             put("mllvm", a.as_bytes());
         }
@@ -88,6 +102,7 @@ impl JobOptions {
                 .parse()
                 .map_err(|_| format!("{key}: not a number"))
         };
+        let file = |v: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(v));
         let mut o = JobOptions {
             fingerprint: String::new(),
             llvm_version: String::new(),
@@ -97,6 +112,8 @@ impl JobOptions {
                 cpu: "x86-64".to_string(),
                 pic: false,
                 remarks: None,
+                profile: Default::default(),
+                dwo: None,
             },
             llvm_args: Vec::new(),
         };
@@ -121,6 +138,10 @@ impl JobOptions {
                 }
                 "remarks-passes" => o.remarks().passes = Some(text(key, v)?),
                 "remarks-hotness" => o.remarks().with_hotness = v == b"1",
+                "sample-profile" => o.codegen.profile.sample = Some(file(v)),
+                "cs-profile" => o.codegen.profile.cs_file = Some(file(v)),
+                "cs-profile-generate" => o.codegen.profile.cs_generate = v == b"1",
+                "dwo" => o.codegen.dwo = Some(file(v)),
                 "mllvm" => o.llvm_args.push(text(key, v)?),
                 _ => return Err(format!("unknown record {key:?}")),
             }
@@ -173,6 +194,12 @@ mod tests {
                     passes: Some("inline|licm".into()),
                     with_hotness: true,
                 }),
+                profile: rld_lto_api::ProfileOptions {
+                    sample: Some("prof/app.afdo".into()),
+                    cs_file: Some("cs_%m.profraw".into()),
+                    cs_generate: true,
+                },
+                dwo: Some("out-dwo/3.dwo".into()),
             },
             vec!["-inline-threshold=5".into(), "-debugger-tune=gdb".into()],
         )

@@ -19,8 +19,9 @@ use xxhash_rust::xxh3::{xxh3_128, Xxh3};
 /// Ends every cache file, after the payload's hash.
 const MAGIC: &[u8; 8] = b"RLDPART4";
 
-/// The key of partition `p`; `module_hashes[m]` is the hash of module `m`'s bitcode.
-pub fn key(job: &Job, p: u32, module_hashes: &[u128]) -> u128 {
+/// The key of partition `p`; `module_hashes[m]` is the hash of module `m`'s bitcode,
+/// `profiles` those of the profiles LLVM reads.
+pub fn key(job: &Job, p: u32, module_hashes: &[u128], profiles: &[u128]) -> u128 {
     let mut h = Xxh3::new();
     let mut put = |bytes: &[u8]| {
         h.update(&(bytes.len() as u64).to_le_bytes());
@@ -35,6 +36,10 @@ pub fn key(job: &Job, p: u32, module_hashes: &[u128]) -> u128 {
     put(format!("O{} pic={} cpu={:?}", cfg.opt_level, cfg.pic, cfg.cpu).as_bytes());
     // LLVM's own options change what it makes.
     put(format!("{:?}", cfg.llvm_args).as_bytes());
+    put(format!("{:?}", cfg.profile).as_bytes());
+    for hash in profiles {
+        put(&hash.to_le_bytes());
+    }
     put(format!("{:?}", job.declared_attributes).as_bytes());
     let plan = job.partitions;
     for &m in plan.modules(p) {

@@ -1,11 +1,14 @@
 //! Safe wrappers over the small C++ shim in `llvm-wrapper/` (built by `build.rs`) for what
-//! LLVM-C 14 lacks: a target machine set up as lld's LTO sets it up, and LLVM's own
-//! optimization remarks (inline, licm, gvn, ..., asm-printer) written to a YAML file.
+//! LLVM-C lacks: a target machine set up as lld's LTO sets it up, LLVM's own optimization
+//! remarks (inline, licm, gvn, ..., asm-printer) written to a YAML file, the pass pipeline
+//! with profiles (AutoFDO, context-sensitive PGO), and objects with split DWARF.
 
 use inkwell::context::Context;
 use inkwell::llvm_sys::core::LLVMDisposeMessage;
 use inkwell::llvm_sys::prelude::{LLVMContextRef, LLVMModuleRef};
 use inkwell::llvm_sys::target_machine::LLVMTargetMachineRef;
+use inkwell::memory_buffer::MemoryBuffer;
+use inkwell::module::Module;
 use inkwell::targets::{TargetMachine, TargetTriple};
 use std::ffi::{c_char, c_uint, CStr, CString};
 use std::marker::PhantomData;
@@ -63,6 +66,22 @@ extern "C" {
         global: inkwell::llvm_sys::prelude::LLVMValueRef,
         len: *mut usize,
     ) -> *const c_char;
+    fn rld_run_lto_passes(
+        module: LLVMModuleRef,
+        tm: LLVMTargetMachineRef,
+        passes: *const c_char,
+        vectorize: bool,
+        sample_profile: *const c_char,
+        cs_profile: *const c_char,
+        cs_generate: bool,
+        error: *mut *mut c_char,
+    ) -> bool;
+    fn rld_emit_split_dwarf_object(
+        tm: LLVMTargetMachineRef,
+        module: LLVMModuleRef,
+        dwo_path: *const c_char,
+        error: *mut *mut c_char,
+    ) -> inkwell::llvm_sys::prelude::LLVMMemoryBufferRef;
     fn rld_parse_llvm_options(
         argc: std::ffi::c_int,
         argv: *const *const c_char,
@@ -466,4 +485,75 @@ mod tests {
             assert_eq!(check_producer(producer, "22.1.8"), Ok(()), "{producer}");
         }
     }
+}
+
+/// A path as a C string; None if it holds a NUL byte.
+fn path_c_string(path: &Path) -> Result<CString, String> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| format!("{}: a path with a NUL byte", path.display()))
+}
+
+/// Runs the pass pipeline `passes` on `module` as `Module::run_passes` (LLVM-C's
+/// `LLVMRunPasses`) does, with the loop and SLP vectorizers on or off, and with `profile`'s
+/// profiles handed to LLVM's pass builder and to `tm` as lld's LTO hands them (an AutoFDO
+/// profile read again after inlining; context-sensitive PGO instrumented or used).
+pub fn run_lto_passes(
+    module: &Module,
+    tm: &TargetMachine,
+    passes: &str,
+    vectorize: bool,
+    profile: &rld_lto_api::ProfileOptions,
+) -> Result<(), String> {
+    let passes = CString::new(passes).map_err(|_| "a pipeline with a NUL byte".to_string())?;
+    let optional = |p: &Option<std::path::PathBuf>| p.as_deref().map(path_c_string).transpose();
+    let sample = optional(&profile.sample)?;
+    let cs = optional(&profile.cs_file)?;
+    let ptr_of = |c: &Option<CString>| c.as_ref().map_or(ptr::null(), |c| c.as_ptr());
+    let mut error = ptr::null_mut();
+    // SAFETY: the module and target machine are live for the call; the strings are
+    // NUL-terminated (or null) and outlive it; LLVM copies what it keeps.
+    let ok = unsafe {
+        rld_run_lto_passes(
+            module.as_mut_ptr(),
+            tm.as_mut_ptr(),
+            passes.as_ptr(),
+            vectorize,
+            ptr_of(&sample),
+            ptr_of(&cs),
+            profile.cs_generate,
+            &mut error,
+        )
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(take_message(error))
+    }
+}
+
+/// Compiles `module` to an object whose DWARF is split: the `.dwo` part is written to
+/// `dwo`, the object (returned in LLVM's buffer) keeps the skeleton units naming it.
+pub fn emit_split_dwarf_object(
+    tm: &TargetMachine,
+    module: &Module,
+    dwo: &Path,
+) -> Result<MemoryBuffer<'static>, String> {
+    let dwo = path_c_string(dwo)?;
+    let mut error = ptr::null_mut();
+    // SAFETY: the target machine and module are live for the call, `dwo` is NUL-terminated
+    // and outlives it.
+    let raw = unsafe {
+        rld_emit_split_dwarf_object(
+            tm.as_mut_ptr(),
+            module.as_mut_ptr(),
+            dwo.as_ptr(),
+            &mut error,
+        )
+    };
+    if raw.is_null() {
+        return Err(take_message(error));
+    }
+    // SAFETY: `raw` is a new memory buffer (LLVMCreateMemoryBufferWithMemoryRangeCopy)
+    // that nothing else owns; the MemoryBuffer disposes of it.
+    Ok(unsafe { MemoryBuffer::new(raw) })
 }

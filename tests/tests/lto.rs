@@ -1278,7 +1278,7 @@ fn fat_lto_objects_link_through_their_bitcode_as_lld() {
     );
     let lib = t.archive("libtwice.a", &[&two]);
     for linked_as in ["fat", "native"] {
-        let mut flags = vec![&fat[..], &["-fuse-ld=lld"]].concat();
+        let mut flags = [&fat[..], &["-fuse-ld=lld"]].concat();
         if linked_as == "native" {
             flags.push("-Wl,--no-fat-lto-objects");
         }
@@ -1316,4 +1316,261 @@ fn fat_lto_objects_link_through_their_bitcode_as_lld() {
             );
         }
     }
+}
+
+/// Links `objs` with `clang-22 -fuse-ld=lld --ld-path=<ld> <flags>` into `<dir>/x`, in
+/// `<dir>` (where `--save-temps` and `.dwo` files land), clang passing its LTO options
+/// (`-plugin-opt=...`) as it does to lld. Panics on failure or a warning.
+fn link_as_lld_in(t: &Test, dir: &str, ld: &Path, objs: &[&Path], flags: &[&str]) -> PathBuf {
+    let dir = t.path(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut cmd = Command::new("clang-22");
+    cmd.args(flags)
+        .args(["-fuse-ld=lld", &format!("--ld-path={}", ld.display())])
+        .args(objs)
+        .args(["-o", "x"])
+        .current_dir(&dir);
+    let shown = command_line(&cmd);
+    let out = run_checked(&mut cmd);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.is_empty(), "{shown}: {stderr}");
+    dir.join("x")
+}
+
+fn lld_22() -> &'static Path {
+    Path::new("/usr/bin/ld.lld-22")
+}
+
+/// `function`'s entry count (`!prof !{"function_entry_count", N}`) in textual IR.
+fn entry_count(ir: &str, function: &str) -> Option<u64> {
+    let define = ir_function(ir, function).into_iter().next()?;
+    let node = define.split("!prof ").nth(1)?.split_whitespace().next()?;
+    let line = ir.lines().find(|l| l.starts_with(&format!("{node} = ")))?;
+    line.split("i64 ")
+        .nth(1)?
+        .trim_end_matches('}')
+        .trim()
+        .parse()
+        .ok()
+}
+
+const PROFILED: &str = "#include <stdio.h>\n\
+    __attribute__((noinline)) int hot(int x) { return x * 3 + 1; }\n\
+    int main(int argc, char **argv) {\n\
+      int s = 0;\n\
+      for (int i = 0; i < 1000; i++)\n\
+        s += hot(i + argc);\n\
+      printf(\"%d\\n\", s);\n\
+      return 0;\n\
+    }\n";
+
+/// AutoFDO with LTO: clang passes `-fprofile-sample-use=FILE` on as
+/// `-plugin-opt=sample-profile=FILE`, and LLVM's LTO pipeline reads the profile again after
+/// cross-module inlining. Compiled with one profile and linked with another, the entry
+/// counts of the optimized module are the link-time profile's, as in lld's. A profile that
+/// cannot be read is refused, naming it.
+#[test]
+fn a_sample_profile_reaches_the_lto_pipeline_as_in_lld() {
+    let t = Test::new();
+    let compile_time = t.write(
+        "a.prof",
+        "main:1000:1\n 3: 100\n 4: 100 hot:100\nhot:100:100\n 0: 100\n",
+    );
+    let link_time = t.write(
+        "b.prof",
+        "main:900000:1\n 3: 90000\n 4: 90000 hot:777777\nhot:777777:777777\n 0: 777777\n",
+    );
+    let use_profile = |p: &Path| format!("-fprofile-sample-use={}", p.display());
+    let obj = t.compile(
+        Clang,
+        PROFILED,
+        &[
+            "-O2",
+            "-flto",
+            "-gline-tables-only",
+            &use_profile(&compile_time),
+        ],
+    );
+    let before = entry_count(&llvm_dis(&obj), "hot").expect("the compile-time profile's count");
+    let flags = ["-O2", "-flto", &use_profile(&link_time), "-Wl,--save-temps"];
+    let lld = link_as_lld_in(&t, "lld", lld_22(), &[&obj], &flags);
+    let rld = link_as_lld_in(&t, "rld", &rld_path(), &[&obj], &flags);
+    assert_same_output(&rld, &lld, &[], &[], Some("1502500\n"));
+    let count = |exe: &Path| entry_count(&llvm_dis(&exe.with_file_name("x.0.4.opt.bc")), "hot");
+    let (ours, theirs) = (count(&rld), count(&lld));
+    assert_eq!(ours, theirs, "hot's entry count after LTO");
+    assert_ne!(ours, Some(before), "the link-time profile was not read");
+
+    let missing = t.path("missing.prof");
+    let mut cmd = Command::new("clang-22");
+    // clang checks its own option's file: rld's spelling of it reaches the linker.
+    let lto_profile = format!("-Wl,--lto-sample-profile={}", missing.display());
+    cmd.args(["-O2", "-flto", "-fuse-ld=lld", &lto_profile])
+        .arg(format!("--ld-path={}", rld_path().display()))
+        .arg(&obj)
+        .arg("-o")
+        .arg(t.path("refused"));
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && !t.path("refused").exists(),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("rld: error") && stderr.contains(&missing.display().to_string()),
+        "{stderr}"
+    );
+}
+
+/// Context-sensitive PGO: `-fcs-profile-generate` instruments the program after LTO's
+/// inlining (`-plugin-opt=cs-profile-generate`, `cs-profile-path=`); the profile it writes
+/// has the context-sensitive counters lld's build writes, and linking with it
+/// (`-fprofile-use`, which passes `cs-profile-path=`) puts its counts on the optimized
+/// module as lld's link does.
+#[test]
+fn context_sensitive_pgo_instruments_and_uses_as_lld() {
+    let t = Test::new();
+    let src = t.write("p.c", PROFILED);
+    let src = src.to_str().unwrap();
+    let profdata = |out: &Path, inputs: &[&Path]| {
+        run_checked(
+            Command::new("llvm-profdata-22")
+                .arg("merge")
+                .arg("-o")
+                .arg(out)
+                .args(inputs),
+        );
+    };
+    let raw_profiles = |dir: &Path| -> Vec<PathBuf> {
+        let list = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        list.map(|e| e.unwrap().path()).collect()
+    };
+    // The IR profile CS-PGO starts from.
+    let gen = t.compile(Clang, src, &["-O2", "-flto", "-fprofile-generate=gen"]);
+    let exe = link_as_lld_in(
+        &t,
+        "ir",
+        lld_22(),
+        &[&gen],
+        &["-O2", "-flto", "-fprofile-generate=gen"],
+    );
+    run_checked(Command::new(&exe).current_dir(t.dir()));
+    let ir = t.path("ir.profdata");
+    profdata(&ir, &strs_paths(&raw_profiles(&t.path("gen"))));
+
+    let use_ir = format!("-fprofile-use={}", ir.display());
+    let cs_flags = ["-O2", "-flto", &use_ir, "-fcs-profile-generate=csgen"];
+    let obj = t.compile(Clang, src, &cs_flags);
+    let mut merged = Vec::new();
+    for (name, ld) in [("lld", lld_22()), ("rld", rld_path().as_path())] {
+        let exe = link_as_lld_in(&t, name, ld, &[&obj], &cs_flags);
+        run_checked(Command::new(&exe).current_dir(exe.parent().unwrap()));
+        let raw = raw_profiles(&exe.with_file_name("csgen"));
+        let cs = t.path(&format!("{name}.profdata"));
+        profdata(&cs, &[&strs_paths(&raw)[..], &[ir.as_path()]].concat());
+        let shown = run_checked(
+            Command::new("llvm-profdata-22")
+                .args(["show", "--showcs", "--all-functions"])
+                .arg(&cs),
+        );
+        let shown = String::from_utf8_lossy(&shown.stdout).into_owned();
+        merged.push((cs, shown));
+    }
+    let functions = |shown: &str| {
+        shown
+            .lines()
+            .find(|l| l.starts_with("Total functions:"))
+            .map(str::to_string)
+    };
+    assert_eq!(
+        functions(&merged[1].1),
+        functions(&merged[0].1),
+        "{}",
+        merged[1].1
+    );
+    assert!(
+        merged[1].1.contains("main:"),
+        "no context-sensitive counters: {}",
+        merged[1].1
+    );
+
+    let mut counts = Vec::new();
+    for (name, ld) in [("lld-use", lld_22()), ("rld-use", rld_path().as_path())] {
+        // Each linker's own profile: internal functions are named after the module.
+        let profile = &merged[usize::from(name == "rld-use")].0;
+        let use_cs = format!("-fprofile-use={}", profile.display());
+        let exe = link_as_lld_in(
+            &t,
+            name,
+            ld,
+            &[&obj],
+            &["-O2", "-flto", &use_cs, "-Wl,--save-temps"],
+        );
+        let out = run(&exe, &[], &[]);
+        assert_output_is(&exe, &out, "1502500\n", name);
+        counts.push(entry_count(
+            &llvm_dis(&exe.with_file_name("x.0.4.opt.bc")),
+            "hot",
+        ));
+    }
+    assert_eq!(
+        counts[1], counts[0],
+        "hot's entry count with the CS profile"
+    );
+    assert!(counts[1].is_some());
+}
+
+/// Strings of paths, for `Command::args`.
+fn strs_paths(v: &[PathBuf]) -> Vec<&Path> {
+    v.iter().map(PathBuf::as_path).collect()
+}
+
+/// `-gsplit-dwarf -flto`: clang passes `-plugin-opt=dwo_dir=x-dwo`; the DWARF goes to
+/// `x-dwo/0.dwo` and the program keeps a skeleton unit naming it, as in lld's link; gdb
+/// finds the lines through it.
+#[test]
+fn split_dwarf_goes_to_dwo_files_as_lld() {
+    let t = Test::new();
+    let flags = ["-O2", "-flto", "-g", "-gsplit-dwarf"];
+    let obj = t.compile(Clang, PROFILED, &flags);
+    let lld = link_as_lld_in(&t, "lld", lld_22(), &[&obj], &flags);
+    let rld = link_as_lld_in(&t, "rld", &rld_path(), &[&obj], &flags);
+    assert_same_output(&rld, &lld, &[], &[], Some("1502500\n"));
+    let skeleton = |exe: &Path| {
+        let info = tool_stdout("readelf", &["--debug-dump=info", "--dwarf-depth=1"], exe);
+        info.lines()
+            .filter(|l| l.contains("DW_AT_dwo_name") || l.contains("DW_TAG_"))
+            .map(|l| {
+                l.split_once(')')
+                    .map_or(l, |(_, rest)| rest)
+                    .trim()
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(skeleton(&rld), skeleton(&lld));
+    assert!(
+        skeleton(&rld).iter().any(|l| l.ends_with("x-dwo/0.dwo")),
+        "{:?}",
+        skeleton(&rld)
+    );
+    let dwo = rld.with_file_name("x-dwo/0.dwo");
+    let subprograms = |dwo: &Path| {
+        tool_stdout("llvm-dwarfdump-22", &[], dwo)
+            .matches("DW_TAG_subprogram")
+            .count()
+    };
+    assert_eq!(
+        subprograms(&dwo),
+        subprograms(&lld.with_file_name("x-dwo/0.dwo"))
+    );
+    assert!(subprograms(&dwo) >= 2);
+    let gdb = run_checked(
+        Command::new("gdb")
+            .args(["-batch", "-nx", "-ex", "info line hot"])
+            .arg(&rld)
+            .current_dir(rld.parent().unwrap()),
+    );
+    let said = String::from_utf8_lossy(&gdb.stdout);
+    assert!(said.contains("Line 2 of"), "gdb: {said}");
 }
