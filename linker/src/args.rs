@@ -623,8 +623,11 @@ const SPECS: &[Spec] = &[
         })),
     flag(&["--verbose"], "Name each file on standard error as it is opened", |p| p.o.verbose = true),
     flag(&["--time"], "Print how long each link phase took", |p| p.o.print_timing = true),
-    flag(&["-v", "-V", "--version"], "Print the version (and link if there are inputs)",
+    flag(&["-v", "-V"], "Print the version (and link if there are inputs)",
         |p| p.o.print_version = true),
+    // GNU ld and lld link nothing after `--version`, inputs or not.
+    flag(&["--version"], "Print the version and exit",
+        |p| { p.o.print_version = true; p.o.version_only = true; }),
     flag(&["--help"], "Print this help", |p| p.o.print_help = true),
     flag(&["--print-driver"],
         "Print the command line rld links with (run as `rld` without a C runtime, it adds what clang-14 adds) and exit",
@@ -1626,6 +1629,7 @@ mod tests {
         let o = parse("-v");
         assert!(o.print_version && o.inputs.is_empty());
         assert!(parse("--version").print_version && parse("-V").print_version);
+        assert!(parse("--version").version_only && !parse("-v").version_only);
         assert!(parse("--help").print_help && help_text().starts_with("Usage: rld"));
         // libtool's test for a linker that builds shared libraries.
         let targets = help_text()

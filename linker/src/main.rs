@@ -81,7 +81,7 @@ fn main() -> ExitCode {
             "rld v{} (compatible with GNU linkers)\n",
             env!("CARGO_PKG_VERSION")
         );
-        if opts.inputs.is_empty() {
+        if opts.inputs.is_empty() || opts.version_only {
             return print_out(&version);
         }
         print_out(&version);

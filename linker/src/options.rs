@@ -159,8 +159,10 @@ pub struct Options {
     pub export_dynamic: bool,
     /// `-O<n>`.
     pub opt_level: u8,
-    /// `-v` / `--version`: print the version; link only if there are inputs.
+    /// `-v` / `-V` / `--version`: print the version; link only if there are inputs.
     pub print_version: bool,
+    /// `--version`: print the version and link nothing, as GNU ld and lld.
+    pub version_only: bool,
     /// `--help`.
     pub print_help: bool,
     /// `--print-driver`: print the command line as completed by the front door, and exit.
@@ -452,6 +454,7 @@ impl Default for Options {
             export_dynamic: false,
             opt_level: 0,
             print_version: false,
+            version_only: false,
             print_help: false,
             print_driver: false,
             dump_summary: None,

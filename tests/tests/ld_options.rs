@@ -3613,3 +3613,29 @@ fn relro_padding_as_lld() {
         assert_eq!((pad.addr + pad.size) % 4096, 0, "{out}: {pad:?}");
     }
 }
+
+/// `--version` prints the version and links nothing, inputs or not; `-v` prints it and
+/// links: GNU ld and lld agree, and so does rld.
+#[test]
+fn version_links_nothing_and_v_links() {
+    let t = Test::new();
+    let (_, lib) = objects(&t);
+    for (ld, name) in [
+        (PathBuf::from("/usr/bin/ld.lld-22"), "lld"),
+        (rld_path(), "rld"),
+    ] {
+        for (flag, links) in [("--version", false), ("-v", true)] {
+            let out = t.path(&format!("{name}{flag}"));
+            let mut cmd = std::process::Command::new(&ld);
+            cmd.arg(flag).arg(&lib).args(["-shared", "-o"]).arg(&out);
+            let result = cmd.output().unwrap();
+            let said = String::from_utf8_lossy(&result.stdout);
+            assert!(result.status.success(), "{name} {flag}: {result:?}");
+            assert!(
+                said.contains("compatible with GNU linkers"),
+                "{name} {flag}: {said}"
+            );
+            assert_eq!(out.exists(), links, "{name} {flag}: output written?");
+        }
+    }
+}
