@@ -1003,6 +1003,8 @@ impl Parser {
                 o.z_stack_size = Some(parse_u64(n).ok_or_else(|| invalid(opt, v))?)
             }
             _ => match v {
+                "start-stop-gc" => o.start_stop_gc = crate::gc::StartStop::Collected,
+                "nostart-stop-gc" => o.start_stop_gc = crate::gc::StartStop::Retains,
                 "relro" => o.z_relro = true,
                 "norelro" => o.z_relro = false,
                 "now" => o.z_now = true,

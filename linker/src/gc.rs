@@ -18,7 +18,26 @@ const SHF_GNU_RETAIN: u64 = 0x20_0000;
 
 pub use rld_lto_api::is_c_identifier;
 
-fn is_gc_root(name: &str, sh_type: u32, flags: u64, symtab: &SymbolTable) -> bool {
+/// What `__start_`/`__stop_` symbols keep (`-z start-stop-gc` / `-z nostart-stop-gc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartStop {
+    /// GNU ld's default: a C-identifier section is kept if its `__start_` or `__stop_`
+    /// symbol is referenced.
+    Retains,
+    /// `-z start-stop-gc` (lld's default, which rld does not follow: lld-22 then fails a
+    /// link whose only reference to such a section is `__start_`, where GNU ld's works):
+    /// such sections live only through references to themselves, save glibc's
+    /// `__libc_*` (lld's exception for libc.a before glibc 2.34).
+    Collected,
+}
+
+fn is_gc_root(
+    name: &str,
+    sh_type: u32,
+    flags: u64,
+    symtab: &SymbolTable,
+    start_stop: StartStop,
+) -> bool {
     if flags & SHF_GNU_RETAIN != 0 {
         return true;
     }
@@ -51,6 +70,9 @@ fn is_gc_root(name: &str, sh_type: u32, flags: u64, symtab: &SymbolTable) -> boo
         return true;
     }
     if is_c_identifier(name) {
+        if start_stop == StartStop::Collected && !name.starts_with("__libc_") {
+            return false;
+        }
         let start = format!("__start_{name}");
         let stop = format!("__stop_{name}");
         return symtab.lookup(start.as_bytes()).is_some()
@@ -389,10 +411,12 @@ pub fn collect_garbage(
     root_symbols: &[u32],
     kept: &(dyn Fn(&str, &str) -> bool + Sync),
     pieces: bool,
+    start_stop: StartStop,
 ) -> (UsedOutside, Option<PieceMarks>) {
     let marks = mark_live(objects, symtab, root_symbols, pieces, &|_, obj, s| {
         let sec = &obj.sections[s];
-        is_gc_root(sec.name(), sec.sh_type, sec.flags, symtab) || kept(&obj.name, sec.name())
+        is_gc_root(sec.name(), sec.sh_type, sec.flags, symtab, start_stop)
+            || kept(&obj.name, sec.name())
     });
     (marks.used, marks.pieces)
 }
@@ -408,7 +432,14 @@ pub fn collect_lto_leftovers(objects: &mut [ObjectFile], symtab: &SymbolTable, r
     let candidates: Vec<Vec<bool>> = objects.iter().map(leftover_candidates).collect();
     mark_live(objects, symtab, roots, false, &|file, obj, s| {
         let sec = &obj.sections[s];
-        !candidates[file][s] || is_gc_root(sec.name(), sec.sh_type, sec.flags, symtab)
+        !candidates[file][s]
+            || is_gc_root(
+                sec.name(),
+                sec.sh_type,
+                sec.flags,
+                symtab,
+                StartStop::Retains,
+            )
     });
 }
 

@@ -481,6 +481,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
             &gc_roots,
             &kept,
             !opts.relocatable,
+            opts.start_stop_gc,
         );
         link.piece_marks = pieces;
         link.symtab

@@ -286,6 +286,8 @@ pub struct Options {
     /// `-z start-stop-visibility=V`: the visibility of `__start_SEC`/`__stop_SEC`
     /// (protected unless a reference asks for less, as GNU ld and lld).
     pub start_stop_visibility: u8,
+    /// `-z start-stop-gc` / `-z nostart-stop-gc` (the default, GNU ld's).
+    pub start_stop_gc: crate::gc::StartStop,
     /// `-z keep-text-section-prefix` (lld's): `.text.hot`, `.text.unlikely`, ... stay apart.
     pub z_keep_text_section_prefix: bool,
     /// `-z rewrite-endbr` (mold's): `endbr64` of functions whose address nothing takes
@@ -497,6 +499,7 @@ impl Default for Options {
             z_dynamic_undefined_weak: true,
             z_cet_report: None,
             start_stop_visibility: object::elf::STV_PROTECTED,
+            start_stop_gc: crate::gc::StartStop::Retains,
             z_keep_text_section_prefix: false,
             z_ibt: false,
             z_rewrite_endbr: false,

@@ -582,6 +582,51 @@ fn start_stop_symbols_with_gc_sections() {
     t.check_program(&[&a, &b, &m], &["-Wl,--gc-sections"], Some(want));
 }
 
+/// A section reached only through `__start_`/`__stop_` (`used`, not `retain`): with
+/// `--gc-sections` GNU ld keeps it, and so do rld by default and lld with
+/// `-z nostart-stop-gc`; with `-z start-stop-gc` (lld's default) it is collected and the
+/// link fails on the undefined `__start_`, in rld as in lld, except for glibc's
+/// `__libc_*` sections, which both keep.
+#[test]
+fn start_stop_gc_keyword_as_lld_and_default_as_gnu_ld() {
+    let t = Test::new();
+    let src = "#include <stdio.h>\n\
+        __attribute__((used, section(\"mysec\"))) static int a = 1;\n\
+        __attribute__((used, section(\"mysec\"))) static int b = 2;\n\
+        __attribute__((used, section(\"__libc_mine\"))) static int c = 40;\n\
+        extern int __start_mysec[], __stop_mysec[];\n\
+        extern int __start___libc_mine[], __stop___libc_mine[];\n\
+        int main(void) {\n\
+          int s = 0;\n\
+          for (int *p = __start_mysec; p < __stop_mysec; p++) s += *p;\n\
+          for (int *p = __start___libc_mine; p < __stop___libc_mine; p++) s += *p;\n\
+          printf(\"%d\\n\", s);\n\
+          return 0;\n\
+        }\n";
+    let obj = t.compile(Clang, src, &["-O2"]);
+    let gc = "-Wl,--gc-sections";
+    let gnu = t.link(Driver::GccLd, &[&obj], &[gc], "gnu-ld");
+    let rld = t.link(Driver::ClangRld, &[&obj], &[gc], "rld-default");
+    assert_same_output(&rld, &gnu, &[], &[], Some("43\n"));
+    let keep = ["-Wl,-z,nostart-stop-gc", gc];
+    let lld = t.link(Driver::ClangLld, &[&obj], &keep, "lld-keep");
+    let rld = t.link(Driver::ClangRld, &[&obj], &keep, "rld-keep");
+    assert_same_output(&rld, &lld, &[], &[], Some("43\n"));
+    let collect = ["-Wl,-z,start-stop-gc", gc];
+    for driver in [Driver::ClangLld, Driver::ClangRld] {
+        let out = format!("{driver:?}-collect");
+        let (res, cmd) = t.try_link(driver, &[&obj], &collect, &out);
+        let stderr = String::from_utf8_lossy(&res.stderr);
+        assert!(!res.status.success(), "{cmd}: linked");
+        assert!(
+            stderr.contains("undefined symbol: __start_mysec"),
+            "{cmd}: {stderr}"
+        );
+        assert!(!stderr.contains("__libc_mine"), "{cmd}: {stderr}");
+        assert!(!t.path(&out).exists(), "{cmd}: wrote its output");
+    }
+}
+
 #[test]
 fn opt_o0_with_debug_info() {
     let t = Test::new();
