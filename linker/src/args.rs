@@ -540,6 +540,16 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.lto_opts.remarks_format = Some(v.into()))),
     flag(&["--opt-remarks-with-hotness"], "Include profile hotness in remarks",
         |p| p.o.lto_opts.remarks_with_hotness = true),
+    flag(&["--lto-basic-block-address-map"], "Emit LTO code's basic block address map (SHT_LLVM_BB_ADDR_MAP)",
+        |p| p.basic_blocks.address_map = Some(true)),
+    flag(&["--no-lto-basic-block-address-map"], "Emit no basic block address map (the default)",
+        |p| p.basic_blocks.address_map = Some(false)),
+    arg(&["--lto-basic-block-sections"], "all|none|labels|FILE", "Put LTO code's basic blocks in sections of their own (FILE: those it lists)",
+        Set(Parser::lto_basic_block_sections)),
+    flag(&["--lto-unique-basic-block-section-names"], "Give each basic block section a unique name",
+        |p| p.basic_blocks.unique_names = Some(true)),
+    flag(&["--no-lto-unique-basic-block-section-names"], "Basic block sections share names (the default)",
+        |p| p.basic_blocks.unique_names = Some(false)),
     arg(&["--lto-sample-profile"], "FILE", "Optimize LTO with the AutoFDO sample profile FILE",
         Set(|p, v| p.o.lto_opts.profile.sample = Some(v.into()))),
     arg(&["--lto-cs-profile-file"], "FILE", "The context-sensitive PGO profile to use (or, with --lto-cs-profile-generate, to write)",
@@ -703,6 +713,34 @@ struct Parser {
     /// The spec of the option being handled and its argument, for `--reproduce`.
     matched: Option<&'static Spec>,
     value: Option<String>,
+    /// lld's `--lto-basic-block-*` options, the last of each: code generator options of
+    /// LLVM's, passed once at the end (LLVM refuses a boolean option given twice).
+    basic_blocks: BasicBlockOptions,
+}
+
+#[derive(Default)]
+struct BasicBlockOptions {
+    address_map: Option<bool>,
+    sections: Option<String>,
+    unique_names: Option<bool>,
+}
+
+impl BasicBlockOptions {
+    /// The LLVM options lld's LTO sets in its TargetOptions (BBAddrMap, BBSections,
+    /// UniqueBasicBlockSectionNames), as LLVM's code generator flags spell them.
+    fn llvm_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        if let Some(on) = self.address_map {
+            args.push(format!("-basic-block-address-map={on}"));
+        }
+        if let Some(sections) = &self.sections {
+            args.push(format!("-basic-block-sections={sections}"));
+        }
+        if let Some(on) = self.unique_names {
+            args.push(format!("-unique-basic-block-section-names={on}"));
+        }
+        args
+    }
 }
 
 impl Parser {
@@ -828,6 +866,8 @@ impl Parser {
     }
 
     fn finish(mut self) -> Options {
+        let basic_blocks = self.basic_blocks.llvm_args();
+        self.o.lto_opts.llvm_args.extend(basic_blocks);
         if let Some(path) = self.default_script.take() {
             if !self
                 .o
@@ -1158,6 +1198,20 @@ impl Parser {
     fn thread_count(&mut self, v: &str) -> Result<(), ArgsError> {
         self.o.threads = Some(count(&self.opt, v)?);
         Ok(())
+    }
+
+    /// lld's rule: `labels` is the basic block address map, with a warning that it is.
+    fn lto_basic_block_sections(&mut self, v: &str) {
+        if v == "labels" {
+            self.o.warnings.push(
+                "'--lto-basic-block-sections=labels' is deprecated; Please use \
+                 '--lto-basic-block-address-map' instead"
+                    .into(),
+            );
+            self.basic_blocks.address_map = Some(true);
+        } else {
+            self.basic_blocks.sections = Some(v.into());
+        }
     }
 
     fn lto_level(&mut self, v: &str) -> Result<(), ArgsError> {

@@ -122,7 +122,9 @@ impl LiveFlags {
             .map(|((f, obj), share)| {
                 let mut found = Vec::new();
                 for (i, (flag, s)) in share.iter_mut().zip(&obj.sections).enumerate() {
-                    let live = s.kind == SectionKind::Ignored || !s.is_alloc();
+                    // A SHF_LINK_ORDER section lives with the section it is linked to.
+                    let dependent = obj.link_order_parent(i as u32).is_some();
+                    let live = s.kind == SectionKind::Ignored || (!s.is_alloc() && !dependent);
                     let merge = s.kind == SectionKind::Merge && s.is_alloc();
                     *flag.get_mut() = (u8::from(live) * LIVE) | (u8::from(merge) * MERGE);
                     found.extend(each(f, obj, i, s));
@@ -485,9 +487,11 @@ fn mark_live(
     // One pass over the sections finds the root sections and the merge sections whose
     // pieces are tracked, and sets the flags.
     let (flags, found) = LiveFlags::new(objects, |f, obj, i, s| {
+        // lld's rule: a SHF_LINK_ORDER section is no root, whatever its name.
         let root = s.kind != SectionKind::Ignored
             && s.kind != SectionKind::EhFrame
             && s.is_alloc()
+            && s.flags & u64::from(elf::SHF_LINK_ORDER) == 0
             && is_root(f, obj, i);
         let tracked = pieces && PieceMarks::tracks(s);
         (root || tracked).then_some((i as u32, root, tracked.then_some(s.size())))
@@ -531,8 +535,9 @@ fn mark_live(
     );
     propagate(objects, symtab, &marks, frontier);
 
-    // FDEs of live functions keep their LSDAs and personality routines; repeat until the
-    // set stops growing, since an LSDA can reference more code.
+    // FDEs of live functions keep their LSDAs and personality routines, and live sections
+    // their SHF_LINK_ORDER dependents; repeat until the set stops growing, since an LSDA
+    // (or a dependent) can reference more code.
     loop {
         marks.flags.write_back(objects);
         let objects = &*objects;
@@ -540,7 +545,14 @@ fn mark_live(
             .par_iter()
             .enumerate()
             .flat_map_iter(|(f, obj)| {
-                let mut found = Vec::new();
+                let mut found: Vec<(FileId, u32, u64)> = obj
+                    .link_order
+                    .iter()
+                    .filter(|&&(child, parent)| {
+                        obj.sections[parent as usize].live && !obj.sections[child as usize].live
+                    })
+                    .map(|&(child, _)| (f as FileId, child, 0))
+                    .collect();
                 for &i in &obj.eh_frames {
                     if obj.sections[i as usize].kind != SectionKind::EhFrame {
                         continue;

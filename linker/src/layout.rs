@@ -30,8 +30,7 @@ const EXEC_BASE: u64 = 0x20_0000;
 /// The input flags an output section does not take over (it has the union of the rest: a
 /// `.rodata` with a mergeable-strings input is AMS, `.debug_str` stays MS, as lld makes
 /// them, compressed or not; SHF_GNU_RETAIN stays, as GNU ld and lld keep it).
-const FLAG_MASK: u64 =
-    !(SHF_GROUP as u64 | SHF_LINK_ORDER as u64 | SHF_INFO_LINK as u64 | SHF_COMPRESSED as u64);
+const FLAG_MASK: u64 = !(SHF_GROUP as u64 | SHF_INFO_LINK as u64 | SHF_COMPRESSED as u64);
 
 /// Puts every kept input section into its output section (in input order, constructor
 /// tables sorted by priority) and computes its offset there.
@@ -168,6 +167,54 @@ pub fn assign_input_sections(link: &mut Link) {
             }
         }
     }
+    order_linked_sections(link);
+}
+
+/// SHF_LINK_ORDER outputs (lld's resolveShfLinkOrder): the inputs linked to a section
+/// come first, in the order of the sections they are linked to (output, then place
+/// there), the others after them in their order; the output's sh_link names the output
+/// of the first one's section.
+fn order_linked_sections(link: &mut Link) {
+    let linked = |f: u32, i: u32| link.objects[f as usize].link_order_parent(i);
+    let parents: rustc_hash::FxHashSet<(u32, u32)> = link
+        .objects
+        .iter()
+        .enumerate()
+        .flat_map(|(f, obj)| obj.link_order.iter().map(move |&(_, p)| (f as u32, p)))
+        .collect();
+    if parents.is_empty() {
+        return;
+    }
+    let mut place: FxHashMap<(u32, u32), (u32, usize)> = FxHashMap::default();
+    for o in link.outputs.iter() {
+        for (at, section) in o.inputs.iter().enumerate() {
+            if parents.contains(section) {
+                place.insert(*section, (o.id.0, at));
+            }
+        }
+    }
+    let mut orders = Vec::new();
+    for o in link.outputs.iter() {
+        if o.flags & u64::from(SHF_LINK_ORDER) == 0 {
+            continue;
+        }
+        let key = |&(f, i): &(u32, u32)| {
+            linked(f, i)
+                .and_then(|p| place.get(&(f, p)))
+                .map_or((1, 0, 0), |&(out, at)| (0, out, at))
+        };
+        let mut inputs = o.inputs.clone();
+        inputs.sort_by_key(key);
+        let linked_to = inputs
+            .first()
+            .and_then(|&(f, i)| Some(OutputId(place.get(&(f, linked(f, i)?))?.0)));
+        orders.push((o.id, inputs, linked_to));
+    }
+    for (id, inputs, linked_to) in orders {
+        let o = link.outputs.section_mut(id);
+        o.inputs = inputs;
+        o.linked_to = linked_to;
+    }
 }
 
 /// What sends input sections to the same output section: its name, whether it is loaded,
@@ -237,7 +284,11 @@ fn group_by_output(
             (name, s.flags & FLAG_MASK, None)
         } else if rules.relocatable {
             let kept = FLAG_MASK | u64::from(SHF_GROUP);
-            let member = (s.flags & u64::from(SHF_GROUP) != 0).then_some((file, i as u32));
+            // A SHF_LINK_ORDER section stays apart from those linked to other sections, so
+            // that it still lives (and is ordered) with its own (lld's rule).
+            let linked = obj.link_order_parent(i as u32).map(|p| (file, p));
+            let group = (s.flags & u64::from(SHF_GROUP) != 0).then_some((file, i as u32));
+            let member = linked.or(group);
             (input_name, s.flags & kept, member)
         } else if rules.orphans_keep_names {
             (input_name, s.flags & FLAG_MASK, None)

@@ -276,6 +276,10 @@ pub struct ObjectFile {
     /// Only gcc's IR is inside (`__gnu_lto_slim`): a final link cannot use it without gcc's
     /// plugin ([`ObjectFile::refuse_gcc_lto_slim`]); `-r` copies it.
     pub gcc_lto_slim: bool,
+    /// SHF_LINK_ORDER sections and the section each is linked to (sh_link), by section:
+    /// metadata about code (`.llvm_bb_addr_map`, `.stack_sizes`,
+    /// `__patchable_function_entries`, `__sancov_pcs`) that lives, and is ordered, with it.
+    pub link_order: Vec<(u32, u32)>,
 }
 
 /// One CIE or FDE of an `.eh_frame` section, with the relocations inside it.
@@ -630,6 +634,17 @@ impl ObjectFile {
             sections.push(section);
         }
 
+        let link_order = headers
+            .iter()
+            .enumerate()
+            .filter(|(_, sh)| sh.sh_flags(LE) & u64::from(elf::SHF_LINK_ORDER) != 0)
+            .filter_map(|(i, sh)| {
+                let parent = sh.sh_link(LE) as usize;
+                (parent != 0 && parent < sections.len() && parent != i)
+                    .then_some((i as u32, parent as u32))
+            })
+            .collect();
+
         let (mut eh_frames, mut merges) = (Vec::new(), Vec::new());
         for (i, s) in sections.iter().enumerate() {
             match s.kind {
@@ -791,7 +806,17 @@ impl ObjectFile {
             eh_frames,
             merges,
             gcc_lto_slim,
+            link_order,
         })
+    }
+
+    /// The section SHF_LINK_ORDER section `section` is linked to, if it is one.
+    pub fn link_order_parent(&self, section: u32) -> Option<u32> {
+        let at = self
+            .link_order
+            .binary_search_by_key(&section, |&(s, _)| s)
+            .ok()?;
+        Some(self.link_order[at].1)
     }
 
     pub fn symbol_name(&self, index: usize) -> &'static [u8] {
@@ -899,6 +924,13 @@ pub fn elf_symbol_table(
     sections.symbols(LE, data, elf::SHT_SYMTAB).ok()
 }
 
+const SHT_LLVM_ODRTAB: u32 = 0x6fff_4c00;
+/// The last of the ones lld consumes in a row: linker options, the old call graph
+/// profile, `.llvm_addrsig`, `.deplibs`, partitions' symbols, headers and program headers.
+const SHT_LLVM_PART_PHDR: u32 = 0x6fff_4c07;
+const SHT_LLVM_CALL_GRAPH_PROFILE: u32 = 0x6fff_4c09;
+const SHT_LLVM_LTO: u32 = 0x6fff_4c0c;
+
 /// x86-64's large common symbols (the psABI's medium and large code models).
 const SHN_X86_64_LCOMMON: u16 = 0xff02;
 
@@ -958,8 +990,15 @@ fn classify_section(name: &str, sh_type: u32, flags: u64, is_null: bool) -> Sect
         | elf::SHT_REL
         | elf::SHT_GROUP
         | elf::SHT_SYMTAB_SHNDX => return SectionKind::Ignored,
-        // SHT_LLVM_ADDRSIG and other LLVM metadata the linker consumes, not copies.
-        0x6fff4c00..=0x6fff4cff => return SectionKind::Ignored,
+        // LLVM's metadata the linker consumes, not copies, as lld consumes it: the ODR
+        // table, linker options, call graph profiles, address-significance tables,
+        // dependent libraries, partitions; and a fat LTO object's bitcode, which `-r`
+        // drops as lld does (concatenated, it would not be bitcode). Its other sections
+        // (the basic block address map, jump table sizes, ...) are copied, as lld copies
+        // them.
+        SHT_LLVM_ODRTAB..=SHT_LLVM_PART_PHDR | SHT_LLVM_CALL_GRAPH_PROFILE | SHT_LLVM_LTO => {
+            return SectionKind::Ignored
+        }
         _ => {}
     }
     // `.gnu.warning.SYM` (glibc's text about `dlopen` in static programs) is copied as lld

@@ -154,6 +154,19 @@ impl OutputSections {
         &self.list[self.positions[id.0 as usize] as usize]
     }
 
+    /// The section `id` names, unless it was dropped.
+    pub fn by_id(&self, id: OutputId) -> Option<&OutputSection> {
+        let at = *self.positions.get(id.0 as usize)?;
+        self.list.get(at as usize)
+    }
+
+    /// The header index of the output a SHF_LINK_ORDER output `o` is linked to (0: none).
+    pub fn linked_index(&self, o: &OutputSection) -> u32 {
+        o.linked_to
+            .and_then(|id| self.by_id(id))
+            .map_or(0, |t| t.index)
+    }
+
     pub fn section_mut(&mut self, id: OutputId) -> &mut OutputSection {
         &mut self.list[self.positions[id.0 as usize] as usize]
     }
@@ -189,6 +202,9 @@ pub struct OutputSection {
     pub index: u32,
     pub inputs: Vec<(FileId, u32)>,
     pub tails: Vec<Tail>,
+    /// For a SHF_LINK_ORDER output: the output holding the section its first linked input
+    /// is linked to (its header's sh_link, as lld sets it).
+    pub linked_to: Option<OutputId>,
     pub synthetic: Option<Synthetic>,
 }
 
@@ -205,6 +221,7 @@ impl OutputSection {
             index: 0,
             inputs: Vec::new(),
             tails: Vec::new(),
+            linked_to: None,
             synthetic: None,
         }
     }

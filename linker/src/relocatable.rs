@@ -167,7 +167,9 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
         let mut sh = match *h {
             Header::Output(k) => {
                 let o = &link.outputs[k as usize];
-                shdr(o.sh_type, o.flags, o.size, o.align, o.entsize)
+                let mut sh = shdr(o.sh_type, o.flags, o.size, o.align, o.entsize);
+                sh.link = link.outputs.linked_index(o);
+                sh
             }
             Header::Group(g) => {
                 let mut sh = shdr(SHT_GROUP, 0, group_bytes[g].len() as u64, 4, 4);

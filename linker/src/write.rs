@@ -364,7 +364,7 @@ pub fn write_output(
                     0
                 },
             ),
-            _ => (0, 0),
+            _ => (link.outputs.linked_index(o), 0),
         };
         // Constructor tables too: their inputs' entry size if they agree, else 0 (lld's;
         // GNU ld always writes 8).

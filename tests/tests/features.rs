@@ -627,6 +627,108 @@ fn start_stop_gc_keyword_as_lld_and_default_as_gnu_ld() {
     }
 }
 
+/// SHF_LINK_ORDER metadata about functions (`.llvm_bb_addr_map`, `.stack_sizes`,
+/// `__patchable_function_entries`): copied (LLVM's address map too), kept with its function
+/// and only then (`--gc-sections` drops a dead function's), ordered like the functions
+/// (`--symbol-ordering-file`), linked (sh_link) to the output holding them, and in `-r`
+/// output kept apart per function with its link: as lld links it.
+#[test]
+fn link_order_metadata_lives_and_is_ordered_with_its_function_as_lld() {
+    let t = Test::new();
+    let src = "#include <stdio.h>\n\
+        __attribute__((noinline)) int used_fn(int x) { return x + 1; }\n\
+        __attribute__((noinline)) int dead_fn(int x) { return x * 7; }\n\
+        int main(int argc, char **argv) { printf(\"%d\\n\", used_fn(argc)); return 0; }\n";
+    let flags = [
+        "-O2",
+        "-ffunction-sections",
+        "-fpatchable-function-entry=2",
+        "-fstack-size-section",
+        "-fbasic-block-address-map",
+    ];
+    let obj = t.compile(Clang, src, &flags);
+    let metadata = [
+        ".llvm_bb_addr_map",
+        ".stack_sizes",
+        "__patchable_function_entries",
+    ];
+    // Each metadata section's type, flags, size and the name of the section it links to.
+    let headers = |exe: &Path| {
+        let secs = sections(exe);
+        metadata
+            .iter()
+            .map(|name| {
+                let s = find_section(&secs, name).unwrap_or_else(|| panic!("{exe:?}: no {name}"));
+                let linked = secs
+                    .iter()
+                    .find(|l| l.index as u64 == s.link)
+                    .map(|l| l.name.clone());
+                (
+                    s.name.clone(),
+                    s.typ.clone(),
+                    s.flags.clone(),
+                    s.size,
+                    linked,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    // The functions each table describes, in order, and what it says of them.
+    let tables = |exe: &Path| {
+        let text = tool_stdout("llvm-readobj-22", &["--stack-sizes", "--bb-addr-map"], exe);
+        text.lines()
+            .filter(|l| !l.contains("At:") && !l.contains("Address") && !l.contains("File:"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let order = t.write("order.txt", "main\ndead_fn\nused_fn\n");
+    let ordering = format!("-Wl,--symbol-ordering-file={}", order.display());
+    for (tag, extra) in [
+        ("plain", vec![]),
+        ("gc", vec!["-Wl,--gc-sections"]),
+        ("ordered", vec![ordering.as_str()]),
+    ] {
+        let lld = t.link(Driver::ClangLld, &[&obj], &extra, &format!("lld-{tag}"));
+        let rld = t.link(Driver::ClangRld, &[&obj], &extra, &format!("rld-{tag}"));
+        assert_same_output(&rld, &lld, &[], &[], Some("2\n"));
+        assert_eq!(headers(&rld), headers(&lld), "{tag}");
+        let ours = tables(&rld);
+        assert_eq!(ours, tables(&lld), "{tag}");
+        let dead = ours.iter().any(|l| l.contains("dead_fn"));
+        assert_eq!(dead, tag != "gc", "{tag}: {ours:?}");
+    }
+    // `-r`: one metadata section per function, each linked to its function's section.
+    let linked_pairs = |o: &Path| {
+        let secs = sections(o);
+        let mut pairs: Vec<(String, String)> = secs
+            .iter()
+            .filter(|s| metadata.contains(&s.name.as_str()))
+            .map(|s| {
+                let l = secs
+                    .iter()
+                    .find(|l| l.index as u64 == s.link)
+                    .map(|l| l.name.clone());
+                (s.name.clone(), l.unwrap_or_default())
+            })
+            .collect();
+        pairs.sort();
+        pairs
+    };
+    let rld_r = t.link(Driver::Rld, &[&obj], &["-r"], "rld-r.o");
+    let mut lld_cmd = std::process::Command::new("ld.lld-22");
+    let reference = t.path("lld-r.o");
+    run_checked(lld_cmd.arg("-r").arg(&obj).arg("-o").arg(&reference));
+    assert_eq!(linked_pairs(&rld_r), linked_pairs(&reference));
+    assert_eq!(linked_pairs(&rld_r).len(), 9, "{:?}", linked_pairs(&rld_r));
+    let again = t.link(
+        Driver::ClangRld,
+        &[&rld_r],
+        &["-Wl,--gc-sections"],
+        "rld-again",
+    );
+    assert!(!tables(&again).iter().any(|l| l.contains("dead_fn")));
+}
+
 #[test]
 fn opt_o0_with_debug_info() {
     let t = Test::new();
