@@ -1574,3 +1574,51 @@ fn split_dwarf_goes_to_dwo_files_as_lld() {
     let said = String::from_utf8_lossy(&gdb.stdout);
     assert!(said.contains("Line 2 of"), "gdb: {said}");
 }
+
+/// lld's code generator options for basic blocks: `--lto-basic-block-address-map` (the
+/// `SHT_LLVM_BB_ADDR_MAP` profilers read, copied to the output) and
+/// `--lto-basic-block-sections=all` with `--lto-unique-basic-block-section-names` (a
+/// section per block in LTO's object), as lld's LTO compiles them.
+#[test]
+fn basic_block_options_reach_the_code_generator_as_lld() {
+    let t = Test::new();
+    let obj = t.compile(Clang, PROFILED, &["-O2", "-flto"]);
+    let map = ["-O2", "-flto", "-Wl,--lto-basic-block-address-map"];
+    let lld = link_as_lld_in(&t, "lld-map", lld_22(), &[&obj], &map);
+    let rld = link_as_lld_in(&t, "rld-map", &rld_path(), &[&obj], &map);
+    assert_same_output(&rld, &lld, &[], &[], Some("1502500\n"));
+    let functions = |exe: &Path| {
+        let text = tool_stdout("llvm-readobj-22", &["--bb-addr-map"], exe);
+        text.lines()
+            .filter(|l| l.trim_start().starts_with("Name:"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(functions(&rld), functions(&lld));
+    assert!(
+        functions(&rld).iter().any(|l| l.ends_with("main")),
+        "{:?}",
+        functions(&rld)
+    );
+
+    let sections_flags = [
+        "-O2",
+        "-flto",
+        "-Wl,--lto-basic-block-sections=all",
+        "-Wl,--lto-unique-basic-block-section-names",
+        "-Wl,--save-temps",
+    ];
+    let lld = link_as_lld_in(&t, "lld-bbs", lld_22(), &[&obj], &sections_flags);
+    let rld = link_as_lld_in(&t, "rld-bbs", &rld_path(), &[&obj], &sections_flags);
+    assert_same_output(&rld, &lld, &[], &[], Some("1502500\n"));
+    let main_parts = |exe: &Path| {
+        let mut names: Vec<String> = section_names(&sections(&exe.with_file_name("x.lto.o")))
+            .into_iter()
+            .filter(|n| n.starts_with(".text.main"))
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(main_parts(&rld), main_parts(&lld));
+    assert!(main_parts(&rld).len() > 1, "{:?}", main_parts(&rld));
+}
