@@ -3,7 +3,7 @@
 //! directly.
 
 use rld_lto_api::{
-    BackendSettings, BitcodeInput, Host, LinkFacts, LtoBackend, LtoFailure, LtoOptions,
+    BackendSettings, BitcodeInput, CallLayout, Host, LinkFacts, LtoBackend, LtoFailure, LtoOptions,
 };
 use rld_summaries::ModuleSummary;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -68,5 +68,9 @@ impl LtoBackend for InProcess {
 
     fn backend_job(&self, args: &[String]) -> Result<(), LtoFailure> {
         guarded(|| rld_lto::backend_job::run(args).map_err(failure))
+    }
+
+    fn cache_directed_layout(&self, layout: &CallLayout) -> Vec<u64> {
+        rld_lto::shim::cache_directed_layout(layout)
     }
 }

@@ -305,6 +305,14 @@ const SPECS: &[Spec] = &[
         |p| p.o.warn_symbol_ordering = true),
     flag(&["--no-warn-symbol-ordering"], "Do not warn about --symbol-ordering-file symbols that cannot be ordered",
         |p| p.o.warn_symbol_ordering = false),
+    arg(&["--call-graph-profile-sort"], "none|hfsort|cdsort", "Place code sections that call each other often together (default cdsort)",
+        Value(Parser::call_graph_profile_sort)),
+    flag(&["--no-call-graph-profile-sort"], "Keep code sections in input order whatever the call graph profile says",
+        |p| p.o.call_graph_sort = crate::call_graph_sort::CallGraphSort::None),
+    arg(&["--call-graph-ordering-file"], "FILE", "Take the call counts from FILE (lines CALLER CALLEE COUNT), not from the objects",
+        Set(|p, v| p.o.call_graph_ordering_file = Some(v.into()))),
+    arg(&["--print-symbol-order"], "FILE", "Write the symbols in the order --call-graph-profile-sort=hfsort placed them",
+        Set(|p, v| p.o.print_symbol_order = Some(v.into()))),
     flag(&["--print-memory-usage"], "Print how much of each MEMORY region the output uses",
         |p| p.o.print_memory_usage = true),
     flag(&["--check-sections"], "Refuse a linker script's sections that overlap (default)",
@@ -1212,6 +1220,17 @@ impl Parser {
         } else {
             self.basic_blocks.sections = Some(v.into());
         }
+    }
+
+    fn call_graph_profile_sort(&mut self, v: &str) -> Result<(), ArgsError> {
+        use crate::call_graph_sort::CallGraphSort;
+        self.o.call_graph_sort = match v {
+            "none" => CallGraphSort::None,
+            "hfsort" => CallGraphSort::Hfsort,
+            "cdsort" => CallGraphSort::Cdsort,
+            _ => return Err(invalid(&self.opt, v)),
+        };
+        Ok(())
     }
 
     fn lto_level(&mut self, v: &str) -> Result<(), ArgsError> {

@@ -227,6 +227,8 @@ pub struct Link<'o> {
     pub folded_into: FxHashMap<(FileId, u32), (FileId, u32)>,
     /// `--symbol-ordering-file`'s rank of each section it orders (none without it).
     pub section_order: crate::symbol_order::SectionOrder,
+    /// The call graph profile `--call-graph-profile-sort` orders code by.
+    pub call_graph: crate::call_graph_sort::Profile,
     /// The output has .dynamic (any shared library, PIE or shared output).
     pub is_dynamic: bool,
     /// What each symbol the linker defines stands for (`SymbolDef::Synthetic` symbols: each
@@ -290,6 +292,7 @@ impl<'o> Link<'o> {
             outputs: OutputSections::default(),
             folded_into: FxHashMap::default(),
             section_order: Default::default(),
+            call_graph: Default::default(),
             linker_symbols: FxHashMap::default(),
             script_absolute: Default::default(),
             piece_marks: None,

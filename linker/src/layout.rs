@@ -34,7 +34,7 @@ const FLAG_MASK: u64 = !(SHF_GROUP as u64 | SHF_INFO_LINK as u64 | SHF_COMPRESSE
 
 /// Puts every kept input section into its output section (in input order, constructor
 /// tables sorted by priority) and computes its offset there.
-pub fn assign_input_sections(link: &mut Link) {
+pub fn assign_input_sections(link: &mut Link) -> Result<()> {
     crate::script_layout::apply_constraints(link);
     let script = link.scripts.sections.as_ref().map(|(_, commands)| {
         crate::script_layout::InputMap::new(commands).sorting_sections_by(link.opts.sort_section)
@@ -116,9 +116,18 @@ pub fn assign_input_sections(link: &mut Link) {
             }
         }
     }
-    // `--symbol-ordering-file`: its sections first, in its order (0: not listed).
+    // `--call-graph-profile-sort` (not in `-r`, as lld): the profile's sections get
+    // priorities 1 up, after those of `--symbol-ordering-file` (negative).
+    if !rules.relocatable && !link.call_graph.is_empty() {
+        let kind = link.opts.call_graph_sort;
+        let priorities = crate::call_graph_sort::priorities(link, &link.call_graph, kind)?;
+        for (section, priority) in priorities {
+            link.section_order.entry(section).or_insert(priority);
+        }
+    }
+    // The ordered sections first, by priority; the others after them in their order.
     let order = &link.section_order;
-    let ordered = |section: (u32, u32)| order.get(&section).copied().unwrap_or(0);
+    let ordered = |section: (u32, u32)| order.get(&section).map_or((1, 0), |&p| (0, p));
     if let Some(map) = &script {
         // Inside a script's output section, sections go description by description (in
         // each, the ordering file's first, then as a `SORT` orders them), not in input order.
@@ -132,7 +141,12 @@ pub fn assign_input_sections(link: &mut Link) {
             });
         }
     } else if !order.is_empty() {
-        for o in link.outputs.iter_mut() {
+        // lld never reorders `.init` and `.fini`: their pieces make one function.
+        for o in link
+            .outputs
+            .iter_mut()
+            .filter(|o| !matches!(o.name.as_str(), ".init" | ".fini"))
+        {
             o.inputs.sort_by_key(|&section| ordered(section));
         }
     }
@@ -168,6 +182,7 @@ pub fn assign_input_sections(link: &mut Link) {
         }
     }
     order_linked_sections(link);
+    Ok(())
 }
 
 /// SHF_LINK_ORDER outputs (lld's resolveShfLinkOrder): the inputs linked to a section

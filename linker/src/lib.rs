@@ -4,6 +4,7 @@ pub mod android_relocs;
 pub mod args;
 pub mod build_id;
 pub mod cache_hint;
+pub mod call_graph_sort;
 pub mod compressed;
 pub mod context;
 pub mod demangle;

@@ -263,6 +263,12 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
             version_script = Some(crate::version_script::VersionScript::default_version(&name));
         }
     }
+    if opts.symbol_ordering_file.is_some() && opts.call_graph_ordering_file.is_some() {
+        // lld's words (its own spelling of the second option).
+        return Err(LinkError::Link(
+            "--symbol-ordering-file and --call-graph-order-file may not be used together".into(),
+        ));
+    }
     // Read before the inputs: a missing file fails the link at once.
     let symbol_order = match &opts.symbol_ordering_file {
         Some(path) => crate::symbol_order::read(path, opts.warn_symbol_ordering)?,
@@ -529,8 +535,15 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     if !symbol_order.is_empty() {
         link.section_order = crate::symbol_order::section_order(&link, &symbol_order);
     }
+    // The call graph, now that GC and ICF have decided which sections stay (lld's time).
+    if opts.call_graph_sort != crate::call_graph_sort::CallGraphSort::None {
+        link.call_graph = match &opts.call_graph_ordering_file {
+            Some(path) => crate::call_graph_sort::from_file(&link, path)?,
+            None => crate::call_graph_sort::from_objects(&link),
+        };
+    }
     // Output sections first: linker-defined symbols such as __start_foo need them.
-    layout::assign_input_sections(&mut link);
+    layout::assign_input_sections(&mut link)?;
     crate::script_layout::apply_subalign(&mut link)?;
     layout::define_linker_symbols(&mut link);
     layout::define_defsyms(&mut link)?;

@@ -280,6 +280,17 @@ pub struct ObjectFile {
     /// metadata about code (`.llvm_bb_addr_map`, `.stack_sizes`,
     /// `__patchable_function_entries`, `__sancov_pcs`) that lives, and is ordered, with it.
     pub link_order: Vec<(u32, u32)>,
+    /// The call graph profile (`.llvm.call-graph-profile`, written by LLVM when the code
+    /// was compiled with a profile): caller and callee symbol indices and the call count.
+    pub call_graph: Vec<CallGraphEdge>,
+}
+
+/// One entry of an object's `.llvm.call-graph-profile`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallGraphEdge {
+    pub from: u32,
+    pub to: u32,
+    pub weight: u64,
 }
 
 /// One CIE or FDE of an `.eh_frame` section, with the relocations inside it.
@@ -645,6 +656,9 @@ impl ObjectFile {
             })
             .collect();
 
+        let call_graph = read_call_graph(headers, data, symbols.len())
+            .map_err(|msg| bad(&name, format!(".llvm.call-graph-profile: {msg}")))?;
+
         let (mut eh_frames, mut merges) = (Vec::new(), Vec::new());
         for (i, s) in sections.iter().enumerate() {
             match s.kind {
@@ -807,6 +821,7 @@ impl ObjectFile {
             merges,
             gcc_lto_slim,
             link_order,
+            call_graph,
         })
     }
 
@@ -930,6 +945,54 @@ const SHT_LLVM_ODRTAB: u32 = 0x6fff_4c00;
 const SHT_LLVM_PART_PHDR: u32 = 0x6fff_4c07;
 const SHT_LLVM_CALL_GRAPH_PROFILE: u32 = 0x6fff_4c09;
 const SHT_LLVM_LTO: u32 = 0x6fff_4c0c;
+
+/// The entries of an object's call graph profile: the section holds a 64-bit count per
+/// entry, and its relocation section (REL, as LLVM writes it on every target; RELA read
+/// too) two R_X86_64_NONE relocations per entry, naming the caller then the callee.
+fn read_call_graph(
+    headers: &'static [Shdr],
+    data: &'static [u8],
+    symbol_count: usize,
+) -> std::result::Result<Vec<CallGraphEdge>, String> {
+    let Some(cg) = headers
+        .iter()
+        .position(|sh| sh.sh_type(LE) == SHT_LLVM_CALL_GRAPH_PROFILE)
+    else {
+        return Ok(Vec::new());
+    };
+    let weights: &[object::U64<object::LittleEndian>] = headers[cg]
+        .data_as_array(LE, data)
+        .map_err(|_| "extends past the end of the file".to_string())?;
+    let mut symbols: Vec<u32> = Vec::new();
+    for sh in headers.iter().filter(|sh| sh.sh_info(LE) as usize == cg) {
+        let entry = match sh.sh_type(LE) {
+            elf::SHT_REL => 16,
+            elf::SHT_RELA => 24,
+            _ => continue,
+        };
+        let bytes = sh
+            .data(LE, data)
+            .map_err(|_| "its relocations extend past the end of the file".to_string())?;
+        // r_info's high half is the symbol index, in REL and RELA alike.
+        symbols.extend(
+            bytes
+                .chunks_exact(entry)
+                .map(|r| u32::from_le_bytes([r[12], r[13], r[14], r[15]])),
+        );
+    }
+    if symbols.iter().any(|&s| s as usize >= symbol_count) {
+        return Err("a relocation names a symbol out of range".into());
+    }
+    Ok(weights
+        .iter()
+        .zip(symbols.chunks_exact(2))
+        .map(|(w, pair)| CallGraphEdge {
+            from: pair[0],
+            to: pair[1],
+            weight: w.get(LE),
+        })
+        .collect())
+}
 
 /// x86-64's large common symbols (the psABI's medium and large code models).
 const SHN_X86_64_LCOMMON: u16 = 0xff02;

@@ -206,6 +206,12 @@ pub struct Options {
     /// carrying LLVM bitcode in a `.llvm.lto` section is linked through its bitcode, not its
     /// machine code.
     pub fat_lto_objects: bool,
+    /// `--call-graph-profile-sort=` (default `cdsort`, as lld), `--no-call-graph-profile-sort`.
+    pub call_graph_sort: crate::call_graph_sort::CallGraphSort,
+    /// `--call-graph-ordering-file=`: the call counts, instead of the objects' profiles.
+    pub call_graph_ordering_file: Option<std::path::PathBuf>,
+    /// `--print-symbol-order=`: the symbols in the order `hfsort` gave their sections.
+    pub print_symbol_order: Option<std::path::PathBuf>,
     /// DF_1 flags asked for by `-z initfirst|interpose|nodefaultlib|global`.
     pub z_flags_1: u32,
     /// `-z stack-size=N`: PT_GNU_STACK's p_memsz (the main thread's stack size, for the
@@ -474,6 +480,9 @@ impl Default for Options {
             z_copyreloc: true,
             ignore_data_address_equality: false,
             fat_lto_objects: false,
+            call_graph_sort: crate::call_graph_sort::CallGraphSort::Cdsort,
+            call_graph_ordering_file: None,
+            print_symbol_order: None,
             ignore_function_address_equality: false,
             z_stack_size: None,
             warn_unresolved: false,

@@ -49,7 +49,7 @@ struct Group {
 /// Lays out and writes the relocatable output.
 pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> Result<()> {
     drop_duplicate_groups(link);
-    layout::assign_input_sections(link);
+    layout::assign_input_sections(link)?;
     crate::script_layout::apply_subalign(link)?;
     crate::script_layout::relocatable_order(link)?;
     crate::script_layout::report_orphans(link)?;

@@ -63,4 +63,20 @@ pub trait LtoBackend: Sync {
     /// `rld --lto-backend ARGS...`: one job of a distributed link (its arguments after
     /// `--lto-backend`).
     fn backend_job(&self, args: &[String]) -> Result<(), LtoFailure>;
+    /// LLVM's Cache-Directed Sort of functions (`llvm::codelayout`, what lld's
+    /// `--call-graph-profile-sort=cdsort` runs): the order of the nodes, given each node's
+    /// size and incoming count and the calls (caller, callee, count) with each call's
+    /// offset in its caller.
+    fn cache_directed_layout(&self, layout: &CallLayout) -> Vec<u64>;
+}
+
+/// A call graph to lay out ([`LtoBackend::cache_directed_layout`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallLayout {
+    pub sizes: Vec<u64>,
+    pub counts: Vec<u64>,
+    /// (caller, callee, count), node indices.
+    pub calls: Vec<(u64, u64, u64)>,
+    /// Where in its caller each call is.
+    pub offsets: Vec<u64>,
 }

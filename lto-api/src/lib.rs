@@ -11,7 +11,7 @@ mod memory_report;
 mod options;
 mod plugin_opt;
 
-pub use backend::{BackendSettings, LtoBackend, LtoFailure, ENTRY_SYMBOL, FINGERPRINT};
+pub use backend::{BackendSettings, CallLayout, LtoBackend, LtoFailure, ENTRY_SYMBOL, FINGERPRINT};
 pub use bitcode::{is_bitcode, BitcodeInput};
 pub use host::{Host, LinkFacts, SymbolFacts};
 pub use memory_report::{peak_rss_bytes, peak_rss_note, resource_usage, status_bytes};

@@ -36,6 +36,7 @@
 #include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/PGOOptions.h"
 #include "llvm/Support/VirtualFileSystem.h"
+#include "llvm/Transforms/Utils/CodeLayout.h"
 
 #include <memory>
 #include <string>
@@ -569,4 +570,23 @@ extern "C" LLVMMemoryBufferRef rld_emit_split_dwarf_object(LLVMTargetMachineRef 
   }
   Dwo.keep();
   return LLVMCreateMemoryBufferWithMemoryRangeCopy(Code.data(), Code.size(), "");
+}
+
+// LLVM's Cache-Directed Sort (llvm/Transforms/Utils/CodeLayout.h), as lld's
+// --call-graph-profile-sort=cdsort runs it: NodeCount nodes with their sizes and incoming
+// counts, CallCount calls as (caller, callee, count) triples with the call's offset in its
+// caller. Writes the nodes' order to Order (NodeCount entries).
+extern "C" void rld_cache_directed_layout(size_t NodeCount, const uint64_t *Sizes,
+                                          const uint64_t *Counts, size_t CallCount,
+                                          const uint64_t *Calls, const uint64_t *Offsets,
+                                          uint64_t *Order) {
+  std::vector<codelayout::EdgeCount> Edges;
+  Edges.reserve(CallCount);
+  for (size_t I = 0; I < CallCount; ++I)
+    Edges.push_back({Calls[3 * I], Calls[3 * I + 1], Calls[3 * I + 2]});
+  std::vector<uint64_t> Result = codelayout::computeCacheDirectedLayout(
+      ArrayRef<uint64_t>(Sizes, NodeCount), ArrayRef<uint64_t>(Counts, NodeCount),
+      Edges, ArrayRef<uint64_t>(Offsets, CallCount));
+  for (size_t I = 0; I < NodeCount && I < Result.size(); ++I)
+    Order[I] = Result[I];
 }

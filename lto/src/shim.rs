@@ -82,6 +82,15 @@ extern "C" {
         dwo_path: *const c_char,
         error: *mut *mut c_char,
     ) -> inkwell::llvm_sys::prelude::LLVMMemoryBufferRef;
+    fn rld_cache_directed_layout(
+        node_count: usize,
+        sizes: *const u64,
+        counts: *const u64,
+        call_count: usize,
+        calls: *const u64,
+        offsets: *const u64,
+        order: *mut u64,
+    );
     fn rld_parse_llvm_options(
         argc: std::ffi::c_int,
         argv: *const *const c_char,
@@ -556,4 +565,43 @@ pub fn emit_split_dwarf_object(
     // SAFETY: `raw` is a new memory buffer (LLVMCreateMemoryBufferWithMemoryRangeCopy)
     // that nothing else owns; the MemoryBuffer disposes of it.
     Ok(unsafe { MemoryBuffer::new(raw) })
+}
+
+/// LLVM's Cache-Directed Sort of a call graph: the nodes in the order it lays them out.
+/// A malformed graph (lengths that disagree, a call naming no node) gives the nodes in
+/// their own order.
+pub fn cache_directed_layout(layout: &rld_lto_api::CallLayout) -> Vec<u64> {
+    let n = layout.sizes.len();
+    let identity = (0..n as u64).collect();
+    let nodes_named = layout
+        .calls
+        .iter()
+        .all(|&(from, to, _)| from < n as u64 && to < n as u64);
+    if layout.counts.len() != n || layout.offsets.len() != layout.calls.len() || !nodes_named {
+        return identity;
+    }
+    let calls: Vec<u64> = layout
+        .calls
+        .iter()
+        .flat_map(|&(a, b, c)| [a, b, c])
+        .collect();
+    let mut order = vec![u64::MAX; n];
+    // SAFETY: every pointer covers the length passed with it (`sizes` and `counts` n
+    // entries, `calls` 3 per call, `offsets` one per call, `order` n); the shim reads them
+    // and writes at most n entries of `order`.
+    unsafe {
+        rld_cache_directed_layout(
+            n,
+            layout.sizes.as_ptr(),
+            layout.counts.as_ptr(),
+            layout.calls.len(),
+            calls.as_ptr(),
+            layout.offsets.as_ptr(),
+            order.as_mut_ptr(),
+        );
+    }
+    if order.iter().any(|&o| o >= n as u64) {
+        return identity;
+    }
+    order
 }

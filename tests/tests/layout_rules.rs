@@ -1320,3 +1320,78 @@ fn lto_code_sits_where_lld_puts_it() {
         assert_eq!(section_data(&rld, name), section_data(&lld, name), "{name}");
     }
 }
+
+/// `--call-graph-profile-sort` (lld's, `cdsort` by default): objects compiled with a
+/// profile carry `.llvm.call-graph-profile`, and the code is laid out by it, function for
+/// function as lld lays it out, with LLVM's Cache-Directed Sort, with `hfsort` (C3, whose
+/// order `--print-symbol-order` writes as lld does), from `--call-graph-ordering-file`
+/// (lld's warning and error included), and not at all with `--no-call-graph-profile-sort`.
+#[test]
+fn call_graph_profile_orders_code_as_lld() {
+    let t = Test::new();
+    let profile = cases_dir().join("call_graph/cg.prof");
+    let use_profile = format!("-fprofile-sample-use={}", profile.display());
+    let flags = [
+        "-O2",
+        "-gline-tables-only",
+        "-ffunction-sections",
+        &use_profile,
+    ];
+    let obj = t.compile(Clang, "call_graph/cg.c", &flags);
+    let order_file = t.write(
+        "order.cg",
+        "main cold_e 100\ncold_e cold_a 90\n# a comment\n\nmain hot_b 5\n",
+    );
+    let ordering = format!("-Wl,--call-graph-ordering-file={}", order_file.display());
+    let functions = |exe: &Path| -> Vec<String> {
+        let text = tool_stdout("nm", &["-n"], exe);
+        text.lines()
+            .filter_map(|l| l.split_whitespace().nth(2))
+            .filter(|n| n.starts_with("hot_") || n.starts_with("cold_") || *n == "main")
+            .map(str::to_string)
+            .collect()
+    };
+    let mut orders = Vec::new();
+    for (tag, extra) in [
+        ("cdsort", vec![]),
+        ("hfsort", vec!["-Wl,--call-graph-profile-sort=hfsort"]),
+        ("file", vec![ordering.as_str()]),
+        ("none", vec!["-Wl,--no-call-graph-profile-sort"]),
+    ] {
+        let lld = t.link(Driver::ClangLld, &[&obj], &extra, &format!("lld-{tag}"));
+        let rld = t.link(Driver::ClangRld, &[&obj], &extra, &format!("rld-{tag}"));
+        assert_same_output(&rld, &lld, &[], &[], Some("1499500\n"));
+        assert_eq!(functions(&rld), functions(&lld), "{tag}");
+        orders.push(functions(&rld));
+    }
+    // The profile changed the layout (input order is cold_a, hot_b, ...).
+    assert_ne!(orders[0], orders[3]);
+    assert_ne!(orders[1], orders[3]);
+
+    let printed = |driver: Driver, out: &str| {
+        let file = t.path(&format!("{out}.order"));
+        let print = format!("-Wl,--print-symbol-order={}", file.display());
+        t.link(
+            driver,
+            &[&obj],
+            &["-Wl,--call-graph-profile-sort=hfsort", &print],
+            out,
+        );
+        std::fs::read_to_string(&file).unwrap()
+    };
+    let ours = printed(Driver::ClangRld, "rld-print");
+    assert_eq!(ours, printed(Driver::ClangLld, "lld-print"));
+    assert_eq!(ours.lines().collect::<Vec<_>>(), orders[1]);
+
+    let bad = t.write("bad.cg", "main nosuch 1\nmain hot_b x\n");
+    let bad = format!("-Wl,--call-graph-ordering-file={}", bad.display());
+    let (res, cmd) = t.try_link(Driver::ClangRld, &[&obj], &[&bad], "refused");
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    assert!(!res.status.success(), "{cmd}");
+    assert!(
+        stderr.contains("bad.cg: no such symbol: nosuch"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("bad.cg: parse error"), "{stderr}");
+    assert!(!t.path("refused").exists());
+}
