@@ -404,6 +404,8 @@ const SPECS: &[Spec] = &[
         |p| p.o.warn_unresolved = true),
     flag(&["--error-unresolved-symbols"], "Report undefined symbols as errors (default)",
         |p| p.o.warn_unresolved = false),
+    flag(&["--noinhibit-exec"], "Write the output despite undefined symbols and duplicate definitions (warned about)",
+        |p| p.o.noinhibit_exec = true),
     // A shared library's own undefined symbols are resolved by the dynamic loader against its
     // dependencies; rld does not second-guess them (lld's default for -shared).
     flag(&["--allow-shlib-undefined"], "Allow undefined symbols in input shared libraries (default with -shared)",

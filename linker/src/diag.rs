@@ -19,6 +19,21 @@ pub fn set_quiet(on: bool) {
 }
 
 /// Prints `msg` as a warning, or as an error that fails the link.
+/// A warning of several lines (an undefined symbol and where it is referenced): the
+/// first is the warning, the others follow as they are.
+pub fn warn_lines(report: &str) {
+    let mut lines = report.lines();
+    if let Some(first) = lines.next() {
+        warn(first);
+    }
+    if QUIET.load(Ordering::SeqCst) {
+        return;
+    }
+    for line in lines {
+        eprintln!("{line}");
+    }
+}
+
 pub fn warn(msg: &str) {
     if QUIET.load(Ordering::SeqCst) {
         return;

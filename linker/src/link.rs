@@ -69,7 +69,7 @@ fn check_shlib_undefined(link: &Link) -> Result<()> {
     }
     let sonames: std::collections::HashSet<&str> =
         link.dsos.iter().map(|d| d.soname.as_str()).collect();
-    let warn_only = opts.warn_unresolved && !opts.fatal_warnings;
+    let warn_only = opts.undefined_warns();
     // Built only if a reference needs a version the resolving definition lacks.
     let versions = std::cell::OnceCell::new();
     let mut errors = Vec::new();
@@ -326,6 +326,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     resolver.warn_common = opts.warn_common;
     resolver.fortran_common = opts.fortran_common;
     resolver.keep_excluded = opts.relocatable;
+    resolver.duplicates_warn = opts.noinhibit_exec;
     if opts.why_extract.is_some() {
         resolver.why_extract = Some(Vec::new());
     }

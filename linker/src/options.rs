@@ -220,6 +220,9 @@ pub struct Options {
     /// `--warn-unresolved-symbols` (`--error-unresolved-symbols`, the default, undoes it):
     /// reported undefined symbols are warnings, not errors.
     pub warn_unresolved: bool,
+    /// `--noinhibit-exec`: undefined symbols and duplicate definitions are warnings, and
+    /// the output is written (lld's and GNU ld's option; rld's other errors still stop it).
+    pub noinhibit_exec: bool,
     /// `--undefined-version` / `--no-undefined-version` (default, as lld since 16): whether
     /// a version script may name symbols that nothing defines.
     pub undefined_version: bool,
@@ -486,6 +489,7 @@ impl Default for Options {
             ignore_function_address_equality: false,
             z_stack_size: None,
             warn_unresolved: false,
+            noinhibit_exec: false,
             undefined_version: false,
             relax: true,
             fatal_warnings: false,
@@ -593,6 +597,12 @@ impl Options {
     /// in `-shared` output).
     pub fn reports_shlib_undefined(&self) -> bool {
         self.report_shlib_undefined.unwrap_or(!self.is_shared())
+    }
+
+    /// Whether a reported undefined symbol is a warning rather than an error
+    /// (`--warn-unresolved-symbols`, `--noinhibit-exec`; `--fatal-warnings` wins).
+    pub fn undefined_warns(&self) -> bool {
+        (self.warn_unresolved || self.noinhibit_exec) && !self.fatal_warnings
     }
 }
 

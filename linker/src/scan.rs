@@ -304,7 +304,7 @@ fn scan_file(
         large_image: estimate.large,
         low_addresses: estimate.low_addresses,
     };
-    let warn_only = opts.warn_unresolved && !opts.fatal_warnings;
+    let warn_only = opts.undefined_warns();
     let mut scan = FileScan {
         actions: FileActions {
             actions: Vec::with_capacity(
@@ -486,7 +486,7 @@ fn report_undefined(
     undefined: FxHashMap<SymbolId, Undefined>,
     errors: &mut Vec<String>,
 ) {
-    let warn_only = link.opts.warn_unresolved && !link.opts.fatal_warnings;
+    let warn_only = link.opts.undefined_warns();
     let mut ids: Vec<_> = undefined.into_iter().collect();
     ids.sort_by_key(|(id, _)| *id);
     for (id, u) in ids {
@@ -502,14 +502,10 @@ fn report_undefined(
         if more > 0 {
             report.push_str(&format!("\n>>> referenced {more} more times"));
         }
-        if warn_only && sym.visibility == STV_DEFAULT {
-            for (i, line) in report.lines().enumerate() {
-                if i == 0 {
-                    crate::diag::warn(line);
-                } else {
-                    eprintln!("{line}");
-                }
-            }
+        // lld's rule: a hidden symbol cannot be defined elsewhere, so only
+        // `--noinhibit-exec` lets its absence pass.
+        if warn_only && (sym.visibility == STV_DEFAULT || link.opts.noinhibit_exec) {
+            crate::diag::warn_lines(&report);
         } else {
             errors.push(report);
         }

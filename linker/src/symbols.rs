@@ -495,6 +495,9 @@ pub struct Resolver {
     /// `-r`: SHF_EXCLUDE sections are copied (a later link decides about them), as lld and
     /// GNU ld do: gcc's and clang's IR in fat LTO objects, gcc's own LTO output for `-r`.
     pub keep_excluded: bool,
+    /// `--noinhibit-exec`: duplicate definitions are warned about (the first one wins),
+    /// as lld downgrades its errors.
+    pub duplicates_warn: bool,
 }
 
 /// Why an archive member was loaded (`--why-extract`).
@@ -559,6 +562,7 @@ impl Resolver {
             warn_common: false,
             fortran_common: false,
             keep_excluded: false,
+            duplicates_warn: false,
         };
         for root in roots {
             r.add_root(root);
@@ -889,7 +893,11 @@ impl Resolver {
     }
 
     pub fn finish(self) -> Result<Resolved> {
-        if !self.duplicates.is_empty() {
+        if self.duplicates_warn {
+            for report in &self.duplicates {
+                crate::diag::warn_lines(report);
+            }
+        } else if !self.duplicates.is_empty() {
             return Err(LinkError::Many(self.duplicates));
         }
         Ok(Resolved {

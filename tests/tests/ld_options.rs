@@ -3639,3 +3639,40 @@ fn version_links_nothing_and_v_links() {
         }
     }
 }
+
+/// `--noinhibit-exec`: an undefined symbol and a duplicate definition are warnings (the
+/// first definition wins) and the program is written, as lld writes it; without the
+/// option both are errors and nothing is written.
+#[test]
+fn noinhibit_exec_writes_the_program_despite_undefined_and_duplicate_symbols() {
+    let t = Test::new();
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nint missing(void);\nint dup = 1;\n\
+         int unused(void) { return missing(); }\n\
+         int main(void) { printf(\"%d\\n\", dup); return 0; }\n",
+        &["-O2", "-ffunction-sections"],
+    );
+    let other = t.compile(Clang, "int dup = 2;\n", &["-O2"]);
+    let flags = ["-Wl,--noinhibit-exec"];
+    let mut said = Vec::new();
+    for (driver, out) in [(Driver::ClangLld, "lld"), (Driver::ClangRld, "rld")] {
+        let (res, cmd) = t.try_link(driver, &[&main, &other], &flags, out);
+        let stderr = String::from_utf8_lossy(&res.stderr).into_owned();
+        assert!(res.status.success(), "{cmd}: {stderr}");
+        for what in [
+            "warning: duplicate symbol: dup",
+            "warning: undefined symbol: missing",
+        ] {
+            assert!(stderr.contains(what), "{cmd}: {stderr}");
+        }
+        said.push(run(&t.path(out), &[], &[]));
+    }
+    assert_output_is(&t.path("rld"), &said[1], "1\n", "rld");
+    assert_eq!(said[0].stdout, said[1].stdout);
+    let (res, cmd) = t.try_link(Driver::ClangRld, &[&main, &other], &[], "refused");
+    assert!(
+        !res.status.success() && !t.path("refused").exists(),
+        "{cmd}"
+    );
+}
