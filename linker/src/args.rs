@@ -464,8 +464,19 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.audit.push(v.into()))),
     arg(&["--depaudit", "-P"], "LIB", "Add LIB to DT_DEPAUDIT (auditing of this library's dependencies)",
         Set(|p, v| p.o.depaudit.push(v.into()))),
-    arg(&["-rpath", "-R"], "DIR", "Add DIR to the runtime library search path",
+    arg(&["-rpath"], "DIR", "Add DIR to the runtime library search path",
         Set(|p, v| p.o.rpath.push(v.into()))),
+    // GNU ld's rule, lld's too: a directory is an rpath, a file's symbols are taken.
+    arg(&["-R"], "DIR|FILE", "A directory: as -rpath; a file: as --just-symbols",
+        Set(|p, v| {
+            if std::path::Path::new(v).is_dir() {
+                p.o.rpath.push(v.into())
+            } else {
+                p.o.inputs.push(InputArg::JustSymbols { path: v.into() })
+            }
+        })),
+    arg(&["--just-symbols"], "FILE", "Define FILE's symbols at their addresses (absolute), linking nothing of it",
+        Set(|p, v| p.o.inputs.push(InputArg::JustSymbols { path: v.into() }))),
     flag(&["--enable-new-dtags"], "Emit the rpath as DT_RUNPATH (default)", |p| p.o.new_dtags = true),
     flag(&["--disable-new-dtags"], "Emit the rpath as DT_RPATH", |p| p.o.new_dtags = false),
     arg(&["-init"], "SYMBOL", "Call SYMBOL at load time (DT_INIT, default _init)",
@@ -863,7 +874,11 @@ impl Parser {
             | "--dynamic-list"
             | "--export-dynamic-symbol-list"
             | "--dump-summary"
+            | "--symbol-ordering-file"
+            | "--call-graph-ordering-file"
+            | "--just-symbols"
             | "--retain-symbols-file" => CommandArg::Read { option, path },
+            "-R" if !std::path::Path::new(&path).is_dir() => CommandArg::Read { option, path },
             "-o"
             | "-Map"
             | "--opt-remarks-filename"
@@ -1387,6 +1402,7 @@ mod tests {
             InputArg::File { path, state: s } => format!("{}{}", path.display(), state(s)),
             InputArg::Library { name, state: s } => format!("-l{name}{}", state(s)),
             InputArg::Script { path, state: s } => format!("-T {}{}", path.display(), state(s)),
+            InputArg::JustSymbols { path } => format!("-R {}", path.display()),
             InputArg::StartGroup => "(".into(),
             InputArg::EndGroup => ")".into(),
         };
@@ -1560,15 +1576,17 @@ mod tests {
             inputs(&parse("-l:libfoo.a -l :libbar.so")),
             "-l:libfoo.a -l:libbar.so"
         );
-        let o = parse("-e main --entry=start -u a --undefined=b --soname=x.so -rpath /r -R /s");
+        // `-R` names a directory (an rpath) or a file (--just-symbols).
+        let o = parse("-e main --entry=start -u a --undefined=b --soname=x.so -rpath /r -R / -R /no/such/image");
         assert_eq!(
             (o.entry.as_deref(), o.undefined.join(" ")),
             (Some("start"), "a b".into())
         );
         assert_eq!(
             (o.soname.as_deref(), o.rpath.join(" ")),
-            (Some("x.so"), "/r /s".into())
+            (Some("x.so"), "/r /".into())
         );
+        assert_eq!(inputs(&o), "-R /no/such/image");
         assert_eq!(parse("-hlibh.so").soname.as_deref(), Some("libh.so"));
         assert_eq!(
             parse("-melf_x86_64").emulation.as_deref(),

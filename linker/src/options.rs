@@ -57,6 +57,8 @@ pub enum InputArg {
     Library { name: String, state: InputState },
     /// `-T FILE` / `--script FILE`: a linker script (searched in the `-L` directories too).
     Script { path: PathBuf, state: InputState },
+    /// `--just-symbols FILE` (`-R FILE`): FILE's defined symbols, absolute at their values.
+    JustSymbols { path: PathBuf },
     /// `--start-group` / `-(`.
     StartGroup,
     /// `--end-group` / `-)`.

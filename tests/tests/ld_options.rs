@@ -3676,3 +3676,66 @@ fn noinhibit_exec_writes_the_program_despite_undefined_and_duplicate_symbols() {
         "{cmd}"
     );
 }
+
+/// `--just-symbols FILE` (and GNU ld's `-R FILE`; `-R DIR` stays an rpath): the global
+/// symbols an image defines are absolute symbols of the link at their addresses, nothing of
+/// the image is linked. lld (`--just-symbols`) and GNU ld (`-R`) give the same program.
+#[test]
+fn just_symbols_defines_an_images_symbols_at_their_addresses() {
+    let t = Test::new();
+    let rom_obj = t.compile(
+        Clang,
+        "int rom_value = 7;\nint rom_func(void) { return 3; }\nstatic int rom_hidden(void) { return 1; }\n\
+         int (*keep)(void) = rom_hidden;\n",
+        &["-O2"],
+    );
+    let rom = t.path("rom.elf");
+    run_checked(
+        std::process::Command::new("ld.lld-22")
+            .args(["-e", "0", "-Ttext=0x300000"])
+            .arg(&rom_obj)
+            .arg("-o")
+            .arg(&rom),
+    );
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nextern int rom_value;\nint rom_func(void);\n\
+         int main(void) { printf(\"%p %p\\n\", (void *)&rom_value, (void *)rom_func); return 0; }\n",
+        &["-O2", "-fno-pic"],
+    );
+    let just = format!("-Wl,--just-symbols={}", rom.display());
+    let lld = t.link(Driver::ClangLld, &[&main], &["-no-pie", &just], "lld");
+    let addresses = String::from_utf8(run(&lld, &[], &[]).stdout).unwrap();
+    let rom_symbols = symbols(&rom);
+    let at = |name: &str| rom_symbols.iter().find(|s| s.name == name).unwrap().value;
+    assert_eq!(
+        addresses,
+        format!("{:#x} {:#x}\n", at("rom_value"), at("rom_func"))
+    );
+    let gnu_r = format!("-Wl,-R,{}", rom.display());
+    let gnu = t.link(Driver::GccLd, &[&main], &["-no-pie", &gnu_r], "gnu");
+    for (flags, out) in [([just.as_str()], "rld-just"), ([gnu_r.as_str()], "rld-R")] {
+        let rld = t.link(
+            Driver::ClangRld,
+            &[&main],
+            &[&["-no-pie"][..], &flags].concat(),
+            out,
+        );
+        assert_same_output(&rld, &lld, &[], &[], Some(&addresses));
+        assert_same_output(&rld, &gnu, &[], &[], Some(&addresses));
+        // Nothing of the image is linked, and its local symbol stays out.
+        assert!(find_section(&sections(&rld), ".text").unwrap().size < 0x1000);
+        assert!(!nm_has(&rld, "rom_hidden"));
+    }
+    let dir = t.path("libs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let with_dir = format!("-Wl,-R,{}", dir.display());
+    let rld = t.link(
+        Driver::ClangRld,
+        &[&main],
+        &["-no-pie", &just, &with_dir],
+        "rld-dir",
+    );
+    let runpath = dyn_values(&dynamic(&rld), "RUNPATH");
+    assert_eq!(runpath, [format!("Library runpath: [{}]", dir.display())]);
+}

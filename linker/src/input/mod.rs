@@ -5,6 +5,7 @@
 
 pub mod archive;
 pub mod binary;
+pub mod just_symbols;
 pub mod script;
 pub mod search;
 
@@ -239,6 +240,16 @@ pub fn collect_inputs(opts: &Options) -> Result<Inputs> {
                 c.add_path(path, display, None, *state, 0)?
             }
             InputArg::Library { name, state } => c.add_library(name, *state, 0)?,
+            InputArg::JustSymbols { path } => {
+                let display = path.display().to_string();
+                let data = map_file(path)?;
+                let object = just_symbols::object_for(data)
+                    .map_err(|e| LinkError::bad_input(&display, e))?;
+                c.push(InputFile::Object {
+                    name: display,
+                    data: Box::leak(object.into_boxed_slice()),
+                });
+            }
             InputArg::Script { path, state } => {
                 // GNU ld looks for a `-T` script in the `-L` directories too.
                 let found = search::find_script(path, &c.search_dirs, opts.sysroot.as_deref());
