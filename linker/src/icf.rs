@@ -139,7 +139,15 @@ pub fn fold(link: &mut Link, level: Icf) -> Folded {
         let k = &mut link.objects[keep.0 as usize].sections[keep.1 as usize];
         k.align = k.align.max(align);
         for &(f, s) in folded {
-            link.objects[f as usize].sections[s as usize].live = false;
+            let obj = &mut link.objects[f as usize];
+            obj.sections[s as usize].live = false;
+            // Its SHF_LINK_ORDER metadata goes with it (lld's): the kept copy has its own.
+            for i in 0..obj.link_order.len() {
+                let (child, parent) = obj.link_order[i];
+                if parent == s {
+                    obj.sections[child as usize].live = false;
+                }
+            }
             link.folded_into.insert((f, s), *keep);
         }
     }

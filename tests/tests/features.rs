@@ -637,8 +637,9 @@ fn link_order_metadata_lives_and_is_ordered_with_its_function_as_lld() {
     let t = Test::new();
     let src = "#include <stdio.h>\n\
         __attribute__((noinline)) int used_fn(int x) { return x + 1; }\n\
+        __attribute__((noinline)) int twin_fn(int x) { return x + 1; }\n\
         __attribute__((noinline)) int dead_fn(int x) { return x * 7; }\n\
-        int main(int argc, char **argv) { printf(\"%d\\n\", used_fn(argc)); return 0; }\n";
+        int main(int argc, char **argv) { printf(\"%d\\n\", used_fn(argc) + twin_fn(argc)); return 0; }\n";
     let flags = [
         "-O2",
         "-ffunction-sections",
@@ -687,15 +688,20 @@ fn link_order_metadata_lives_and_is_ordered_with_its_function_as_lld() {
         ("plain", vec![]),
         ("gc", vec!["-Wl,--gc-sections"]),
         ("ordered", vec![ordering.as_str()]),
+        // twin_fn folds into used_fn and its metadata goes with it.
+        ("icf", vec!["-Wl,--icf=all"]),
     ] {
         let lld = t.link(Driver::ClangLld, &[&obj], &extra, &format!("lld-{tag}"));
         let rld = t.link(Driver::ClangRld, &[&obj], &extra, &format!("rld-{tag}"));
-        assert_same_output(&rld, &lld, &[], &[], Some("2\n"));
+        assert_same_output(&rld, &lld, &[], &[], Some("4\n"));
         assert_eq!(headers(&rld), headers(&lld), "{tag}");
         let ours = tables(&rld);
         assert_eq!(ours, tables(&lld), "{tag}");
         let dead = ours.iter().any(|l| l.contains("dead_fn"));
         assert_eq!(dead, tag != "gc", "{tag}: {ours:?}");
+        // Folded, twin_fn is another name of used_fn's one entry.
+        let twin_entries = ours.iter().filter(|l| l.contains("twin_fn")).count();
+        assert!(tag != "icf" || twin_entries == 1, "{tag}: {ours:?}");
     }
     // `-r`: one metadata section per function, each linked to its function's section.
     let linked_pairs = |o: &Path| {
@@ -719,7 +725,7 @@ fn link_order_metadata_lives_and_is_ordered_with_its_function_as_lld() {
     let reference = t.path("lld-r.o");
     run_checked(lld_cmd.arg("-r").arg(&obj).arg("-o").arg(&reference));
     assert_eq!(linked_pairs(&rld_r), linked_pairs(&reference));
-    assert_eq!(linked_pairs(&rld_r).len(), 9, "{:?}", linked_pairs(&rld_r));
+    assert_eq!(linked_pairs(&rld_r).len(), 12, "{:?}", linked_pairs(&rld_r));
     let again = t.link(
         Driver::ClangRld,
         &[&rld_r],
