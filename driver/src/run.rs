@@ -104,6 +104,7 @@ pub fn run(
             .as_ref()
             .map(|p| (llvm_remarks_path(p), opts.remarks_passes.clone())),
         remarks_with_hotness: opts.remarks_with_hotness,
+        remarks_hotness_threshold: opts.remarks_hotness_threshold,
         cache_dir: opts.cache_dir.clone(),
         llvm_args: opts.llvm_args.clone(),
         distribution: distribution(&opts.distribution, link, host),

@@ -561,6 +561,12 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.lto_opts.remarks_format = Some(v.into()))),
     flag(&["--opt-remarks-with-hotness"], "Include profile hotness in remarks",
         |p| p.o.lto_opts.remarks_with_hotness = true),
+    arg(&["--opt-remarks-hotness-threshold"], "N|auto", "Leave out LLVM's remarks of code run fewer than N times (auto: from the profile)",
+        Value(|p, v| {
+            let t = rld_lto_api::parse_hotness_threshold(v).ok_or_else(|| invalid(&p.opt, v))?;
+            p.o.lto_opts.remarks_hotness_threshold = t;
+            Ok(())
+        })),
     flag(&["--lto-basic-block-address-map"], "Emit LTO code's basic block address map (SHT_LLVM_BB_ADDR_MAP)",
         |p| p.basic_blocks.address_map = Some(true)),
     flag(&["--no-lto-basic-block-address-map"], "Emit no basic block address map (the default)",

@@ -16,7 +16,10 @@ pub use bitcode::{is_bitcode, BitcodeInput};
 pub use host::{Host, LinkFacts, SymbolFacts};
 pub use memory_report::{peak_rss_bytes, peak_rss_note, resource_usage, status_bytes};
 pub use options::{DistributionOptions, LtoOptions, ProfileOptions};
-pub use plugin_opt::{apply_plugin_opt, parse_jobs, parse_opt_level, PluginOpt, PluginOptError};
+pub use plugin_opt::{
+    apply_plugin_opt, parse_hotness_threshold, parse_jobs, parse_opt_level, PluginOpt,
+    PluginOptError,
+};
 
 /// Whether a section name can have `__start_`/`__stop_` symbols: linkers define them only
 /// for sections named like a C identifier.

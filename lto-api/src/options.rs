@@ -20,6 +20,10 @@ pub struct LtoOptions {
     pub remarks_passes: Option<String>,
     pub remarks_format: Option<String>,
     pub remarks_with_hotness: bool,
+    /// `--opt-remarks-hotness-threshold=` / `-plugin-opt=opt-remarks-hotness-threshold=`
+    /// (clang's `-fdiagnostics-hotness-threshold=`): LLVM's remarks of code run fewer times
+    /// are left out. None is `auto`: the threshold the profile summary gives (default 0).
+    pub remarks_hotness_threshold: Option<u64>,
     /// `--lto-cache-dir=D` / `--thinlto-cache-dir=D`.
     pub cache_dir: Option<PathBuf>,
     /// `-plugin-opt=mcpu=CPU`.
@@ -104,6 +108,7 @@ impl Default for LtoOptions {
             remarks_passes: None,
             remarks_format: None,
             remarks_with_hotness: false,
+            remarks_hotness_threshold: Some(0),
             cache_dir: None,
             mcpu: None,
             llvm_args: Vec::new(),

@@ -61,6 +61,10 @@ pub fn apply_plugin_opt(opts: &mut LtoOptions, v: &str) -> Result<PluginOpt, Plu
         Some(("opt-remarks-passes", re)) => opts.remarks_passes = Some(re.into()),
         Some(("opt-remarks-format", f)) => opts.remarks_format = Some(f.into()),
         Some(("sample-profile", f)) => opts.profile.sample = Some(f.into()),
+        Some(("opt-remarks-hotness-threshold", n)) => {
+            opts.remarks_hotness_threshold = parse_hotness_threshold(n)
+                .ok_or_else(|| invalid("opt-remarks-hotness-threshold", n))?
+        }
         Some(("cs-profile-path", f)) => opts.profile.cs_file = Some(f.into()),
         Some(("dwo_dir", dir)) => opts.dwo_dir = Some(dir.into()),
         // LLVMgold's `=FILE` form also lists the objects whose index it wrote.
@@ -80,6 +84,16 @@ pub fn apply_plugin_opt(opts: &mut LtoOptions, v: &str) -> Result<PluginOpt, Plu
         },
     }
     Ok(PluginOpt::Applied)
+}
+
+/// A remarks hotness threshold as LLVM's `parseHotnessThresholdOption` reads it: a count,
+/// or `auto` (`Some(None)`: from the profile summary).
+pub fn parse_hotness_threshold(v: &str) -> Option<Option<u64>> {
+    if v == "auto" {
+        Some(None)
+    } else {
+        v.parse().ok().map(Some)
+    }
 }
 
 /// An LTO optimization level, 0 to 3 (`--lto-O<n>`, `-plugin-opt=O<n>`).
@@ -132,6 +146,7 @@ mod tests {
             "opt-remarks-format=bitstream",
             "opt-remarks-with-hotness",
             "sample-profile=a.prof",
+            "opt-remarks-hotness-threshold=250",
             "cs-profile-generate",
             "cs-profile-path=cs_%m.profraw",
             "dwo_dir=out-dwo",
@@ -159,6 +174,9 @@ mod tests {
         assert!(o.profile.cs_generate);
         assert_eq!(o.profile.inputs(), [std::path::Path::new("a.prof")]);
         assert_eq!(o.dwo_dir, Some("out-dwo".into()));
+        assert_eq!(o.remarks_hotness_threshold, Some(250));
+        let auto = apply(&["opt-remarks-hotness-threshold=auto"]).0;
+        assert_eq!(auto.remarks_hotness_threshold, None);
     }
 
     #[test]

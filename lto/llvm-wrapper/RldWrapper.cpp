@@ -104,6 +104,7 @@ static void setError(char **ErrorMessage, const std::string &Message) {
 // LLVMDisposeMessage).
 extern "C" RldRemarks *rld_remarks_begin(LLVMContextRef C, const char *Path,
                                          const char *Passes, bool WithHotness,
+                                         bool ThresholdAuto, uint64_t Threshold,
                                          char **ErrorMessage) {
   LLVMContext &Ctx = *unwrap(C);
   *ErrorMessage = nullptr;
@@ -124,8 +125,13 @@ extern "C" RldRemarks *rld_remarks_begin(LLVMContextRef C, const char *Path,
                                "': " + RegexError);
     return nullptr;
   }
+  // lld's --opt-remarks-hotness-threshold: a count, or none (`auto`: the profile
+  // summary's).
+  std::optional<uint64_t> HotnessThreshold;
+  if (!ThresholdAuto)
+    HotnessThreshold = Threshold;
   Expected<LLVMRemarkFileHandle> File = setupLLVMOptimizationRemarks(
-      Ctx, Path, Pattern, "yaml", WithHotness);
+      Ctx, Path, Pattern, "yaml", WithHotness, HotnessThreshold);
   if (!File) {
     detachRemarks(Ctx);
     setError(ErrorMessage, toString(File.takeError()));

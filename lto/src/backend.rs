@@ -50,6 +50,8 @@ pub struct LtoConfig {
     /// `--opt-remarks-with-hotness`: LLVM adds each remark's `Hotness` where profile data
     /// gives one (none without PGO).
     pub remarks_with_hotness: bool,
+    /// `--opt-remarks-hotness-threshold` (None: `auto`).
+    pub remarks_hotness_threshold: Option<u64>,
     /// `--lto-cache-dir`: partitions whose inputs and decisions did not change reuse their
     /// objects (not with `--save-temps` or LLVM's remarks, which need the compilation).
     pub cache_dir: Option<PathBuf>,
@@ -457,6 +459,7 @@ pub(crate) fn codegen_settings(cfg: &LtoConfig, count: u32, p: u32) -> CodegenSe
                 path: remark_file(path, count, p),
                 passes: passes.clone(),
                 with_hotness: cfg.remarks_with_hotness,
+                hotness_threshold: cfg.remarks_hotness_threshold,
             }),
         profile: cfg.profile.clone(),
         dwo: cfg.dwo_dir.as_ref().map(|dir| dir.join(format!("{p}.dwo"))),

@@ -35,6 +35,8 @@ pub struct RemarkSettings {
     /// `--opt-remarks-passes`.
     pub passes: Option<String>,
     pub with_hotness: bool,
+    /// LLVM's remarks of code run fewer times are left out; None: the profile's threshold.
+    pub hotness_threshold: Option<u64>,
 }
 
 /// A compiled object in the buffer LLVM wrote it to: a child passes it on to its parent
@@ -76,7 +78,7 @@ pub fn optimize_and_emit(
         .ok_or_else(|| LtoError::Llvm(format!("cannot create a target machine for {}", s.cpu)))?;
     let remarks = match &s.remarks {
         Some(r) => Some(
-            crate::shim::PipelineRemarks::begin(ctx, &r.path, r.passes.as_deref(), r.with_hotness)
+            crate::shim::PipelineRemarks::begin(ctx, r)
                 .map_err(|e| LtoError::Llvm(format!("optimization remarks: {e}")))?,
         ),
         None => None,

@@ -60,6 +60,8 @@ impl JobOptions {
                 put("remarks-passes", passes.as_bytes());
             }
             put("remarks-hotness", if r.with_hotness { b"1" } else { b"0" });
+            let threshold = r.hotness_threshold.map_or("auto".into(), |n| n.to_string());
+            put("remarks-hotness-threshold", threshold.as_bytes());
         }
         let path = |p: &std::path::Path| p.as_os_str().as_bytes().to_vec();
         if let Some(f) = &c.profile.sample {
@@ -138,6 +140,11 @@ impl JobOptions {
                 }
                 "remarks-passes" => o.remarks().passes = Some(text(key, v)?),
                 "remarks-hotness" => o.remarks().with_hotness = v == b"1",
+                "remarks-hotness-threshold" => {
+                    o.remarks().hotness_threshold =
+                        rld_lto_api::parse_hotness_threshold(&text(key, v)?)
+                            .ok_or("remarks-hotness-threshold: not a count nor auto")?
+                }
                 "sample-profile" => o.codegen.profile.sample = Some(file(v)),
                 "cs-profile" => o.codegen.profile.cs_file = Some(file(v)),
                 "cs-profile-generate" => o.codegen.profile.cs_generate = v == b"1",
@@ -160,6 +167,7 @@ impl JobOptions {
             path: PathBuf::new(),
             passes: None,
             with_hotness: false,
+            hotness_threshold: Some(0),
         })
     }
 
@@ -193,6 +201,7 @@ mod tests {
                     path: PathBuf::from("out dir/r=1.yaml.part3"),
                     passes: Some("inline|licm".into()),
                     with_hotness: true,
+                    hotness_threshold: None,
                 }),
                 profile: rld_lto_api::ProfileOptions {
                     sample: Some("prof/app.afdo".into()),

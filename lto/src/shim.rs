@@ -35,6 +35,8 @@ extern "C" {
         path: *const c_char,
         passes: *const c_char,
         with_hotness: bool,
+        threshold_auto: bool,
+        threshold: u64,
         error: *mut *mut c_char,
     ) -> *mut RawRemarks;
     fn rld_remarks_end(handle: *mut RawRemarks, error: *mut *mut c_char) -> bool;
@@ -176,10 +178,9 @@ impl<'ctx> PipelineRemarks<'ctx> {
     /// recording remarks.
     pub fn begin(
         ctx: &'ctx Context,
-        path: &Path,
-        passes: Option<&str>,
-        hotness: bool,
+        settings: &crate::codegen::RemarkSettings,
     ) -> Result<PipelineRemarks<'ctx>, String> {
+        let (path, passes) = (&settings.path, settings.passes.as_deref());
         let shown = path.display().to_string();
         let c_path = CString::new(path.as_os_str().as_bytes())
             .map_err(|_| format!("{shown}: file name contains a NUL byte"))?;
@@ -196,7 +197,9 @@ impl<'ctx> PipelineRemarks<'ctx> {
                 ctx.raw(),
                 c_path.as_ptr(),
                 c_passes.as_ref().map_or(ptr::null(), |p| p.as_ptr()),
-                hotness,
+                settings.with_hotness,
+                settings.hotness_threshold.is_none(),
+                settings.hotness_threshold.unwrap_or(0),
                 &mut error,
             )
         };

@@ -7,6 +7,7 @@ use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{FileType, InitializationConfig, Target, TargetTriple};
 use object::{Object, ObjectSection, RelocationFlags};
+use rld_lto::codegen::RemarkSettings;
 use rld_lto::shim::{create_lto_target_machine, PipelineRemarks};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -77,7 +78,7 @@ fn compile_with_remarks(dir: &Path, passes: Option<&str>) -> (Vec<u8>, String) {
     let yaml = dir.join("remarks.yaml");
     let ctx = Context::create();
     let module = load(&ctx, &bc);
-    let remarks = PipelineRemarks::begin(&ctx, &yaml, passes, false).unwrap();
+    let remarks = PipelineRemarks::begin(&ctx, &settings(&yaml, passes, false)).unwrap();
     let triple = TargetTriple::create("x86_64-pc-linux-gnu");
     let tm = create_lto_target_machine(&triple, "x86-64", "", 2, true).expect("target machine");
     module
@@ -173,7 +174,7 @@ fn remarks_errors() {
     let ctx = Context::create();
     let yaml = dir.join("remarks.yaml");
 
-    let err = PipelineRemarks::begin(&ctx, &yaml, Some("inline("), false)
+    let err = PipelineRemarks::begin(&ctx, &settings(&yaml, Some("inline("), false))
         .err()
         .expect("a bad regex is an error");
     assert!(
@@ -183,22 +184,32 @@ fn remarks_errors() {
     assert!(!yaml.exists());
 
     let missing = dir.join("no-such-dir").join("remarks.yaml");
-    let err = PipelineRemarks::begin(&ctx, &missing, None, false)
+    let err = PipelineRemarks::begin(&ctx, &settings(&missing, None, false))
         .err()
         .expect("an unwritable path is an error");
     assert!(err.contains("no-such-dir"), "{err}");
 
     // The failures left the context clean: it can record, once at a time.
-    let remarks = PipelineRemarks::begin(&ctx, &yaml, Some("inline|gvn"), true).unwrap();
-    let err = PipelineRemarks::begin(&ctx, &dir.join("second.yaml"), None, false)
+    let remarks = PipelineRemarks::begin(&ctx, &settings(&yaml, Some("inline|gvn"), true)).unwrap();
+    let err = PipelineRemarks::begin(&ctx, &settings(&dir.join("second.yaml"), None, false))
         .err()
         .expect("a second recorder is an error");
     assert!(err.contains("already"), "{err}");
     drop(remarks);
     // Dropping keeps the file, like finish.
     assert!(yaml.exists());
-    PipelineRemarks::begin(&ctx, &yaml, None, false)
+    PipelineRemarks::begin(&ctx, &settings(&yaml, None, false))
         .unwrap()
         .finish()
         .unwrap();
+}
+
+/// Remark settings for `path`, with the pass filter and hotness.
+fn settings(path: &std::path::Path, passes: Option<&str>, with_hotness: bool) -> RemarkSettings {
+    RemarkSettings {
+        path: path.to_path_buf(),
+        passes: passes.map(str::to_string),
+        with_hotness,
+        hotness_threshold: Some(0),
+    }
 }

@@ -1622,3 +1622,51 @@ fn basic_block_options_reach_the_code_generator_as_lld() {
     assert_eq!(main_parts(&rld), main_parts(&lld));
     assert!(main_parts(&rld).len() > 1, "{:?}", main_parts(&rld));
 }
+
+/// `-fdiagnostics-hotness-threshold=N` with `-fsave-optimization-record` and a profile:
+/// clang passes `-plugin-opt=opt-remarks-hotness-threshold=N`, and LLVM's remarks of code
+/// run fewer than N times are left out, the same ones as in lld's file.
+#[test]
+fn remarks_hotness_threshold_filters_llvm_s_remarks_as_lld() {
+    let t = Test::new();
+    let profile = t.write(
+        "b.prof",
+        "main:900000:1\n 3: 90000\n 4: 90000 hot:777777\nhot:777777:777777\n 0: 777777\n",
+    );
+    let use_profile = format!("-fprofile-sample-use={}", profile.display());
+    let obj = t.compile(
+        Clang,
+        PROFILED,
+        &["-O2", "-flto", "-gline-tables-only", &use_profile],
+    );
+    let mut kept = Vec::new();
+    for threshold in [0, 100_000] {
+        let flags = [
+            "-O2",
+            "-flto",
+            &use_profile,
+            "-fsave-optimization-record",
+            "-fdiagnostics-show-hotness",
+            &format!("-fdiagnostics-hotness-threshold={threshold}"),
+        ];
+        let mut hot = Vec::new();
+        for (dir, ld) in [("lld", lld_22()), ("rld", rld_path().as_path())] {
+            let dir = format!("{dir}-{threshold}");
+            let exe = link_as_lld_in(&t, &dir, ld, &[&obj], &flags);
+            let file = exe.with_file_name("x-opt.ld.yaml");
+            let llvm: Vec<(String, String, String, Option<u64>)> = remarks(&file)
+                .into_iter()
+                .filter(|r| r.hotness.is_some())
+                .map(|r| (r.pass, r.name, r.function, r.hotness))
+                .collect();
+            assert!(
+                llvm.iter().all(|r| r.3 >= Some(threshold)),
+                "{dir}: {llvm:?}"
+            );
+            hot.push(llvm);
+        }
+        assert_eq!(hot[1], hot[0], "threshold {threshold}");
+        kept.push(hot[1].len());
+    }
+    assert!(kept[1] < kept[0] && kept[1] > 0, "{kept:?}");
+}
