@@ -472,33 +472,6 @@ pub(crate) fn alias_to_declaration(alias: crate::ir::Value) {
     unsafe { rld_alias_to_declaration(alias.raw()) }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::check_producer;
-
-    #[test]
-    fn a_newer_producer_is_refused_and_named() {
-        let e = check_producer("LLVM23.0.0git", "22.1.8").unwrap_err();
-        assert!(
-            e.contains("'LLVM23.0.0git'") && e.contains("LLVM 22.1.8"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn older_and_same_producers_and_other_spellings_are_read() {
-        for producer in [
-            "LLVM14.0.6",
-            "LLVM22.1.8",
-            "LLVM22.1.2-rust-1.95.0-stable",
-            "APPLE_1_1500.3.9.4_0",
-            "",
-        ] {
-            assert_eq!(check_producer(producer, "22.1.8"), Ok(()), "{producer}");
-        }
-    }
-}
-
 /// A path as a C string; None if it holds a NUL byte.
 fn path_c_string(path: &Path) -> Result<CString, String> {
     CString::new(path.as_os_str().as_bytes())
@@ -607,4 +580,31 @@ pub fn cache_directed_layout(layout: &rld_lto_api::CallLayout) -> Vec<u64> {
         return identity;
     }
     order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_producer;
+
+    #[test]
+    fn a_newer_producer_is_refused_and_named() {
+        let e = check_producer("LLVM23.0.0git", "22.1.8").unwrap_err();
+        assert!(
+            e.contains("'LLVM23.0.0git'") && e.contains("LLVM 22.1.8"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn older_and_same_producers_and_other_spellings_are_read() {
+        for producer in [
+            "LLVM14.0.6",
+            "LLVM22.1.8",
+            "LLVM22.1.2-rust-1.95.0-stable",
+            "APPLE_1_1500.3.9.4_0",
+            "",
+        ] {
+            assert_eq!(check_producer(producer, "22.1.8"), Ok(()), "{producer}");
+        }
+    }
 }
