@@ -21,6 +21,17 @@ use rld_summaries::{
 };
 use std::collections::{BTreeMap, HashSet};
 
+/// LLVM's own options: `-mllvm`'s, and lld's `--no-lto-pgo-warn-mismatch` (which lld
+/// turns into LLVM's `-no-pgo-warn-mismatch` when a context-sensitive profile is used).
+fn llvm_args(opts: &LtoOptions) -> Vec<String> {
+    let mut args = opts.llvm_args.clone();
+    let cs_use = opts.profile.cs_file.is_some() && !opts.profile.cs_generate;
+    if !opts.pgo_warn_mismatch && cs_use {
+        args.push("-no-pgo-warn-mismatch".into());
+    }
+    args
+}
+
 /// Compiles the bitcode modules `inputs` (with `summaries`, in the same order) into ELF
 /// objects, one per partition, for the host to link in their place.
 pub fn run(
@@ -32,8 +43,9 @@ pub fn run(
 ) -> Result<Vec<Vec<u8>>, DriverError> {
     let mut clock = PhaseClock::new(host, link.print_timing);
     remark_format(opts)?;
-    if !opts.llvm_args.is_empty() {
-        rld_lto::shim::parse_llvm_options(&opts.llvm_args).map_err(DriverError::LlvmOptions)?;
+    let llvm_args = llvm_args(opts);
+    if !llvm_args.is_empty() {
+        rld_lto::shim::parse_llvm_options(&llvm_args).map_err(DriverError::LlvmOptions)?;
     }
 
     // The summaries' parses are over: their LLVM contexts' memory goes back before the
@@ -106,10 +118,15 @@ pub fn run(
         remarks_with_hotness: opts.remarks_with_hotness,
         remarks_hotness_threshold: opts.remarks_hotness_threshold,
         cache_dir: opts.cache_dir.clone(),
-        llvm_args: opts.llvm_args.clone(),
+        llvm_args,
         distribution: distribution(&opts.distribution, link, host),
         profile: opts.profile.clone(),
         dwo_dir: opts.dwo_dir.clone(),
+        pipeline: rld_lto::codegen::Pipeline {
+            passes: opts.pipeline.clone(),
+            aa: opts.aa_pipeline.clone(),
+            debug: opts.debug_pass_manager,
+        },
     };
     let declared_attributes = if partitions.count() > 1 {
         declared_attributes(&index, &aliases)

@@ -48,6 +48,16 @@ pub struct LtoOptions {
     pub distribution: DistributionOptions,
     /// Profiles for LLVM's pipeline (AutoFDO, context-sensitive PGO).
     pub profile: ProfileOptions,
+    /// `--lto-newpm-passes=`: LLVM's pass pipeline in its textual form, instead of
+    /// `lto<On>`.
+    pub pipeline: Option<String>,
+    /// `--lto-aa-pipeline=`: the alias analyses, instead of LLVM's default set.
+    pub aa_pipeline: Option<String>,
+    /// `--lto-debug-pass-manager`: LLVM prints each pass as it runs.
+    pub debug_pass_manager: bool,
+    /// `--lto-pgo-warn-mismatch` (default) / `--no-lto-pgo-warn-mismatch`: whether LLVM
+    /// warns about functions whose context-sensitive profile does not match them.
+    pub pgo_warn_mismatch: bool,
     /// `-plugin-opt=dwo_dir=DIR` (clang passes it for `-gsplit-dwarf -flto`): each
     /// partition's split DWARF goes to `DIR/<partition>.dwo`, as lld names its tasks'.
     pub dwo_dir: Option<PathBuf>,
@@ -120,6 +130,10 @@ impl Default for LtoOptions {
             icp_max_targets: 2,
             distribution: DistributionOptions::default(),
             profile: ProfileOptions::default(),
+            pipeline: None,
+            aa_pipeline: None,
+            debug_pass_manager: false,
+            pgo_warn_mismatch: true,
             dwo_dir: None,
         }
     }

@@ -502,6 +502,7 @@ extern "C" bool rld_run_lto_passes(LLVMModuleRef M, LLVMTargetMachineRef TMRef,
                                    const char *Passes, bool Vectorize,
                                    const char *SampleProfile,
                                    const char *CSProfile, bool CSGenerate,
+                                   const char *AAPipeline, bool DebugLogging,
                                    char **ErrorMessage) {
   *ErrorMessage = nullptr;
   TargetMachine *TM = reinterpret_cast<TargetMachine *>(TMRef);
@@ -521,12 +522,21 @@ extern "C" bool rld_run_lto_passes(LLVMModuleRef M, LLVMTargetMachineRef TMRef,
   CGSCCAnalysisManager CGAM;
   ModuleAnalysisManager MAM;
   PB.registerLoopAnalyses(LAM);
+  // A custom alias analysis pipeline is registered before the default one would be.
+  if (AAPipeline && *AAPipeline) {
+    AAManager AA;
+    if (Error Err = PB.parseAAPipeline(AA, AAPipeline)) {
+      setError(ErrorMessage, "--lto-aa-pipeline: " + toString(std::move(Err)));
+      return false;
+    }
+    FAM.registerPass([&] { return std::move(AA); });
+  }
   PB.registerFunctionAnalyses(FAM);
   PB.registerCGSCCAnalyses(CGAM);
   PB.registerModuleAnalyses(MAM);
   PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
 
-  StandardInstrumentations SI(Mod->getContext(), /*DebugLogging=*/false,
+  StandardInstrumentations SI(Mod->getContext(), DebugLogging,
                               /*VerifyEach=*/false);
   SI.registerCallbacks(PIC, &MAM);
   ModulePassManager MPM;

@@ -65,6 +65,8 @@ pub struct LtoConfig {
     pub profile: rld_lto_api::ProfileOptions,
     /// `-plugin-opt=dwo_dir=`: split DWARF, partition `p`'s in `DIR/p.dwo`.
     pub dwo_dir: Option<PathBuf>,
+    /// A pass pipeline, alias analyses or pass logging other than the default.
+    pub pipeline: crate::codegen::Pipeline,
 }
 
 /// Called-value propagation's results to apply: per module, local functions to give unique
@@ -462,6 +464,7 @@ pub(crate) fn codegen_settings(cfg: &LtoConfig, count: u32, p: u32) -> CodegenSe
                 hotness_threshold: cfg.remarks_hotness_threshold,
             }),
         profile: cfg.profile.clone(),
+        pipeline: cfg.pipeline.clone(),
         dwo: cfg.dwo_dir.as_ref().map(|dir| dir.join(format!("{p}.dwo"))),
     }
 }

@@ -23,9 +23,22 @@ pub struct CodegenSettings {
     pub remarks: Option<RemarkSettings>,
     /// Profiles the pipeline reads (or, for context-sensitive PGO, instruments for).
     pub profile: rld_lto_api::ProfileOptions,
+    /// `--lto-newpm-passes`, `--lto-aa-pipeline`, `--lto-debug-pass-manager`.
+    pub pipeline: Pipeline,
     /// Split DWARF: the `.dwo` file this partition's debug information goes to, the object
     /// keeping skeleton units that name it.
     pub dwo: Option<PathBuf>,
+}
+
+/// What LLVM's pass pipeline is, when it is not the default one.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pipeline {
+    /// The passes (LLVM's textual form) instead of `lto<On>`.
+    pub passes: Option<String>,
+    /// The alias analyses instead of LLVM's default set.
+    pub aa: Option<String>,
+    /// Print each pass as it runs.
+    pub debug: bool,
 }
 
 /// Where LLVM's remarks of one partition go.
@@ -83,13 +96,13 @@ pub fn optimize_and_emit(
         ),
         None => None,
     };
-    let pipeline = if s.opt_level == 0 {
-        "default<O0>".to_string()
-    } else {
-        format!("lto<O{}>", s.opt_level.min(3))
+    let pipeline = match &s.pipeline.passes {
+        Some(passes) => passes.clone(),
+        None if s.opt_level == 0 => "default<O0>".to_string(),
+        None => format!("lto<O{}>", s.opt_level.min(3)),
     };
     // As lld's LTO configures the pipeline: the vectorizers run from -O2 on.
-    crate::shim::run_lto_passes(module, &tm, &pipeline, s.opt_level > 1, &s.profile)
+    crate::shim::run_lto_passes(module, &tm, &pipeline, s.opt_level > 1, s)
         .map_err(|e| LtoError::Llvm(format!("optimization failed: {}", e.trim())))?;
     after_opt(module)?;
     let object = match &s.dwo {

@@ -76,6 +76,15 @@ impl JobOptions {
         if let Some(f) = &c.dwo {
             put("dwo", &path(f));
         }
+        if let Some(p) = &c.pipeline.passes {
+            put("passes", p.as_bytes());
+        }
+        if let Some(p) = &c.pipeline.aa {
+            put("aa-pipeline", p.as_bytes());
+        }
+        if c.pipeline.debug {
+            put("debug-pass-manager", b"1");
+        }
         for a in &self.llvm_args {
             put("mllvm", a.as_bytes());
         }
@@ -115,6 +124,7 @@ impl JobOptions {
                 pic: false,
                 remarks: None,
                 profile: Default::default(),
+                pipeline: Default::default(),
                 dwo: None,
             },
             llvm_args: Vec::new(),
@@ -149,6 +159,9 @@ impl JobOptions {
                 "cs-profile" => o.codegen.profile.cs_file = Some(file(v)),
                 "cs-profile-generate" => o.codegen.profile.cs_generate = v == b"1",
                 "dwo" => o.codegen.dwo = Some(file(v)),
+                "passes" => o.codegen.pipeline.passes = Some(text(key, v)?),
+                "aa-pipeline" => o.codegen.pipeline.aa = Some(text(key, v)?),
+                "debug-pass-manager" => o.codegen.pipeline.debug = v == b"1",
                 "mllvm" => o.llvm_args.push(text(key, v)?),
                 _ => return Err(format!("unknown record {key:?}")),
             }
@@ -207,6 +220,11 @@ mod tests {
                     sample: Some("prof/app.afdo".into()),
                     cs_file: Some("cs_%m.profraw".into()),
                     cs_generate: true,
+                },
+                pipeline: crate::codegen::Pipeline {
+                    passes: Some("default<O1>".into()),
+                    aa: Some("basic-aa,scoped-noalias-aa".into()),
+                    debug: true,
                 },
                 dwo: Some("out-dwo/3.dwo".into()),
             },

@@ -37,6 +37,7 @@ pub fn key(job: &Job, p: u32, module_hashes: &[u128], profiles: &[u128]) -> u128
     // LLVM's own options change what it makes.
     put(format!("{:?}", cfg.llvm_args).as_bytes());
     put(format!("{:?}", cfg.profile).as_bytes());
+    put(format!("{:?}", cfg.pipeline).as_bytes());
     for hash in profiles {
         put(&hash.to_le_bytes());
     }

@@ -76,6 +76,8 @@ extern "C" {
         sample_profile: *const c_char,
         cs_profile: *const c_char,
         cs_generate: bool,
+        aa_pipeline: *const c_char,
+        debug: bool,
         error: *mut *mut c_char,
     ) -> bool;
     fn rld_emit_split_dwarf_object(
@@ -479,17 +481,21 @@ fn path_c_string(path: &Path) -> Result<CString, String> {
 }
 
 /// Runs the pass pipeline `passes` on `module` as `Module::run_passes` (LLVM-C's
-/// `LLVMRunPasses`) does, with the loop and SLP vectorizers on or off, and with `profile`'s
+/// `LLVMRunPasses`) does, with the loop and SLP vectorizers on or off, with the settings'
 /// profiles handed to LLVM's pass builder and to `tm` as lld's LTO hands them (an AutoFDO
-/// profile read again after inlining; context-sensitive PGO instrumented or used).
+/// profile read again after inlining; context-sensitive PGO instrumented or used), and its
+/// alias analyses and pass logging (`--lto-aa-pipeline`, `--lto-debug-pass-manager`).
 pub fn run_lto_passes(
     module: &Module,
     tm: &TargetMachine,
     passes: &str,
     vectorize: bool,
-    profile: &rld_lto_api::ProfileOptions,
+    settings: &crate::codegen::CodegenSettings,
 ) -> Result<(), String> {
-    let passes = CString::new(passes).map_err(|_| "a pipeline with a NUL byte".to_string())?;
+    let text = |t: &str| CString::new(t).map_err(|_| format!("{t:?}: a NUL byte"));
+    let passes = text(passes)?;
+    let aa = settings.pipeline.aa.as_deref().map(text).transpose()?;
+    let profile = &settings.profile;
     let optional = |p: &Option<std::path::PathBuf>| p.as_deref().map(path_c_string).transpose();
     let sample = optional(&profile.sample)?;
     let cs = optional(&profile.cs_file)?;
@@ -506,6 +512,8 @@ pub fn run_lto_passes(
             ptr_of(&sample),
             ptr_of(&cs),
             profile.cs_generate,
+            ptr_of(&aa),
+            settings.pipeline.debug,
             &mut error,
         )
     };

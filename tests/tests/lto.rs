@@ -1670,3 +1670,75 @@ fn remarks_hotness_threshold_filters_llvm_s_remarks_as_lld() {
     }
     assert!(kept[1] < kept[0] && kept[1] > 0, "{kept:?}");
 }
+
+/// lld's options for LLVM's pipeline: `--lto-newpm-passes` runs the given pipeline
+/// instead of `lto<On>` (here `default<O0>`: nothing is inlined, as in lld's module),
+/// `--lto-debug-pass-manager` prints the passes as they run, `--lto-aa-pipeline` picks the
+/// alias analyses (an unknown one is an error naming the option, where lld-22 aborts), and
+/// `--no-lto-pgo-warn-mismatch` is taken.
+#[test]
+fn pipeline_options_reach_llvm_as_lld() {
+    let t = Test::new();
+    let obj = t.compile(Clang, PROFILED, &["-O2", "-flto"]);
+    let flags = [
+        "-O2",
+        "-flto",
+        "-Wl,--lto-newpm-passes=default<O0>",
+        "-Wl,--save-temps",
+    ];
+    let lld = link_as_lld_in(&t, "lld", lld_22(), &[&obj], &flags);
+    let rld = link_as_lld_in(&t, "rld", &rld_path(), &[&obj], &flags);
+    assert_same_output(&rld, &lld, &[], &[], Some("1502500\n"));
+    let defined = |exe: &Path| {
+        let ir = llvm_dis(&exe.with_file_name("x.0.4.opt.bc"));
+        ir.lines().filter(|l| l.starts_with("define")).count()
+    };
+    assert_eq!(defined(&rld), defined(&lld));
+    assert!(
+        ir_function(&llvm_dis(&rld.with_file_name("x.0.4.opt.bc")), "main")
+            .iter()
+            .any(|l| l.contains("@hot("))
+    );
+
+    let logged = t.path("logged");
+    let mut cmd = Command::new("clang-22");
+    cmd.args([
+        "-O2",
+        "-flto",
+        "-fuse-ld=lld",
+        "-Wl,--lto-debug-pass-manager",
+    ])
+    .args([
+        "-Wl,--lto-aa-pipeline=basic-aa",
+        "-Wl,--no-lto-pgo-warn-mismatch",
+    ])
+    .arg(format!("--ld-path={}", rld_path().display()))
+    .arg(&obj)
+    .arg("-o")
+    .arg(&logged);
+    let out = run_checked(&mut cmd);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("Running pass: InlinerPass"), "{stderr}");
+    assert_output_is(&logged, &run(&logged, &[], &[]), "1502500\n", "logged");
+
+    let refused = t.path("refused");
+    let out = Command::new("clang-22")
+        .args([
+            "-O2",
+            "-flto",
+            "-fuse-ld=lld",
+            "-Wl,--lto-aa-pipeline=no-such-aa",
+        ])
+        .arg(format!("--ld-path={}", rld_path().display()))
+        .arg(&obj)
+        .arg("-o")
+        .arg(&refused)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && !refused.exists(), "{stderr}");
+    assert!(
+        stderr.contains("--lto-aa-pipeline: unknown alias analysis name 'no-such-aa'"),
+        "{stderr}"
+    );
+}
