@@ -242,8 +242,9 @@ recipe() {
     # gawk: the gawk program (exports its API to extensions: -Wl,-E) and the extensions it loads at run
     # time (filefuncs.so, ordchr.so, ... with `gawk -l`); its ~500 tests, the extensions' among them.
     # Debian's tarball leaves out the manual's sources, so doc/ is not built.
-    # (SUBDIRS given to make would reach extension/'s own make too: the top Makefile is edited.)
-    gawk) configure() { ac && ./configure && sed -i 's/^SUBDIRS = \(.*\) doc /SUBDIRS = \1 /' Makefile; }
+    # awklib/ extracts its programs from the manual's sources too: left out as well. (SUBDIRS
+    # given to make would reach extension/'s own make too: the top Makefile is edited.)
+    gawk) configure() { ac && ./configure && sed -i '/^SUBDIRS = /s/ doc\| awklib//g' Makefile; }
       build() { make -j2; }
       check() { make -k check; } ;;
     # libarchive: libarchive.so (version script-less, many optional codecs: zlib, bz2, lzma, zstd, xml2,
