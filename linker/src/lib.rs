@@ -5,6 +5,7 @@ pub mod args;
 pub mod build_id;
 pub mod cache_hint;
 pub mod call_graph_sort;
+pub mod comment;
 pub mod compressed;
 pub mod context;
 pub mod demangle;

@@ -463,6 +463,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     }
     check_shlib_undefined(&link)?;
     report_missing_cet(&link)?;
+    crate::comment::add_linker_line(&mut link.objects);
     if opts.print_dependencies {
         print!("{}", dependencies_report(&link));
     }

@@ -86,7 +86,7 @@ pub fn render(link: &Image) -> String {
                     .unwrap_or(0),
                 _ => s.size(),
             };
-            let what = format!("{}:({})", obj.name, s.name());
+            let what = format!("{}:({})", obj.owner_of(s), s.name());
             line(base + s.offset, size, u64::from(s.align), 8, &what);
             if let Some(list) = symbols.get(&(file, sec)) {
                 for sym in list {

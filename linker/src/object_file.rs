@@ -825,6 +825,16 @@ impl ObjectFile {
         })
     }
 
+    /// The file a section of this object is shown as coming from: the object's name, or
+    /// `<internal>` for the section the linker added (its `.comment` line).
+    pub fn owner_of(&self, sec: &InputSection) -> &str {
+        if crate::comment::is_linker_line(sec) {
+            "<internal>"
+        } else {
+            &self.name
+        }
+    }
+
     /// The section SHF_LINK_ORDER section `section` is linked to, if it is one.
     pub fn link_order_parent(&self, section: u32) -> Option<u32> {
         let at = self

@@ -1611,15 +1611,15 @@ pub fn report_orphans(link: &Link) -> Result<()> {
     let mut orphans = Vec::new();
     for obj in &link.objects {
         for s in obj.sections.iter().filter(|s| s.is_kept()) {
-            if map.place(&obj.name, s.name()).is_none() {
+            let owner = obj.owner_of(s);
+            if map.place(owner, s.name()).is_none() {
                 let at = link
                     .outputs
                     .position(s.output)
                     .map(|k| &link.outputs[k].name);
                 let placed_in = at.map_or(s.name(), |n| n.as_str());
                 orphans.push(format!(
-                    "{}:({}) is being placed in '{placed_in}'",
-                    obj.name,
+                    "{owner}:({}) is being placed in '{placed_in}'",
                     s.name()
                 ));
             }

@@ -1515,3 +1515,55 @@ fn tls_large_code_model_relaxed_as_gnu_ld() {
         shape(&rld.2)
     );
 }
+
+/// `.comment` says what linked the program, as lld's does ("Linker: LLD ..."): rld's line
+/// beside the compilers' (which are lld's too), in executables, shared libraries and
+/// static programs, and not in `-r` output (nor lld's).
+#[test]
+fn comment_names_the_linker_as_lld_does() {
+    let t = Test::new();
+    let obj = t.compile(Clang, "int main(void) { return 0; }\n", &["-O2", "-fPIC"]);
+    let lines = |file: &Path| -> Vec<String> {
+        let text = tool_stdout("readelf", &["-p", ".comment"], file);
+        let mut l: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.split_once("]  ").map(|(_, s)| s.to_string()))
+            .collect();
+        l.sort();
+        l
+    };
+    let ours = format!("Linker: rld {}", rld_version());
+    for (tag, flags) in [
+        ("pie", vec![]),
+        ("shared", vec!["-shared"]),
+        ("static", vec!["-static"]),
+    ] {
+        let rld = t.link(Driver::ClangRld, &[&obj], &flags, &format!("rld-{tag}"));
+        let lld = t.link(Driver::ClangLld, &[&obj], &flags, &format!("lld-{tag}"));
+        let (mine, theirs) = (lines(&rld), lines(&lld));
+        assert!(mine.contains(&ours), "{tag}: {mine:?}");
+        let others = |l: &[String]| -> Vec<String> {
+            l.iter()
+                .filter(|s| !s.starts_with("Linker:"))
+                .cloned()
+                .collect()
+        };
+        assert_eq!(others(&mine), others(&theirs), "{tag}");
+        assert!(theirs
+            .iter()
+            .any(|s| s.starts_with("Linker:") && s.contains("LLD")));
+    }
+    let relocatable = t.link(Driver::Rld, &[&obj], &["-r"], "rld-r.o");
+    assert!(!lines(&relocatable).iter().any(|s| s.starts_with("Linker:")));
+}
+
+/// rld's version as `--version` prints it (`rld vX.Y.Z ...`).
+fn rld_version() -> String {
+    let out = run_checked(std::process::Command::new(rld_path()).arg("--version"));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.split_whitespace()
+        .nth(1)
+        .and_then(|v| v.strip_prefix('v'))
+        .unwrap_or_default()
+        .to_string()
+}
