@@ -1337,6 +1337,22 @@ fn link_as_lld_in(t: &Test, dir: &str, ld: &Path, objs: &[&Path], flags: &[&str]
     dir.join("x")
 }
 
+/// Links `objs` with `flags` as [`link_as_lld_in`] does, by lld-22 in `lld<tag>` and by rld
+/// in `rld<tag>`, and requires the same behaviour (printing `expected`); returns (lld's,
+/// rld's).
+fn lld_and_rld(
+    t: &Test,
+    tag: &str,
+    objs: &[&Path],
+    flags: &[&str],
+    expected: &str,
+) -> (PathBuf, PathBuf) {
+    let lld = link_as_lld_in(t, &format!("lld{tag}"), lld_22(), objs, flags);
+    let rld = link_as_lld_in(t, &format!("rld{tag}"), &rld_path(), objs, flags);
+    assert_same_output(&rld, &lld, &[], &[], Some(expected));
+    (lld, rld)
+}
+
 fn lld_22() -> &'static Path {
     Path::new("/usr/bin/ld.lld-22")
 }
@@ -1393,9 +1409,7 @@ fn a_sample_profile_reaches_the_lto_pipeline_as_in_lld() {
     );
     let before = entry_count(&llvm_dis(&obj), "hot").expect("the compile-time profile's count");
     let flags = ["-O2", "-flto", &use_profile(&link_time), "-Wl,--save-temps"];
-    let lld = link_as_lld_in(&t, "lld", lld_22(), &[&obj], &flags);
-    let rld = link_as_lld_in(&t, "rld", &rld_path(), &[&obj], &flags);
-    assert_same_output(&rld, &lld, &[], &[], Some("1502500\n"));
+    let (lld, rld) = lld_and_rld(&t, "", &[&obj], &flags, "1502500\n");
     let count = |exe: &Path| entry_count(&llvm_dis(&exe.with_file_name("x.0.4.opt.bc")), "hot");
     let (ours, theirs) = (count(&rld), count(&lld));
     assert_eq!(ours, theirs, "hot's entry count after LTO");
@@ -1533,9 +1547,7 @@ fn split_dwarf_goes_to_dwo_files_as_lld() {
     let t = Test::new();
     let flags = ["-O2", "-flto", "-g", "-gsplit-dwarf"];
     let obj = t.compile(Clang, PROFILED, &flags);
-    let lld = link_as_lld_in(&t, "lld", lld_22(), &[&obj], &flags);
-    let rld = link_as_lld_in(&t, "rld", &rld_path(), &[&obj], &flags);
-    assert_same_output(&rld, &lld, &[], &[], Some("1502500\n"));
+    let (lld, rld) = lld_and_rld(&t, "", &[&obj], &flags, "1502500\n");
     let skeleton = |exe: &Path| {
         let info = tool_stdout("readelf", &["--debug-dump=info", "--dwarf-depth=1"], exe);
         info.lines()
@@ -1584,9 +1596,7 @@ fn basic_block_options_reach_the_code_generator_as_lld() {
     let t = Test::new();
     let obj = t.compile(Clang, PROFILED, &["-O2", "-flto"]);
     let map = ["-O2", "-flto", "-Wl,--lto-basic-block-address-map"];
-    let lld = link_as_lld_in(&t, "lld-map", lld_22(), &[&obj], &map);
-    let rld = link_as_lld_in(&t, "rld-map", &rld_path(), &[&obj], &map);
-    assert_same_output(&rld, &lld, &[], &[], Some("1502500\n"));
+    let (lld, rld) = lld_and_rld(&t, "-map", &[&obj], &map, "1502500\n");
     let functions = |exe: &Path| {
         let text = tool_stdout("llvm-readobj-22", &["--bb-addr-map"], exe);
         text.lines()
@@ -1608,9 +1618,7 @@ fn basic_block_options_reach_the_code_generator_as_lld() {
         "-Wl,--lto-unique-basic-block-section-names",
         "-Wl,--save-temps",
     ];
-    let lld = link_as_lld_in(&t, "lld-bbs", lld_22(), &[&obj], &sections_flags);
-    let rld = link_as_lld_in(&t, "rld-bbs", &rld_path(), &[&obj], &sections_flags);
-    assert_same_output(&rld, &lld, &[], &[], Some("1502500\n"));
+    let (lld, rld) = lld_and_rld(&t, "-bbs", &[&obj], &sections_flags, "1502500\n");
     let main_parts = |exe: &Path| {
         let mut names: Vec<String> = section_names(&sections(&exe.with_file_name("x.lto.o")))
             .into_iter()
@@ -1686,9 +1694,7 @@ fn pipeline_options_reach_llvm_as_lld() {
         "-Wl,--lto-newpm-passes=default<O0>",
         "-Wl,--save-temps",
     ];
-    let lld = link_as_lld_in(&t, "lld", lld_22(), &[&obj], &flags);
-    let rld = link_as_lld_in(&t, "rld", &rld_path(), &[&obj], &flags);
-    assert_same_output(&rld, &lld, &[], &[], Some("1502500\n"));
+    let (lld, rld) = lld_and_rld(&t, "", &[&obj], &flags, "1502500\n");
     let defined = |exe: &Path| {
         let ir = llvm_dis(&exe.with_file_name("x.0.4.opt.bc"));
         ir.lines().filter(|l| l.starts_with("define")).count()

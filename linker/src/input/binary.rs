@@ -48,7 +48,7 @@ pub fn object_for(name: &str, data: &[u8]) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use object::{Object as _, ObjectSection as _, ObjectSymbol as _};
+    use object::{Object as _, ObjectSection as _};
 
     #[test]
     fn the_object_holds_the_bytes_and_names_their_ends() {
@@ -57,17 +57,7 @@ mod tests {
         let data = file.section_by_name(".data").unwrap();
         assert_eq!(data.data().unwrap(), b"hello");
         assert_eq!(data.align(), 8);
-        let symbols: Vec<(String, u64, bool)> = file
-            .symbols()
-            .filter(|s| s.is_global())
-            .map(|s| {
-                (
-                    s.name().unwrap().to_string(),
-                    s.address(),
-                    s.section_index().is_some(),
-                )
-            })
-            .collect();
+        let symbols = crate::input::global_symbols(&bytes);
         assert_eq!(
             symbols,
             [

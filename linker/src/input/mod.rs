@@ -114,6 +114,21 @@ enum FileType {
     Unknown,
 }
 
+/// The global symbols of the object `bytes`: name, value, whether in a section (the
+/// objects `binary` and `just_symbols` make, checked by their tests).
+#[cfg(test)]
+pub(crate) fn global_symbols(bytes: &[u8]) -> Vec<(String, u64, bool)> {
+    use object::{Object as _, ObjectSymbol as _};
+    let file = object::read::elf::ElfFile64::<object::LittleEndian>::parse(bytes).unwrap();
+    file.symbols()
+        .filter(|s| s.is_global())
+        .map(|s| {
+            let name = s.name().unwrap().to_string();
+            (name, s.address(), s.section_index().is_some())
+        })
+        .collect()
+}
+
 fn identify(data: &[u8]) -> FileType {
     if data.starts_with(ELF_MAGIC) {
         let e_type = data.get(16..18).map(|b| u16::from_le_bytes([b[0], b[1]]));
