@@ -209,6 +209,9 @@ pub fn run(
     }
     remarks.extend(alias_remarks(&index, &aliases, outcome));
     write_remarks(opts, &remarks, &compiled.remark_files)?;
+    if let Some(dir) = &opts.cache_dir {
+        rld_lto::cache_prune::prune(dir, &opts.cache_policy);
+    }
     Ok(compiled.objects)
 }
 

@@ -553,6 +553,12 @@ const SPECS: &[Spec] = &[
     flag(&["--save-temps"], "Keep LTO intermediate files", |p| p.o.lto_opts.save_temps = true),
     arg(&["--lto-cache-dir", "--thinlto-cache-dir"], "DIR", "Cache LTO results in DIR",
         Set(|p, v| p.o.lto_opts.cache_dir = Some(v.into()))),
+    arg(&["--thinlto-cache-policy", "--lto-cache-policy"], "POLICY", "How the LTO cache is pruned after the link (LLVM's syntax: prune_after=168h:cache_size=75%:...)",
+        Value(|p, v| {
+            p.o.lto_opts.cache_policy = rld_lto_api::CachePolicy::parse(v)
+                .map_err(|e| invalid(&p.opt, &format!("{v} ({e})")))?;
+            Ok(())
+        })),
     arg(&["--opt-remarks-filename"], "FILE", "Write LTO optimization remarks to FILE",
         Set(|p, v| p.o.lto_opts.remarks_filename = Some(v.into()))),
     arg(&["--opt-remarks-passes"], "REGEX", "Only remarks from passes matching REGEX",

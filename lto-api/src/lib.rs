@@ -5,6 +5,7 @@
 
 mod backend;
 mod bitcode;
+mod cache_policy;
 mod host;
 pub mod interrupt;
 mod memory_report;
@@ -13,6 +14,7 @@ mod plugin_opt;
 
 pub use backend::{BackendSettings, CallLayout, LtoBackend, LtoFailure, ENTRY_SYMBOL, FINGERPRINT};
 pub use bitcode::{is_bitcode, BitcodeInput};
+pub use cache_policy::CachePolicy;
 pub use host::{Host, LinkFacts, SymbolFacts};
 pub use memory_report::{peak_rss_bytes, peak_rss_note, resource_usage, status_bytes};
 pub use options::{DistributionOptions, LtoOptions, ProfileOptions};

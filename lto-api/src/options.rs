@@ -26,6 +26,9 @@ pub struct LtoOptions {
     pub remarks_hotness_threshold: Option<u64>,
     /// `--lto-cache-dir=D` / `--thinlto-cache-dir=D`.
     pub cache_dir: Option<PathBuf>,
+    /// `--thinlto-cache-policy=` / `-plugin-opt=cache-policy=`: how the cache is pruned
+    /// after the link (LLVM's defaults if not given).
+    pub cache_policy: crate::CachePolicy,
     /// `-plugin-opt=mcpu=CPU`.
     pub mcpu: Option<String>,
     /// Options for LLVM itself (`-plugin-opt=-foo`, `-mllvm -foo`).
@@ -120,6 +123,7 @@ impl Default for LtoOptions {
             remarks_with_hotness: false,
             remarks_hotness_threshold: Some(0),
             cache_dir: None,
+            cache_policy: crate::CachePolicy::default(),
             mcpu: None,
             llvm_args: Vec::new(),
             obj_path: None,

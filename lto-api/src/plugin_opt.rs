@@ -56,6 +56,10 @@ pub fn apply_plugin_opt(opts: &mut LtoOptions, v: &str) -> Result<PluginOpt, Plu
         Some(("icp-max-targets", n)) => opts.icp_max_targets = count("icp-max-targets", n)?,
         Some(("mcpu", cpu)) => opts.mcpu = Some(cpu.into()),
         Some(("cache-dir", dir)) => opts.cache_dir = Some(dir.into()),
+        Some(("cache-policy", policy)) => {
+            opts.cache_policy =
+                crate::CachePolicy::parse(policy).map_err(|_| invalid("cache-policy", policy))?
+        }
         Some(("obj-path", path)) => opts.obj_path = Some(path.into()),
         Some(("opt-remarks-filename", f)) => opts.remarks_filename = Some(f.into()),
         Some(("opt-remarks-passes", re)) => opts.remarks_passes = Some(re.into()),

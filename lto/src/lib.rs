@@ -5,6 +5,7 @@
 pub mod alias_scopes;
 pub mod backend;
 pub mod backend_job;
+pub mod cache_prune;
 pub mod call_attributes;
 pub mod codegen;
 mod cut_check;
@@ -136,6 +137,7 @@ fn cache_lookup(
         Ok(mut summary) => {
             // The cache is keyed by content; the name is this link's.
             summary.module_id = input.name.to_string();
+            cache_prune::touch(&path);
             Some(summary)
         }
         Err(e) => {

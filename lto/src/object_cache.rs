@@ -94,14 +94,18 @@ fn path(dir: &Path, key: u128) -> PathBuf {
 
 /// The cached object and outcome of `key`, if a sound entry exists.
 pub fn load(dir: &Path, key: u128) -> Option<(Vec<u8>, CallOutcome)> {
-    let mut bytes = std::fs::read(path(dir, key)).ok()?;
+    let file = path(dir, key);
+    let mut bytes = std::fs::read(&file).ok()?;
     let payload_len = bytes.len().checked_sub(24)?;
     let (payload, trailer) = bytes.split_at(payload_len);
     if &trailer[16..] != MAGIC || trailer[..16] != xxh3_128(payload).to_le_bytes() {
         return None;
     }
     bytes.truncate(payload_len);
-    decode_in_place(bytes, 0)
+    let entry = decode_in_place(bytes, 0)?;
+    // Used: pruning keeps it.
+    crate::cache_prune::touch(&file);
+    Some(entry)
 }
 
 /// Stores an entry (written aside, then renamed: a concurrent link never reads half of it).

@@ -1748,3 +1748,81 @@ fn pipeline_options_reach_llvm_as_lld() {
         "{stderr}"
     );
 }
+
+/// The LTO cache is pruned after the link, as lld prunes its own: with LLVM's default
+/// policy an entry unused for over a week goes (one a link reused stays), and
+/// `--thinlto-cache-policy` sets the limits (here one entry); files that are not rld's
+/// entries are left alone, and a policy LLVM would not take is refused.
+#[test]
+fn the_lto_cache_is_pruned_by_lld_s_policy() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
+    let objs: Vec<&Path> = objs.iter().map(PathBuf::as_path).collect();
+    let cache = t.path("cache");
+    let cache_flag = format!("-Wl,--lto-cache-dir={}", cache.display());
+    let entries = || -> Vec<PathBuf> {
+        let mut e: Vec<PathBuf> = std::fs::read_dir(&cache)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.extension()
+                    .is_some_and(|x| x == "rldpart" || x == "rldsum")
+            })
+            .collect();
+        e.sort();
+        e
+    };
+    t.link(
+        Driver::ClangRld,
+        &objs,
+        &["-flto", "-O2", &cache_flag],
+        "first",
+    );
+    let first = entries();
+    assert!(first.len() >= 3, "{first:?}");
+    // A stale entry of another program, and a file of the user's.
+    let stale = cache.join("0123456789abcdef0123456789abcdef.rldpart");
+    std::fs::write(&stale, b"old").unwrap();
+    let eight_days = std::time::Duration::from_secs(8 * 24 * 3600);
+    let old = std::time::SystemTime::now() - eight_days;
+    // One of the link's own entries is as old: the next link reuses it, so it stays.
+    for p in [&stale, &first[0]] {
+        std::fs::File::options()
+            .append(true)
+            .open(p)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    let notes = cache.join("notes.txt");
+    std::fs::write(&notes, b"mine").unwrap();
+    // The first link pruned (and stamped) the cache: within LLVM's default interval of 20
+    // minutes the next prunes only with a shorter one.
+    let policy = "-Wl,--thinlto-cache-policy=prune_interval=0s";
+    t.link(
+        Driver::ClangRld,
+        &objs,
+        &["-flto", "-O2", &cache_flag, policy],
+        "second",
+    );
+    assert!(!stale.exists(), "the stale entry stays");
+    assert_eq!(entries(), first, "a reused entry went");
+    assert!(notes.exists());
+    let one = "-Wl,--thinlto-cache-policy=prune_interval=0s:cache_size_files=1";
+    t.link(
+        Driver::ClangRld,
+        &objs,
+        &["-flto", "-O2", &cache_flag, one],
+        "third",
+    );
+    assert_eq!(entries().len(), 1, "{:?}", entries());
+    let (res, cmd) = t.try_link(
+        Driver::ClangRld,
+        &objs,
+        &["-flto", "-Wl,--thinlto-cache-policy=prune_after=1d"],
+        "refused",
+    );
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    assert!(!res.status.success(), "{cmd}");
+    assert!(stderr.contains("--thinlto-cache-policy"), "{stderr}");
+}
