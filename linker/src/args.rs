@@ -644,6 +644,8 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.map_file = Some(v.into()))),
     flag(&["-M", "--print-map"], "Write the link map to standard output (as -Map -)",
         |p| p.o.map_file = Some("-".into())),
+    flag(&["--cref"], "Write a cross reference table of global symbols (after the map, or to standard output)",
+        |p| p.o.cref = true),
     flag(&["--no-warnings", "-w"], "Show no warnings (and cancel --fatal-warnings)", |p| p.o.no_warnings = true),
     arg(&["--error-limit"], "N", "Show at most N errors (default 20; 0 for all)",
         Value(|p, v| {

@@ -35,9 +35,77 @@ pub fn demangle(name: &[u8]) -> Option<String> {
         return None;
     }
     let symbol = cpp_demangle::Symbol::new(name).ok()?;
-    symbol
+    let text = symbol
         .demangle(&cpp_demangle::DemangleOptions::default())
-        .ok()
+        .ok()?;
+    Some(special_names_as_llvm(name, closing_brackets_as_llvm(text)))
+}
+
+/// LLVM's demangler closes nested template argument lists without a space (`<a<b>>`,
+/// as C++11 allows) and follows `operator<<` with its template arguments at once
+/// (`operator<<<char>`); cpp_demangle puts a space in both.
+fn closing_brackets_as_llvm(mut text: String) -> String {
+    while text.contains("> >") {
+        text = text.replace("> >", ">>");
+    }
+    text.replace("operator<< <", "operator<<<")
+}
+
+/// cpp_demangle words the special names (vtables, thunks, TLS helpers) its own way
+/// (`{vtable(Foo)}`); lld, and so its messages and maps, word them as LLVM's demangler
+/// and c++filt do (`vtable for Foo`).
+fn special_names_as_llvm(name: &[u8], text: String) -> String {
+    let inside = |open: &str| {
+        text.strip_prefix(open)
+            .and_then(|t| t.strip_suffix(")}"))
+            .map(str::to_string)
+    };
+    if let Some(t) = inside("{vtable(") {
+        return format!("vtable for {t}");
+    }
+    if let Some(t) = inside("{vtt(") {
+        return format!("VTT for {t}");
+    }
+    if let Some(mut t) = inside("{virtual override thunk(") {
+        // The offsets come first, each `{...}, `: the function is what follows them.
+        while let Some(rest) = t.strip_prefix('{') {
+            let Some(end) = rest.find("}, ") else { break };
+            t = rest[end + 3..].to_string();
+        }
+        let kind = match name.get(3) {
+            Some(b'h') => "non-virtual thunk to",
+            Some(b'v') => "virtual thunk to",
+            _ => "covariant return thunk to",
+        };
+        return format!("{kind} {t}");
+    }
+    for (theirs, llvm) in [
+        (
+            "TLS wrapper function for ",
+            "thread-local wrapper routine for ",
+        ),
+        (
+            "TLS init function for ",
+            "thread-local initialization routine for ",
+        ),
+    ] {
+        if let Some(t) = text.strip_prefix(theirs) {
+            return format!("{llvm}{t}");
+        }
+    }
+    // `construction vtable for A-in-B` names B's vtable for its A subobject: LLVM says it
+    // the other way round.
+    if let Some(t) = text.strip_prefix("construction vtable for ") {
+        if let Some((part, whole)) = t.split_once("-in-") {
+            return format!("construction vtable for {whole}-in-{part}");
+        }
+    }
+    if let Some(t) = text.strip_prefix("reference temporary #") {
+        if let Some((_, rest)) = t.split_once(" for ") {
+            return format!("reference temporary for {rest}");
+        }
+    }
+    text
 }
 
 #[cfg(test)]
@@ -54,6 +122,48 @@ mod tests {
         assert_eq!(demangle(b"main"), None);
         assert_eq!(demangle(b"_Zgarbage"), None);
         assert_eq!(display(b"_Zgarbage"), "_Zgarbage");
+    }
+
+    #[test]
+    fn special_names_read_as_llvm_s_demangler_reads_them() {
+        for (mangled, llvm) in [
+            ("_ZTV3Foo", "vtable for Foo"),
+            ("_ZTI3Foo", "typeinfo for Foo"),
+            ("_ZTS3Foo", "typeinfo name for Foo"),
+            ("_ZTT3Foo", "VTT for Foo"),
+            ("_ZThn8_N3Foo3barEv", "non-virtual thunk to Foo::bar()"),
+            ("_ZTv0_n24_N3Foo3barEv", "virtual thunk to Foo::bar()"),
+            (
+                "_ZTcv0_n24_h8_N3Foo3barEv",
+                "covariant return thunk to Foo::bar()",
+            ),
+            ("_ZGVZ4mainE1x", "guard variable for main::x"),
+            ("_ZTW1x", "thread-local wrapper routine for x"),
+            ("_ZTH1x", "thread-local initialization routine for x"),
+            (
+                "_ZTCN3Foo3BarE0_NS_3BazE",
+                "construction vtable for Foo::Baz-in-Foo::Bar",
+            ),
+            ("_ZGR1x_", "reference temporary for x"),
+            (
+                "_ZTVN10__cxxabiv120__si_class_type_infoE",
+                "vtable for __cxxabiv1::__si_class_type_info",
+            ),
+            (
+                "_ZNSt6vectorISt4pairIiiESaIS1_EE9push_backERKS1_",
+                "std::vector<std::pair<int, int>, std::allocator<std::pair<int, int>>>::push_back(std::pair<int, int> const&)",
+            ),
+            (
+                "_ZStlsIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_c",
+                "std::basic_ostream<char, std::char_traits<char>>& std::operator<<<char, std::char_traits<char>>(std::basic_ostream<char, std::char_traits<char>>&, char)",
+            ),
+        ] {
+            assert_eq!(
+                demangle(mangled.as_bytes()).as_deref(),
+                Some(llvm),
+                "{mangled}"
+            );
+        }
     }
 
     #[test]

@@ -608,8 +608,14 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     let image = Image::new(
         &link, &tables, &placement, &segments, &sym_addr, &contents, &starts,
     );
+    // `--cref` goes after the map, or to standard output without one (lld's).
+    let cref = opts.cref.then(|| crate::map_file::cross_references(&link));
     if let Some(path) = &opts.map_file {
-        write_report(path, &crate::map_file::render(&image))?;
+        let mut map = crate::map_file::render(&image);
+        map.push_str(cref.as_deref().unwrap_or_default());
+        write_report(path, &map)?;
+    } else if let Some(cref) = &cref {
+        print!("{cref}");
     }
 
     // Copy and relocate everything into the output, then move it into place.

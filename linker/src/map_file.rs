@@ -145,3 +145,65 @@ fn symbols_by_section<'a>(link: &'a Image) -> FxHashMap<(FileId, u32), Vec<MapSy
     }
     map
 }
+
+/// `--cref`'s cross reference table, in lld's form (GNU ld's header): each global symbol
+/// that ended up defined (in a kept section, or absolute) or in a shared library, the file
+/// defining it, then every other object that names it (defines or refers to it), objects
+/// in link order and symbols as they first appear in them.
+pub fn cross_references(link: &crate::context::Link) -> String {
+    let mut order: Vec<crate::symbols::SymbolId> = Vec::new();
+    let mut files: FxHashMap<crate::symbols::SymbolId, Vec<FileId>> = FxHashMap::default();
+    for (f, obj) in link.objects.iter().enumerate() {
+        for &id in &obj.globals {
+            let sym = link.symtab.get(id);
+            let listed = match sym.def {
+                SymbolDef::Shared { .. } => true,
+                // A hidden definition is the output's local (lld's reading).
+                SymbolDef::Defined { file, section, .. } => {
+                    let kept = !shndx::is_section(section)
+                        || link.objects[file as usize].sections[section as usize].is_kept();
+                    let visible = matches!(
+                        sym.visibility,
+                        object::elf::STV_DEFAULT | object::elf::STV_PROTECTED
+                    );
+                    kept && visible
+                }
+                _ => false,
+            };
+            if !listed {
+                continue;
+            }
+            let seen = files.entry(id).or_insert_with(|| {
+                order.push(id);
+                Vec::new()
+            });
+            if !seen.contains(&(f as FileId)) {
+                seen.push(f as FileId);
+            }
+        }
+    }
+    let mut out = String::from("\nCross Reference Table\n\n");
+    let mut line = |a: &str, b: &str| {
+        let _ = writeln!(out, "{a:<49} {b}");
+    };
+    line("Symbol", "File");
+    for id in order {
+        let sym = link.symtab.get(id);
+        let definer = match sym.def {
+            SymbolDef::Shared { dso, .. } => link.dsos[dso as usize].name.as_str(),
+            SymbolDef::Defined { file, .. } => link.objects[file as usize].name.as_str(),
+            _ => "",
+        };
+        line(&sym.display_name(), definer);
+        let defined_in = match sym.def {
+            SymbolDef::Defined { file, .. } => Some(file),
+            _ => None,
+        };
+        for &f in &files[&id] {
+            if Some(f) != defined_in {
+                line("", &link.objects[f as usize].name);
+            }
+        }
+    }
+    out
+}

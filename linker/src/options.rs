@@ -208,6 +208,8 @@ pub struct Options {
     /// carrying LLVM bitcode in a `.llvm.lto` section is linked through its bitcode, not its
     /// machine code.
     pub fat_lto_objects: bool,
+    /// `--cref`: the cross reference table, in the map file or on standard output.
+    pub cref: bool,
     /// `--call-graph-profile-sort=` (default `cdsort`, as lld), `--no-call-graph-profile-sort`.
     pub call_graph_sort: crate::call_graph_sort::CallGraphSort,
     /// `--call-graph-ordering-file=`: the call counts, instead of the objects' profiles.
@@ -485,6 +487,7 @@ impl Default for Options {
             z_copyreloc: true,
             ignore_data_address_equality: false,
             fat_lto_objects: false,
+            cref: false,
             call_graph_sort: crate::call_graph_sort::CallGraphSort::Cdsort,
             call_graph_ordering_file: None,
             print_symbol_order: None,

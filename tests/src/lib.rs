@@ -797,6 +797,20 @@ impl Test {
         out
     }
 
+    /// [`Test::try_link`] through the C++ drivers (`clang++-22`, `g++`).
+    pub fn try_link_cxx(
+        &self,
+        driver: Driver,
+        objs: &[&Path],
+        flags: &[&str],
+        out: &str,
+    ) -> (Output, String) {
+        let out = self.path(out);
+        let mut cmd = self.link_command_lang(driver, Lang::Cxx, objs, flags, &out);
+        let res = output_with_timeout(&mut cmd, TIMEOUT);
+        (res, command_line(&cmd))
+    }
+
     /// Runs the link command like [`Test::link`] but returns its result
     /// instead of checking it (for tests that expect a link to fail).
     pub fn try_link(

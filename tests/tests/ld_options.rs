@@ -3739,3 +3739,51 @@ fn just_symbols_defines_an_images_symbols_at_their_addresses() {
     let runpath = dyn_values(&dynamic(&rld), "RUNPATH");
     assert_eq!(runpath, [format!("Library runpath: [{}]", dir.display())]);
 }
+
+/// `--cref`: the cross reference table of the global symbols (who defines each, who else
+/// names it) is lld's, line for line, on standard output without a map and after the map
+/// with one; C++ names read as lld's demangler reads them (`vtable for ...`, `<a<b>>`).
+#[test]
+fn cref_lists_what_lld_lists() {
+    let t = Test::new();
+    let lib = t.compile_cxx(
+        Clang,
+        "#include <vector>\nstruct Shape { virtual int area() const = 0; virtual ~Shape() {} };\n\
+         struct Sq : Shape { int s = 3; int area() const override { return s * s; } };\n\
+         Shape *make() { return new Sq; }\n\
+         std::vector<std::pair<int, int>> pairs() { return {{1, 2}}; }\n\
+         template class std::vector<std::pair<int, int>>;\n",
+        &["-O1"],
+    );
+    let main = t.compile_cxx(
+        Clang,
+        "#include <cstdio>\n#include <vector>\nstruct Shape { virtual int area() const = 0; virtual ~Shape() {} };\n\
+         Shape *make();\nstd::vector<std::pair<int, int>> pairs();\n\
+         int main() { Shape *s = make(); std::printf(\"%d %zu\\n\", s->area(), pairs().size()); delete s; }\n",
+        &["-O1"],
+    );
+    let objs = [main.as_path(), lib.as_path()];
+    let table = |driver: Driver, out: &str, extra: &[&str]| -> String {
+        let mut flags = vec!["-Wl,--cref"];
+        flags.extend(extra);
+        let (res, cmd) = t.try_link_cxx(driver, &objs, &flags, out);
+        assert!(
+            res.status.success(),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&res.stderr)
+        );
+        String::from_utf8_lossy(&res.stdout).into_owned()
+    };
+    let ours = table(Driver::ClangRld, "rld", &[]);
+    assert_eq!(ours, table(Driver::ClangLld, "lld", &[]));
+    assert!(
+        ours.starts_with("\nCross Reference Table\n\nSymbol"),
+        "{ours}"
+    );
+    assert!(ours.contains("\nvtable for Sq "), "{ours}");
+    assert!(ours.contains("std::pair<int, int>>>"), "{ours}");
+    let map = t.path("rld.map");
+    let map_flag = format!("-Wl,-Map,{}", map.display());
+    assert_eq!(table(Driver::ClangRld, "rld-map", &[&map_flag]), "");
+    assert!(std::fs::read_to_string(&map).unwrap().ends_with(&ours));
+}
