@@ -466,13 +466,14 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.depaudit.push(v.into()))),
     arg(&["-rpath"], "DIR", "Add DIR to the runtime library search path",
         Set(|p, v| p.o.rpath.push(v.into()))),
-    // GNU ld's rule, lld's too: a directory is an rpath, a file's symbols are taken.
-    arg(&["-R"], "DIR|FILE", "A directory: as -rpath; a file: as --just-symbols",
+    // GNU ld's rule: an existing file that is not a directory is --just-symbols, anything
+    // else (a directory, a path that does not exist yet) an rpath; lld takes all for rpaths.
+    arg(&["-R"], "DIR|FILE", "A file: as --just-symbols; otherwise as -rpath",
         Set(|p, v| {
-            if std::path::Path::new(v).is_dir() {
-                p.o.rpath.push(v.into())
-            } else {
+            if is_symbols_file(v) {
                 p.o.inputs.push(InputArg::JustSymbols { path: v.into() })
+            } else {
+                p.o.rpath.push(v.into())
             }
         })),
     arg(&["--just-symbols"], "FILE", "Define FILE's symbols at their addresses (absolute), linking nothing of it",
@@ -902,7 +903,7 @@ impl Parser {
             | "--call-graph-ordering-file"
             | "--just-symbols"
             | "--retain-symbols-file" => CommandArg::Read { option, path },
-            "-R" if !std::path::Path::new(&path).is_dir() => CommandArg::Read { option, path },
+            "-R" if is_symbols_file(&path) => CommandArg::Read { option, path },
             "-o"
             | "-Map"
             | "--opt-remarks-filename"
@@ -1334,6 +1335,12 @@ impl Parser {
     }
 }
 
+/// Whether `-R PATH` names a file to take symbols from (GNU ld's test: it exists and is
+/// not a directory).
+fn is_symbols_file(path: &str) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_dir())
+}
+
 fn invalid(opt: &str, value: &str) -> ArgsError {
     ArgsError::InvalidValue {
         option: opt.to_string(),
@@ -1600,17 +1607,20 @@ mod tests {
             inputs(&parse("-l:libfoo.a -l :libbar.so")),
             "-l:libfoo.a -l:libbar.so"
         );
-        // `-R` names a directory (an rpath) or a file (--just-symbols).
-        let o = parse("-e main --entry=start -u a --undefined=b --soname=x.so -rpath /r -R / -R /no/such/image");
+        // `-R` names a file (--just-symbols) or anything else, a directory or a path that
+        // does not exist (an rpath).
+        let o = parse(
+            "-e main --entry=start -u a --undefined=b --soname=x.so -rpath /r -R / -R /no/such/dir -R /proc/self/exe",
+        );
         assert_eq!(
             (o.entry.as_deref(), o.undefined.join(" ")),
             (Some("start"), "a b".into())
         );
         assert_eq!(
             (o.soname.as_deref(), o.rpath.join(" ")),
-            (Some("x.so"), "/r /".into())
+            (Some("x.so"), "/r / /no/such/dir".into())
         );
-        assert_eq!(inputs(&o), "-R /no/such/image");
+        assert_eq!(inputs(&o), "-R /proc/self/exe");
         assert_eq!(parse("-hlibh.so").soname.as_deref(), Some("libh.so"));
         assert_eq!(
             parse("-melf_x86_64").emulation.as_deref(),

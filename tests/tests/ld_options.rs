@@ -3729,15 +3729,18 @@ fn just_symbols_defines_an_images_symbols_at_their_addresses() {
     }
     let dir = t.path("libs");
     std::fs::create_dir_all(&dir).unwrap();
+    // A directory, or a path that does not exist yet, is an rpath (GNU ld's test).
     let with_dir = format!("-Wl,-R,{}", dir.display());
-    let rld = t.link(
-        Driver::ClangRld,
-        &[&main],
-        &["-no-pie", &just, &with_dir],
-        "rld-dir",
-    );
+    let not_yet = t.path("not-installed-yet");
+    let with_missing = format!("-Wl,-R,{}", not_yet.display());
+    let flags = ["-no-pie", &just, &with_dir, &with_missing];
+    let rld = t.link(Driver::ClangRld, &[&main], &flags, "rld-dir");
+    let gnu_flags = ["-no-pie", &gnu_r, &with_dir, &with_missing];
+    let gnu = t.link(Driver::GccLd, &[&main], &gnu_flags, "gnu-dir");
     let runpath = dyn_values(&dynamic(&rld), "RUNPATH");
-    assert_eq!(runpath, [format!("Library runpath: [{}]", dir.display())]);
+    let both = format!("{}:{}", dir.display(), not_yet.display());
+    assert_eq!(runpath, [format!("Library runpath: [{both}]")]);
+    assert_eq!(runpath, dyn_values(&dynamic(&gnu), "RUNPATH"));
 }
 
 /// `--cref`: the cross reference table of the global symbols (who defines each, who else
