@@ -139,16 +139,17 @@ pub fn fold(link: &mut Link, level: Icf) -> Folded {
         let k = &mut link.objects[keep.0 as usize].sections[keep.1 as usize];
         k.align = k.align.max(align);
         for &(f, s) in folded {
-            let obj = &mut link.objects[f as usize];
-            obj.sections[s as usize].live = false;
-            // Its SHF_LINK_ORDER metadata goes with it (lld's): the kept copy has its own.
-            for i in 0..obj.link_order.len() {
-                let (child, parent) = obj.link_order[i];
-                if parent == s {
-                    obj.sections[child as usize].live = false;
-                }
-            }
+            link.objects[f as usize].sections[s as usize].live = false;
             link.folded_into.insert((f, s), *keep);
+        }
+    }
+    // A folded section's SHF_LINK_ORDER metadata goes with it (lld's): the kept copy has
+    // its own.
+    for (f, obj) in link.objects.iter_mut().enumerate() {
+        for &(child, parent) in &obj.link_order {
+            if link.folded_into.contains_key(&(f as u32, parent)) {
+                obj.sections[child as usize].live = false;
+            }
         }
     }
     // Global symbols defined in a folded section are defined in the kept one.
