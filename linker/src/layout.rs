@@ -126,8 +126,12 @@ pub fn assign_input_sections(link: &mut Link) -> Result<()> {
         }
     }
     // The ordered sections first, by priority; the others after them in their order.
+    // lld never reorders `.init` and `.fini`: their pieces make one function.
     let order = &link.section_order;
-    let ordered = |section: (u32, u32)| order.get(&section).map_or((1, 0), |&p| (0, p));
+    let ordered = |name: &str, section: (u32, u32)| match name {
+        ".init" | ".fini" => (1, 0),
+        _ => order.get(&section).map_or((1, 0), |&p| (0, p)),
+    };
     if let Some(map) = &script {
         // Inside a script's output section, sections go description by description (in
         // each, the ordering file's first, then as a `SORT` orders them), not in input order.
@@ -137,17 +141,13 @@ pub fn assign_input_sections(link: &mut Link) -> Result<()> {
                 let obj = &objects[f as usize];
                 let s = &obj.sections[i as usize];
                 let (item, outer, inner) = map.rank(&obj.name, s.name(), u64::from(s.align));
-                (item, ordered((f, i)), outer, inner)
+                (item, ordered(&o.name, (f, i)), outer, inner)
             });
         }
     } else if !order.is_empty() {
-        // lld never reorders `.init` and `.fini`: their pieces make one function.
-        for o in link
-            .outputs
-            .iter_mut()
-            .filter(|o| !matches!(o.name.as_str(), ".init" | ".fini"))
-        {
-            o.inputs.sort_by_key(|&section| ordered(section));
+        for o in link.outputs.iter_mut() {
+            let name = o.name.clone();
+            o.inputs.sort_by_key(|&section| ordered(&name, section));
         }
     }
     for o in link.outputs.iter_mut() {
