@@ -119,9 +119,12 @@ pub fn run(
         remarks_hotness_threshold: opts.remarks_hotness_threshold,
         cache_dir: opts.cache_dir.clone(),
         llvm_args,
-        distribution: distribution(&opts.distribution, link, host),
+        // A distributed job makes objects: bitcode and assembly are made here.
+        distribution: distribution(&opts.distribution, link, host)
+            .filter(|_| opts.emit == rld_lto_api::Emit::Object),
         profile: opts.profile.clone(),
         dwo_dir: opts.dwo_dir.clone(),
+        emit: opts.emit,
         pipeline: rld_lto::codegen::Pipeline {
             passes: opts.pipeline.clone(),
             aa: opts.aa_pipeline.clone(),
@@ -335,7 +338,11 @@ fn partition(
         compiled: &compiled,
         internalized: internal,
         extra_refs,
-        requested: opts.partitions.map(|n| n.min(u32::MAX as usize) as u32),
+        // Bitcode or assembly is of the whole program: one module.
+        requested: match opts.emit {
+            rld_lto_api::Emit::Object => opts.partitions.map(|n| n.min(u32::MAX as usize) as u32),
+            _ => Some(1),
+        },
     };
     let plan = rld_summaries::partition::partition(&input);
     // Checked against the summaries, not the partitioner's own graph: a cut that would

@@ -395,6 +395,20 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     if !resolver.bitcode.is_empty() {
         let objects = lto_driver::run_lto(opts, &mut resolver, &dynamic_list)?;
         timer.phase("LTO");
+        if opts.lto_opts.emit != rld_lto_api::Emit::Object {
+            // `--lto-emit-llvm`/`--lto-emit-asm`: the program's one module is written, and
+            // nothing is linked; bitcode as the output, assembly beside it as OUT.lto.s
+            // (lld's names). Neither is a program: no execute permission.
+            let module = objects.into_iter().next().unwrap_or_default();
+            drop(pending);
+            let path = match opts.lto_opts.emit {
+                rld_lto_api::Emit::Assembly => {
+                    std::path::PathBuf::from(format!("{}.lto.s", opts.output.display()))
+                }
+                _ => opts.output.clone(),
+            };
+            return PendingOutput::new(&path, false)?.write_all(&module);
+        }
         if opts.relocatable && !resolver.has_objects() {
             // -r with bitcode inputs only: the LTO-compiled object (one partition) is the
             // output.

@@ -17,7 +17,7 @@ pub use bitcode::{is_bitcode, BitcodeInput};
 pub use cache_policy::CachePolicy;
 pub use host::{Host, LinkFacts, SymbolFacts};
 pub use memory_report::{peak_rss_bytes, peak_rss_note, resource_usage, status_bytes};
-pub use options::{DistributionOptions, LtoOptions, ProfileOptions};
+pub use options::{DistributionOptions, Emit, LtoOptions, ProfileOptions};
 pub use plugin_opt::{
     apply_plugin_opt, parse_hotness_threshold, parse_jobs, parse_opt_level, PluginOpt,
     PluginOptError,

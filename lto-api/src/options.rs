@@ -61,9 +61,25 @@ pub struct LtoOptions {
     /// `--lto-pgo-warn-mismatch` (default) / `--no-lto-pgo-warn-mismatch`: whether LLVM
     /// warns about functions whose context-sensitive profile does not match them.
     pub pgo_warn_mismatch: bool,
+    /// `--lto-emit-llvm` / `--lto-emit-asm` (`-plugin-opt=emit-llvm`, `emit-asm`): the
+    /// output is the optimized program as bitcode or assembly, one module, and nothing is
+    /// linked.
+    pub emit: Emit,
     /// `-plugin-opt=dwo_dir=DIR` (clang passes it for `-gsplit-dwarf -flto`): each
     /// partition's split DWARF goes to `DIR/<partition>.dwo`, as lld names its tasks'.
     pub dwo_dir: Option<PathBuf>,
+}
+
+/// What the LTO step makes of the optimized program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Emit {
+    /// Objects, one per partition, to link (the normal case).
+    #[default]
+    Object,
+    /// LLVM bitcode of the whole program, as the output.
+    Bitcode,
+    /// Assembly of the whole program, as the output.
+    Assembly,
 }
 
 /// Profile-guided optimization in the LTO pipeline: the profiles lld's LTO hands LLVM's
@@ -139,6 +155,7 @@ impl Default for LtoOptions {
             debug_pass_manager: false,
             pgo_warn_mismatch: true,
             dwo_dir: None,
+            emit: Emit::Object,
         }
     }
 }

@@ -82,6 +82,8 @@ pub fn apply_plugin_opt(opts: &mut LtoOptions, v: &str) -> Result<PluginOpt, Plu
             "opt-remarks-with-hotness" => opts.remarks_with_hotness = true,
             "cs-profile-generate" => opts.profile.cs_generate = true,
             "debug-pass-manager" => opts.debug_pass_manager = true,
+            "emit-llvm" => opts.emit = crate::Emit::Bitcode,
+            "emit-asm" => opts.emit = crate::Emit::Assembly,
             // Full or thin LTO is decided per module by whether it carries a summary.
             "thinlto" => {}
             "thinlto-index-only" => return Ok(PluginOpt::Ignored(NO_INDEX_FILES)),

@@ -67,6 +67,8 @@ pub struct LtoConfig {
     pub dwo_dir: Option<PathBuf>,
     /// A pass pipeline, alias analyses or pass logging other than the default.
     pub pipeline: crate::codegen::Pipeline,
+    /// Objects, or the program as bitcode or assembly (one partition).
+    pub emit: rld_lto_api::Emit,
 }
 
 /// Called-value propagation's results to apply: per module, local functions to give unique
@@ -244,11 +246,13 @@ pub fn compile(job: &Job, threads: usize) -> Result<Compiled, LtoError> {
             "internal error: a partition was not compiled".into(),
         ));
     }
-    crate::cut_check::check_objects(&compiled.objects).map_err(|e| {
-        LtoError::Llvm(format!(
-            "internal error: the partitions' objects do not fit together: {e}"
-        ))
-    })?;
+    if job.cfg.emit == rld_lto_api::Emit::Object {
+        crate::cut_check::check_objects(&compiled.objects).map_err(|e| {
+            LtoError::Llvm(format!(
+                "internal error: the partitions' objects do not fit together: {e}"
+            ))
+        })?;
+    }
     compiled.outcome.finish();
     if let Some((path, _)) = &job.cfg.pipeline_remarks {
         compiled.remark_files = (0..count).map(|p| remark_file(path, count, p)).collect();
@@ -308,8 +312,10 @@ struct PartitionOutput {
 fn cache_keys(job: &Job) -> Option<(PathBuf, Vec<u128>)> {
     use rayon::prelude::*;
     let dir = job.cfg.cache_dir.clone()?;
-    // A cached object would leave its `.dwo` file unwritten.
-    if job.cfg.save_temps.is_some()
+    // A cached object would leave its `.dwo` file unwritten; bitcode and assembly are
+    // not objects.
+    if job.cfg.emit != rld_lto_api::Emit::Object
+        || job.cfg.save_temps.is_some()
         || job.cfg.pipeline_remarks.is_some()
         || job.cfg.dwo_dir.is_some()
     {
@@ -465,6 +471,7 @@ pub(crate) fn codegen_settings(cfg: &LtoConfig, count: u32, p: u32) -> CodegenSe
             }),
         profile: cfg.profile.clone(),
         pipeline: cfg.pipeline.clone(),
+        emit: cfg.emit,
         dwo: cfg.dwo_dir.as_ref().map(|dir| dir.join(format!("{p}.dwo"))),
     }
 }

@@ -25,6 +25,8 @@ pub struct CodegenSettings {
     pub profile: rld_lto_api::ProfileOptions,
     /// `--lto-newpm-passes`, `--lto-aa-pipeline`, `--lto-debug-pass-manager`.
     pub pipeline: Pipeline,
+    /// An object, or (`--lto-emit-llvm`, `--lto-emit-asm`) bitcode or assembly.
+    pub emit: rld_lto_api::Emit,
     /// Split DWARF: the `.dwo` file this partition's debug information goes to, the object
     /// keeping skeleton units that name it.
     pub dwo: Option<PathBuf>,
@@ -105,9 +107,13 @@ pub fn optimize_and_emit(
     crate::shim::run_lto_passes(module, &tm, &pipeline, s.opt_level > 1, s)
         .map_err(|e| LtoError::Llvm(format!("optimization failed: {}", e.trim())))?;
     after_opt(module)?;
-    let object = match &s.dwo {
-        Some(dwo) => crate::shim::emit_split_dwarf_object(&tm, module, dwo),
-        None => tm
+    let object = match (&s.dwo, s.emit) {
+        (_, rld_lto_api::Emit::Bitcode) => Ok(module.write_bitcode_to_memory()),
+        (_, rld_lto_api::Emit::Assembly) => tm
+            .write_to_memory_buffer(module, FileType::Assembly)
+            .map_err(|e| e.to_string()),
+        (Some(dwo), _) => crate::shim::emit_split_dwarf_object(&tm, module, dwo),
+        (None, _) => tm
             .write_to_memory_buffer(module, FileType::Object)
             .map_err(|e| e.to_string()),
     }

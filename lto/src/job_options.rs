@@ -125,6 +125,8 @@ impl JobOptions {
                 remarks: None,
                 profile: Default::default(),
                 pipeline: Default::default(),
+                // Distributed jobs make objects only.
+                emit: rld_lto_api::Emit::Object,
                 dwo: None,
             },
             llvm_args: Vec::new(),
@@ -226,6 +228,7 @@ mod tests {
                     aa: Some("basic-aa,scoped-noalias-aa".into()),
                     debug: true,
                 },
+                emit: rld_lto_api::Emit::Object,
                 dwo: Some("out-dwo/3.dwo".into()),
             },
             vec!["-inline-threshold=5".into(), "-debugger-tune=gdb".into()],

@@ -79,6 +79,15 @@ fn parse_options(host: &HostApi, options: &[String]) -> Option<LtoOptions> {
             }
         }
     }
+    // The host links what the plugin hands it: objects only.
+    if opts.emit != rld_lto_api::Emit::Object {
+        host.message(
+            api::Level::WARNING,
+            "rld plugin: -plugin-opt=emit-llvm and emit-asm are ignored: the host linker \
+             links the plugin's objects (rld itself writes bitcode or assembly)",
+        );
+        opts.emit = rld_lto_api::Emit::Object;
+    }
     ok.then_some(opts)
 }
 

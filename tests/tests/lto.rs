@@ -1826,3 +1826,54 @@ fn the_lto_cache_is_pruned_by_lld_s_policy() {
     assert!(!res.status.success(), "{cmd}");
     assert!(stderr.contains("--thinlto-cache-policy"), "{stderr}");
 }
+
+/// `--lto-emit-llvm` and `--lto-emit-asm` (`-plugin-opt=emit-llvm`, `emit-asm`): the
+/// optimized program is written as one module, bitcode as the output and assembly as
+/// OUT.lto.s, and nothing is linked, as lld does.
+#[test]
+fn lto_emit_llvm_and_asm_write_the_program_as_lld() {
+    let t = Test::new();
+    let objs = bitcode(&t, &["tu1.c", "tu2.c"], &[]);
+    for (flag, tag) in [
+        ("-Wl,--lto-emit-llvm", "llvm"),
+        ("-Wl,-plugin-opt=emit-llvm", "opt"),
+    ] {
+        let flags = ["-O2", "-flto", flag];
+        let lld = link_as_lld_in(&t, &format!("lld-{tag}"), lld_22(), &paths(&objs), &flags);
+        let rld = link_as_lld_in(
+            &t,
+            &format!("rld-{tag}"),
+            &rld_path(),
+            &paths(&objs),
+            &flags,
+        );
+        let defined = |bc: &Path| -> Vec<String> {
+            let ir = llvm_dis(bc);
+            let mut d: Vec<String> = ir
+                .lines()
+                .filter(|l| l.starts_with("define"))
+                .filter_map(|l| l.split('@').nth(1)?.split('(').next().map(str::to_string))
+                .collect();
+            d.sort();
+            d
+        };
+        assert!(
+            std::fs::read(&rld).unwrap().starts_with(b"BC\xC0\xDE"),
+            "{tag}"
+        );
+        assert_eq!(defined(&rld), defined(&lld), "{tag}");
+        assert!(defined(&rld).iter().any(|f| f == "main"));
+    }
+    let flags = ["-O2", "-flto", "-Wl,--lto-emit-asm"];
+    let lld = link_as_lld_in(&t, "lld-asm", lld_22(), &paths(&objs), &flags);
+    let rld = link_as_lld_in(&t, "rld-asm", &rld_path(), &paths(&objs), &flags);
+    for exe in [&lld, &rld] {
+        assert!(!exe.exists(), "{} was linked", exe.display());
+        let asm = std::fs::read_to_string(exe.with_file_name("x.lto.s")).unwrap();
+        assert!(
+            asm.lines().any(|l| l.starts_with("main:")),
+            "{}",
+            exe.display()
+        );
+    }
+}
