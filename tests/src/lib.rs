@@ -805,10 +805,7 @@ impl Test {
         flags: &[&str],
         out: &str,
     ) -> (Output, String) {
-        let out = self.path(out);
-        let mut cmd = self.link_command_lang(driver, Lang::Cxx, objs, flags, &out);
-        let res = output_with_timeout(&mut cmd, TIMEOUT);
-        (res, command_line(&cmd))
+        self.try_link_lang(driver, Lang::Cxx, objs, flags, out)
     }
 
     /// Runs the link command like [`Test::link`] but returns its result
@@ -820,8 +817,19 @@ impl Test {
         flags: &[&str],
         out: &str,
     ) -> (Output, String) {
+        self.try_link_lang(driver, Lang::C, objs, flags, out)
+    }
+
+    fn try_link_lang(
+        &self,
+        driver: Driver,
+        lang: Lang,
+        objs: &[&Path],
+        flags: &[&str],
+        out: &str,
+    ) -> (Output, String) {
         let out = self.path(out);
-        let mut cmd = self.link_command(driver, objs, flags, &out);
+        let mut cmd = self.link_command_lang(driver, lang, objs, flags, &out);
         let res = output_with_timeout(&mut cmd, TIMEOUT);
         (res, command_line(&cmd))
     }
