@@ -30,6 +30,10 @@ enum Header {
     Output(u32),
     Group(usize),
     Rela(u32),
+    /// The inputs' call graph profiles, for the final link to order code by (lld keeps
+    /// them too), and their relocations naming caller and callee.
+    CallGraph,
+    CallGraphRel,
     GnuStack,
     GnuProperty,
     Symtab,
@@ -90,6 +94,10 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
             rela_index[k as usize] = headers.len() as u32;
         }
     }
+    let has_call_graph = link.objects.iter().any(|o| !o.call_graph.is_empty());
+    if has_call_graph {
+        headers.extend([Header::CallGraph, Header::CallGraphRel]);
+    }
     headers.push(Header::GnuStack);
     let property_size = gnu_property_size(link);
     if property_size > 0 {
@@ -120,6 +128,7 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
         .into_iter()
         .map(|r| (r.output, r.bytes))
         .collect();
+    let (call_graph, call_graph_rel) = call_graph_bytes(link, &index);
     if symtab.has_extended_indices() {
         headers.push(Header::SymtabShndx);
     }
@@ -147,6 +156,8 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
             Header::Output(k) => link.outputs[k as usize].name.clone(),
             Header::Group(_) => ".group".into(),
             Header::Rela(k) => format!(".rela{}", link.outputs[k as usize].name),
+            Header::CallGraph => ".llvm.call-graph-profile".into(),
+            Header::CallGraphRel => ".rel.llvm.call-graph-profile".into(),
             Header::GnuStack => ".note.GNU-stack".into(),
             Header::GnuProperty => ".note.gnu.property".into(),
             Header::Symtab => ".symtab".into(),
@@ -184,6 +195,17 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
                 let mut sh = shdr(SHT_RELA, flags, bytes, 8, 24);
                 sh.link = symtab_index;
                 sh.info = target.index;
+                sh
+            }
+            Header::CallGraph => {
+                let flags = u64::from(SHF_EXCLUDE);
+                shdr(SHT_LLVM_CALL_GRAPH_PROFILE, flags, call_graph.len() as u64, 1, 8)
+            }
+            Header::CallGraphRel => {
+                let size = call_graph_rel.len() as u64;
+                let mut sh = shdr(SHT_REL, u64::from(SHF_INFO_LINK), size, 8, 16);
+                sh.link = symtab_index;
+                sh.info = index_of(&headers, Header::CallGraph);
                 sh
             }
             Header::GnuStack => {
@@ -242,6 +264,8 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
                     place.copy_from_slice(&bytes);
                 }
             }
+            Header::CallGraph => place.copy_from_slice(&call_graph),
+            Header::CallGraphRel => place.copy_from_slice(&call_graph_rel),
             Header::GnuStack => {}
             Header::GnuProperty => write_gnu_property(link, place),
             Header::Symtab => symtab.write_symtab(place),
@@ -266,6 +290,33 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
     }
     timer.phase("write output");
     pending.commit(image)
+}
+
+const SHT_LLVM_CALL_GRAPH_PROFILE: u32 = 0x6fff_4c09;
+
+/// The inputs' call graph profiles as one section: each entry's count, and per entry two
+/// R_X86_64_NONE relocations (REL, as LLVM writes them) naming caller and callee in the
+/// output's symbol table. An entry whose symbol the output does not list is left out.
+fn call_graph_bytes(link: &Link, index: &SymtabIndex) -> (Vec<u8>, Vec<u8>) {
+    let (mut counts, mut rels) = (Vec::new(), Vec::new());
+    for (f, obj) in link.objects.iter().enumerate() {
+        let output_index = |sym: u32| match obj.global_index(sym as usize) {
+            Some(id) => Some(index.globals[id as usize]).filter(|&i| i != 0),
+            None => index.local(f as u32, sym),
+        };
+        for e in &obj.call_graph {
+            let (Some(from), Some(to)) = (output_index(e.from), output_index(e.to)) else {
+                continue;
+            };
+            let offset = counts.len() as u64;
+            counts.extend_from_slice(&e.weight.to_le_bytes());
+            for sym in [from, to] {
+                rels.extend_from_slice(&offset.to_le_bytes());
+                rels.extend_from_slice(&(u64::from(sym) << 32).to_le_bytes());
+            }
+        }
+    }
+    (counts, rels)
 }
 
 /// Keeps each COMDAT group once. Reading the inputs dropped later copies already, except

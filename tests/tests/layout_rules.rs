@@ -1367,6 +1367,13 @@ fn call_graph_profile_orders_code_as_lld() {
     // The profile changed the layout (input order is cold_a, hot_b, ...).
     assert_ne!(orders[0], orders[3]);
     assert_ne!(orders[1], orders[3]);
+    // `-r` keeps the profile (lld does too): the final link, by rld or lld, orders the code
+    // as the direct link did.
+    let partial = t.link(Driver::Rld, &[&obj], &["-r"], "partial.o");
+    for driver in [Driver::ClangRld, Driver::ClangLld] {
+        let exe = t.link(driver, &[&partial], &[], &format!("{driver:?}-from-r"));
+        assert_eq!(functions(&exe), orders[0], "{driver:?} after rld -r");
+    }
 
     let printed = |driver: Driver, out: &str| {
         let file = t.path(&format!("{out}.order"));
