@@ -1276,6 +1276,7 @@ impl Parser {
             "cdsort" => CallGraphSort::Cdsort,
             _ => return Err(invalid(&self.opt, v)),
         };
+        self.o.call_graph_sort_asked = true;
         Ok(())
     }
 

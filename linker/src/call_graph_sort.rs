@@ -227,10 +227,14 @@ pub fn priorities(
             match crate::lto_backend::backend() {
                 Ok(llvm) => cache_directed(&graph, llvm),
                 Err(e) => {
-                    diag::warn(&format!(
-                        "--call-graph-profile-sort=cdsort runs LLVM's orderer: {e}; ordered \
-                         with hfsort instead"
-                    ));
+                    // The default falls back quietly (a build with --fatal-warnings still
+                    // links); an explicit request is told.
+                    if link.opts.call_graph_sort_asked {
+                        diag::warn(&format!(
+                            "--call-graph-profile-sort=cdsort runs LLVM's orderer: {e}; \
+                             ordered with hfsort instead"
+                        ));
+                    }
                     call_chain_clusters(&Graph::new(link, profile, false))
                 }
             }

@@ -212,6 +212,8 @@ pub struct Options {
     pub cref: bool,
     /// `--call-graph-profile-sort=` (default `cdsort`, as lld), `--no-call-graph-profile-sort`.
     pub call_graph_sort: crate::call_graph_sort::CallGraphSort,
+    /// The orderer was named on the command line (not lld's default).
+    pub call_graph_sort_asked: bool,
     /// `--call-graph-ordering-file=`: the call counts, instead of the objects' profiles.
     pub call_graph_ordering_file: Option<std::path::PathBuf>,
     /// `--print-symbol-order=`: the symbols in the order `hfsort` gave their sections.
@@ -489,6 +491,7 @@ impl Default for Options {
             fat_lto_objects: false,
             cref: false,
             call_graph_sort: crate::call_graph_sort::CallGraphSort::Cdsort,
+            call_graph_sort_asked: false,
             call_graph_ordering_file: None,
             print_symbol_order: None,
             ignore_function_address_equality: false,

@@ -199,7 +199,13 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
             }
             Header::CallGraph => {
                 let flags = u64::from(SHF_EXCLUDE);
-                shdr(SHT_LLVM_CALL_GRAPH_PROFILE, flags, call_graph.len() as u64, 1, 8)
+                shdr(
+                    SHT_LLVM_CALL_GRAPH_PROFILE,
+                    flags,
+                    call_graph.len() as u64,
+                    1,
+                    8,
+                )
             }
             Header::CallGraphRel => {
                 let size = call_graph_rel.len() as u64;

@@ -1367,6 +1367,25 @@ fn call_graph_profile_orders_code_as_lld() {
     // The profile changed the layout (input order is cold_a, hot_b, ...).
     assert_ne!(orders[0], orders[3]);
     assert_ne!(orders[1], orders[3]);
+    // Without rld's LTO library (LLVM), the default orders with hfsort, quietly; a request
+    // for cdsort is told.
+    for (extra, warned) in [
+        (None, false),
+        (Some("-Wl,--call-graph-profile-sort=cdsort"), true),
+    ] {
+        let out = t.path(&format!("no-llvm-{warned}"));
+        let flags: Vec<&str> = extra.into_iter().collect();
+        let mut cmd = t.link_command(Driver::ClangRld, &[&obj], &flags, &out);
+        cmd.env("RLD_LTO_LIBRARY", t.path("no-such-library.so"));
+        let res = run_checked(&mut cmd);
+        let stderr = String::from_utf8_lossy(&res.stderr);
+        assert_eq!(
+            stderr.contains("ordered with hfsort instead"),
+            warned,
+            "{stderr}"
+        );
+        assert_eq!(functions(&out), orders[1], "{stderr}");
+    }
     // `-r` keeps the profile (lld does too): the final link, by rld or lld, orders the code
     // as the direct link did.
     let partial = t.link(Driver::Rld, &[&obj], &["-r"], "partial.o");
