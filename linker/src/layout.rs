@@ -146,8 +146,7 @@ pub fn assign_input_sections(link: &mut Link) -> Result<()> {
         }
     } else if !order.is_empty() {
         for o in link.outputs.iter_mut() {
-            let name = o.name.clone();
-            o.inputs.sort_by_key(|&section| ordered(&name, section));
+            o.inputs.sort_by_key(|&section| ordered(&o.name, section));
         }
     }
     for o in link.outputs.iter_mut() {
@@ -208,27 +207,19 @@ fn order_linked_sections(link: &mut Link) {
             }
         }
     }
-    let mut orders = Vec::new();
-    for o in link.outputs.iter() {
+    for o in link.outputs.iter_mut() {
         if o.flags & u64::from(SHF_LINK_ORDER) == 0 {
             continue;
         }
-        let key = |&(f, i): &(u32, u32)| {
+        o.inputs.sort_by_key(|&(f, i)| {
             linked(f, i)
                 .and_then(|p| place.get(&(f, p)))
                 .map_or((1, 0, 0), |&(out, at)| (0, out, at))
-        };
-        let mut inputs = o.inputs.clone();
-        inputs.sort_by_key(key);
-        let linked_to = inputs
+        });
+        o.linked_to = o
+            .inputs
             .first()
             .and_then(|&(f, i)| Some(OutputId(place.get(&(f, linked(f, i)?))?.0)));
-        orders.push((o.id, inputs, linked_to));
-    }
-    for (id, inputs, linked_to) in orders {
-        let o = link.outputs.section_mut(id);
-        o.inputs = inputs;
-        o.linked_to = linked_to;
     }
 }
 
