@@ -77,13 +77,10 @@ fn output_symbol(
         return (Some(0), addend);
     }
     let target = link.target(file, sym as usize);
-    let shown = match target {
-        Target::Global(id) => Some(index.globals[id as usize]).filter(|&i| i != 0),
-        Target::Local(f, i) => {
-            let is_section = link.objects[f as usize].symbols[i as usize].st_type() == STT_SECTION;
-            (!is_section).then(|| index.local(f, i)).flatten()
-        }
-    };
+    // A section symbol goes through its section (below).
+    let is_section = matches!(target, Target::Local(f, i)
+        if link.objects[f as usize].symbols[i as usize].st_type() == STT_SECTION);
+    let shown = (!is_section).then(|| index.of(target)).flatten();
     if let Some(i) = shown {
         return (Some(i), addend);
     }

@@ -9,7 +9,7 @@
 //! local); nothing gets an address. Every relocation is kept, with its offset inside the
 //! output section and its symbol renumbered (see [`crate::emit_relocs`]).
 
-use crate::context::{Link, Target};
+use crate::context::Link;
 use crate::elf_header::{FileHeader, SectionHeader};
 use crate::emit_relocs::relocation_sections;
 use crate::error::{LinkError, Result};
@@ -306,10 +306,7 @@ const SHT_LLVM_CALL_GRAPH_PROFILE: u32 = 0x6fff_4c09;
 fn call_graph_bytes(link: &Link, index: &SymtabIndex) -> (Vec<u8>, Vec<u8>) {
     let (mut counts, mut rels) = (Vec::new(), Vec::new());
     for (f, obj) in link.objects.iter().enumerate() {
-        let output_index = |sym: u32| match obj.global_index(sym as usize) {
-            Some(id) => Some(index.globals[id as usize]).filter(|&i| i != 0),
-            None => index.local(f as u32, sym),
-        };
+        let output_index = |sym: u32| index.of(link.target(f as u32, sym as usize));
         for e in &obj.call_graph {
             let (Some(from), Some(to)) = (output_index(e.from), output_index(e.to)) else {
                 continue;
@@ -410,10 +407,7 @@ fn kept_groups(link: &Link) -> Vec<Group> {
 /// The output's index of a group's signature symbol; a local one not shown in the symbol
 /// table is replaced by the section symbol of the group's first member.
 fn signature_index(link: &Link, index: &SymtabIndex, g: &Group) -> u32 {
-    let shown = match link.target(g.file, g.signature as usize) {
-        Target::Global(id) => Some(index.globals[id as usize]).filter(|&i| i != 0),
-        Target::Local(f, i) => index.local(f, i),
-    };
+    let shown = index.of(link.target(g.file, g.signature as usize));
     shown.unwrap_or_else(|| index.sections[g.members[0] as usize])
 }
 

@@ -91,6 +91,16 @@ impl SymtabIndex {
         index
     }
 
+    /// The `.symtab` index of a relocation's target, if the table shows it.
+    pub fn of(&self, target: crate::context::Target) -> Option<u32> {
+        match target {
+            crate::context::Target::Global(id) => {
+                Some(self.globals[id as usize]).filter(|&i| i != 0)
+            }
+            crate::context::Target::Local(f, i) => self.local(f, i),
+        }
+    }
+
     /// The `.symtab` index of object `file`'s local symbol `sym`, if shown.
     pub fn local(&self, file: u32, sym: u32) -> Option<u32> {
         let locals = &self.locals[file as usize];
