@@ -8,11 +8,13 @@
 
 use crate::object_file::{shndx, FileId, InputSection, ObjectFile, SectionKind, LE};
 use crate::symbols::{SymbolDef, SymbolId, SymbolTable};
+use crate::why_live::{Item, Reason, Reasons};
 use object::elf;
 use object::read::elf::{Rela as _, Sym as _};
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 const SHF_GNU_RETAIN: u64 = 0x20_0000;
 
@@ -31,28 +33,30 @@ pub enum StartStop {
     Collected,
 }
 
+/// Why a section is a root (lld's words for `--why-live`), if it is one.
 fn is_gc_root(
     name: &str,
     sh_type: u32,
     flags: u64,
     symtab: &SymbolTable,
     start_stop: StartStop,
-) -> bool {
+) -> Option<&'static str> {
+    const RESERVED: Option<&str> = Some("reserved");
     if flags & SHF_GNU_RETAIN != 0 {
-        return true;
+        return Some("retained");
     }
     if matches!(
         sh_type,
         elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY | elf::SHT_NOTE
     ) {
-        return true;
+        return RESERVED;
     }
     // Every name below but the C identifiers starts with a dot and one of these letters:
     // the names of nearly all sections (`.text.`, `.rodata.`, `.data.`, `.bss.` and a
     // symbol's name) are turned away without comparing more.
     if let [b'.', second, ..] = name.as_bytes() {
         if !matches!(second, b'i' | b'f' | b'p' | b'c' | b'd' | b'j') {
-            return false;
+            return None;
         }
     }
     for prefix in [
@@ -63,22 +67,23 @@ fn is_gc_root(
         ".dtors",
     ] {
         if name.starts_with(prefix) {
-            return true;
+            return RESERVED;
         }
     }
     if matches!(name, ".init" | ".fini" | ".jcr") {
-        return true;
+        return RESERVED;
     }
     if is_c_identifier(name) {
         if start_stop == StartStop::Collected && !name.starts_with("__libc_") {
-            return false;
+            return None;
         }
         let start = format!("__start_{name}");
         let stop = format!("__stop_{name}");
-        return symtab.lookup(start.as_bytes()).is_some()
-            || symtab.lookup(stop.as_bytes()).is_some();
+        let named =
+            symtab.lookup(start.as_bytes()).is_some() || symtab.lookup(stop.as_bytes()).is_some();
+        return named.then_some("named by __start_/__stop_ symbols");
     }
-    false
+    None
 }
 
 /// Which sections are live, one flag per section of every object, set from many threads
@@ -93,6 +98,8 @@ struct LiveFlags {
 
 const LIVE: u8 = 1;
 const MERGE: u8 = 2;
+/// In a COMDAT group that lives whole ([`ObjectFile::group_ring`]).
+const GROUP: u8 = 4;
 
 impl LiveFlags {
     /// The flags of every section, and per object, whatever else `each` finds on its one
@@ -129,24 +136,28 @@ impl LiveFlags {
                     *flag.get_mut() = (u8::from(live) * LIVE) | (u8::from(merge) * MERGE);
                     found.extend(each(f, obj, i, s));
                 }
+                for &(member, _) in &obj.group_ring {
+                    if let Some(flag) = share.get_mut(member as usize) {
+                        *flag.get_mut() |= GROUP;
+                    }
+                }
                 found
             })
             .collect();
         (LiveFlags { base, live }, found)
     }
 
-    /// Marks the section: whether this call made it live, and whether it is a merge
-    /// section.
-    fn mark(&self, file: FileId, sec: u32) -> (bool, bool) {
+    /// Marks the section: whether this call made it live, and its flags.
+    fn mark(&self, file: FileId, sec: u32) -> (bool, u8) {
         let flag = &self.live[self.base[file as usize] + sec as usize];
         // Most references reach sections already live: a plain load answers them without
         // a locked write taking the cache line from the other threads.
         let now = flag.load(Ordering::Relaxed);
         if now & LIVE != 0 {
-            return (false, now & MERGE != 0);
+            return (false, now);
         }
         let before = flag.fetch_or(LIVE, Ordering::Relaxed);
-        (before & LIVE == 0, before & MERGE != 0)
+        (before & LIVE == 0, before)
     }
 
     /// Copies the flags into the sections (not the ignored ones, whose flag says nothing).
@@ -331,6 +342,9 @@ fn propagate(
     marks: &Marks,
     frontier: Vec<(FileId, u32)>,
 ) {
+    if let Some(mut why) = marks.reasons() {
+        return propagate_explained(objects, symtab, marks, &mut why, frontier);
+    }
     let walk = Walk {
         objects,
         symtab,
@@ -345,25 +359,154 @@ fn propagate(
     });
 }
 
-/// What marking finds: live sections, symbols used outside the objects, and (with
-/// `--gc-sections`) the pieces of merge sections referred to.
+/// `--why-live`'s marking: on one thread and in lld's order (the section queued last is
+/// walked first), so that each item's first reason is the one lld finds where the two
+/// linkers mark alike.
+fn propagate_explained(
+    objects: &[ObjectFile],
+    symtab: &SymbolTable,
+    marks: &Marks,
+    why: &mut Reasons,
+    mut stack: Vec<(FileId, u32)>,
+) {
+    while let Some((file, sec)) = stack.pop() {
+        for r in objects[file as usize].sections[sec as usize].relocs() {
+            let sym = r.r_sym(LE, false) as usize;
+            let reason = Reason::referenced_at(file, sec, r.r_offset(LE));
+            match reach(objects, symtab, file, sym, r.r_addend(LE)) {
+                Reach::Section(f, s, offset) => {
+                    if marks.reach_section(f, s, offset) {
+                        let named = why.named_symbol(objects, symtab, file, sym, (f, s, offset));
+                        why.made_live(f, s, named, reason);
+                        stack.push((f, s));
+                    }
+                }
+                Reach::Outside(id) => {
+                    marks.used.mark(id);
+                    let weak = objects[file as usize].symbols[sym].st_bind() == elf::STB_WEAK;
+                    if !weak {
+                        why.note(Item::Global(id), reason);
+                    }
+                }
+                Reach::Nothing => {}
+            }
+        }
+        if let Some(next) = next_in_group(&objects[file as usize], sec) {
+            if marks.reach_section(file, next, 0) {
+                let reason = Reason::in_group_with(file, sec);
+                why.made_live(file, next, None, reason);
+                stack.push((file, next));
+            }
+        }
+    }
+}
+
+/// The member after section `sec` in its COMDAT group that marking has not reached
+/// (lld and GNU ld keep a group whole): one that is ignored (set live before marking, never
+/// walked) is passed over, so that it does not cut the ring.
+fn next_in_group(obj: &ObjectFile, sec: u32) -> Option<u32> {
+    let mut next = obj.next_in_group(sec)?;
+    // Bounded: a malformed object may put a section in two groups.
+    for _ in 0..obj.group_ring.len() {
+        if obj.sections[next as usize].kind != SectionKind::Ignored {
+            return Some(next);
+        }
+        next = obj.next_in_group(next).filter(|&n| n != sec)?;
+    }
+    None
+}
+
+/// What marking finds: live sections, symbols used outside the objects, (with
+/// `--gc-sections`) the pieces of merge sections referred to, and (with `--why-live`) why
+/// each thing is live.
 struct Marks {
     flags: LiveFlags,
     used: UsedOutside,
     pieces: Option<PieceMarks>,
+    why: Option<Mutex<Reasons>>,
 }
 
 impl Marks {
+    /// The reasons recorded, with `--why-live`.
+    fn reasons(&self) -> Option<std::sync::MutexGuard<'_, Reasons>> {
+        let why = self.why.as_ref()?;
+        Some(why.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// A reference from outside the walk (a root, metadata) to `offset` of section `sec`
+    /// of `file`, through `symbol` if it names one: what it makes live joins `frontier`.
+    /// With `--why-live`, the reason is recorded, and the section's group is left to the
+    /// walk (which tells the group's reason apart); else the group comes along here.
+    fn enter(
+        &self,
+        objects: &[ObjectFile],
+        (file, sec, offset): (FileId, u32, u64),
+        symbol: Option<Item>,
+        reason: Reason,
+        frontier: &mut Vec<(FileId, u32)>,
+    ) {
+        match self.reasons() {
+            None => {
+                let (newly, group) = self.reach(file, sec, offset);
+                if newly {
+                    frontier.push((file, sec));
+                    if group {
+                        self.reach_group(objects, file, sec, &mut |f, s| frontier.push((f, s)));
+                    }
+                }
+            }
+            Some(mut why) => {
+                if self.reach_section(file, sec, offset) {
+                    why.made_live(file, sec, symbol, reason);
+                    frontier.push((file, sec));
+                }
+            }
+        }
+    }
+
     /// A reference to `offset` of section `sec` of `file`: true if it made the section
     /// live.
     fn reach_section(&self, file: FileId, sec: u32, offset: u64) -> bool {
-        let (newly, merge) = self.flags.mark(file, sec);
-        if merge {
+        self.reach(file, sec, offset).0
+    }
+
+    /// [`Marks::reach_section`], and whether the section is in a group that lives whole.
+    #[inline]
+    fn reach(&self, file: FileId, sec: u32, offset: u64) -> (bool, bool) {
+        let (newly, flags) = self.flags.mark(file, sec);
+        if flags & MERGE != 0 {
             if let Some(pieces) = &self.pieces {
                 pieces.mark(file, sec, offset);
             }
         }
-        newly
+        (newly, flags & GROUP != 0)
+    }
+
+    /// The rest of the COMDAT group of section `sec` of `file`, just made live: calls
+    /// `push` with each member it makes live.
+    #[cold]
+    #[inline(never)]
+    fn reach_group(
+        &self,
+        objects: &[ObjectFile],
+        file: FileId,
+        sec: u32,
+        push: &mut dyn FnMut(FileId, u32),
+    ) {
+        let obj = &objects[file as usize];
+        let mut at = sec;
+        // Bounded: a malformed object may put a section in two groups.
+        for _ in 0..obj.group_ring.len() {
+            match obj.next_in_group(at) {
+                Some(next) if next != sec => {
+                    if self.reach_section(file, next, 0) {
+                        push(file, next);
+                    }
+                    at = next;
+                }
+                _ => break,
+            }
+        }
     }
 }
 
@@ -386,8 +529,13 @@ impl<'a> Walk<'a> {
                 let sym = r.r_sym(LE, false) as usize;
                 match reach(self.objects, self.symtab, file, sym, r.r_addend(LE)) {
                     Reach::Section(f, s, offset) => {
-                        if self.marks.reach_section(f, s, offset) {
+                        let (newly, group) = self.marks.reach(f, s, offset);
+                        if newly {
                             queue.push_back((f, s));
+                            if group {
+                                let push = &mut |f, s| queue.push_back((f, s));
+                                self.marks.reach_group(self.objects, f, s, push);
+                            }
                         }
                     }
                     Reach::Outside(id) => self.marks.used.mark(id),
@@ -402,25 +550,40 @@ impl<'a> Walk<'a> {
     }
 }
 
+/// A symbol that keeps its section alive, and why (lld's words for `--why-live`).
+pub type RootSymbol = (SymbolId, &'static str);
+
 /// Marks live sections; everything else allocatable is dropped from the output. Returns
 /// the symbols defined outside the objects that what is kept refers to, and, with
 /// `pieces`, the pieces of merge sections it refers to (`-r` keeps every piece: the final
-/// link collects them).
+/// link collects them); with `explain`, why each thing is live (`--why-live`: marking then
+/// runs on one thread).
 /// `kept(file, section)`: sections a linker script's `KEEP` names, roots too.
 pub fn collect_garbage(
     objects: &mut [ObjectFile],
     symtab: &SymbolTable,
-    root_symbols: &[u32],
+    root_symbols: &[RootSymbol],
     kept: &(dyn Fn(&str, &str) -> bool + Sync),
     pieces: bool,
     start_stop: StartStop,
-) -> (UsedOutside, Option<PieceMarks>) {
-    let marks = mark_live(objects, symtab, root_symbols, pieces, &|_, obj, s| {
-        let sec = &obj.sections[s];
-        is_gc_root(sec.name(), sec.sh_type, sec.flags, symtab, start_stop)
-            || kept(&obj.name, sec.name())
-    });
-    (marks.used, marks.pieces)
+    explain: bool,
+) -> (UsedOutside, Option<PieceMarks>, Option<Reasons>) {
+    let marks = mark_live(
+        objects,
+        symtab,
+        root_symbols,
+        pieces,
+        explain,
+        &|_, obj, s| {
+            let sec = &obj.sections[s];
+            is_gc_root(sec.name(), sec.sh_type, sec.flags, symtab, start_stop)
+                .or_else(|| kept(&obj.name, sec.name()).then_some("KEEP in linker script"))
+        },
+    );
+    let why = marks
+        .why
+        .map(|w| w.into_inner().unwrap_or_else(|e| e.into_inner()));
+    (marks.used, marks.pieces, why)
 }
 
 /// Without `--gc-sections`: drops the functions of LTO partitions that nothing calls or
@@ -430,18 +593,24 @@ pub fn collect_garbage(
 /// objects that define hidden functions and nothing else go: every other section is a
 /// root, so whatever native code, a root symbol or live code refers to stays.
 /// (With one partition LLVM saw every use and already deleted what is unused.)
-pub fn collect_lto_leftovers(objects: &mut [ObjectFile], symtab: &SymbolTable, roots: &[u32]) {
+pub fn collect_lto_leftovers(
+    objects: &mut [ObjectFile],
+    symtab: &SymbolTable,
+    roots: &[RootSymbol],
+) {
     let candidates: Vec<Vec<bool>> = objects.iter().map(leftover_candidates).collect();
-    mark_live(objects, symtab, roots, false, &|file, obj, s| {
+    mark_live(objects, symtab, roots, false, false, &|file, obj, s| {
         let sec = &obj.sections[s];
-        !candidates[file][s]
-            || is_gc_root(
-                sec.name(),
-                sec.sh_type,
-                sec.flags,
-                symtab,
-                StartStop::Retains,
-            )
+        if !candidates[file][s] {
+            return Some("not an LTO leftover");
+        }
+        is_gc_root(
+            sec.name(),
+            sec.sh_type,
+            sec.flags,
+            symtab,
+            StartStop::Retains,
+        )
     });
 }
 
@@ -475,34 +644,37 @@ fn leftover_candidates(obj: &ObjectFile) -> Vec<bool> {
 }
 
 /// Marks the sections reachable from `root_symbols` and from the allocatable sections
-/// `is_root(file, object, section)` names; `pieces` records the references into merge
-/// sections (lld: a root section's at offset 0, a root symbol's at its value).
+/// `is_root(file, object, section)` names (with why); `pieces` records the references
+/// into merge sections (lld: a root section's at offset 0, a root symbol's at its value);
+/// `explain` records why each thing is live.
 fn mark_live(
     objects: &mut [ObjectFile],
     symtab: &SymbolTable,
-    root_symbols: &[u32],
+    root_symbols: &[RootSymbol],
     pieces: bool,
-    is_root: &(dyn Fn(usize, &ObjectFile, usize) -> bool + Sync),
+    explain: bool,
+    is_root: &(dyn Fn(usize, &ObjectFile, usize) -> Option<&'static str> + Sync),
 ) -> Marks {
     // One pass over the sections finds the root sections and the merge sections whose
     // pieces are tracked, and sets the flags.
     let (flags, found) = LiveFlags::new(objects, |f, obj, i, s| {
         // lld's rule: a SHF_LINK_ORDER section is no root, whatever its name.
-        let root = s.kind != SectionKind::Ignored
+        let root = (s.kind != SectionKind::Ignored
             && s.kind != SectionKind::EhFrame
             && s.is_alloc()
-            && s.flags & u64::from(elf::SHF_LINK_ORDER) == 0
-            && is_root(f, obj, i);
+            && s.flags & u64::from(elf::SHF_LINK_ORDER) == 0)
+            .then(|| is_root(f, obj, i))
+            .flatten();
         let tracked = pieces && PieceMarks::tracks(s);
-        (root || tracked).then_some((i as u32, root, tracked.then_some(s.size())))
+        (root.is_some() || tracked).then_some((i as u32, root, tracked.then_some(s.size())))
     });
-    let mut roots: Vec<(FileId, u32)> = Vec::new();
+    let mut roots: Vec<(FileId, u32, &'static str)> = Vec::new();
     let mut tracked: Vec<Vec<(u32, usize, u64)>> = Vec::with_capacity(found.len());
     for (f, found) in found.into_iter().enumerate() {
         let mut merges = Vec::new();
         for (i, root, size) in found {
-            if root {
-                roots.push((f as FileId, i));
+            if let Some(why) = root {
+                roots.push((f as FileId, i, why));
             }
             if let Some(size) = size {
                 merges.push((i, 0, size));
@@ -514,63 +686,72 @@ fn mark_live(
         flags,
         used: UsedOutside::new(symtab.symbols.len()),
         pieces: pieces.then(|| PieceMarks::new(tracked)),
+        why: explain.then(|| Mutex::new(Reasons::default())),
     };
-    let mut frontier: Vec<(FileId, u32)> = root_symbols
-        .iter()
-        .filter_map(|&id| match symtab.get(id).def {
-            SymbolDef::Defined {
-                file,
-                section,
-                value,
-            } if shndx::is_section(section) => Some((file, section, value)),
-            _ => None,
-        })
-        .filter(|&(f, s, value)| marks.reach_section(f, s, value))
-        .map(|(f, s, _)| (f, s))
-        .collect();
-    frontier.extend(
-        roots
-            .into_iter()
-            .filter(|&(f, s)| marks.reach_section(f, s, 0)),
-    );
+    let mut frontier: Vec<(FileId, u32)> = Vec::new();
+    for &(id, why) in root_symbols {
+        if let SymbolDef::Defined {
+            file,
+            section,
+            value,
+        } = symtab.get(id).def
+        {
+            if shndx::is_section(section) {
+                let symbol = Some(Item::Global(id));
+                let target = (file, section, value);
+                marks.enter(objects, target, symbol, Reason::root(why), &mut frontier);
+            }
+        }
+    }
+    for (f, s, why) in roots {
+        marks.enter(objects, (f, s, 0), None, Reason::root(why), &mut frontier);
+    }
     propagate(objects, symtab, &marks, frontier);
 
     // FDEs of live functions keep their LSDAs and personality routines, and live sections
     // their SHF_LINK_ORDER dependents; repeat until the set stops growing, since an LSDA
     // (or a dependent) can reference more code.
+    if let Some(mut why) = marks.reasons() {
+        for (f, obj) in objects.iter().enumerate() {
+            for &i in &obj.eh_frames {
+                let eh = Item::Section(f as FileId, i);
+                why.note(eh, Reason::root("exception handling frame"));
+            }
+        }
+    }
     loop {
         marks.flags.write_back(objects);
         let objects = &*objects;
-        let frontier: Vec<(FileId, u32)> = objects
-            .par_iter()
-            .enumerate()
-            .flat_map_iter(|(f, obj)| {
-                let mut found: Vec<(FileId, u32, u64)> = obj
-                    .link_order
-                    .iter()
-                    .filter(|&&(child, parent)| {
-                        obj.sections[parent as usize].live && !obj.sections[child as usize].live
-                    })
-                    .map(|&(child, _)| (f as FileId, child, 0))
-                    .collect();
-                for &i in &obj.eh_frames {
-                    if obj.sections[i as usize].kind != SectionKind::EhFrame {
-                        continue;
+        let frontier: Vec<(FileId, u32)> = if marks.why.is_none() {
+            objects
+                .par_iter()
+                .enumerate()
+                .flat_map_iter(|(f, obj)| {
+                    let mut found = Vec::new();
+                    for r in metadata_references(objects, symtab, &marks, f as FileId, obj) {
+                        let target = (r.file, r.sec, r.offset);
+                        marks.enter(objects, target, None, r.reason, &mut found);
                     }
-                    for_each_live_fde_reloc(obj, i as usize, |sym, addend| {
-                        match reach(objects, symtab, f as FileId, sym, addend) {
-                            Reach::Section(f, s, offset) => found.push((f, s, offset)),
-                            // A CIE's personality routine, in libstdc++.so.
-                            Reach::Outside(id) => marks.used.mark(id),
-                            Reach::Nothing => {}
-                        }
-                    });
+                    found
+                })
+                .collect()
+        } else {
+            // On one thread, in input order: the first reason is always the same one.
+            let mut frontier = Vec::new();
+            for (f, obj) in objects.iter().enumerate() {
+                for r in metadata_references(objects, symtab, &marks, f as FileId, obj) {
+                    let target = (r.file, r.sec, r.offset);
+                    let named = r
+                        .symbol
+                        .zip(marks.reasons())
+                        .and_then(|((from, sym), mut why)| {
+                            why.named_symbol(objects, symtab, from, sym, target)
+                        });
+                    marks.enter(objects, target, named, r.reason, &mut frontier);
                 }
-                found
-            })
-            .filter(|&(f, s, offset)| marks.reach_section(f, s, offset))
-            .map(|(f, s, _)| (f, s))
-            .collect();
+            }
+            frontier
+        };
         if frontier.is_empty() {
             break;
         }
@@ -585,6 +766,67 @@ fn mark_live(
         }
     });
     marks
+}
+
+/// A section that live code's metadata reaches: an LSDA or personality routine through
+/// `.eh_frame`, or a SHF_LINK_ORDER section through the section it is linked to.
+struct MetadataRef {
+    file: FileId,
+    sec: u32,
+    offset: u64,
+    reason: Reason,
+    /// The object and symbol index of the relocation that reaches it, if one does.
+    symbol: Option<(FileId, usize)>,
+}
+
+/// The sections the metadata of `obj`'s live sections reaches (the live ones too: the
+/// caller marks them), in order.
+fn metadata_references(
+    objects: &[ObjectFile],
+    symtab: &SymbolTable,
+    marks: &Marks,
+    f: FileId,
+    obj: &ObjectFile,
+) -> Vec<MetadataRef> {
+    let mut found: Vec<MetadataRef> = obj
+        .link_order
+        .iter()
+        .filter(|&&(child, parent)| {
+            obj.sections[parent as usize].live && !obj.sections[child as usize].live
+        })
+        .map(|&(child, parent)| MetadataRef {
+            file: f,
+            sec: child,
+            offset: 0,
+            reason: Reason::depended_on_by(f, parent),
+            symbol: None,
+        })
+        .collect();
+    for &i in &obj.eh_frames {
+        if obj.sections[i as usize].kind != SectionKind::EhFrame {
+            continue;
+        }
+        for_each_live_fde_reloc(obj, i as usize, |sym, addend, at| {
+            match reach(objects, symtab, f, sym, addend) {
+                Reach::Section(file, sec, offset) => found.push(MetadataRef {
+                    file,
+                    sec,
+                    offset,
+                    reason: Reason::referenced_at(f, i, at),
+                    symbol: Some((f, sym)),
+                }),
+                // A CIE's personality routine, in libstdc++.so.
+                Reach::Outside(id) => {
+                    marks.used.mark(id);
+                    if let Some(mut why) = marks.reasons() {
+                        why.note(Item::Global(id), Reason::referenced_at(f, i, at));
+                    }
+                }
+                Reach::Nothing => {}
+            }
+        });
+    }
+    found
 }
 
 /// `--as-needed` after `--gc-sections`: which of the shared libraries in `asked` (by
@@ -650,9 +892,9 @@ pub fn removed_sections(objects: &[ObjectFile]) -> Vec<String> {
     out
 }
 
-/// Calls `f` with the symbol and addend of every relocation in a CIE, or in an FDE whose
+/// Calls `f` with the symbol, addend and offset of every relocation in a CIE, or in an FDE whose
 /// function is live.
-fn for_each_live_fde_reloc(obj: &ObjectFile, sec: usize, mut f: impl FnMut(usize, i64)) {
+fn for_each_live_fde_reloc(obj: &ObjectFile, sec: usize, mut f: impl FnMut(usize, i64, u64)) {
     for record in crate::object_file::eh_frame_records(&obj.sections[sec]) {
         // An FDE's first relocation is its function's address: one with no other (no
         // LSDA) reaches nothing, and whether its function lives need not be looked up.
@@ -667,7 +909,7 @@ fn for_each_live_fde_reloc(obj: &ObjectFile, sec: usize, mut f: impl FnMut(usize
             });
         if live {
             for r in reaching {
-                f(r.r_sym(LE, false) as usize, r.r_addend(LE));
+                f(r.r_sym(LE, false) as usize, r.r_addend(LE), r.r_offset(LE));
             }
         }
     }

@@ -2,6 +2,7 @@
 
 pub mod android_relocs;
 pub mod args;
+pub mod backrefs;
 pub mod build_id;
 pub mod cache_hint;
 pub mod call_graph_sort;
@@ -59,4 +60,5 @@ pub mod synthetic;
 pub mod tables;
 pub mod timer;
 pub mod version_script;
+pub mod why_live;
 pub mod write;

@@ -283,6 +283,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     // Find, map and identify every input (library search and linker scripts included).
     let input::Inputs {
         files: inputs,
+        groups,
         scripts,
     } = input::collect_inputs(opts)?;
     timer.phase("collect inputs");
@@ -330,6 +331,9 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     if opts.why_extract.is_some() {
         resolver.why_extract = Some(Vec::new());
     }
+    if opts.warn_backrefs {
+        resolver.backrefs = Some(crate::backrefs::Backrefs::new(groups));
+    }
     resolver.trace_symbols = opts
         .trace_symbols
         .iter()
@@ -346,6 +350,9 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     resolver.add_late_roots(&late_roots)?;
     timer.phase("  inputs added");
     resolver.fetch_matching(&opts.undefined_globs)?;
+    for warning in resolver.backward_references(&opts.warn_backrefs_exclude) {
+        crate::diag::warn(&warning);
+    }
     if let (Some(path), Some(report)) = (&opts.why_extract, resolver.why_extract_report()) {
         write_report(path, &report)?;
     }
@@ -497,15 +504,28 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         let kept =
             |file: &str, section: &str| script.as_ref().is_some_and(|m| m.keeps(file, section));
         use rayon::prelude::*;
-        let (used, pieces) = gc::collect_garbage(
+        let (used, pieces, why) = gc::collect_garbage(
             &mut link.objects,
             &link.symtab,
             &gc_roots,
             &kept,
             !opts.relocatable,
             opts.start_stop_gc,
+            !opts.why_live.is_empty(),
         );
         link.piece_marks = pieces;
+        if let Some(mut why) = why {
+            print!(
+                "{}",
+                crate::why_live::report(
+                    &link.objects,
+                    &link.dsos,
+                    &link.symtab,
+                    &mut why,
+                    &opts.why_live
+                )
+            );
+        }
         link.symtab
             .symbols
             .par_iter_mut()
@@ -519,8 +539,9 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         // need be looked at again.
         let asked: Vec<bool> = link.dsos.iter().map(|d| d.as_needed && d.needed).collect();
         if asked.contains(&true) {
+            let roots: Vec<SymbolId> = gc_roots.iter().map(|&(id, _)| id).collect();
             let still_needed =
-                gc::libraries_still_needed(&link.objects, &link.symtab, &gc_roots, &asked);
+                gc::libraries_still_needed(&link.objects, &link.symtab, &roots, &asked);
             for (dso, still) in link.dsos.iter_mut().zip(still_needed) {
                 dso.needed &= still || !dso.as_needed;
             }
@@ -795,33 +816,15 @@ fn report_missing_cet(link: &Link) -> Result<()> {
     }
 }
 
-/// Symbols that keep their sections alive under --gc-sections. What linker scripts and
+/// Symbols that keep their sections alive under --gc-sections, and why, in lld's order
+/// (which decides the reasons `--why-live` reports first). What linker scripts and
 /// `--defsym` name counts, as in lld: their references are not relocations.
-fn gc_root_symbols(link: &Link) -> Vec<SymbolId> {
+fn gc_root_symbols(link: &Link) -> Vec<gc::RootSymbol> {
     let opts = link.opts;
-    let mut named = Vec::new();
-    for (_, a) in &link.scripts.assignments {
-        a.expr.symbols(&mut named);
-    }
-    for (_, text) in &opts.defsym {
-        // A bad expression is reported where --defsym is defined.
-        if let Ok(expr) = crate::script_expr::parse(text) {
-            expr.symbols(&mut named);
-        }
-    }
-    let mut names: Vec<&str> = opts.undefined.iter().map(String::as_str).collect();
-    names.extend(named.iter().map(String::as_str));
-    names.push(opts.entry.as_deref().unwrap_or("_start"));
-    names.push(&opts.init);
-    names.push(&opts.fini);
-    let mut roots: Vec<SymbolId> = names
-        .into_iter()
-        .filter_map(|n| link.symtab.lookup(n.as_bytes()))
-        .collect();
     let export_all = opts.export_dynamic || opts.is_shared();
     // A pass over every symbol: on all threads.
     use rayon::prelude::*;
-    let exported: Vec<SymbolId> = link
+    let mut roots: Vec<gc::RootSymbol> = link
         .symtab
         .symbols
         .par_iter()
@@ -834,9 +837,36 @@ fn gc_root_symbols(link: &Link) -> Vec<SymbolId> {
                 )
                 && (export_all || sym.dso_ref || link.dynamic_list.contains(sym.name))
         })
-        .map(|(id, _)| id as SymbolId)
+        .map(|(id, _)| (id as SymbolId, "externally visible symbol; may interpose"))
         .collect();
-    roots.extend(exported);
+    let mut named = Vec::new();
+    for (_, a) in &link.scripts.assignments {
+        a.expr.symbols(&mut named);
+    }
+    for (_, text) in &opts.defsym {
+        // A bad expression is reported where --defsym is defined.
+        if let Ok(expr) = crate::script_expr::parse(text) {
+            expr.symbols(&mut named);
+        }
+    }
+    let entry = opts.entry.as_deref().unwrap_or("_start");
+    let names = [
+        (entry, "entry point"),
+        (&opts.init, "initializer function"),
+        (&opts.fini, "finalizer function"),
+    ]
+    .into_iter()
+    .chain(
+        opts.undefined
+            .iter()
+            .map(|n| (n.as_str(), "undefined command line flag")),
+    )
+    .chain(
+        named
+            .iter()
+            .map(|n| (n.as_str(), "referenced by linker script")),
+    );
+    roots.extend(names.filter_map(|(n, why)| Some((link.symtab.lookup(n.as_bytes())?, why))));
     roots
 }
 

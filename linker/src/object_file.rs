@@ -261,6 +261,11 @@ pub struct ObjectFile {
     /// Global symbol ids for symbols `first_global..`.
     pub globals: Vec<SymbolId>,
     pub comdat_groups: Vec<ComdatGroup>,
+    /// The allocatable members of COMDAT groups with two or more, each with the member
+    /// after it (the last with the first), by member: `--gc-sections` keeps such a group
+    /// whole, as lld and GNU ld do (a static variable and its guard, a class's
+    /// destructors, a function and its LSDA). Usually empty.
+    pub group_ring: Vec<(u32, u32)>,
     /// GNU_PROPERTY_X86_FEATURE_1_AND of `.note.gnu.property`, if present.
     pub x86_features: Option<u32>,
     /// GNU_PROPERTY_X86_ISA_1_NEEDED of `.note.gnu.property` (0 if absent).
@@ -674,6 +679,7 @@ impl ObjectFile {
 
         // Attach relocation tables to the sections they apply to.
         let mut comdat_groups = Vec::new();
+        let mut group_ring = Vec::new();
         let mut x86_features = None;
         let mut x86_isa_needed = 0;
         for (i, sh) in headers.iter().enumerate() {
@@ -746,8 +752,24 @@ impl ObjectFile {
                     let signature = read_str(strtab, sym.st_name(LE))
                         .ok_or_else(|| bad(&name, "group signature has a bad name"))?;
                     let members = GroupMembers(members);
-                    if members.iter().any(|m| m as usize >= sections.len()) {
-                        return Err(bad(&name, "group member section out of range"));
+                    // The allocatable members, each to the next and the last to the first.
+                    let (mut first, mut last) = (None, None);
+                    for m in members.iter() {
+                        let member = sections
+                            .get(m as usize)
+                            .ok_or_else(|| bad(&name, "group member section out of range"))?;
+                        if member.is_alloc() && member.kind != SectionKind::Ignored {
+                            match last {
+                                Some(l) => group_ring.push((l, m)),
+                                None => first = Some(m),
+                            }
+                            last = Some(m);
+                        }
+                    }
+                    if let (Some(first), Some(last)) = (first, last) {
+                        if first != last {
+                            group_ring.push((last, first));
+                        }
                     }
                     comdat_groups.push(ComdatGroup {
                         signature,
@@ -814,6 +836,10 @@ impl ObjectFile {
             first_global,
             globals: Vec::new(),
             comdat_groups,
+            group_ring: {
+                group_ring.sort_unstable();
+                group_ring
+            },
             x86_features,
             x86_isa_needed,
             from_lto: false,
@@ -833,6 +859,19 @@ impl ObjectFile {
         } else {
             &self.name
         }
+    }
+
+    /// The next allocatable member of the COMDAT group `section` is in, if it is in one
+    /// with two or more ([`ObjectFile::group_ring`]).
+    pub fn next_in_group(&self, section: u32) -> Option<u32> {
+        if self.group_ring.is_empty() {
+            return None;
+        }
+        let at = self
+            .group_ring
+            .binary_search_by_key(&section, |&(s, _)| s)
+            .ok()?;
+        Some(self.group_ring[at].1)
     }
 
     /// The section SHF_LINK_ORDER section `section` is linked to, if it is one.

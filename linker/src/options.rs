@@ -329,6 +329,14 @@ pub struct Options {
     pub map_file: Option<PathBuf>,
     /// `--print-gc-sections`.
     pub print_gc_sections: bool,
+    /// `--why-live=GLOB`: the symbols whose chain of reasons for surviving `--gc-sections`
+    /// is printed.
+    pub why_live: Vec<String>,
+    /// `--warn-backrefs`: warn about references that load an archive member from an earlier
+    /// group (which GNU ld would not load).
+    pub warn_backrefs: bool,
+    /// `--warn-backrefs-exclude=GLOB`: members (`archive(member)`) not warned about.
+    pub warn_backrefs_exclude: Vec<String>,
     /// `--icf=all|safe`: fold identical read-only sections.
     pub icf: crate::icf::Icf,
     /// `--print-icf-sections`: list what folding kept and removed.
@@ -533,6 +541,9 @@ impl Default for Options {
             discard_all: false,
             map_file: None,
             print_gc_sections: false,
+            why_live: Vec::new(),
+            warn_backrefs: false,
+            warn_backrefs_exclude: Vec::new(),
             icf: crate::icf::Icf::None,
             print_icf_sections: false,
             keep_unique: Vec::new(),

@@ -486,8 +486,11 @@ pub struct Resolver {
     /// `--why-extract`: each member loaded because of a reference, in loading order; None
     /// when not asked.
     pub why_extract: Option<Vec<Extraction>>,
-    /// The file whose symbols are being added (what a fetch is for, in `--why-extract`).
+    /// The file whose symbols are being added (what a fetch is for, in `--why-extract`
+    /// and `--warn-backrefs`).
     current_file: String,
+    /// `--warn-backrefs`: None when not asked.
+    pub backrefs: Option<crate::backrefs::Backrefs>,
     /// `--warn-common`.
     pub warn_common: bool,
     /// See `Options::fortran_common`.
@@ -559,6 +562,7 @@ impl Resolver {
             tracing_lto_object: false,
             why_extract: None,
             current_file: String::new(),
+            backrefs: None,
             warn_common: false,
             fortran_common: false,
             keep_excluded: false,
@@ -695,8 +699,11 @@ impl Resolver {
                 _ => None,
             })
             .collect();
-        for input in inputs {
+        for (i, input) in inputs.into_iter().enumerate() {
             let mark = self.pending.len();
+            if let Some(b) = &mut self.backrefs {
+                b.loading = b.input_groups.get(i).copied().unwrap_or(u32::MAX);
+            }
             match input {
                 InputFile::Object { name, data } => {
                     let ticket = tickets.pop_front().expect("one ticket per object");
@@ -1010,7 +1017,7 @@ impl Resolver {
             SymbolDef::Undefined if sym.sym_type == elf::STT_NOTYPE => sym.sym_type = sym_type,
             SymbolDef::Lazy { archive, member } if !weak => {
                 let name = sym.name;
-                self.fetch_for_current(archive, member, name)
+                self.fetch_for_current(id, archive, member, name)
             }
             _ => {}
         }
@@ -1043,12 +1050,16 @@ impl Resolver {
             };
             let mark = self.pending.len();
             let member = &self.archives[a as usize].members[m as usize];
+            if let Some(b) = &mut self.backrefs {
+                b.loading = b.archive_group(a);
+            }
             match self.prefetch.take(ticket) {
                 Parsed::Object(parsed) => {
                     batch.push(*parsed?);
                     // Whatever is parsed already joins the batch; resolution does not wait
-                    // for the rest.
+                    // for the rest (unless each member's group is wanted).
                     let next_ready = !self.any_lazy
+                        && self.backrefs.is_none()
                         && self.pending.len() > floor
                         && self
                             .pending
@@ -1214,6 +1225,17 @@ impl Resolver {
         Ok(())
     }
 
+    /// `--warn-backrefs`' warnings (see [`crate::backrefs`]), once the command line's
+    /// inputs are resolved: later loads (a plugin's libraries) are not checked.
+    pub fn backward_references(&mut self, exclude: &[String]) -> Vec<String> {
+        let Some(backrefs) = self.backrefs.take() else {
+            return Vec::new();
+        };
+        let member_name =
+            |a: u32, m: u32| self.archives[a as usize].members[m as usize].name.clone();
+        backrefs.report(&self.symtab, member_name, exclude)
+    }
+
     /// What `--print-archive-stats` writes, as lld writes it: each archive on the command
     /// line (as often as it is named), its members and how many were loaded.
     pub fn archive_stats(&self) -> String {
@@ -1247,15 +1269,41 @@ impl Resolver {
         Some(out)
     }
 
-    /// Remembers the file being added, for `--why-extract` (only when it is asked for).
-    fn note_current_file(&mut self, name: &str) {
-        if self.why_extract.is_some() {
+    /// Remembers the file being added, for `--why-extract` and `--warn-backrefs` (only
+    /// when they are asked for); with the latter, returns its group.
+    fn note_current_file(&mut self, name: &str) -> u32 {
+        if self.why_extract.is_some() || self.backrefs.is_some() {
             self.current_file = name.to_string();
+        }
+        match &mut self.backrefs {
+            Some(b) => {
+                b.current = b.loading;
+                b.current
+            }
+            None => 0,
+        }
+    }
+
+    /// Back to the file being added (`group`: what [`Self::note_current_file`] returned for
+    /// it) after loading what it fetched.
+    fn resume_current_file(&mut self, name: &str, group: u32) {
+        self.note_current_file(name);
+        if let Some(b) = &mut self.backrefs {
+            b.current = group;
         }
     }
 
     /// Fetches a member for `symbol`, wanted by the file being added.
-    fn fetch_for_current(&mut self, archive: u32, member: u32, symbol: &'static [u8]) {
+    fn fetch_for_current(
+        &mut self,
+        id: SymbolId,
+        archive: u32,
+        member: u32,
+        symbol: &'static [u8],
+    ) {
+        if let Some(b) = &mut self.backrefs {
+            b.reference(id, &self.current_file, archive, member);
+        }
         let reference = std::mem::take(&mut self.current_file);
         self.fetch_for(archive, member, symbol, &reference);
         self.current_file = reference;
@@ -1297,6 +1345,9 @@ impl Resolver {
     /// (every member of a whole archive, which are all fetched; none of another).
     fn add_archive(&mut self, archive: Archive, parsing: Vec<Ticket>) -> Result<()> {
         let a = self.archives.len() as u32;
+        if let Some(b) = &mut self.backrefs {
+            b.archive_added(a);
+        }
         self.fetched.push(vec![false; archive.members.len()]);
         // In place before anything is fetched: a fetch starts parsing the member.
         self.archives.push(archive);
@@ -1353,6 +1404,8 @@ impl Resolver {
                 } else if !self.fetched[a as usize][member as usize] {
                     self.any_lazy = true;
                 }
+            } else if let (Some(b), SymbolDef::Defined { .. }) = (&mut self.backrefs, sym.def) {
+                b.defined_again(id);
             }
         }
         Ok(())
@@ -1564,7 +1617,7 @@ impl Resolver {
     ) -> Result<()> {
         let file = self.objects.len() as FileId;
         obj.from_lto = self.adding_lto_object;
-        self.note_current_file(&obj.name);
+        let group = self.note_current_file(&obj.name);
         self.trace_file(&obj.name);
 
         if self.keep_excluded {
@@ -1669,7 +1722,7 @@ impl Resolver {
                     let loaded = self.drain_above(before);
                     self.depth -= 1;
                     loaded?;
-                    self.note_current_file(&obj_name);
+                    self.resume_current_file(&obj_name, group);
                 }
             } else if section == shndx::COMMON {
                 self.add_common(id, file, esym.st_size(LE), esym.st_value(LE).max(1));
@@ -1739,7 +1792,7 @@ impl Resolver {
             // A weak reference does not fetch an archive member (lld and GNU ld agree).
             SymbolDef::Lazy { archive, member } if !weak => {
                 let name = sym.name;
-                self.fetch_for_current(archive, member, name)
+                self.fetch_for_current(id, archive, member, name)
             }
             _ => {}
         }

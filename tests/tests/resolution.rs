@@ -457,3 +457,87 @@ fn definitions_come_before_references_within_an_object() {
         assert_output_is(&exe, &run(&exe, &[], &[]), "11\n", d.name());
     }
 }
+
+/// `--warn-backrefs` warns where a reference loads an archive member from an earlier group
+/// (which GNU ld would not load), as lld-22 does: not for a weak definition, not where a
+/// later archive defines the symbol again, not inside `--start-group`, not for members
+/// `--warn-backrefs-exclude` names; a `--start-lib` object is a group of its own.
+#[test]
+fn warn_backrefs_reports_what_lld_reports() {
+    let t = Test::new();
+    let c = |src: &str| t.compile(Clang, src, &["-O1"]);
+    let lib_b = t.archive("libB.a", &[&c("int b(void) { return 2; }\n")]);
+    let lib_a = t.archive(
+        "libA.a",
+        &[&c("int b(void);\nint a(void) { return b() + 1; }\n")],
+    );
+    let foo = c("int foo(void) { return 40; }\n");
+    let lib_foo = t.archive("libfoo.a", &[&foo]);
+    let lib_foo2 = t.archive("libfoo2.a", &[&c("int foo(void) { return 41; }\n")]);
+    let lib_w = t.archive(
+        "libw.a",
+        &[&c("__attribute__((weak)) int w(void) { return 1; }\n")],
+    );
+    let main = c("int a(void), foo(void), w(void);\n\
+                  int main(void) { return a() + foo() + w() == 44 ? 0 : 1; }\n");
+    let [b, a, f, f2, w, m, fo] =
+        [&lib_b, &lib_a, &lib_foo, &lib_foo2, &lib_w, &main, &foo].map(|p| p.to_str().unwrap());
+    let warned = |driver: Driver, args: &[&str], out: &str| -> Vec<String> {
+        let mut flags = vec!["-Wl,--warn-backrefs"];
+        flags.extend_from_slice(args);
+        let (res, cmd) = t.try_link(driver, &[], &flags, out);
+        assert!(res.status.success(), "{cmd}");
+        assert!(run(&t.path(out), &[], &[]).status.success(), "{cmd}");
+        let mut lines: Vec<String> = String::from_utf8_lossy(&res.stderr)
+            .lines()
+            .filter_map(|l| l.split_once("warning: ").map(|(_, w)| w.to_string()))
+            .collect();
+        lines.sort();
+        lines
+    };
+    let backref = |sym: &str, from: &str, to: String| {
+        format!("backward reference detected: {sym} in {from} refers to {to}")
+    };
+    let cases: [(&[&str], Vec<String>); 5] = [
+        (
+            &[b, a, f, w, m],
+            vec![
+                backref("a", m, format!("{a}(inline.3.o)")),
+                backref("b", &format!("{a}(inline.3.o)"), format!("{b}(inline.1.o)")),
+                backref("foo", m, format!("{f}(inline.5.o)")),
+            ],
+        ),
+        (
+            &[b, a, f, w, m, f2],
+            vec![
+                backref("a", m, format!("{a}(inline.3.o)")),
+                backref("b", &format!("{a}(inline.3.o)"), format!("{b}(inline.1.o)")),
+            ],
+        ),
+        (
+            &["-Wl,--start-group", b, a, f, m, "-Wl,--end-group", w],
+            vec![],
+        ),
+        (
+            &[b, a, f, w, m, "-Wl,--warn-backrefs-exclude=*libA.a(*)"],
+            vec![
+                backref("b", &format!("{a}(inline.3.o)"), format!("{b}(inline.1.o)")),
+                backref("foo", m, format!("{f}(inline.5.o)")),
+            ],
+        ),
+        (
+            &[b, a, "-Wl,--start-lib", fo, "-Wl,--end-lib", w, m],
+            vec![
+                backref("a", m, format!("{a}(inline.3.o)")),
+                backref("b", &format!("{a}(inline.3.o)"), format!("{b}(inline.1.o)")),
+                backref("foo", m, fo.to_string()),
+            ],
+        ),
+    ];
+    for (i, (args, want)) in cases.iter().enumerate() {
+        let lld = warned(Driver::ClangLld, args, &format!("lld{i}"));
+        let rld = warned(Driver::ClangRld, args, &format!("rld{i}"));
+        assert_eq!(&lld, want, "lld, case {i}");
+        assert_eq!(rld, lld, "case {i}");
+    }
+}

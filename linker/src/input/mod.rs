@@ -182,12 +182,56 @@ impl ScriptFacts {
 /// The inputs in command-line order, and what their scripts ask for.
 pub struct Inputs {
     pub files: Vec<InputFile>,
+    /// Each file's group, numbered as lld numbers them for `--warn-backrefs`: a file of
+    /// its own, or one `--start-group`/`--end-group` (or a script's `GROUP`, or a
+    /// `--start-lib`/`--end-lib` run) shared by all its files; numbers grow with position.
+    pub groups: Vec<u32>,
     pub scripts: ScriptFacts,
+}
+
+/// lld's group numbering of the inputs, as they are collected.
+#[derive(Default)]
+struct GroupIds {
+    ids: Vec<u32>,
+    next: u32,
+    /// Inside `--start-group` or a script's `GROUP`.
+    in_group: bool,
+    /// Inside a run of `--start-lib` objects.
+    in_lib: bool,
+}
+
+impl GroupIds {
+    /// The group of the next file (`lazy`: between `--start-lib` and `--end-lib`).
+    fn add(&mut self, lazy: bool) {
+        if self.in_lib && !lazy {
+            self.in_lib = false;
+            self.next += 1;
+        }
+        self.in_lib = lazy;
+        self.ids.push(self.next);
+        if !self.in_group && !self.in_lib {
+            self.next += 1;
+        }
+    }
+
+    /// Starts a group: whether one was open already (then the two are one).
+    fn start(&mut self) -> bool {
+        std::mem::replace(&mut self.in_group, true)
+    }
+
+    /// Ends a group `start` began (`outer`: what it returned).
+    fn end(&mut self, outer: bool) {
+        self.in_group = outer;
+        if !outer {
+            self.next += 1;
+        }
+    }
 }
 
 struct Collector<'o> {
     opts: &'o Options,
     files: Vec<Collected>,
+    groups: GroupIds,
     scripts: ScriptFacts,
     search_dirs: Vec<PathBuf>,
     /// The existing output file's identity (device, inode), which no input may share.
@@ -244,6 +288,7 @@ pub fn collect_inputs(opts: &Options) -> Result<Inputs> {
     let mut c = Collector {
         opts,
         files: Vec::new(),
+        groups: GroupIds::default(),
         scripts: ScriptFacts::default(),
         search_dirs: opts.library_paths.clone(),
         output: file_identity(&opts.output).filter(|_| opts.output.as_os_str() != "-"),
@@ -260,10 +305,13 @@ pub fn collect_inputs(opts: &Options) -> Result<Inputs> {
                 let data = map_file(path)?;
                 let object = just_symbols::object_for(data)
                     .map_err(|e| LinkError::bad_input(&display, e))?;
-                c.push(InputFile::Object {
-                    name: display,
-                    data: Box::leak(object.into_boxed_slice()),
-                });
+                c.push(
+                    InputFile::Object {
+                        name: display,
+                        data: Box::leak(object.into_boxed_slice()),
+                    },
+                    false,
+                );
             }
             InputArg::Script { path, state } => {
                 // GNU ld looks for a `-T` script in the `-L` directories too.
@@ -283,13 +331,17 @@ pub fn collect_inputs(opts: &Options) -> Result<Inputs> {
                 c.add_script(&found, &display, data, *state, 0)?;
             }
             // Symbol resolution treats every archive like lld does (all lazy symbols visible at
-            // once), so a group needs no re-scanning and its bounds carry no information.
-            InputArg::StartGroup | InputArg::EndGroup => {}
+            // once), so a group needs no re-scanning: its bounds only number the files.
+            InputArg::StartGroup => {
+                c.groups.start();
+            }
+            InputArg::EndGroup => c.groups.end(false),
         }
         Ok(())
     });
     Ok(Inputs {
         files: finish(opts, std::mem::take(&mut c.files), stopped)?,
+        groups: c.groups.ids,
         scripts: c.scripts,
     })
 }
@@ -306,6 +358,7 @@ pub fn collect_plugin_library(
     let mut c = Collector {
         opts,
         files: Vec::new(),
+        groups: GroupIds::default(),
         scripts: ScriptFacts::default(),
         search_dirs: extra_dirs
             .iter()
@@ -329,8 +382,10 @@ pub fn collect_plugin_library(
 }
 
 impl Collector<'_> {
-    fn push(&mut self, file: InputFile) {
+    /// `lazy`: between `--start-lib` and `--end-lib`.
+    fn push(&mut self, file: InputFile, lazy: bool) {
         self.files.push(Collected::Ready(file));
+        self.groups.add(lazy);
     }
 
     fn add_library(&mut self, name: &str, state: InputState, depth: u32) -> Result<()> {
@@ -367,10 +422,13 @@ impl Collector<'_> {
         if state.binary {
             let object = binary::object_for(&display, data)
                 .map_err(|e| LinkError::bad_input(&display, e))?;
-            self.push(InputFile::Object {
-                name: display,
-                data: Box::leak(object.into_boxed_slice()),
-            });
+            self.push(
+                InputFile::Object {
+                    name: display,
+                    data: Box::leak(object.into_boxed_slice()),
+                },
+                state.lazy,
+            );
             return Ok(());
         }
         let fat_bitcode = || {
@@ -386,37 +444,49 @@ impl Collector<'_> {
         match kind {
             FileType::Relocatable if state.lazy => {
                 let archive = Archive::of_lazy_object(display, path, data)?;
-                self.push(InputFile::Archive(archive));
+                self.push(InputFile::Archive(archive), true);
             }
             FileType::Bitcode if state.lazy => {
                 crate::diag::warn(&format!(
                     "{display}: bitcode between --start-lib and --end-lib is linked whether \
                      needed or not"
                 ));
-                self.push(InputFile::Bitcode {
+                self.push(
+                    InputFile::Bitcode {
+                        name: display,
+                        data,
+                    },
+                    true,
+                )
+            }
+            FileType::Relocatable => self.push(
+                InputFile::Object {
                     name: display,
                     data,
-                })
-            }
-            FileType::Relocatable => self.push(InputFile::Object {
-                name: display,
-                data,
-            }),
-            FileType::Bitcode => self.push(InputFile::Bitcode {
-                name: display,
-                data,
-            }),
+                },
+                state.lazy,
+            ),
+            FileType::Bitcode => self.push(
+                InputFile::Bitcode {
+                    name: display,
+                    data,
+                },
+                state.lazy,
+            ),
             // A thin archive's members are files of their own, read in command-line order.
             FileType::Archive if data.starts_with(b"!<thin>\n") => {
                 let archive = Archive::parse(display, path, data, state.whole_archive)?;
-                self.push(InputFile::Archive(archive));
+                self.push(InputFile::Archive(archive), state.lazy);
             }
-            FileType::Archive => self.files.push(Collected::Archive {
-                display,
-                path: path.to_path_buf(),
-                data,
-                whole: state.whole_archive,
-            }),
+            FileType::Archive => {
+                self.files.push(Collected::Archive {
+                    display,
+                    path: path.to_path_buf(),
+                    data,
+                    whole: state.whole_archive,
+                });
+                self.groups.add(state.lazy);
+            }
             FileType::SharedObject => {
                 if self.opts.static_link {
                     return Err(LinkError::bad_input(
@@ -425,12 +495,15 @@ impl Collector<'_> {
                     ));
                 }
                 let soname = soname.unwrap_or_else(|| display.clone());
-                self.push(InputFile::Shared {
-                    name: display,
-                    soname,
-                    data,
-                    as_needed: state.as_needed,
-                });
+                self.push(
+                    InputFile::Shared {
+                        name: display,
+                        soname,
+                        data,
+                        as_needed: state.as_needed,
+                    },
+                    state.lazy,
+                );
             }
             FileType::Script => self.add_script(path, &display, data, state, depth)?,
             FileType::OtherElf => {
@@ -521,7 +594,12 @@ impl Collector<'_> {
             let data = map_file(&found)?;
             self.add_script(&found, &shown, data, state, depth + 1)?;
         }
-        for input in &parsed.inputs {
+        // A script's GROUP numbers its files as `--start-group` does.
+        let mut outer = None;
+        for (i, input) in parsed.inputs.iter().enumerate() {
+            if parsed.groups.iter().any(|g| g.start == i) {
+                outer = Some(self.groups.start());
+            }
             match input {
                 script::ScriptInput::Path { path: p, as_needed } => {
                     let st = InputState {
@@ -549,6 +627,11 @@ impl Collector<'_> {
                         ..state
                     };
                     self.add_library(name, st, depth + 1)?;
+                }
+            }
+            if parsed.groups.iter().any(|g| g.end == i + 1) {
+                if let Some(outer) = outer.take() {
+                    self.groups.end(outer);
                 }
             }
         }
