@@ -113,9 +113,15 @@ pub fn from_file(link: &Link, path: &Path) -> Result<Profile> {
         let kept =
             section.is_some_and(|(f, s)| link.objects[f as usize].sections[s as usize].is_kept());
         if warn && !kept {
-            let what = unorderable(link, file, index);
-            let obj = &link.objects[file as usize].name;
-            diag::warn(&format!("{obj}: unable to order {what} symbol: {name}"));
+            let obj = &link.objects[file as usize];
+            let unorderable = match obj.global_index(index) {
+                Some(id) => crate::symbol_order::unorderable_global(link, link.symtab.get(id)),
+                None => crate::symbol_order::unorderable_at(link, file, obj.symbol_section(index))
+                    .map(|what| (obj.name.as_str(), what)),
+            };
+            if let Some((shown, what)) = unorderable {
+                diag::warn(&format!("{shown}: unable to order {what} symbol: {name}"));
+            }
         }
         section
     };
@@ -139,22 +145,6 @@ pub fn from_file(link: &Link, path: &Path) -> Result<Profile> {
         }
     }
     Ok(profile)
-}
-
-/// Why a symbol of the ordering file cannot be ordered (lld's words).
-fn unorderable(link: &Link, file: FileId, index: usize) -> &'static str {
-    let obj = &link.objects[file as usize];
-    let def = obj.global_index(index).map(|id| link.symtab.get(id).def);
-    match def {
-        Some(SymbolDef::Shared { .. }) => "shared",
-        Some(SymbolDef::Synthetic) => "synthetic",
-        Some(SymbolDef::Defined { section, .. }) if !shndx::is_section(section) => "absolute",
-        Some(SymbolDef::Defined { .. }) => "discarded",
-        Some(_) => "undefined",
-        None if obj.symbol_section(index) == shndx::UNDEF => "undefined",
-        None if !shndx::is_section(obj.symbol_section(index)) => "absolute",
-        None => "discarded",
-    }
 }
 
 /// A count as LLVM's `to_integer` reads it: decimal, `0x` hexadecimal, `0` octal.

@@ -9,7 +9,7 @@ use crate::context::Link;
 use crate::diag;
 use crate::error::{LinkError, Result};
 use crate::object_file::{shndx, FileId};
-use crate::symbols::SymbolDef;
+use crate::symbols::{Symbol, SymbolDef};
 use object::elf;
 use rustc_hash::FxHashMap;
 use std::path::Path;
@@ -62,16 +62,13 @@ pub fn section_order(link: &Link, names: &[String]) -> SectionOrder {
     // A symbol defined at `section` of `file` (a global's definition or a local): its
     // section takes rank `r` unless an earlier name gave it a better one.
     let mut define = |file: FileId, section: u32, name: &[u8], r: i32| {
-        let obj_name = &link.objects[file as usize].name;
-        if !shndx::is_section(section) {
-            report(obj_name, "absolute", name);
-        } else if kept(link, file, section) {
+        if let Some(what) = unorderable_at(link, file, section) {
+            report(&link.objects[file as usize].name, what, name);
+        } else {
             let at = (file, section);
             let at = link.folded_into.get(&at).copied().unwrap_or(at);
             let slot = order.entry(at).or_insert(0);
             *slot = (*slot).min(r);
-        } else {
-            report(obj_name, "discarded", name);
         }
     };
     for sym in &link.symtab.symbols {
@@ -82,19 +79,11 @@ pub fn section_order(link: &Link, names: &[String]) -> SectionOrder {
         let name = sym.name;
         match sym.def {
             SymbolDef::Defined { file, section, .. } => define(file, section, name, r),
-            SymbolDef::Shared { dso, .. } => {
-                report(&link.dsos[dso as usize].name, "shared", name);
+            _ => {
+                if let Some((file, what)) = unorderable_global(link, sym) {
+                    report(file, what, name);
+                }
             }
-            SymbolDef::Synthetic => report("<internal>", "synthetic", name),
-            SymbolDef::Undefined if link.opts.reports_undefined() => {
-                let file = sym
-                    .ref_file
-                    .map_or("<internal>", |f| link.objects[f as usize].name.as_str());
-                report(file, "undefined", name);
-            }
-            // Archive members never loaded, common symbols (placed by the linker), an
-            // undefined symbol where those are allowed.
-            _ => {}
         }
     }
     for (f, obj) in link.objects.iter().enumerate() {
@@ -122,6 +111,39 @@ pub fn section_order(link: &Link, names: &[String]) -> SectionOrder {
         }
     }
     order
+}
+
+/// Why a symbol defined at `section` of object `file` cannot be ordered (lld's words), if
+/// it cannot: it is absolute, or its section is not in the output.
+pub fn unorderable_at(link: &Link, file: FileId, section: u32) -> Option<&'static str> {
+    if !shndx::is_section(section) {
+        Some("absolute")
+    } else if kept(link, file, section) {
+        None
+    } else {
+        Some("discarded")
+    }
+}
+
+/// Why a global symbol cannot be ordered, with the file lld names for it, if it cannot and
+/// lld says so: not for an archive member never loaded, a common symbol (the linker places
+/// it), or an undefined symbol where those are allowed.
+pub fn unorderable_global<'a>(link: &'a Link, sym: &Symbol) -> Option<(&'a str, &'static str)> {
+    match sym.def {
+        SymbolDef::Defined { file, section, .. } => {
+            let what = unorderable_at(link, file, section)?;
+            Some((link.objects[file as usize].name.as_str(), what))
+        }
+        SymbolDef::Shared { dso, .. } => Some((link.dsos[dso as usize].name.as_str(), "shared")),
+        SymbolDef::Synthetic => Some(("<internal>", "synthetic")),
+        SymbolDef::Undefined if link.opts.reports_undefined() => {
+            let file = sym
+                .ref_file
+                .map_or("<internal>", |f| link.objects[f as usize].name.as_str());
+            Some((file, "undefined"))
+        }
+        _ => None,
+    }
 }
 
 /// Whether a section is in the output, itself or as the copy `--icf` kept in its place.
