@@ -11,8 +11,11 @@ use std::collections::BTreeMap;
 /// What resolution needs to find backward references, and what it found.
 #[derive(Default)]
 pub struct Backrefs {
-    /// The group of each file `add_inputs` is given, in order.
-    pub input_groups: Vec<u32>,
+    /// The group of each file of the command line, in order.
+    input_groups: Vec<u32>,
+    /// How many inputs have been added (those of the command line, then the libraries
+    /// `.deplibs` sections name).
+    inputs_added: usize,
     /// The group of each archive, by the resolver's archive number.
     archive_groups: Vec<u32>,
     /// The group of the file about to be added.
@@ -31,6 +34,22 @@ impl Backrefs {
             input_groups,
             ..Default::default()
         }
+    }
+
+    /// The next input is being added: its group is the loading one. Inputs past the
+    /// command line's (the libraries `.deplibs` names) are groups of their own after all
+    /// of its, as in lld.
+    pub fn next_input(&mut self) {
+        let k = self.inputs_added;
+        self.inputs_added += 1;
+        self.loading = match self.input_groups.get(k) {
+            Some(&group) => group,
+            None => {
+                let last = self.input_groups.last().map_or(0, |&g| g + 1);
+                let extra = k - self.input_groups.len();
+                last.saturating_add(u32::try_from(extra).unwrap_or(u32::MAX))
+            }
+        };
     }
 
     /// Archive `archive` (numbered in order) was added, from the group being loaded.

@@ -346,7 +346,12 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
             &opts.output,
         )?);
     }
+    // `-r` keeps `.deplibs` for the final link, and adds nothing (lld).
+    if opts.dependent_libraries && !opts.relocatable {
+        resolver.dependent_libraries = Some(Vec::new());
+    }
     resolver.add_inputs(inputs)?;
+    add_dependent_libraries(opts, &mut resolver)?;
     resolver.add_late_roots(&late_roots)?;
     timer.phase("  inputs added");
     resolver.fetch_matching(&opts.undefined_globs)?;
@@ -813,6 +818,30 @@ fn report_missing_cet(link: &Link) -> Result<()> {
         Ok(())
     } else {
         Err(LinkError::Many(errors))
+    }
+}
+
+/// The libraries the inputs name in `.deplibs` sections (clang's `#pragma comment(lib,
+/// ...)`), added after the command line's inputs as lld adds them, with those they name in
+/// turn; each name once.
+fn add_dependent_libraries(opts: &Options, resolver: &mut symbols::Resolver) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    loop {
+        let wanted = resolver
+            .dependent_libraries
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let mut files = Vec::new();
+        for (name, from) in wanted {
+            if seen.insert(name.clone()) {
+                files.extend(input::collect_dependent_library(opts, &name, &from)?);
+            }
+        }
+        resolver.add_inputs(files)?;
     }
 }
 

@@ -266,6 +266,9 @@ pub struct ObjectFile {
     /// whole, as lld and GNU ld do (a static variable and its guard, a class's
     /// destructors, a function and its LSDA). Usually empty.
     pub group_ring: Vec<(u32, u32)>,
+    /// The libraries its `.deplibs` names (clang's `#pragma comment(lib, "m")`), which the
+    /// link adds after the command line's inputs as lld does.
+    pub dependent_libraries: Vec<&'static [u8]>,
     /// GNU_PROPERTY_X86_FEATURE_1_AND of `.note.gnu.property`, if present.
     pub x86_features: Option<u32>,
     /// GNU_PROPERTY_X86_ISA_1_NEEDED of `.note.gnu.property` (0 if absent).
@@ -680,6 +683,7 @@ impl ObjectFile {
         // Attach relocation tables to the sections they apply to.
         let mut comdat_groups = Vec::new();
         let mut group_ring = Vec::new();
+        let mut dependent_libraries = Vec::new();
         let mut x86_features = None;
         let mut x86_isa_needed = 0;
         for (i, sh) in headers.iter().enumerate() {
@@ -778,6 +782,12 @@ impl ObjectFile {
                         members,
                     });
                 }
+                SHT_LLVM_DEPENDENT_LIBRARIES => dependent_libraries.extend(
+                    sections[i]
+                        .data()
+                        .split(|&b| b == 0)
+                        .filter(|name| !name.is_empty()),
+                ),
                 elf::SHT_NOTE if sections[i].name() == ".note.gnu.property" => {
                     let data = sections[i].data();
                     let and = gnu_property(data, elf::GNU_PROPERTY_X86_FEATURE_1_AND);
@@ -840,6 +850,7 @@ impl ObjectFile {
                 group_ring.sort_unstable();
                 group_ring
             },
+            dependent_libraries,
             x86_features,
             x86_isa_needed,
             from_lto: false,
@@ -992,6 +1003,7 @@ const SHT_LLVM_ODRTAB: u32 = 0x6fff_4c00;
 /// The last of the ones lld consumes in a row: linker options, the old call graph
 /// profile, `.llvm_addrsig`, `.deplibs`, partitions' symbols, headers and program headers.
 const SHT_LLVM_PART_PHDR: u32 = 0x6fff_4c07;
+const SHT_LLVM_DEPENDENT_LIBRARIES: u32 = 0x6fff_4c04;
 const SHT_LLVM_CALL_GRAPH_PROFILE: u32 = 0x6fff_4c09;
 const SHT_LLVM_LTO: u32 = 0x6fff_4c0c;
 
@@ -1077,6 +1089,12 @@ impl ObjectFile {
     pub fn keep_excluded_sections(&mut self) {
         let exclude = u64::from(elf::SHF_EXCLUDE);
         for s in self.sections.iter_mut().skip(1) {
+            // `.deplibs` too: the final link adds the libraries (lld's `-r` keeps it).
+            if s.sh_type == SHT_LLVM_DEPENDENT_LIBRARIES {
+                s.kind = SectionKind::Regular;
+                s.live = true;
+                continue;
+            }
             if s.kind == SectionKind::Ignored
                 && s.flags & exclude != 0
                 && classify_section(s.name(), s.sh_type, s.flags & !exclude, false)

@@ -332,6 +332,9 @@ pub struct Options {
     /// `--why-live=GLOB`: the symbols whose chain of reasons for surviving `--gc-sections`
     /// is printed.
     pub why_live: Vec<String>,
+    /// `--dependent-libraries` (lld's default): link the libraries `.deplibs` sections
+    /// name.
+    pub dependent_libraries: bool,
     /// `--warn-backrefs`: warn about references that load an archive member from an earlier
     /// group (which GNU ld would not load).
     pub warn_backrefs: bool,
@@ -542,6 +545,7 @@ impl Default for Options {
             map_file: None,
             print_gc_sections: false,
             why_live: Vec::new(),
+            dependent_libraries: true,
             warn_backrefs: false,
             warn_backrefs_exclude: Vec::new(),
             icf: crate::icf::Icf::None,

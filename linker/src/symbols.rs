@@ -491,6 +491,10 @@ pub struct Resolver {
     current_file: String,
     /// `--warn-backrefs`: None when not asked.
     pub backrefs: Option<crate::backrefs::Backrefs>,
+    /// `--dependent-libraries` (lld's default): the libraries the files added name in
+    /// `.deplibs` (or bitcode's `llvm.dependent-libraries`) and not yet added, each with
+    /// the file naming it; None when not asked.
+    pub dependent_libraries: Option<Vec<(String, String)>>,
     /// `--warn-common`.
     pub warn_common: bool,
     /// See `Options::fortran_common`.
@@ -563,6 +567,7 @@ impl Resolver {
             why_extract: None,
             current_file: String::new(),
             backrefs: None,
+            dependent_libraries: None,
             warn_common: false,
             fortran_common: false,
             keep_excluded: false,
@@ -699,10 +704,10 @@ impl Resolver {
                 _ => None,
             })
             .collect();
-        for (i, input) in inputs.into_iter().enumerate() {
+        for input in inputs {
             let mark = self.pending.len();
             if let Some(b) = &mut self.backrefs {
-                b.loading = b.input_groups.get(i).copied().unwrap_or(u32::MAX);
+                b.next_input();
             }
             match input {
                 InputFile::Object { name, data } => {
@@ -924,6 +929,10 @@ impl Resolver {
         let module = self.bitcode.len() as u32;
         self.trace_file(&name);
         self.note_current_file(&name);
+        if let Some(wanted) = &mut self.dependent_libraries {
+            let named = summary.dependent_libraries.iter();
+            wanted.extend(named.map(|lib| (lib.clone(), name.clone())));
+        }
         for (i, g) in summary.globals.iter().enumerate() {
             if g.linkage.is_local() || g.name.starts_with("llvm.") || g.name.is_empty() {
                 continue;
@@ -1618,6 +1627,12 @@ impl Resolver {
         let file = self.objects.len() as FileId;
         obj.from_lto = self.adding_lto_object;
         let group = self.note_current_file(&obj.name);
+        if let (Some(wanted), false) = (&mut self.dependent_libraries, self.adding_lto_object) {
+            for name in &obj.dependent_libraries {
+                let name = String::from_utf8_lossy(name).into_owned();
+                wanted.push((name, obj.name.clone()));
+            }
+        }
         self.trace_file(&obj.name);
 
         if self.keep_excluded {

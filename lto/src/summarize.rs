@@ -246,8 +246,26 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
     }
     special_globals(&mut summary, &index, &globals);
     asm_symbols(&mut summary, module);
+    summary.dependent_libraries = dependent_libraries(module);
     facts.finish(&mut summary);
     summary
+}
+
+/// The libraries `llvm.dependent-libraries` names (clang's `#pragma comment(lib, "m")`):
+/// each node holds one string, as LLVM's IR symbol table reads them for lld.
+fn dependent_libraries(module: &Module) -> Vec<String> {
+    use inkwell::values::BasicMetadataValueEnum;
+    let mut names = Vec::new();
+    for node in module.get_global_metadata("llvm.dependent-libraries") {
+        for operand in node.get_node_values().unwrap_or_default() {
+            if let BasicMetadataValueEnum::MetadataValue(md) = operand {
+                if let Some(name) = md.get_string_value() {
+                    names.push(String::from_utf8_lossy(name).into_owned());
+                }
+            }
+        }
+    }
+    names
 }
 
 /// The symbols of the module's inline asm, and the definitions it names: LLVM's LTO keeps

@@ -106,6 +106,13 @@ fn write_dump(s: &ModuleSummary, out: &mut String) -> std::fmt::Result {
         let weak = if a.weak { " (weak)" } else { "" };
         writeln!(out, "  {what} {}{weak}", a.name)?;
     }
+    if !s.dependent_libraries.is_empty() {
+        writeln!(
+            out,
+            "dependent libraries: {}",
+            s.dependent_libraries.join(" ")
+        )?;
+    }
 
     writeln!(out)?;
     writeln!(out, "initializer pointers: {}", s.initializers.len())?;

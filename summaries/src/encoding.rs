@@ -11,7 +11,7 @@ use crate::model::*;
 
 /// Version of the on-disk summary format this crate reads and writes. Readers accept exactly
 /// this version: any change to the layout or to the meaning of a field bumps it.
-pub const FORMAT_VERSION: u32 = 13;
+pub const FORMAT_VERSION: u32 = 14;
 
 /// The first eight bytes of every encoded summary.
 pub const MAGIC: &[u8; 8] = b"RLDSUMRY";
@@ -254,6 +254,10 @@ pub fn encode(s: &ModuleSummary) -> Vec<u8> {
     for a in &s.asm_symbols {
         w.str(&a.name);
         w.0.push(u8::from(a.defined) | u8::from(a.weak) << 1);
+    }
+    w.uleb(s.dependent_libraries.len() as u64);
+    for d in &s.dependent_libraries {
+        w.str(d);
     }
     w.0
 }
@@ -622,6 +626,11 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
             weak: flags & 2 != 0,
         });
     }
+    let n = r.count("dependent library", 1)?;
+    s.dependent_libraries.reserve_exact(n);
+    for _ in 0..n {
+        s.dependent_libraries.push(r.string()?);
+    }
 
     if r.pos != data.len() {
         return Err(SummaryError::TrailingBytes {
@@ -963,8 +972,8 @@ mod tests {
             source_file: "a.c".to_string(),
             ..Default::default()
         };
-        let mut expected = b"RLDSUMRY\x0d\x00\x00\x00\x03a.o\x03a.c".to_vec();
-        expected.extend_from_slice(&[0; 12]);
+        let mut expected = b"RLDSUMRY\x0e\x00\x00\x00\x03a.o\x03a.c".to_vec();
+        expected.extend_from_slice(&[0; 13]);
         assert_eq!(encode(&s), expected);
     }
 
@@ -1066,7 +1075,7 @@ mod tests {
         bytes[8..12].copy_from_slice(&9u32.to_le_bytes());
         assert_eq!(
             decode(&bytes).unwrap_err().to_string(),
-            "unsupported summary version 9 (this rld reads 13)"
+            "unsupported summary version 9 (this rld reads 14)"
         );
     }
 

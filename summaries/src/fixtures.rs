@@ -221,6 +221,7 @@ pub(crate) fn full_summary() -> ModuleSummary {
                 weak: true,
             },
         ],
+        dependent_libraries: vec!["m".to_string(), "/opt/lib/libz.a".to_string()],
     }
 }
 

@@ -570,6 +570,9 @@ pub struct ModuleSummary {
     pub declared: Vec<DeclaredEffects>,
     /// The global symbols of the module's inline asm.
     pub asm_symbols: Vec<AsmSymbol>,
+    /// The libraries its `llvm.dependent-libraries` names (`#pragma comment(lib, ...)`),
+    /// which the link adds as lld does.
+    pub dependent_libraries: Vec<String>,
 }
 
 impl ModuleSummary {

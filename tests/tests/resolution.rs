@@ -541,3 +541,103 @@ fn warn_backrefs_reports_what_lld_reports() {
         assert_eq!(rld, lld, "case {i}");
     }
 }
+
+/// clang's `#pragma comment(lib, ...)` (a `.deplibs` section, or bitcode's
+/// `llvm.dependent-libraries`): the library is linked after the command line's inputs, as
+/// lld links it: a shared library by `-l` name (same DT_NEEDED order as lld's), an archive
+/// found in the `-L` directories; a name nothing matches is lld's error; and
+/// `--no-dependent-libraries` leaves them out.
+#[test]
+fn dependent_libraries_are_linked_as_lld() {
+    let t = Test::new();
+    let member = t.compile(Clang, "int twice(int x) { return 2 * x; }\n", &["-O1"]);
+    std::fs::create_dir_all(t.path("libs")).unwrap();
+    t.archive("libs/libtwice.a", &[&member]);
+    let src = "#pragma comment(lib, \"m\")\n#pragma comment(lib, \"twice\")\n\
+               #include <math.h>\n#include <stdio.h>\nint twice(int);\n\
+               int main(int c, char **v) { (void)v; printf(\"%.3f %d\\n\", cos((double)c), twice(c)); return 0; }\n";
+    let libs = format!("-L{}", t.path("libs").display());
+    for lto in [false, true] {
+        let flags: &[&str] = if lto { &["-O1", "-flto"] } else { &["-O1"] };
+        let obj = t.compile(Clang, src, flags);
+        let mut outputs = Vec::new();
+        for driver in [Driver::ClangLld, Driver::ClangRld] {
+            let out = format!("{}-{lto}", driver.name());
+            let link_flags: Vec<&str> = [libs.as_str()]
+                .into_iter()
+                .chain(lto.then_some("-flto"))
+                .collect();
+            let (res, cmd) = t.try_link(driver, &[&obj], &link_flags, &out);
+            assert!(
+                res.status.success(),
+                "{cmd}\n{}",
+                String::from_utf8_lossy(&res.stderr)
+            );
+            let exe = t.path(&out);
+            assert_output_is(&exe, &run(&exe, &[], &[]), "0.540 2\n", &cmd);
+            let needed: Vec<String> = tool_stdout("readelf", &["-d"], &exe)
+                .lines()
+                .filter(|l| l.contains("(NEEDED)"))
+                .map(String::from)
+                .collect();
+            outputs.push(needed);
+        }
+        assert_eq!(outputs[1], outputs[0], "lto {lto}");
+        assert!(
+            outputs[1].iter().any(|l| l.contains("libm.so")),
+            "{:?}",
+            outputs[1]
+        );
+
+        // Without the option the references stay undefined, in both linkers.
+        for driver in [Driver::ClangLld, Driver::ClangRld] {
+            let out = format!("{}-off-{lto}", driver.name());
+            let flags = [libs.as_str(), "-Wl,--no-dependent-libraries"];
+            let (res, cmd) = t.try_link(driver, &[&obj], &flags, &out);
+            assert!(!res.status.success(), "{cmd}");
+            assert!(
+                String::from_utf8_lossy(&res.stderr).contains("undefined symbol: cos"),
+                "{cmd}"
+            );
+        }
+    }
+
+    // `-r` adds no library and keeps `.deplibs`: the final link adds them.
+    let obj = t.compile(Clang, src, &["-O1"]);
+    let (res, cmd) = t.try_link(Driver::Rld, &[&obj], &["-r"], "partial.o");
+    assert!(res.status.success(), "{cmd}");
+    let partial = t.path("partial.o");
+    assert!(
+        sections(&partial).iter().any(|s| s.name == ".deplibs"),
+        "{cmd}"
+    );
+    for driver in [Driver::ClangLld, Driver::ClangRld] {
+        let out = format!("{}-partial", driver.name());
+        let exe = t.link(driver, &[&partial], &[&libs], &out);
+        assert_output_is(&exe, &run(&exe, &[], &[]), "0.540 2\n", driver.name());
+    }
+
+    // A name no library or file has: lld's error, naming the object.
+    let obj = t.compile(
+        Clang,
+        "#pragma comment(lib, \"no_such_lib\")\nint main(void) { return 0; }\n",
+        &[],
+    );
+    let errors = [Driver::ClangLld, Driver::ClangRld].map(|driver| {
+        let (res, cmd) = t.try_link(driver, &[&obj], &[], &format!("{}-missing", driver.name()));
+        assert!(!res.status.success(), "{cmd}");
+        let stderr = String::from_utf8_lossy(&res.stderr).into_owned();
+        stderr
+            .lines()
+            .find_map(|l| l.split_once("error: ").map(|(_, e)| e.to_string()))
+            .unwrap_or(stderr)
+    });
+    assert_eq!(
+        errors[1],
+        format!(
+            "{}: unable to find library from dependent library specifier: no_such_lib",
+            obj.display()
+        )
+    );
+    assert_eq!(errors[1], errors[0]);
+}

@@ -346,6 +346,31 @@ pub fn collect_inputs(opts: &Options) -> Result<Inputs> {
     })
 }
 
+/// A library that `from`'s `.deplibs` section (or bitcode's `llvm.dependent-libraries`)
+/// names, as lld finds it ([`search::find_dependent_library`]); none is an error in lld's
+/// words.
+pub fn collect_dependent_library(opts: &Options, name: &str, from: &str) -> Result<Vec<InputFile>> {
+    let sysroot = opts.sysroot.as_deref();
+    let found =
+        search::find_dependent_library(name, &opts.library_paths, opts.static_link, sysroot)
+            .ok_or_else(|| {
+                LinkError::Link(format!(
+                    "{from}: unable to find library from dependent library specifier: {name}"
+                ))
+            })?;
+    let mut c = Collector {
+        opts,
+        files: Vec::new(),
+        groups: GroupIds::default(),
+        scripts: ScriptFacts::default(),
+        search_dirs: opts.library_paths.clone(),
+        output: None,
+    };
+    let display = found.display().to_string();
+    let stopped = c.add_path(&found, display, None, InputState::default(), 0);
+    finish(opts, c.files, stopped)
+}
+
 /// A library a linker plugin asked for (`add_input_library`), searched in `extra_dirs`
 /// first, unless it is already one of `loaded` (gcc's plugin names the libraries the
 /// command line already has, so that code it generates can use them).

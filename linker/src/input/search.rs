@@ -44,6 +44,27 @@ pub fn find_library(
         })
 }
 
+/// Finds a library a `.deplibs` section names, as lld does: `lib<name>.so` or
+/// `lib<name>.a` in the search directories, else the name as a file in one of them, else
+/// the name as a path.
+pub fn find_dependent_library(
+    name: &str,
+    dirs: &[PathBuf],
+    static_only: bool,
+    sysroot: Option<&Path>,
+) -> Option<PathBuf> {
+    let as_library = (!name.starts_with(':'))
+        .then(|| find_library(name, dirs, static_only, sysroot))
+        .flatten();
+    as_library
+        .or_else(|| {
+            dirs.iter()
+                .map(|dir| search_dir(dir, sysroot).join(name))
+                .find(|path| path.is_file())
+        })
+        .or_else(|| Path::new(name).exists().then(|| PathBuf::from(name)))
+}
+
 /// Finds a script named on the command line (`--version-script FILE`): the file itself if it
 /// exists, else a relative name in the library search directories, as GNU ld and lld look
 /// for it; else the name as given (whose reading then fails with its name).
