@@ -693,6 +693,18 @@ const SPECS: &[Spec] = &[
         })),
     flag(&["--verbose"], "Name each file on standard error as it is opened", |p| p.o.verbose = true),
     flag(&["--time"], "Print how long each link phase took", |p| p.o.print_timing = true),
+    arg(&["--time-trace"], "FILE", "Write the phases as a Chrome trace to FILE (default OUTPUT.time-trace)",
+        Optional(|p, v| {
+            p.o.time_trace = Some(v.map(std::path::PathBuf::from).unwrap_or_default());
+            Ok(())
+        })),
+    arg(&["--time-trace-file"], "FILE", "As --time-trace=FILE",
+        Set(|p, v| p.o.time_trace = Some(v.into()))),
+    arg(&["--time-trace-granularity"], "US", "Leave out of the trace phases shorter than US microseconds (default 500)",
+        Value(|p, v| {
+            p.o.time_trace_granularity = number(&p.opt, v)?;
+            Ok(())
+        })),
     flag(&["-v", "-V"], "Print the version (and link if there are inputs)",
         |p| p.o.print_version = true),
     // GNU ld and lld link nothing after `--version`, inputs or not.

@@ -274,7 +274,15 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         Some(path) => crate::symbol_order::read(path, opts.warn_symbol_ordering)?,
         None => Vec::new(),
     };
-    let mut timer = Timer::new(opts.print_timing);
+    let trace = opts.time_trace.as_ref().map(|path| {
+        let path = if path.as_os_str().is_empty() {
+            std::path::PathBuf::from(format!("{}.time-trace", opts.output.display()))
+        } else {
+            path.clone()
+        };
+        crate::timer::Trace::new(path, opts.time_trace_granularity)
+    });
+    let mut timer = Timer::new(opts.print_timing).with_trace(trace);
     // An executable's previous output is written over in place where safe (mold's speed-up);
     // a shared library may be mapped by running programs, and `-r` has its own writer.
     let mut pending = PendingOutput::new(&opts.output, !opts.relocatable)?
@@ -662,7 +670,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     let bytes = write::write_output(&image, &plan, &dynamic, &mut pending, &mut timer)?;
     pending.commit(bytes)?;
     timer.phase("write output");
-    timer.total();
+    timer.total()?;
     if LEAK_AT_END.load(std::sync::atomic::Ordering::Relaxed) {
         std::mem::forget((
             link, plan, tables, placement, dynamic, segments, sym_addr, contents, starts,

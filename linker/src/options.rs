@@ -332,6 +332,11 @@ pub struct Options {
     /// `--why-live=GLOB`: the symbols whose chain of reasons for surviving `--gc-sections`
     /// is printed.
     pub why_live: Vec<String>,
+    /// `--time-trace[=FILE]`: where the Chrome trace of the phases goes (`OUTPUT.time-trace`
+    /// when no file is given: the empty path).
+    pub time_trace: Option<PathBuf>,
+    /// `--time-trace-granularity=US` (lld's default: 500).
+    pub time_trace_granularity: u64,
     /// `--dependent-libraries` (lld's default): link the libraries `.deplibs` sections
     /// name.
     pub dependent_libraries: bool,
@@ -545,6 +550,8 @@ impl Default for Options {
             map_file: None,
             print_gc_sections: false,
             why_live: Vec::new(),
+            time_trace: None,
+            time_trace_granularity: 500,
             dependent_libraries: true,
             warn_backrefs: false,
             warn_backrefs_exclude: Vec::new(),

@@ -1,15 +1,75 @@
 //! `--time`: how long each phase of the link took (wall and CPU time: their ratio is how
-//! parallel the phase ran), and the memory it had reached.
+//! parallel the phase ran), and the memory it had reached; `--time-trace`: the phases as a
+//! Chrome trace (`chrome://tracing`, Perfetto), as lld writes its own.
 
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime};
 
-/// Prints how long each phase took, for `--time`.
+/// Prints how long each phase took, for `--time`, and records it for `--time-trace`.
 pub struct Timer {
     enabled: bool,
     last: Instant,
     last_cpu: Duration,
     last_faults: i64,
     start: Instant,
+    trace: Option<Trace>,
+}
+
+/// `--time-trace`: where the trace goes, and the phases so far.
+pub struct Trace {
+    pub path: PathBuf,
+    /// Phases shorter than this (lld's `--time-trace-granularity`, in microseconds) are
+    /// left out.
+    pub granularity_us: u64,
+    /// When the link started, in microseconds since the Unix epoch.
+    began: u128,
+    /// (name, start, duration), in microseconds from the start.
+    phases: Vec<(String, u128, u128)>,
+}
+
+impl Trace {
+    pub fn new(path: PathBuf, granularity_us: u64) -> Trace {
+        let began = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros());
+        Trace {
+            path,
+            granularity_us,
+            began,
+            phases: Vec::new(),
+        }
+    }
+
+    /// The trace as Chrome's JSON: a complete event per phase and one for the whole link.
+    fn json(&self, total_us: u128) -> String {
+        let pid = std::process::id();
+        let event = |name: &str, ts: u128, dur: u128| {
+            let name: String = name
+                .chars()
+                .flat_map(|c| match c {
+                    '"' | '\\' => vec!['\\', c],
+                    c if c.is_control() => vec![' '],
+                    c => vec![c],
+                })
+                .collect();
+            format!(r#"{{"pid":{pid},"tid":{pid},"ph":"X","ts":{ts},"dur":{dur},"name":"{name}"}}"#)
+        };
+        let mut events: Vec<String> = self
+            .phases
+            .iter()
+            .filter(|(_, _, dur)| *dur >= u128::from(self.granularity_us))
+            .map(|(name, ts, dur)| event(name, *ts, *dur))
+            .collect();
+        events.push(event("Total link", 0, total_us));
+        events.push(
+            format!(r#"{{"pid":{pid},"tid":{pid},"ph":"M","ts":0,"name":"process_name","args":{{"name":"rld"}}}}"#),
+        );
+        format!(
+            "{{\"traceEvents\":[\n{}\n],\"beginningOfTime\":{}}}\n",
+            events.join(",\n"),
+            self.began
+        )
+    }
 }
 
 impl Timer {
@@ -21,10 +81,26 @@ impl Timer {
             last_cpu: cpu_time(),
             last_faults: page_faults(),
             start: now,
+            trace: None,
         }
     }
 
+    /// Records the phases for `--time-trace` too.
+    pub fn with_trace(mut self, trace: Option<Trace>) -> Timer {
+        self.trace = trace;
+        self
+    }
+
     pub fn phase(&mut self, name: &str) {
+        if let Some(trace) = &mut self.trace {
+            let now = Instant::now();
+            let from = self.last.saturating_duration_since(self.start).as_micros();
+            let dur = now.saturating_duration_since(self.last).as_micros();
+            trace.phases.push((name.trim().to_string(), from, dur));
+            if !self.enabled {
+                self.last = now;
+            }
+        }
         if self.enabled {
             let (now, cpu, faults) = (Instant::now(), cpu_time(), page_faults());
             eprintln!(
@@ -40,7 +116,13 @@ impl Timer {
         }
     }
 
-    pub fn total(&self) {
+    /// Prints the whole link's time (`--time`) and writes the trace (`--time-trace`).
+    pub fn total(&self) -> crate::error::Result<()> {
+        if let Some(trace) = &self.trace {
+            let json = trace.json(self.start.elapsed().as_micros());
+            std::fs::write(&trace.path, json)
+                .map_err(|e| crate::error::LinkError::io(&trace.path, e))?;
+        }
         if self.enabled {
             eprintln!(
                 "rld: {:>8.2} ms  total  (cpu {:.2} ms, {} page faults){}",
@@ -50,6 +132,7 @@ impl Timer {
                 rld_lto_api::peak_rss_note()
             );
         }
+        Ok(())
     }
 }
 

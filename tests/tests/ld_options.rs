@@ -3923,3 +3923,58 @@ fn gc_keeps_comdat_groups_whole_as_lld_and_gnu_ld() {
         assert_eq!(names, ["a", "bvar"], "{}", driver.name());
     }
 }
+
+/// `--time-trace` writes the link's phases as a Chrome trace beside the output (or to the
+/// file given), as lld writes its own: JSON with complete events laid end to end inside
+/// the whole link's; `--time-trace-granularity` leaves out the shorter ones.
+#[test]
+fn time_trace_writes_the_phases_as_a_chrome_trace() {
+    let t = Test::new();
+    let (main, lib) = objects(&t);
+    let events = |path: &Path| -> Vec<(String, u64, u64)> {
+        let text = std::fs::read_to_string(path).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(json["beginningOfTime"].as_u64().unwrap() > 1_700_000_000_000_000);
+        json["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["ph"] == "X")
+            .map(|e| {
+                let n = |k: &str| e[k].as_u64().unwrap();
+                (e["name"].as_str().unwrap().to_string(), n("ts"), n("dur"))
+            })
+            .collect()
+    };
+    let flags = ["-Wl,--time-trace", "-Wl,--time-trace-granularity=0"];
+    let exe = t.link(Driver::ClangRld, &[&main, &lib], &flags, "traced");
+    assert_output_is(&exe, &run(&exe, &[], &[]), "2\n", "traced");
+    let all = events(&t.path("traced.time-trace"));
+    let names: Vec<&str> = all.iter().map(|(n, _, _)| n.as_str()).collect();
+    for phase in [
+        "collect inputs",
+        "resolve symbols",
+        "write output",
+        "Total link",
+    ] {
+        assert!(names.contains(&phase), "{names:?}");
+    }
+    let (_, _, total) = all.iter().find(|(n, ..)| n == "Total link").unwrap();
+    let phases: Vec<&(String, u64, u64)> = all.iter().filter(|(n, ..)| n != "Total link").collect();
+    for pair in phases.windows(2) {
+        assert!(pair[0].1 + pair[0].2 <= pair[1].1 + 1, "{pair:?}");
+    }
+    let last = phases.last().unwrap();
+    assert!(last.1 + last.2 <= total + 1, "{last:?} past {total}");
+
+    // A file named; phases under an hour of microseconds left out: only the total stays.
+    let file = t.path("trace.json");
+    let flags = [
+        format!("-Wl,--time-trace={}", file.display()),
+        "-Wl,--time-trace-granularity=3600000000".to_string(),
+    ];
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    t.link(Driver::ClangRld, &[&main, &lib], &flags, "named");
+    let names: Vec<String> = events(&file).into_iter().map(|(n, ..)| n).collect();
+    assert_eq!(names, ["Total link"]);
+}
