@@ -332,6 +332,10 @@ pub struct Options {
     /// `--why-live=GLOB`: the symbols whose chain of reasons for surviving `--gc-sections`
     /// is printed.
     pub why_live: Vec<String>,
+    /// `--remap-inputs=FROM=TO`, in order.
+    pub remap_inputs: Vec<String>,
+    /// `--remap-inputs-file=FILE`, in order.
+    pub remap_inputs_files: Vec<PathBuf>,
     /// `--time-trace[=FILE]`: where the Chrome trace of the phases goes (`OUTPUT.time-trace`
     /// when no file is given: the empty path).
     pub time_trace: Option<PathBuf>,
@@ -550,6 +554,8 @@ impl Default for Options {
             map_file: None,
             print_gc_sections: false,
             why_live: Vec::new(),
+            remap_inputs: Vec::new(),
+            remap_inputs_files: Vec::new(),
             time_trace: None,
             time_trace_granularity: 500,
             dependent_libraries: true,

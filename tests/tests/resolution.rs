@@ -641,3 +641,56 @@ fn dependent_libraries_are_linked_as_lld() {
     );
     assert_eq!(errors[1], errors[0]);
 }
+
+/// `--remap-inputs=FROM=TO` and `--remap-inputs-file` read an input whose path matches from
+/// another file, or leave it out (`/dev/null`), as lld does; a malformed line is lld's
+/// error, numbered as lld numbers it (comment lines not counted).
+#[test]
+fn remap_inputs_replace_or_drop_inputs_as_lld() {
+    let t = Test::new();
+    let forty = t.compile(Clang, "int foo(void) { return 40; }\n", &["-O1"]);
+    let seven = t.compile(Clang, "int foo(void) { return 7; }\n", &["-O1"]);
+    let extra = t.compile(Clang, "int bar(void) { return 1; }\n", &["-O1"]);
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nint foo(void);\nint main(void) { printf(\"%d\\n\", foo()); return 0; }\n",
+        &["-O1"],
+    );
+    let (forty_s, seven_s) = (forty.display().to_string(), seven.display().to_string());
+    let file = t.write(
+        "remap.txt",
+        format!("# the answer\n  {forty_s}={seven_s}  \n\n*never*=/nowhere\n"),
+    );
+    let by_glob = format!(
+        "-Wl,--remap-inputs=*/{}={seven_s}",
+        forty.file_name().unwrap().to_str().unwrap()
+    );
+    let by_file = format!("-Wl,--remap-inputs-file={}", file.display());
+    let dropped = format!("-Wl,--remap-inputs={}=/dev/null", extra.display());
+    for driver in [Driver::ClangLld, Driver::ClangRld] {
+        for (k, flag) in [&by_glob, &by_file, &dropped].into_iter().enumerate() {
+            let out = format!("{}-{k}", driver.name());
+            let exe = t.link(driver, &[&main, &forty, &extra], &[flag], &out);
+            let want = if k == 2 { "40\n" } else { "7\n" };
+            assert_output_is(&exe, &run(&exe, &[], &[]), want, &out);
+            if k == 2 {
+                let bar = symbols(&exe).into_iter().any(|s| s.name == "bar");
+                assert!(!bar, "{out}: the dropped input's symbol is there");
+            }
+        }
+    }
+    let bad = t.write("bad.txt", "# comment\nok.o=other.o\nno equals sign\n");
+    let bad_file = format!("-Wl,--remap-inputs-file={}", bad.display());
+    for flag in ["-Wl,--remap-inputs=nothing", bad_file.as_str()] {
+        let errors = [Driver::ClangLld, Driver::ClangRld].map(|driver| {
+            let (res, cmd) = t.try_link(driver, &[&main, &forty], &[flag], "bad");
+            assert!(!res.status.success(), "{cmd}");
+            let stderr = String::from_utf8_lossy(&res.stderr).into_owned();
+            stderr
+                .lines()
+                .find_map(|l| l.split_once("error: ").map(|(_, e)| e.to_string()))
+                .unwrap_or(stderr)
+        });
+        assert_eq!(errors[1], errors[0], "{flag}");
+    }
+}

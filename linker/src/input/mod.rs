@@ -6,6 +6,7 @@
 pub mod archive;
 pub mod binary;
 pub mod just_symbols;
+pub mod remap;
 pub mod script;
 pub mod search;
 
@@ -232,6 +233,8 @@ struct Collector<'o> {
     opts: &'o Options,
     files: Vec<Collected>,
     groups: GroupIds,
+    /// `--remap-inputs`: where inputs are read from.
+    remap: remap::Remap,
     scripts: ScriptFacts,
     search_dirs: Vec<PathBuf>,
     /// The existing output file's identity (device, inode), which no input may share.
@@ -285,14 +288,8 @@ fn file_identity(path: &Path) -> Option<(u64, u64)> {
 
 /// Resolves every input of the command line to a mapped, identified file.
 pub fn collect_inputs(opts: &Options) -> Result<Inputs> {
-    let mut c = Collector {
-        opts,
-        files: Vec::new(),
-        groups: GroupIds::default(),
-        scripts: ScriptFacts::default(),
-        search_dirs: opts.library_paths.clone(),
-        output: file_identity(&opts.output).filter(|_| opts.output.as_os_str() != "-"),
-    };
+    let output = file_identity(&opts.output).filter(|_| opts.output.as_os_str() != "-");
+    let mut c = Collector::new(opts, opts.library_paths.clone(), output)?;
     let stopped = opts.inputs.iter().try_for_each(|input| {
         match input {
             InputArg::File { path, state } => {
@@ -358,14 +355,7 @@ pub fn collect_dependent_library(opts: &Options, name: &str, from: &str) -> Resu
                     "{from}: unable to find library from dependent library specifier: {name}"
                 ))
             })?;
-    let mut c = Collector {
-        opts,
-        files: Vec::new(),
-        groups: GroupIds::default(),
-        scripts: ScriptFacts::default(),
-        search_dirs: opts.library_paths.clone(),
-        output: None,
-    };
+    let mut c = Collector::new(opts, opts.library_paths.clone(), None)?;
     let display = found.display().to_string();
     let stopped = c.add_path(&found, display, None, InputState::default(), 0);
     finish(opts, c.files, stopped)
@@ -380,18 +370,12 @@ pub fn collect_plugin_library(
     extra_dirs: &[PathBuf],
     loaded: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<InputFile>> {
-    let mut c = Collector {
-        opts,
-        files: Vec::new(),
-        groups: GroupIds::default(),
-        scripts: ScriptFacts::default(),
-        search_dirs: extra_dirs
-            .iter()
-            .chain(&opts.library_paths)
-            .cloned()
-            .collect(),
-        output: None,
-    };
+    let dirs = extra_dirs
+        .iter()
+        .chain(&opts.library_paths)
+        .cloned()
+        .collect();
+    let mut c = Collector::new(opts, dirs, None)?;
     let static_only = opts.static_link;
     let found = search::find_library(name, &c.search_dirs, static_only, opts.sysroot.as_deref())
         .ok_or_else(|| LinkError::Link(format!("unable to find library -l{name}")))?;
@@ -406,7 +390,23 @@ pub fn collect_plugin_library(
     finish(opts, c.files, stopped)
 }
 
-impl Collector<'_> {
+impl<'o> Collector<'o> {
+    fn new(
+        opts: &'o Options,
+        search_dirs: Vec<PathBuf>,
+        output: Option<(u64, u64)>,
+    ) -> Result<Collector<'o>> {
+        Ok(Collector {
+            opts,
+            files: Vec::new(),
+            groups: GroupIds::default(),
+            remap: remap::Remap::new(&opts.remap_inputs_files, &opts.remap_inputs)?,
+            scripts: ScriptFacts::default(),
+            search_dirs,
+            output,
+        })
+    }
+
     /// `lazy`: between `--start-lib` and `--end-lib`.
     fn push(&mut self, file: InputFile, lazy: bool) {
         self.files.push(Collected::Ready(file));
@@ -436,6 +436,15 @@ impl Collector<'_> {
         state: InputState,
         depth: u32,
     ) -> Result<()> {
+        let remapped;
+        let (path, display) = match self.remap.apply(path) {
+            remap::Remapped::Dropped => return Ok(()),
+            remap::Remapped::Read(to) if to != path => {
+                remapped = to;
+                (remapped.as_path(), remapped.display().to_string())
+            }
+            remap::Remapped::Read(_) => (path, display),
+        };
         // GNU ld's rule: linking would destroy the input while it is being read.
         if self.output.is_some() && self.output == file_identity(path) {
             return Err(LinkError::bad_input(
