@@ -657,6 +657,11 @@ const SPECS: &[Spec] = &[
     flag(&["--no-warn-backrefs"], "Do not (default)", |p| p.o.warn_backrefs = false),
     arg(&["--warn-backrefs-exclude"], "GLOB", "Do not warn about the archive members GLOB matches",
         Set(|p, v| p.o.warn_backrefs_exclude.push(v.into()))),
+    flag(&["--warn-textrel"], "Warn about text relocations, as without -z text or -z notext (default)",
+        |p| {
+            p.o.z_text = false;
+            p.o.z_notext = false;
+        }),
     arg(&["--why-live"], "GLOB", "Print why --gc-sections kept each live symbol GLOB matches",
         Set(|p, v| p.o.why_live.push(v.into()))),
     arg(&["-Map"], "FILE", "Write a link map (lld's format; - for standard output)",

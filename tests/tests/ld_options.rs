@@ -2045,6 +2045,21 @@ fn text_relocations_as_gnu_ld() {
         let (refused, _) = t.try_link(Driver::GccRld, &objs, &[kind, "-Wl,-z,text"], "no");
         assert!(!refused.status.success());
         assert!(String::from_utf8_lossy(&refused.stderr).contains("readonly section .text"));
+        // GNU ld's `--warn-textrel` is the default's knob: the last of it, `-z text` and
+        // `-z notext` wins.
+        for flags in [
+            ["-Wl,-z,text", "-Wl,--warn-textrel"],
+            ["-Wl,-z,notext", "-Wl,--warn-textrel"],
+        ] {
+            let mut all = vec![kind];
+            all.extend(flags);
+            let [gnu, ours] = [Driver::GccLd, Driver::GccRld].map(|d| {
+                let (res, cmd) = t.try_link(d, &objs, &all, &format!("w{}{kind}", d.name()));
+                assert!(res.status.success(), "{cmd}");
+                String::from_utf8_lossy(&res.stderr).contains("creating DT_TEXTREL")
+            });
+            assert!(gnu && ours, "{flags:?}");
+        }
     }
     // Against an exported function: GNU ld's warning names the symbol, and the library
     // gets an R_X86_64_64 against it, as GNU ld's does.
