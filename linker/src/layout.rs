@@ -1330,7 +1330,18 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
             }
         },
     };
-    nobits + by_name
+    // The medium and large code models' data (SHF_X86_64_LARGE) goes where lld puts it,
+    // away from the small data the code reaches with 32-bit offsets: `.lrodata` first
+    // among the read-only data the inputs bring, `.ldata` and `.lbss` after all the other
+    // data (`.bss` included).
+    const SHF_X86_64_LARGE: u64 = 0x1000_0000;
+    let large = o.flags & SHF_X86_64_LARGE != 0 && o.synthetic.is_none();
+    let rank = nobits + by_name * 2;
+    match (large, o.is_writable()) {
+        (false, _) => rank,
+        (true, false) => rank - 1,
+        (true, true) => rank + 10_000,
+    }
 }
 
 /// Sorts output sections into their final order and gives them section header indices.
@@ -1638,6 +1649,8 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
     })?;
     let mut loads: Vec<Segment> = Vec::new();
     let mut current: Option<Class> = None;
+    // The last section placed in the segment is NOBITS space.
+    let mut last_nobits = false;
     // The first TLS section starts the template (aligned for all of it).
     let mut tls_seen = false;
     let tls_max_align = link
@@ -1674,7 +1687,8 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
         // space that can simply extend the segment it follows.
         let fixed = fixed_address(link, &link.outputs[i]);
         let extends = fixed.is_some() && current == Some(class) && link.outputs[i].is_nobits();
-        let jump = fixed.is_some() && !extends;
+        let jump =
+            fixed.is_some() && !extends || data_after_nobits(link, &link.outputs[i], last_nobits);
         if let (Some(a), true) = (fixed, extends) {
             vaddr = a;
         }
@@ -1755,6 +1769,7 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
         if !tbss_alone {
             current = Some(class);
             padding_start = None;
+            last_nobits = takes_nobits_space(&link.outputs[i]);
         }
         if link.outputs[i].synthetic == Some(Synthetic::RelroPadding) {
             padding_start = Some(vaddr);
@@ -1983,14 +1998,31 @@ fn load_count(link: &Link) -> usize {
     let headers = headers_loaded(link).then(|| headers_class(link));
     let mut count = usize::from(headers.is_some());
     let mut current: Option<Class> = None;
+    let mut last_nobits = false;
     for o in link.outputs.iter().filter(|o| o.is_alloc()) {
         let class = segment_class(link, o);
         let fixed = fixed_address(link, o).is_some();
         let extends = fixed && current == Some(class) && o.is_nobits();
-        count += usize::from(starts_segment(current, class, fixed && !extends, headers));
+        let jump = fixed && !extends || data_after_nobits(link, o, last_nobits);
+        count += usize::from(starts_segment(current, class, jump, headers));
         current = Some(class);
+        last_nobits = takes_nobits_space(o);
     }
     count
+}
+
+/// Whether section `o` has contents and follows NOBITS space in its segment
+/// (`last_nobits`): it starts a PT_LOAD of its own, whose file contents the space's zeros
+/// need not be written before (lld's rule; the medium code model's `.ldata` after `.bss`).
+/// Not under a script's SECTIONS, which says where segments go.
+fn data_after_nobits(link: &Link, o: &OutputSection, last_nobits: bool) -> bool {
+    last_nobits && !o.is_nobits() && !link.scripts.lays_out()
+}
+
+/// Whether `o` is NOBITS space of its segment (`.tbss` takes none: it is the TLS
+/// template's).
+fn takes_nobits_space(o: &OutputSection) -> bool {
+    o.is_nobits() && !o.is_tls()
 }
 
 /// The largest alignment among the allocated sections from `first` on that share its

@@ -1421,3 +1421,63 @@ fn call_graph_profile_orders_code_as_lld() {
     assert!(stderr.contains("bad.cg: parse error"), "{stderr}");
     assert!(!t.path("refused").exists());
 }
+
+/// The medium code model's large data (SHF_X86_64_LARGE: `.lrodata`, `.ldata`, `.lbss`)
+/// goes where lld puts it, away from the small data the code reaches with 32-bit offsets:
+/// `.lrodata` first among the inputs' read-only data, `.ldata` and `.lbss` after `.bss`,
+/// `.ldata` in a PT_LOAD of its own (contents after NOBITS space start one). The segments
+/// are lld's, byte for byte of their headers, and a 3 GiB `.lbss` leaves the small data
+/// within reach.
+#[test]
+fn medium_code_model_large_data_goes_where_lld_puts_it() {
+    let t = Test::new();
+    let src = "#include <stdio.h>\nchar huge[3UL << 30];\nchar big_init[100000] = {7};\n\
+               const char big_ro[70000] = {2};\nint small = 3;\nint small_zero;\n\
+               int main(void) { huge[(3UL << 30) - 1] = 1; small_zero = 5;\n\
+               printf(\"%d %d %d %d %d\\n\", huge[(3UL << 30) - 1], big_init[0], big_ro[0], small, small_zero);\n\
+               return 0; }\n";
+    let obj = t.compile(Clang, src, &["-O1", "-mcmodel=medium"]);
+    let [lld, rld] =
+        [Driver::ClangLld, Driver::ClangRld].map(|d| t.link(d, &[&obj], &[], d.name()));
+    for exe in [&lld, &rld] {
+        assert_output_is(
+            exe,
+            &run(exe, &[], &[]),
+            "1 7 2 3 5\n",
+            &exe.display().to_string(),
+        );
+    }
+    let order = |p: &Path| -> Vec<String> {
+        sections(p)
+            .into_iter()
+            .filter(|s| s.flags.contains('A') && s.name != ".comment")
+            .map(|s| s.name)
+            .collect()
+    };
+    let rld_order = order(&rld);
+    let at = |name: &str| rld_order.iter().position(|n| n == name).unwrap();
+    assert!(at(".lrodata") < at(".rodata"), "{rld_order:?}");
+    assert!(
+        at(".bss") < at(".ldata") && at(".ldata") < at(".lbss"),
+        "{rld_order:?}"
+    );
+    assert_eq!(rld_order, order(&lld));
+    let loads = |p: &Path| -> Vec<String> {
+        tool_stdout("readelf", &["-lW"], p)
+            .lines()
+            .filter(|l| l.trim_start().starts_with("LOAD"))
+            .map(|l| l.split_whitespace().skip(4).collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    // The same PT_LOADs, with the same permissions; the small data's and the large
+    // data's the same size (the rest holds the dynamic tables, whose sizes differ a
+    // little between the two linkers).
+    let perms = |l: &Vec<String>| -> Vec<String> {
+        l.iter()
+            .map(|s| s.split(' ').skip(2).collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    let (ours, theirs) = (loads(&rld), loads(&lld));
+    assert_eq!(perms(&ours), perms(&theirs));
+    assert_eq!(ours[ours.len() - 2..], theirs[theirs.len() - 2..]);
+}
