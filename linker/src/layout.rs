@@ -1330,17 +1330,37 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
             }
         },
     };
-    // The medium and large code models' data (SHF_X86_64_LARGE) goes where lld puts it,
-    // away from the small data the code reaches with 32-bit offsets: `.lrodata` first
-    // among the read-only data the inputs bring, `.ldata` and `.lbss` after all the other
-    // data (`.bss` included).
+    // The medium and large code models' sections (SHF_X86_64_LARGE) go where lld puts
+    // them, away from the small data the code reaches with 32-bit offsets: `.ltext` (sorted
+    // among the read-only sections, in a segment of its own) then `.lrodata` first among
+    // the read-only data the inputs bring, `.ldata` and `.lbss` after all the other data
+    // (`.bss` included).
+    let rank = nobits + by_name * 4;
+    match (is_large(o), o.is_exec(), o.is_writable()) {
+        (false, ..) => rank,
+        (true, true, false) => LARGE_CODE_RANK,
+        (true, false, false) => rank - 2,
+        (true, _, true) => rank + 10_000,
+    }
+}
+
+/// `.ltext`'s rank among the read-only sections: after the synthetic ones, before
+/// `.lrodata`.
+const LARGE_CODE_RANK: u32 = 4 * 10 - 3;
+
+/// A section of the medium or large code model's (SHF_X86_64_LARGE) the inputs bring.
+fn is_large(o: &OutputSection) -> bool {
     const SHF_X86_64_LARGE: u64 = 0x1000_0000;
-    let large = o.flags & SHF_X86_64_LARGE != 0 && o.synthetic.is_none();
-    let rank = nobits + by_name * 2;
-    match (large, o.is_writable()) {
-        (false, _) => rank,
-        (true, false) => rank - 1,
-        (true, true) => rank + 10_000,
+    o.flags & SHF_X86_64_LARGE != 0 && o.synthetic.is_none()
+}
+
+/// The class an output section is sorted in: its own, except that large read-only code
+/// (`.ltext`) is sorted among the read-only data, as lld sorts it (between the synthetic
+/// sections and `.lrodata`), keeping its own segment.
+fn sort_class(link: &Link, o: &OutputSection) -> Class {
+    match class_of(link, o) {
+        Class::Exec if is_large(o) => Class::ReadOnly,
+        class => class,
     }
 }
 
@@ -1373,7 +1393,7 @@ pub fn sort_output_sections(link: &mut Link) {
         (
             fixed.is_none(),
             fixed,
-            class_of(link, o),
+            sort_class(link, o),
             rank_in_class(link, o),
             i,
         )
@@ -1728,10 +1748,14 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
             } else {
                 offset.next_multiple_of(link.outputs[i].align.clamp(1, page))
             };
-            // After RELRO, placed from RELRO's last byte (not with a fixed address, `-n`
-            // or a segment on a page of its own).
-            let after_padding =
-                padding_start.filter(|_| !separate && fixed.is_none() && start_align.is_none());
+            // After RELRO, placed from RELRO's last byte; after NOBITS space, from the
+            // space's end (lld: the address, not the file offset, carries on; not with a
+            // fixed address, `-n` or a segment on a page of its own).
+            let after_space =
+                data_after_nobits(link, &link.outputs[i], last_nobits).then_some(vaddr);
+            let after_padding = padding_start
+                .or(after_space)
+                .filter(|_| !separate && fixed.is_none() && start_align.is_none());
             let start = match (fixed, start_align) {
                 (Some(a), _) => Some(a),
                 (None, Some(a)) => vaddr.checked_next_multiple_of(a),
