@@ -1142,6 +1142,9 @@ impl Parser {
                 "execstack-if-needed" => o.z_execstack_if_needed = true,
                 // lld's: no PT_GNU_STACK at all (GNU ld ignores it).
                 "nognustack" => o.z_gnustack = false,
+                // lld's: the large code models' read-only data after `.bss` and `.lbss`.
+                "lrodata-after-bss" => o.z_lrodata_after_bss = true,
+                "nolrodata-after-bss" => o.z_lrodata_after_bss = false,
                 // x86-64's dynamic relocations are RELA anyway.
                 "rela" => {}
                 "text" => {

@@ -1335,14 +1335,23 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
     // among the read-only sections, in a segment of its own) then `.lrodata` first among
     // the read-only data the inputs bring, `.ldata` and `.lbss` after all the other data
     // (`.bss` included).
+    // Under `-z lrodata-after-bss`: `.lbss` right after `.bss`, then `.lrodata` (sorted
+    // among the data, in a read-only segment of its own), then `.ldata`.
     let rank = nobits + by_name * 4;
+    let after_bss = link.opts.z_lrodata_after_bss;
     match (is_large(o), o.is_exec(), o.is_writable()) {
         (false, ..) => rank,
         (true, true, false) => LARGE_CODE_RANK,
+        (true, false, false) if after_bss => 20_000,
         (true, false, false) => rank - 2,
+        (true, _, true) if after_bss && o.is_nobits() => BSS_RANK + 1,
+        (true, _, true) if after_bss => 30_000,
         (true, _, true) => rank + 10_000,
     }
 }
+
+/// `.bss`'s rank among the data (NOBITS, named `.bss`).
+const BSS_RANK: u32 = 100 + 3 * 4;
 
 /// `.ltext`'s rank among the read-only sections: after the synthetic ones, before
 /// `.lrodata`.
@@ -1356,10 +1365,12 @@ fn is_large(o: &OutputSection) -> bool {
 
 /// The class an output section is sorted in: its own, except that large read-only code
 /// (`.ltext`) is sorted among the read-only data, as lld sorts it (between the synthetic
-/// sections and `.lrodata`), keeping its own segment.
+/// sections and `.lrodata`), and under `-z lrodata-after-bss` `.lrodata` among the data;
+/// each keeps a segment of its own.
 fn sort_class(link: &Link, o: &OutputSection) -> Class {
     match class_of(link, o) {
         Class::Exec if is_large(o) => Class::ReadOnly,
+        Class::ReadOnly if is_large(o) && link.opts.z_lrodata_after_bss => Class::Data,
         class => class,
     }
 }

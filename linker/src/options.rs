@@ -108,6 +108,9 @@ pub struct Options {
     pub z_relro: bool,
     /// PT_GNU_STACK is written (lld's `-z nognustack` leaves it out).
     pub z_gnustack: bool,
+    /// lld's `-z lrodata-after-bss`: `.lrodata` after `.bss` and `.lbss` (as GNU ld places
+    /// it), `.ldata` after it.
+    pub z_lrodata_after_bss: bool,
     /// `-z combreloc` (default): `.rela.dyn` sorted as lld sorts it; `-z nocombreloc`
     /// keeps the order the relocations were found in.
     pub z_combreloc: bool,
@@ -464,6 +467,7 @@ impl Default for Options {
             eh_frame_hdr: false,
             z_relro: true,
             z_gnustack: true,
+            z_lrodata_after_bss: false,
             z_combreloc: true,
             rosegment: true,
             z_now: false,

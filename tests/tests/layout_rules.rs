@@ -1465,6 +1465,20 @@ fn code_models_large_sections_go_where_lld_puts_them() {
         }
         assert_eq!(rld_order, order(&lld), "{model}");
         assert_eq!(loads(&rld), loads(&lld), "{model}");
+
+        // lld's `-z lrodata-after-bss`: `.lrodata` after `.bss`, `.ldata` after it.
+        let flags = ["-Wl,-z,lrodata-after-bss"];
+        let [lld, rld] = [Driver::ClangLld, Driver::ClangRld]
+            .map(|d| t.link(d, &[&obj], &flags, &format!("{}{model}-after", d.name())));
+        assert_output_is(&rld, &run(&rld, &[], &[]), "1 1 2 3\n", model);
+        let rld_order = order(&rld);
+        let at = |name: &str| rld_order.iter().position(|n| n == name);
+        assert!(
+            at(".bss") < at(".lrodata") && at(".lrodata") < at(".ldata"),
+            "{rld_order:?}"
+        );
+        assert_eq!(rld_order, order(&lld), "{model} -z lrodata-after-bss");
+        assert_eq!(loads(&rld), loads(&lld), "{model} -z lrodata-after-bss");
     }
 
     let huge = "#include <stdio.h>\nchar huge[3UL << 30];\nchar big_init[100000] = {7};\n\
