@@ -1186,6 +1186,11 @@ impl Parser {
                 "keep-text-section-prefix" => o.z_keep_text_section_prefix = true,
                 "nokeep-text-section-prefix" => o.z_keep_text_section_prefix = false,
                 "ibt" | "ibtplt" => o.z_ibt = true,
+                // lld's: IBT whatever the inputs say, each lacking it warned about.
+                "force-ibt" => {
+                    o.z_ibt = true;
+                    o.z_force_ibt = true;
+                }
                 "rewrite-endbr" => o.z_rewrite_endbr = true,
                 "norewrite-endbr" => o.z_rewrite_endbr = false,
                 "shstk" => o.z_shstk = true,

@@ -801,6 +801,20 @@ fn dependencies_report(link: &Link) -> String {
 /// lld's words.
 fn report_missing_cet(link: &Link) -> Result<()> {
     let Some(severity) = link.opts.z_cet_report else {
+        // lld's `-z force-ibt` warns about each object it forces.
+        if link.opts.z_force_ibt {
+            let ibt = object::elf::GNU_PROPERTY_X86_FEATURE_1_IBT;
+            for obj in link
+                .objects
+                .iter()
+                .filter(|o| o.x86_features.unwrap_or(0) & ibt == 0)
+            {
+                crate::diag::warn(&format!(
+                    "{}: -z force-ibt: file does not have GNU_PROPERTY_X86_FEATURE_1_IBT property",
+                    obj.name
+                ));
+            }
+        }
         return Ok(());
     };
     let mut errors = Vec::new();

@@ -314,6 +314,9 @@ pub struct Options {
     /// `-z ibt` (GNU ld's; `-z ibtplt` too): PLT entries that start with `endbr64`, and the
     /// output marked GNU_PROPERTY_X86_FEATURE_1_IBT.
     pub z_ibt: bool,
+    /// lld's `-z force-ibt`: as `z_ibt`, with a warning per object lacking IBT (unless
+    /// `-z cet-report` reports them).
+    pub z_force_ibt: bool,
     /// `-z shstk`: mark the output GNU_PROPERTY_X86_FEATURE_1_SHSTK.
     pub z_shstk: bool,
     /// `-z max-page-size=N` (None = the target default).
@@ -547,6 +550,7 @@ impl Default for Options {
             start_stop_gc: crate::gc::StartStop::Retains,
             z_keep_text_section_prefix: false,
             z_ibt: false,
+            z_force_ibt: false,
             z_rewrite_endbr: false,
             z_shstk: false,
             max_page_size: None,

@@ -1490,6 +1490,44 @@ fn cet_report_as_lld() {
     }
 }
 
+/// `-z force-ibt` (lld's): the output gets the IBT property and the IBT PLT whatever the
+/// inputs say, and each object lacking the property is warned about in lld's words (not
+/// under `-z cet-report`, which reports them itself).
+#[test]
+fn z_force_ibt_as_lld() {
+    let t = Test::new();
+    let plain = t.compile(Clang, "int f(void) { return 1; }\n", &["-O2", "-fPIC"]);
+    let cet = t.compile(
+        Clang,
+        "int f(void); int puts(const char *);\nint g(void) { puts(\"g\"); return f() + 1; }\n",
+        &["-O2", "-fPIC", "-fcf-protection=full"],
+    );
+    let findings = |r: &Run| -> Vec<String> {
+        r.stderr
+            .lines()
+            .filter(|l| l.contains("-z force-ibt"))
+            .map(|l| l.split_once(": ").map_or(l, |(_, rest)| rest).to_string())
+            .collect()
+    };
+    let flags = ["-shared", "-Wl,-z,force-ibt"];
+    let [lld, rld] = run_both(&t, &[&plain, &cet], &flags, "forced.so");
+    assert!(lld.ok && rld.ok, "{}", rld.stderr);
+    assert_eq!(findings(&rld), findings(&lld));
+    let names = |obj: &Path| {
+        let obj = obj.display().to_string();
+        findings(&rld).iter().any(|l| l.contains(&obj))
+    };
+    assert!(names(&plain) && !names(&cet), "{}", rld.stderr);
+    for r in [&lld, &rld] {
+        let notes = tool_stdout("readelf", &["-n"], &r.output);
+        assert!(notes.contains("x86 feature: IBT"), "{notes}");
+        assert!(find_section(&sections(&r.output), ".plt.sec").is_some());
+    }
+    let flags = ["-shared", "-Wl,-z,force-ibt", "-Wl,-z,cet-report=warning"];
+    let [_, rld] = run_both(&t, &[&plain, &cet], &flags, "reported.so");
+    assert!(rld.ok && findings(&rld).is_empty(), "{}", rld.stderr);
+}
+
 /// `-z nodynamic-undefined-weak` (GNU ld's): an undefined weak symbol is resolved to 0 by
 /// the linker instead of being left in `.dynsym` for the dynamic loader; by default (and
 /// with `-z dynamic-undefined-weak`) it is left, as GNU ld and lld do.
