@@ -1127,6 +1127,16 @@ impl Parser {
             Some(("stack-size", n)) => {
                 o.z_stack_size = Some(parse_u64(n).ok_or_else(|| invalid(opt, v))?)
             }
+            // lld's: the value relocations of matching non-allocated sections (debug info)
+            // get where they refer into a dropped section.
+            Some(("dead-reloc-in-nonalloc", rule)) => {
+                let (glob, value) = rule
+                    .split_once('=')
+                    .filter(|(g, v)| !g.is_empty() && !v.is_empty())
+                    .ok_or_else(|| invalid(opt, v))?;
+                let value = parse_u64(value).ok_or_else(|| invalid(opt, v))?;
+                o.dead_reloc_in_nonalloc.push((glob.to_string(), value));
+            }
             _ => match v {
                 "start-stop-gc" => o.start_stop_gc = crate::gc::StartStop::Collected,
                 "nostart-stop-gc" => o.start_stop_gc = crate::gc::StartStop::Retains,
@@ -2001,6 +2011,9 @@ mod tests {
                         let keyword = match keyword.strip_suffix('=') {
                             Some("cet-report") => "cet-report=warning".to_string(),
                             Some("start-stop-visibility") => "start-stop-visibility=hidden".into(),
+                            Some("dead-reloc-in-nonalloc") => {
+                                "dead-reloc-in-nonalloc=.debug_*=1".into()
+                            }
                             Some(k) => format!("{k}=4096"),
                             None => keyword.to_string(),
                         };

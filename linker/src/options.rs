@@ -317,6 +317,8 @@ pub struct Options {
     /// lld's `-z force-ibt`: as `z_ibt`, with a warning per object lacking IBT (unless
     /// `-z cet-report` reports them).
     pub z_force_ibt: bool,
+    /// lld's `-z dead-reloc-in-nonalloc=GLOB=VALUE`, in order (the last match wins).
+    pub dead_reloc_in_nonalloc: Vec<(String, u64)>,
     /// `-z shstk`: mark the output GNU_PROPERTY_X86_FEATURE_1_SHSTK.
     pub z_shstk: bool,
     /// `-z max-page-size=N` (None = the target default).
@@ -551,6 +553,7 @@ impl Default for Options {
             z_keep_text_section_prefix: false,
             z_ibt: false,
             z_force_ibt: false,
+            dead_reloc_in_nonalloc: Vec::new(),
             z_rewrite_endbr: false,
             z_shstk: false,
             max_page_size: None,

@@ -13,10 +13,17 @@ use object::elf::*;
 use object::read::elf::Rela as _;
 use object::read::elf::Sym as _;
 
-/// Value written where a relocation refers into a dropped section of debug info: 0, except
-/// where 0 means something (range and location lists end at 0), there 1 (as lld does).
-fn tombstone(section_name: &str) -> u64 {
-    if section_name == ".debug_ranges" || section_name == ".debug_loc" {
+/// Value written where a relocation of a non-allocated section (debug info) refers into a
+/// dropped section: the last `-z dead-reloc-in-nonalloc=GLOB=VALUE` naming the section;
+/// else 0, except where 0 means something (range and location lists end at 0), there 1
+/// (as lld does).
+fn tombstone(opts: &crate::options::Options, section_name: &str) -> u64 {
+    let asked = opts.dead_reloc_in_nonalloc.iter().rev().find(|(glob, _)| {
+        crate::dynamic_list::glob_match(glob.as_bytes(), section_name.as_bytes())
+    });
+    if let Some(&(_, value)) = asked {
+        value
+    } else if section_name == ".debug_ranges" || section_name == ".debug_loc" {
         1
     } else {
         0
@@ -168,7 +175,7 @@ fn apply_nonalloc_relocs(p: &mut Patch) {
         let a = r.r_addend(LE);
         let live = target_is_live(link, t);
         let value = if !live {
-            tombstone(p.sec.name()) as i64
+            tombstone(link.opts, p.sec.name()) as i64
         } else {
             let s = link.target_address(t) as i64;
             match r_type {

@@ -4031,3 +4031,52 @@ fn time_trace_writes_the_phases_as_a_chrome_trace() {
     let names: Vec<String> = events(&file).into_iter().map(|(n, ..)| n).collect();
     assert_eq!(names, ["Total link"]);
 }
+
+/// `-z dead-reloc-in-nonalloc=GLOB=VALUE` (lld's): debug info's references to code
+/// `--gc-sections` dropped get VALUE in the sections GLOB matches (the last match wins),
+/// else lld's default; `.debug_addr` comes out as lld's, entry for entry.
+#[test]
+fn dead_reloc_in_nonalloc_as_lld() {
+    let t = Test::new();
+    let live = t.compile(
+        Clang,
+        "int used(int x) { return x + 1; }\nint main(void) { return used(0) - 1; }\n",
+        &["-g", "-O0", "-ffunction-sections"],
+    );
+    let dead = t.compile(
+        Clang,
+        "int dead_fn(int x) { return x * 7; }\n",
+        &["-g", "-O0", "-ffunction-sections"],
+    );
+    let cases: [(&[&str], &str); 3] = [
+        (&[], "0x0000000000000000"),
+        (
+            &["-Wl,-z,dead-reloc-in-nonalloc=.debug_a*=7"],
+            "0x0000000000000007",
+        ),
+        (
+            &[
+                "-Wl,-z,dead-reloc-in-nonalloc=.debug_addr=5",
+                "-Wl,-z,dead-reloc-in-nonalloc=.debug_*=0x9",
+            ],
+            "0x0000000000000009",
+        ),
+    ];
+    for (k, (rules, tombstone)) in cases.into_iter().enumerate() {
+        let mut flags = vec!["-Wl,--gc-sections"];
+        flags.extend_from_slice(rules);
+        let [lld, rld] = [Driver::ClangLld, Driver::ClangRld]
+            .map(|d| t.link(d, &[&live, &dead], &flags, &format!("{}-{k}", d.name())));
+        let addrs = |p: &Path| tool_stdout("llvm-dwarfdump-22", &["--debug-addr"], p);
+        let ours = addrs(&rld);
+        assert!(
+            ours.lines().any(|l| l.trim() == tombstone),
+            "{rules:?}: {ours}"
+        );
+        assert_eq!(
+            ours.replace(&rld.display().to_string(), ""),
+            addrs(&lld).replace(&lld.display().to_string(), ""),
+            "{rules:?}"
+        );
+    }
+}
