@@ -650,8 +650,12 @@ const SPECS: &[Spec] = &[
     flag(&["-t", "--trace"], "Print each input file as it is loaded", |p| p.o.trace = true),
     arg(&["-y", "--trace-symbol"], "SYMBOL", "Print each input file that defines or references SYMBOL",
         Set(|p, v| p.o.trace_symbols.push(v.into()))),
-    flag(&["--print-gc-sections"], "List the sections --gc-sections removes", |p| p.o.print_gc_sections = true),
-    flag(&["--no-print-gc-sections"], "Do not list them (default)", |p| p.o.print_gc_sections = false),
+    arg(&["--print-gc-sections"], "FILE", "List the sections --gc-sections removes (to FILE, else standard output)",
+        Optional(|p, v| {
+            p.o.print_gc_sections = Some(v.unwrap_or("-").into());
+            Ok(())
+        })),
+    flag(&["--no-print-gc-sections"], "Do not list them (default)", |p| p.o.print_gc_sections = None),
     flag(&["--warn-backrefs"], "Warn about references that load archive members from earlier groups",
         |p| p.o.warn_backrefs = true),
     flag(&["--no-warn-backrefs"], "Do not (default)", |p| p.o.warn_backrefs = false),

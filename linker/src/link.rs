@@ -559,10 +559,12 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
                 dso.needed &= still || !dso.as_needed;
             }
         }
-        if opts.print_gc_sections {
-            for line in gc::removed_sections(&link.objects) {
-                println!("{line}");
+        if let Some(path) = &opts.print_gc_sections {
+            let mut list = gc::removed_sections(&link.objects).join("\n");
+            if !list.is_empty() {
+                list.push('\n');
             }
+            write_report(path, &list)?;
         }
         timer.phase("gc sections");
     } else if link.objects.iter().filter(|o| o.from_lto).count() > 1 {

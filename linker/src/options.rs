@@ -335,8 +335,9 @@ pub struct Options {
     pub discard_all: bool,
     /// `-Map FILE` (accepted; no map file is written yet).
     pub map_file: Option<PathBuf>,
-    /// `--print-gc-sections`.
-    pub print_gc_sections: bool,
+    /// `--print-gc-sections[=FILE]`: where the sections `--gc-sections` removes are listed
+    /// (`-`: standard output).
+    pub print_gc_sections: Option<std::path::PathBuf>,
     /// `--why-live=GLOB`: the symbols whose chain of reasons for surviving `--gc-sections`
     /// is printed.
     pub why_live: Vec<String>,
@@ -563,7 +564,7 @@ impl Default for Options {
             discard_locals: false,
             discard_all: false,
             map_file: None,
-            print_gc_sections: false,
+            print_gc_sections: None,
             why_live: Vec::new(),
             remap_inputs: Vec::new(),
             remap_inputs_files: Vec::new(),

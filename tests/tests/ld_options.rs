@@ -294,6 +294,25 @@ fn print_gc_sections_lists_what_gc_removes() {
     assert!(lines[1].contains(&want), "{want} not in {:?}", lines[1]);
     // The same list as lld's, the C runtime's sections included.
     assert_eq!(lines[1], lines[0]);
+
+    // `--print-gc-sections=FILE` (lld-22's): the same lines, into the file.
+    let files = [Driver::ClangLld, Driver::ClangRld].map(|d| {
+        let file = t.path(&format!("{}-gc.txt", d.name()));
+        let flags = [
+            "-Wl,--gc-sections",
+            &format!("-Wl,--print-gc-sections={}", file.display()),
+        ];
+        t.link(d, &[&main, &lib], &flags, &format!("{}-to-file", d.name()));
+        let mut lines: Vec<String> = std::fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        lines.sort();
+        lines
+    });
+    assert_eq!(files[1], lines[1]);
+    assert_eq!(files[1], files[0]);
 }
 
 #[test]
