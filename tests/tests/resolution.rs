@@ -626,11 +626,7 @@ fn dependent_libraries_are_linked_as_lld() {
     let errors = [Driver::ClangLld, Driver::ClangRld].map(|driver| {
         let (res, cmd) = t.try_link(driver, &[&obj], &[], &format!("{}-missing", driver.name()));
         assert!(!res.status.success(), "{cmd}");
-        let stderr = String::from_utf8_lossy(&res.stderr).into_owned();
-        stderr
-            .lines()
-            .find_map(|l| l.split_once("error: ").map(|(_, e)| e.to_string()))
-            .unwrap_or(stderr)
+        first_error(&res.stderr)
     });
     assert_eq!(
         errors[1],
@@ -685,12 +681,18 @@ fn remap_inputs_replace_or_drop_inputs_as_lld() {
         let errors = [Driver::ClangLld, Driver::ClangRld].map(|driver| {
             let (res, cmd) = t.try_link(driver, &[&main, &forty], &[flag], "bad");
             assert!(!res.status.success(), "{cmd}");
-            let stderr = String::from_utf8_lossy(&res.stderr).into_owned();
-            stderr
-                .lines()
-                .find_map(|l| l.split_once("error: ").map(|(_, e)| e.to_string()))
-                .unwrap_or(stderr)
+            first_error(&res.stderr)
         });
         assert_eq!(errors[1], errors[0], "{flag}");
     }
+}
+
+/// A failed link's first error, without the linker's prefix (`ld.lld: error: `, `rld:
+/// error: `); the whole output if no line is an error.
+fn first_error(stderr: &[u8]) -> String {
+    let stderr = String::from_utf8_lossy(stderr).into_owned();
+    stderr
+        .lines()
+        .find_map(|l| l.split_once("error: ").map(|(_, e)| e.to_string()))
+        .unwrap_or(stderr)
 }
