@@ -14,6 +14,7 @@
 #               rld-noaa  rld -Wl,--no-wpa-aa
 #               rld-nocvp rld -Wl,--no-cvp
 #               rld-t1    rld -Wl,--threads=1
+#               rld-gc    rld -Wl,--gc-sections (lld-gc: lld-22 with it, for comparison)
 #               rld-dist  rld -Wl,--thinlto-distributor=scripts/dtlto-local (distributed LTO:
 #                         every partition is a job run by a separate process)
 #               plugin-bfd, plugin-gold, plugin-mold
@@ -57,6 +58,8 @@ case $config in
   rld-noaa) ldflags="--ld-path=$rld -Wl,--no-wpa-aa" ;;
   rld-nocvp) ldflags="--ld-path=$rld -Wl,--no-cvp" ;;
   rld-t1) ldflags="--ld-path=$rld -Wl,--threads=1" ;;
+  rld-gc) ldflags="--ld-path=$rld -Wl,--gc-sections" ;;
+  lld-gc) ldflags="--ld-path=$(command -v ld.lld-22) -Wl,--gc-sections" ;;
   rld-dist) ldflags="--ld-path=$rld -Wl,--thinlto-distributor=$repo/scripts/dtlto-local" ;;
   plugin-bfd | plugin-gold | plugin-mold)
     # The wrapper picks its linker by its own name.
@@ -70,7 +73,7 @@ case $config in
     ldflags="--ld-path=$bin/$name" ;;
   *) echo "unknown CONFIG '$config'" >&2; exit 2 ;;
 esac
-if [ "$config" != lld ] && [ ! -x "$rld" ]; then
+if [ "${config#lld}" = "$config" ] && [ ! -x "$rld" ]; then
   echo "no rld at $rld (build it, or set RLD)" >&2
   exit 2
 fi
