@@ -107,6 +107,7 @@ pub fn run(
     // LLVM: each partition optimized and compiled, in parallel.
     let cfg = LtoConfig {
         opt_level: opts.opt_level,
+        cg_opt_level: opts.cg_opt_level,
         pic: link.pic || link.relocatable,
         cpu: opts.mcpu.clone(),
         save_temps: opts.save_temps.then(|| link.output.clone()),

@@ -541,6 +541,12 @@ const SPECS: &[Spec] = &[
     flag(&["-flto"], "Link-time optimize bitcode inputs", |p| p.o.lto = true),
     arg(&["-mllvm"], "OPT", "Pass OPT to LLVM", Set(|p, v| p.o.lto_opts.llvm_args.push(v.into()))),
     arg(&["--lto-O"], "<0-3>", "LTO optimization level (default 2)", Joined(Parser::lto_level)),
+    arg(&["--lto-CGO"], "<0-3>", "LTO code generation level (default 3 at --lto-O3, else 2)",
+        Joined(|p, v| {
+            let level = parse_opt_level(v).ok_or_else(|| invalid(&p.opt, v))?;
+            p.o.lto_opts.cg_opt_level = Some(level);
+            Ok(())
+        })),
     arg(&["--cvp-max-targets"], "N", "Called-value propagation: most targets tracked per value (default 32)",
         Value(|p, v| { p.o.lto_opts.cvp_max_targets = count(&p.opt, v)?; Ok(()) })),
     arg(&["--icp-max-targets"], "N", "Promote indirect calls with at most N known targets (default 2)",

@@ -10,6 +10,9 @@ use std::path::PathBuf;
 pub struct LtoOptions {
     /// `--lto-O<n>` / `-plugin-opt=O<n>` (default 2).
     pub opt_level: u8,
+    /// `--lto-CGO<n>`: the code generator's level, 0..=3 (None: lld's, 3 at `--lto-O3`,
+    /// else 2).
+    pub cg_opt_level: Option<u8>,
     /// `--lto-partitions=N` (None: chosen from the program's size).
     pub partitions: Option<usize>,
     /// `--thinlto-jobs=N` / `-plugin-opt=jobs=N` (None = all cores).
@@ -130,6 +133,7 @@ impl Default for LtoOptions {
     fn default() -> Self {
         LtoOptions {
             opt_level: 2,
+            cg_opt_level: None,
             partitions: None,
             jobs: None,
             save_temps: false,

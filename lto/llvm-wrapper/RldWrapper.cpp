@@ -53,12 +53,12 @@ static void registerCodeGenFlags() { static codegen::RegisterCodeGenFlags Flags;
 // differ from a default-constructed TargetOptions (what LLVMCreateTargetMachine uses) in
 // UseInitArray (-use-ctors is off: constructors go to .init_array, not .ctors), then turns
 // on address-significance tables and a section per function and datum (relaxable GOT
-// relocations are always on since LLVM 19). Code generation runs at -O2, or -O3 for
-// --lto-O3, whatever the optimization level (lld's getCGOptLevel). Returns null if the
-// triple names no registered target.
+// relocations are always on since LLVM 19). CGOptLevel is LLVM's CodeGenOptLevel, 0 to 3
+// (the caller picks lld's: 3 for --lto-O3, else 2, unless --lto-CGO says). Returns null if
+// the triple names no registered target.
 extern "C" LLVMTargetMachineRef
 rld_create_lto_target_machine(const char *TripleName, const char *CPU,
-                              const char *Features, unsigned OptLevel,
+                              const char *Features, unsigned CGOptLevel,
                               bool PIC) {
   std::string Error;
   Triple TheTriple(TripleName);
@@ -72,8 +72,21 @@ rld_create_lto_target_machine(const char *TripleName, const char *CPU,
   Options.FunctionSections = true;
   Options.DataSections = true;
 
-  CodeGenOptLevel Level =
-      OptLevel >= 3 ? CodeGenOptLevel::Aggressive : CodeGenOptLevel::Default;
+  CodeGenOptLevel Level = CodeGenOptLevel::Default;
+  switch (CGOptLevel) {
+  case 0:
+    Level = CodeGenOptLevel::None;
+    break;
+  case 1:
+    Level = CodeGenOptLevel::Less;
+    break;
+  case 2:
+    Level = CodeGenOptLevel::Default;
+    break;
+  default:
+    Level = CodeGenOptLevel::Aggressive;
+    break;
+  }
   Reloc::Model RM = PIC ? Reloc::PIC_ : Reloc::Static;
   TargetMachine *TM = TheTarget->createTargetMachine(
       TheTriple, CPU, Features, Options, RM, codegen::getExplicitCodeModel(), Level);

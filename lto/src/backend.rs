@@ -37,6 +37,8 @@ pub enum Action {
 pub struct LtoConfig {
     /// LTO optimization level, 0..=3 (`--lto-O<n>`, `-plugin-opt=O<n>`).
     pub opt_level: u8,
+    /// `--lto-CGO<n>`: the code generator's level, 0..=3.
+    pub cg_opt_level: Option<u8>,
     /// Position-independent code (PIE and shared outputs).
     pub pic: bool,
     /// `-plugin-opt=mcpu=`; x86-64 by default.
@@ -458,6 +460,7 @@ fn check_profile_files(profile: &rld_lto_api::ProfileOptions) -> Result<(), LtoE
 pub(crate) fn codegen_settings(cfg: &LtoConfig, count: u32, p: u32) -> CodegenSettings {
     CodegenSettings {
         opt_level: cfg.opt_level,
+        cg_opt_level: cfg.cg_opt_level,
         cpu: cfg.cpu.clone().unwrap_or_else(|| "x86-64".to_string()),
         pic: cfg.pic,
         remarks: cfg

@@ -17,6 +17,9 @@ use std::path::PathBuf;
 pub struct CodegenSettings {
     /// 0..=3.
     pub opt_level: u8,
+    /// `--lto-CGO`: the code generator's level, 0..=3 (else lld's: 3 at `opt_level` 3, 2
+    /// below).
+    pub cg_opt_level: Option<u8>,
     pub cpu: String,
     pub pic: bool,
     /// LLVM's own remarks for this partition, if asked for.
@@ -89,7 +92,10 @@ pub fn optimize_and_emit(
     };
     // The target machine lld-22's LTO uses (function and data sections, init_array, ...),
     // which LLVM-C cannot configure: made by the C++ shim.
-    let tm = crate::shim::create_lto_target_machine(&triple, &s.cpu, "", s.opt_level, s.pic)
+    let cg_level = s
+        .cg_opt_level
+        .unwrap_or(if s.opt_level >= 3 { 3 } else { 2 });
+    let tm = crate::shim::create_lto_target_machine(&triple, &s.cpu, "", cg_level, s.pic)
         .ok_or_else(|| LtoError::Llvm(format!("cannot create a target machine for {}", s.cpu)))?;
     let remarks = match &s.remarks {
         Some(r) => Some(

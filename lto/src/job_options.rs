@@ -50,6 +50,9 @@ impl JobOptions {
         put("partition", self.partition.to_string().as_bytes());
         let c = &self.codegen;
         put("opt-level", c.opt_level.to_string().as_bytes());
+        if let Some(level) = c.cg_opt_level {
+            put("cg-opt-level", level.to_string().as_bytes());
+        }
         put("cpu", c.cpu.as_bytes());
         put("pic", if c.pic { b"1" } else { b"0" });
         // The remark file's path is on the job's command line (`--lto-backend-remarks=`),
@@ -120,6 +123,7 @@ impl JobOptions {
             partition: 0,
             codegen: CodegenSettings {
                 opt_level: 2,
+                cg_opt_level: None,
                 cpu: "x86-64".to_string(),
                 pic: false,
                 remarks: None,
@@ -144,6 +148,10 @@ impl JobOptions {
                 "opt-level" => match number(key, v)? {
                     level @ 0..=3 => o.codegen.opt_level = level as u8,
                     _ => return Err("opt-level: not 0 to 3".into()),
+                },
+                "cg-opt-level" => match number(key, v)? {
+                    level @ 0..=3 => o.codegen.cg_opt_level = Some(level as u8),
+                    _ => return Err("cg-opt-level: not 0 to 3".into()),
                 },
                 "cpu" => o.codegen.cpu = text(key, v)?,
                 "pic" => o.codegen.pic = v == b"1",
@@ -210,6 +218,7 @@ mod tests {
             3,
             CodegenSettings {
                 opt_level: 3,
+                cg_opt_level: Some(1),
                 cpu: "znver3".into(),
                 pic: true,
                 remarks: Some(RemarkSettings {

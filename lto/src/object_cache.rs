@@ -33,7 +33,11 @@ pub fn key(job: &Job, p: u32, module_hashes: &[u128], profiles: &[u128]) -> u128
     put(env!("RLD_LLVM_VERSION").as_bytes());
     put(&rld_summaries::FORMAT_VERSION.to_le_bytes());
     let cfg = job.cfg;
-    put(format!("O{} pic={} cpu={:?}", cfg.opt_level, cfg.pic, cfg.cpu).as_bytes());
+    put(format!(
+        "O{} CGO{:?} pic={} cpu={:?}",
+        cfg.opt_level, cfg.cg_opt_level, cfg.pic, cfg.cpu
+    )
+    .as_bytes());
     // LLVM's own options change what it makes.
     put(format!("{:?}", cfg.llvm_args).as_bytes());
     put(format!("{:?}", cfg.profile).as_bytes());

@@ -27,7 +27,7 @@ extern "C" {
         triple: *const c_char,
         cpu: *const c_char,
         features: *const c_char,
-        opt_level: c_uint,
+        cg_opt_level: c_uint,
         pic: bool,
     ) -> LLVMTargetMachineRef;
     fn rld_remarks_begin(
@@ -138,7 +138,7 @@ pub fn create_lto_target_machine(
     triple: &TargetTriple,
     cpu: &str,
     features: &str,
-    opt_level: u8,
+    cg_opt_level: u8,
     pic: bool,
 ) -> Option<TargetMachine> {
     let cpu = CString::new(cpu).ok()?;
@@ -149,7 +149,7 @@ pub fn create_lto_target_machine(
             triple.as_str().as_ptr(),
             cpu.as_ptr(),
             features.as_ptr(),
-            c_uint::from(opt_level),
+            c_uint::from(cg_opt_level),
             pic,
         )
     };

@@ -1877,3 +1877,61 @@ fn lto_emit_llvm_and_asm_write_the_program_as_lld() {
         );
     }
 }
+
+/// `--lto-CGO<n>` (lld's): the code generator's level, apart from the optimizer's. At 0
+/// (LLVM's fast instruction selection, no scheduling) `main` is other code than at the
+/// default, and at each level the same instructions as lld-22's LTO makes.
+#[test]
+fn lto_cgo_sets_the_code_generator_level_as_lld() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "#include <stdio.h>\nstatic int sq(int x) { return x * x; }\n\
+         int acc(int n) { int s = 0; for (int i = 0; i < n; i++) s += sq(i) ^ (s >> 3); return s; }\n\
+         int main(int c, char **v) { (void)v; printf(\"%d\\n\", acc(c * 1000)); return 0; }\n",
+        &["-O2", "-flto"],
+    );
+    let main_code = |exe: &Path| -> String {
+        tool_stdout("objdump", &["-d", "--no-show-raw-insn", "-j", ".text"], exe)
+            .lines()
+            .skip_while(|l| !l.ends_with("<main>:"))
+            .take_while(|l| !l.is_empty())
+            .map(|l| {
+                l.split_once(':')
+                    .map_or(l, |(_, insn)| insn)
+                    .trim()
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let mut by_level = Vec::new();
+    for (tag, flags) in [
+        ("default", &["-flto"][..]),
+        ("cgo0", &["-flto", "-Wl,--lto-CGO0"][..]),
+    ] {
+        let (lld, rld) = lld_and_rld(&t, tag, &[&obj], flags, "1882423873\n");
+        let code = main_code(&rld);
+        assert_eq!(code, main_code(&lld), "{tag}");
+        by_level.push(code);
+    }
+    assert_ne!(by_level[0], by_level[1]);
+
+    // The level is part of a cached object's key: a cache filled at the default gives no
+    // object to a link at another level.
+    let cache = format!("-Wl,--thinlto-cache-dir={}", t.path("cache").display());
+    for (tag, level) in [
+        ("cached-default", None),
+        ("cached-cgo0", Some("-Wl,--lto-CGO0")),
+    ] {
+        let mut flags = vec!["-flto", cache.as_str()];
+        flags.extend(level);
+        let exe = link_as_lld_in(&t, tag, &rld_path(), &[&obj], &flags);
+        let want = if level.is_some() {
+            &by_level[1]
+        } else {
+            &by_level[0]
+        };
+        assert_eq!(&main_code(&exe), want, "{tag}");
+    }
+}
