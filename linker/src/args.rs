@@ -1164,6 +1164,9 @@ impl Parser {
                 "nognustack" => o.z_gnustack = false,
                 // lld's: the large code models' read-only data after `.bss` and `.lbss`.
                 "lrodata-after-bss" => o.z_lrodata_after_bss = true,
+                // lld's: no section header table.
+                "nosectionheader" => o.z_section_header = false,
+                "sectionheader" => o.z_section_header = true,
                 "nolrodata-after-bss" => o.z_lrodata_after_bss = false,
                 // x86-64's dynamic relocations are RELA anyway.
                 "rela" => {}

@@ -53,7 +53,7 @@ impl FileHeader {
         buf[60..62].copy_from_slice(&e_shnum.to_le_bytes());
         buf[62..64].copy_from_slice(&e_shstrndx.to_le_bytes());
         let section0 = self.shoff as usize;
-        if e_shnum == 0 {
+        if self.shnum >= lo_reserve {
             put_u64(buf, section0 + 32, u64::from(self.shnum));
         }
         if e_shstrndx == SHN_XINDEX {

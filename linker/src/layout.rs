@@ -41,6 +41,7 @@ pub fn assign_input_sections(link: &mut Link) -> Result<()> {
     });
     let rules = Rules {
         strip_debug: link.opts.strip_debug || link.opts.strip_all,
+        drop_nonalloc: !link.opts.z_section_header,
         keep_text_prefix: link.opts.z_keep_text_section_prefix,
         relocatable: link.opts.relocatable,
         script: script.as_ref(),
@@ -231,6 +232,9 @@ type OutputKey = (&'static str, u64, bool, Option<(u32, u32)>);
 /// How input sections map to output sections.
 struct Rules<'a> {
     strip_debug: bool,
+    /// `-z nosectionheader`: no section is found without headers, so only the loaded
+    /// ones are written (lld's rule).
+    drop_nonalloc: bool,
     keep_text_prefix: bool,
     /// A linker script's `SECTIONS`: where its patterns send input sections.
     script: Option<&'a crate::script_layout::InputMap<'a>>,
@@ -271,7 +275,9 @@ fn group_by_output(
         if !s.is_kept() {
             continue;
         }
-        if !s.is_alloc() && rules.strip_debug && s.name().starts_with(".debug") {
+        if !s.is_alloc()
+            && (rules.drop_nonalloc || rules.strip_debug && s.name().starts_with(".debug"))
+        {
             continue;
         }
         let input_name: &'static str = s.name();

@@ -204,6 +204,7 @@ fn check_relocatable_options(opts: &Options) -> Result<()> {
         OutputKind::Pie => Some("-pie"),
         OutputKind::Executable if opts.icf != crate::icf::Icf::None => Some("--icf"),
         OutputKind::Executable if opts.gdb_index => Some("--gdb-index"),
+        OutputKind::Executable if !opts.z_section_header => Some("-z nosectionheader"),
         OutputKind::Executable => None,
     };
     if let Some(option) = refused {
@@ -228,7 +229,9 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     if opts.relocatable {
         check_relocatable_options(opts)?;
     }
-    if opts.emit_relocs && opts.strip_all && !opts.relocatable {
+    // `-z nosectionheader` strips all too (lld's reading).
+    let strip_all = opts.strip_all || !opts.z_section_header;
+    if opts.emit_relocs && strip_all && !opts.relocatable {
         // Copied relocations name symbols of a table `-s` leaves out (lld refuses too).
         return Err(LinkError::Link(
             "--strip-all and --emit-relocs may not be used together".into(),

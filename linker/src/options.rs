@@ -108,6 +108,9 @@ pub struct Options {
     pub z_relro: bool,
     /// PT_GNU_STACK is written (lld's `-z nognustack` leaves it out).
     pub z_gnustack: bool,
+    /// A section header table is written (lld's `-z nosectionheader` leaves it out, with
+    /// the sections only it finds: symbol tables, debug information, `.comment`).
+    pub z_section_header: bool,
     /// lld's `-z lrodata-after-bss`: `.lrodata` after `.bss` and `.lbss` (as GNU ld places
     /// it), `.ldata` after it.
     pub z_lrodata_after_bss: bool,
@@ -474,6 +477,7 @@ impl Default for Options {
             z_relro: true,
             z_gnustack: true,
             z_lrodata_after_bss: false,
+            z_section_header: true,
             z_combreloc: true,
             rosegment: true,
             z_now: false,

@@ -57,7 +57,9 @@ pub fn write_output(
     pending: &mut PendingOutput,
     timer: &mut Timer,
 ) -> Result<OutputBuffer> {
-    let (symtab, symtab_index) = if link.opts.strip_all {
+    // `-z nosectionheader`: no section header table, nor the sections only it finds.
+    let headers = link.opts.z_section_header;
+    let (symtab, symtab_index) = if link.opts.strip_all || !headers {
         (None, None)
     } else {
         let (table, index) = build_symtab(link);
@@ -73,7 +75,7 @@ pub fn write_output(
     // .strtab; then the relocations `--emit-relocs` copies, then the section headers.
     let first_trailing = link.outputs.len() as u32 + 1;
     let mut trailing: Vec<TrailingSection> = Vec::new();
-    if link.opts.gdb_index {
+    if link.opts.gdb_index && headers {
         trailing.push(TrailingSection {
             name: ".gdb_index".into(),
             sh_type: SHT_PROGBITS,
@@ -117,7 +119,9 @@ pub fn write_output(
     }
     // Its bytes once every section's name is known.
     let shstrtab_index = trailing.len();
-    trailing.push(TrailingSection::strings(".shstrtab", Vec::new()));
+    if headers {
+        trailing.push(TrailingSection::strings(".shstrtab", Vec::new()));
+    }
     if let Some(st) = &symtab {
         trailing.push(TrailingSection {
             bytes: Trailing::Strtab(st.strtab_len()),
@@ -145,8 +149,14 @@ pub fn write_output(
     };
     let mut names: Vec<u32> = link.outputs.iter().map(|o| shname(&o.name)).collect();
     names.extend(trailing.iter().map(|t| shname(&t.name)));
-    trailing[shstrtab_index].bytes = Trailing::Bytes(shstrtab);
-    let shstrndx = first_trailing + shstrtab_index as u32;
+    if let Some(t) = trailing.get_mut(shstrtab_index).filter(|_| headers) {
+        t.bytes = Trailing::Bytes(shstrtab);
+    }
+    let shstrndx = if headers {
+        first_trailing + shstrtab_index as u32
+    } else {
+        0
+    };
 
     let mut end = link
         .outputs
@@ -162,9 +172,19 @@ pub fn write_output(
         trailing_offsets.push(end);
         end += t.bytes.len() as u64;
     }
-    let shoff = end.next_multiple_of(8);
-    let shnum = 1 + link.outputs.len() + trailing.len();
-    let file_size = shoff + 64 * shnum as u64;
+    let (shoff, shnum) = if headers {
+        (
+            end.next_multiple_of(8),
+            1 + link.outputs.len() + trailing.len(),
+        )
+    } else {
+        (0, 0)
+    };
+    let file_size = if headers {
+        shoff + 64 * shnum as u64
+    } else {
+        end
+    };
 
     let mut map = pending.buffer(file_size)?;
     // Each finished part of the image goes to the file at once, by the thread that wrote
@@ -343,10 +363,11 @@ pub fn write_output(
     write_headers(link, buf, shoff, shnum as u32, shstrndx);
     // Section headers.
     let mut sh = shoff as usize + 64;
+    let outputs_with_headers = if headers { &link.outputs[..] } else { &[][..] };
     let index_of = |w: Synthetic| link.synthetic_section(w).map_or(0, |o| o.index);
     let dynsym_index = index_of(Synthetic::DynSym);
     let dynstr_index = index_of(Synthetic::DynStr);
-    for (i, o) in link.outputs.iter().enumerate() {
+    for (i, o) in outputs_with_headers.iter().enumerate() {
         let (link_idx, info) = match o.synthetic {
             Some(Synthetic::DynSym) => (dynstr_index, 1),
             Some(Synthetic::GnuVersion) | Some(Synthetic::GnuHash) | Some(Synthetic::SysvHash) => {

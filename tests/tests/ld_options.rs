@@ -4099,3 +4099,68 @@ fn dead_reloc_in_nonalloc_as_lld() {
         );
     }
 }
+
+/// `-z nosectionheader` (lld's): no section header table (`e_shoff`, `e_shnum` and
+/// `e_shstrndx` 0), nor the sections only it finds (symbol tables, debug information); the
+/// program's segments are lld's and it runs. With `-r` it is refused, as lld refuses it.
+#[test]
+fn z_nosectionheader_leaves_out_the_section_headers_as_lld() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "#include <stdio.h>\nint main(void) { puts(\"headless\"); return 0; }\n",
+        &["-g", "-O1"],
+    );
+    let flags = ["-Wl,-z,nosectionheader"];
+    let [lld, rld] =
+        [Driver::ClangLld, Driver::ClangRld].map(|d| t.link(d, &[&obj], &flags, d.name()));
+    let header = |p: &Path| -> Vec<String> {
+        tool_stdout("readelf", &["-hW"], p)
+            .lines()
+            .filter(|l| l.contains("section header") || l.contains("Number of section"))
+            .map(String::from)
+            .collect()
+    };
+    let segments = |p: &Path| -> Vec<String> {
+        tool_stdout("readelf", &["-lW"], p)
+            .lines()
+            .filter(|l| l.starts_with("  ") && l.contains("0x"))
+            .map(String::from)
+            .collect()
+    };
+    for exe in [&lld, &rld] {
+        assert_output_is(
+            exe,
+            &run(exe, &[], &[]),
+            "headless\n",
+            &exe.display().to_string(),
+        );
+    }
+    let ours = header(&rld);
+    assert!(
+        ours.iter()
+            .any(|l| l.contains("Start of section headers:") && l.contains(" 0 ")),
+        "{ours:?}"
+    );
+    assert_eq!(ours, header(&lld));
+    assert_eq!(segments(&rld), segments(&lld));
+    let bytes = std::fs::read(&rld).unwrap();
+    let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    assert!(
+        !has(b".debug_info") && !has(b".symtab"),
+        "section names left in the file"
+    );
+
+    let (res, cmd) = t.try_link(
+        Driver::Rld,
+        &[&obj],
+        &["-r", "-z", "nosectionheader"],
+        "partial.o",
+    );
+    assert!(!res.status.success(), "{cmd}");
+    assert!(
+        String::from_utf8_lossy(&res.stderr)
+            .contains("-r and -z nosectionheader may not be used together"),
+        "{cmd}"
+    );
+}
