@@ -1164,6 +1164,7 @@ impl Parser {
                 "nognustack" => o.z_gnustack = false,
                 // lld's: the large code models' read-only data after `.bss` and `.lbss`.
                 "lrodata-after-bss" => o.z_lrodata_after_bss = true,
+                "retpolineplt" => o.z_retpolineplt = true,
                 // lld's: no section header table.
                 "nosectionheader" => o.z_section_header = false,
                 "sectionheader" => o.z_section_header = true,

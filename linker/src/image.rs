@@ -319,6 +319,9 @@ impl<'a, 'o> Image<'a, 'o> {
 
     /// The PLT entry code calls for lazy entry `index` (in `.plt.sec` with IBT).
     pub fn plt_entry_address(&self, index: u32) -> u64 {
+        if let Some(r) = crate::synthetic::RetpolinePlt::of(self) {
+            return self.synthetic_addr(Synthetic::Plt) + r.entry_offset(index);
+        }
         if self.ibt_plt() {
             return self.synthetic_addr(Synthetic::PltSec) + 16 * u64::from(index);
         }
@@ -327,6 +330,9 @@ impl<'a, 'o> Image<'a, 'o> {
 
     /// Where lazy entry `index` starts binding: its `.got.plt` slot's first value.
     pub fn plt_lazy_stub(&self, index: u32) -> u64 {
+        if let Some(r) = crate::synthetic::RetpolinePlt::of(self) {
+            return r.lazy_stub(self.plt_entry_address(index));
+        }
         if self.ibt_plt() {
             return self.synthetic_addr(Synthetic::Plt) + 16 + 16 * u64::from(index);
         }

@@ -1028,12 +1028,24 @@ pub fn create_synthetic_sections(
         );
     }
     let plt_entries = tables.plt.lazy.len() as u64;
+    // `-z retpolineplt`: lld's retpoline layout (which also stands for IBT's).
+    let retpoline = crate::synthetic::RetpolinePlt::of(link);
+    if retpoline.is_some() && iplt_relocs > 0 {
+        return Err(LinkError::Link(
+            "-z retpolineplt: PLT entries for IFUNC symbols are not supported".into(),
+        ));
+    }
     // With IBT, as lld and GNU ld lay it out: `.plt` holds the lazy-binding stubs, each
     // starting with `endbr64`, and `.plt.sec` the entries code calls.
-    let ibt = gnu_property_features(link) & object::elf::GNU_PROPERTY_X86_FEATURE_1_IBT != 0;
+    let ibt = gnu_property_features(link) & object::elf::GNU_PROPERTY_X86_FEATURE_1_IBT != 0
+        && retpoline.is_none();
     // (section, name, bytes): PLT0 is there only for lazy entries.
     let header = if plt_entries > 0 { 16 } else { 0 };
-    let plts: &[(Synthetic, &str, u64)] = if ibt {
+    let retpoline_plt;
+    let plts: &[(Synthetic, &str, u64)] = if let Some(r) = retpoline {
+        retpoline_plt = [(Synthetic::Plt, ".plt", r.size(plt_entries))];
+        &retpoline_plt
+    } else if ibt {
         &[
             (Synthetic::Plt, ".plt", header + 16 * plt_entries),
             (

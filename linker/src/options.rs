@@ -111,6 +111,8 @@ pub struct Options {
     /// A section header table is written (lld's `-z nosectionheader` leaves it out, with
     /// the sections only it finds: symbol tables, debug information, `.comment`).
     pub z_section_header: bool,
+    /// lld's `-z retpolineplt`: PLT entries jump through a retpoline (Spectre v2).
+    pub z_retpolineplt: bool,
     /// lld's `-z lrodata-after-bss`: `.lrodata` after `.bss` and `.lbss` (as GNU ld places
     /// it), `.ldata` after it.
     pub z_lrodata_after_bss: bool,
@@ -477,6 +479,7 @@ impl Default for Options {
             z_relro: true,
             z_gnustack: true,
             z_lrodata_after_bss: false,
+            z_retpolineplt: false,
             z_section_header: true,
             z_combreloc: true,
             rosegment: true,

@@ -1,7 +1,7 @@
 //! Contents of the linker-made sections: PLT, GOT, .got.plt, dynamic relocations, .dynsym,
 //! .dynamic, notes and the .eh_frame_hdr search table.
 
-use crate::context::{DynAddend, DynReloc, GotKind, Place, Target};
+use crate::context::{DynAddend, DynReloc, GotKind, Link, Place, Target};
 use crate::dynamic::{dynamic_entries, DynamicTables};
 use crate::image::Image;
 use crate::object_file::{FileId, LE};
@@ -125,13 +125,16 @@ pub fn write_synthetic(link: &Image, dynamic: &DynamicTables, which: Synthetic, 
             }
         }
         Synthetic::RelrDyn => crate::relr::write(link, buf),
+        Synthetic::Plt if RetpolinePlt::of(link).is_some() => write_retpoline_plt(link, buf),
         Synthetic::Plt if link.ibt_plt() => write_ibt_plt_stubs(link, buf),
         Synthetic::Plt => write_plt(link, buf),
         Synthetic::PltSec => write_plt_sec(link, buf),
         Synthetic::Got => write_got(link, buf),
         Synthetic::GotPlt => {
             put_u64(buf, 0, link.synthetic_addr(Synthetic::Dynamic));
-            for i in 0..link.tables.plt.lazy.len() {
+            // `-z now` with retpolines: no lazy binding stub, the slots start at 0 (lld).
+            let lazy = RetpolinePlt::of(link).is_none_or(|r| r.lazy);
+            for i in (0..link.tables.plt.lazy.len()).filter(|_| lazy) {
                 // Lazy binding: the slot starts out pointing back into its PLT entry's push.
                 put_u64(buf, 24 + 8 * i, link.plt_lazy_stub(i as u32));
             }
@@ -320,6 +323,110 @@ fn write_plt_sec(link: &Image, buf: &mut [u8]) {
 }
 
 const ENDBR64: [u8; 4] = [0xf3, 0x0f, 0x1e, 0xfa];
+
+/// lld's `-z retpolineplt` layout: calls through the PLT reach their target by a
+/// retpoline (a `call` whose return address is replaced, so that no indirect branch is
+/// predicted), with lazy binding, or without it under `-z now` (smaller entries).
+#[derive(Debug, Clone, Copy)]
+pub struct RetpolinePlt {
+    /// Lazy binding (not `-z now`).
+    pub lazy: bool,
+}
+
+impl RetpolinePlt {
+    /// The layout the link asks for, if any.
+    pub fn of(link: &Link) -> Option<RetpolinePlt> {
+        link.opts.z_retpolineplt.then_some(RetpolinePlt {
+            lazy: !link.opts.z_now,
+        })
+    }
+
+    fn header(self) -> u64 {
+        if self.lazy {
+            48
+        } else {
+            32
+        }
+    }
+
+    fn entry(self) -> u64 {
+        if self.lazy {
+            32
+        } else {
+            16
+        }
+    }
+
+    /// `.plt`'s size for `entries` entries (the header only with some).
+    pub fn size(self, entries: u64) -> u64 {
+        if entries == 0 {
+            0
+        } else {
+            self.header() + self.entry() * entries
+        }
+    }
+
+    /// Where entry `index` starts in `.plt`.
+    pub fn entry_offset(self, index: u32) -> u64 {
+        self.header() + self.entry() * u64::from(index)
+    }
+
+    /// The `.got.plt` slot's first value for the entry at `entry`: its `pushq`.
+    pub fn lazy_stub(self, entry: u64) -> u64 {
+        entry + 0x11
+    }
+}
+
+/// `.plt` in lld's retpoline layout, byte for byte.
+fn write_retpoline_plt(link: &Image, buf: &mut [u8]) {
+    let Some(r) = RetpolinePlt::of(link) else {
+        return;
+    };
+    let plt = link.synthetic_addr(Synthetic::Plt) as i64;
+    let rel = |to: i64, next_insn: i64| ((to - next_insn) as i32).to_le_bytes();
+    buf.fill(0xcc);
+    // The retpoline: `call next; loop: pause; lfence; jmp loop; next: mov %r11, (%rsp); ret`.
+    let (thunk, next) = if r.lazy {
+        let gotplt = link.synthetic_addr(Synthetic::GotPlt) as i64;
+        // pushq GOTPLT+8(%rip); mov GOTPLT+16(%rip), %r11 (the resolver) into the thunk.
+        buf[0..2].copy_from_slice(&[0xff, 0x35]);
+        buf[2..6].copy_from_slice(&rel(gotplt + 8, plt + 6));
+        buf[6..9].copy_from_slice(&[0x4c, 0x8b, 0x1d]);
+        buf[9..13].copy_from_slice(&rel(gotplt + 16, plt + 13));
+        (0x0d, 0x20)
+    } else {
+        (0, 0x10)
+    };
+    buf[thunk] = 0xe8;
+    buf[thunk + 1..thunk + 5].copy_from_slice(&((next - (thunk + 5)) as i32).to_le_bytes());
+    buf[thunk + 5..thunk + 12].copy_from_slice(&[0xf3, 0x90, 0x0f, 0xae, 0xe8, 0xeb, 0xf9]);
+    buf[next..next + 5].copy_from_slice(&[0x4c, 0x89, 0x1c, 0x24, 0xc3]);
+    let pause = plt + thunk as i64 + 5;
+    for i in 0..link.tables.plt.lazy.len() {
+        let at = r.entry_offset(i as u32) as usize;
+        let entry = plt + at as i64;
+        let slot = link.gotplt_slot(i as u32, false) as i64;
+        let b = &mut buf[at..at + r.entry() as usize];
+        // mov slot(%rip), %r11
+        b[0..3].copy_from_slice(&[0x4c, 0x8b, 0x1d]);
+        b[3..7].copy_from_slice(&rel(slot, entry + 7));
+        if r.lazy {
+            // call next; jmp loop; pushq $index; jmp PLT0 (the lazy binding stub)
+            b[7] = 0xe8;
+            b[8..12].copy_from_slice(&rel(plt + next as i64, entry + 12));
+            b[12] = 0xe9;
+            b[13..17].copy_from_slice(&rel(pause, entry + 17));
+            b[17] = 0x68;
+            b[18..22].copy_from_slice(&(i as u32).to_le_bytes());
+            b[22] = 0xe9;
+            b[23..27].copy_from_slice(&rel(plt, entry + 27));
+        } else {
+            // jmp the thunk
+            b[7] = 0xe9;
+            b[8..12].copy_from_slice(&rel(plt, entry + 12));
+        }
+    }
+}
 
 fn write_got(link: &Image, buf: &mut [u8]) {
     let exec = !link.opts.is_shared();
