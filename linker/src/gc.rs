@@ -391,7 +391,11 @@ fn propagate_explained(
                 Reach::Nothing => {}
             }
         }
-        if let Some(next) = next_in_group(&objects[file as usize], sec) {
+        let obj = &objects[file as usize];
+        // The member after it that marking walks (an ignored one is live from the start,
+        // never walked: passed over, so that it does not cut the ring).
+        let walked = |&n: &u32| obj.sections[n as usize].kind != SectionKind::Ignored;
+        if let Some(next) = obj.group_members_after(sec).find(walked) {
             if marks.reach_section(file, next, 0) {
                 let reason = Reason::in_group_with(file, sec);
                 why.made_live(file, next, None, reason);
@@ -399,21 +403,6 @@ fn propagate_explained(
             }
         }
     }
-}
-
-/// The member after section `sec` in its COMDAT group that marking has not reached
-/// (lld and GNU ld keep a group whole): one that is ignored (set live before marking, never
-/// walked) is passed over, so that it does not cut the ring.
-fn next_in_group(obj: &ObjectFile, sec: u32) -> Option<u32> {
-    let mut next = obj.next_in_group(sec)?;
-    // Bounded: a malformed object may put a section in two groups.
-    for _ in 0..obj.group_ring.len() {
-        if obj.sections[next as usize].kind != SectionKind::Ignored {
-            return Some(next);
-        }
-        next = obj.next_in_group(next).filter(|&n| n != sec)?;
-    }
-    None
 }
 
 /// What marking finds: live sections, symbols used outside the objects, (with
@@ -493,18 +482,9 @@ impl Marks {
         sec: u32,
         push: &mut dyn FnMut(FileId, u32),
     ) {
-        let obj = &objects[file as usize];
-        let mut at = sec;
-        // Bounded: a malformed object may put a section in two groups.
-        for _ in 0..obj.group_ring.len() {
-            match obj.next_in_group(at) {
-                Some(next) if next != sec => {
-                    if self.reach_section(file, next, 0) {
-                        push(file, next);
-                    }
-                    at = next;
-                }
-                _ => break,
+        for next in objects[file as usize].group_members_after(sec) {
+            if self.reach_section(file, next, 0) {
+                push(file, next);
             }
         }
     }

@@ -872,17 +872,21 @@ impl ObjectFile {
         }
     }
 
-    /// The next allocatable member of the COMDAT group `section` is in, if it is in one
-    /// with two or more ([`ObjectFile::group_ring`]).
-    pub fn next_in_group(&self, section: u32) -> Option<u32> {
-        if self.group_ring.is_empty() {
-            return None;
-        }
-        let at = self
-            .group_ring
-            .binary_search_by_key(&section, |&(s, _)| s)
-            .ok()?;
-        Some(self.group_ring[at].1)
+    /// The other allocatable members of the COMDAT group `section` is in, in ring order
+    /// from the one after it (none unless the group has two or more:
+    /// [`ObjectFile::group_ring`]). Bounded by the ring's length: a malformed object may put
+    /// a section in two groups, whose rings then need not lead back to it.
+    pub fn group_members_after(&self, section: u32) -> impl Iterator<Item = u32> + '_ {
+        let next = move |at: &u32| {
+            let i = self.group_ring.binary_search_by_key(at, |&(s, _)| s).ok()?;
+            Some(self.group_ring[i].1).filter(|&n| n != section)
+        };
+        let first = if self.group_ring.is_empty() {
+            None
+        } else {
+            next(&section)
+        };
+        std::iter::successors(first, next).take(self.group_ring.len())
     }
 
     /// The section SHF_LINK_ORDER section `section` is linked to, if it is one.
