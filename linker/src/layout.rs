@@ -1338,7 +1338,7 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
             ".preinit_array" | ".init_array" | ".fini_array" | ".data.rel.ro" => 3,
             // `.data` among the other data in the order the inputs first name them (lld):
             // after `.tm_clone_table` where `--gc-sections` dropped the `.data` before it.
-            ".bss" => 3,
+            ".bss" => BSS_BY_NAME,
             _ => {
                 if o.is_exec() {
                     2
@@ -1362,14 +1362,15 @@ pub(crate) fn rank_in_class(link: &Link, o: &OutputSection) -> u32 {
         (true, true, false) => LARGE_CODE_RANK,
         (true, false, false) if after_bss => 20_000,
         (true, false, false) => rank - 2,
-        (true, _, true) if after_bss && o.is_nobits() => BSS_RANK + 1,
+        (true, _, true) if after_bss && o.is_nobits() => nobits + BSS_BY_NAME * 4 + 1,
         (true, _, true) if after_bss => 30_000,
         (true, _, true) => rank + 10_000,
     }
 }
 
-/// `.bss`'s rank among the data (NOBITS, named `.bss`).
-const BSS_RANK: u32 = 100 + 3 * 4;
+/// `.bss`'s place among the data by name (after the NOBITS term): `.lbss` under
+/// `-z lrodata-after-bss` comes right after it.
+const BSS_BY_NAME: u32 = 3;
 
 /// `.ltext`'s rank among the read-only sections: after the synthetic ones, before
 /// `.lrodata`.

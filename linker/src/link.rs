@@ -803,48 +803,39 @@ fn dependencies_report(link: &Link) -> String {
 }
 
 /// `-z cet-report=warning|error`: each input object without the IBT or SHSTK property, in
-/// lld's words.
+/// lld's words; `-z force-ibt` alone warns about each without IBT.
 fn report_missing_cet(link: &Link) -> Result<()> {
-    let Some(severity) = link.opts.z_cet_report else {
-        // lld's `-z force-ibt` warns about each object it forces.
-        if link.opts.z_force_ibt {
-            let ibt = object::elf::GNU_PROPERTY_X86_FEATURE_1_IBT;
-            for obj in link
-                .objects
-                .iter()
-                .filter(|o| o.x86_features.unwrap_or(0) & ibt == 0)
-            {
-                crate::diag::warn(&format!(
-                    "{}: -z force-ibt: file does not have GNU_PROPERTY_X86_FEATURE_1_IBT property",
+    use crate::options::Severity;
+    use object::elf::{GNU_PROPERTY_X86_FEATURE_1_IBT as IBT, GNU_PROPERTY_X86_FEATURE_1_SHSTK};
+    // Per object and feature it lacks, in that order: lld's line, naming the option.
+    let missing = |option: &str, features: &[(u32, &str)]| -> Vec<String> {
+        let mut lines = Vec::new();
+        for obj in &link.objects {
+            let has = obj.x86_features.unwrap_or(0);
+            for &(_, name) in features.iter().filter(|&&(bit, _)| has & bit == 0) {
+                lines.push(format!(
+                    "{}: {option}: file does not have GNU_PROPERTY_X86_FEATURE_1_{name} property",
                     obj.name
                 ));
             }
         }
-        return Ok(());
+        lines
     };
-    let mut errors = Vec::new();
-    for obj in &link.objects {
-        let features = obj.x86_features.unwrap_or(0);
-        for (bit, name) in [
-            (object::elf::GNU_PROPERTY_X86_FEATURE_1_IBT, "IBT"),
-            (object::elf::GNU_PROPERTY_X86_FEATURE_1_SHSTK, "SHSTK"),
-        ] {
-            if features & bit == 0 {
-                let msg = format!(
-                    "{}: -z cet-report: file does not have GNU_PROPERTY_X86_FEATURE_1_{name} property",
-                    obj.name
-                );
-                match severity {
-                    crate::options::Severity::Warning => crate::diag::warn(&msg),
-                    crate::options::Severity::Error => errors.push(msg),
-                }
-            }
+    let cet = [(IBT, "IBT"), (GNU_PROPERTY_X86_FEATURE_1_SHSTK, "SHSTK")];
+    let (lines, severity) = match link.opts.z_cet_report {
+        Some(severity) => (missing("-z cet-report", &cet), severity),
+        // lld's `-z force-ibt` warns about each object it forces (`-z cet-report` reports
+        // them itself).
+        None if link.opts.z_force_ibt => (missing("-z force-ibt", &cet[..1]), Severity::Warning),
+        None => return Ok(()),
+    };
+    match severity {
+        Severity::Warning => {
+            lines.iter().for_each(|l| crate::diag::warn(l));
+            Ok(())
         }
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(LinkError::Many(errors))
+        Severity::Error if lines.is_empty() => Ok(()),
+        Severity::Error => Err(LinkError::Many(lines)),
     }
 }
 

@@ -149,10 +149,8 @@ pub fn write_output(
     };
     let mut names: Vec<u32> = link.outputs.iter().map(|o| shname(&o.name)).collect();
     names.extend(trailing.iter().map(|t| shname(&t.name)));
-    if let Some(t) = trailing.get_mut(shstrtab_index).filter(|_| headers) {
-        t.bytes = Trailing::Bytes(shstrtab);
-    }
     let shstrndx = if headers {
+        trailing[shstrtab_index].bytes = Trailing::Bytes(shstrtab);
         first_trailing + shstrtab_index as u32
     } else {
         0
@@ -172,18 +170,14 @@ pub fn write_output(
         trailing_offsets.push(end);
         end += t.bytes.len() as u64;
     }
-    let (shoff, shnum) = if headers {
-        (
+    let (shoff, shnum, file_size) = if headers {
+        let (shoff, shnum) = (
             end.next_multiple_of(8),
             1 + link.outputs.len() + trailing.len(),
-        )
+        );
+        (shoff, shnum, shoff + 64 * shnum as u64)
     } else {
-        (0, 0)
-    };
-    let file_size = if headers {
-        shoff + 64 * shnum as u64
-    } else {
-        end
+        (0, 0, end)
     };
 
     let mut map = pending.buffer(file_size)?;
