@@ -92,17 +92,17 @@ impl Timer {
     }
 
     pub fn phase(&mut self, name: &str) {
+        if !self.enabled && self.trace.is_none() {
+            return;
+        }
+        let now = Instant::now();
         if let Some(trace) = &mut self.trace {
-            let now = Instant::now();
             let from = self.last.saturating_duration_since(self.start).as_micros();
             let dur = now.saturating_duration_since(self.last).as_micros();
             trace.phases.push((name.trim().to_string(), from, dur));
-            if !self.enabled {
-                self.last = now;
-            }
         }
         if self.enabled {
-            let (now, cpu, faults) = (Instant::now(), cpu_time(), page_faults());
+            let (cpu, faults) = (cpu_time(), page_faults());
             eprintln!(
                 "rld: {:>8.2} ms  {name}  (cpu {:.2} ms, {} page faults){}",
                 (now - self.last).as_secs_f64() * 1e3,
@@ -110,10 +110,10 @@ impl Timer {
                 faults - self.last_faults,
                 rld_lto_api::peak_rss_note()
             );
-            self.last = now;
             self.last_cpu = cpu;
             self.last_faults = faults;
         }
+        self.last = now;
     }
 
     /// Prints the whole link's time (`--time`) and writes the trace (`--time-trace`).
