@@ -132,11 +132,12 @@ pub fn write_synthetic(link: &Image, dynamic: &DynamicTables, which: Synthetic, 
         Synthetic::Got => write_got(link, buf),
         Synthetic::GotPlt => {
             put_u64(buf, 0, link.synthetic_addr(Synthetic::Dynamic));
-            // `-z now` with retpolines: no lazy binding stub, the slots start at 0 (lld).
-            let lazy = RetpolinePlt::of(link).is_none_or(|r| r.lazy);
-            for i in (0..link.tables.plt.lazy.len()).filter(|_| lazy) {
-                // Lazy binding: the slot starts out pointing back into its PLT entry's push.
-                put_u64(buf, 24 + 8 * i, link.plt_lazy_stub(i as u32));
+            // Lazy binding: the slot starts out pointing back into its PLT entry's push
+            // (`-z now` with retpolines has no such stub: the slots start at 0, as lld's).
+            if RetpolinePlt::of(link).is_none_or(|r| r.lazy) {
+                for i in 0..link.tables.plt.lazy.len() {
+                    put_u64(buf, 24 + 8 * i, link.plt_lazy_stub(i as u32));
+                }
             }
             // IRELATIVE slots: the loader (or a static program's start-up) writes them
             // from the relocation's addend; zero, as lld leaves them, unless asked for the
