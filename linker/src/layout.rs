@@ -760,10 +760,7 @@ fn place_commons(link: &mut Link) -> Result<FxHashMap<crate::symbols::SymbolId, 
     }
     let too_large = |link: &Link, id: u32, size: u64| {
         let sym = link.symtab.get(id);
-        let file = match sym.def {
-            SymbolDef::Common { file, .. } => link.objects[file as usize].name.as_str(),
-            _ => "<internal>",
-        };
+        let file = sym.file_name(&link.objects, &link.dsos);
         LinkError::Link(format!(
             "{file}: common symbol '{}' of size {size:#x} exceeds available address space",
             sym.display_name()

@@ -129,21 +129,14 @@ pub fn unorderable_at(link: &Link, file: FileId, section: u32) -> Option<&'stati
 /// lld says so: not for an archive member never loaded, a common symbol (the linker places
 /// it), or an undefined symbol where those are allowed.
 pub fn unorderable_global<'a>(link: &'a Link, sym: &Symbol) -> Option<(&'a str, &'static str)> {
-    match sym.def {
-        SymbolDef::Defined { file, section, .. } => {
-            let what = unorderable_at(link, file, section)?;
-            Some((link.objects[file as usize].name.as_str(), what))
-        }
-        SymbolDef::Shared { dso, .. } => Some((link.dsos[dso as usize].name.as_str(), "shared")),
-        SymbolDef::Synthetic => Some(("<internal>", "synthetic")),
-        SymbolDef::Undefined if link.opts.reports_undefined() => {
-            let file = sym
-                .ref_file
-                .map_or("<internal>", |f| link.objects[f as usize].name.as_str());
-            Some((file, "undefined"))
-        }
-        _ => None,
-    }
+    let what = match sym.def {
+        SymbolDef::Defined { file, section, .. } => unorderable_at(link, file, section)?,
+        SymbolDef::Shared { .. } => "shared",
+        SymbolDef::Synthetic => "synthetic",
+        SymbolDef::Undefined if link.opts.reports_undefined() => "undefined",
+        _ => return None,
+    };
+    Some((sym.file_name(&link.objects, &link.dsos), what))
 }
 
 /// Whether a section is in the output, itself or as the copy `--icf` kept in its place.

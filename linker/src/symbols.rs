@@ -228,6 +228,22 @@ impl Symbol {
         }
     }
 
+    /// The file lld names with the symbol in messages (`file:(name)`): its definition's,
+    /// or for an undefined symbol the first that referred to it; `<internal>` for the
+    /// linker's own (and one no file names).
+    pub fn file_name<'a>(&self, objects: &'a [ObjectFile], dsos: &'a [SharedFile]) -> &'a str {
+        match self.def {
+            SymbolDef::Defined { file, .. } | SymbolDef::Common { file, .. } => {
+                objects[file as usize].name.as_str()
+            }
+            SymbolDef::Shared { dso, .. } => dsos[dso as usize].name.as_str(),
+            SymbolDef::Undefined => self
+                .ref_file
+                .map_or("<internal>", |f| objects[f as usize].name.as_str()),
+            _ => "<internal>",
+        }
+    }
+
     /// The name as diagnostics show it (C++ names demangled unless `--no-demangle`).
     pub fn display_name(&self) -> String {
         crate::demangle::display(self.name)

@@ -272,16 +272,7 @@ impl Names<'_> {
             }
             Item::Global(id) => {
                 let sym = self.symtab.get(id);
-                let file = match sym.def {
-                    SymbolDef::Defined { file, .. } | SymbolDef::Common { file, .. } => {
-                        self.objects[file as usize].name.as_str()
-                    }
-                    SymbolDef::Shared { dso, .. } => self.dsos[dso as usize].name.as_str(),
-                    SymbolDef::Undefined => sym
-                        .ref_file
-                        .map_or("<internal>", |f| self.objects[f as usize].name.as_str()),
-                    _ => "<internal>",
-                };
+                let file = sym.file_name(self.objects, self.dsos);
                 format!("{file}:({})", sym.display_name())
             }
         }
