@@ -452,6 +452,8 @@ const SPECS: &[Spec] = &[
     flag(&["--gc-sections"], "Remove unreferenced sections", |p| p.o.gc_sections = true),
     flag(&["--no-gc-sections"], "Keep unreferenced sections (default)", |p| p.o.gc_sections = false),
     // Not folding identical code is always correct, only larger.
+    arg(&["-O"], "LEVEL", "Output optimization level, as lld's: 0 merges no strings, 1 (default) merges identical ones, 2 also tail-merges strings",
+        Value(Parser::opt_level)),
     arg(&["--icf"], "none|all|safe", "Fold identical read-only sections: all of them, or (safe) those whose address no object takes (clang's .llvm_addrsig)", Value(Parser::icf)),
     heading("Dynamic linking"),
     flag(&["--ignore-data-address-equality"], "Let a non-PIC program copy a library's protected variable (the library keeps its own address for it)",
@@ -762,8 +764,6 @@ const SPECS: &[Spec] = &[
     flag(&["--sort-common"], "Commons are always placed by alignment", |_| {}),
     // rld only reads x86-64 ELF, so there is no mismatch to tolerate.
     flag(&["--no-warn-mismatch"], "Nothing to tolerate: rld reads only x86-64 ELF", |_| {}),
-    arg(&["-O"], "LEVEL", "Output optimization level; identical strings are merged at every level (2 and up warn: no tail merging)",
-        Value(Parser::opt_level)),
 ];
 
 /// Options of gcc's liblto_plugin (gcc passes them as `-plugin-opt=-OPT`), which must not be
@@ -1296,14 +1296,6 @@ impl Parser {
 
     fn opt_level(&mut self, v: &str) -> Result<(), ArgsError> {
         self.o.opt_level = number(&self.opt, v)?;
-        // GNU ld's -O1 only sizes hash tables; lld's -O2 adds tail merging of strings, which
-        // rld does not do (the output is only larger).
-        if self.o.opt_level >= 2 {
-            self.o.warnings.push(format!(
-                "-O{v} is ignored beyond -O1: rld merges identical strings but does not \
-                 tail-merge them"
-            ));
-        }
         Ok(())
     }
 
@@ -1935,7 +1927,6 @@ mod tests {
             "--color-diagnostics a.o",
             "--color-diagnostics=always a.o",
             "--copy-dt-needed-entries a.o",
-            "-O2 a.o",
         ] {
             let o = parse(cmdline);
             assert_eq!(o.warnings.len(), 1, "{cmdline}: {:?}", o.warnings);
@@ -1950,7 +1941,9 @@ mod tests {
             "--no-warn-mismatch a.o",
             "--color-diagnostics=never a.o",
             "--no-color-diagnostics a.o",
+            "-O0 a.o",
             "-O1 a.o",
+            "-O2 a.o",
             "-X a.o",
             "-x a.o",
             "--print-gc-sections a.o",

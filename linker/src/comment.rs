@@ -3,7 +3,9 @@
 //! (`readelf -p .comment`). It is one more mergeable-strings section, merged with the
 //! inputs' compiler lines in lld's order; `-r` output gets none, as with lld. It joins an
 //! input object rather than being an object of its own, which the input-wide rules (the
-//! x86 feature properties every object must have, `-t`, dependency files) would count.
+//! x86 feature properties every object must have, `-t`, dependency files) would count:
+//! the last one, since lld's line is the last input section (the order of strings in a
+//! merged shard, and where the line goes under `-O0`, which merges nothing else).
 
 use crate::object_file::{InputSection, ObjectFile, SectionAttrs, SectionKind};
 use object::elf;
@@ -11,9 +13,9 @@ use object::elf;
 /// The line, NUL-terminated.
 const LINE: &str = concat!("Linker: rld ", env!("CARGO_PKG_VERSION"), "\0");
 
-/// Adds the `.comment` line to the first of `objects` (none: nothing to add it to).
+/// Adds the `.comment` line to the last of `objects` (none: nothing to add it to).
 pub fn add_linker_line(objects: &mut [ObjectFile]) {
-    let Some(obj) = objects.first_mut() else {
+    let Some(obj) = objects.last_mut() else {
         return;
     };
     let attrs = SectionAttrs {

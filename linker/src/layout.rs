@@ -562,6 +562,7 @@ pub fn place_inputs(link: &mut Link) -> Result<Placement> {
         &mut link.objects,
         !link.opts.relocatable,
         link.piece_marks.as_ref(),
+        link.opts.opt_level >= 2,
     );
     let groups = &merged.groups;
     // Every live `.eh_frame` input split into its records at once, in parallel, for the

@@ -338,6 +338,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
     resolver.warn_common = opts.warn_common;
     resolver.fortran_common = opts.fortran_common;
     resolver.keep_excluded = opts.relocatable;
+    resolver.unmerged = opts.opt_level == 0 && !opts.relocatable;
     resolver.duplicates_warn = opts.noinhibit_exec;
     if opts.why_extract.is_some() {
         resolver.why_extract = Some(Vec::new());

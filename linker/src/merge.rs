@@ -131,10 +131,14 @@ impl Merged {
 ///
 /// `marks`: with `--gc-sections`, which pieces what is kept refers to; the others are
 /// dropped (lld's liveness of section pieces).
+///
+/// `tail_merge` (`-O2`, a final link): a string that ends another shares its bytes, laid
+/// out as lld's `-O2` lays them out ([`tail_layout`]).
 pub fn merge_sections(
     objects: &mut [ObjectFile],
     lld_order: bool,
     marks: Option<&crate::gc::PieceMarks>,
+    tail_merge: bool,
 ) -> Merged {
     // The sections and their groups, in input order (each object lists its merge
     // sections: objects have thousands of sections, few of them mergeable).
@@ -154,6 +158,8 @@ pub fn merge_sections(
         })
         .collect();
     let mut groups: Vec<MergeGroup> = Vec::new();
+    // Per group: whether its strings are tail-merged.
+    let mut tails: Vec<bool> = Vec::new();
     let mut group_of: FxHashMap<GroupKey, u32> = FxHashMap::default();
     let mut sections = Vec::new();
     for (file, found) in found.into_iter().enumerate() {
@@ -164,6 +170,7 @@ pub fn merge_sections(
                     align: 1,
                     data: Vec::new(),
                 });
+                tails.push(tail_merge && lld_order && key.1 & u64::from(elf::SHF_STRINGS) != 0);
                 (groups.len() - 1) as u32
             });
             let g = &mut groups[group as usize];
@@ -284,6 +291,19 @@ pub fn merge_sections(
         }
         buckets
     };
+    // Tail-merged groups are laid out on their own (below): their unique pieces leave the
+    // shards, which then hold nothing.
+    let mut buckets = buckets;
+    let tail_pieces: Vec<(usize, Vec<(u32, u32)>)> = (0..groups.len())
+        .filter(|&g| tails[g])
+        .map(|g| {
+            let pieces = buckets[g * SHARDS..(g + 1) * SHARDS]
+                .iter_mut()
+                .flat_map(std::mem::take)
+                .collect();
+            (g, pieces)
+        })
+        .collect();
     let span_of = |(s, p): (u32, u32)| &spans[s as usize][p as usize];
     // Each shard's size, its pieces laid out from 0.
     let sizes: Vec<usize> = buckets
@@ -349,6 +369,24 @@ pub fn merge_sections(
             offset[(first[s as usize] + p) as usize] = at;
         }
     }
+    let piece_bytes = |(s, p): (u32, u32)| {
+        let span = span_of((s, p));
+        &data_of(&sections[s as usize])[span.start as usize..span.end as usize]
+    };
+    let tails_laid: Vec<(usize, Vec<u8>, Vec<u64>)> = tail_pieces
+        .par_iter()
+        .map(|(g, pieces)| {
+            let strings: Vec<&[u8]> = pieces.iter().map(|&at| piece_bytes(at)).collect();
+            let (data, placed) = tail_layout(&strings, aligns[*g]);
+            (*g, data, placed)
+        })
+        .collect();
+    for ((g, data, placed), (_, pieces)) in tails_laid.into_iter().zip(&tail_pieces) {
+        groups[g].data = data;
+        for (&(s, p), at) in pieces.iter().zip(placed) {
+            offset[(first[s as usize] + p) as usize] = at;
+        }
+    }
 
     // Every piece where its first occurrence went.
     let pieces: Vec<Vec<Piece>> = spans
@@ -372,6 +410,33 @@ pub fn merge_sections(
         objects[m.file as usize].sections[m.sec as usize].pieces = pieces.into();
     }
     Merged { groups, sections }
+}
+
+/// Lays out unique strings as lld's `-O2` does (LLVM's `StringTableBuilder`, optimized):
+/// sorted by their bytes read backwards, greatest first (a string before those it ends
+/// with), each either ending the string last written, where its start keeps `align`, or
+/// written at the next multiple of `align`. Returns the bytes and each string's offset.
+fn tail_layout(strings: &[&[u8]], align: usize) -> (Vec<u8>, Vec<u64>) {
+    let mut order: Vec<usize> = (0..strings.len()).collect();
+    order.sort_unstable_by(|&a, &b| strings[b].iter().rev().cmp(strings[a].iter().rev()));
+    let mut data = Vec::new();
+    let mut offsets = vec![0u64; strings.len()];
+    let mut previous: &[u8] = &[];
+    for i in order {
+        let s = strings[i];
+        if previous.ends_with(s) {
+            let at = data.len() - s.len();
+            if at.is_multiple_of(align) {
+                offsets[i] = at as u64;
+                continue;
+            }
+        }
+        data.resize(data.len().next_multiple_of(align), 0);
+        offsets[i] = data.len() as u64;
+        data.extend_from_slice(s);
+        previous = s;
+    }
+    (data, offsets)
 }
 
 /// The pieces of one section: NUL-terminated strings (of `entsize`-byte characters) or
@@ -415,4 +480,26 @@ fn string_end(data: &[u8], start: usize, width: usize) -> usize {
         p += width;
     }
     data.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tail_layout;
+
+    #[test]
+    fn tail_merging_shares_ends_only_where_alignment_allows() {
+        let strings: [&[u8]; 4] = [b"world\0", b"hello world\0", b"o world\0", b"x\0"];
+        let (data, offsets) = tail_layout(&strings, 1);
+        assert_eq!(
+            (&data[..], &offsets[..]),
+            (&b"x\0hello world\0"[..], &[8, 2, 6, 0][..])
+        );
+        // At 4-byte alignment "hello world" starts at 4: "o world" ends it from 8, "world"
+        // (from 10) does not start at a multiple of 4 and is written again.
+        let (data, offsets) = tail_layout(&strings, 4);
+        assert_eq!(
+            (&data[..], &offsets[..]),
+            (&b"x\0\0\0hello world\0world\0"[..], &[16, 4, 8, 0][..])
+        );
+    }
 }

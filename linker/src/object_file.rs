@@ -1111,6 +1111,20 @@ impl ObjectFile {
     }
 }
 
+impl ObjectFile {
+    /// `-O0`: SHF_MERGE sections are copied whole, as other sections are (lld's `-O0`, for
+    /// a faster link; the output is larger).
+    pub fn copy_merge_sections_whole(&mut self) {
+        for &i in &self.merges {
+            let s = &mut self.sections[i as usize];
+            if s.kind == SectionKind::Merge {
+                s.kind = SectionKind::Regular;
+            }
+        }
+        self.merges.clear();
+    }
+}
+
 /// Decides once, from name, type and flags, what the linker does with an input section.
 fn classify_section(name: &str, sh_type: u32, flags: u64, is_null: bool) -> SectionKind {
     if is_null || flags & elf::SHF_EXCLUDE as u64 != 0 {

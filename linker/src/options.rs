@@ -167,7 +167,8 @@ pub struct Options {
     pub gdb_index: bool,
     /// `-E` / `--export-dynamic`.
     pub export_dynamic: bool,
-    /// `-O<n>`.
+    /// `-O<n>` (1 by default): 0 copies mergeable sections whole, 2 and up tail-merge
+    /// strings and redirect branches to branches (lld's levels).
     pub opt_level: u8,
     /// `-v` / `-V` / `--version`: print the version; link only if there are inputs.
     pub print_version: bool,
@@ -506,7 +507,7 @@ impl Default for Options {
             emit_relocs: false,
             gdb_index: false,
             export_dynamic: false,
-            opt_level: 0,
+            opt_level: 1,
             print_version: false,
             version_only: false,
             print_help: false,

@@ -518,6 +518,8 @@ pub struct Resolver {
     /// `-r`: SHF_EXCLUDE sections are copied (a later link decides about them), as lld and
     /// GNU ld do: gcc's and clang's IR in fat LTO objects, gcc's own LTO output for `-r`.
     pub keep_excluded: bool,
+    /// `-O0` (not with `-r`): mergeable sections are not merged (lld's rule).
+    pub unmerged: bool,
     /// `--noinhibit-exec`: duplicate definitions are warned about (the first one wins),
     /// as lld downgrades its errors.
     pub duplicates_warn: bool,
@@ -587,6 +589,7 @@ impl Resolver {
             warn_common: false,
             fortran_common: false,
             keep_excluded: false,
+            unmerged: false,
             duplicates_warn: false,
         };
         for root in roots {
@@ -1655,6 +1658,9 @@ impl Resolver {
             obj.keep_excluded_sections();
         } else {
             obj.refuse_gcc_lto_slim()?;
+        }
+        if self.unmerged {
+            obj.copy_merge_sections_whole();
         }
         // First copy of each COMDAT group wins; the losers' sections never take part. The
         // LTO object's groups always stay: they hold the definitions the bitcode prevailed

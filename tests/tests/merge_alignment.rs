@@ -266,3 +266,85 @@ fn merged_sections_are_lld_s_bytes() {
         );
     }
 }
+
+/// lld's `-O` levels: `-O0` merges nothing (each input's strings and constants are copied
+/// whole, in input order, with lld's own `.comment` line last), `-O2` also shares a
+/// string's bytes with a string it ends ("world" inside "hello world", 1- and 16-aligned
+/// strings, `.debug_str`), laid out in lld's order. At each level `.rodata`, `.debug_str`
+/// are lld's byte for byte, `.comment` has lld's strings in lld's order (the linker's
+/// name aside), and the programs run.
+#[test]
+fn optimization_levels_merge_as_lld() {
+    let t = Test::new();
+    let a = t.compile(
+        Clang,
+        "#include <stdio.h>\nconst char *tail_a(void) { return \"o world\"; }\n\
+         void say_a(void) { puts(\"hello world\"); puts(\"rld\"); printf(\"%f\\n\", 2.5); }\n",
+        &["-O2", "-g"],
+    );
+    let b = t.compile(
+        Clang,
+        "#include <stdio.h>\nconst char *tail_a(void);\nvoid say_a(void);\n\
+         int main(void) { say_a(); puts(\"world\"); puts(tail_a()); puts(\"hello world\");\n\
+         printf(\"%f %s\\n\", 2.5, \"ld\"); return 0; }\n",
+        &["-O2", "-g"],
+    );
+    let [_, strings] = strings_objects(&t);
+    let objs: [&Path; 3] = [&a, &b, &strings];
+    let comment = |exe: &Path| -> Vec<String> {
+        tool_stdout("readelf", &["-p", ".comment"], exe)
+            .lines()
+            .filter_map(|l| l.split_once("]  ").map(|(_, s)| s))
+            .map(|s| {
+                if s.starts_with("Linker: ") {
+                    "Linker"
+                } else {
+                    s
+                }
+                .to_string()
+            })
+            .collect()
+    };
+    let mut rodata = Vec::new();
+    for level in ["-Wl,-O0", "-Wl,-O1", "-Wl,-O2"] {
+        let lld = t.link(Driver::ClangLld, &objs, &[level], &format!("lld{level}"));
+        rodata.push(section_data(&lld, ".rodata"));
+        for exe in t.check_program(
+            &objs,
+            &[level],
+            Some("hello world\nrld\n2.500000\nworld\no world\nhello world\n2.500000 ld\n"),
+        ) {
+            for name in [".rodata", ".debug_str"] {
+                let (got, want) = (section_data(&exe, name), section_data(&lld, name));
+                assert!(
+                    got == want,
+                    "{level} {}: {name} differs from lld's ({} bytes against {})",
+                    exe.display(),
+                    got.len(),
+                    want.len()
+                );
+            }
+            if exe.to_string_lossy().contains("clang") {
+                // Tail merging sorts the linker's line by its bytes: its place is its own.
+                let others = |mut l: Vec<String>| {
+                    l.retain(|s| level != "-Wl,-O2" || s != "Linker");
+                    l
+                };
+                assert_eq!(
+                    others(comment(&exe)),
+                    others(comment(&lld)),
+                    "{level} {}",
+                    exe.display()
+                );
+            }
+        }
+    }
+    // What each level does shows: "hello world" twice (copied whole), once (merged), and
+    // "world" and "o world" inside it (tail-merged).
+    let count = |level: usize, s: &str| count_occurrences(&rodata[level], s.as_bytes());
+    assert_eq!(
+        [0, 1, 2].map(|l| (count(l, "hello world\0"), count(l, "world\0"))),
+        [(2, 4), (1, 3), (1, 1)]
+    );
+    assert!(rodata[2].len() < rodata[1].len());
+}
