@@ -10,6 +10,7 @@
 //! address it denoted as the addend. A relocation against what the link discarded becomes
 //! `R_X86_64_NONE`.
 
+use crate::branch_to_branch::Redirects;
 use crate::context::Target;
 use crate::image::Image;
 use crate::object_file::{shndx, SectionKind, LE};
@@ -26,8 +27,13 @@ pub(crate) struct CopiedRelocations {
     pub bytes: Vec<u8>,
 }
 
-/// One `Elf64_Rela` per relocation of every input section in the output, in output order.
-pub(crate) fn relocation_sections(link: &Image, index: &SymtabIndex) -> Vec<CopiedRelocations> {
+/// One `Elf64_Rela` per relocation of every input section in the output, in output order;
+/// a relocation `--branch-to-branch` redirected names its new target, as lld's does.
+pub(crate) fn relocation_sections(
+    link: &Image,
+    index: &SymtabIndex,
+    redirects: &Redirects,
+) -> Vec<CopiedRelocations> {
     link.outputs
         .par_iter()
         .enumerate()
@@ -39,13 +45,22 @@ pub(crate) fn relocation_sections(link: &Image, index: &SymtabIndex) -> Vec<Copi
                 if !s.is_kept() || s.kind == SectionKind::Merge {
                     continue;
                 }
-                for r in s.relocs() {
+                let mut redirects = redirects.of_section(file, sec).iter().peekable();
+                for (i, r) in s.relocs().iter().enumerate() {
+                    let redirect = redirects.next_if(|&&(_, at, _)| at as usize == i);
                     // A dropped `.eh_frame` record has no place in the output.
                     let Some(place) = link.section_address(file, sec, r.r_offset(LE)) else {
                         continue;
                     };
                     let r_type = r.r_type(LE, false);
-                    let (sym, addend) = output_symbol(link, index, file, r);
+                    let (target, addend) = match redirect {
+                        Some((_, _, now)) => (Some(now.target), now.addend),
+                        None => match r.r_sym(LE, false) {
+                            0 => (None, r.r_addend(LE)),
+                            sym => (Some(link.target(file, sym as usize)), r.r_addend(LE)),
+                        },
+                    };
+                    let (sym, addend) = output_symbol(link, index, target, addend);
                     let info = match sym {
                         Some(sym) => (u64::from(sym) << 32) | u64::from(r_type),
                         None => u64::from(R_X86_64_NONE),
@@ -63,20 +78,17 @@ pub(crate) fn relocation_sections(link: &Image, index: &SymtabIndex) -> Vec<Copi
         .collect()
 }
 
-/// The output's symbol index and addend for relocation `r` of object `file`; `None` for a
-/// target the link discarded.
+/// The output's symbol index and addend for a relocation to `target` (none: symbol 0);
+/// `None` for a target the link discarded.
 fn output_symbol(
     link: &Image,
     index: &SymtabIndex,
-    file: u32,
-    r: &crate::object_file::Rela,
+    target: Option<Target>,
+    addend: i64,
 ) -> (Option<u32>, i64) {
-    let addend = r.r_addend(LE);
-    let sym = r.r_sym(LE, false);
-    if sym == 0 {
+    let Some(target) = target else {
         return (Some(0), addend);
-    }
-    let target = link.target(file, sym as usize);
+    };
     // A section symbol goes through its section (below).
     let is_section = matches!(target, Target::Local(f, i)
         if link.objects[f as usize].symbols[i as usize].st_type() == STT_SECTION);

@@ -3,6 +3,7 @@
 pub mod android_relocs;
 pub mod args;
 pub mod backrefs;
+pub mod branch_to_branch;
 pub mod build_id;
 pub mod cache_hint;
 pub mod call_graph_sort;

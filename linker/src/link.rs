@@ -607,9 +607,13 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
 
     // Every relocation of a live section: GOT, PLT, copy and dynamic relocations.
     let estimate = layout::estimate_image(&link);
-    let (plan, mut tables) = scan::scan_relocations(&mut link, estimate)?;
+    let (mut plan, mut tables) = scan::scan_relocations(&mut link, estimate)?;
     scan::warn_text_relocations(&link, &tables);
     timer.phase("scan relocations");
+    if opts.branch_to_branch() {
+        plan.redirects = crate::branch_to_branch::find(&link, &plan);
+        timer.phase("branch to branch");
+    }
 
     // Place input sections inside their outputs (merging strings, splitting .eh_frame),
     // build the dynamic tables, create the synthetic sections, and assign addresses.

@@ -170,6 +170,8 @@ pub struct Options {
     /// `-O<n>` (1 by default): 0 copies mergeable sections whole, 2 and up tail-merge
     /// strings and redirect branches to branches (lld's levels).
     pub opt_level: u8,
+    /// `--branch-to-branch` / `--no-branch-to-branch`; unset: on from `-O2`, as in lld.
+    pub branch_to_branch: Option<bool>,
     /// `-v` / `-V` / `--version`: print the version; link only if there are inputs.
     pub print_version: bool,
     /// `--version`: print the version and link nothing, as GNU ld and lld.
@@ -508,6 +510,7 @@ impl Default for Options {
             gdb_index: false,
             export_dynamic: false,
             opt_level: 1,
+            branch_to_branch: None,
             print_version: false,
             version_only: false,
             print_help: false,
@@ -637,6 +640,11 @@ impl Options {
     /// libraries.
     pub fn is_dynamic_with(&self, shared_libraries: bool) -> bool {
         shared_libraries || self.is_pic()
+    }
+
+    /// Whether branches to jumps go straight to the jumps' targets.
+    pub fn branch_to_branch(&self) -> bool {
+        self.branch_to_branch.unwrap_or(self.opt_level >= 2)
     }
 
     pub fn is_shared(&self) -> bool {

@@ -124,10 +124,11 @@ pub fn write(link: &mut Link, mut pending: PendingOutput, timer: &mut Timer) -> 
         crate::image::Image::before_symbol_addresses(link, &no_tables, &placement, &no_segments);
     let (symtab, index) = build_symtab(&image);
     let index = index.expect("-r builds the symbol index");
-    let mut relocs: FxHashMap<u32, Vec<u8>> = relocation_sections(&image, &index)
-        .into_iter()
-        .map(|r| (r.output, r.bytes))
-        .collect();
+    let mut relocs: FxHashMap<u32, Vec<u8>> =
+        relocation_sections(&image, &index, &Default::default())
+            .into_iter()
+            .map(|r| (r.output, r.bytes))
+            .collect();
     let (call_graph, call_graph_rel) = call_graph_bytes(link, &index);
     if symtab.has_extended_indices() {
         headers.push(Header::SymtabShndx);

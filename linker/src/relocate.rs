@@ -134,7 +134,7 @@ pub fn relocate_section(
         errors: Vec::new(),
     };
     if sec.is_alloc() {
-        apply_alloc_relocs(&mut p, plan.actions(file, sec_index), base);
+        apply_alloc_relocs(&mut p, plan, sec_index, base);
     } else {
         apply_nonalloc_relocs(&mut p);
     }
@@ -162,7 +162,7 @@ pub fn relocate_split_section(
         window,
         errors: Vec::new(),
     };
-    apply_alloc_relocs(&mut p, plan.actions(file, sec_index), base);
+    apply_alloc_relocs(&mut p, plan, sec_index, base);
     p.errors
 }
 
@@ -241,14 +241,28 @@ pub(crate) fn target_is_live(link: &Image, t: Target) -> bool {
     }
 }
 
-fn apply_alloc_relocs(p: &mut Patch, actions: &[Action], base: u64) {
+fn apply_alloc_relocs(p: &mut Patch, plan: &RelocPlan, sec_index: u32, base: u64) {
     let link = p.link;
     let got_base = link.synthetic_addr(Synthetic::GotPlt) as i64;
     let is_eh = p.sec.kind == SectionKind::EhFrame;
-    for (r, &action) in p.sec.relocs().iter().zip(actions) {
-        if action == Action::Skip {
-            continue;
-        }
+    let actions = plan.actions(p.file, sec_index);
+    let mut redirects = plan
+        .redirects
+        .of_section(p.file, sec_index)
+        .iter()
+        .peekable();
+    for (i, (r, &action)) in p.sec.relocs().iter().zip(actions).enumerate() {
+        // `--branch-to-branch`: the relocation now refers elsewhere.
+        let redirect = redirects.next_if(|&&(_, at, _)| at as usize == i);
+        let (t, a, action) = match redirect {
+            Some(&(_, _, now)) => (now.target, now.addend, now.action),
+            None if action == Action::Skip => continue,
+            None => (
+                link.target(p.file, r.r_sym(LE, false) as usize),
+                r.r_addend(LE),
+                action,
+            ),
+        };
         let r_type = r.r_type(LE, false);
         let in_offset = r.r_offset(LE);
         // In split sections, relocations move with their piece (or vanish with it).
@@ -260,8 +274,6 @@ fn apply_alloc_relocs(p: &mut Patch, actions: &[Action], base: u64) {
         } else {
             in_offset
         };
-        let t = link.target(p.file, r.r_sym(LE, false) as usize);
-        let a = r.r_addend(LE);
         let place = (base + offset) as i64;
         // S, and S + A with merged-section pieces located correctly.
         let (s, sa) = link.address_and_sum(t, a);

@@ -166,6 +166,9 @@ struct FileScan {
 /// the writer carries out.
 pub struct RelocPlan {
     files: Vec<FileActions>,
+    /// `--branch-to-branch`: relocations the writer computes otherwise than their input
+    /// says.
+    pub redirects: crate::branch_to_branch::Redirects,
 }
 
 impl RelocPlan {
@@ -255,7 +258,13 @@ pub fn scan_relocations(link: &mut Link, estimate: ImageEstimate) -> Result<(Rel
     if !errors.is_empty() {
         return Err(LinkError::Many(errors));
     }
-    Ok((RelocPlan { files }, tables))
+    Ok((
+        RelocPlan {
+            files,
+            redirects: Default::default(),
+        },
+        tables,
+    ))
 }
 
 /// What the scan needs to know about a global symbol at each relocation against it.

@@ -67,7 +67,7 @@ pub fn write_output(
     };
     timer.phase("  .symtab");
     let copied_relocs = symtab_index
-        .map(|index| crate::emit_relocs::relocation_sections(link, &index))
+        .map(|index| crate::emit_relocs::relocation_sections(link, &index, &plan.redirects))
         .unwrap_or_default();
 
     // Non-allocated sections after the image, in lld's order: .gdb_index, .symtab,

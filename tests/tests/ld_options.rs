@@ -4234,3 +4234,140 @@ fn z_retpolineplt_writes_lld_s_plt() {
         "{cmd}"
     );
 }
+
+/// lld's branch-to-branch optimization (`--branch-to-branch`, on at `-O2`): calls and jumps
+/// to a `jmp` go straight to where it leads, through chains, local labels (section
+/// symbols), a PC32 jump, and PLT32 addends kept as lld keeps them; not to a jump without
+/// a relocation, nor in a shared library to what can be preempted (there through the PLT
+/// entry of the jump's target). The code and the `--emit-relocs` relocations are lld's at
+/// each setting, and the program runs the same.
+#[test]
+fn branch_to_branch_as_lld() {
+    let t = Test::new();
+    let obj = t.assemble(
+        "b2b",
+        r#"
+	.section .text._start,"ax",@progbits
+	.globl _start
+_start:
+	xorl %ebx, %ebx
+	call f1
+	call f2
+	call f1@plt+8
+	call local1
+	call pre
+	call tail
+	movl %ebx, %edi
+	movl $60, %eax
+	syscall
+
+	.section .text.f1,"ax",@progbits
+	.globl f1
+f1:
+	jmp f2
+	.fill 3, 1, 0x90
+	ret
+
+	.section .text.f2,"ax",@progbits
+	.globl f2
+f2:
+	jmp f3
+
+	.section .text.f3,"ax",@progbits
+	.globl f3, f3_here
+	.hidden f3_here
+f3:
+f3_here:
+	incl %ebx
+	ret
+	.fill 5, 1, 0xcc
+	ret
+
+	.section .text.l,"ax",@progbits
+local1:
+	jmp f3
+
+	.section .text.pre,"ax",@progbits
+	.globl pre
+pre:
+	jmp pre2
+pre2:
+	incl %ebx
+	ret
+
+	.section .text.tail,"ax",@progbits
+	.globl tail
+tail:
+	.byte 0xe9
+	.long f3_here - . - 4
+"#,
+    );
+    let code = |exe: &Path| -> Vec<String> {
+        tool_stdout("objdump", &["-dr", "--no-show-raw-insn"], exe)
+            .lines()
+            .skip(2)
+            .map(str::to_string)
+            .collect()
+    };
+    let settings: [&[&str]; 5] = [
+        &[],
+        &["-Wl,-O2"],
+        &["-Wl,--branch-to-branch"],
+        &["-Wl,-O2", "-Wl,--no-branch-to-branch"],
+        &["-Wl,-O2", "-shared"],
+    ];
+    let mut first_call = Vec::new();
+    for (n, flags) in settings.iter().enumerate() {
+        let mut flags = flags.to_vec();
+        flags.extend(["-nostdlib", "-Wl,--emit-relocs"]);
+        let shared = flags.contains(&"-shared");
+        if !shared {
+            flags.push("-static");
+        }
+        let [lld, rld] = [Driver::ClangLld, Driver::ClangRld]
+            .map(|d| t.link(d, &[&obj], &flags, &format!("{}-{n}", d.name())));
+        assert_eq!(code(&rld), code(&lld), "{flags:?}");
+        if !shared {
+            // Five calls reach an `incl`, redirected or not.
+            assert_eq!(run(&rld, &[], &[]).status.code(), Some(5), "{flags:?}");
+            let text = code(&rld);
+            let start = text.iter().position(|l| l.ends_with("<_start>:")).unwrap();
+            let call = text[start..].iter().find(|l| l.contains("call")).unwrap();
+            first_call.push(call.clone());
+        }
+    }
+    // `call f1` goes to f3 with the optimization, to f1 without.
+    let to = |l: &String| l.rsplit('<').next().unwrap_or_default().to_string();
+    assert_eq!(
+        first_call.iter().map(to).collect::<Vec<_>>(),
+        ["f1>", "f3>", "f3>", "f1>"],
+        "{first_call:?}"
+    );
+
+    // A C program's call to a function that only tail-calls another goes to that one.
+    let c = t.compile(
+        Clang,
+        "#include <stdio.h>\n__attribute__((noinline)) int add(int a, int b) { return a + b; }\n\
+         __attribute__((noinline)) int wrap(int a, int b) { return add(a, b); }\n\
+         int main(void) { printf(\"%d\\n\", wrap(2, 3)); return 0; }\n",
+        &["-O2", "-ffunction-sections"],
+    );
+    let lld = t.link(Driver::ClangLld, &[&c], &["-Wl,-O2"], "lld-c");
+    for exe in t.check_program(&[&c], &["-Wl,-O2"], Some("5\n")) {
+        let main: Vec<String> = code(&exe)
+            .into_iter()
+            .skip_while(|l| !l.ends_with("<main>:"))
+            .take_while(|l| !l.is_empty())
+            .filter(|l| l.contains("call"))
+            .collect();
+        assert!(main.iter().any(|l| l.ends_with("<add>")), "{main:?}");
+        if exe.to_string_lossy().contains("clang") {
+            assert_eq!(
+                section_data(&exe, ".text"),
+                section_data(&lld, ".text"),
+                "{}",
+                exe.display()
+            );
+        }
+    }
+}
