@@ -15,6 +15,9 @@
 #               rld-nocvp rld -Wl,--no-cvp
 #               rld-t1    rld -Wl,--threads=1
 #               rld-gc    rld -Wl,--gc-sections (lld-gc: lld-22 with it, for comparison)
+#               rld-O0, rld-O2
+#                         rld -Wl,-O0 (mergeable sections copied whole) and -Wl,-O2 (strings
+#                         tail-merged, --branch-to-branch)
 #               rld-dist  rld -Wl,--thinlto-distributor=scripts/dtlto-local (distributed LTO:
 #                         every partition is a job run by a separate process)
 #               plugin-bfd, plugin-gold, plugin-mold
@@ -60,6 +63,8 @@ case $config in
   rld-t1) ldflags="--ld-path=$rld -Wl,--threads=1" ;;
   rld-gc) ldflags="--ld-path=$rld -Wl,--gc-sections" ;;
   lld-gc) ldflags="--ld-path=$(command -v ld.lld-22) -Wl,--gc-sections" ;;
+  rld-O0) ldflags="--ld-path=$rld -Wl,-O0" ;;
+  rld-O2) ldflags="--ld-path=$rld -Wl,-O2" ;;
   rld-dist) ldflags="--ld-path=$rld -Wl,--thinlto-distributor=$repo/scripts/dtlto-local" ;;
   plugin-bfd | plugin-gold | plugin-mold)
     # The wrapper picks its linker by its own name.
