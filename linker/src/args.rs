@@ -1213,6 +1213,8 @@ impl Parser {
                 "nodynamic-undefined-weak" => o.z_dynamic_undefined_weak = false,
                 "keep-text-section-prefix" => o.z_keep_text_section_prefix = true,
                 "nokeep-text-section-prefix" => o.z_keep_text_section_prefix = false,
+                "keep-data-section-prefix" => o.z_keep_data_section_prefix = true,
+                "nokeep-data-section-prefix" => o.z_keep_data_section_prefix = false,
                 "ibt" | "ibtplt" => o.z_ibt = true,
                 // lld's: IBT whatever the inputs say, each lacking it warned about.
                 "force-ibt" => {

@@ -1262,6 +1262,11 @@ fn is_relro(link: &Link, o: &OutputSection) -> bool {
             | ".ctors"
             | ".dtors"
     ) || o.name.ends_with(".rel.ro")
+        || (link.opts.z_keep_data_section_prefix
+            && matches!(
+                o.name.as_str(),
+                ".data.rel.ro.hot" | ".data.rel.ro.unlikely"
+            ))
 }
 
 pub(crate) fn class_of(link: &Link, o: &OutputSection) -> Class {

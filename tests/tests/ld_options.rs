@@ -4371,3 +4371,54 @@ tail:
         }
     }
 }
+
+/// `-z keep-data-section-prefix` (lld-22's): a linker script's `.data.rel.ro.hot` output
+/// section before `.data.rel.ro` is RELRO with it, so the program links, with lld's
+/// segments, and runs; without it the section splits RELRO, which rld refuses as lld does.
+#[test]
+fn keep_data_section_prefix_as_lld() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "#include <stdio.h>\n\
+         __attribute__((section(\".data.rel.ro.hot.t\"))) const char *const hot[] = {\"hot\"};\n\
+         const char *const cold[] = {\"cold\"};\n\
+         int main(void) { printf(\"%s %s\\n\", hot[0], cold[0]); return 0; }\n",
+        &["-O1", "-fPIE"],
+    );
+    let script = t.write(
+        "hot.lds",
+        "SECTIONS { .data.rel.ro.hot : { *(.data.rel.ro.hot.*) } } INSERT BEFORE .data.rel.ro;\n",
+    );
+    let script = format!("-Wl,-T,{}", script.display());
+    for d in [Driver::ClangLld, Driver::ClangRld] {
+        let (out, cmd) = t.try_link(d, &[&obj], &[&script], &format!("{}-split", d.name()));
+        assert!(!out.status.success(), "{cmd}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .contains("section .data.rel.ro is not contiguous with other relro sections")
+                || String::from_utf8_lossy(&out.stderr)
+                    .contains("section: .data.rel.ro is not contiguous with other relro sections"),
+            "{cmd}"
+        );
+    }
+    let flags = [script.as_str(), "-Wl,-z,keep-data-section-prefix"];
+    let [lld, rld] =
+        [Driver::ClangLld, Driver::ClangRld].map(|d| t.link(d, &[&obj], &flags, d.name()));
+    assert_output_is(&rld, &run(&rld, &[], &[]), "hot cold\n", "keep-data");
+    let mapping = |exe: &Path| -> Vec<String> {
+        tool_stdout("readelf", &["-lW"], exe)
+            .lines()
+            .skip_while(|l| !l.contains("Section to Segment"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(mapping(&rld), mapping(&lld));
+    assert!(
+        mapping(&rld)
+            .iter()
+            .any(|l| l.contains(".data.rel.ro.hot .data.rel.ro .dynamic")),
+        "{:?}",
+        mapping(&rld)
+    );
+}
