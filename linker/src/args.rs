@@ -42,6 +42,9 @@ pub enum ArgsError {
     NestedGroup,
     #[error("--end-group without a matching --start-group")]
     EndGroupWithoutStart,
+    /// An option's value refused in the words of the linker the option comes from.
+    #[error("{0}")]
+    Refused(String),
 }
 
 /// Parses the linker's arguments (without `argv[0]`).
@@ -458,6 +461,8 @@ const SPECS: &[Spec] = &[
     // Not folding identical code is always correct, only larger.
     arg(&["-O"], "LEVEL", "Output optimization level, as lld's: 0 merges no strings, 1 (default) merges identical ones, 2 also tail-merges strings and turns on --branch-to-branch",
         Value(Parser::opt_level)),
+    arg(&["--shuffle-sections"], "GLOB=SEED", "Shuffle the input sections named GLOB with SEED, as lld does (-1 reverses them, 0 draws a seed)",
+        Value(Parser::shuffle_sections)),
     arg(&["--icf"], "none|all|safe", "Fold identical read-only sections: all of them, or (safe) those whose address no object takes (clang's .llvm_addrsig)", Value(Parser::icf)),
     heading("Dynamic linking"),
     flag(&["--ignore-data-address-equality"], "Let a non-PIC program copy a library's protected variable (the library keeps its own address for it)",
@@ -1287,6 +1292,12 @@ impl Parser {
             }
             _ => Err(invalid(&self.opt, v)),
         }
+    }
+
+    fn shuffle_sections(&mut self, v: &str) -> Result<(), ArgsError> {
+        let rule = crate::shuffle::parse_rule(v).map_err(ArgsError::Refused)?;
+        self.o.shuffle_sections.push(rule);
+        Ok(())
     }
 
     fn icf(&mut self, v: &str) -> Result<(), ArgsError> {

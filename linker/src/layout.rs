@@ -126,6 +126,11 @@ pub fn assign_input_sections(link: &mut Link) -> Result<()> {
             link.section_order.entry(section).or_insert(priority);
         }
     }
+    if !rules.relocatable && !link.opts.shuffle_sections.is_empty() {
+        let mut order = std::mem::take(&mut link.section_order);
+        crate::shuffle::add_priorities(link, &link.opts.shuffle_sections, &mut order);
+        link.section_order = order;
+    }
     // The ordered sections first, by priority; the others after them in their order.
     // lld never reorders `.init` and `.fini`: their pieces make one function.
     let order = &link.section_order;

@@ -51,6 +51,7 @@ pub mod scan;
 pub mod script_expr;
 pub mod script_layout;
 pub mod shared_file;
+pub mod shuffle;
 pub mod source_line;
 pub mod static_ptr;
 pub mod static_symtab;

@@ -170,6 +170,8 @@ pub struct Options {
     /// `-O<n>` (1 by default): 0 copies mergeable sections whole, 2 and up tail-merge
     /// strings and redirect branches to branches (lld's levels).
     pub opt_level: u8,
+    /// `--shuffle-sections=GLOB=SEED`, in order.
+    pub shuffle_sections: Vec<crate::shuffle::Rule>,
     /// `--branch-to-branch` / `--no-branch-to-branch`; unset: on from `-O2`, as in lld.
     pub branch_to_branch: Option<bool>,
     /// `-v` / `-V` / `--version`: print the version; link only if there are inputs.
@@ -514,6 +516,7 @@ impl Default for Options {
             export_dynamic: false,
             opt_level: 1,
             branch_to_branch: None,
+            shuffle_sections: Vec::new(),
             print_version: false,
             version_only: false,
             print_help: false,

@@ -15,11 +15,12 @@
 # Each seed: `csmith --seed S` writes prog.c; clang-22 -O2 -flto compiles it with its main
 # renamed csmith_main, and main.c, whose main calls csmith_main, so that the LTO link has two
 # modules. The two are linked by lld-22 (clang-22 -flto -O2 -fuse-ld=lld), the reference, and
-# through clang-22 --ld-path=$RLD (default: this repo's target/release/rld) in six
+# through clang-22 --ld-path=$RLD (default: this repo's target/release/rld) in seven
 # configurations:
 #   rld        rld's defaults             rld-noaa   -Wl,--no-wpa-aa
 #   rld-p1     -Wl,--lto-partitions=1     rld-nocvp  -Wl,--no-cvp
 #   rld-p16    -Wl,--lto-partitions=16    rld-t1     -Wl,--threads=1
+#   rld-O2     -Wl,-O2 (strings tail-merged, --branch-to-branch)
 # The programs print a checksum of their global variables. A seed whose lld build does not end
 # within the time limit is skipped (csmith programs may loop for hours), as is one whose lld
 # build crashes or ends without printing its checksum (undefined behaviour, such as recursion
@@ -89,10 +90,11 @@ done
 rld=$(realpath -m "${RLD:-$repo/target/release/rld}")
 [ -x "$rld" ] || { echo "no rld at $rld (build it, or set RLD)" >&2; exit 2; }
 
-configs=(rld rld-p1 rld-p16 rld-noaa rld-nocvp rld-t1)
+configs=(rld rld-p1 rld-p16 rld-noaa rld-nocvp rld-t1 rld-O2)
 declare -A config_flags=(
   [rld]="" [rld-p1]="-Wl,--lto-partitions=1" [rld-p16]="-Wl,--lto-partitions=16"
   [rld-noaa]="-Wl,--no-wpa-aa" [rld-nocvp]="-Wl,--no-cvp" [rld-t1]="-Wl,--threads=1"
+  [rld-O2]="-Wl,-O2"
 )
 
 mkdir -p "$out"

@@ -1499,3 +1499,100 @@ fn code_models_large_sections_go_where_lld_puts_them() {
     }
     assert_eq!(order(&rld), order(&lld));
 }
+
+/// `--shuffle-sections=GLOB=SEED` (lld's): the sections a glob names swap places as lld's
+/// seed swaps them (the standard mt19937 behind LLVM's shuffle), -1 reverses them (the
+/// constructors run last to first), and rules apply one after another: symbols' addresses
+/// and the code are lld's for each. A glob matching lld's own sections too (`*`) shuffles
+/// in an order of its own, and the program still runs.
+#[test]
+fn shuffle_sections_as_lld() {
+    let t = Test::new();
+    let mut objs = Vec::new();
+    for i in 1..=4 {
+        objs.push(t.compile(
+            Clang,
+            &format!(
+                "#include <stdio.h>\n\
+                 __attribute__((constructor)) static void init{i}(void) {{ printf(\"init {i}\\n\"); }}\n\
+                 int f{i}a(int x) {{ return x + {i}; }}\nint f{i}b(int x) {{ return x * {i}; }}\n\
+                 static int tab{i}[4] = {{{i}, {i}, {i}, {i}}};\nint *g{i}(void) {{ return tab{i}; }}\n"
+            ),
+            &["-O1", "-ffunction-sections", "-fdata-sections"],
+        ));
+    }
+    objs.push(t.compile(
+        Clang,
+        "#include <stdio.h>\nint f1a(int), f2a(int), f3a(int), f4a(int);\n\
+         int f1b(int), f2b(int), f3b(int), f4b(int);\n\
+         int main(void) { printf(\"%d\\n\", f1a(1) + f2a(2) + f3a(3) + f4a(4) + f1b(1) + f2b(2)\n\
+         + f3b(3) + f4b(4)); return 0; }\n",
+        &["-O1", "-ffunction-sections"],
+    ));
+    let objs = paths(&objs);
+    let addresses = |exe: &Path| -> Vec<String> {
+        tool_stdout("nm", &["-n"], exe)
+            .lines()
+            .filter(|l| [" T ", " t ", " D ", " d "].iter().any(|k| l.contains(k)))
+            .map(str::to_string)
+            .collect()
+    };
+    let forward = "init 1\ninit 2\ninit 3\ninit 4\n50\n";
+    for (rules, expected) in [
+        (vec![".text.*=-1"], forward),
+        (vec![".text.*=1"], forward),
+        (vec![".text.*=42", ".data.*=5"], forward),
+        (
+            vec![".init_array*=-1"],
+            "init 4\ninit 3\ninit 2\ninit 1\n50\n",
+        ),
+        (vec![".text.f*=7", ".text.*=-1"], forward),
+    ] {
+        let flags: Vec<String> = rules
+            .iter()
+            .map(|r| format!("-Wl,--shuffle-sections={r}"))
+            .collect();
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let tag = rules.join(",").replace(['*', '.', '='], "_");
+        let lld = t.link(Driver::ClangLld, &objs, &flags, &format!("lld-{tag}"));
+        let rld = t.link(Driver::ClangRld, &objs, &flags, &format!("rld-{tag}"));
+        assert_output_is(&rld, &run(&rld, &[], &[]), expected, &tag);
+        assert_eq!(addresses(&rld), addresses(&lld), "{rules:?}");
+        assert_eq!(
+            section_data(&rld, ".text"),
+            section_data(&lld, ".text"),
+            "{rules:?}"
+        );
+    }
+    // Without the option, or with any seed, the functions are where they were or not.
+    let plain = t.link(Driver::ClangRld, &objs, &[], "rld-plain");
+    let shuffled = t.link(
+        Driver::ClangRld,
+        &objs,
+        &["-Wl,--shuffle-sections=.text.*=42"],
+        "rld-42",
+    );
+    assert_ne!(addresses(&plain), addresses(&shuffled));
+    let everything = t.link(
+        Driver::ClangRld,
+        &objs,
+        &["-Wl,--shuffle-sections=*=3"],
+        "rld-all",
+    );
+    let out = String::from_utf8_lossy(&run(&everything, &[], &[]).stdout).into_owned();
+    let mut lines: Vec<&str> = out.lines().collect();
+    lines.sort_unstable();
+    assert_eq!(lines, ["50", "init 1", "init 2", "init 3", "init 4"]);
+    let (out, cmd) = t.try_link(
+        Driver::ClangRld,
+        &objs,
+        &["-Wl,--shuffle-sections=7"],
+        "rld-bad",
+    );
+    assert!(
+        !out.status.success()
+            && String::from_utf8_lossy(&out.stderr)
+                .contains("--shuffle-sections=: expected <section_glob>=<seed>, but got '7'"),
+        "{cmd}"
+    );
+}
