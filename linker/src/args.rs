@@ -509,6 +509,10 @@ const SPECS: &[Spec] = &[
     flag(&["--no-use-android-relr-tags"], "The generic ABI's DT_RELR tags (default)", |p| p.o.android_relr_tags = false),
     flag(&["--apply-dynamic-relocs"], "Also write the values dynamic relocations fill in (GNU ld's output)",
         |p| p.o.apply_dynamic_relocs = true),
+    flag(&["--check-dynamic-relocations"], "With --apply-dynamic-relocs, check that each place of .rela.dyn holds its relocation's addend",
+        |p| p.o.check_dynamic_relocations = true),
+    flag(&["--no-check-dynamic-relocations"], "Do not check the places of dynamic relocations (default)",
+        |p| p.o.check_dynamic_relocations = false),
     flag(&["--no-apply-dynamic-relocs"], "Leave the places dynamic relocations fill as the inputs have them (default, lld's)",
         |p| p.o.apply_dynamic_relocs = false),
     arg(&["--pack-dyn-relocs"], "FORMAT", "relr: relative relocations as a DT_RELR bitmap (as -z pack-relative-relocs); android: .rela.dyn in Android's packed format (lld's); android+relr: both; none (default)",
@@ -773,6 +777,8 @@ const SPECS: &[Spec] = &[
     flag(&["--sort-common"], "Commons are always placed by alignment", |_| {}),
     // rld only reads x86-64 ELF, so there is no mismatch to tolerate.
     flag(&["--no-warn-mismatch"], "Nothing to tolerate: rld reads only x86-64 ELF", |_| {}),
+    // lld-22 parses these and no longer warns about anything with them.
+    flag(&["--warn-ifunc-textrel", "--no-warn-ifunc-textrel"], "Accepted: lld-22 warns about nothing with them either", |_| {}),
 ];
 
 /// Options of gcc's liblto_plugin (gcc passes them as `-plugin-opt=-OPT`), which must not be

@@ -7,6 +7,7 @@ pub mod branch_to_branch;
 pub mod build_id;
 pub mod cache_hint;
 pub mod call_graph_sort;
+pub mod check_dynamic;
 pub mod comment;
 pub mod compressed;
 pub mod context;

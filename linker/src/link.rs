@@ -678,6 +678,13 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
 
     // Copy and relocate everything into the output, then move it into place.
     let bytes = write::write_output(&image, &plan, &dynamic, &mut pending, &mut timer)?;
+    if opts.checks_dynamic_relocations() {
+        let wrong = crate::check_dynamic::check(&bytes);
+        if !wrong.is_empty() {
+            return Err(LinkError::Many(wrong));
+        }
+        timer.phase("check dynamic relocations");
+    }
     pending.commit(bytes)?;
     timer.phase("write output");
     timer.total()?;

@@ -170,6 +170,9 @@ pub struct Options {
     /// `-O<n>` (1 by default): 0 copies mergeable sections whole, 2 and up tail-merge
     /// strings and redirect branches to branches (lld's levels).
     pub opt_level: u8,
+    /// `--check-dynamic-relocations`: read the written places of `.rela.dyn` back (with
+    /// `--apply-dynamic-relocs`).
+    pub check_dynamic_relocations: bool,
     /// `--shuffle-sections=GLOB=SEED`, in order.
     pub shuffle_sections: Vec<crate::shuffle::Rule>,
     /// `--branch-to-branch` / `--no-branch-to-branch`; unset: on from `-O2`, as in lld.
@@ -517,6 +520,7 @@ impl Default for Options {
             opt_level: 1,
             branch_to_branch: None,
             shuffle_sections: Vec::new(),
+            check_dynamic_relocations: false,
             print_version: false,
             version_only: false,
             print_help: false,
@@ -647,6 +651,12 @@ impl Options {
     /// libraries.
     pub fn is_dynamic_with(&self, shared_libraries: bool) -> bool {
         shared_libraries || self.is_pic()
+    }
+
+    /// Whether the written places of `.rela.dyn` are read back: `--check-dynamic-relocations`
+    /// where they hold addends to compare (`--apply-dynamic-relocs`), as in lld.
+    pub fn checks_dynamic_relocations(&self) -> bool {
+        self.check_dynamic_relocations && self.apply_dynamic_relocs
     }
 
     /// Whether branches to jumps go straight to the jumps' targets.

@@ -24,6 +24,9 @@ pub enum Action {
     Abs32S,
     Abs16,
     Abs8,
+    /// A alone in a 64-bit field: what `--apply-dynamic-relocs` writes where the loader adds
+    /// a preemptible symbol's address (lld's and GNU ld's bytes).
+    Addend64,
     /// S + A - P in a signed field.
     Pc64,
     Pc32,

@@ -292,6 +292,7 @@ fn apply_alloc_relocs(p: &mut Patch, plan: &RelocPlan, sec_index: u32, base: u64
             Action::Abs32S => field(sa, 4, true),
             Action::Abs16 => field(sa, 2, false),
             Action::Abs8 => field(sa, 1, false),
+            Action::Addend64 => field(a, 8, false),
             Action::Pc64 => field(sa.wrapping_sub(place), 8, true),
             Action::Pc32 => field(sa.wrapping_sub(place), 4, true),
             Action::Pc16 => field(sa.wrapping_sub(place), 2, true),

@@ -413,6 +413,9 @@ fn scan_file(
                 };
             scan.actions.actions[base + i] = if leaves_place {
                 Action::Skip
+            } else if matches!(decision.need, Need::DynamicAbs64 { .. }) {
+                // The symbol's address is the loader's to add.
+                Action::Addend64
             } else {
                 decision.action
             };
@@ -955,6 +958,13 @@ pub fn reloc_name(r_type: u32) -> String {
         R_X86_64_TLSDESC_CALL => "R_X86_64_TLSDESC_CALL",
         R_X86_64_GOTPCRELX => "R_X86_64_GOTPCRELX",
         R_X86_64_REX_GOTPCRELX => "R_X86_64_REX_GOTPCRELX",
+        R_X86_64_COPY => "R_X86_64_COPY",
+        R_X86_64_GLOB_DAT => "R_X86_64_GLOB_DAT",
+        R_X86_64_JUMP_SLOT => "R_X86_64_JUMP_SLOT",
+        R_X86_64_RELATIVE => "R_X86_64_RELATIVE",
+        R_X86_64_DTPMOD64 => "R_X86_64_DTPMOD64",
+        R_X86_64_IRELATIVE => "R_X86_64_IRELATIVE",
+        R_X86_64_TLSDESC => "R_X86_64_TLSDESC",
         _ => return format!("relocation type {r_type}"),
     };
     name.to_string()
