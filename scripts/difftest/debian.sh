@@ -14,6 +14,9 @@
 #   gcc-lto-rld   the same with rld: rld hosts gcc's LTO plugin
 #   clang-lto-lld clang-22 -flto, lld-22 (the reference for the next one)
 #   clang-lto-rld clang-22 -flto --ld-path=rld: rld's own LTO
+#   gcc-rld-O2, clang-lto-rld-O2
+#                 the same two rld configurations linking with -Wl,-O2 (strings tail-merged,
+#                 --branch-to-branch); not in the default list
 #
 # (default: all six). Each prints `debian PACKAGE CONFIG: configure RC, build RC, check
 # RC, N links by rld`; the trees stay in WORKDIR/PACKAGE-CONFIG with log-*.txt, and every
@@ -34,7 +37,7 @@
 # Each recipe is the package's plain ./configure (or cmake) build and its check target,
 # static libraries off, so that the shared libraries are the ones rld links.
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n '2,35p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,38p' "$0"; exit 2; }
 work=$(realpath -m "$1"); package=$2; shift 2
 configs=("$@")
 [ ${#configs[@]} -gt 0 ] || configs=(gcc-ld gcc-rld gcc-lto-ld gcc-lto-rld clang-lto-lld clang-lto-rld)
@@ -271,6 +274,7 @@ for config in "${configs[@]}"; do
   case "$config" in
     gcc-ld) cc="gcc" cxx="g++" flags="" ;;
     gcc-rld) cc="gcc -B$lb/" cxx="g++ -B$lb/" flags="" ;;
+    gcc-rld-O2) cc="gcc -B$lb/ -Wl,-O2" cxx="g++ -B$lb/ -Wl,-O2" flags="" ;;
     gcc-lto-rld) cc="gcc -B$lb/" cxx="g++ -B$lb/" flags="-flto=auto"
       export AR=gcc-ar RANLIB=gcc-ranlib NM=gcc-nm ;;
     gcc-lto-ld) cc="gcc" cxx="g++" flags="-flto=auto"   # reference for gcc-lto-rld (not in the default list)
@@ -278,6 +282,8 @@ for config in "${configs[@]}"; do
     clang-lto-lld) cc="clang-22 -Qunused-arguments -fuse-ld=lld" cxx="clang++-22 -Qunused-arguments -fuse-ld=lld" flags="-flto"
       export AR=llvm-ar-22 RANLIB=llvm-ranlib-22 NM=llvm-nm-22 ;;
     clang-lto-rld) cc="clang-22 -Qunused-arguments --ld-path=$lb/ld" cxx="clang++-22 -Qunused-arguments --ld-path=$lb/ld" flags="-flto"
+      export AR=llvm-ar-22 RANLIB=llvm-ranlib-22 NM=llvm-nm-22 ;;
+    clang-lto-rld-O2) cc="clang-22 -Qunused-arguments --ld-path=$lb/ld -Wl,-O2" cxx="clang++-22 -Qunused-arguments --ld-path=$lb/ld -Wl,-O2" flags="-flto"
       export AR=llvm-ar-22 RANLIB=llvm-ranlib-22 NM=llvm-nm-22 ;;
     *) echo "debian.sh: unknown configuration $config" >&2; exit 2 ;;
   esac
@@ -322,3 +328,5 @@ compare() { # REFERENCE RLD
 compare gcc-ld gcc-rld
 compare gcc-lto-ld gcc-lto-rld
 compare clang-lto-lld clang-lto-rld
+compare gcc-ld gcc-rld-O2
+compare clang-lto-lld clang-lto-rld-O2
