@@ -258,6 +258,8 @@ const SPECS: &[Spec] = &[
         p.o.nmagic = true;
         p.static_link();
     }),
+    arg(&["--oformat"], "elf|binary", "Write an ELF file (default) or the flat memory image alone (binary)",
+        Value(Parser::oformat)),
     flag(&["-N", "--omagic"], "One writable, executable segment, not page-aligned; link statically", |p| {
         p.o.omagic = true;
         p.o.nmagic = true;
@@ -1298,6 +1300,16 @@ impl Parser {
             }
             _ => Err(invalid(&self.opt, v)),
         }
+    }
+
+    fn oformat(&mut self, v: &str) -> Result<(), ArgsError> {
+        // lld's rule: `binary`, or any name of an ELF format (GNU ld's `elf64-x86-64`).
+        self.o.oformat_binary = match v {
+            "binary" => true,
+            _ if v.starts_with("elf") => false,
+            _ => return Err(ArgsError::Refused(format!("unknown --oformat value: {v}"))),
+        };
+        Ok(())
     }
 
     fn shuffle_sections(&mut self, v: &str) -> Result<(), ArgsError> {

@@ -1691,7 +1691,7 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
     let page = link.opts.max_page_size.unwrap_or(PAGE);
     // `-n`/`-N`: segments follow one another without page alignment, each aligned only as
     // its sections need; with `-N` everything is one segment.
-    let magic = link.opts.nmagic || link.opts.omagic;
+    let magic = link.opts.nmagic || link.opts.one_segment();
     let image_base = match link.opts.image_base {
         Some(base) => base,
         None if link.opts.is_pic() => 0,
@@ -1700,7 +1700,13 @@ fn default_addresses(link: &mut Link) -> Result<Segments> {
     let phdr_types = program_headers(link);
     let headers_size = 64 + 56 * phdr_types.len() as u64;
     let mut offset = headers_size;
-    let mut vaddr = image_base.checked_add(headers_size).ok_or_else(|| {
+    // `--oformat binary` writes no headers: the first section starts at the image base.
+    let headers_room = if link.opts.oformat_binary {
+        0
+    } else {
+        headers_size
+    };
+    let mut vaddr = image_base.checked_add(headers_room).ok_or_else(|| {
         LinkError::Link(format!(
             "the headers at image base {image_base:#x} exceed available address space"
         ))
@@ -1990,7 +1996,7 @@ pub fn settle_encoded_size<T>(
 pub(crate) fn segment_class(link: &Link, o: &OutputSection) -> Class {
     match class_of(link, o) {
         Class::NonAlloc => Class::NonAlloc,
-        _ if link.opts.omagic => Class::Data,
+        _ if link.opts.one_segment() => Class::Data,
         Class::Relro if link.opts.nmagic => Class::Data,
         Class::ReadOnly if !link.opts.rosegment => Class::Exec,
         c => c,
@@ -2001,7 +2007,7 @@ pub(crate) fn segment_class(link: &Link, o: &OutputSection) -> Class {
 /// sections of that class join: read-only data's, the code's under `--no-rosegment`, and
 /// under `-N` the one segment's (lld's choices).
 fn headers_class(link: &Link) -> Class {
-    if link.opts.omagic {
+    if link.opts.one_segment() {
         Class::Data
     } else if !link.opts.rosegment {
         Class::Exec
@@ -2025,7 +2031,8 @@ pub(crate) fn interp_section<'a>(link: &'a Link) -> Option<&'a OutputSection> {
 /// choice: the first segment starts at the first section, aligned as `-n` aligns), unless
 /// the loader reads them through PT_PHDR (an interpreter is named).
 fn headers_loaded(link: &Link) -> bool {
-    !(link.opts.nmagic || link.opts.omagic) || interp_section(link).is_some()
+    let magic = link.opts.nmagic || link.opts.omagic;
+    !link.opts.oformat_binary && (!magic || interp_section(link).is_some())
 }
 
 /// Whether a section of `class` starts a PT_LOAD after one of class `current` (None at the
@@ -2044,7 +2051,7 @@ fn starts_segment(
 /// A segment's permissions, from the class of its sections.
 fn segment_flags(link: &Link, class: Class) -> u32 {
     match class {
-        _ if link.opts.omagic => PF_R | PF_W | PF_X,
+        _ if link.opts.one_segment() => PF_R | PF_W | PF_X,
         Class::Exec => PF_R | PF_X,
         Class::ExecWrite => PF_R | PF_W | PF_X,
         Class::Relro | Class::Data => PF_R | PF_W,

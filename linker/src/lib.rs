@@ -36,6 +36,7 @@ pub mod map_file;
 pub mod merge;
 pub mod name_table;
 pub mod object_file;
+pub mod oformat_binary;
 pub mod options;
 pub mod output_file;
 pub mod output_section;

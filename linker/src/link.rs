@@ -685,6 +685,16 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         }
         timer.phase("check dynamic relocations");
     }
+    let bytes = if opts.oformat_binary {
+        let flat = crate::oformat_binary::Flat::of(&image);
+        let mut out = bytes
+            .resized(flat.size)
+            .map_err(|e| LinkError::io(&opts.output, e))?;
+        flat.fill(&bytes, &mut out);
+        out
+    } else {
+        bytes
+    };
     pending.commit(bytes)?;
     timer.phase("write output");
     timer.total()?;

@@ -128,6 +128,9 @@ pub struct Options {
     pub nmagic: bool,
     /// `-N`/`--omagic`: as `-n`, and everything in one writable, executable segment.
     pub omagic: bool,
+    /// `--oformat binary`: the output is the flat memory image, laid out as under `-N`
+    /// without room for headers.
+    pub oformat_binary: bool,
     /// `-z execstack` / `-z noexecstack` (default noexecstack).
     pub z_execstack: bool,
     /// `-z execstack-if-needed` (mold's): an executable stack only if an input object's
@@ -497,6 +500,7 @@ impl Default for Options {
             z_now: false,
             nmagic: false,
             omagic: false,
+            oformat_binary: false,
             z_execstack: false,
             z_execstack_if_needed: false,
             z_text: false,
@@ -651,6 +655,17 @@ impl Options {
     /// libraries.
     pub fn is_dynamic_with(&self, shared_libraries: bool) -> bool {
         shared_libraries || self.is_pic()
+    }
+
+    /// Whether everything goes in one segment, not page-aligned (`-N`, `--oformat binary`).
+    pub fn one_segment(&self) -> bool {
+        self.omagic || self.oformat_binary
+    }
+
+    /// Whether the whole output image stays in memory until it is written (rather than
+    /// going to the file part by part): something reads it back first.
+    pub fn keeps_image_in_memory(&self) -> bool {
+        self.checks_dynamic_relocations() || self.oformat_binary
     }
 
     /// Whether the written places of `.rela.dyn` are read back: `--check-dynamic-relocations`

@@ -66,6 +66,8 @@ enum Destination {
 /// temporary file they go to.
 pub struct OutputBuffer {
     map: memmap2::MmapMut,
+    /// The image's size (the mapping is at least a byte: an empty one cannot be made).
+    len: usize,
     /// The temporary file the image is written to at commit (a regular-file destination).
     file: Option<std::fs::File>,
     /// Whether what is never written of `file` reads as zeros: a new file, not the
@@ -85,6 +87,29 @@ impl OutputBuffer {
     /// (otherwise it holds the previous output's bytes: see [`zero_range`]).
     pub fn unwritten_reads_zero(&self) -> bool {
         self.fresh
+    }
+
+    /// A buffer of `size` bytes for another image of the same output (`--oformat binary`'s
+    /// flat image of the ELF image in this one), the file resized to it.
+    pub fn resized(&self, size: u64) -> std::io::Result<OutputBuffer> {
+        let len = usize::try_from(size)
+            .map_err(|_| std::io::Error::other("output too large for this machine"))?;
+        // An empty mapping cannot be made: one byte, of which the file takes none.
+        let map = memmap2::MmapMut::map_anon(len.max(1))?;
+        let file = match &self.file {
+            Some(f) => {
+                let f = f.try_clone()?;
+                f.set_len(size)?;
+                Some(f)
+            }
+            None => None,
+        };
+        Ok(OutputBuffer {
+            map,
+            file,
+            fresh: self.fresh,
+            len,
+        })
     }
 
     /// Says the writer put every byte of the image in [`OutputBuffer::file`] itself.
@@ -170,13 +195,13 @@ pub fn zero_range(file: &std::fs::File, offset: u64, len: u64) -> std::io::Resul
 impl std::ops::Deref for OutputBuffer {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        &self.map
+        &self.map[..self.len]
     }
 }
 
 impl std::ops::DerefMut for OutputBuffer {
     fn deref_mut(&mut self) -> &mut [u8] {
-        &mut self.map
+        &mut self.map[..self.len]
     }
 }
 
@@ -238,7 +263,7 @@ impl PendingOutput {
         // nothing where it is never touched (a writer that sends its parts to the file
         // from buffers of its own writes only the headers here); writing through a mapping
         // of the file would cost a page fault, and the file system's work, per 4 KiB page.
-        let map = memmap2::MmapMut::map_anon(len).map_err(|e| LinkError::io(display, e))?;
+        let map = memmap2::MmapMut::map_anon(len.max(1)).map_err(|e| LinkError::io(display, e))?;
         let _ = map.advise(memmap2::Advice::HugePage);
         let mut file = None;
         let mut fresh = true;
@@ -256,7 +281,12 @@ impl PendingOutput {
             f.set_len(size).map_err(|e| LinkError::io(dest, e))?;
             file = Some(f);
         }
-        Ok(OutputBuffer { map, file, fresh })
+        Ok(OutputBuffer {
+            map,
+            len,
+            file,
+            fresh,
+        })
     }
 
     /// Makes the finished image visible at the destination.
@@ -270,7 +300,7 @@ impl PendingOutput {
         match &self.dest {
             Destination::RegularFile(dest) => {
                 if let Some(file) = &image.file {
-                    write_in_parallel(file, &image.map, 0, image.fresh)
+                    write_in_parallel(file, &image, 0, image.fresh)
                         .map_err(|e| LinkError::io(dest, e))?;
                 }
                 // The file's pages are the kernel's to write back: no fsync, like other

@@ -183,10 +183,8 @@ pub fn write_output(
     let mut map = pending.buffer(file_size)?;
     // Each finished part of the image goes to the file at once, by the thread that wrote
     // it, while its bytes are in that core's cache; but the whole image stays in memory
-    // when it is read back there (`--check-dynamic-relocations`).
-    let through = map
-        .file()
-        .filter(|_| !link.opts.checks_dynamic_relocations());
+    // when it is read back (`--check-dynamic-relocations`, `--oformat binary`).
+    let through = map.file().filter(|_| !link.opts.keeps_image_in_memory());
     let unwritten_reads_zero = map.unwritten_reads_zero();
     let buf: &mut [u8] = &mut map;
 

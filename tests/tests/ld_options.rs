@@ -4422,3 +4422,88 @@ fn keep_data_section_prefix_as_lld() {
         mapping(&rld)
     );
 }
+
+/// `--oformat binary`: the flat memory image, as lld writes it (sections placed as under
+/// `-N` without room for headers, from the image base, `-Ttext` or a script's address,
+/// `.bss` taking no bytes); with a script's `AT`, each section at its load address as GNU
+/// ld writes it (lld-22 writes the run address there: a ROM image needs the load address).
+/// `--oformat` naming an ELF format writes the ELF file, and an unknown one is refused.
+#[test]
+fn oformat_binary_as_lld() {
+    let t = Test::new();
+    let obj = t.assemble(
+        "boot",
+        "\t.text\n\t.globl _start\n_start:\n\tmovl $msg, %esi\n\tmovl $buf, %edi\n\tjmp _start\n\
+         \t.section .rodata,\"a\"\n\t.byte 1\n\t.data\nmsg:\n\t.asciz \"hi\"\n\
+         \t.bss\n\t.balign 64\nbuf:\n\t.zero 64\n",
+    );
+    let scripted = t.write(
+        "boot.lds",
+        "SECTIONS { . = 0x7c00; .text : { *(.text) } .rodata : { *(.rodata) }\n\
+         .data : { *(.data) } .bss : { *(.bss) } }\n",
+    );
+    let rom = t.write(
+        "rom.lds",
+        "SECTIONS { . = 0x1000; .text : { *(.text) } .rodata : { *(.rodata) }\n\
+         . = 0x80000; .data : AT(0x2000) { *(.data) } .bss : { *(.bss) } }\n",
+    );
+    // A flat image is no ELF file: linked without `Test::link`'s readelf check.
+    let flat = |flags: &[&str], out: &str| -> Vec<u8> {
+        let (res, cmd) = t.try_link(Driver::Rld, &[&obj], flags, out);
+        assert!(
+            res.status.success(),
+            "{cmd}\n{}",
+            String::from_utf8_lossy(&res.stderr)
+        );
+        std::fs::read(t.path(out)).unwrap()
+    };
+    let reference = |linker: &str, flags: &[&str], out: &str| -> Vec<u8> {
+        let path = t.path(out);
+        run_checked(
+            std::process::Command::new(linker)
+                .args(flags)
+                .arg(&obj)
+                .arg("-o")
+                .arg(&path),
+        );
+        std::fs::read(&path).unwrap()
+    };
+    let (script, rom) = (script_arg(&scripted), script_arg(&rom));
+    for (n, flags) in [
+        vec!["--oformat=binary"],
+        vec![
+            "--oformat",
+            "binary",
+            "-Ttext=0x7c00",
+            "--image-base=0x7000",
+        ],
+        vec!["--oformat=binary", script.as_str()],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let got = flat(flags, &format!("rld-{n}.bin"));
+        let want = reference("ld.lld-22", flags, &format!("lld-{n}.bin"));
+        assert_eq!(got, want, "{flags:?}");
+        // The code refers to the data where the image puts it: no ELF header in front.
+        assert_ne!(&got[..4], b"\x7fELF");
+    }
+    let flags = ["--oformat=binary", rom.as_str()];
+    let got = flat(&flags, "rld-rom.bin");
+    assert_eq!(got, reference("ld", &flags, "ld-rom.bin"));
+    assert_eq!((got.len(), &got[0x1000..]), (0x1003, &b"hi\0"[..]));
+
+    let elf = t.link(Driver::Rld, &[&obj], &["--oformat=elf64-x86-64"], "rld.elf");
+    assert_eq!(elf_type(&elf), "EXEC");
+    let (out, cmd) = t.try_link(Driver::Rld, &[&obj], &["--oformat=srec"], "rld.srec");
+    assert!(
+        !out.status.success()
+            && String::from_utf8_lossy(&out.stderr).contains("unknown --oformat value: srec"),
+        "{cmd}"
+    );
+}
+
+/// `-T FILE` as one argument.
+fn script_arg(path: &Path) -> String {
+    format!("-T{}", path.display())
+}
