@@ -301,6 +301,8 @@ const SPECS: &[Spec] = &[
     }),
     arg(&["--compress-debug-sections"], "zlib|zstd|none", "Compress the .debug_* output sections (SHF_COMPRESSED)",
         Value(Parser::compress_debug_sections)),
+    arg(&["--compress-sections"], "GLOB=TYPE[:LEVEL]", "Compress the non-loaded output sections GLOB names with TYPE (none, zlib, zstd), at LEVEL; the last match wins, over --compress-debug-sections",
+        Value(Parser::compress_sections)),
     arg(&["--symbol-ordering-file"], "FILE", "Put the sections defining the symbols FILE lists (one per line) first in their output sections, in that order",
         Value(|p, v| {
             p.o.symbol_ordering_file = Some(v.into());
@@ -1084,6 +1086,12 @@ impl Parser {
             "alignment" => Sort::Alignment,
             _ => return Err(invalid(&self.opt, v)),
         };
+        Ok(())
+    }
+
+    fn compress_sections(&mut self, v: &str) -> Result<(), ArgsError> {
+        let rule = crate::compressed::SectionRule::parse(v).map_err(ArgsError::Refused)?;
+        self.o.compress_sections.push(rule);
         Ok(())
     }
 

@@ -40,6 +40,97 @@ pub enum DebugCompression {
     Zstd,
 }
 
+/// `--compress-sections=GLOB=TYPE[:LEVEL]` (lld's): how output sections whose names match
+/// `GLOB` are compressed (`None`: not at all), at `level` (0: the format's fastest, as
+/// `--compress-debug-sections`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SectionRule {
+    pub glob: String,
+    pub how: Option<DebugCompression>,
+    pub level: u32,
+}
+
+impl SectionRule {
+    /// Parses the option's value, in lld's words when it is not one.
+    pub fn parse(value: &str) -> Result<SectionRule, String> {
+        let prefix = "--compress-sections";
+        let parse_error = || format!("{prefix}: parse error, not 'section-glob=[none|zlib|zstd]'");
+        let (glob, spec) = value.split_once('=').ok_or_else(parse_error)?;
+        if spec.is_empty() || spec.contains('=') {
+            return Err(parse_error());
+        }
+        let (kind, level) = match spec.split_once(':') {
+            Some((kind, level)) => (
+                kind,
+                level.parse::<u32>().map_err(|_| {
+                    format!(
+                        "{prefix}: expected a non-negative integer compression level, but got '{level}'"
+                    )
+                })?,
+            ),
+            None => (spec, 0),
+        };
+        let how = match kind {
+            "none" => None,
+            "zlib" => Some(DebugCompression::Zlib),
+            "zstd" => Some(DebugCompression::Zstd),
+            _ => return Err(format!("unknown {prefix} value: {kind}")),
+        };
+        Ok(SectionRule {
+            glob: glob.to_string(),
+            how,
+            level,
+        })
+    }
+}
+
+/// The format and level an output section is compressed with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compression {
+    pub how: DebugCompression,
+    pub level: u32,
+}
+
+/// The output sections to compress and how, as lld decides it: `--compress-debug-sections`
+/// for `.debug_*` sections that are not loaded, then the last `--compress-sections` rule
+/// whose glob matches the name; empty sections and NOBITS ones stay as they are. A loaded
+/// section a rule compresses is an error (lld's).
+pub fn sections_to_compress(
+    opts: &crate::options::Options,
+    outputs: &[crate::output_section::OutputSection],
+) -> Result<Vec<(u32, Compression)>> {
+    let mut chosen = Vec::new();
+    let mut errors = Vec::new();
+    for (i, o) in outputs.iter().enumerate() {
+        let mut how = opts
+            .compress_debug_sections
+            .filter(|_| !o.is_alloc() && o.name.starts_with(".debug_"))
+            .map(|how| Compression { how, level: 0 });
+        for rule in &opts.compress_sections {
+            if crate::dynamic_list::glob_match(rule.glob.as_bytes(), o.name.as_bytes()) {
+                how = rule.how.map(|h| Compression {
+                    how: h,
+                    level: rule.level,
+                });
+            }
+        }
+        let Some(how) = how else { continue };
+        if o.is_alloc() {
+            errors.push(format!(
+                "--compress-sections: section '{}' with the SHF_ALLOC flag cannot be compressed",
+                o.name
+            ));
+        } else if !o.is_nobits() && o.size > 0 {
+            chosen.push((i as u32, how));
+        }
+    }
+    if errors.is_empty() {
+        Ok(chosen)
+    } else {
+        Err(LinkError::Many(errors))
+    }
+}
+
 /// The uncompressed form of a compressed section; None if it is not compressed.
 pub fn inflate(
     name: &'static str,
@@ -146,16 +237,10 @@ pub fn compress_outputs(
     contents: &mut Contents,
     plan: &RelocPlan,
 ) -> Result<()> {
-    let Some(how) = link.opts.compress_debug_sections else {
+    let chosen = sections_to_compress(link.opts, &link.outputs)?;
+    if chosen.is_empty() {
         return Ok(());
-    };
-    let chosen: Vec<u32> = link
-        .outputs
-        .iter()
-        .enumerate()
-        .filter(|(_, o)| is_compressible(o))
-        .map(|(i, _)| i as u32)
-        .collect();
+    }
     // Section starts are read from their records: the debug sections' places change here.
     let starts = crate::image::SectionStarts::default();
     let image = Image::new(
@@ -163,7 +248,7 @@ pub fn compress_outputs(
     );
     let done: Vec<(u32, Compressed)> = chosen
         .par_iter()
-        .map(|&i| (i, compress_one(&image, plan, i, how)))
+        .map(|&(i, how)| (i, compress_one(&image, plan, i, how)))
         .collect();
     for (i, bytes) in done {
         let bytes = bytes.map_err(LinkError::Many)?;
@@ -179,7 +264,7 @@ pub fn compress_outputs(
 type Compressed = std::result::Result<Vec<u8>, Vec<String>>;
 
 /// Output section `index` relocated, then compressed behind its header.
-fn compress_one(link: &Image, plan: &RelocPlan, index: u32, how: DebugCompression) -> Compressed {
+fn compress_one(link: &Image, plan: &RelocPlan, index: u32, how: Compression) -> Compressed {
     let o = &link.outputs[index as usize];
     let mut image = vec![0u8; o.size as usize];
     let mut errors = Vec::new();
@@ -206,13 +291,11 @@ fn compress_one(link: &Image, plan: &RelocPlan, index: u32, how: DebugCompressio
 }
 
 /// A section's bytes as an SHF_COMPRESSED section's contents: its `Elf64_Chdr` (the
-/// format, the size, the alignment) and the stream, at the format's fastest level (lld's
-/// choice for zlib; zstd's fastest still compresses debug information better than zlib).
-pub fn compress_section(
-    bytes: &[u8],
-    align: u64,
-    how: DebugCompression,
-) -> std::io::Result<Vec<u8>> {
+/// format, the size, the alignment) and the stream, at the level asked for, by default the
+/// format's fastest (lld's choice for zlib; zstd's fastest still compresses debug
+/// information better than zlib).
+pub fn compress_section(bytes: &[u8], align: u64, how: Compression) -> std::io::Result<Vec<u8>> {
+    let Compression { how, level } = how;
     let ch_type = match how {
         DebugCompression::Zlib => elf::ELFCOMPRESS_ZLIB,
         DebugCompression::Zstd => elf::ELFCOMPRESS_ZSTD,
@@ -224,12 +307,22 @@ pub fn compress_section(
     out.extend_from_slice(&align.to_le_bytes());
     match how {
         DebugCompression::Zlib => {
-            let mut encoder = flate2::write::ZlibEncoder::new(out, flate2::Compression::fast());
+            let level = match level {
+                0 => flate2::Compression::fast(),
+                l => flate2::Compression::new(l.min(9)),
+            };
+            let mut encoder = flate2::write::ZlibEncoder::new(out, level);
             encoder.write_all(bytes)?;
             encoder.finish()
         }
         DebugCompression::Zstd => {
-            let mut encoder = zstd::stream::write::Encoder::new(out, 1)?;
+            let level = match level {
+                0 => 1,
+                l => i32::try_from(l)
+                    .unwrap_or(i32::MAX)
+                    .min(zstd::zstd_safe::max_c_level()),
+            };
+            let mut encoder = zstd::stream::write::Encoder::new(out, level)?;
             encoder.write_all(bytes)?;
             encoder.finish()
         }
@@ -247,12 +340,6 @@ pub fn adopt(o: &mut crate::output_section::OutputSection, bytes: Vec<u8>) -> Op
     o.flags |= u64::from(elf::SHF_COMPRESSED);
     o.align = 1;
     Some(bytes)
-}
-
-/// Whether output section `o` is one `--compress-debug-sections` compresses: a `.debug_*`
-/// section with contents that is not loaded.
-pub fn is_compressible(o: &crate::output_section::OutputSection) -> bool {
-    !o.is_alloc() && !o.is_nobits() && o.size > 0 && o.name.starts_with(".debug_")
 }
 
 #[cfg(test)]
@@ -297,7 +384,7 @@ mod tests {
         assert!(inflate(".debug_str", 0, b"plain").unwrap().is_none());
         // What rld writes reads back, in both formats.
         for how in [DebugCompression::Zlib, DebugCompression::Zstd] {
-            let packed = compress_section(&text, 4, how).unwrap();
+            let packed = compress_section(&text, 4, Compression { how, level: 0 }).unwrap();
             assert!(packed.len() < text.len(), "{how:?}");
             let d = inflate(".debug_info", flags, leak(packed))
                 .unwrap()

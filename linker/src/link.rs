@@ -641,7 +641,7 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         ..Contents::default()
     };
     timer.phase("layout");
-    if opts.compress_debug_sections.is_some() {
+    if opts.compress_debug_sections.is_some() || !opts.compress_sections.is_empty() {
         crate::compressed::compress_outputs(
             &mut link,
             &tables,

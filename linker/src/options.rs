@@ -400,6 +400,8 @@ pub struct Options {
     /// `--compress-debug-sections=zlib|zstd`: how `.debug_*` output sections are
     /// compressed (None: they are not).
     pub compress_debug_sections: Option<crate::compressed::DebugCompression>,
+    /// `--compress-sections=GLOB=TYPE[:LEVEL]`, in order (the last match wins).
+    pub compress_sections: Vec<crate::compressed::SectionRule>,
     /// `--exclude-libs LIB,LIB,...` values, as given.
     pub exclude_libs: Vec<String>,
     /// `--version-script FILE`, in order.
@@ -609,6 +611,7 @@ impl Default for Options {
             symbol_ordering_file: None,
             warn_symbol_ordering: true,
             compress_debug_sections: None,
+            compress_sections: Vec::new(),
             android_relr_tags: false,
             android_packed_relocs: false,
             no_warnings: false,

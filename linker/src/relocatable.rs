@@ -447,23 +447,18 @@ fn write_output_section(link: &Link, placement: &Placement, k: u32, out: &mut [u
     }
 }
 
-/// `--compress-debug-sections=zlib` in `-r` output, as lld does it: each `.debug_*` section
-/// whose compressed form is smaller becomes SHF_COMPRESSED (its relocations keep the
+/// `--compress-debug-sections` and `--compress-sections` in `-r` output, as lld does them:
+/// each section they choose whose compressed form is smaller becomes SHF_COMPRESSED (its relocations keep the
 /// uncompressed offsets, which is what consumers apply them to). The compressed bytes, by
 /// output section.
 fn compress_debug_sections(
     link: &mut Link,
     placement: &Placement,
 ) -> Result<FxHashMap<u32, Vec<u8>>> {
-    let Some(how) = link.opts.compress_debug_sections else {
-        return Ok(FxHashMap::default());
-    };
-    let chosen: Vec<u32> = (0..link.outputs.len() as u32)
-        .filter(|&k| crate::compressed::is_compressible(&link.outputs[k as usize]))
-        .collect();
+    let chosen = crate::compressed::sections_to_compress(link.opts, &link.outputs)?;
     let done: Vec<(u32, std::io::Result<Vec<u8>>)> = chosen
         .par_iter()
-        .map(|&k| {
+        .map(|&(k, how)| {
             let o = &link.outputs[k as usize];
             let mut bytes = vec![0u8; o.size as usize];
             write_output_section(link, placement, k, &mut bytes);

@@ -1567,3 +1567,118 @@ fn rld_version() -> String {
         .unwrap_or_default()
         .to_string()
 }
+
+/// `--compress-sections=GLOB=TYPE[:LEVEL]` (lld's): the non-loaded sections a glob names are
+/// compressed in that format (at that level), the last matching rule winning over the
+/// ones before it and over `--compress-debug-sections` (`none` leaves a section as it
+/// is), in a final link and in `-r` output; which sections and formats are lld's, the
+/// debug information reads back, and the program runs. A loaded section, a rule without
+/// a format, an unknown format or level are refused in lld's words.
+#[test]
+fn compress_sections_as_lld() {
+    let t = Test::new();
+    let [a, b] = basic_objects(&t, &["-O0", "-g"]);
+    // A section of no debugger's that is not loaded.
+    let notes = t.assemble(
+        "notes",
+        ".section .rld.notes,\"\",@progbits\n.fill 4096, 1, 0x41\n",
+    );
+    let objs = [a, b, notes];
+    // Each section with its compression format, as `readelf -t` names it.
+    let formats = |p: &Path| -> Vec<(String, String)> {
+        let text = tool_stdout("readelf", &["-tW"], p);
+        let lines: Vec<&str> = text.lines().collect();
+        let mut found = Vec::new();
+        for (i, l) in lines.iter().enumerate() {
+            let Some(name) = l
+                .trim_start()
+                .strip_prefix('[')
+                .and_then(|r| r.split_once("] "))
+            else {
+                continue;
+            };
+            let format = lines
+                .get(i + 3)
+                .filter(|_| lines.get(i + 2).is_some_and(|f| f.contains("COMPRESSED")))
+                .and_then(|f| f.split(',').next())
+                .map_or("-", |f| f.trim());
+            found.push((name.1.trim().to_string(), format.to_string()));
+        }
+        found
+    };
+    let settings: [&[&str]; 4] = [
+        &["--compress-sections=.debug_*=zstd"],
+        &[
+            "--compress-debug-sections=zstd",
+            "--compress-sections=.debug_str=none",
+        ],
+        &["--compress-sections=.rld.*=zlib:9"],
+        &[
+            "--compress-sections=.debug_info=zlib",
+            "--compress-sections=.debug_info=zstd:3",
+        ],
+    ];
+    for (n, flags) in settings.iter().enumerate() {
+        let wl: Vec<String> = flags.iter().map(|f| format!("-Wl,{f}")).collect();
+        let wl: Vec<&str> = wl.iter().map(String::as_str).collect();
+        let lld = t.link(Driver::ClangLld, &paths(&objs), &wl, &format!("lld-{n}"));
+        for exe in t.check_program(&paths(&objs), &wl, Some(BASIC_OUT)) {
+            assert_eq!(formats(&exe), formats(&lld), "{flags:?}: {}", exe.display());
+            let verify = tool_stdout("llvm-dwarfdump-22", &["--verify"], &exe);
+            assert!(verify.contains("No errors."), "{flags:?}: {verify}");
+        }
+        let compressed = |want: &str| -> Vec<String> {
+            formats(&lld)
+                .into_iter()
+                .filter(|(_, f)| f == want)
+                .map(|(s, _)| s)
+                .collect()
+        };
+        let (zstd, zlib) = (compressed("ZSTD"), compressed("ZLIB"));
+        match n {
+            0 => assert!(zstd.len() >= 4 && zlib.is_empty(), "{zstd:?}"),
+            1 => assert!(!zstd.contains(&".debug_str".to_string()) && zstd.len() >= 3),
+            2 => assert_eq!((zstd, zlib), (vec![], vec![".rld.notes".to_string()])),
+            _ => assert_eq!((zstd, zlib), (vec![".debug_info".to_string()], vec![])),
+        }
+    }
+    // `-r`: the relocatable output's compressed sections, as lld's.
+    let flags = ["-r", "--compress-sections=.debug_*=zstd"];
+    let rld = t.link(Driver::Rld, &paths(&objs), &flags, "rld-r.o");
+    let lld = t.path("lld-r.o");
+    let mut cmd = std::process::Command::new("ld.lld-22");
+    cmd.args(flags).args(&objs).arg("-o").arg(&lld);
+    run_checked(&mut cmd);
+    // (Its other sections' order is rld's own, and it drops `.llvm_addrsig`.)
+    let compressed = |p: &Path| -> Vec<(String, String)> {
+        formats(p).into_iter().filter(|(_, f)| f != "-").collect()
+    };
+    assert!(compressed(&rld).len() >= 4);
+    assert_eq!(compressed(&rld), compressed(&lld));
+    for (flag, message) in [
+        (
+            "--compress-sections=.text=zlib",
+            "--compress-sections: section '.text' with the SHF_ALLOC flag cannot be compressed",
+        ),
+        (
+            "--compress-sections=.comment",
+            "--compress-sections: parse error, not 'section-glob=[none|zlib|zstd]'",
+        ),
+        (
+            "--compress-sections=.comment=lz4",
+            "unknown --compress-sections value: lz4",
+        ),
+        (
+            "--compress-sections=.comment=zlib:x",
+            "--compress-sections: expected a non-negative integer compression level, but got 'x'",
+        ),
+    ] {
+        let wl = format!("-Wl,{flag}");
+        let (out, cmd) = t.try_link(Driver::ClangRld, &paths(&objs), &[&wl], "refused");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && stderr.contains(message),
+            "{cmd}\n{stderr}"
+        );
+    }
+}
