@@ -16,13 +16,11 @@
 //! scan has already made whatever the final jump needs (its PLT entry).
 
 use crate::context::{Link, Target};
-use crate::object_file::{shndx, FileId, SectionKind, LE};
+use crate::object_file::{FileId, SectionKind, LE};
 use crate::reloc_action::Action;
 use crate::scan::RelocPlan;
-use crate::symbols::SymbolDef;
 use object::elf::*;
 use object::read::elf::Rela as _;
-use object::read::elf::Sym as _;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
@@ -148,13 +146,9 @@ fn jump_at(link: &Link, plan: &RelocPlan, target: Target, offset: i64) -> Option
     if link.is_preemptible(target) || link.target_type(target) == STT_GNU_IFUNC {
         return None;
     }
-    let (file, sec, value) = definition(link, target)?;
+    let (file, sec, value) = link.defined_in_section(target)?;
     // Code folded by ICF is read where it was kept: the same bytes and relocations.
-    let (file, sec) = link
-        .folded_into
-        .get(&(file, sec))
-        .copied()
-        .unwrap_or((file, sec));
+    let (file, sec) = link.kept_copy(file, sec);
     let s = link.objects[file as usize].sections.get(sec as usize)?;
     let flags = s.flags;
     if !s.is_kept()
@@ -188,25 +182,4 @@ fn jump_at(link: &Link, plan: &RelocPlan, target: Target, offset: i64) -> Option
             action,
         },
     })
-}
-
-/// Where a target is defined: file, section and offset in it (none if it is not in a
-/// section of an object).
-fn definition(link: &Link, t: Target) -> Option<(FileId, u32, u64)> {
-    let (file, sec, value) = match t {
-        Target::Global(id) => match link.symtab.get(id).def {
-            SymbolDef::Defined {
-                file,
-                section,
-                value,
-            } => (file, section, value),
-            _ => return None,
-        },
-        Target::Local(f, i) => {
-            let obj = &link.objects[f as usize];
-            let sym = &obj.symbols[i as usize];
-            (f, obj.symbol_section(i as usize), sym.st_value(LE))
-        }
-    };
-    shndx::is_section(sec).then_some((file, sec, value))
 }

@@ -11,7 +11,7 @@
 use crate::context::Link;
 use crate::diag;
 use crate::error::{LinkError, Result};
-use crate::object_file::{shndx, FileId};
+use crate::object_file::FileId;
 use crate::output_section::OutputId;
 use crate::symbols::SymbolDef;
 use rustc_hash::FxHashMap;
@@ -56,18 +56,8 @@ impl Profile {
 /// `--icf`'s kept copy for a folded one); None for one undefined, shared, absolute or
 /// common.
 fn section_of(link: &Link, file: FileId, sym: usize) -> Option<SectionRef> {
-    let obj = &link.objects[file as usize];
-    let (f, s) = match obj.global_index(sym) {
-        Some(id) => match link.symtab.get(id).def {
-            SymbolDef::Defined { file, section, .. } => (file, section),
-            _ => return None,
-        },
-        None => (file, obj.symbol_section(sym)),
-    };
-    if !shndx::is_section(s) {
-        return None;
-    }
-    Some(link.folded_into.get(&(f, s)).copied().unwrap_or((f, s)))
+    let (f, s, _) = link.defined_in_section(link.target(file, sym))?;
+    Some(link.kept_copy(f, s))
 }
 
 /// The objects' call graph profiles.

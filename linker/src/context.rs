@@ -338,6 +338,37 @@ impl<'o> Link<'o> {
         }
     }
 
+    /// Where a target is defined in an object: file, section and offset in it (none for one
+    /// undefined, shared, absolute, common or the linker's).
+    pub fn defined_in_section(&self, t: Target) -> Option<(FileId, u32, u64)> {
+        let (file, sec, value) = match t {
+            Target::Global(id) => match self.symtab.get(id).def {
+                SymbolDef::Defined {
+                    file,
+                    section,
+                    value,
+                } => (file, section, value),
+                _ => return None,
+            },
+            Target::Local(f, i) => {
+                let obj = &self.objects[f as usize];
+                use object::read::elf::Sym as _;
+                let value = obj.symbols[i as usize].st_value(crate::object_file::LE);
+                (f, obj.symbol_section(i as usize), value)
+            }
+        };
+        shndx::is_section(sec).then_some((file, sec, value))
+    }
+
+    /// The section identical code folding kept in place of section `sec` of `file` (the
+    /// same bytes and relocations), or that section itself.
+    pub fn kept_copy(&self, file: FileId, sec: u32) -> (FileId, u32) {
+        self.folded_into
+            .get(&(file, sec))
+            .copied()
+            .unwrap_or((file, sec))
+    }
+
     pub fn is_preemptible(&self, t: Target) -> bool {
         match t {
             Target::Global(id) => self.symtab.get(id).preemptible,

@@ -123,11 +123,7 @@ fn output_of(link: &Image, file: u32, sec: u32) -> Option<u32> {
     if !shndx::is_section(sec) {
         return None;
     }
-    let (f, sec) = link
-        .folded_into
-        .get(&(file, sec))
-        .copied()
-        .unwrap_or((file, sec));
+    let (f, sec) = link.kept_copy(file, sec);
     let s = link.objects[f as usize].sections.get(sec as usize)?;
     if !s.is_kept() {
         return None;

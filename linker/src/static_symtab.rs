@@ -498,11 +498,7 @@ fn local_symbols<'a>(
             continue;
         } else {
             // A section identical code folding removed shows as the copy kept (lld).
-            let (f, sec) = link
-                .folded_into
-                .get(&(file as u32, index))
-                .copied()
-                .unwrap_or((file as u32, index));
+            let (f, sec) = link.kept_copy(file as u32, index);
             let s = &link.objects[f as usize].sections[sec as usize];
             if !s.is_kept() || s.output == NO_OUTPUT {
                 continue;

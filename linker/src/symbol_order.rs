@@ -65,8 +65,7 @@ pub fn section_order(link: &Link, names: &[String]) -> SectionOrder {
         if let Some(what) = unorderable_at(link, file, section) {
             report(&link.objects[file as usize].name, what, name);
         } else {
-            let at = (file, section);
-            let at = link.folded_into.get(&at).copied().unwrap_or(at);
+            let at = link.kept_copy(file, section);
             let slot = order.entry(at).or_insert(0);
             *slot = (*slot).min(r);
         }
