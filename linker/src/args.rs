@@ -700,6 +700,11 @@ const SPECS: &[Spec] = &[
     flag(&["--cref"], "Write a cross reference table of global symbols (after the map, or to standard output)",
         |p| p.o.cref = true),
     flag(&["--no-warnings", "-w"], "Show no warnings (and cancel --fatal-warnings)", |p| p.o.no_warnings = true),
+    arg(&["--error-handling-script"], "SCRIPT", "Run SCRIPT undefined-symbol NAME, or SCRIPT missing-lib NAME, before reporting the error",
+        Value(|p, v| {
+            p.o.error_handling_script = Some(v.into());
+            Ok(())
+        })),
     arg(&["--error-limit"], "N", "Show at most N errors (default 20; 0 for all)",
         Value(|p, v| {
             p.o.error_limit = number::<usize>(&p.opt, v)?;

@@ -20,6 +20,7 @@ pub mod elf_header;
 pub mod emit_relocs;
 pub mod endbr;
 pub mod error;
+pub mod error_script;
 pub mod fill;
 pub mod front_door;
 pub mod gc;

@@ -173,6 +173,8 @@ pub struct Options {
     /// `-O<n>` (1 by default): 0 copies mergeable sections whole, 2 and up tail-merge
     /// strings and redirect branches to branches (lld's levels).
     pub opt_level: u8,
+    /// `--error-handling-script=SCRIPT`: run for undefined symbols and missing libraries.
+    pub error_handling_script: Option<PathBuf>,
     /// `--check-dynamic-relocations`: read the written places of `.rela.dyn` back (with
     /// `--apply-dynamic-relocs`).
     pub check_dynamic_relocations: bool,
@@ -527,6 +529,7 @@ impl Default for Options {
             branch_to_branch: None,
             shuffle_sections: Vec::new(),
             check_dynamic_relocations: false,
+            error_handling_script: None,
             print_version: false,
             version_only: false,
             print_help: false,

@@ -519,7 +519,10 @@ fn report_undefined(
         if warn_only && (sym.visibility == STV_DEFAULT || link.opts.noinhibit_exec) {
             crate::diag::warn_lines(&report);
         } else {
-            errors.push(report);
+            let script = link.opts.error_handling_script.as_deref();
+            let subject = String::from_utf8_lossy(sym.name);
+            let tag = crate::error_script::Tag::UndefinedSymbol;
+            errors.extend(crate::error_script::report(script, tag, &subject, report));
         }
     }
 }

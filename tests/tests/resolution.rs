@@ -696,3 +696,75 @@ fn first_error(stderr: &[u8]) -> String {
         .find_map(|l| l.split_once("error: ").map(|(_, e)| e.to_string()))
         .unwrap_or(stderr)
 }
+
+/// `--error-handling-script` (GNU ld's and lld's): the script runs with `undefined-symbol
+/// NAME` for each undefined symbol (its raw, mangled name) and `missing-lib NAME` for a
+/// library `-l` does not find, and the error stands; a script that fails or cannot run
+/// adds lld's error. Each link's errors are lld-22's, and the script saw what it saw with
+/// lld.
+#[test]
+fn error_handling_script_runs_as_lld() {
+    let t = Test::new();
+    let obj = t.compile_cxx(
+        Clang,
+        "int missing_fn(int);\nint main() { return missing_fn(1); }\n",
+        &["-O1"],
+    );
+    let seen = t.path("seen.txt");
+    let script = t.write(
+        "hint.sh",
+        format!(
+            "#!/bin/sh\necho \"$@\" >> {}\nexit ${{HINT_EXIT:-0}}\n",
+            seen.display()
+        ),
+    );
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let absent = t.path("absent.sh");
+    let errors = |stderr: &[u8]| -> Vec<String> {
+        String::from_utf8_lossy(stderr)
+            .lines()
+            .filter_map(|l| l.split_once("error: ").map(|(_, e)| e.to_string()))
+            .filter(|e| !e.starts_with("linker command failed"))
+            .collect()
+    };
+    let mut runs = Vec::new();
+    for driver in [Driver::ClangLld, Driver::ClangRld] {
+        let _ = std::fs::remove_file(&seen);
+        let mut got = Vec::new();
+        for (script, extra, exit) in [
+            (&script, None, "0"),
+            (&script, Some("-lnothere"), "3"),
+            (&absent, None, "0"),
+        ] {
+            let flag = format!("-Wl,--error-handling-script={}", script.display());
+            let mut flags = vec![flag.as_str()];
+            flags.extend(extra);
+            let mut cmd = t.link_command(driver, &[&obj], &flags, &t.path("out"));
+            cmd.env("HINT_EXIT", exit);
+            let out = output_with_timeout(&mut cmd, std::time::Duration::from_secs(60));
+            assert!(!out.status.success(), "{}", command_line(&cmd));
+            got.push(errors(&out.stderr));
+        }
+        runs.push((got, std::fs::read_to_string(&seen).unwrap_or_default()));
+    }
+    assert_eq!(runs[1], runs[0]);
+    let (errors, seen) = &runs[1];
+    assert_eq!(
+        seen,
+        "undefined-symbol _Z10missing_fni\nmissing-lib nothere\n"
+    );
+    assert_eq!(
+        errors[1],
+        [
+            "unable to find library -lnothere".to_string(),
+            format!(
+                "error handling script '{}' exited with code 3",
+                script.display()
+            )
+        ]
+    );
+    assert!(
+        errors[2][1].ends_with("absent.sh' failed to execute"),
+        "{errors:?}"
+    );
+}

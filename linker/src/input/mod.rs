@@ -378,7 +378,7 @@ pub fn collect_plugin_library(
     let mut c = Collector::new(opts, dirs, None)?;
     let static_only = opts.static_link;
     let found = search::find_library(name, &c.search_dirs, static_only, opts.sysroot.as_deref())
-        .ok_or_else(|| LinkError::Link(format!("unable to find library -l{name}")))?;
+        .ok_or_else(|| missing_library(opts, name))?;
     if loaded(&found.display().to_string()) {
         return Ok(Vec::new());
     }
@@ -388,6 +388,18 @@ pub fn collect_plugin_library(
     };
     let stopped = c.add_library(name, state, 0);
     finish(opts, c.files, stopped)
+}
+
+/// lld's error for `-lNAME` found nowhere (after `--error-handling-script` has run).
+fn missing_library(opts: &Options, name: &str) -> LinkError {
+    let error = format!("unable to find library -l{name}");
+    let script = opts.error_handling_script.as_deref();
+    LinkError::Many(crate::error_script::report(
+        script,
+        crate::error_script::Tag::MissingLib,
+        name,
+        error,
+    ))
 }
 
 impl<'o> Collector<'o> {
@@ -421,7 +433,7 @@ impl<'o> Collector<'o> {
             static_only,
             self.opts.sysroot.as_deref(),
         )
-        .ok_or_else(|| LinkError::Link(format!("unable to find library -l{name}")))?;
+        .ok_or_else(|| missing_library(self.opts, name))?;
         let display = found.display().to_string();
         // DT_NEEDED for a library without DT_SONAME is its file name, as GNU ld records it.
         let soname = found.file_name().map(|n| n.to_string_lossy().into_owned());
