@@ -258,6 +258,13 @@ const SPECS: &[Spec] = &[
         p.o.nmagic = true;
         p.static_link();
     }),
+    arg(&["--split-stack-adjust-size"], "N", "Extra stack a -fsplit-stack function asks for before it calls one without the check (default 16384)",
+        Value(|p, v| {
+            p.o.split_stack_adjust_size = v.parse().map_err(|_| {
+                ArgsError::Refused(format!("--split-stack-adjust-size: size must be >= 0, got '{v}'"))
+            })?;
+            Ok(())
+        })),
     arg(&["--oformat"], "elf|binary", "Write an ELF file (default) or the flat memory image alone (binary)",
         Value(Parser::oformat)),
     flag(&["-N", "--omagic"], "One writable, executable segment, not page-aligned; link statically", |p| {

@@ -45,6 +45,24 @@ pub struct Redirects {
 }
 
 impl Redirects {
+    /// Adds redirected relocations `(file, section, relocation, now)`; one already there
+    /// is replaced.
+    pub fn add(&mut self, more: Vec<(FileId, u32, u32, Branch)>) {
+        let mut touched = Vec::new();
+        for (file, sec, i, now) in more {
+            if self.files.len() <= file as usize {
+                self.files.resize_with(file as usize + 1, Vec::new);
+            }
+            let list = &mut self.files[file as usize];
+            list.retain(|&(s, r, _)| (s, r) != (sec, i));
+            list.push((sec, i, now));
+            touched.push(file);
+        }
+        for file in touched {
+            self.files[file as usize].sort_by_key(|&(s, r, _)| (s, r));
+        }
+    }
+
     /// The redirected relocations of one section, in order: `(relocation, now)`.
     pub fn of_section(&self, file: FileId, sec: u32) -> &[(u32, u32, Branch)] {
         let list = self.files.get(file as usize).map_or(&[][..], |v| &v[..]);

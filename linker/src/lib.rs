@@ -56,6 +56,7 @@ pub mod script_layout;
 pub mod shared_file;
 pub mod shuffle;
 pub mod source_line;
+pub mod split_stack;
 pub mod static_ptr;
 pub mod static_symtab;
 pub mod sym_section;

@@ -614,6 +614,9 @@ fn link_with(opts: &Options, inputs_read: &mut dyn FnMut() -> Result<()>) -> Res
         plan.redirects = crate::branch_to_branch::find(&link, &plan);
         timer.phase("branch to branch");
     }
+    if link.objects.iter().any(|o| o.split_stack) {
+        crate::split_stack::adjust(&link, &mut plan)?;
+    }
 
     // Place input sections inside their outputs (merging strings, splitting .eh_frame),
     // build the dynamic tables, create the synthetic sections, and assign addresses.

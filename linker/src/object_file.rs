@@ -284,6 +284,10 @@ pub struct ObjectFile {
     /// Only gcc's IR is inside (`__gnu_lto_slim`): a final link cannot use it without gcc's
     /// plugin ([`ObjectFile::refuse_gcc_lto_slim`]); `-r` copies it.
     pub gcc_lto_slim: bool,
+    /// gcc's `-fsplit-stack` notes: `.note.GNU-split-stack` (its functions check their
+    /// stack), `.note.GNU-no-split-stack` (some do not). See `split_stack`.
+    pub split_stack: bool,
+    pub some_no_split_stack: bool,
     /// SHF_LINK_ORDER sections and the section each is linked to (sh_link), by section:
     /// metadata about code (`.llvm_bb_addr_map`, `.stack_sizes`,
     /// `__patchable_function_entries`, `__sancov_pcs`) that lives, and is ordered, with it.
@@ -587,6 +591,7 @@ impl ObjectFile {
         // parsing. A name in a valid table is valid wherever it starts on a character.
         let shstrtab_text = std::str::from_utf8(shstrtab).ok();
         let mut sections = Vec::with_capacity(headers.len());
+        let (mut split_stack, mut some_no_split_stack) = (false, false);
         for (i, sh) in headers.iter().enumerate() {
             let sec_name = match shstrtab_text.and_then(|t| read_name(t, sh.sh_name(LE))) {
                 Some(n) => n,
@@ -633,6 +638,10 @@ impl ObjectFile {
                 ));
             }
             let kind = classify_section(sec_name, sh_type, flags, i == 0);
+            if kind == SectionKind::Ignored {
+                split_stack |= sec_name == SPLIT_STACK_NOTE;
+                some_no_split_stack |= sec_name == NO_SPLIT_STACK_NOTE;
+            }
             // At most 4 GiB (checked above). Outside the memory image, alignment only pads
             // the file: past a page it is only a corrupt header's way of making the output
             // gigabytes long.
@@ -857,6 +866,8 @@ impl ObjectFile {
             eh_frames,
             merges,
             gcc_lto_slim,
+            split_stack,
+            some_no_split_stack,
             link_order,
             call_graph,
         })
@@ -1093,8 +1104,12 @@ impl ObjectFile {
     pub fn keep_excluded_sections(&mut self) {
         let exclude = u64::from(elf::SHF_EXCLUDE);
         for s in self.sections.iter_mut().skip(1) {
-            // `.deplibs` too: the final link adds the libraries (lld's `-r` keeps it).
-            if s.sh_type == SHT_LLVM_DEPENDENT_LIBRARIES {
+            // `.deplibs` too: the final link adds the libraries (lld's `-r` keeps it); and
+            // the split-stack notes, which tell it how the code checks its stack.
+            if s.sh_type == SHT_LLVM_DEPENDENT_LIBRARIES
+                || s.name() == SPLIT_STACK_NOTE
+                || s.name() == NO_SPLIT_STACK_NOTE
+            {
                 s.kind = SectionKind::Regular;
                 s.live = true;
                 continue;
@@ -1125,6 +1140,10 @@ impl ObjectFile {
     }
 }
 
+/// gcc's `-fsplit-stack` notes (see [`ObjectFile::split_stack`]).
+const SPLIT_STACK_NOTE: &str = ".note.GNU-split-stack";
+const NO_SPLIT_STACK_NOTE: &str = ".note.GNU-no-split-stack";
+
 /// Decides once, from name, type and flags, what the linker does with an input section.
 fn classify_section(name: &str, sh_type: u32, flags: u64, is_null: bool) -> SectionKind {
     if is_null || flags & elf::SHF_EXCLUDE as u64 != 0 {
@@ -1151,7 +1170,13 @@ fn classify_section(name: &str, sh_type: u32, flags: u64, is_null: bool) -> Sect
     }
     // `.gnu.warning.SYM` (glibc's text about `dlopen` in static programs) is copied as lld
     // copies it; GNU ld prints it and drops the section.
-    if name == ".note.GNU-stack" || name == ".gnu_debuglink" {
+    // The split-stack notes say what the linker must do (`split_stack`), as lld reads them;
+    // `-r` keeps them for the final link.
+    if name == ".note.GNU-stack"
+        || name == ".gnu_debuglink"
+        || name == SPLIT_STACK_NOTE
+        || name == NO_SPLIT_STACK_NOTE
+    {
         return SectionKind::Ignored;
     }
     if name == ".eh_frame" {

@@ -173,6 +173,9 @@ pub struct Options {
     /// `-O<n>` (1 by default): 0 copies mergeable sections whole, 2 and up tail-merge
     /// strings and redirect branches to branches (lld's levels).
     pub opt_level: u8,
+    /// `--split-stack-adjust-size=N`: the extra stack a split-stack function that calls
+    /// one without the check asks for (lld's and gold's 16 KiB by default).
+    pub split_stack_adjust_size: u32,
     /// `--error-handling-script=SCRIPT`: run for undefined symbols and missing libraries.
     pub error_handling_script: Option<PathBuf>,
     /// `--check-dynamic-relocations`: read the written places of `.rela.dyn` back (with
@@ -530,6 +533,7 @@ impl Default for Options {
             shuffle_sections: Vec::new(),
             check_dynamic_relocations: false,
             error_handling_script: None,
+            split_stack_adjust_size: 16384,
             print_version: false,
             version_only: false,
             print_help: false,

@@ -124,6 +124,9 @@ pub fn relocate_section(
     let sec = &link.objects[file as usize].sections[sec_index as usize];
     if sec.sh_type != SHT_NOBITS {
         buf.copy_from_slice(sec.data());
+        if !plan.patches.is_empty() {
+            plan.patches.apply(file, sec_index, buf);
+        }
     }
     let mut p = Patch {
         link,

@@ -169,6 +169,8 @@ pub struct RelocPlan {
     /// `--branch-to-branch`: relocations the writer computes otherwise than their input
     /// says.
     pub redirects: crate::branch_to_branch::Redirects,
+    /// Bytes written over sections' contents before relocation (split-stack prologues).
+    pub patches: crate::split_stack::Patches,
 }
 
 impl RelocPlan {
@@ -262,6 +264,7 @@ pub fn scan_relocations(link: &mut Link, estimate: ImageEstimate) -> Result<(Rel
         RelocPlan {
             files,
             redirects: Default::default(),
+            patches: Default::default(),
         },
         tables,
     ))

@@ -1682,3 +1682,96 @@ fn compress_sections_as_lld() {
         );
     }
 }
+
+/// gcc's `-fsplit-stack` (gccgo's stacks): a split-stack function that calls one without
+/// the check (another object's, or libc's) asks for 16 KiB more stack, as gold and lld
+/// make it: `cmp %fs:0x70,%rsp` becomes `stc`, `lea X(%rsp),%r11` gets X - 0x4000, and
+/// its `__morestack` calls go to `__morestack_non_split`. Before, rld left them: a thread
+/// deep in small stack segments called a function with a 12 KB frame and overran its
+/// segment (a crash). The prologues are lld's byte for byte, and the program prints what
+/// gold's does.
+#[test]
+fn split_stack_prologues_are_adjusted_as_gold_and_lld() {
+    let t = Test::new();
+    let heavy = t.compile(
+        Gcc,
+        "int heavy(int seed) { volatile char buf[12000];\n\
+         for (int i = 0; i < 12000; i++) buf[i] = (char)(seed + i);\n\
+         int s = 0; for (int i = 0; i < 12000; i += 97) s += buf[i]; return s; }\n",
+        &["-O1"],
+    );
+    let split = t.compile(
+        Gcc,
+        "#include <stdio.h>\n#include <pthread.h>\n#include <string.h>\nint heavy(int);\n\
+         int big(int n) { volatile char frame[20000];\n\
+         for (int i = 0; i < 20000; i += 50) frame[i] = (char)(n + i);\n\
+         return heavy(n) + frame[(n % 400) * 50]; }\n\
+         static int rec(int n) { volatile char pad[200]; memset((char *)pad, n & 0x7f, sizeof pad);\n\
+         if (n == 0) return heavy(3); int r = rec(n - 1); return r + pad[n % 200] - (n & 0x7f); }\n\
+         static void *run(void *arg) { long total = 0;\n\
+         for (int k = 1; k < 400; k += 7) total += rec(k) + big(k);\n\
+         printf(\"%ld\\n\", total); return 0; }\n\
+         int main(void) { pthread_t t; pthread_attr_t a; pthread_attr_init(&a);\n\
+         pthread_attr_setstacksize(&a, 65536); pthread_create(&t, &a, run, 0);\n\
+         pthread_join(t, 0); return 0; }\n",
+        &["-O1", "-fsplit-stack"],
+    );
+    let objs: [&Path; 2] = [&split, &heavy];
+    let flags = ["-fsplit-stack", "-pthread"];
+    let rld = t.link(Driver::GccRld, &objs, &flags, "rld");
+    // gcc with another linker: gold (its own choice for split stacks) and lld-22.
+    let with_linker = |ld: &str, out: &str| -> PathBuf {
+        let dir = t.path(&format!("{out}-bin"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let _ = std::os::unix::fs::symlink(ld, dir.join("ld"));
+        let exe = t.path(out);
+        let mut cmd = std::process::Command::new("gcc");
+        cmd.arg(format!("-B{}/", dir.display()))
+            .args(objs)
+            .args(flags)
+            .arg("-o")
+            .arg(&exe);
+        run_checked(&mut cmd);
+        exe
+    };
+    let gold = with_linker("/usr/bin/ld.gold", "gold");
+    let lld = with_linker("/usr/bin/ld.lld-22", "lld");
+    let printed = |exe: &Path| {
+        let out = run(exe, &[], &[]);
+        assert!(out.status.success(), "{}: {out:?}", exe.display());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(printed(&rld), printed(&gold));
+    assert_eq!(printed(&rld), printed(&lld));
+    // The first nine bytes of each split-stack function, and what its prologue calls.
+    let prologues = |exe: &Path| -> Vec<String> {
+        let asm = tool_stdout("objdump", &["-d", "--no-show-raw-insn"], exe);
+        let mut found = Vec::new();
+        for f in ["big", "rec", "run", "main"] {
+            let body: Vec<&str> = asm
+                .lines()
+                .skip_while(|l| !l.ends_with(&format!("<{f}>:")))
+                .skip(1)
+                .take_while(|l| !l.is_empty())
+                .collect();
+            let first = body
+                .first()
+                .map(|l| l.split('\t').nth(1).unwrap_or(""))
+                .unwrap_or("");
+            let morestack: Vec<&str> = body
+                .iter()
+                .filter(|l| l.contains("<__morestack"))
+                .map(|l| l.rsplit('<').next().unwrap_or(""))
+                .collect();
+            found.push(format!("{f}: {first} {morestack:?}"));
+        }
+        found
+    };
+    let ours = prologues(&rld);
+    assert_eq!(ours, prologues(&lld));
+    assert!(ours[0].contains("lea    -0x8e28(%rsp),%r11"), "{ours:?}");
+    assert!(
+        ours[1].contains("stc") && ours[1].contains("__morestack_non_split>"),
+        "{ours:?}"
+    );
+}
