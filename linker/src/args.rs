@@ -793,6 +793,12 @@ const SPECS: &[Spec] = &[
     flag(&["--sort-common"], "Commons are always placed by alignment", |_| {}),
     // rld only reads x86-64 ELF, so there is no mismatch to tolerate.
     flag(&["--no-warn-mismatch"], "Nothing to tolerate: rld reads only x86-64 ELF", |_| {}),
+    flag(&["-EL"], "Little-endian output: what rld always writes", |_| {}),
+    flag(&["-EB"], "Big-endian output: warned about (rld writes x86-64, little-endian), as GNU ld does", |p| {
+        p.o.warnings.push("could not find any targets that match endianness requirement".into());
+    }),
+    flag(&["--mmap-output-file", "--no-mmap-output-file"], "Accepted: rld writes the output from its own buffers either way", |_| {}),
+    flag(&["--xosegment", "--no-xosegment"], "Accepted: x86-64 code has no execute-only sections to place apart (as lld-22)", |_| {}),
     // lld-22 parses these and no longer warns about anything with them.
     flag(&["--warn-ifunc-textrel", "--no-warn-ifunc-textrel"], "Accepted: lld-22 warns about nothing with them either", |_| {}),
 ];
@@ -1999,6 +2005,12 @@ mod tests {
             "-O0 a.o",
             "-O1 a.o",
             "-O2 a.o",
+            "-EL a.o",
+            "--EL a.o",
+            "--mmap-output-file a.o",
+            "--no-mmap-output-file a.o",
+            "--xosegment a.o",
+            "--warn-ifunc-textrel a.o",
             "-X a.o",
             "-x a.o",
             "--print-gc-sections a.o",
@@ -2006,6 +2018,11 @@ mod tests {
         ] {
             assert!(parse(cmdline).warnings.is_empty(), "{cmdline}");
         }
+        // GNU ld's warning for a big-endian output, in its words.
+        assert_eq!(
+            parse("-EB a.o").warnings,
+            ["could not find any targets that match endianness requirement"]
+        );
     }
 
     /// The manual's OPTIONS sections (`## TITLE` in docs/rld.1.md), by title.
