@@ -71,6 +71,8 @@ pub fn adjust(link: &Link, plan: &mut RelocPlan) -> Result<()> {
                 continue;
             }
             let mut attempted: Vec<(u64, u64)> = Vec::new();
+            // The section's functions, read once it calls something without the check.
+            let mut functions = None;
             let mut morestack_calls = Vec::new();
             for (i, r) in s.relocs().iter().enumerate() {
                 let target = link.target(file, r.r_sym(LE, false) as usize);
@@ -91,7 +93,10 @@ pub fn adjust(link: &Link, plan: &mut RelocPlan) -> Result<()> {
                 {
                     continue;
                 }
-                let Some((caller, value, size)) = enclosing_function(link, file, sec, offset)
+                let functions = functions.get_or_insert_with(|| section_functions(link, file, sec));
+                let Some(&(caller, value, size)) = functions
+                    .iter()
+                    .find(|&&(_, v, size)| offset >= v && offset < v + size)
                 else {
                     continue;
                 };
@@ -169,27 +174,20 @@ fn checks_its_stack(link: &Link, t: Target) -> bool {
     }
 }
 
-/// The function symbol of section `sec` of `file` whose bytes hold `offset`, the first in
-/// the object's symbol table (lld's search): name, value and size. A global counts where
-/// this object's definition is the one linked.
-fn enclosing_function(
-    link: &Link,
-    file: FileId,
-    sec: u32,
-    offset: u64,
-) -> Option<(&'static [u8], u64, u64)> {
+/// The function symbols of section `sec` of `file`, in the object's symbol table order
+/// (lld takes the first whose bytes hold a call): name, value and size. A global counts
+/// where this object's definition is the one linked.
+fn section_functions(link: &Link, file: FileId, sec: u32) -> Vec<(&'static [u8], u64, u64)> {
     let obj = &link.objects[file as usize];
-    (1..obj.symbols.len()).find_map(|i| {
-        let sym = &obj.symbols[i];
-        if sym.st_type() != STT_FUNC {
-            return None;
-        }
-        let t = link.target(file, i);
-        let (f, s, value) = link.defined_in_section(t)?;
-        let size = sym.st_size(LE);
-        (f == file && s == sec && offset >= value && offset < value + size)
-            .then(|| (target_name(link, t), value, size))
-    })
+    (1..obj.symbols.len())
+        .filter(|&i| obj.symbols[i].st_type() == STT_FUNC)
+        .filter_map(|i| {
+            let t = link.target(file, i);
+            let (f, s, value) = link.defined_in_section(t)?;
+            (f == file && s == sec)
+                .then(|| (target_name(link, t), value, obj.symbols[i].st_size(LE)))
+        })
+        .collect()
 }
 
 /// The prologue at `at` in `code`, changed to ask for `extra` more bytes of stack: `cmp
