@@ -797,6 +797,11 @@ const SPECS: &[Spec] = &[
     flag(&["-EB"], "Big-endian output: warned about (rld writes x86-64, little-endian), as GNU ld does", |p| {
         p.o.warnings.push("could not find any targets that match endianness requirement".into());
     }),
+    arg(&["--lto"], "full|thin", "Accepted: rld's LTO runs all bitcode, unified or not, through its one partitioned backend",
+        Value(|_, v| match v {
+            "full" | "thin" => Ok(()),
+            _ => Err(ArgsError::Refused(format!("unknown LTO mode: {v}"))),
+        })),
     flag(&["--mmap-output-file", "--no-mmap-output-file"], "Accepted: rld writes the output from its own buffers either way", |_| {}),
     flag(&["--xosegment", "--no-xosegment"], "Accepted: x86-64 code has no execute-only sections to place apart (as lld-22)", |_| {}),
     // lld-22 parses these and no longer warns about anything with them.
@@ -2011,6 +2016,8 @@ mod tests {
             "--no-mmap-output-file a.o",
             "--xosegment a.o",
             "--warn-ifunc-textrel a.o",
+            "--lto=thin a.o",
+            "-lto=full a.o",
             "-X a.o",
             "-x a.o",
             "--print-gc-sections a.o",

@@ -132,6 +132,7 @@ const NAMES: &[&str] = &[
     "ld-generated-unwind-info",
     "library",
     "library-path",
+    "lto",
     "lto-O",
     "lto-aa-pipeline",
     "lto-basic-block-sections",
