@@ -129,6 +129,7 @@ pub fn run(
         pipeline: rld_lto::codegen::Pipeline {
             passes: opts.pipeline.clone(),
             aa: opts.aa_pipeline.clone(),
+            plugins: opts.pass_plugins.clone(),
             debug: opts.debug_pass_manager,
         },
     };

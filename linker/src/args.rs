@@ -631,6 +631,8 @@ const SPECS: &[Spec] = &[
         Set(|p, v| p.o.lto_opts.pipeline = Some(v.into()))),
     arg(&["--lto-aa-pipeline"], "AAS", "Use the alias analyses AAS (LLVM's textual form) in the LTO pipeline",
         Set(|p, v| p.o.lto_opts.aa_pipeline = Some(v.into()))),
+    arg(&["--load-pass-plugin"], "FILE", "Load the LLVM pass plugin FILE into the LTO pipeline (its passes run where it registers them)",
+        Set(|p, v| p.o.lto_opts.pass_plugins.push(v.into()))),
     flag(&["--lto-debug-pass-manager"], "Print each LLVM pass as it runs",
         |p| p.o.lto_opts.debug_pass_manager = true),
     flag(&["--lto-pgo-warn-mismatch"], "Warn about functions a context-sensitive profile does not match (default)",

@@ -59,6 +59,9 @@ pub struct LtoOptions {
     pub pipeline: Option<String>,
     /// `--lto-aa-pipeline=`: the alias analyses, instead of LLVM's default set.
     pub aa_pipeline: Option<String>,
+    /// `--load-pass-plugin=`: LLVM pass plugins (shared libraries) loaded into the LTO
+    /// pipeline, in order.
+    pub pass_plugins: Vec<std::path::PathBuf>,
     /// `--lto-debug-pass-manager`: LLVM prints each pass as it runs.
     pub debug_pass_manager: bool,
     /// `--lto-pgo-warn-mismatch` (default) / `--no-lto-pgo-warn-mismatch`: whether LLVM
@@ -156,6 +159,7 @@ impl Default for LtoOptions {
             profile: ProfileOptions::default(),
             pipeline: None,
             aa_pipeline: None,
+            pass_plugins: Vec::new(),
             debug_pass_manager: false,
             pgo_warn_mismatch: true,
             dwo_dir: None,

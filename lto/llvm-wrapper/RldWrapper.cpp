@@ -33,6 +33,8 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Plugins/PassPlugin.h"
+#include <dlfcn.h>
 #include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/PGOOptions.h"
 #include "llvm/Support/VirtualFileSystem.h"
@@ -507,6 +509,20 @@ static std::optional<PGOOptions> ltoPGOOptions(const char *SampleProfile,
   return std::nullopt;
 }
 
+// A pass plugin leaves LLVM's symbols undefined, for the program that loads it to provide
+// (as `opt` and lld do). rld's LTO library is loaded privately (RTLD_LOCAL), and so is the
+// LLVM it links: made global here, once, so that a plugin finds the same LLVM.
+static void exposeLLVMToPlugins() {
+  static bool Done = [] {
+    Dl_info Info;
+    // Any function of LLVM's says where LLVM is: its C API's first.
+    if (dladdr(reinterpret_cast<void *>(&LLVMContextCreate), &Info) && Info.dli_fname)
+      dlopen(Info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+    return true;
+  }();
+  (void)Done;
+}
+
 // LLVMRunPasses (llvm/lib/Passes/PassBuilderBindings.cpp) with the profiles of
 // ltoPGOOptions handed to the pass builder and the target machine, as lld's LTO hands them:
 // without a profile it runs exactly what LLVMRunPasses runs. Returns false and sets
@@ -515,8 +531,9 @@ extern "C" bool rld_run_lto_passes(LLVMModuleRef M, LLVMTargetMachineRef TMRef,
                                    const char *Passes, bool Vectorize,
                                    const char *SampleProfile,
                                    const char *CSProfile, bool CSGenerate,
-                                   const char *AAPipeline, bool DebugLogging,
-                                   char **ErrorMessage) {
+                                   const char *AAPipeline,
+                                   const char *const *Plugins, size_t PluginCount,
+                                   bool DebugLogging, char **ErrorMessage) {
   *ErrorMessage = nullptr;
   TargetMachine *TM = reinterpret_cast<TargetMachine *>(TMRef);
   Module *Mod = unwrap(M);
@@ -529,6 +546,17 @@ extern "C" bool rld_run_lto_passes(LLVMModuleRef M, LLVMTargetMachineRef TMRef,
   PTO.SLPVectorization = Vectorize;
   PassInstrumentationCallbacks PIC;
   PassBuilder PB(TM, PTO, PGOOpt, &PIC);
+  // `--load-pass-plugin`: each plugin registers its passes with the builder, as in lld.
+  if (PluginCount > 0)
+    exposeLLVMToPlugins();
+  for (size_t I = 0; I < PluginCount; ++I) {
+    Expected<PassPlugin> Plugin = PassPlugin::Load(Plugins[I]);
+    if (!Plugin) {
+      setError(ErrorMessage, "--load-pass-plugin: " + toString(Plugin.takeError()));
+      return false;
+    }
+    Plugin->registerPassBuilderCallbacks(PB);
+  }
 
   LoopAnalysisManager LAM;
   FunctionAnalysisManager FAM;

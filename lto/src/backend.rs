@@ -320,6 +320,8 @@ fn cache_keys(job: &Job) -> Option<(PathBuf, Vec<u128>)> {
         || job.cfg.save_temps.is_some()
         || job.cfg.pipeline_remarks.is_some()
         || job.cfg.dwo_dir.is_some()
+        // A pass plugin's code decides the output, and the key cannot see it.
+        || !job.cfg.pipeline.plugins.is_empty()
     {
         return None;
     }

@@ -42,6 +42,8 @@ pub struct Pipeline {
     pub passes: Option<String>,
     /// The alias analyses instead of LLVM's default set.
     pub aa: Option<String>,
+    /// Pass plugins loaded into the pass builder, in order (`--load-pass-plugin`).
+    pub plugins: Vec<std::path::PathBuf>,
     /// Print each pass as it runs.
     pub debug: bool,
 }

@@ -85,6 +85,9 @@ impl JobOptions {
         if let Some(p) = &c.pipeline.aa {
             put("aa-pipeline", p.as_bytes());
         }
+        for p in &c.pipeline.plugins {
+            put("pass-plugin", &path(p));
+        }
         if c.pipeline.debug {
             put("debug-pass-manager", b"1");
         }
@@ -171,6 +174,7 @@ impl JobOptions {
                 "dwo" => o.codegen.dwo = Some(file(v)),
                 "passes" => o.codegen.pipeline.passes = Some(text(key, v)?),
                 "aa-pipeline" => o.codegen.pipeline.aa = Some(text(key, v)?),
+                "pass-plugin" => o.codegen.pipeline.plugins.push(file(v)),
                 "debug-pass-manager" => o.codegen.pipeline.debug = v == b"1",
                 "mllvm" => o.llvm_args.push(text(key, v)?),
                 _ => return Err(format!("unknown record {key:?}")),
@@ -235,6 +239,7 @@ mod tests {
                 pipeline: crate::codegen::Pipeline {
                     passes: Some("default<O1>".into()),
                     aa: Some("basic-aa,scoped-noalias-aa".into()),
+                    plugins: vec!["plugins/a.so".into(), "/opt/b.so".into()],
                     debug: true,
                 },
                 emit: rld_lto_api::Emit::Object,

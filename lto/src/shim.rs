@@ -77,6 +77,8 @@ extern "C" {
         cs_profile: *const c_char,
         cs_generate: bool,
         aa_pipeline: *const c_char,
+        plugins: *const *const c_char,
+        plugin_count: usize,
         debug: bool,
         error: *mut *mut c_char,
     ) -> bool;
@@ -500,6 +502,13 @@ pub fn run_lto_passes(
     let sample = optional(&profile.sample)?;
     let cs = optional(&profile.cs_file)?;
     let ptr_of = |c: &Option<CString>| c.as_ref().map_or(ptr::null(), |c| c.as_ptr());
+    let plugins: Vec<CString> = settings
+        .pipeline
+        .plugins
+        .iter()
+        .map(|p| path_c_string(p))
+        .collect::<Result<_, _>>()?;
+    let plugin_ptrs: Vec<*const c_char> = plugins.iter().map(|p| p.as_ptr()).collect();
     let mut error = ptr::null_mut();
     // SAFETY: the module and target machine are live for the call; the strings are
     // NUL-terminated (or null) and outlive it; LLVM copies what it keeps.
@@ -513,6 +522,8 @@ pub fn run_lto_passes(
             ptr_of(&cs),
             profile.cs_generate,
             ptr_of(&aa),
+            plugin_ptrs.as_ptr(),
+            plugin_ptrs.len(),
             settings.pipeline.debug,
             &mut error,
         )

@@ -1935,3 +1935,100 @@ fn lto_cgo_sets_the_code_generator_level_as_lld() {
         assert_eq!(&main_code(&exe), want, "{tag}");
     }
 }
+
+/// `--load-pass-plugin` (lld's): an LLVM pass plugin built the usual way (LLVM's symbols
+/// left for the host to provide) is loaded into the LTO pipeline, and its pass runs where
+/// it registers itself (here, first in the full-LTO pipeline, setting a variable to 42),
+/// in one partition, in several, and in distributed jobs, as with lld; a plugin that
+/// cannot be loaded is an error naming it.
+#[test]
+fn load_pass_plugin_runs_in_the_lto_pipeline_as_lld() {
+    let t = Test::new();
+    let source = t.write(
+        "mark.cpp",
+        r#"#include "llvm/IR/Constants.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Plugins/PassPlugin.h"
+using namespace llvm;
+namespace {
+struct Mark : PassInfoMixin<Mark> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    GlobalVariable *G = M.getGlobalVariable("plugin_mark", true);
+    if (!G || !G->hasInitializer())
+      return PreservedAnalyses::all();
+    G->setInitializer(ConstantInt::get(G->getValueType(), 42));
+    return PreservedAnalyses::none();
+  }
+};
+} // namespace
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "mark", "1", [](PassBuilder &PB) {
+            PB.registerFullLinkTimeOptimizationEarlyEPCallback(
+                [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(Mark()); });
+          }};
+}
+"#,
+    );
+    let cxxflags = String::from_utf8_lossy(
+        &run_checked(Command::new("llvm-config-22").arg("--cxxflags")).stdout,
+    )
+    .into_owned();
+    let plugin = t.path("mark.so");
+    run_checked(
+        Command::new("clang++-22")
+            .args(["-shared", "-fPIC"])
+            .args(cxxflags.split_whitespace())
+            .arg(&source)
+            .arg("-o")
+            .arg(&plugin),
+    );
+    let main = t.compile(
+        Clang,
+        "#include <stdio.h>\nint plugin_mark = 0;\nint other(void);\n\
+         int main(void) { printf(\"%d %d\\n\", plugin_mark, other()); return 0; }\n",
+        &["-O2", "-flto"],
+    );
+    let other = t.compile(Clang, "int other(void) { return 1; }\n", &["-O2", "-flto"]);
+    let objs: [&Path; 2] = [&main, &other];
+    let load = format!("-Wl,--load-pass-plugin={}", plugin.display());
+    let distributor = format!(
+        "-Wl,--thinlto-distributor={}",
+        workspace_dir().join("scripts/dtlto-local").display()
+    );
+    let lld = t.link(Driver::ClangLld, &objs, &[&load], "lld");
+    assert_output_is(&lld, &run(&lld, &[], &[]), "42 1\n", "lld with the plugin");
+    for (n, extra) in [
+        vec![],
+        vec!["-Wl,--lto-partitions=4"],
+        vec![distributor.as_str()],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut flags = vec![load.as_str()];
+        flags.extend(extra);
+        let rld = t.link(Driver::ClangRld, &objs, &flags, &format!("rld-{n}"));
+        assert_output_is(&rld, &run(&rld, &[], &[]), "42 1\n", &format!("{flags:?}"));
+    }
+    let plain = t.link(Driver::ClangRld, &objs, &[], "rld-plain");
+    assert_output_is(
+        &plain,
+        &run(&plain, &[], &[]),
+        "0 1\n",
+        "without the plugin",
+    );
+    let (out, cmd) = t.try_link(
+        Driver::ClangRld,
+        &objs,
+        &["-Wl,--load-pass-plugin=/nonexistent/plugin.so"],
+        "rld-bad",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && stderr
+                .contains("--load-pass-plugin: Could not load library '/nonexistent/plugin.so'"),
+        "{cmd}\n{stderr}"
+    );
+}

@@ -132,6 +132,7 @@ const NAMES: &[&str] = &[
     "ld-generated-unwind-info",
     "library",
     "library-path",
+    "load-pass-plugin",
     "lto",
     "lto-O",
     "lto-aa-pipeline",
