@@ -279,6 +279,8 @@ const SPECS: &[Spec] = &[
     flag(&["--no-nmagic"], "Undo -n: page-aligned segments", |p| p.o.nmagic = false),
     flag(&["-static-pie"], "Produce a static position-independent executable", Parser::static_pie),
     flag(&["-r", "--relocatable"], "Produce a relocatable object", |p| p.o.relocatable = true),
+    flag(&["--force-group-allocation"], "With -r, resolve COMDAT groups as a final link does: no group sections in the output",
+        |p| p.o.force_group_allocation = true),
     arg(&["-m"], "EMULATION", "Set the emulation; only elf_x86_64 is supported", Value(Parser::emulation)),
     arg(&["--package-metadata"], "JSON", "Add a .note.package note holding JSON (the packaging metadata of systemd's spec)",
         Set(|p, v| p.o.package_metadata = Some(v.into()))),

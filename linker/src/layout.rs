@@ -44,6 +44,7 @@ pub fn assign_input_sections(link: &mut Link) -> Result<()> {
         drop_nonalloc: !link.opts.z_section_header,
         keep_text_prefix: link.opts.z_keep_text_section_prefix,
         relocatable: link.opts.relocatable,
+        groups_resolved: link.opts.force_group_allocation,
         script: script.as_ref(),
         orphans_keep_names: link.scripts.lays_out(),
     };
@@ -249,6 +250,9 @@ struct Rules<'a> {
     /// `-r`: sections keep their names (as lld and GNU ld do), group members and what
     /// makes them mergeable.
     relocatable: bool,
+    /// `--force-group-allocation`: `-r` resolves COMDAT groups, whose members are then
+    /// sections like any other.
+    groups_resolved: bool,
 }
 
 /// One object's sections that go to one output section, in section order.
@@ -289,7 +293,10 @@ fn group_by_output(
         let mut scripted = rules.script.and_then(|m| m.place(&obj.name, input_name));
         // `-r`: a COMDAT group's members stay sections of their own (GNU ld's rule), so
         // the final link can still drop the group whole; a script can only discard them.
-        if rules.relocatable && s.flags & u64::from(SHF_GROUP) != 0 && scripted != Some(None) {
+        // With `--force-group-allocation` the groups are resolved as in a final link, and
+        // their members are sections like any other.
+        let grouped = s.flags & u64::from(SHF_GROUP) != 0 && !rules.groups_resolved;
+        if rules.relocatable && grouped && scripted != Some(None) {
             scripted = None;
         }
         let (name, flags, member) = if let Some(target) = scripted {
@@ -300,11 +307,15 @@ fn group_by_output(
             };
             (name, s.flags & FLAG_MASK, None)
         } else if rules.relocatable {
-            let kept = FLAG_MASK | u64::from(SHF_GROUP);
+            let kept = if rules.groups_resolved {
+                FLAG_MASK
+            } else {
+                FLAG_MASK | u64::from(SHF_GROUP)
+            };
             // A SHF_LINK_ORDER section stays apart from those linked to other sections, so
             // that it still lives (and is ordered) with its own (lld's rule).
             let linked = obj.link_order_parent(i as u32).map(|p| (file, p));
-            let group = (s.flags & u64::from(SHF_GROUP) != 0).then_some((file, i as u32));
+            let group = grouped.then_some((file, i as u32));
             let member = linked.or(group);
             (input_name, s.flags & kept, member)
         } else if rules.orphans_keep_names {

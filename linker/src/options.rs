@@ -181,6 +181,9 @@ pub struct Options {
     /// `--check-dynamic-relocations`: read the written places of `.rela.dyn` back (with
     /// `--apply-dynamic-relocs`).
     pub check_dynamic_relocations: bool,
+    /// `--force-group-allocation`: `-r` resolves COMDAT groups as a final link does and
+    /// writes no group sections.
+    pub force_group_allocation: bool,
     /// `--shuffle-sections=GLOB=SEED`, in order.
     pub shuffle_sections: Vec<crate::shuffle::Rule>,
     /// `--branch-to-branch` / `--no-branch-to-branch`; unset: on from `-O2`, as in lld.
@@ -531,6 +534,7 @@ impl Default for Options {
             opt_level: 1,
             branch_to_branch: None,
             shuffle_sections: Vec::new(),
+            force_group_allocation: false,
             check_dynamic_relocations: false,
             error_handling_script: None,
             split_stack_adjust_size: 16384,

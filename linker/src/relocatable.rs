@@ -382,6 +382,10 @@ fn drop_duplicate_groups(link: &mut Link) {
 /// were dropped when the inputs were read).
 fn kept_groups(link: &Link) -> Vec<Group> {
     let mut groups = Vec::new();
+    // `--force-group-allocation`: resolved here, no group is left for the final link.
+    if link.opts.force_group_allocation {
+        return groups;
+    }
     for (f, obj) in link.objects.iter().enumerate() {
         for g in &obj.comdat_groups {
             let members: Vec<u32> = g

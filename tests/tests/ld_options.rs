@@ -4507,3 +4507,76 @@ fn oformat_binary_as_lld() {
 fn script_arg(path: &Path) -> String {
     format!("-T{}", path.display())
 }
+
+/// `--force-group-allocation` (GNU ld's and lld's): `-r` resolves COMDAT groups as a final
+/// link does, one copy of each, and writes no group sections, the members staying
+/// sections of their own names; its sections, global symbols and relocations are lld's,
+/// and a program linked from it runs. Without the option the group stays for the final
+/// link.
+#[test]
+fn force_group_allocation_resolves_groups_in_r_as_lld() {
+    let t = Test::new();
+    let source = |tag: &str, value: u32| {
+        format!(
+            ".text\n.globl f{tag}\nf{tag}:\n\tcall foo\n\tret\n\
+             .section .text.foo,\"axG\",@progbits,foo,comdat\n.weak foo\nfoo:\n\
+             \tmovl ${value}, %eax\n\tret\n\
+             .section .data.foo,\"awG\",@progbits,foo,comdat\n.quad {value}\n"
+        )
+    };
+    let a = t.assemble("a", &source("a", 1));
+    let b = t.assemble("b", &source("b", 2));
+    let headers = |o: &Path| -> Vec<(String, String)> {
+        sections(o)
+            .into_iter()
+            .map(|s| (s.name, s.typ))
+            // (The string tables come in an order of rld's own in `-r` output.)
+            .filter(|(n, _)| !n.is_empty() && !n.ends_with("strtab"))
+            .collect()
+    };
+    let globals = |o: &Path| -> Vec<String> {
+        tool_stdout("readelf", &["-sW"], o)
+            .lines()
+            .filter(|l| l.contains(" GLOBAL ") || l.contains(" WEAK "))
+            .map(|l| l.split_whitespace().skip(3).collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    let relocs = |o: &Path| -> Vec<String> {
+        tool_stdout("readelf", &["-rW"], o)
+            .lines()
+            .filter(|l| l.contains("R_X86_64"))
+            .map(str::to_string)
+            .collect()
+    };
+    let rld = t.link(
+        Driver::Rld,
+        &[&a, &b],
+        &["-r", "--force-group-allocation"],
+        "rld.o",
+    );
+    let lld = t.path("lld.o");
+    run_checked(
+        std::process::Command::new("ld.lld-22")
+            .args(["-r", "--force-group-allocation"])
+            .args([&a, &b])
+            .arg("-o")
+            .arg(&lld),
+    );
+    let ours = headers(&rld);
+    assert!(!ours.iter().any(|(_, t)| t == "GROUP"), "{ours:?}");
+    assert_eq!(ours, headers(&lld));
+    assert_eq!(globals(&rld), globals(&lld));
+    assert_eq!(relocs(&rld), relocs(&lld));
+    assert_eq!(
+        section_data(&rld, ".text.foo"),
+        section_data(&lld, ".text.foo")
+    );
+    let kept = t.link(Driver::Rld, &[&a, &b], &["-r"], "rld-groups.o");
+    assert!(headers(&kept).iter().any(|(_, t)| t == "GROUP"));
+    let main = t.compile(
+        Clang,
+        "int fa(void), fb(void);\nint main(void) { return fa() + fb() == 2 ? 0 : 1; }\n",
+        &["-O1"],
+    );
+    t.check_program(&[&main, &rld], &[], Some(""));
+}
