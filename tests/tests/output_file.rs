@@ -444,6 +444,9 @@ fn a_previous_executable_is_written_over_in_place_as_if_new() {
         let old = t.write(name, vec![0xabu8; 8 << 20]);
         std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o600)).unwrap();
         let before = inode(&old);
+        // Held open, the old file keeps its inode number until the check: a file put in
+        // its place cannot be given the same number (file systems reuse a freed one).
+        let held = std::fs::File::open(&old).unwrap();
         let out = t.link(Driver::ClangRld, &[&obj], flags, name);
         assert!(
             std::fs::read(&out).unwrap() == std::fs::read(expected).unwrap(),
@@ -453,6 +456,7 @@ fn a_previous_executable_is_written_over_in_place_as_if_new() {
         assert_eq!(mode, expected_mode, "{name}: mode {mode:o}");
         let in_place = flags.is_empty() && kernel_protects_running_programs();
         assert_eq!(inode(&out) == before, in_place, "{name}: written in place?");
+        drop(held);
     }
     assert_output_is(
         &fresh,
