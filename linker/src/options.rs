@@ -184,6 +184,8 @@ pub struct Options {
     /// `--force-group-allocation`: `-r` resolves COMDAT groups as a final link does and
     /// writes no group sections.
     pub force_group_allocation: bool,
+    /// The `--remap-inputs` table, once read (see `Remap::of`).
+    pub remap_table: std::sync::OnceLock<crate::input::remap::Remap>,
     /// `--shuffle-sections=GLOB=SEED`, in order.
     pub shuffle_sections: Vec<crate::shuffle::Rule>,
     /// `--branch-to-branch` / `--no-branch-to-branch`; unset: on from `-O2`, as in lld.
@@ -534,6 +536,7 @@ impl Default for Options {
             opt_level: 1,
             branch_to_branch: None,
             shuffle_sections: Vec::new(),
+            remap_table: std::sync::OnceLock::new(),
             force_group_allocation: false,
             check_dynamic_relocations: false,
             error_handling_script: None,

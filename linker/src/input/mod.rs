@@ -234,7 +234,7 @@ struct Collector<'o> {
     files: Vec<Collected>,
     groups: GroupIds,
     /// `--remap-inputs`: where inputs are read from.
-    remap: remap::Remap,
+    remap: &'o remap::Remap,
     scripts: ScriptFacts,
     search_dirs: Vec<PathBuf>,
     /// The existing output file's identity (device, inode), which no input may share.
@@ -412,7 +412,7 @@ impl<'o> Collector<'o> {
             opts,
             files: Vec::new(),
             groups: GroupIds::default(),
-            remap: remap::Remap::new(&opts.remap_inputs_files, &opts.remap_inputs)?,
+            remap: remap::Remap::of(opts)?,
             scripts: ScriptFacts::default(),
             search_dirs,
             output,

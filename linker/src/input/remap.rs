@@ -7,7 +7,7 @@ use crate::error::{LinkError, Result};
 use std::path::{Path, PathBuf};
 
 /// Where each remapped input is read from.
-#[derive(Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Remap {
     exact: Vec<(String, PathBuf)>,
     globs: Vec<(String, PathBuf)>,
@@ -22,6 +22,16 @@ pub enum Remapped {
 }
 
 impl Remap {
+    /// The table of `opts`, read once per link (libraries `.deplibs` or a plugin adds
+    /// are collected later, with the same table).
+    pub fn of(opts: &crate::options::Options) -> Result<&Remap> {
+        if let Some(table) = opts.remap_table.get() {
+            return Ok(table);
+        }
+        let table = Remap::new(&opts.remap_inputs_files, &opts.remap_inputs)?;
+        Ok(opts.remap_table.get_or_init(|| table))
+    }
+
     /// The table `files` (read now) and `specs` give, in lld's words when one is not
     /// `from-glob=to-file`.
     pub fn new(files: &[PathBuf], specs: &[String]) -> Result<Remap> {
