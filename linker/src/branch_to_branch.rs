@@ -63,7 +63,7 @@ impl Redirects {
         }
     }
 
-    /// The redirected relocations of one section, in order: `(relocation, now)`.
+    /// The redirected relocations of one section, in order: `(section, relocation, now)`.
     pub fn of_section(&self, file: FileId, sec: u32) -> &[(u32, u32, Branch)] {
         let list = self.files.get(file as usize).map_or(&[][..], |v| &v[..]);
         let start = list.partition_point(|&(s, _, _)| s < sec);
