@@ -7,8 +7,11 @@
 //! error, and nothing is written. Without `--apply-dynamic-relocs` the places hold what the
 //! inputs had, and there is nothing to compare (lld checks nothing either).
 
+use crate::object_file::LE;
 use crate::scan::reloc_name;
 use object::elf::*;
+use object::read::elf::{Dyn as _, FileHeader as _, ProgramHeader as _, Rela as _, Sym as _};
+use object::LittleEndian;
 
 /// At most this many disagreements are reported.
 const SHOWN: usize = 20;
@@ -31,9 +34,9 @@ struct Image<'a> {
     bytes: &'a [u8],
     /// Loaded segments: (vaddr, memsz, offset, filesz).
     loads: Vec<(u64, u64, u64, u64)>,
-    rela: &'a [u8],
+    rela: &'a [Rela64<LittleEndian>],
     /// `.dynsym` and `.dynstr`, for the symbol a relocation names.
-    dynsym: &'a [u8],
+    dynsym: &'a [Sym64<LittleEndian>],
     dynstr: &'a [u8],
 }
 
@@ -49,43 +52,35 @@ fn u32_at(b: &[u8], at: usize) -> Option<u32> {
     ))
 }
 
-fn u16_at(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(
-        b.get(at..at.checked_add(2)?)?.try_into().ok()?,
-    ))
-}
-
 impl<'a> Image<'a> {
     fn read(bytes: &'a [u8]) -> Result<Option<Image<'a>>, &'static str> {
-        let phoff = u64_at(bytes, 32).ok_or("ELF header")? as usize;
-        let phentsize = u16_at(bytes, 54).ok_or("ELF header")? as usize;
-        let phnum = u16_at(bytes, 56).ok_or("ELF header")? as usize;
+        let header = FileHeader64::<LittleEndian>::parse(bytes).map_err(|_| "ELF header")?;
+        let phdrs = header
+            .program_headers(LE, bytes)
+            .map_err(|_| "program headers")?;
         let mut loads = Vec::new();
         let mut dynamic = None;
-        for k in 0..phnum {
-            let at = phoff + k * phentsize;
-            let field = |o: usize| u64_at(bytes, at + o).ok_or("program headers");
-            let p_type = u32_at(bytes, at).ok_or("program headers")?;
-            let (offset, vaddr, filesz, memsz) = (field(8)?, field(16)?, field(32)?, field(40)?);
-            match p_type {
-                PT_LOAD => loads.push((vaddr, memsz, offset, filesz)),
-                PT_DYNAMIC => dynamic = Some((offset, filesz)),
+        for ph in phdrs {
+            match ph.p_type(LE) {
+                PT_LOAD => loads.push((
+                    ph.p_vaddr(LE),
+                    ph.p_memsz(LE),
+                    ph.p_offset(LE),
+                    ph.p_filesz(LE),
+                )),
+                PT_DYNAMIC => dynamic = ph.dynamic(LE, bytes).map_err(|_| "dynamic section")?,
                 _ => {}
             }
         }
-        let Some((offset, size)) = dynamic else {
+        let Some(dynamic) = dynamic else {
             return Ok(None);
         };
-        let dynamic = bytes
-            .get(offset as usize..(offset + size) as usize)
-            .ok_or("dynamic section")?;
         let tag = |wanted: u32| {
             dynamic
-                .chunks_exact(16)
-                .map(|e| (u64_at(e, 0).unwrap_or(0), u64_at(e, 8).unwrap_or(0)))
-                .take_while(|&(t, _)| t != u64::from(DT_NULL))
-                .find(|&(t, _)| t == u64::from(wanted))
-                .map(|(_, v)| v)
+                .iter()
+                .take_while(|d| d.d_tag(LE) != u64::from(DT_NULL))
+                .find(|d| d.d_tag(LE) == u64::from(wanted))
+                .map(|d| d.d_val(LE))
         };
         let (Some(rela), Some(rela_size)) = (tag(DT_RELA), tag(DT_RELASZ)) else {
             return Ok(None);
@@ -98,12 +93,15 @@ impl<'a> Image<'a> {
             dynsym: &[],
             dynstr: &[],
         };
-        image.rela = image.file_range(rela, rela_size).ok_or(".rela.dyn")?;
+        let rela = image.file_range(rela, rela_size).ok_or(".rela.dyn")?;
+        image.rela = object::pod::slice_from_all_bytes(rela).map_err(|_| ".rela.dyn")?;
         if let (Some(symtab), Some(strtab), Some(strsz)) = (symtab, strtab, strsz) {
             // `.dynsym` ends where `.dynstr` begins in lld's layout and rld's; otherwise
             // only the names are lost.
             let size = strtab.saturating_sub(symtab);
-            image.dynsym = image.file_range(symtab, size).unwrap_or(&[]);
+            let dynsym = image.file_range(symtab, size).unwrap_or(&[]);
+            image.dynsym = object::pod::slice_from_bytes(dynsym, dynsym.len() / 24)
+                .map_or(&[], |(syms, _)| syms);
             image.dynstr = image.file_range(strtab, strsz).unwrap_or(&[]);
         }
         Ok(Some(image))
@@ -143,7 +141,7 @@ impl<'a> Image<'a> {
     }
 
     fn symbol_name(&self, index: usize) -> Option<String> {
-        let name = u32_at(self.dynsym, index.checked_mul(24)?)? as usize;
+        let name = self.dynsym.get(index)?.st_name(LE) as usize;
         let rest = self.dynstr.get(name..)?;
         let end = rest.iter().position(|&b| b == 0)?;
         Some(String::from_utf8_lossy(&rest[..end]).into_owned())
@@ -151,10 +149,9 @@ impl<'a> Image<'a> {
 
     fn disagreements(&self) -> Vec<String> {
         let mut found = Vec::new();
-        for e in self.rela.chunks_exact(24) {
-            let (offset, info) = (u64_at(e, 0).unwrap_or(0), u64_at(e, 8).unwrap_or(0));
-            let addend = u64_at(e, 16).unwrap_or(0) as i64;
-            let (sym, r_type) = ((info >> 32) as usize, info as u32);
+        for r in self.rela {
+            let (offset, addend) = (r.r_offset(LE), r.r_addend(LE));
+            let (sym, r_type) = (r.r_sym(LE, false) as usize, r.r_type(LE, false));
             let against = match sym {
                 0 => String::new(),
                 s => format!(
@@ -195,7 +192,7 @@ mod tests {
     fn image(relocs: &[(u32, u64, i64)], place: &[u8]) -> Vec<u8> {
         let mut b = vec![0u8; 0x300];
         let base = 0x1000u64;
-        b[..4].copy_from_slice(b"\x7fELF");
+        b[..7].copy_from_slice(b"\x7fELF\x02\x01\x01");
         b[32..40].copy_from_slice(&64u64.to_le_bytes()); // e_phoff
         b[54..56].copy_from_slice(&56u16.to_le_bytes());
         b[56..58].copy_from_slice(&2u16.to_le_bytes());
