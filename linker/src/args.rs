@@ -765,6 +765,11 @@ const SPECS: &[Spec] = &[
     flag(&["--version"], "Print the version and exit",
         |p| { p.o.print_version = true; p.o.version_only = true; }),
     flag(&["--help"], "Print this help", |p| p.o.print_help = true),
+    // GNU ld's: build scripts ask it what to write in OUTPUT_FORMAT, and for the sysroot.
+    flag(&["--print-output-format"], "Print the output format (elf64-x86-64), and link if there are inputs",
+        |p| p.o.print_output_format = true),
+    flag(&["--print-sysroot"], "Print the --sysroot directory (nothing without one) and exit",
+        |p| p.o.print_sysroot = true),
     flag(&["--print-driver"],
         "Print the command line rld links with (run as `rld` without a C runtime, it adds what clang-14 adds) and exit",
         |p| p.o.print_driver = true),

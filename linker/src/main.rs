@@ -73,6 +73,21 @@ fn main() -> ExitCode {
     if opts.print_help {
         return print_out(rld::args::help_text());
     }
+    // GNU ld prints the sysroot (nothing without one) and links nothing.
+    if opts.print_sysroot {
+        let line = opts
+            .sysroot
+            .as_ref()
+            .map_or(String::new(), |s| format!("{}\n", s.display()));
+        return print_out(&line);
+    }
+    // As GNU ld: the format, then the link if there is one.
+    if opts.print_output_format {
+        if opts.inputs.is_empty() {
+            return print_out("elf64-x86-64\n");
+        }
+        print_out("elf64-x86-64\n");
+    }
     if opts.print_version {
         // `v` before the number: libtool reads a version line with " 0." or " 1." in it as
         // GNU ld older than 2.11, without anonymous version scripts, and then ignores

@@ -192,6 +192,10 @@ pub struct Options {
     pub branch_to_branch: Option<bool>,
     /// `-v` / `-V` / `--version`: print the version; link only if there are inputs.
     pub print_version: bool,
+    /// `--print-output-format`: print the BFD name of the output format (GNU ld's).
+    pub print_output_format: bool,
+    /// `--print-sysroot`: print the sysroot and exit (GNU ld's).
+    pub print_sysroot: bool,
     /// `--version`: print the version and link nothing, as GNU ld and lld.
     pub version_only: bool,
     /// `--help`.
@@ -490,6 +494,8 @@ impl Default for Options {
             output: PathBuf::from("a.out"),
             inputs: Vec::new(),
             library_paths: Vec::new(),
+            print_output_format: false,
+            print_sysroot: false,
             sysroot: None,
             kind: OutputKind::Executable,
             no_dynamic_linker: false,

@@ -4580,3 +4580,44 @@ fn force_group_allocation_resolves_groups_in_r_as_lld() {
     );
     t.check_program(&[&main, &rld], &[], Some(""));
 }
+
+/// GNU ld's `--print-output-format` (what build scripts write in `OUTPUT_FORMAT`): the
+/// format's name, then the link if there are inputs; `--print-sysroot`: the sysroot (nothing
+/// without one), and no link. Each prints what GNU ld prints.
+#[test]
+fn print_output_format_and_sysroot_as_gnu_ld() {
+    let t = Test::new();
+    let obj = t.assemble("p", ".globl _start\n_start:\n\tret\n");
+    let printed = |program: &str, args: &[&str]| -> (String, bool) {
+        let out = run_checked(std::process::Command::new(program).args(args));
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            out.status.success(),
+        )
+    };
+    let rld = rld_path();
+    let rld = rld.to_str().unwrap();
+    for args in [
+        vec!["--print-output-format"],
+        vec!["--print-sysroot"],
+        vec!["--print-sysroot", "--sysroot=/opt/sysroot"],
+    ] {
+        assert_eq!(printed(rld, &args), printed("ld", &args), "{args:?}");
+    }
+    let out = t.path("linked");
+    let obj_arg = obj.to_str().unwrap();
+    let out_arg = out.to_str().unwrap();
+    let (text, ok) = printed(rld, &["--print-output-format", obj_arg, "-o", out_arg]);
+    assert!(ok && text == "elf64-x86-64\n" && out.is_file());
+    let not_linked = t.path("not-linked");
+    printed(
+        rld,
+        &[
+            "--print-sysroot",
+            obj_arg,
+            "-o",
+            not_linked.to_str().unwrap(),
+        ],
+    );
+    assert!(!not_linked.exists());
+}
