@@ -278,7 +278,7 @@ const SPECS: &[Spec] = &[
     }),
     flag(&["--no-nmagic"], "Undo -n: page-aligned segments", |p| p.o.nmagic = false),
     flag(&["-static-pie"], "Produce a static position-independent executable", Parser::static_pie),
-    flag(&["-r", "--relocatable"], "Produce a relocatable object", |p| p.o.relocatable = true),
+    flag(&["-r", "--relocatable", "-i"], "Produce a relocatable object (-i: GNU ld's other name)", |p| p.o.relocatable = true),
     flag(&["--force-group-allocation"], "With -r, resolve COMDAT groups as a final link does: no group sections in the output",
         |p| p.o.force_group_allocation = true),
     arg(&["-m"], "EMULATION", "Set the emulation; only elf_x86_64 is supported", Value(Parser::emulation)),
@@ -811,6 +811,9 @@ const SPECS: &[Spec] = &[
             "full" | "thin" => Ok(()),
             _ => Err(ArgsError::Refused(format!("unknown LTO mode: {v}"))),
         })),
+    // GNU ld ignores these (SVR4's -Qy, -g) or only tunes its own memory with them.
+    flag(&["-Qy", "-g"], "Accepted: GNU ld ignores them too", |_| {}),
+    flag(&["--no-keep-memory", "--reduce-memory-overheads"], "Accepted: GNU ld's memory tuning; rld's memory use is its own", |_| {}),
     flag(&["--mmap-output-file", "--no-mmap-output-file"], "Accepted: rld writes the output from its own buffers either way", |_| {}),
     flag(&["--xosegment", "--no-xosegment"], "Accepted: x86-64 code has no execute-only sections to place apart (as lld-22)", |_| {}),
     // lld-22 parses these and no longer warns about anything with them.
@@ -2027,6 +2030,10 @@ mod tests {
             "--warn-ifunc-textrel a.o",
             "--lto=thin a.o",
             "-lto=full a.o",
+            "-Qy a.o",
+            "-g a.o",
+            "--no-keep-memory a.o",
+            "--reduce-memory-overheads a.o",
             "-X a.o",
             "-x a.o",
             "--print-gc-sections a.o",
@@ -2034,6 +2041,7 @@ mod tests {
         ] {
             assert!(parse(cmdline).warnings.is_empty(), "{cmdline}");
         }
+        assert!(parse("-i a.o").relocatable);
         // GNU ld's warning for a big-endian output, in its words.
         assert_eq!(
             parse("-EB a.o").warnings,
