@@ -522,6 +522,11 @@ const SPECS: &[Spec] = &[
     flag(&["--no-use-android-relr-tags"], "The generic ABI's DT_RELR tags (default)", |p| p.o.android_relr_tags = false),
     flag(&["--apply-dynamic-relocs"], "Also write the values dynamic relocations fill in (GNU ld's output)",
         |p| p.o.apply_dynamic_relocs = true),
+    arg(&["--spare-dynamic-tags"], "N", "End .dynamic with N empty entries, the terminator among them, for tools to fill (GNU ld's; default 1, as lld)",
+        Value(|p, v| {
+            p.o.spare_dynamic_tags = number(&p.opt, v)?;
+            Ok(())
+        })),
     flag(&["--check-dynamic-relocations"], "With --apply-dynamic-relocs, check that each place of .rela.dyn holds its relocation's addend",
         |p| p.o.check_dynamic_relocations = true),
     flag(&["--no-check-dynamic-relocations"], "Do not check the places of dynamic relocations (default)",

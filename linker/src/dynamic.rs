@@ -562,7 +562,12 @@ fn dynamic_tags(link: &Link, tables: &Tables, t: &DynamicTables) -> Vec<(i64, Dy
         ));
         d.push((i64::from(DT_VERNEEDNUM), Number(u64::from(t.verneed_count))));
     }
-    d.push((i64::from(DT_NULL), Number(0)));
+    // The end: one empty entry, or `--spare-dynamic-tags` of them for tools that add tags
+    // to a linked file (GNU ld's count, the terminator among them; but never none, which
+    // would leave the loader reading past the table).
+    for _ in 0..link.opts.spare_dynamic_tags.max(1) {
+        d.push((i64::from(DT_NULL), Number(0)));
+    }
     d
 }
 

@@ -192,6 +192,8 @@ pub struct Options {
     pub branch_to_branch: Option<bool>,
     /// `-v` / `-V` / `--version`: print the version; link only if there are inputs.
     pub print_version: bool,
+    /// `--spare-dynamic-tags=N`: empty `.dynamic` entries after the last (GNU ld's).
+    pub spare_dynamic_tags: u32,
     /// `--print-output-format`: print the BFD name of the output format (GNU ld's).
     pub print_output_format: bool,
     /// `--print-sysroot`: print the sysroot and exit (GNU ld's).
@@ -494,6 +496,7 @@ impl Default for Options {
             output: PathBuf::from("a.out"),
             inputs: Vec::new(),
             library_paths: Vec::new(),
+            spare_dynamic_tags: 0,
             print_output_format: false,
             print_sysroot: false,
             sysroot: None,

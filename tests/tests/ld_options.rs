@@ -4621,3 +4621,56 @@ fn print_output_format_and_sysroot_as_gnu_ld() {
     );
     assert!(!not_linked.exists());
 }
+
+/// GNU ld's `--spare-dynamic-tags=N`: `.dynamic` ends with N empty entries, the terminator
+/// among them, as many as GNU ld writes (its default is 5; lld writes the terminator
+/// alone, and so does rld by default); with 0, where GNU ld writes no terminator, rld
+/// keeps it. The library still loads.
+#[test]
+fn spare_dynamic_tags_as_gnu_ld() {
+    let t = Test::new();
+    let obj = t.compile(
+        Clang,
+        "int lib_value(void) { return 7; }\n",
+        &["-O1", "-fPIC"],
+    );
+    // The empty (DT_NULL) entries `.dynamic` ends with.
+    let nulls = |so: &Path| -> usize {
+        section_data(so, ".dynamic")
+            .chunks_exact(16)
+            .rev()
+            .take_while(|e| e.iter().all(|&b| b == 0))
+            .count()
+    };
+    let lld = t.link(Driver::ClangLld, &[&obj], &["-shared"], "lld.so");
+    let plain = t.link(Driver::ClangRld, &[&obj], &["-shared"], "rld.so");
+    assert_eq!(nulls(&plain), nulls(&lld));
+    for n in [0, 1, 2, 5] {
+        let flag = format!("-Wl,--spare-dynamic-tags={n}");
+        let [gnu, rld] = [Driver::GccLd, Driver::ClangRld].map(|d| {
+            t.link(
+                d,
+                &[&obj],
+                &["-shared", &flag],
+                &format!("{}-{n}.so", d.name()),
+            )
+        });
+        assert_eq!(nulls(&rld), n.max(1));
+        assert_eq!(nulls(&rld), nulls(&gnu).max(1), "{n}");
+        let main = t.compile(
+            Clang,
+            "int lib_value(void);\nint main(void) { return lib_value() - 7; }\n",
+            &["-O1"],
+        );
+        let dir = rld.parent().unwrap().display().to_string();
+        let linked = format!("-Wl,{}", rld.display());
+        let rpath = format!("-Wl,-rpath,{dir}");
+        let exe = t.link(
+            Driver::ClangRld,
+            &[&main],
+            &[&linked, &rpath],
+            &format!("main-{n}"),
+        );
+        assert!(run(&exe, &[], &[]).status.success());
+    }
+}
