@@ -819,6 +819,9 @@ const SPECS: &[Spec] = &[
     // GNU ld ignores these (SVR4's -Qy, -g) or only tunes its own memory with them.
     flag(&["-Qy", "-g"], "Accepted: GNU ld ignores them too", |_| {}),
     flag(&["--no-keep-memory", "--reduce-memory-overheads"], "Accepted: GNU ld's memory tuning; rld's memory use is its own", |_| {}),
+    arg(&["--hash-size", "--max-cache-size"], "N", "Accepted: GNU ld's sizes of its own tables and caches",
+        Value(|p, v| number::<u64>(&p.opt, v).map(|_| ()))),
+    flag(&["--map-whole-files", "--no-map-whole-files"], "Accepted: gold's choice of how to read inputs; rld maps them", |_| {}),
     flag(&["--mmap-output-file", "--no-mmap-output-file"], "Accepted: rld writes the output from its own buffers either way", |_| {}),
     flag(&["--xosegment", "--no-xosegment"], "Accepted: x86-64 code has no execute-only sections to place apart (as lld-22)", |_| {}),
     // lld-22 parses these and no longer warns about anything with them.
@@ -2039,6 +2042,9 @@ mod tests {
             "-g a.o",
             "--no-keep-memory a.o",
             "--reduce-memory-overheads a.o",
+            "--hash-size=31 a.o",
+            "--max-cache-size 100 a.o",
+            "--map-whole-files a.o",
             "-X a.o",
             "-x a.o",
             "--print-gc-sections a.o",
