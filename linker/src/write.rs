@@ -177,7 +177,10 @@ pub fn write_output(
         );
         (shoff, shnum, shoff + 64 * shnum as u64)
     } else {
-        (0, 0, end)
+        // lld sizes the file as if the table were there, and leaves its place zeros: the
+        // same bytes as lld's.
+        let table = 64 * (1 + link.outputs.len() + trailing.len()) as u64;
+        (0, 0, end.next_multiple_of(8) + table)
     };
 
     let mut map = pending.buffer(file_size)?;
