@@ -331,7 +331,11 @@ fn partition(
                 .collect()
         })
         .collect();
-    if link.relocatable {
+    // Type tests (CFI, whole-program vtables) are lowered from every module's type
+    // metadata at once (LLVM's LowerTypeTests): split, each partition would see only its
+    // own vtables and fail the others' checks. One partition, as lld's full LTO.
+    let type_tests = index.modules.iter().any(|m| m.type_tests);
+    if link.relocatable || type_tests {
         return Ok(PartitionPlan::single(index, &compiled));
     }
     let input = PartitionInput {

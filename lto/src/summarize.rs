@@ -247,9 +247,20 @@ pub fn summarize_module(module_id: &str, module: &Module) -> ModuleSummary {
     special_globals(&mut summary, &index, &globals);
     asm_symbols(&mut summary, module);
     summary.dependent_libraries = dependent_libraries(module);
+    summary.type_tests = TYPE_TESTS
+        .iter()
+        .any(|name| module.get_function(name).is_some());
     facts.finish(&mut summary);
     summary
 }
+
+/// The intrinsics that test a pointer's type against the modules' type metadata.
+const TYPE_TESTS: [&str; 4] = [
+    "llvm.type.test",
+    "llvm.public.type.test",
+    "llvm.type.checked.load",
+    "llvm.type.checked.load.relative",
+];
 
 /// The libraries `llvm.dependent-libraries` names (clang's `#pragma comment(lib, "m")`):
 /// each node holds one string, as LLVM's IR symbol table reads them for lld.

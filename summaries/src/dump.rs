@@ -113,6 +113,9 @@ fn write_dump(s: &ModuleSummary, out: &mut String) -> std::fmt::Result {
             s.dependent_libraries.join(" ")
         )?;
     }
+    if s.type_tests {
+        writeln!(out, "type tests: yes (the link is one partition)")?;
+    }
 
     writeln!(out)?;
     writeln!(out, "initializer pointers: {}", s.initializers.len())?;

@@ -11,7 +11,7 @@ use crate::model::*;
 
 /// Version of the on-disk summary format this crate reads and writes. Readers accept exactly
 /// this version: any change to the layout or to the meaning of a field bumps it.
-pub const FORMAT_VERSION: u32 = 14;
+pub const FORMAT_VERSION: u32 = 15;
 
 /// The first eight bytes of every encoded summary.
 pub const MAGIC: &[u8; 8] = b"RLDSUMRY";
@@ -259,6 +259,7 @@ pub fn encode(s: &ModuleSummary) -> Vec<u8> {
     for d in &s.dependent_libraries {
         w.str(d);
     }
+    w.0.push(u8::from(s.type_tests));
     w.0
 }
 
@@ -631,6 +632,7 @@ pub fn decode(data: &[u8]) -> Result<ModuleSummary, SummaryError> {
     for _ in 0..n {
         s.dependent_libraries.push(r.string()?);
     }
+    s.type_tests = r.bits("type tests", 1)? != 0;
 
     if r.pos != data.len() {
         return Err(SummaryError::TrailingBytes {
@@ -972,8 +974,8 @@ mod tests {
             source_file: "a.c".to_string(),
             ..Default::default()
         };
-        let mut expected = b"RLDSUMRY\x0e\x00\x00\x00\x03a.o\x03a.c".to_vec();
-        expected.extend_from_slice(&[0; 13]);
+        let mut expected = b"RLDSUMRY\x0f\x00\x00\x00\x03a.o\x03a.c".to_vec();
+        expected.extend_from_slice(&[0; 14]);
         assert_eq!(encode(&s), expected);
     }
 
@@ -1075,7 +1077,7 @@ mod tests {
         bytes[8..12].copy_from_slice(&9u32.to_le_bytes());
         assert_eq!(
             decode(&bytes).unwrap_err().to_string(),
-            "unsupported summary version 9 (this rld reads 14)"
+            "unsupported summary version 9 (this rld reads 15)"
         );
     }
 

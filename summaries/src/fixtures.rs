@@ -222,6 +222,7 @@ pub(crate) fn full_summary() -> ModuleSummary {
             },
         ],
         dependent_libraries: vec!["m".to_string(), "/opt/lib/libz.a".to_string()],
+        type_tests: true,
     }
 }
 

@@ -573,6 +573,10 @@ pub struct ModuleSummary {
     /// The libraries its `llvm.dependent-libraries` names (`#pragma comment(lib, ...)`),
     /// which the link adds as lld does.
     pub dependent_libraries: Vec<String>,
+    /// The module tests types (`llvm.type.test`, `llvm.type.checked.load`: clang's
+    /// `-fsanitize=cfi` and `-fwhole-program-vtables`): LLVM lowers the tests from every
+    /// module's type metadata at once, so the program cannot be split into partitions.
+    pub type_tests: bool,
 }
 
 impl ModuleSummary {

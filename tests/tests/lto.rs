@@ -2032,3 +2032,121 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
         "{cmd}\n{stderr}"
     );
 }
+
+/// Type tests (`-fsanitize=cfi`, `-fwhole-program-vtables`) are lowered from every module's
+/// type metadata at once, so such a program is one partition (as lld's full LTO is one
+/// module). Split, each partition saw only its own vtables: a valid virtual call through
+/// another partition's class failed its CFI check (SIGILL). Now the valid calls run with
+/// any partition count and distributed, a bad cast still traps as with lld, and the
+/// whole-program devirtualization lld does (a call through a pure virtual with one
+/// implementation made a load of a constant) is rld's too.
+#[test]
+fn type_tests_keep_the_program_in_one_partition() {
+    let t = Test::new();
+    let header = t.write(
+        "base.h",
+        "struct Base { virtual int f() = 0; virtual ~Base() {} };\n\
+         Base *make_a(); Base *make_b(); Base *make_bad(); int call(Base *b);\n",
+    );
+    let include = format!("-I{}", header.parent().unwrap().display());
+    let cfi = [
+        "-O2",
+        "-flto",
+        "-fsanitize=cfi",
+        "-fvisibility=hidden",
+        include.as_str(),
+    ];
+    let units = [
+        "#include \"base.h\"\nstruct A : Base { int f() override { return 10; } };\n\
+         Base *make_a() { return new A; }\n",
+        "#include \"base.h\"\nstruct B : Base { int f() override { return 100; } };\n\
+         Base *make_b() { return new B; }\n\
+         struct Other { virtual int g() { return 5; } virtual ~Other() {} };\n\
+         Base *make_bad() { return reinterpret_cast<Base *>(new Other); }\n",
+        "#include \"base.h\"\n__attribute__((noinline)) int call(Base *b) { return b->f(); }\n",
+        "#include <cstdio>\n#include <cstring>\n#include \"base.h\"\n\
+         int main(int argc, char **argv) {\n\
+         if (argc > 1) return call(make_bad());\n\
+         printf(\"%d %d\\n\", call(make_a()), call(make_b())); return 0; }\n",
+    ];
+    let objs: Vec<PathBuf> = units
+        .iter()
+        .map(|u| t.compile_cxx(Clang, u, &cfi))
+        .collect();
+    let objs = paths(&objs);
+    let sanitize = ["-flto", "-fsanitize=cfi"];
+    let lld = t.link_cxx(Driver::ClangLld, &objs, &sanitize, "lld", false);
+    let distributor = format!(
+        "-Wl,--thinlto-distributor={}",
+        workspace_dir().join("scripts/dtlto-local").display()
+    );
+    let mut runs = vec![lld];
+    for (n, extra) in [
+        None,
+        Some("-Wl,--lto-partitions=4"),
+        Some(distributor.as_str()),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut flags = sanitize.to_vec();
+        flags.extend(extra);
+        runs.push(t.link_cxx(Driver::ClangRld, &objs, &flags, &format!("rld-{n}"), false));
+    }
+    for exe in &runs {
+        assert_output_is(exe, &run(exe, &[], &[]), "10 100\n", "valid calls");
+        // The bad cast traps (ud2: SIGILL).
+        let bad = run(exe, &["bad"], &[]);
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(bad.status.signal(), Some(4), "{}: {bad:?}", exe.display());
+    }
+
+    // Whole-program vtables: one implementation of a pure virtual in the program.
+    let wpd = [
+        "-O2",
+        "-flto",
+        "-fwhole-program-vtables",
+        "-fvisibility=hidden",
+    ];
+    let lib = t.compile_cxx(
+        Clang,
+        "struct Shape { virtual int sides() = 0; virtual ~Shape() {} };\n\
+         struct Square : Shape { int sides() override { return 4; } };\n\
+         Shape *make() { return new Square; }\n\
+         __attribute__((noinline)) int count(Shape *s) { return s->sides(); }\n",
+        &wpd,
+    );
+    let main = t.compile_cxx(
+        Clang,
+        "#include <cstdio>\nstruct Shape;\nShape *make(); int count(Shape *);\n\
+         int main() { printf(\"%d\\n\", count(make())); return 0; }\n",
+        &wpd,
+    );
+    let indirect = |exe: &Path| -> bool {
+        tool_stdout("objdump", &["-d", "--no-show-raw-insn"], exe)
+            .lines()
+            .skip_while(|l| !l.contains("<_Z5countP5Shape>:"))
+            .skip(1)
+            .take_while(|l| !l.is_empty())
+            .any(|l| l.contains("call   *") || l.contains("jmp    *"))
+    };
+    let lld = t.link_cxx(
+        Driver::ClangLld,
+        &[&lib, &main],
+        &["-flto"],
+        "wpd-lld",
+        false,
+    );
+    let rld = t.link_cxx(
+        Driver::ClangRld,
+        &[&lib, &main],
+        &["-flto", "-Wl,--lto-partitions=4"],
+        "wpd-rld",
+        false,
+    );
+    for exe in [&lld, &rld] {
+        assert_output_is(exe, &run(exe, &[], &[]), "4\n", "devirtualized");
+    }
+    assert!(!indirect(&lld), "lld devirtualizes");
+    assert!(!indirect(&rld), "rld devirtualizes as lld does");
+}
