@@ -63,12 +63,25 @@ impl Redirects {
         }
     }
 
-    /// The redirected relocations of one section, in order: `(section, relocation, now)`.
-    pub fn of_section(&self, file: FileId, sec: u32) -> &[(u32, u32, Branch)] {
+    /// The redirected relocations of one section, for a walk of its relocations in order
+    /// ([`SectionRedirects::at`]).
+    pub fn of_section(&self, file: FileId, sec: u32) -> SectionRedirects<'_> {
         let list = self.files.get(file as usize).map_or(&[][..], |v| &v[..]);
         let start = list.partition_point(|&(s, _, _)| s < sec);
         let end = start + list[start..].partition_point(|&(s, _, _)| s == sec);
-        &list[start..end]
+        SectionRedirects(list[start..end].iter().peekable())
+    }
+}
+
+/// One section's redirected relocations, taken in relocation order.
+pub struct SectionRedirects<'a>(std::iter::Peekable<std::slice::Iter<'a, (u32, u32, Branch)>>);
+
+impl SectionRedirects<'_> {
+    /// What relocation `i` now is, if redirected; relocations are asked for in order.
+    pub fn at(&mut self, i: usize) -> Option<Branch> {
+        self.0
+            .next_if(|&&(_, at, _)| at as usize == i)
+            .map(|&(_, _, now)| now)
     }
 }
 

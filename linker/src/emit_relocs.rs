@@ -28,7 +28,7 @@ pub(crate) struct CopiedRelocations {
 }
 
 /// One `Elf64_Rela` per relocation of every input section in the output, in output order;
-/// a relocation `--branch-to-branch` redirected names its new target, as lld's does.
+/// a redirected relocation (`--branch-to-branch`) names its new target, as lld's does.
 pub(crate) fn relocation_sections(
     link: &Image,
     index: &SymtabIndex,
@@ -45,16 +45,16 @@ pub(crate) fn relocation_sections(
                 if !s.is_kept() || s.kind == SectionKind::Merge {
                     continue;
                 }
-                let mut redirects = redirects.of_section(file, sec).iter().peekable();
+                let mut redirects = redirects.of_section(file, sec);
                 for (i, r) in s.relocs().iter().enumerate() {
-                    let redirect = redirects.next_if(|&&(_, at, _)| at as usize == i);
+                    let redirect = redirects.at(i);
                     // A dropped `.eh_frame` record has no place in the output.
                     let Some(place) = link.section_address(file, sec, r.r_offset(LE)) else {
                         continue;
                     };
                     let r_type = r.r_type(LE, false);
                     let (target, addend) = match redirect {
-                        Some((_, _, now)) => (Some(now.target), now.addend),
+                        Some(now) => (Some(now.target), now.addend),
                         None => match r.r_sym(LE, false) {
                             0 => (None, r.r_addend(LE)),
                             sym => (Some(link.target(file, sym as usize)), r.r_addend(LE)),

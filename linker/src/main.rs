@@ -83,10 +83,10 @@ fn main() -> ExitCode {
     }
     // As GNU ld: the format, then the link if there is one.
     if opts.print_output_format {
+        let printed = print_out("elf64-x86-64\n");
         if opts.inputs.is_empty() {
-            return print_out("elf64-x86-64\n");
+            return printed;
         }
-        print_out("elf64-x86-64\n");
     }
     if opts.print_version {
         // `v` before the number: libtool reads a version line with " 0." or " 1." in it as

@@ -1124,9 +1124,7 @@ impl ObjectFile {
             }
         }
     }
-}
 
-impl ObjectFile {
     /// `-O0`: SHF_MERGE sections are copied whole, as other sections are (lld's `-O0`, for
     /// a faster link; the output is larger).
     pub fn copy_merge_sections_whole(&mut self) {

@@ -339,10 +339,10 @@ pub struct Options {
     /// `-z start-stop-gc` / `-z nostart-stop-gc` (the default, GNU ld's).
     pub start_stop_gc: crate::gc::StartStop,
     /// `-z keep-text-section-prefix` (lld's): `.text.hot`, `.text.unlikely`, ... stay apart.
+    pub z_keep_text_section_prefix: bool,
     /// `-z keep-data-section-prefix` (lld-22's): output sections `.data.rel.ro.hot` and
     /// `.data.rel.ro.unlikely` (a linker script's) are RELRO, as `.data.rel.ro` is.
     pub z_keep_data_section_prefix: bool,
-    pub z_keep_text_section_prefix: bool,
     /// `-z rewrite-endbr` (mold's): `endbr64` of functions whose address nothing takes
     /// becomes a NOP.
     pub z_rewrite_endbr: bool,

@@ -249,16 +249,12 @@ fn apply_alloc_relocs(p: &mut Patch, plan: &RelocPlan, sec_index: u32, base: u64
     let got_base = link.synthetic_addr(Synthetic::GotPlt) as i64;
     let is_eh = p.sec.kind == SectionKind::EhFrame;
     let actions = plan.actions(p.file, sec_index);
-    let mut redirects = plan
-        .redirects
-        .of_section(p.file, sec_index)
-        .iter()
-        .peekable();
+    let mut redirects = plan.redirects.of_section(p.file, sec_index);
     for (i, (r, &action)) in p.sec.relocs().iter().zip(actions).enumerate() {
-        // `--branch-to-branch`: the relocation now refers elsewhere.
-        let redirect = redirects.next_if(|&&(_, at, _)| at as usize == i);
-        let (t, a, action) = match redirect {
-            Some(&(_, _, now)) => (now.target, now.addend, now.action),
+        // Redirected (`--branch-to-branch`, a split-stack `__morestack` call): the
+        // relocation now refers elsewhere.
+        let (t, a, action) = match redirects.at(i) {
+            Some(now) => (now.target, now.addend, now.action),
             None if action == Action::Skip => continue,
             None => (
                 link.target(p.file, r.r_sym(LE, false) as usize),

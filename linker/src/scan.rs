@@ -166,8 +166,8 @@ struct FileScan {
 /// the writer carries out.
 pub struct RelocPlan {
     files: Vec<FileActions>,
-    /// `--branch-to-branch`: relocations the writer computes otherwise than their input
-    /// says.
+    /// Relocations the writer computes otherwise than their input says
+    /// (`--branch-to-branch`, split-stack `__morestack` calls).
     pub redirects: crate::branch_to_branch::Redirects,
     /// Bytes written over sections' contents before relocation (split-stack prologues).
     pub patches: crate::split_stack::Patches,

@@ -170,17 +170,15 @@ pub fn write_output(
         trailing_offsets.push(end);
         end += t.bytes.len() as u64;
     }
-    let (shoff, shnum, file_size) = if headers {
-        let (shoff, shnum) = (
-            end.next_multiple_of(8),
-            1 + link.outputs.len() + trailing.len(),
-        );
-        (shoff, shnum, shoff + 64 * shnum as u64)
+    // The section header table ends the file. Without one (`-z nosectionheader`) the file
+    // keeps its place as zeros, as lld's does: the same bytes as lld's.
+    let table_at = end.next_multiple_of(8);
+    let table_entries = 1 + link.outputs.len() + trailing.len();
+    let file_size = table_at + 64 * table_entries as u64;
+    let (shoff, shnum) = if headers {
+        (table_at, table_entries)
     } else {
-        // lld sizes the file as if the table were there, and leaves its place zeros: the
-        // same bytes as lld's.
-        let table = 64 * (1 + link.outputs.len() + trailing.len()) as u64;
-        (0, 0, end.next_multiple_of(8) + table)
+        (0, 0)
     };
 
     let mut map = pending.buffer(file_size)?;
